@@ -1,0 +1,49 @@
+"""american-sniff: the reference rules engine for the domino game American Sniff.
+
+>>> from american_sniff import new_match, legal_moves, apply, score_of
+>>> state = new_match(2, seed=2024)
+>>> state = apply(state, legal_moves(state)[0])
+>>> state.layout.tiles
+(Tile(0, 0),)
+"""
+
+from .engine import apply, legal_moves, new_match, score_of
+from .errors import IllegalMove, InvalidDeal
+from .layout import Connection, Contribution, Layout, Point, Side
+from .moves import Draw, Move, Pass, Place
+from .rules import RULES_VERSION, TARGET, placement_points, round_hand
+from .state import Deal, MatchState, RoundEnd, RoundInfo, RoundResult
+from .tiles import ALL_TILES, Tile, parse_tile
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ALL_TILES",
+    "RULES_VERSION",
+    "TARGET",
+    "Connection",
+    "Contribution",
+    "Deal",
+    "Draw",
+    "IllegalMove",
+    "InvalidDeal",
+    "Layout",
+    "MatchState",
+    "Move",
+    "Pass",
+    "Place",
+    "Point",
+    "RoundEnd",
+    "RoundInfo",
+    "RoundResult",
+    "Side",
+    "Tile",
+    "__version__",
+    "apply",
+    "legal_moves",
+    "new_match",
+    "parse_tile",
+    "placement_points",
+    "round_hand",
+    "score_of",
+]

@@ -1,0 +1,446 @@
+"""The rules engine: start a match, list the legal moves, apply a move, read a score."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterable
+
+from .errors import IllegalMove, InvalidDeal
+from .layout import _TILE_POINTS, Layout, Point
+from .moves import Draw, Move, Pass, Place
+from .rng import MASK64, below, shuffled
+from .rules import HAND_SIZE, PLAYER_COUNTS, TARGET, placement_points, round_hand, side_count
+from .state import Deal, MatchState, RoundEnd, RoundInfo, RoundResult
+from .tiles import ALL_TILES, Tile
+
+__all__ = ["apply", "legal_moves", "new_match", "score_of"]
+
+# -- interned moves ----------------------------------------------------------
+# legal_moves hands out these instances, so apply recognises them by identity.
+
+_DRAW = Draw()
+_PASS = Pass()
+_OPEN = tuple(Place(tile) for tile in ALL_TILES)
+#: _PLACE[tile.index][point.order] is the Place of that tile on that point.
+_PLACE: tuple[dict[int, Place], ...] = tuple(
+    {
+        point.order: Place(tile, point)
+        for points in _TILE_POINTS
+        for point in points
+        if point.tile != tile and tile.has(point.value)
+    }
+    for tile in ALL_TILES
+)
+#: Bit v is set in _VALUES[tile.index] for each half v of the tile.
+_VALUES = tuple(1 << tile.low | 1 << tile.high for tile in ALL_TILES)
+
+
+def _index(tile: Tile) -> int:
+    return tile.index
+
+
+# -- starting a match ----------------------------------------------------------
+
+
+def new_match(
+    players: int,
+    *,
+    seed: int | None = None,
+    deals: Iterable[Deal] = (),
+) -> MatchState:
+    """Deal a new match for ``players`` players and pick the opener by lot.
+
+    The deal and every lot come from ``seed`` (an integer from 0 to 2**64 - 1)
+    through :mod:`american_sniff.rng`, so the same seed gives the same match
+    everywhere. Without a seed, a random one is chosen and kept in
+    :attr:`MatchState.seed`.
+
+    ``deals`` replaces the seeded deal of the first rounds, one :class:`Deal`
+    per round in order; later rounds are dealt from the seed again. A deal's
+    opener is used where a lot is due (see :class:`Deal`).
+
+    >>> state = new_match(4, seed=7)
+    >>> state.players, len(state.hands[0]), len(state.stock), state.round
+    (4, 5, 8, 1)
+
+    :raises ValueError: if ``players`` is not 2, 3 or 4 or ``seed`` is out of range.
+    :raises InvalidDeal: if a deal is malformed or dealt for another number of players.
+    """
+    if type(players) is not int or players not in PLAYER_COUNTS:
+        raise ValueError(f"American Sniff is played by 2, 3 or 4 players, got {players!r}")
+    if seed is None:
+        seed = secrets.randbits(64)
+    elif type(seed) is not int or not 0 <= seed <= MASK64:
+        raise ValueError(f"seed must be an integer from 0 to 2**64 - 1, got {seed!r}")
+    deal_list = tuple(deals)
+    for number, deal in enumerate(deal_list, start=1):
+        if not isinstance(deal, Deal):
+            raise InvalidDeal(f"deal {number} is not a Deal: {deal!r}")
+        if deal.players != players:
+            raise InvalidDeal(f"deal {number} is for {deal.players} players, not {players}")
+    info = RoundInfo(
+        players=players,
+        seed=seed,
+        round=0,
+        opener=0,
+        deck=(),
+        deals=deal_list,
+        rng=seed,
+        last_round=None,
+    )
+    return _deal_round(info, (0,) * side_count(players), finisher=None, last=None)
+
+
+def _deal_round(
+    previous: RoundInfo,
+    scores: tuple[int, ...],
+    *,
+    finisher: int | None,
+    last: tuple[Move, int, int, RoundResult] | None,
+) -> MatchState:
+    """The first state of the round after ``previous``, opened by the finisher or by lot."""
+    players = previous.players
+    rng = previous.rng
+    number = previous.round + 1
+    deals = previous.deals
+    opener: int | None
+    if deals:
+        deal, deals = deals[0], deals[1:]
+        hands, deck, opener = deal.hands, deal.stock, deal.opener
+        if finisher is not None and opener is not None and opener != finisher:
+            raise InvalidDeal(
+                f"the deal for round {number} names seat {opener} as opener, "
+                f"but seat {finisher} went out and opens it"
+            )
+    else:
+        # A seeded shuffle: hands are dealt in seat order from the front of the
+        # shuffled set, and the rest is the stock in draw order.
+        size = HAND_SIZE[players]
+        order, rng = shuffled(ALL_TILES, rng)
+        hands = tuple(
+            tuple(sorted(order[seat * size : (seat + 1) * size], key=_index))
+            for seat in range(players)
+        )
+        deck = order[players * size :]
+        opener = None
+    # The player who went out opens; otherwise a new lot is drawn.
+    if finisher is not None:
+        opener = finisher
+    elif opener is None:
+        opener, rng = below(players, rng)
+    info = RoundInfo(
+        players=players,
+        seed=previous.seed,
+        round=number,
+        opener=opener,
+        deck=deck,
+        deals=deals,
+        rng=rng,
+        last_round=None if last is None else last[3],
+    )
+    return MatchState(
+        info=info,
+        turn=opener,
+        hands=hands,
+        layout=Layout.empty(),
+        scores=scores,
+        winner=None,
+        drawn=None,
+        drawn_count=0,
+        last_move=None if last is None else last[0],
+        last_seat=None if last is None else last[1],
+        last_points=0 if last is None else last[2],
+    )
+
+
+# -- legal moves ------------------------------------------------------------
+
+
+def _placements(tiles: tuple[Tile, ...], layout: Layout) -> list[Place]:
+    """Every placement of ``tiles`` on ``layout``: by tile, then in point order."""
+    values = layout.value_mask
+    points = layout.open_points
+    moves = []
+    for tile in tiles:
+        if _VALUES[tile.index] & values:
+            row = _PLACE[tile.index]
+            low = tile.low
+            high = tile.high
+            for point in points:
+                if point.value == low or point.value == high:
+                    moves.append(row[point.order])
+    return moves
+
+
+def _can_place(hand: tuple[Tile, ...], values: int) -> bool:
+    for tile in hand:
+        if _VALUES[tile.index] & values:
+            return True
+    return False
+
+
+def legal_moves(state: MatchState) -> tuple[Move, ...]:
+    """Every legal move of the player to move, in a stable order.
+
+    * On the empty table: placing any tile of the hand (``at=None``).
+    * Right after drawing a tile that fits: that tile's placements only.
+    * Otherwise every placement of every tile of the hand, if there is one;
+      failing that ``(Draw(),)`` while the stock has tiles, else ``(Pass(),)``.
+
+    Placements are ordered by tile (as in the sorted hand), then by point (as
+    in :meth:`Layout.points`). A finished match has no legal moves.
+
+    >>> len(legal_moves(new_match(2, seed=1)))
+    7
+    """
+    cached = state._legal
+    if cached is not None:
+        return cached
+    result: tuple[Move, ...]
+    if state.winner is not None:
+        result = ()
+    else:
+        layout = state.layout
+        hand = state.hands[state.turn]
+        if layout.count == 0:
+            result = tuple(_OPEN[tile.index] for tile in hand)
+        else:
+            drawn = state.drawn
+            moves = _placements(hand if drawn is None else (drawn,), layout)
+            if moves:
+                result = tuple(moves)
+            elif state.drawn_count < len(state.info.deck):
+                result = (_DRAW,)
+            else:
+                result = (_PASS,)
+    object.__setattr__(state, "_legal", result)
+    return result
+
+
+# -- applying a move ---------------------------------------------------------
+
+
+def apply(state: MatchState, move: Move) -> MatchState:
+    """The state after ``move``; ``state`` itself is left as it was.
+
+    A placement scores its end sum when that is a positive multiple of five.
+    Then, in this order: a side that reaches its target wins at once (nothing
+    else happens); a player who placed their last tile ends the round; a round
+    where the stock is empty and nobody can place ends blocked. A round that
+    ends is settled and the next one is dealt in the same call: the returned
+    state keeps the finished round in :attr:`MatchState.last_round`.
+
+    :raises IllegalMove: if the move is not legal here; the message says why
+        (the match is over, the tile is not in hand, the point is not open, the
+        values do not match, the drawn tile must be placed, the player must
+        place or must draw, cannot draw or cannot pass).
+    :raises InvalidDeal: if a deal given to :func:`new_match` names an opener
+        that contradicts the finisher of the round before it.
+    """
+    if state.winner is not None:
+        raise IllegalMove(f"the match is over: side {state.winner} has won")
+    kind = type(move)
+    if kind is Place:
+        return _apply_place(state, move)  # type: ignore[arg-type]
+    if kind is Draw:
+        return _apply_draw(state)
+    if kind is Pass:
+        return _apply_pass(state)
+    raise IllegalMove(f"not a move: {move!r} (expected Place, Draw or Pass)")
+
+
+def _apply_place(state: MatchState, move: Place) -> MatchState:
+    tile = move.tile
+    at = move.at
+    seat = state.turn
+    hand = state.hands[seat]
+    layout = state.layout
+    legal = state._legal
+    if legal is not None and move in legal:
+        # The fast path: a move legal_moves handed out (or one equal to it).
+        move = legal[legal.index(move)]  # type: ignore[assignment]
+        at = move.at
+    else:
+        # The slow path: find the rule the move breaks, or the interned point.
+        if not isinstance(tile, Tile):
+            raise IllegalMove(f"not a tile: {tile!r}")
+        if tile not in hand:
+            raise IllegalMove(f"{tile} is not in the hand of seat {seat}")
+        drawn = state.drawn
+        if drawn is not None and tile != drawn:
+            raise IllegalMove(f"seat {seat} must place the tile just drawn, {drawn}, not {tile}")
+        layout.check_place(tile, at)
+        if at is not None:
+            at = _TILE_POINTS[at.tile.index][_point_slot(at)]
+    # The placement itself, and its points.
+    position = hand.index(tile)
+    new_hand = hand[:position] + hand[position + 1 :]
+    hands = state.hands[:seat] + (new_hand,) + state.hands[seat + 1 :]
+    layout = layout._place(tile, at)
+    points = placement_points(layout.end_sum)
+    players = state.info.players
+    scores = state.scores
+    if points:
+        side = seat % 2 if players == 4 else seat
+        total = scores[side] + points
+        scores = scores[:side] + (total,) + scores[side + 1 :]
+        # The target is checked first: reaching it ends the match at once.
+        if total >= TARGET[players]:
+            return MatchState(
+                info=state.info,
+                turn=seat,
+                hands=hands,
+                layout=layout,
+                scores=scores,
+                winner=side,
+                drawn=None,
+                drawn_count=state.drawn_count,
+                last_move=move,
+                last_seat=seat,
+                last_points=points,
+            )
+    # Then an empty hand: the player went out.
+    if not new_hand:
+        return _end_round(state, hands, layout, scores, RoundEnd.DOMINO, seat, move, points)
+    # Then a block: an empty stock and nobody able to place.
+    if state.drawn_count == len(state.info.deck) and _blocked(hands, layout.value_mask):
+        return _end_round(state, hands, layout, scores, RoundEnd.BLOCKED, None, move, points)
+    return MatchState(
+        info=state.info,
+        turn=(seat + 1) % players,
+        hands=hands,
+        layout=layout,
+        scores=scores,
+        winner=None,
+        drawn=None,
+        drawn_count=state.drawn_count,
+        last_move=move,
+        last_seat=seat,
+        last_points=points,
+    )
+
+
+def _point_slot(point: Point) -> int:
+    """The position of ``point`` among the interned points of its tile."""
+    sides = [p.side for p in _TILE_POINTS[point.tile.index]]
+    return sides.index(point.side)
+
+
+def _apply_draw(state: MatchState) -> MatchState:
+    seat = state.turn
+    _check_cannot_place(state, "draw")
+    deck = state.info.deck
+    count = state.drawn_count
+    if count == len(deck):
+        raise IllegalMove(f"seat {seat} cannot draw: the stock is empty, so it must pass")
+    # Draw one tile; it must be placed at once if it fits.
+    tile = deck[count]
+    count += 1
+    hand = tuple(sorted(state.hands[seat] + (tile,), key=_index))
+    hands = state.hands[:seat] + (hand,) + state.hands[seat + 1 :]
+    layout = state.layout
+    fits = bool(_VALUES[tile.index] & layout.value_mask)
+    if not fits and count == len(deck) and _blocked(hands, layout.value_mask):
+        return _end_round(state, hands, layout, state.scores, RoundEnd.BLOCKED, None, _DRAW, 0)
+    return MatchState(
+        info=state.info,
+        turn=seat,
+        hands=hands,
+        layout=layout,
+        scores=state.scores,
+        winner=None,
+        drawn=tile if fits else None,
+        drawn_count=count,
+        last_move=_DRAW,
+        last_seat=seat,
+        last_points=0,
+    )
+
+
+def _apply_pass(state: MatchState) -> MatchState:
+    seat = state.turn
+    _check_cannot_place(state, "pass")
+    if state.drawn_count < len(state.info.deck):
+        raise IllegalMove(f"seat {seat} cannot pass: the stock is not empty, so it must draw")
+    # Nothing on the table or in the stock changes, so a pass cannot newly
+    # block the round: a block would have been declared by the action before.
+    return MatchState(
+        info=state.info,
+        turn=(seat + 1) % state.info.players,
+        hands=state.hands,
+        layout=state.layout,
+        scores=state.scores,
+        winner=None,
+        drawn=None,
+        drawn_count=state.drawn_count,
+        last_move=_PASS,
+        last_seat=seat,
+        last_points=0,
+    )
+
+
+def _check_cannot_place(state: MatchState, action: str) -> None:
+    """Refuse a draw or a pass from a player who holds a legal placement."""
+    seat = state.turn
+    if state.drawn is not None:
+        raise IllegalMove(
+            f"seat {seat} must place the tile just drawn, {state.drawn}; it cannot {action}"
+        )
+    layout = state.layout
+    if layout.count == 0:
+        raise IllegalMove(f"seat {seat} opens the round and must place a tile; it cannot {action}")
+    if _can_place(state.hands[seat], layout.value_mask):
+        raise IllegalMove(f"seat {seat} holds a legal placement and must place; it cannot {action}")
+
+
+def _blocked(hands: tuple[tuple[Tile, ...], ...], values: int) -> bool:
+    """Whether no seat holds a tile that fits an open point (the stock being empty)."""
+    for hand in hands:
+        if _can_place(hand, values):
+            return False
+    return True
+
+
+def _end_round(
+    state: MatchState,
+    hands: tuple[tuple[Tile, ...], ...],
+    layout: Layout,
+    scores: tuple[int, ...],
+    end: RoundEnd,
+    finisher: int | None,
+    move: Move,
+    points: int,
+) -> MatchState:
+    """Settle the round and deal the next one."""
+    players = state.info.players
+    # Each hand is rounded on its own and deducted from its side; no floor.
+    deductions = tuple(round_hand(sum(t.pips for t in hand)) for hand in hands)
+    settled = list(scores)
+    for seat, amount in enumerate(deductions):
+        settled[seat % 2 if players == 4 else seat] -= amount
+    result = RoundResult(
+        round=state.info.round,
+        end=end,
+        finisher=finisher,
+        layout=layout,
+        hands=hands,
+        deductions=deductions,
+        scores=tuple(settled),
+    )
+    return _deal_round(
+        state.info,
+        tuple(settled),
+        finisher=finisher,
+        last=(move, state.turn, points, result),
+    )
+
+
+# -- scores ------------------------------------------------------------------
+
+
+def score_of(state: MatchState, seat: int) -> int:
+    """The score of ``seat``'s side: its own, or its partnership's with 4 players.
+
+    :raises ValueError: if ``seat`` is not a seat of the match.
+    """
+    return state.scores[state.side_of(seat)]

@@ -1,0 +1,58 @@
+"""The seeded random source behind deals and lots.
+
+The library does not use :mod:`random`: its algorithms are an implementation
+detail of CPython. Instead every random choice comes from SplitMix64, which any
+language can reproduce in a few lines, so another implementation can deal the
+very same matches from the same seed:
+
+* ``next``: ``state = (state + 0x9E3779B97F4A7C15) mod 2**64``; then
+  ``z = state``, ``z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9 mod 2**64``,
+  ``z = (z ^ (z >> 27)) * 0x94D049BB133111EB mod 2**64``, output ``z ^ (z >> 31)``;
+* ``below(n)``: draw outputs until one is below ``2**64 - 2**64 % n``, and
+  return it modulo ``n`` (no bias);
+* ``shuffle``: Fisher-Yates from the last position down to 1, swapping
+  position ``i`` with position ``below(i + 1)``.
+
+The generator's state is a plain integer kept in the match state, so states
+stay immutable and a match is reproducible from its seed alone.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+__all__ = ["MASK64", "below", "next_u64", "shuffled"]
+
+#: 2**64 - 1: every seed and generator state is a 64-bit unsigned integer.
+MASK64 = (1 << 64) - 1
+_GAMMA = 0x9E3779B97F4A7C15
+_T = TypeVar("_T")
+
+
+def next_u64(state: int) -> tuple[int, int]:
+    """One SplitMix64 step: ``(output, new_state)``."""
+    state = (state + _GAMMA) & MASK64
+    z = state
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+    return z ^ (z >> 31), state
+
+
+def below(n: int, state: int) -> tuple[int, int]:
+    """An unbiased integer in ``range(n)``: ``(value, new_state)``."""
+    if n <= 0:
+        raise ValueError(f"below() needs a positive bound, got {n}")
+    limit = (1 << 64) - (1 << 64) % n
+    while True:
+        out, state = next_u64(state)
+        if out < limit:
+            return out % n, state
+
+
+def shuffled(items: tuple[_T, ...], state: int) -> tuple[tuple[_T, ...], int]:
+    """A Fisher-Yates shuffle of ``items``: ``(shuffled_items, new_state)``."""
+    result = list(items)
+    for i in range(len(result) - 1, 0, -1):
+        j, state = below(i + 1, state)
+        result[i], result[j] = result[j], result[i]
+    return tuple(result), state

@@ -1,0 +1,95 @@
+"""Tiles of the double-six set."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import attrs
+
+__all__ = ["ALL_TILES", "MAX_PIPS", "Tile", "parse_tile"]
+
+#: The highest number of pips on one half of a tile in a double-six set.
+MAX_PIPS = 6
+
+_TILE_TEXT = re.compile(r"\s*\[\s*([0-9])\s*\|\s*([0-9])\s*\]\s*")
+
+
+@attrs.frozen(order=True, cache_hash=True, repr=False)
+class Tile:
+    """One tile of the double-six set, written ``[low|high]``.
+
+    The halves are normalised on construction, so ``Tile(4, 1) == Tile(1, 4)``.
+    Tiles are ordered by ``(low, high)``, which is also the order of
+    :data:`ALL_TILES`.
+
+    >>> Tile(4, 1)
+    Tile(1, 4)
+    >>> str(Tile(4, 1)), Tile(4, 1).pips, Tile(3, 3).is_double
+    ('[1|4]', 5, True)
+
+    :raises ValueError: if a half is not an integer from 0 to 6.
+    """
+
+    #: The smaller half (0 to 6).
+    low: int
+    #: The larger half (0 to 6); equal to :attr:`low` for a double.
+    high: int
+    #: The tile's position in :data:`ALL_TILES` (0 to 27), a dense integer id.
+    index: int = attrs.field(init=False, eq=False, order=False)
+
+    def __attrs_post_init__(self) -> None:
+        a, b = self.low, self.high
+        for half in (a, b):
+            if type(half) is not int or not 0 <= half <= MAX_PIPS:
+                raise ValueError(
+                    f"a tile half must be an integer from 0 to {MAX_PIPS}, got {half!r}"
+                )
+        low, high = (a, b) if a <= b else (b, a)
+        object.__setattr__(self, "low", low)
+        object.__setattr__(self, "high", high)
+        # Tiles are numbered in (low, high) order: 0-0, 0-1, ..., 0-6, 1-1, ...
+        object.__setattr__(self, "index", low * (2 * MAX_PIPS + 3 - low) // 2 + high - low)
+
+    @property
+    def is_double(self) -> bool:
+        """Whether both halves are equal."""
+        return self.low == self.high
+
+    @property
+    def pips(self) -> int:
+        """The number of pips on the whole tile."""
+        return self.low + self.high
+
+    def has(self, value: int) -> bool:
+        """Whether either half shows ``value``."""
+        return self.low == value or self.high == value
+
+    def __str__(self) -> str:
+        return f"[{self.low}|{self.high}]"
+
+    def __repr__(self) -> str:
+        return f"Tile({self.low}, {self.high})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Tile, (self.low, self.high))
+
+
+def parse_tile(text: str) -> Tile:
+    """Parse a tile written as ``[a|b]`` (either order, spaces allowed).
+
+    >>> parse_tile("[4|1]")
+    Tile(1, 4)
+
+    :raises ValueError: if ``text`` is not a tile in that notation.
+    """
+    match = _TILE_TEXT.fullmatch(text)
+    if match is None:
+        raise ValueError(f"not a tile: {text!r} (expected the form '[a|b]' with 0 <= a, b <= 6)")
+    return Tile(int(match.group(1)), int(match.group(2)))
+
+
+#: The 28 tiles of the double-six set, in ``(low, high)`` order.
+ALL_TILES: tuple[Tile, ...] = tuple(
+    Tile(a, b) for a in range(MAX_PIPS + 1) for b in range(a, MAX_PIPS + 1)
+)
