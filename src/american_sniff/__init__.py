@@ -3,8 +3,8 @@
 >>> from american_sniff import new_match, legal_moves, apply, score_of
 >>> state = new_match(2, seed=2024)
 >>> state = apply(state, legal_moves(state)[0])
->>> state.layout.tiles
-(Tile(0, 0),)
+>>> state.layout.tiles, state.layout.end_sum
+((Tile(0, 3),), 3)
 """
 
 from .engine import apply, legal_moves, new_match, score_of

@@ -1,0 +1,93 @@
+"""The command line: ``american-sniff demo``."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+
+import pytest
+
+from american_sniff import RoundEnd
+from american_sniff.cli import demo, main
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_demo_plays_a_whole_match_and_names_the_winner(players: int) -> None:
+    """The demo ends with a side at or past the target and says so."""
+    out = io.StringIO()
+    final = demo(players, 11, out)
+    text = out.getvalue()
+    assert final.winner is not None
+    assert final.scores[final.winner] >= final.target
+    assert "wins the match" in text
+    assert "Final scores: " in text
+    assert text.count("\nRound ") == final.round
+
+
+def test_demo_narrates_placements_settlements_and_scores() -> None:
+    """Every placement shows its sum; scoring ones show the points and the scores."""
+    out = io.StringIO()
+    final = demo(4, 7, out)
+    text = out.getvalue()
+    assert "Partnerships: seats 0+2 against seats 1+3" in text
+    assert " places " in text
+    assert "sum " in text
+    assert " scores " in text
+    assert "loses " in text
+    assert "Scores: seats 0+2: " in text
+    assert final.last_round is not None
+    assert final.last_round.end in (RoundEnd.DOMINO, RoundEnd.BLOCKED)
+
+
+def test_demo_is_reproducible_from_its_seed() -> None:
+    """The same seed prints the same match; another seed prints another."""
+    runs = []
+    for seed in (5, 5, 6):
+        out = io.StringIO()
+        demo(3, seed, out)
+        runs.append(out.getvalue())
+    assert runs[0] == runs[1]
+    assert runs[0] != runs[2]
+
+
+def test_main_runs_the_demo(capsys: pytest.CaptureFixture[str]) -> None:
+    """``main(['demo', ...])`` prints the match and exits 0."""
+    assert main(["demo", "--players", "2", "--seed", "0x10"]) == 0
+    assert "seed 16" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["demo", "--players", "5"], "invalid choice"),
+        (["demo", "--seed", "abc"], "not an integer"),
+        (["demo", "--seed", "-1"], "from 0 to 2**64 - 1"),
+        ([], "required"),
+    ],
+)
+def test_bad_arguments_exit_2_with_a_message(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Bad arguments get argparse's usage error, never a traceback."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_a_closed_pipe_ends_the_demo_quietly() -> None:
+    """Piping the demo into a reader that stops early is not an error."""
+    code = (
+        "import sys; from american_sniff.cli import main; "
+        "sys.exit(main(['demo', '--players', '4', '--seed', '7']))"
+    )
+    reader = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert reader.stdout is not None
+    reader.stdout.readline()
+    reader.stdout.close()
+    _, err = reader.communicate(timeout=60)
+    assert reader.returncode == 0
+    assert b"Traceback" not in err
