@@ -6,10 +6,16 @@ import secrets
 from collections.abc import Iterable
 
 from .errors import IllegalMove, InvalidDeal
-from .layout import _TILE_POINTS, Layout, Point
+from .layout import _POINT_OF_KEY, Layout
 from .moves import Draw, Move, Pass, Place
 from .rng import MASK64, below, shuffled
-from .rules import HAND_SIZE, PLAYER_COUNTS, TARGET, placement_points, round_hand, side_count
+from .rules import (
+    HAND_SIZE,
+    PLAYER_COUNTS,
+    TARGET,
+    round_hand,
+    side_count,
+)
 from .state import Deal, MatchState, RoundEnd, RoundInfo, RoundResult
 from .tiles import ALL_TILES, Tile
 
@@ -21,13 +27,13 @@ __all__ = ["apply", "legal_moves", "new_match", "score_of"]
 _DRAW = Draw()
 _PASS = Pass()
 _OPEN = tuple(Place(tile) for tile in ALL_TILES)
-#: _PLACE[tile.index][point.order] is the Place of that tile on that point.
+#: _PLACE[tile.index] maps the key (``Point.order``) of every point the tile
+#: fits to the Place of that tile there.
 _PLACE: tuple[dict[int, Place], ...] = tuple(
     {
         point.order: Place(tile, point)
-        for points in _TILE_POINTS
-        for point in points
-        if point.tile != tile and tile.has(point.value)
+        for point in _POINT_OF_KEY
+        if point is not None and point.tile != tile and tile.has(point.value)
     }
     for tile in ALL_TILES
 )
@@ -139,17 +145,17 @@ def _deal_round(
         last_round=None if last is None else last[3],
     )
     return MatchState(
-        info=info,
-        turn=opener,
-        hands=hands,
-        layout=Layout.empty(),
-        scores=scores,
-        winner=None,
-        drawn=None,
-        drawn_count=0,
-        last_move=None if last is None else last[0],
-        last_seat=None if last is None else last[1],
-        last_points=0 if last is None else last[2],
+        info,
+        opener,
+        hands,
+        Layout.empty(),
+        scores,
+        None,
+        None,
+        0,
+        None if last is None else last[0],
+        None if last is None else last[1],
+        0 if last is None else last[2],
     )
 
 
@@ -159,16 +165,15 @@ def _deal_round(
 def _placements(tiles: tuple[Tile, ...], layout: Layout) -> list[Place]:
     """Every placement of ``tiles`` on ``layout``: by tile, then in point order."""
     values = layout.value_mask
-    points = layout.open_points
+    keys = layout.open_keys
     moves = []
     for tile in tiles:
         if _VALUES[tile.index] & values:
             row = _PLACE[tile.index]
-            low = tile.low
-            high = tile.high
-            for point in points:
-                if point.value == low or point.value == high:
-                    moves.append(row[point.order])
+            for key in keys:
+                place = row.get(key)
+                if place is not None:
+                    moves.append(place)
     return moves
 
 
@@ -256,12 +261,9 @@ def _apply_place(state: MatchState, move: Place) -> MatchState:
     hand = state.hands[seat]
     layout = state.layout
     legal = state._legal
-    if legal is not None and move in legal:
-        # The fast path: a move legal_moves handed out (or one equal to it).
-        move = legal[legal.index(move)]  # type: ignore[assignment]
-        at = move.at
-    else:
-        # The slow path: find the rule the move breaks, or the interned point.
+    if legal is None or not _handed_out(move, legal):
+        # Not one of the moves legal_moves handed out for this state: find the
+        # rule it breaks, or else the interned move equal to it.
         if not isinstance(tile, Tile):
             raise IllegalMove(f"not a tile: {tile!r}")
         if tile not in hand:
@@ -270,14 +272,23 @@ def _apply_place(state: MatchState, move: Place) -> MatchState:
         if drawn is not None and tile != drawn:
             raise IllegalMove(f"seat {seat} must place the tile just drawn, {drawn}, not {tile}")
         layout.check_place(tile, at)
-        if at is not None:
-            at = _TILE_POINTS[at.tile.index][_point_slot(at)]
-    # The placement itself, and its points.
-    position = hand.index(tile)
+        tile = ALL_TILES[tile.index]
+        move = _OPEN[tile.index] if at is None else _PLACE[tile.index][at.order]
+        at = move.at
+    key = None if at is None else at.order
+    # The placement itself, and its points.  Hands hold the interned tiles.
+    position = 0
+    for held in hand:
+        if held is tile:
+            break
+        position += 1
+    else:  # a hand built outside the engine may hold equal, non-interned tiles
+        position = hand.index(tile)
     new_hand = hand[:position] + hand[position + 1 :]
     hands = state.hands[:seat] + (new_hand,) + state.hands[seat + 1 :]
-    layout = layout._place(tile, at)
-    points = placement_points(layout.end_sum)
+    layout = layout._place(tile, key)
+    end_sum = layout.end_sum
+    points = end_sum if end_sum > 0 and end_sum % 5 == 0 else 0
     players = state.info.players
     scores = state.scores
     if points:
@@ -287,17 +298,17 @@ def _apply_place(state: MatchState, move: Place) -> MatchState:
         # The target is checked first: reaching it ends the match at once.
         if total >= TARGET[players]:
             return MatchState(
-                info=state.info,
-                turn=seat,
-                hands=hands,
-                layout=layout,
-                scores=scores,
-                winner=side,
-                drawn=None,
-                drawn_count=state.drawn_count,
-                last_move=move,
-                last_seat=seat,
-                last_points=points,
+                state.info,
+                seat,
+                hands,
+                layout,
+                scores,
+                side,
+                None,
+                state.drawn_count,
+                move,
+                seat,
+                points,
             )
     # Then an empty hand: the player went out.
     if not new_hand:
@@ -306,24 +317,26 @@ def _apply_place(state: MatchState, move: Place) -> MatchState:
     if state.drawn_count == len(state.info.deck) and _blocked(hands, layout.value_mask):
         return _end_round(state, hands, layout, scores, RoundEnd.BLOCKED, None, move, points)
     return MatchState(
-        info=state.info,
-        turn=(seat + 1) % players,
-        hands=hands,
-        layout=layout,
-        scores=scores,
-        winner=None,
-        drawn=None,
-        drawn_count=state.drawn_count,
-        last_move=move,
-        last_seat=seat,
-        last_points=points,
+        state.info,
+        (seat + 1) % players,
+        hands,
+        layout,
+        scores,
+        None,
+        None,
+        state.drawn_count,
+        move,
+        seat,
+        points,
     )
 
 
-def _point_slot(point: Point) -> int:
-    """The position of ``point`` among the interned points of its tile."""
-    sides = [p.side for p in _TILE_POINTS[point.tile.index]]
-    return sides.index(point.side)
+def _handed_out(move: Move, legal: tuple[Move, ...]) -> bool:
+    """Whether ``move`` is one of the very objects in ``legal`` (an identity test)."""
+    for candidate in legal:
+        if candidate is move:
+            return True
+    return False
 
 
 def _apply_draw(state: MatchState) -> MatchState:
@@ -343,17 +356,17 @@ def _apply_draw(state: MatchState) -> MatchState:
     if not fits and count == len(deck) and _blocked(hands, layout.value_mask):
         return _end_round(state, hands, layout, state.scores, RoundEnd.BLOCKED, None, _DRAW, 0)
     return MatchState(
-        info=state.info,
-        turn=seat,
-        hands=hands,
-        layout=layout,
-        scores=state.scores,
-        winner=None,
-        drawn=tile if fits else None,
-        drawn_count=count,
-        last_move=_DRAW,
-        last_seat=seat,
-        last_points=0,
+        state.info,
+        seat,
+        hands,
+        layout,
+        state.scores,
+        None,
+        tile if fits else None,
+        count,
+        _DRAW,
+        seat,
+        0,
     )
 
 
@@ -365,17 +378,17 @@ def _apply_pass(state: MatchState) -> MatchState:
     # Nothing on the table or in the stock changes, so a pass cannot newly
     # block the round: a block would have been declared by the action before.
     return MatchState(
-        info=state.info,
-        turn=(seat + 1) % state.info.players,
-        hands=state.hands,
-        layout=state.layout,
-        scores=state.scores,
-        winner=None,
-        drawn=None,
-        drawn_count=state.drawn_count,
-        last_move=_PASS,
-        last_seat=seat,
-        last_points=0,
+        state.info,
+        (seat + 1) % state.info.players,
+        state.hands,
+        state.layout,
+        state.scores,
+        None,
+        None,
+        state.drawn_count,
+        _PASS,
+        seat,
+        0,
     )
 
 

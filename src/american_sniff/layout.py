@@ -99,7 +99,8 @@ class Point:
         return f"Point({self.tile!r}, {self.side!r})"
 
     def __reduce__(self) -> tuple[object, ...]:
-        return (Point, (self.tile, self.side))
+        # Copies and unpickled points are the interned instances of the table.
+        return (_point, (self.order,))
 
 
 @attrs.frozen(repr=False)
@@ -150,27 +151,36 @@ class Contribution:
         return f"Contribution({self.point!r}, {self.value!r})"
 
 
-# Every point that can exist, indexed by tile id: (low, high) for a non-double,
-# (line_a, line_b, branch_a, branch_b) for a double.  The engine only ever uses
-# these instances, so comparisons on the hot path succeed on identity.
-_TILE_POINTS: tuple[tuple[Point, ...], ...] = tuple(
-    tuple(Point(tile, side) for side in (_DOUBLE_SIDES if tile.is_double else _END_SIDES))
-    for tile in ALL_TILES
-)
+# -- the point table ---------------------------------------------------------
+# Inside a layout an open point is a small integer, its *key*: ``Point.order``,
+# that is ``tile.index * 8 + side rank`` (low 0, high 1, line_a 2, line_b 3,
+# branch_a 4, branch_b 5).  Integers compare, sort and search in C, which keeps
+# placing a tile cheap; the public methods turn keys back into Points.
+
+_LOW, _HIGH, _LINE_A, _LINE_B, _BRANCH_A, _BRANCH_B = range(6)
+_KEYS = 8 * len(ALL_TILES)
+
+#: The Point of each key (None for keys no tile has).
+_POINT_OF_KEY: list[Point | None] = [None] * _KEYS
+for _tile in ALL_TILES:
+    for _side in _DOUBLE_SIDES if _tile.is_double else _END_SIDES:
+        _new_point = Point(_tile, _side)
+        _POINT_OF_KEY[_new_point.order] = _new_point
+#: The value a tile placed at each key must show.
+_VALUE_OF_KEY: list[int] = [0 if p is None else p.value for p in _POINT_OF_KEY]
+#: ``1 << value`` for each key, to build the mask of open values.
+_BIT_OF_KEY: list[int] = [1 << v for v in _VALUE_OF_KEY]
 
 
-def _canonical(point: Point) -> Point:
-    """The interned instance equal to ``point``."""
-    tile_points = _TILE_POINTS[point.tile.index]
-    return tile_points[_SIDE_RANK[point.side] - (2 if point.tile.is_double else 0)]
+def _point(key: int) -> Point:
+    point = _POINT_OF_KEY[key]
+    assert point is not None
+    return point
 
 
-def _sort_key(point: Point) -> int:
-    return point.order
-
-
-# A placement log entry: (tile, point it was placed on or None, previous entry).
-_Log = tuple[Tile, Point | None, "_Log"] | None
+# A placement log entry: (tile, key of the point it was placed on or None,
+# previous entry).
+_Log = tuple[Tile, int | None, "_Log"] | None
 
 
 @attrs.frozen(repr=False, cache_hash=True)
@@ -185,8 +195,8 @@ class Layout:
     (['[1|4] low', '[1|4] high'], 5)
     """
 
-    #: The open connection points, in :meth:`points` order.
-    open_points: tuple[Point, ...]
+    #: The open connection points as sorted keys (``Point.order``); see :meth:`points`.
+    open_keys: tuple[int, ...]
     #: The sum of all counted contributions (see :meth:`contributions`).
     end_sum: int
     #: The Sniff (the first double placed this round), or None before any double.
@@ -220,15 +230,19 @@ class Layout:
         The Sniff's branches are listed only once both of its line sides are
         joined.
         """
-        return self.open_points
+        return tuple(map(_point, self.open_keys))
 
     def contributions(self) -> tuple[Contribution, ...]:
         """Every counted scoring end, in :meth:`points` order; they add up to :attr:`end_sum`."""
+        keys = self.open_keys
         result = []
-        for point in self.open_points:
-            if point.side is Side.LINE_B and self._both_lines_open(point.tile):
+        for key in keys:
+            rank = key & 7
+            value = _VALUE_OF_KEY[key]
+            if rank == _LINE_B and key - 1 in keys:
                 continue  # a lone opening double counts once, at line_a
-            result.append(Contribution(point, _point_worth(point)))
+            worth = 2 * value if rank in (_LINE_A, _LINE_B) else value
+            result.append(Contribution(_point(key), worth))
         return tuple(result)
 
     def fits(self, tile: Tile) -> tuple[Point, ...]:
@@ -236,7 +250,11 @@ class Layout:
 
         On the empty table any tile is placed with ``at=None``, so this is empty.
         """
-        return tuple(p for p in self.open_points if tile.low == p.value or tile.high == p.value)
+        return tuple(
+            _point(key)
+            for key in self.open_keys
+            if tile.low == _VALUE_OF_KEY[key] or tile.high == _VALUE_OF_KEY[key]
+        )
 
     @property
     def tiles(self) -> tuple[Tile, ...]:
@@ -267,15 +285,10 @@ class Layout:
         entries = []
         node = self._log
         while node is not None:
-            entries.append((node[0], node[1]))
-            node = node[2]
+            tile, key, node = node
+            entries.append((tile, None if key is None else _point(key)))
         entries.reverse()
         return entries
-
-    def _both_lines_open(self, double: Tile) -> bool:
-        line_a = _TILE_POINTS[double.index][0]
-        line_b = _TILE_POINTS[double.index][1]
-        return line_a in self.open_points and line_b in self.open_points
 
     # -- placing -----------------------------------------------------------
 
@@ -289,7 +302,7 @@ class Layout:
             not an open point, or if the tile shows no half of ``at``'s value.
         """
         self.check_place(tile, at)
-        return self._place(tile, None if at is None else _canonical(at))
+        return self._place(tile, None if at is None else at.order)
 
     def check_place(self, tile: object, at: object) -> None:
         """Raise :class:`IllegalMove` naming the problem if ``place(tile, at)`` is illegal."""
@@ -305,7 +318,7 @@ class Layout:
             raise IllegalMove(f"not a connection point: {at!r}")
         if self.is_empty:
             raise IllegalMove(f"the table is empty: the opening tile {tile} is placed with at=None")
-        if at not in self.open_points:
+        if at.order not in self.open_keys:
             raise IllegalMove(self._why_not_open(at))
         if not (tile.low == at.value or tile.high == at.value):
             raise IllegalMove(f"values do not match: {tile} shows no {at.value} for {at}")
@@ -316,44 +329,42 @@ class Layout:
         if at.side in (Side.BRANCH_A, Side.BRANCH_B):
             if at.tile != self.sniff:
                 return f"point {at} is not open: only the Sniff ({self.sniff}) has branches"
-            if not self._branches_opened():
+            base = at.tile.index * 8
+            if base + _LINE_A in self.open_keys or base + _LINE_B in self.open_keys:
                 return (
                     f"point {at} is not open: the Sniff's branches open only once "
                     "both of its line sides are joined"
                 )
         return f"point {at} is not open: it is already joined"
 
-    def _branches_opened(self) -> bool:
+    def _place(self, tile: Tile, at: int | None) -> Layout:
+        """Place without checking; ``at`` must be the key of an open point that fits."""
         sniff = self.sniff
-        if sniff is None:
-            return False
-        line_a, line_b = _TILE_POINTS[sniff.index][:2]
-        return line_a not in self.open_points and line_b not in self.open_points
-
-    def _place(self, tile: Tile, at: Point | None) -> Layout:
-        """Place without checking; ``at`` must be an interned open point that fits."""
-        sniff = self.sniff
+        base = tile.index * 8
         if at is None:
-            # The opening: any tile, every side free.
-            new_points = _TILE_POINTS[tile.index][:2]
+            # The opening: any tile, every side free; a double is the Sniff.
             if tile.is_double:
+                keys: tuple[int, ...] = (base + _LINE_A, base + _LINE_B)
                 sniff = tile
-            total = tile.low + tile.high
+            else:
+                keys = (base + _LOW, base + _HIGH)
+            total = tile.pips
         else:
-            value = at.value
-            new_points = tuple(p for p in self.open_points if p is not at)
+            value = _VALUE_OF_KEY[at]
+            keys = self.open_keys
+            i = keys.index(at)
+            keys = keys[:i] + keys[i + 1 :]
             total = self.end_sum
             # The joined point stops counting.
-            if at.side is Side.LINE_A or at.side is Side.LINE_B:
-                line_a, line_b = _TILE_POINTS[at.tile.index][:2]
-                other = line_b if at is line_a else line_a
-                if other not in new_points:
-                    # The double was terminal and now is internal.
+            rank = at & 7
+            if rank == _LINE_A or rank == _LINE_B:
+                if at ^ 1 not in keys:  # the double's other line side is joined too
+                    # A terminal double (2v) becomes internal ...
                     total -= 2 * value
-                    if at.tile == sniff:
-                        # Both line sides of the Sniff are joined: its branches open,
-                        # each free branch counting half the Sniff.
-                        new_points += _TILE_POINTS[at.tile.index][2:]
+                    if sniff is not None and at >> 3 == sniff.index:
+                        # ... but once both line sides of the Sniff are joined its
+                        # branches open, each free branch counting half the Sniff.
+                        keys += (at - rank + _BRANCH_A, at - rank + _BRANCH_B)
                         total += 2 * value
                 # else: a lone opening double keeps counting through its other line side.
             else:
@@ -363,21 +374,19 @@ class Layout:
                 # A double joins by line A and is terminal at line B.
                 if sniff is None:
                     sniff = tile
-                new_points += (_TILE_POINTS[tile.index][1],)
+                keys = tuple(sorted((*keys, base + _LINE_B)))
                 total += 2 * value
             elif tile.low == value:
-                new_points += (_TILE_POINTS[tile.index][1],)
+                keys = tuple(sorted((*keys, base + _HIGH)))
                 total += tile.high
             else:
-                new_points += (_TILE_POINTS[tile.index][0],)
+                keys = tuple(sorted((*keys, base + _LOW)))
                 total += tile.low
-            if len(new_points) > 1:
-                new_points = tuple(sorted(new_points, key=_sort_key))
         mask = 0
-        for point in new_points:
-            mask |= 1 << point.value
+        for key in keys:
+            mask |= _BIT_OF_KEY[key]
         return Layout(
-            new_points,
+            keys,
             total,
             sniff,
             self.tile_mask | 1 << tile.index,
@@ -387,19 +396,12 @@ class Layout:
         )
 
 
-def _point_worth(point: Point) -> int:
-    """What a free point adds to the sum, ignoring the lone-opening-double pairing."""
-    if point.side is Side.LINE_A or point.side is Side.LINE_B:
-        return 2 * point.value
-    return point.value
-
-
 def _joined_side(tile: Tile, at: Point) -> Point:
     """The side of ``tile`` that joins the open point ``at``."""
-    points = _TILE_POINTS[tile.index]
-    if tile.is_double or tile.low == at.value:
-        return points[0]
-    return points[1]
+    base = tile.index * 8
+    if tile.is_double:
+        return _point(base + _LINE_A)
+    return _point(base + (_LOW if tile.low == at.value else _HIGH))
 
 
 _EMPTY = Layout((), 0, None, 0, 0, None, 0)

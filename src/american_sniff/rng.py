@@ -13,6 +13,12 @@ very same matches from the same seed:
 * ``shuffle``: Fisher-Yates from the last position down to 1, swapping
   position ``i`` with position ``below(i + 1)``.
 
+A round is dealt by shuffling :data:`~american_sniff.ALL_TILES` (in index
+order) with the match's generator; the hands are cut from the front of the
+shuffled tiles in seat order, the rest is the stock, drawn from the front.
+Where a lot is due (the first round, or after a blocked round) the opener is
+then ``below(players)``. The generator goes on from round to round.
+
 The generator's state is a plain integer kept in the match state, so states
 stay immutable and a match is reproducible from its seed alone.
 """
@@ -26,6 +32,7 @@ __all__ = ["MASK64", "below", "next_u64", "shuffled"]
 #: 2**64 - 1: every seed and generator state is a 64-bit unsigned integer.
 MASK64 = (1 << 64) - 1
 _GAMMA = 0x9E3779B97F4A7C15
+_SPAN = 1 << 64
 _T = TypeVar("_T")
 
 
@@ -42,7 +49,7 @@ def below(n: int, state: int) -> tuple[int, int]:
     """An unbiased integer in ``range(n)``: ``(value, new_state)``."""
     if n <= 0:
         raise ValueError(f"below() needs a positive bound, got {n}")
-    limit = (1 << 64) - (1 << 64) % n
+    limit = _SPAN - _SPAN % n
     while True:
         out, state = next_u64(state)
         if out < limit:
@@ -51,8 +58,19 @@ def below(n: int, state: int) -> tuple[int, int]:
 
 def shuffled(items: tuple[_T, ...], state: int) -> tuple[tuple[_T, ...], int]:
     """A Fisher-Yates shuffle of ``items``: ``(shuffled_items, new_state)``."""
+    # This is ``j, state = below(i + 1, state)`` for each i, written out:
+    # dealing is a measurable share of a short round.
     result = list(items)
     for i in range(len(result) - 1, 0, -1):
-        j, state = below(i + 1, state)
+        n = i + 1
+        limit = _SPAN - _SPAN % n
+        while True:
+            state = (state + _GAMMA) & MASK64
+            z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+            z ^= z >> 31
+            if z < limit:
+                break
+        j = z % n
         result[i], result[j] = result[j], result[i]
     return tuple(result), state

@@ -8,7 +8,7 @@ very same objects in both states, so a move costs little memory.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 import attrs
@@ -40,7 +40,9 @@ def _tile_tuple(value: Iterable[object], what: str) -> tuple[Tile, ...]:
     for tile in tiles:
         if not isinstance(tile, Tile):
             raise InvalidDeal(f"{what} holds {tile!r}, which is not a Tile")
-    return tiles  # type: ignore[return-value]  # each item was checked above
+    # The engine works with the interned tiles of ALL_TILES (it compares them
+    # by identity), so equal tiles made elsewhere are swapped for those.
+    return tuple(ALL_TILES[tile.index] for tile in tiles)  # type: ignore[attr-defined]
 
 
 def _hands(value: Iterable[Iterable[object]]) -> tuple[tuple[Tile, ...], ...]:
@@ -52,6 +54,11 @@ def _hands(value: Iterable[Iterable[object]]) -> tuple[tuple[Tile, ...], ...]:
 
 
 def _stock(value: Iterable[object]) -> tuple[Tile, ...]:
+    # The stock is drawn in the order given, so an unordered collection is refused.
+    if not isinstance(value, Sequence) or isinstance(value, str):
+        raise InvalidDeal(
+            f"the stock must be a sequence (tuple or list) in draw order, got {value!r}"
+        )
     return _tile_tuple(value, "the stock")
 
 
@@ -194,7 +201,7 @@ class MatchState:
     last_points: int
     #: Cache of the legal moves, filled on first use.
     _legal: tuple[Move, ...] | None = attrs.field(
-        default=None, eq=False, repr=False, hash=False, alias="legal"
+        init=False, default=None, eq=False, repr=False, hash=False
     )
 
     @property

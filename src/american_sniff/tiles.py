@@ -37,6 +37,10 @@ class Tile:
     high: int
     #: The tile's position in :data:`ALL_TILES` (0 to 27), a dense integer id.
     index: int = attrs.field(init=False, eq=False, order=False)
+    #: Whether both halves are equal (derived).
+    is_double: bool = attrs.field(init=False, eq=False, order=False)
+    #: The number of pips on the whole tile (derived).
+    pips: int = attrs.field(init=False, eq=False, order=False)
 
     def __attrs_post_init__(self) -> None:
         a, b = self.low, self.high
@@ -50,16 +54,8 @@ class Tile:
         object.__setattr__(self, "high", high)
         # Tiles are numbered in (low, high) order: 0-0, 0-1, ..., 0-6, 1-1, ...
         object.__setattr__(self, "index", low * (2 * MAX_PIPS + 3 - low) // 2 + high - low)
-
-    @property
-    def is_double(self) -> bool:
-        """Whether both halves are equal."""
-        return self.low == self.high
-
-    @property
-    def pips(self) -> int:
-        """The number of pips on the whole tile."""
-        return self.low + self.high
+        object.__setattr__(self, "is_double", low == high)
+        object.__setattr__(self, "pips", low + high)
 
     def has(self, value: int) -> bool:
         """Whether either half shows ``value``."""
@@ -72,7 +68,9 @@ class Tile:
         return f"Tile({self.low}, {self.high})"
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (Tile, (self.low, self.high))
+        # Copies and unpickled tiles are the interned instances of ALL_TILES,
+        # which the engine compares by identity.
+        return (_interned_tile, (self.index,))
 
 
 def parse_tile(text: str) -> Tile:
@@ -87,6 +85,11 @@ def parse_tile(text: str) -> Tile:
     if match is None:
         raise ValueError(f"not a tile: {text!r} (expected the form '[a|b]' with 0 <= a, b <= 6)")
     return Tile(int(match.group(1)), int(match.group(2)))
+
+
+def _interned_tile(index: int) -> Tile:
+    """The tile of :data:`ALL_TILES` with the given index."""
+    return ALL_TILES[index]
 
 
 #: The 28 tiles of the double-six set, in ``(low, high)`` order.
