@@ -93,3 +93,24 @@ def test_deals_of_equal_tiles_made_elsewhere_play_like_interned_ones() -> None:
     left = _play(new_match(2, seed=9, deals=[mine]), 60, seed=2)
     right = _play(new_match(2, seed=9, deals=[theirs]), 60, seed=2)
     assert left == right
+
+
+def test_the_engines_fast_constructors_fill_exactly_the_attrs_fields() -> None:
+    """States and layouts made by the engine equal ones made by attrs from the same fields."""
+    for state in _play(new_match(4, seed=12), 80, seed=4):
+        state_fields = {f.name: getattr(state, f.name) for f in attrs.fields(MatchState) if f.init}
+        assert MatchState(**state_fields) == state
+        layout = state.layout
+        layout_fields = {(f.alias or f.name): getattr(layout, f.name) for f in attrs.fields(Layout)}
+        assert Layout(**layout_fields) == layout
+    assert [f.name for f in attrs.fields(MatchState)][-1] == "_legal"
+
+
+def test_states_and_layouts_are_frozen() -> None:
+    """No field of a state or a layout can be assigned."""
+    state = new_match(3, seed=1)
+    for name in ("turn", "hands", "scores", "layout", "winner"):
+        with pytest.raises(attrs.exceptions.FrozenInstanceError):
+            setattr(state, name, None)
+    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+        state.layout.end_sum = 5  # type: ignore[misc]

@@ -16,7 +16,7 @@ from .rules import (
     round_hand,
     side_count,
 )
-from .state import Deal, MatchState, RoundEnd, RoundInfo, RoundResult
+from .state import Deal, MatchState, RoundEnd, RoundInfo, RoundResult, _new_state
 from .tiles import ALL_TILES, Tile
 
 __all__ = ["apply", "legal_moves", "new_match", "score_of"]
@@ -144,7 +144,7 @@ def _deal_round(
         rng=rng,
         last_round=None if last is None else last[3],
     )
-    return MatchState(
+    return _new_state(
         info,
         opener,
         hands,
@@ -207,7 +207,7 @@ def legal_moves(state: MatchState) -> tuple[Move, ...]:
     else:
         layout = state.layout
         hand = state.hands[state.turn]
-        if layout.count == 0:
+        if not layout.tile_mask:
             result = tuple(_OPEN[tile.index] for tile in hand)
         else:
             drawn = state.drawn
@@ -297,7 +297,7 @@ def _apply_place(state: MatchState, move: Place) -> MatchState:
         scores = scores[:side] + (total,) + scores[side + 1 :]
         # The target is checked first: reaching it ends the match at once.
         if total >= TARGET[players]:
-            return MatchState(
+            return _new_state(
                 state.info,
                 seat,
                 hands,
@@ -316,7 +316,7 @@ def _apply_place(state: MatchState, move: Place) -> MatchState:
     # Then a block: an empty stock and nobody able to place.
     if state.drawn_count == len(state.info.deck) and _blocked(hands, layout.value_mask):
         return _end_round(state, hands, layout, scores, RoundEnd.BLOCKED, None, move, points)
-    return MatchState(
+    return _new_state(
         state.info,
         (seat + 1) % players,
         hands,
@@ -355,7 +355,7 @@ def _apply_draw(state: MatchState) -> MatchState:
     fits = bool(_VALUES[tile.index] & layout.value_mask)
     if not fits and count == len(deck) and _blocked(hands, layout.value_mask):
         return _end_round(state, hands, layout, state.scores, RoundEnd.BLOCKED, None, _DRAW, 0)
-    return MatchState(
+    return _new_state(
         state.info,
         seat,
         hands,
@@ -377,7 +377,7 @@ def _apply_pass(state: MatchState) -> MatchState:
         raise IllegalMove(f"seat {seat} cannot pass: the stock is not empty, so it must draw")
     # Nothing on the table or in the stock changes, so a pass cannot newly
     # block the round: a block would have been declared by the action before.
-    return MatchState(
+    return _new_state(
         state.info,
         (seat + 1) % state.info.players,
         state.hands,
@@ -400,7 +400,7 @@ def _check_cannot_place(state: MatchState, action: str) -> None:
             f"seat {seat} must place the tile just drawn, {state.drawn}; it cannot {action}"
         )
     layout = state.layout
-    if layout.count == 0:
+    if not layout.tile_mask:
         raise IllegalMove(f"seat {seat} opens the round and must place a tile; it cannot {action}")
     if _can_place(state.hands[seat], layout.value_mask):
         raise IllegalMove(f"seat {seat} holds a legal placement and must place; it cannot {action}")

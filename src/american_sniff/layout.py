@@ -183,7 +183,7 @@ def _point(key: int) -> Point:
 _Log = tuple[Tile, int | None, "_Log"] | None
 
 
-@attrs.frozen(repr=False, cache_hash=True)
+@attrs.frozen(repr=False)
 class Layout:
     """The tiles on the table, as an immutable value.
 
@@ -207,8 +207,6 @@ class Layout:
     value_mask: int
     #: The placements, newest first, as a chain shared with earlier layouts.
     _log: _Log = attrs.field(alias="log")
-    #: How many tiles lie on the table.
-    count: int
 
     @classmethod
     def empty(cls) -> Layout:
@@ -220,7 +218,12 @@ class Layout:
     @property
     def is_empty(self) -> bool:
         """Whether no tile has been placed yet."""
-        return self.count == 0
+        return not self.tile_mask
+
+    @property
+    def count(self) -> int:
+        """How many tiles lie on the table."""
+        return self.tile_mask.bit_count()
 
     def points(self) -> tuple[Point, ...]:
         """The legal connection points, ordered by tile, then by side.
@@ -272,7 +275,7 @@ class Layout:
         return isinstance(tile, Tile) and bool(self.tile_mask >> tile.index & 1)
 
     def __len__(self) -> int:
-        return self.count
+        return self.tile_mask.bit_count()
 
     def __iter__(self) -> Iterator[Tile]:
         return iter(self.tiles)
@@ -351,20 +354,20 @@ class Layout:
             total = tile.pips
         else:
             value = _VALUE_OF_KEY[at]
-            keys = self.open_keys
-            i = keys.index(at)
-            keys = keys[:i] + keys[i + 1 :]
+            open_keys = list(self.open_keys)
+            open_keys.remove(at)
             total = self.end_sum
             # The joined point stops counting.
             rank = at & 7
             if rank == _LINE_A or rank == _LINE_B:
-                if at ^ 1 not in keys:  # the double's other line side is joined too
+                if at ^ 1 not in open_keys:  # the double's other line side is joined too
                     # A terminal double (2v) becomes internal ...
                     total -= 2 * value
                     if sniff is not None and at >> 3 == sniff.index:
                         # ... but once both line sides of the Sniff are joined its
                         # branches open, each free branch counting half the Sniff.
-                        keys += (at - rank + _BRANCH_A, at - rank + _BRANCH_B)
+                        open_keys.append(at - rank + _BRANCH_A)
+                        open_keys.append(at - rank + _BRANCH_B)
                         total += 2 * value
                 # else: a lone opening double keeps counting through its other line side.
             else:
@@ -374,26 +377,56 @@ class Layout:
                 # A double joins by line A and is terminal at line B.
                 if sniff is None:
                     sniff = tile
-                keys = tuple(sorted((*keys, base + _LINE_B)))
+                open_keys.append(base + _LINE_B)
                 total += 2 * value
             elif tile.low == value:
-                keys = tuple(sorted((*keys, base + _HIGH)))
+                open_keys.append(base + _HIGH)
                 total += tile.high
             else:
-                keys = tuple(sorted((*keys, base + _LOW)))
+                open_keys.append(base + _LOW)
                 total += tile.low
+            open_keys.sort()
+            keys = tuple(open_keys)
         mask = 0
         for key in keys:
             mask |= _BIT_OF_KEY[key]
-        return Layout(
-            keys,
-            total,
-            sniff,
-            self.tile_mask | 1 << tile.index,
-            mask,
-            (tile, at, self._log),
-            self.count + 1,
+        return _new_layout(
+            keys, total, sniff, self.tile_mask | 1 << tile.index, mask, (tile, at, self._log)
         )
+
+
+_new_object = object.__new__
+_set_keys = Layout.__dict__["open_keys"].__set__
+_set_end_sum = Layout.__dict__["end_sum"].__set__
+_set_sniff = Layout.__dict__["sniff"].__set__
+_set_tile_mask = Layout.__dict__["tile_mask"].__set__
+_set_value_mask = Layout.__dict__["value_mask"].__set__
+_set_log = Layout.__dict__["_log"].__set__
+
+
+def _new_layout(
+    open_keys: tuple[int, ...],
+    end_sum: int,
+    sniff: Tile | None,
+    tile_mask: int,
+    value_mask: int,
+    log: _Log,
+) -> Layout:
+    """``Layout(...)`` for the engine's own, already consistent values.
+
+    It stores the fields through their slots, skipping the per-field
+    ``object.__setattr__`` of attrs' frozen ``__init__``: placing a tile is the
+    hottest path of the library. The result is an ordinary frozen Layout; a test
+    checks that this sets exactly the fields attrs defines.
+    """
+    layout = _new_object(Layout)
+    _set_keys(layout, open_keys)
+    _set_end_sum(layout, end_sum)
+    _set_sniff(layout, sniff)
+    _set_tile_mask(layout, tile_mask)
+    _set_value_mask(layout, value_mask)
+    _set_log(layout, log)
+    return layout
 
 
 def _joined_side(tile: Tile, at: Point) -> Point:
@@ -404,4 +437,4 @@ def _joined_side(tile: Tile, at: Point) -> Point:
     return _point(base + (_LOW if tile.low == at.value else _HIGH))
 
 
-_EMPTY = Layout((), 0, None, 0, 0, None, 0)
+_EMPTY = Layout((), 0, None, 0, 0, None)
