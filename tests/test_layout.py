@@ -1,0 +1,269 @@
+"""Unit tests of the table's geometry: sides, points, connections, contributions, layouts."""
+
+from __future__ import annotations
+
+import pickle
+
+import attrs
+import pytest
+
+from american_sniff import (
+    ALL_TILES,
+    Connection,
+    Contribution,
+    Layout,
+    Place,
+    Point,
+    Side,
+    Tile,
+    apply,
+    legal_moves,
+    new_match,
+    parse_tile,
+)
+
+
+def pt(text: str) -> Point:
+    """The point written ``"[1|4] low"`` or ``"[1|1] branch_a"``."""
+    tile, side = text.rsplit(" ", 1)
+    return Point(parse_tile(tile), Side(side))
+
+
+def table(*steps: tuple[str, str | None]) -> Layout:
+    """The layout after placing each ``(tile, point or None)`` in turn."""
+    layout = Layout.empty()
+    for tile, at in steps:
+        layout = layout.place(parse_tile(tile), None if at is None else pt(at))
+    return layout
+
+
+#: The worked examples 1-9 as one table: [1|4], [1|1], [4|4], [3|4], [1|2], [1|5], [5|5], ...
+EXAMPLE_STEPS: tuple[tuple[str, str | None], ...] = (
+    ("[1|4]", None),
+    ("[1|1]", "[1|4] low"),
+    ("[4|4]", "[1|4] high"),
+    ("[3|4]", "[4|4] line_b"),
+    ("[1|2]", "[1|1] line_b"),
+    ("[1|5]", "[1|1] branch_a"),
+    ("[5|5]", "[1|5] high"),
+    ("[0|5]", "[5|5] line_b"),
+    ("[1|3]", "[1|1] branch_b"),
+)
+
+
+# -- Side -----------------------------------------------------------------------
+
+
+def test_side_names_and_order() -> None:
+    """The six sides, in the documented order low, high, line A, line B, branch A, branch B."""
+    assert [s.value for s in Side] == ["low", "high", "line_a", "line_b", "branch_a", "branch_b"]
+    assert str(Side.BRANCH_B) == "branch_b"
+    assert repr(Side.LINE_A) == "Side.LINE_A"
+    assert eval(repr(Side.HIGH), {"Side": Side}) is Side.HIGH
+
+
+# -- Point ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("tile", [t for t in ALL_TILES if not t.is_double], ids=str)
+def test_non_double_points_show_their_end_value(tile: Tile) -> None:
+    """A non-double has a low end (value low) and a high end (value high), nothing else."""
+    assert Point(tile, Side.LOW).value == tile.low
+    assert Point(tile, Side.HIGH).value == tile.high
+    for side in (Side.LINE_A, Side.LINE_B, Side.BRANCH_A, Side.BRANCH_B):
+        with pytest.raises(ValueError, match="not a double"):
+            Point(tile, side)
+
+
+@pytest.mark.parametrize("tile", [t for t in ALL_TILES if t.is_double], ids=str)
+def test_double_points_show_the_double_value(tile: Tile) -> None:
+    """A double has line A, line B, branch A and branch B, all showing its value; no ends."""
+    for side in (Side.LINE_A, Side.LINE_B, Side.BRANCH_A, Side.BRANCH_B):
+        assert Point(tile, side).value == tile.low
+    for side in (Side.LOW, Side.HIGH):
+        with pytest.raises(ValueError, match="is a double"):
+            Point(tile, side)
+
+
+def test_point_equality_str_repr_and_pickle() -> None:
+    """Points compare by tile and side; str is ``[a|b] side``; repr and pickle paste back."""
+    point = Point(Tile(4, 1), Side.HIGH)
+    assert point == Point(Tile(1, 4), Side.HIGH)
+    assert point != Point(Tile(1, 4), Side.LOW)
+    assert hash(point) == hash(Point(Tile(1, 4), Side.HIGH))
+    assert str(point) == "[1|4] high"
+    assert repr(point) == "Point(Tile(1, 4), Side.HIGH)"
+    assert eval(repr(point), {"Point": Point, "Tile": Tile, "Side": Side}) == point
+    assert pickle.loads(pickle.dumps(point)) == point
+    with pytest.raises(AttributeError):
+        point.side = Side.LOW  # type: ignore[misc]  # points are frozen; this must fail
+
+
+def test_point_order_is_tile_then_side() -> None:
+    """``Point.order`` sorts by tile (set order) and then by ``Side`` order."""
+    points = [pt("[1|1] branch_b"), pt("[0|6] high"), pt("[1|1] line_a"), pt("[0|6] low")]
+    ordered = sorted(points, key=lambda p: p.order)
+    assert [str(p) for p in ordered] == [
+        "[0|6] low",
+        "[0|6] high",
+        "[1|1] line_a",
+        "[1|1] branch_b",
+    ]
+
+
+# -- Connection and Contribution ---------------------------------------------------
+
+
+def test_connection_and_contribution_text() -> None:
+    """A connection reads ``open point - joining side``; a contribution ``point: value``."""
+    joint = Connection(pt("[1|4] low"), pt("[1|1] line_a"))
+    assert str(joint) == "[1|4] low - [1|1] line_a"
+    assert repr(joint) == "Connection(Point(Tile(1, 4), Side.LOW), Point(Tile(1, 1), Side.LINE_A))"
+    part = Contribution(pt("[4|4] line_b"), 8)
+    assert str(part) == "[4|4] line_b: 8"
+    assert repr(part) == "Contribution(Point(Tile(4, 4), Side.LINE_B), 8)"
+    assert part.tile == Tile(4, 4)
+    assert part.side is Side.LINE_B
+
+
+# -- Layout ---------------------------------------------------------------------
+
+
+def test_empty_layout() -> None:
+    """The empty table has no tiles, points, connections or contributions, and sums to 0."""
+    empty = Layout.empty()
+    assert empty.is_empty
+    assert len(empty) == 0
+    assert empty.tiles == ()
+    assert empty.points() == ()
+    assert empty.connections == ()
+    assert empty.contributions() == ()
+    assert empty.end_sum == 0
+    assert empty.sniff is None
+    assert empty.fits(Tile(3, 3)) == ()
+    assert Layout.empty() == empty
+
+
+def test_place_returns_a_new_layout_and_leaves_the_old_one() -> None:
+    """Placing never changes a layout: it returns a new one, and layouts are frozen."""
+    before = table(("[1|4]", None))
+    snapshot = (before.tiles, before.points(), before.end_sum, before.sniff, len(before))
+    after = before.place(Tile(1, 1), pt("[1|4] low"))
+    assert after is not before
+    assert (before.tiles, before.points(), before.end_sum, before.sniff, len(before)) == snapshot
+    assert after.tiles == (Tile(1, 4), Tile(1, 1))
+    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+        before.end_sum = 99  # type: ignore[misc]  # layouts are frozen; this must fail
+
+
+def test_equal_histories_give_equal_layouts() -> None:
+    """Two layouts built by the same placements are equal and hash alike; others differ."""
+    one = table(*EXAMPLE_STEPS[:4])
+    two = table(*EXAMPLE_STEPS[:4])
+    assert one == two
+    assert hash(one) == hash(two)
+    assert one != table(*EXAMPLE_STEPS[:3])
+
+
+def test_tiles_are_in_placement_order() -> None:
+    """``tiles`` (and iteration) list the tiles in the order they were placed, not sorted."""
+    layout = table(*EXAMPLE_STEPS)
+    expected = [parse_tile(tile) for tile, _ in EXAMPLE_STEPS]
+    assert list(layout.tiles) == expected
+    assert list(layout) == expected
+    assert len(layout) == len(expected)
+
+
+def test_contains_tells_which_tiles_lie_on_the_table() -> None:
+    """``tile in layout`` is true exactly for the placed tiles; non-tiles are never in it."""
+    layout = table(*EXAMPLE_STEPS[:5])
+    placed = set(layout.tiles)
+    for tile in ALL_TILES:
+        assert (tile in layout) == (tile in placed)
+    assert "[1|4]" not in layout
+    assert None not in layout
+
+
+def test_fits_lists_the_open_points_a_tile_could_join() -> None:
+    """``fits`` gives the open points showing a half of the tile, in points() order."""
+    layout = table(*EXAMPLE_STEPS[:5])  # open: [1|1] branch A/B (1), [1|2] high (2), [3|4] low (3)
+    assert layout.fits(Tile(1, 6)) == (pt("[1|1] branch_a"), pt("[1|1] branch_b"))
+    assert layout.fits(Tile(2, 3)) == (pt("[1|2] high"), pt("[3|4] low"))
+    assert layout.fits(Tile(1, 3)) == (
+        pt("[1|1] branch_a"),
+        pt("[1|1] branch_b"),
+        pt("[3|4] low"),
+    )
+    assert layout.fits(Tile(6, 6)) == ()
+    assert layout.fits(Tile(0, 4)) == ()
+
+
+def test_every_fit_can_be_placed() -> None:
+    """Each point ``fits`` offers accepts the tile; every other open point refuses it."""
+    layout = table(*EXAMPLE_STEPS[:5])
+    for tile in ALL_TILES:
+        if tile in layout:
+            continue
+        fits = layout.fits(tile)
+        for point in layout.points():
+            if point in fits:
+                assert tile in layout.place(tile, point)
+            else:
+                with pytest.raises(ValueError, match="values do not match"):
+                    layout.place(tile, point)
+
+
+def test_points_are_sorted_by_tile_then_side() -> None:
+    """``points()`` is in the documented order: tile order, then ``Side`` order."""
+    for count in range(1, len(EXAMPLE_STEPS) + 1):
+        points = table(*EXAMPLE_STEPS[:count]).points()
+        assert list(points) == sorted(points, key=lambda p: (p.tile, list(Side).index(p.side)))
+
+
+def _seeded_layouts() -> list[Layout]:
+    """Every distinct table reached in a few seeded matches (first legal move each time)."""
+    seen: list[Layout] = []
+    for players, seed in ((2, 1), (3, 2), (4, 3)):
+        state = new_match(players, seed=seed)
+        for _ in range(400):
+            if state.is_over:
+                break
+            seen.append(state.layout)
+            state = apply(state, legal_moves(state)[0])
+    return seen
+
+
+def test_contributions_add_up_to_the_end_sum() -> None:
+    """On every table of some seeded matches, the contributions sum to ``end_sum``."""
+    layouts = _seeded_layouts()
+    assert any(len(layout) > 10 for layout in layouts)
+    for layout in layouts:
+        parts = layout.contributions()
+        assert sum(part.value for part in parts) == layout.end_sum
+        assert all(part.point in layout.points() for part in parts)
+        assert list(parts) == sorted(parts, key=lambda part: part.point.order)
+
+
+def test_every_open_point_is_a_free_side_of_a_placed_tile() -> None:
+    """No open point is joined, and every point belongs to a tile on the table."""
+    for layout in _seeded_layouts():
+        joined = {c.at for c in layout.connections} | {c.joined for c in layout.connections}
+        for point in layout.points():
+            assert point.tile in layout
+            assert point not in joined
+        assert len(layout.connections) == max(len(layout) - 1, 0)
+
+
+def test_repr_names_the_tiles_and_the_sum() -> None:
+    """The repr lists the tiles in placement order and the end sum."""
+    assert repr(Layout.empty()) == "<Layout [] end_sum=0>"
+    assert repr(table(*EXAMPLE_STEPS[:3])) == "<Layout [[1|4], [1|1], [4|4]] end_sum=10>"
+
+
+def test_place_accepts_an_equal_point_not_just_the_one_from_points() -> None:
+    """A freshly built ``Point`` equal to an open point is as good as the listed one."""
+    layout = table(("[3|6]", None))
+    fresh = Point(Tile(6, 3), Side.HIGH)
+    after = layout.place(Tile(6, 6), fresh)
+    assert after.connections == (Connection(pt("[3|6] high"), pt("[6|6] line_a")),)
+    assert Place(Tile(6, 6), fresh) == Place(Tile(6, 6), pt("[3|6] high"))

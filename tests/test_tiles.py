@@ -1,0 +1,120 @@
+"""Unit tests of the tiles of the double-six set: ``Tile``, ``ALL_TILES`` and ``parse_tile``."""
+
+from __future__ import annotations
+
+import itertools
+import pickle
+
+import pytest
+
+from american_sniff import ALL_TILES, Tile, parse_tile
+
+HALVES = range(7)
+
+
+def test_the_set_has_the_28_tiles_of_double_six() -> None:
+    """A double-six set is the 28 tiles [a|b] with 0 <= a <= b <= 6, each once."""
+    assert len(ALL_TILES) == 28
+    assert len(set(ALL_TILES)) == 28
+    assert {(t.low, t.high) for t in ALL_TILES} == {
+        (a, b) for a in HALVES for b in HALVES if a <= b
+    }
+
+
+@pytest.mark.parametrize(("a", "b"), [(a, b) for a in HALVES for b in HALVES])
+def test_halves_are_normalised_low_first(a: int, b: int) -> None:
+    """``Tile(a, b)`` and ``Tile(b, a)`` are the same tile, written [low|high]."""
+    tile = Tile(a, b)
+    assert (tile.low, tile.high) == (min(a, b), max(a, b))
+    assert tile == Tile(b, a)
+    assert hash(tile) == hash(Tile(b, a))
+
+
+def test_doubles_pips_and_has() -> None:
+    """A double shows the same number twice; pips add both halves; ``has`` checks either half."""
+    assert [t for t in ALL_TILES if t.is_double] == [Tile(v, v) for v in HALVES]
+    assert Tile(4, 1).pips == 5
+    assert Tile(6, 6).pips == 12
+    assert Tile(0, 0).pips == 0
+    assert Tile(1, 4).has(1)
+    assert Tile(1, 4).has(4)
+    assert not Tile(1, 4).has(2)
+    assert Tile(3, 3).has(3)
+
+
+def test_tiles_are_ordered_by_low_then_high() -> None:
+    """Tiles compare by ``(low, high)``, which is the order of ``ALL_TILES``."""
+    assert sorted(ALL_TILES) == list(ALL_TILES)
+    assert all(a < b for a, b in itertools.pairwise(ALL_TILES))
+    assert Tile(0, 6) < Tile(1, 1) < Tile(1, 2) < Tile(6, 6)
+    assert Tile(2, 5) > Tile(2, 4)
+    assert max(ALL_TILES) == Tile(6, 6)
+    assert min(ALL_TILES) == Tile(0, 0)
+
+
+def test_index_numbers_the_tiles_0_to_27_in_set_order() -> None:
+    """``index`` is the tile's position in ``ALL_TILES``: a dense id from 0 to 27."""
+    assert [t.index for t in ALL_TILES] == list(range(28))
+    assert Tile(0, 0).index == 0
+    assert Tile(0, 6).index == 6
+    assert Tile(1, 1).index == 7
+    assert Tile(6, 1).index == 12
+    assert Tile(6, 6).index == 27
+
+
+def test_index_is_not_part_of_equality_or_construction() -> None:
+    """The index is derived: it cannot be passed in, and equal tiles share it."""
+    assert Tile(5, 2).index == Tile(2, 5).index
+    with pytest.raises(TypeError):
+        Tile(1, 2, 3)  # type: ignore[call-arg]  # the index is not a constructor argument
+
+
+@pytest.mark.parametrize("tile", ALL_TILES, ids=str)
+def test_str_is_the_bracket_notation_and_parses_back(tile: Tile) -> None:
+    """``str`` writes ``[low|high]`` and ``parse_tile`` reads it back to the same tile."""
+    text = str(tile)
+    assert text == f"[{tile.low}|{tile.high}]"
+    assert parse_tile(text) == tile
+
+
+@pytest.mark.parametrize("tile", ALL_TILES, ids=str)
+def test_repr_pastes_back(tile: Tile) -> None:
+    """``repr`` is a constructor call that evaluates to an equal tile."""
+    text = repr(tile)
+    assert text == f"Tile({tile.low}, {tile.high})"
+    assert eval(text, {"Tile": Tile}) == tile
+
+
+def test_parse_tile_accepts_either_order_and_spaces() -> None:
+    """``parse_tile`` takes the halves in either order, with spaces around them."""
+    assert parse_tile("[4|1]") == Tile(1, 4)
+    assert parse_tile(" [ 6 | 0 ] ") == Tile(0, 6)
+    assert parse_tile("[3|3]") == Tile(3, 3)
+
+
+@pytest.mark.parametrize(
+    "text", ["1|4", "[1,4]", "[1|4", "[14]", "[1|4|5]", "", "[a|b]", "[1|4] [2|2]"]
+)
+def test_parse_tile_refuses_other_notations(text: str) -> None:
+    """Text that is not one tile in ``[a|b]`` notation is refused with a message naming it."""
+    with pytest.raises(ValueError, match="not a tile") as caught:
+        parse_tile(text)
+    assert repr(text) in str(caught.value)
+
+
+@pytest.mark.parametrize("text", ["[7|1]", "[0|9]"])
+def test_parse_tile_refuses_halves_above_six(text: str) -> None:
+    """A half above 6 is not in a double-six set."""
+    with pytest.raises(ValueError, match="from 0 to 6"):
+        parse_tile(text)
+
+
+def test_tiles_are_immutable_hashable_and_pickle() -> None:
+    """A tile is a frozen value: no assignment, usable in sets, and it survives pickling."""
+    tile = Tile(2, 5)
+    with pytest.raises(AttributeError):
+        tile.low = 0  # type: ignore[misc]  # assigning to a frozen field is the point of the test
+    assert {Tile(2, 5), Tile(5, 2)} == {tile}
+    restored = pickle.loads(pickle.dumps(tile))
+    assert restored == tile
+    assert restored.index == tile.index
