@@ -16,7 +16,7 @@ from .rules import (
     round_hand,
     side_count,
 )
-from .state import Deal, MatchState, RoundEnd, RoundInfo, RoundResult, _new_state
+from .state import Deal, MatchState, RoundEnd, RoundInfo, RoundResult, _new_state, _set_legal
 from .tiles import ALL_TILES, Tile
 
 __all__ = ["apply", "legal_moves", "new_match", "score_of"]
@@ -36,6 +36,11 @@ _PLACE: tuple[dict[int, Place], ...] = tuple(
         if point is not None and point.tile != tile and tile.has(point.value)
     }
     for tile in ALL_TILES
+)
+#: _PLACE_ROW[tile.index][key] is ``_PLACE[tile.index].get(key)``, as a list
+#: for the move generator.
+_PLACE_ROW: tuple[list[Place | None], ...] = tuple(
+    [row.get(key) for key in range(len(_POINT_OF_KEY))] for row in _PLACE
 )
 #: Bit v is set in _VALUES[tile.index] for each half v of the tile.
 _VALUES = tuple(1 << tile.low | 1 << tile.high for tile in ALL_TILES)
@@ -168,10 +173,11 @@ def _placements(tiles: tuple[Tile, ...], layout: Layout) -> list[Place]:
     keys = layout.open_keys
     moves = []
     for tile in tiles:
-        if _VALUES[tile.index] & values:
-            row = _PLACE[tile.index]
+        index = tile.index
+        if _VALUES[index] & values:
+            row = _PLACE_ROW[index]
             for key in keys:
-                place = row.get(key)
+                place = row[key]
                 if place is not None:
                     moves.append(place)
     return moves
@@ -218,7 +224,7 @@ def legal_moves(state: MatchState) -> tuple[Move, ...]:
                 result = (_DRAW,)
             else:
                 result = (_PASS,)
-    object.__setattr__(state, "_legal", result)
+    _set_legal(state, result)  # the cache is not part of the state's value
     return result
 
 
@@ -260,10 +266,17 @@ def _apply_place(state: MatchState, move: Place) -> MatchState:
     seat = state.turn
     hand = state.hands[seat]
     layout = state.layout
+    # A move that legal_moves handed out for this state is recognised by
+    # identity; anything else is checked rule by rule.
+    handed_out = False
     legal = state._legal
-    if legal is None or not _handed_out(move, legal):
-        # Not one of the moves legal_moves handed out for this state: find the
-        # rule it breaks, or else the interned move equal to it.
+    if legal is not None:
+        for candidate in legal:
+            if candidate is move:
+                handed_out = True
+                break
+    if not handed_out:
+        # Find the rule the move breaks, or else the interned move equal to it.
         if not isinstance(tile, Tile):
             raise IllegalMove(f"not a tile: {tile!r}")
         if tile not in hand:
@@ -329,14 +342,6 @@ def _apply_place(state: MatchState, move: Place) -> MatchState:
         seat,
         points,
     )
-
-
-def _handed_out(move: Move, legal: tuple[Move, ...]) -> bool:
-    """Whether ``move`` is one of the very objects in ``legal`` (an identity test)."""
-    for candidate in legal:
-        if candidate is move:
-            return True
-    return False
 
 
 def _apply_draw(state: MatchState) -> MatchState:
