@@ -9,7 +9,6 @@ arguments to ``Tile``, ``Point``, ``Deal``, ``new_match`` and ``score_of`` raise
 from __future__ import annotations
 
 import copy
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -36,27 +35,9 @@ from american_sniff import (
     parse_tile,
     score_of,
 )
+from notation import deal, pt, tiles
 
 # -- helpers ------------------------------------------------------------------------------
-
-
-def tiles(text: str) -> tuple[Tile, ...]:
-    """The tiles written in ``text``, e.g. ``"[1|4] [4|4]"``."""
-    return tuple(parse_tile(t) for t in re.findall(r"\[\d\|\d\]", text))
-
-
-def pt(text: str) -> Point:
-    """The point written ``"[1|4] low"`` or ``"[1|1] branch_a"``."""
-    tile, side = text.rsplit(" ", 1)
-    return Point(parse_tile(tile), Side(side))
-
-
-def deal(hands: Sequence[str], stock: str = "", opener: int | None = 0) -> Deal:
-    """A deal of ``hands``; the stock draws ``stock`` first, then the other tiles in set order."""
-    dealt = [tiles(hand) for hand in hands]
-    first = list(tiles(stock))
-    used = {t for hand in dealt for t in hand} | set(first)
-    return Deal(hands=dealt, stock=first + [t for t in ALL_TILES if t not in used], opener=opener)
 
 
 def place(state: MatchState, text: str) -> MatchState:

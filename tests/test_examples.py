@@ -12,7 +12,6 @@ show the points land on the placing side.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
 
@@ -22,7 +21,6 @@ from american_sniff import (
     ALL_TILES,
     Connection,
     Contribution,
-    Deal,
     Layout,
     MatchState,
     Place,
@@ -37,32 +35,14 @@ from american_sniff import (
     round_hand,
     score_of,
 )
+from notation import deal, pt, table, tiles
 
 # -- notation ----------------------------------------------------------------------
-
-
-def pt(text: str) -> Point:
-    """The point written ``"[1|4] low"`` or ``"[1|1] branch_a"``."""
-    tile, side = text.rsplit(" ", 1)
-    return Point(parse_tile(tile), Side(side))
 
 
 def joint(at: str, joined: str) -> Connection:
     """The connection of open point ``at`` with the placed tile's side ``joined``."""
     return Connection(pt(at), pt(joined))
-
-
-def tiles(text: str) -> tuple[Tile, ...]:
-    """The tiles written in ``text``, e.g. ``"[1|4] [4|4]"``."""
-    return tuple(parse_tile(t) for t in re.findall(r"\[\d\|\d\]", text))
-
-
-def table(*steps: tuple[str, str | None]) -> Layout:
-    """The layout after placing each ``(tile, point or None)`` in turn."""
-    layout = Layout.empty()
-    for tile, at in steps:
-        layout = layout.place(parse_tile(tile), None if at is None else pt(at))
-    return layout
 
 
 def library_order(points: Sequence[Point]) -> list[Point]:
@@ -341,13 +321,6 @@ def test_hands_round_to_the_nearest_five_with_1_2_down_and_3_4_up(pips: int, rou
 
 
 # -- the same examples played in real matches ------------------------------------------
-
-
-def deal(hands: Sequence[str], opener: int = 0) -> Deal:
-    """A deal with the given hands; the other tiles form the stock in set order."""
-    dealt = [tiles(hand) for hand in hands]
-    used = {t for hand in dealt for t in hand}
-    return Deal(hands=dealt, stock=[t for t in ALL_TILES if t not in used], opener=opener)
 
 
 def play(state: MatchState, tile: str, at: str | None) -> MatchState:

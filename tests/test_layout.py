@@ -21,21 +21,7 @@ from american_sniff import (
     new_match,
     parse_tile,
 )
-
-
-def pt(text: str) -> Point:
-    """The point written ``"[1|4] low"`` or ``"[1|1] branch_a"``."""
-    tile, side = text.rsplit(" ", 1)
-    return Point(parse_tile(tile), Side(side))
-
-
-def table(*steps: tuple[str, str | None]) -> Layout:
-    """The layout after placing each ``(tile, point or None)`` in turn."""
-    layout = Layout.empty()
-    for tile, at in steps:
-        layout = layout.place(parse_tile(tile), None if at is None else pt(at))
-    return layout
-
+from notation import pt, table
 
 #: The worked examples 1-9 as one table: [1|4], [1|1], [4|4], [3|4], [1|2], [1|5], [5|5], ...
 EXAMPLE_STEPS: tuple[tuple[str, str | None], ...] = (
@@ -267,3 +253,21 @@ def test_place_accepts_an_equal_point_not_just_the_one_from_points() -> None:
     after = layout.place(Tile(6, 6), fresh)
     assert after.connections == (Connection(pt("[3|6] high"), pt("[6|6] line_a")),)
     assert Place(Tile(6, 6), fresh) == Place(Tile(6, 6), pt("[3|6] high"))
+
+
+def test_parse_point_reads_back_every_point_str_writes() -> None:
+    """``parse_point(str(p)) == p`` for all 70 points of the set; bad text is refused."""
+    from american_sniff import ALL_TILES, parse_point
+
+    every = [
+        Point(tile, side)
+        for tile in ALL_TILES
+        for side in Side
+        if (side in (Side.LOW, Side.HIGH)) != tile.is_double
+    ]
+    assert len(every) == 70
+    for point in every:
+        assert parse_point(str(point)) == point
+    for bad in ("[1|4]", "[1|4] middle", "low", "[1|4] line_a", "[7|1] low", ""):
+        with pytest.raises(ValueError, match=r"not a point|not a tile|not a double|half"):
+            parse_point(bad)

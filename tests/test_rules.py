@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-import re
 from collections.abc import Sequence
 
 import pytest
@@ -39,27 +38,9 @@ from american_sniff import (
     round_hand,
     score_of,
 )
+from notation import deal, pt, tiles
 
 # -- notation and scenario helpers ----------------------------------------------------
-
-
-def tiles(text: str) -> tuple[Tile, ...]:
-    """The tiles written in ``text``, e.g. ``"[1|4] [4|4]"``."""
-    return tuple(parse_tile(t) for t in re.findall(r"\[\d\|\d\]", text))
-
-
-def pt(text: str) -> Point:
-    """The point written ``"[1|4] low"`` or ``"[1|1] branch_a"``."""
-    tile, side = text.rsplit(" ", 1)
-    return Point(parse_tile(tile), Side(side))
-
-
-def deal(hands: Sequence[str], stock: str = "", opener: int | None = 0) -> Deal:
-    """A deal of ``hands``; the stock draws ``stock`` first, then the other tiles in set order."""
-    dealt = [tiles(hand) for hand in hands]
-    first = list(tiles(stock))
-    used = {t for hand in dealt for t in hand} | set(first)
-    return Deal(hands=dealt, stock=first + [t for t in ALL_TILES if t not in used], opener=opener)
 
 
 def move_of(text: str) -> Move:

@@ -24,9 +24,9 @@ from collections.abc import Iterator
 import attrs
 
 from .errors import IllegalMove
-from .tiles import ALL_TILES, Tile
+from .tiles import ALL_TILES, Tile, parse_tile
 
-__all__ = ["Connection", "Contribution", "Layout", "Point", "Side"]
+__all__ = ["Connection", "Contribution", "Layout", "Point", "Side", "parse_point"]
 
 
 class Side(enum.Enum):
@@ -101,6 +101,26 @@ class Point:
     def __reduce__(self) -> tuple[object, ...]:
         # Copies and unpickled points are the interned instances of the table.
         return (_point, (self.order,))
+
+
+def parse_point(text: str) -> Point:
+    """Parse a point written as ``str(point)`` does: a tile, a space, a side value.
+
+    >>> parse_point("[4|1] high")
+    Point(Tile(1, 4), Side.HIGH)
+
+    :raises ValueError: if ``text`` is not a point in that notation, or names a
+        side the tile does not have.
+    """
+    tile_text, _, side_text = text.strip().rpartition(" ")
+    try:
+        side = Side(side_text)
+    except ValueError:
+        sides = ", ".join(s.value for s in Side)
+        raise ValueError(
+            f"not a point: {text!r} (expected '[a|b] SIDE' with SIDE one of {sides})"
+        ) from None
+    return Point(parse_tile(tile_text), side)
 
 
 @attrs.frozen(repr=False)
