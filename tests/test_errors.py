@@ -35,7 +35,7 @@ from american_sniff import (
     parse_tile,
     score_of,
 )
-from notation import deal, pt, tiles
+from scenarios import DRAW_DEAL, PASS_DEAL, deal, pt, tiles
 
 # -- helpers ------------------------------------------------------------------------------
 
@@ -119,25 +119,6 @@ def table() -> MatchState:
     ):
         state = place(state, text)
     return state
-
-
-#: Two players; seat 0 opens [0|0]; seat 1 holds no 0 and must draw: [5|5] and [6|6]
-#: do not fit, [0|3] does.
-DRAW_DEAL = deal(
-    [
-        "[0|0] [0|1] [0|2] [0|4] [0|5] [0|6] [1|1]",
-        "[1|2] [1|3] [1|4] [1|5] [1|6] [2|2] [2|3]",
-    ],
-    stock="[5|5] [6|6] [0|3]",
-)
-
-#: Two players; seat 0 holds every 0-tile and opens [0|0]: seat 1 draws the whole stock.
-PASS_DEAL = deal(
-    [
-        "[0|0] [0|1] [0|2] [0|3] [0|4] [0|5] [0|6]",
-        "[1|1] [1|2] [1|3] [1|4] [1|5] [1|6] [2|2]",
-    ]
-)
 
 
 def must_draw() -> MatchState:

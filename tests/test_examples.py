@@ -35,7 +35,7 @@ from american_sniff import (
     round_hand,
     score_of,
 )
-from notation import deal, pt, table, tiles
+from scenarios import WORKED_EXAMPLE_STEPS, deal, pt, table, tiles
 
 # -- notation ----------------------------------------------------------------------
 
@@ -66,19 +66,6 @@ def check_contributions(layout: Layout, listed: Sequence[tuple[str, int]]) -> No
     assert sum(c.value for c in layout.contributions()) == layout.end_sum
 
 
-#: Examples 1-9 are one table, built a tile at a time.
-STEPS: tuple[tuple[str, str | None], ...] = (
-    ("[1|4]", None),
-    ("[1|1]", "[1|4] low"),
-    ("[4|4]", "[1|4] high"),
-    ("[3|4]", "[4|4] line_b"),
-    ("[1|2]", "[1|1] line_b"),
-    ("[1|5]", "[1|1] branch_a"),
-    ("[5|5]", "[1|5] high"),
-    ("[0|5]", "[5|5] line_b"),
-    ("[1|3]", "[1|1] branch_b"),
-)
-
 #: Every connection of the finished table of examples 1-9, in placement order, as
 #: the rules text lists them.
 ALL_JOINTS = (
@@ -95,7 +82,7 @@ ALL_JOINTS = (
 
 def example(number: int) -> Layout:
     """The table after step ``number`` (1-9) of examples 1-9."""
-    return table(*STEPS[:number])
+    return table(*WORKED_EXAMPLE_STEPS[:number])
 
 
 # -- examples 1-9: one table -----------------------------------------------------------
@@ -357,7 +344,7 @@ def test_examples_1_to_9_played_in_a_match_score_for_the_placing_player() -> Non
         (1, 0, (15, 5)),
         (0, 0, (15, 5)),
     ]
-    for (tile, at), (seat, points, scores) in zip(STEPS, expected, strict=True):
+    for (tile, at), (seat, points, scores) in zip(WORKED_EXAMPLE_STEPS, expected, strict=True):
         assert state.turn == seat
         state = play(state, tile, at)
         assert state.last_seat == seat

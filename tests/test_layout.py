@@ -21,21 +21,7 @@ from american_sniff import (
     new_match,
     parse_tile,
 )
-from notation import pt, table
-
-#: The worked examples 1-9 as one table: [1|4], [1|1], [4|4], [3|4], [1|2], [1|5], [5|5], ...
-EXAMPLE_STEPS: tuple[tuple[str, str | None], ...] = (
-    ("[1|4]", None),
-    ("[1|1]", "[1|4] low"),
-    ("[4|4]", "[1|4] high"),
-    ("[3|4]", "[4|4] line_b"),
-    ("[1|2]", "[1|1] line_b"),
-    ("[1|5]", "[1|1] branch_a"),
-    ("[5|5]", "[1|5] high"),
-    ("[0|5]", "[5|5] line_b"),
-    ("[1|3]", "[1|1] branch_b"),
-)
-
+from scenarios import WORKED_EXAMPLE_STEPS, pt, table
 
 # -- Side -----------------------------------------------------------------------
 
@@ -144,17 +130,17 @@ def test_place_returns_a_new_layout_and_leaves_the_old_one() -> None:
 
 def test_equal_histories_give_equal_layouts() -> None:
     """Two layouts built by the same placements are equal and hash alike; others differ."""
-    one = table(*EXAMPLE_STEPS[:4])
-    two = table(*EXAMPLE_STEPS[:4])
+    one = table(*WORKED_EXAMPLE_STEPS[:4])
+    two = table(*WORKED_EXAMPLE_STEPS[:4])
     assert one == two
     assert hash(one) == hash(two)
-    assert one != table(*EXAMPLE_STEPS[:3])
+    assert one != table(*WORKED_EXAMPLE_STEPS[:3])
 
 
 def test_tiles_are_in_placement_order() -> None:
     """``tiles`` (and iteration) list the tiles in the order they were placed, not sorted."""
-    layout = table(*EXAMPLE_STEPS)
-    expected = [parse_tile(tile) for tile, _ in EXAMPLE_STEPS]
+    layout = table(*WORKED_EXAMPLE_STEPS)
+    expected = [parse_tile(tile) for tile, _ in WORKED_EXAMPLE_STEPS]
     assert list(layout.tiles) == expected
     assert list(layout) == expected
     assert len(layout) == len(expected)
@@ -162,7 +148,7 @@ def test_tiles_are_in_placement_order() -> None:
 
 def test_contains_tells_which_tiles_lie_on_the_table() -> None:
     """``tile in layout`` is true exactly for the placed tiles; non-tiles are never in it."""
-    layout = table(*EXAMPLE_STEPS[:5])
+    layout = table(*WORKED_EXAMPLE_STEPS[:5])
     placed = set(layout.tiles)
     for tile in ALL_TILES:
         assert (tile in layout) == (tile in placed)
@@ -172,7 +158,8 @@ def test_contains_tells_which_tiles_lie_on_the_table() -> None:
 
 def test_fits_lists_the_open_points_a_tile_could_join() -> None:
     """``fits`` gives the open points showing a half of the tile, in points() order."""
-    layout = table(*EXAMPLE_STEPS[:5])  # open: [1|1] branch A/B (1), [1|2] high (2), [3|4] low (3)
+    # Open: [1|1] branch A/B (1), [1|2] high (2), [3|4] low (3).
+    layout = table(*WORKED_EXAMPLE_STEPS[:5])
     assert layout.fits(Tile(1, 6)) == (pt("[1|1] branch_a"), pt("[1|1] branch_b"))
     assert layout.fits(Tile(2, 3)) == (pt("[1|2] high"), pt("[3|4] low"))
     assert layout.fits(Tile(1, 3)) == (
@@ -186,7 +173,7 @@ def test_fits_lists_the_open_points_a_tile_could_join() -> None:
 
 def test_every_fit_can_be_placed() -> None:
     """Each point ``fits`` offers accepts the tile; every other open point refuses it."""
-    layout = table(*EXAMPLE_STEPS[:5])
+    layout = table(*WORKED_EXAMPLE_STEPS[:5])
     for tile in ALL_TILES:
         if tile in layout:
             continue
@@ -201,8 +188,8 @@ def test_every_fit_can_be_placed() -> None:
 
 def test_points_are_sorted_by_tile_then_side() -> None:
     """``points()`` is in the documented order: tile order, then ``Side`` order."""
-    for count in range(1, len(EXAMPLE_STEPS) + 1):
-        points = table(*EXAMPLE_STEPS[:count]).points()
+    for count in range(1, len(WORKED_EXAMPLE_STEPS) + 1):
+        points = table(*WORKED_EXAMPLE_STEPS[:count]).points()
         assert list(points) == sorted(points, key=lambda p: (p.tile, list(Side).index(p.side)))
 
 
@@ -243,7 +230,7 @@ def test_every_open_point_is_a_free_side_of_a_placed_tile() -> None:
 def test_repr_names_the_tiles_and_the_sum() -> None:
     """The repr lists the tiles in placement order and the end sum."""
     assert repr(Layout.empty()) == "<Layout [] end_sum=0>"
-    assert repr(table(*EXAMPLE_STEPS[:3])) == "<Layout [[1|4], [1|1], [4|4]] end_sum=10>"
+    assert repr(table(*WORKED_EXAMPLE_STEPS[:3])) == "<Layout [[1|4], [1|1], [4|4]] end_sum=10>"
 
 
 def test_place_accepts_an_equal_point_not_just_the_one_from_points() -> None:

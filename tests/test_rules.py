@@ -38,7 +38,7 @@ from american_sniff import (
     round_hand,
     score_of,
 )
-from notation import deal, pt, tiles
+from scenarios import DRAW_DEAL, PASS_DEAL, deal, pt, tiles
 
 # -- notation and scenario helpers ----------------------------------------------------
 
@@ -188,25 +188,6 @@ BLOCK_BY_DRAW_SCRIPT = (
     "[0|6] on [5|6] high",
     "[0|0] on [0|6] low",
     "draw",
-)
-
-#: Two players. Seat 0 holds every tile showing 0 and opens [0|0]; seat 1 holds none,
-#: and draws [5|5], [6|6] (neither fits) and then [0|3], which fits.
-DRAW_DEAL = deal(
-    [
-        "[0|0] [0|1] [0|2] [0|4] [0|5] [0|6] [1|1]",
-        "[1|2] [1|3] [1|4] [1|5] [1|6] [2|2] [2|3]",
-    ],
-    stock="[5|5] [6|6] [0|3]",
-)
-
-#: Two players. Seat 0 holds all seven 0-tiles and opens [0|0]; nothing else shows a
-#: 0, so seat 1 draws all 14 tiles of the stock without a fit and must then pass.
-PASS_DEAL = deal(
-    [
-        "[0|0] [0|1] [0|2] [0|3] [0|4] [0|5] [0|6]",
-        "[1|1] [1|2] [1|3] [1|4] [1|5] [1|6] [2|2]",
-    ]
 )
 
 
