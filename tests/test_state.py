@@ -114,3 +114,16 @@ def test_states_and_layouts_are_frozen() -> None:
             setattr(state, name, None)
     with pytest.raises(attrs.exceptions.FrozenInstanceError):
         state.layout.end_sum = 5  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("value", [None, "state", 3, Layout.empty()])
+def test_the_engine_functions_name_a_wrong_state_argument(value: object) -> None:
+    """legal_moves, apply and score_of refuse anything but a MatchState with a TypeError."""
+    from american_sniff import Draw, score_of
+
+    with pytest.raises(TypeError, match=r"legal_moves\(\) needs a MatchState"):
+        legal_moves(value)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"apply\(\) needs a MatchState"):
+        apply(value, Draw())  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"score_of\(\) needs a MatchState"):
+        score_of(value, 0)  # type: ignore[arg-type]

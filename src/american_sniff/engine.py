@@ -201,9 +201,13 @@ def legal_moves(state: MatchState) -> tuple[Move, ...]:
     Placements are ordered by tile (as in the sorted hand), then by point (as
     in :meth:`Layout.points`). A finished match has no legal moves.
 
+    :raises TypeError: if ``state`` is not a :class:`MatchState`.
+
     >>> len(legal_moves(new_match(2, seed=1)))
     7
     """
+    if type(state) is not MatchState:
+        raise _not_a_state("legal_moves", state)
     cached = state._legal
     if cached is not None:
         return cached
@@ -247,7 +251,10 @@ def apply(state: MatchState, move: Move) -> MatchState:
         place or must draw, cannot draw or cannot pass).
     :raises InvalidDeal: if a deal given to :func:`new_match` names an opener
         that contradicts the finisher of the round before it.
+    :raises TypeError: if ``state`` is not a :class:`MatchState`.
     """
+    if type(state) is not MatchState:
+        raise _not_a_state("apply", state)
     if state.winner is not None:
         raise IllegalMove(f"the match is over: side {state.winner} has won")
     kind = type(move)
@@ -460,5 +467,12 @@ def score_of(state: MatchState, seat: int) -> int:
     """The score of ``seat``'s side: its own, or its partnership's with 4 players.
 
     :raises ValueError: if ``seat`` is not a seat of the match.
+    :raises TypeError: if ``state`` is not a :class:`MatchState`.
     """
+    if type(state) is not MatchState:
+        raise _not_a_state("score_of", state)
     return state.scores[state.side_of(seat)]
+
+
+def _not_a_state(function: str, value: object) -> TypeError:
+    return TypeError(f"{function}() needs a MatchState (from new_match), got {value!r}")
