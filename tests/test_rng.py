@@ -53,3 +53,15 @@ def test_shuffle_is_a_permutation_and_reproducible() -> None:
     assert state_a == state_b
     assert first != items
     assert shuffled(items, 43)[0] != first
+
+
+@pytest.mark.parametrize("size", [1, 2, 28, 64, 65, 100])
+@pytest.mark.parametrize("state", [0, 1, MASK64, 987654321])
+def test_the_inlined_shuffle_is_the_documented_fisher_yates(size: int, state: int) -> None:
+    """shuffled() equals Fisher-Yates written with below(), within and past its limit table."""
+    expected = list(range(size))
+    spec_state = state
+    for i in range(size - 1, 0, -1):
+        j, spec_state = below(i + 1, spec_state)
+        expected[i], expected[j] = expected[j], expected[i]
+    assert shuffled(tuple(range(size)), state) == (tuple(expected), spec_state)

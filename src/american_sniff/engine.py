@@ -42,6 +42,8 @@ _PLACE: tuple[dict[int, Place], ...] = tuple(
 _PLACE_ROW: tuple[list[Place | None], ...] = tuple(
     [row.get(key) for key in range(len(_POINT_OF_KEY))] for row in _PLACE
 )
+#: 0 to 27, the indices of ALL_TILES, for the seeded shuffle.
+_TILE_INDICES = tuple(range(len(ALL_TILES)))
 #: Bit v is set in _VALUES[tile.index] for each half v of the tile.
 _VALUES = tuple(1 << tile.low | 1 << tile.high for tile in ALL_TILES)
 
@@ -126,13 +128,15 @@ def _deal_round(
     else:
         # A seeded shuffle: hands are dealt in seat order from the front of the
         # shuffled set, and the rest is the stock in draw order.
+        # (Shuffling the tile indices gives the same order as shuffling the
+        # tiles, and integers sort in C.)
         size = HAND_SIZE[players]
-        order, rng = shuffled(ALL_TILES, rng)
+        order, rng = shuffled(_TILE_INDICES, rng)
         hands = tuple(
-            tuple(sorted(order[seat * size : (seat + 1) * size], key=_index))
+            tuple([ALL_TILES[i] for i in sorted(order[seat * size : (seat + 1) * size])])
             for seat in range(players)
         )
-        deck = order[players * size :]
+        deck = tuple([ALL_TILES[i] for i in order[players * size :]])
         opener = None
     # The player who went out opens; otherwise a new lot is drawn.
     if finisher is not None:

@@ -58,19 +58,26 @@ def below(n: int, state: int) -> tuple[int, int]:
 
 def shuffled(items: tuple[_T, ...], state: int) -> tuple[tuple[_T, ...], int]:
     """A Fisher-Yates shuffle of ``items``: ``(shuffled_items, new_state)``."""
-    # This is ``j, state = below(i + 1, state)`` for each i, written out:
-    # dealing is a measurable share of a short round.
+    # This is ``j, state = below(i + 1, state)`` for each i, written out with
+    # the constants in locals: dealing is a measurable share of a short round.
+    gamma, mask = _GAMMA, MASK64
+    limits = _LIMITS
+    known = len(limits)
     result = list(items)
     for i in range(len(result) - 1, 0, -1):
         n = i + 1
-        limit = _SPAN - _SPAN % n
+        limit = limits[n] if n < known else _SPAN - _SPAN % n
         while True:
-            state = (state + _GAMMA) & MASK64
-            z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+            state = (state + gamma) & mask
+            z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & mask
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
             z ^= z >> 31
             if z < limit:
                 break
         j = z % n
         result[i], result[j] = result[j], result[i]
     return tuple(result), state
+
+
+#: The rejection limit of ``below(n)`` for the small ``n`` a shuffle of the set uses.
+_LIMITS = tuple(_SPAN - _SPAN % n if n else 0 for n in range(65))
