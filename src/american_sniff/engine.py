@@ -15,6 +15,7 @@ from .rules import (
     TARGET,
     round_hand,
     side_count,
+    side_of,
 )
 from .state import Deal, MatchState, RoundEnd, RoundInfo, RoundResult, _new_state, _set_legal
 from .tiles import ALL_TILES, Tile
@@ -316,7 +317,7 @@ def _apply_place(state: MatchState, move: Place) -> MatchState:
     players = state.info.players
     scores = state.scores
     if points:
-        side = seat % 2 if players == 4 else seat
+        side = seat % 2 if players == 4 else seat  # rules.side_of, inlined
         total = scores[side] + points
         scores = scores[:side] + (total,) + scores[side + 1 :]
         # The target is checked first: reaching it ends the match at once.
@@ -446,7 +447,7 @@ def _end_round(
     deductions = tuple(round_hand(sum(t.pips for t in hand)) for hand in hands)
     settled = list(scores)
     for seat, amount in enumerate(deductions):
-        settled[seat % 2 if players == 4 else seat] -= amount
+        settled[side_of(players, seat)] -= amount
     result = RoundResult(
         round=state.info.round,
         end=end,
