@@ -10,7 +10,7 @@
 from .engine import apply, legal_moves, new_match, score_of
 from .errors import IllegalMove, InvalidDeal
 from .layout import Connection, Contribution, Layout, Point, Side, parse_point
-from .moves import Draw, Move, Pass, Place
+from .moves import Draw, Move, Pass, Place, parse_move
 from .rules import RULES_VERSION, TARGET, placement_points, round_hand
 from .state import Deal, MatchState, RoundEnd, RoundInfo, RoundResult
 from .tiles import ALL_TILES, Tile, parse_tile
@@ -42,6 +42,7 @@ __all__ = [
     "apply",
     "legal_moves",
     "new_match",
+    "parse_move",
     "parse_point",
     "parse_tile",
     "placement_points",

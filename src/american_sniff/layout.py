@@ -112,15 +112,15 @@ def parse_point(text: str) -> Point:
     :raises ValueError: if ``text`` is not a point in that notation, or names a
         side the tile does not have.
     """
-    tile_text, _, side_text = text.strip().rpartition(" ")
-    try:
-        side = Side(side_text)
-    except ValueError:
-        sides = ", ".join(s.value for s in Side)
+    if not isinstance(text, str):
+        raise ValueError(f"a point is written as text, got {text!r}")
+    words = text.rsplit(None, 1)
+    sides = [side.value for side in Side]
+    if len(words) != 2 or words[1] not in sides:
         raise ValueError(
-            f"not a point: {text!r} (expected '[a|b] SIDE' with SIDE one of {sides})"
-        ) from None
-    return Point(parse_tile(tile_text), side)
+            f"not a point: {text!r} (expected '[a|b] SIDE' with SIDE one of {', '.join(sides)})"
+        )
+    return Point(parse_tile(words[0]), Side(words[1]))
 
 
 @attrs.frozen(repr=False)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import attrs
 
-from .layout import Point
-from .tiles import Tile
+from .layout import Point, parse_point
+from .tiles import Tile, parse_tile
 
-__all__ = ["Draw", "Move", "Pass", "Place"]
+__all__ = ["Draw", "Move", "Pass", "Place", "parse_move"]
 
 
 @attrs.frozen(repr=False, cache_hash=True)
@@ -59,3 +59,33 @@ class Pass:
 
 #: Any move.
 Move = Place | Draw | Pass
+
+
+def parse_move(text: str) -> Move:
+    """Parse a move written as ``str(move)`` does.
+
+    The forms are ``"[1|4] opens"``, ``"[1|4] on [1|1] branch_a"``, ``"draw"``
+    and ``"pass"``.
+
+    >>> parse_move("[4|1] on [4|4] line_b")
+    Place(Tile(1, 4), Point(Tile(4, 4), Side.LINE_B))
+    >>> parse_move("draw"), parse_move("[2|2] opens")
+    (Draw(), Place(Tile(2, 2)))
+
+    :raises ValueError: if ``text`` is not a move in that notation.
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"a move is written as text, got {text!r}")
+    words = text.split()
+    if words == ["draw"]:
+        return Draw()
+    if words == ["pass"]:
+        return Pass()
+    tile, on, at = text.partition(" on ")
+    if on:
+        return Place(parse_tile(tile), parse_point(at))
+    if words and words[-1] == "opens":
+        return Place(parse_tile(text.rsplit(None, 1)[0]))
+    raise ValueError(
+        f"not a move: {text!r} (expected '[a|b] opens', '[a|b] on [c|d] SIDE', 'draw' or 'pass')"
+    )

@@ -1,0 +1,83 @@
+"""Moves and their text notation."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from american_sniff import (
+    ALL_TILES,
+    Draw,
+    Move,
+    Pass,
+    Place,
+    Point,
+    Side,
+    parse_move,
+    parse_point,
+    parse_tile,
+)
+
+
+def _every_move() -> list[Move]:
+    points = [
+        Point(tile, side)
+        for tile in ALL_TILES
+        for side in Side
+        if (side in (Side.LOW, Side.HIGH)) != tile.is_double
+    ]
+    placements: list[Move] = [
+        Place(tile, point)
+        for tile in ALL_TILES
+        for point in points
+        if point.tile != tile and tile.has(point.value)
+    ]
+    return [Draw(), Pass(), *(Place(tile) for tile in ALL_TILES), *placements]
+
+
+def test_parse_move_reads_back_every_move_str_writes() -> None:
+    """``parse_move(str(m)) == m`` for every move of the game, and repr pastes back."""
+    moves = _every_move()
+    assert len(moves) > 300
+    namespace = {"Place": Place, "Point": Point, "Side": Side, "Draw": Draw, "Pass": Pass}
+    namespace["Tile"] = type(ALL_TILES[0])
+    for move in moves:
+        assert parse_move(str(move)) == move
+        assert eval(repr(move), namespace) == move  # the repr is ours: paste-back check
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "not a move"),
+        ("draw now", "not a move"),
+        ("[1|4] on [1|1]", "not a point"),
+        ("[1|4] on [1|1] middle", "not a point"),
+        ("[7|4] opens", "not a tile"),
+        ("opens", "not a tile"),
+        ("[1|4] on [1|4] line_a", "not a double"),
+    ],
+)
+def test_bad_move_text_is_refused_with_a_message(text: str, message: str) -> None:
+    """Text that is no move raises ValueError naming what is wrong."""
+    with pytest.raises(ValueError, match=message):
+        parse_move(text)
+
+
+@pytest.mark.parametrize("parser", [parse_move, parse_point, parse_tile])
+@pytest.mark.parametrize("value", [None, 3, b"[1|4]", ["[1|4]"]])
+def test_parsers_refuse_what_is_not_text(parser: object, value: object) -> None:
+    """Every parser answers a non-string with ValueError, not a traceback from inside."""
+    with pytest.raises(ValueError, match=r"text|not a"):
+        parser(value)  # type: ignore[operator]
+
+
+@given(st.text(alphabet="[]|0123456789 onpensdrawlighbc_", max_size=30))
+def test_parse_move_never_fails_with_anything_but_value_error(text: str) -> None:
+    """Arbitrary text either parses to a move whose str parses back, or raises ValueError."""
+    try:
+        move = parse_move(text)
+    except ValueError:
+        return
+    assert parse_move(str(move)) == move
