@@ -2,12 +2,37 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
-from american_sniff import ALL_TILES, Deal, Layout, Point, Tile, parse_point, parse_tile
+from american_sniff import (
+    ALL_TILES,
+    Deal,
+    Layout,
+    MatchState,
+    Point,
+    Tile,
+    apply,
+    legal_moves,
+    new_match,
+    parse_move,
+    parse_point,
+    parse_tile,
+)
 
-__all__ = ["DRAW_DEAL", "PASS_DEAL", "WORKED_EXAMPLE_STEPS", "deal", "pt", "table", "tiles"]
+__all__ = [
+    "DRAW_DEAL",
+    "PASS_DEAL",
+    "WORKED_EXAMPLE_STEPS",
+    "act",
+    "deal",
+    "first_move_match",
+    "pt",
+    "run",
+    "table",
+    "tiles",
+]
 
 
 def tiles(text: str) -> tuple[Tile, ...]:
@@ -34,6 +59,41 @@ def deal(hands: Sequence[str], stock: str = "", opener: int | None = 0) -> Deal:
     first = list(tiles(stock))
     used = {t for hand in dealt for t in hand} | set(first)
     return Deal(hands=dealt, stock=first + [t for t in ALL_TILES if t not in used], opener=opener)
+
+
+def act(state: MatchState, text: str) -> MatchState:
+    """Apply the move written ``text`` (as :func:`parse_move` reads it), checked to be legal.
+
+    The forms are ``"[1|4] opens"``, ``"[1|1] on [1|4] low"``, ``"draw"`` and ``"pass"``.
+    """
+    move = parse_move(text)
+    legal = legal_moves(state)
+    assert move in legal, f"{text} is not legal here: {legal}"
+    return apply(state, move)
+
+
+def run(state: MatchState, script: Sequence[str]) -> list[MatchState]:
+    """Every state of ``script`` played by :func:`act` from ``state``, the starting one first."""
+    states = [state]
+    for text in script:
+        states.append(act(states[-1], text))
+    return states
+
+
+@functools.cache
+def first_move_match(players: int, seed: int, limit: int = 4000) -> tuple[MatchState, ...]:
+    """Every state of a seeded match where each player makes its first legal move.
+
+    The match from ``new_match(players, seed=seed)`` is played until it is over
+    or ``limit`` states are reached (some such matches never end); the caller
+    checks which. The states are cached, so the test files share each match.
+    """
+    state = new_match(players, seed=seed)
+    states = [state]
+    while not state.is_over and len(states) < limit:
+        state = apply(state, legal_moves(state)[0])
+        states.append(state)
+    return tuple(states)
 
 
 #: Worked examples 1-9 of the rules are one table, built a tile at a time:

@@ -236,7 +236,11 @@ def fits(tile: Tile, point: Point) -> bool:
 
 
 def point_key(point: Point) -> tuple[int, int, int]:
-    """Points sort by tile, then by side in the documented side order."""
+    """The documented point order: by tile (set order), then by side in ``Side`` order.
+
+    The side order (low, high, line A, line B, branch A, branch B) is written
+    out here from the documentation, not taken from the engine's ``Point.order``.
+    """
     return point.tile.low, point.tile.high, _SIDE_ORDER.index(point.side)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import subprocess
 import sys
 
@@ -26,7 +27,11 @@ def test_demo_plays_a_whole_match_and_names_the_winner(players: int) -> None:
 
 
 def test_demo_narrates_placements_settlements_and_scores() -> None:
-    """Every placement shows its sum; scoring ones show the points and the scores."""
+    """Every placement shows its sum; scoring ones show the points and the scores.
+
+    Each finished round gets one "Round N ends" line, in order (the last as the final state
+    records it), and the final scores printed are the final state's.
+    """
     out = io.StringIO()
     final = demo(4, 7, out)
     text = out.getvalue()
@@ -36,8 +41,20 @@ def test_demo_narrates_placements_settlements_and_scores() -> None:
     assert " scores " in text
     assert "loses " in text
     assert "Scores: seats 0+2: " in text
-    assert final.last_round is not None
-    assert final.last_round.end in (RoundEnd.DOMINO, RoundEnd.BLOCKED)
+    last = final.last_round
+    assert last is not None
+    assert last.round == final.round - 1
+    ended = re.findall(r"^  Round (\d+) ends\b", text, flags=re.MULTILINE)
+    assert ended == [str(number) for number in range(1, final.round)]
+    if last.end is RoundEnd.DOMINO:
+        how = f": seat {last.finisher} went out"
+    else:
+        how = " blocked: the stock is empty and nobody can place"
+    assert f"\n  Round {last.round} ends{how}\n" in text
+    assert f"\n  Scores: seats 0+2: {last.scores[0]}, seats 1+3: {last.scores[1]}\n" in text
+    assert text.splitlines()[-1] == (
+        f"Final scores: seats 0+2: {final.scores[0]}, seats 1+3: {final.scores[1]}"
+    )
 
 
 def test_demo_is_reproducible_from_its_seed() -> None:

@@ -9,7 +9,7 @@ arguments to ``Tile``, ``Point``, ``Deal``, ``new_match`` and ``score_of`` raise
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import attrs
@@ -27,6 +27,7 @@ from american_sniff import (
     Pass,
     Place,
     Point,
+    RoundEnd,
     Side,
     Tile,
     apply,
@@ -35,17 +36,9 @@ from american_sniff import (
     parse_tile,
     score_of,
 )
-from scenarios import DRAW_DEAL, PASS_DEAL, deal, pt, tiles
+from scenarios import DRAW_DEAL, PASS_DEAL, act, deal, first_move_match, pt, tiles
 
 # -- helpers ------------------------------------------------------------------------------
-
-
-def place(state: MatchState, text: str) -> MatchState:
-    """Apply the placement written ``"[1|4]"`` or ``"[1|1] on [1|4] low"`` (checked legal)."""
-    tile, _, at = text.partition(" on ")
-    move = Place(parse_tile(tile), pt(at) if at else None)
-    assert move in legal_moves(state)
-    return apply(state, move)
 
 
 def draw(state: MatchState, times: int = 1) -> MatchState:
@@ -112,18 +105,18 @@ def table() -> MatchState:
     """Four tiles on the table, seat 0 to move and able to place."""
     state = opening()
     for text in (
-        "[1|4]",
+        "[1|4] opens",
         "[1|1] on [1|4] low",
         "[4|4] on [1|4] high",
         "[3|4] on [4|4] line_b",
     ):
-        state = place(state, text)
+        state = act(state, text)
     return state
 
 
 def must_draw() -> MatchState:
     """Seat 1 cannot place and the stock is not empty."""
-    return place(new_match(2, seed=3, deals=[DRAW_DEAL]), "[0|0]")
+    return act(new_match(2, seed=3, deals=[DRAW_DEAL]), "[0|0] opens")
 
 
 def drawn_fits() -> MatchState:
@@ -135,19 +128,16 @@ def drawn_fits() -> MatchState:
 
 def stock_empty() -> MatchState:
     """Seat 1 has drawn the whole stock without a fit and must pass."""
-    state = draw(place(new_match(2, seed=3, deals=[PASS_DEAL]), "[0|0]"), 14)
+    state = draw(act(new_match(2, seed=3, deals=[PASS_DEAL]), "[0|0] opens"), 14)
     assert legal_moves(state) == (Pass(),)
     return state
 
 
 def match_over() -> MatchState:
     """A seeded two-player match played to its end (first legal move each time)."""
-    state = new_match(2, seed=0)
-    for _ in range(3000):
-        if state.is_over:
-            return state
-        state = apply(state, legal_moves(state)[0])
-    raise AssertionError("the seeded match did not end")
+    final = first_move_match(2, 0)[-1]
+    assert final.is_over, "the seeded match did not end"
+    return final
 
 
 # -- illegal moves ----------------------------------------------------------------------------
@@ -155,15 +145,18 @@ def match_over() -> MatchState:
 
 @pytest.mark.parametrize("warm", [True, False], ids=["listed", "not-listed"])
 def test_a_tile_not_in_hand_is_refused(warm: bool) -> None:
-    """Placing a tile the player does not hold (another's, or one on the table) is refused."""
+    """Placing a tile the player does not hold (another's, or one on the table) is refused.
+
+    ``listed`` tries it on the state whose legal moves were listed first; ``not-listed`` first
+    on a twin whose legal moves were never listed, so ``apply`` has no cache to consult.
+    """
     state = table()
-    if warm:
-        legal_moves(state)
-    assert_refused(
-        state, Place(Tile(2, 3), pt("[3|4] low")), r"\[2\|3\] is not in the hand of seat 0"
+    refused: Callable[[MatchState, object, str], object] = (
+        assert_refused if warm else assert_refused_cold
     )
-    assert_refused(state, Place(Tile(1, 1), pt("[1|1] line_b")), "not in the hand of seat 0")
-    assert_refused(state, Place(Tile(5, 5), pt("[3|4] low")), "not in the hand")
+    refused(state, Place(Tile(2, 3), pt("[3|4] low")), r"\[2\|3\] is not in the hand of seat 0")
+    refused(state, Place(Tile(1, 1), pt("[1|1] line_b")), "not in the hand of seat 0")
+    refused(state, Place(Tile(5, 5), pt("[3|4] low")), "not in the hand")
 
 
 def test_a_point_on_a_tile_not_on_the_table_is_refused() -> None:
@@ -307,10 +300,11 @@ def test_layout_place_refusals_leave_the_layout_unchanged() -> None:
     assert Layout.empty().is_empty
 
 
-def test_a_next_deal_naming_another_opener_than_the_finisher_is_refused() -> None:
-    """The finisher opens the next round: a given deal naming another opener is invalid.
+def test_a_next_deal_naming_another_opener_than_the_finisher_is_ignored() -> None:
+    """The finisher opens the next round: a given deal's opener is used only where a lot is due.
 
-    The placement that would end the round raises InvalidDeal and changes nothing.
+    Seat 0 goes out while the next deal names seat 1 as opener. The listed legal placement that
+    ends the round is applied without error; round 2 is dealt from that deal and seat 0 opens.
     """
     walk = tiles("[0|1] [1|2] [2|3] [3|4] [4|5] [5|6] [0|6] [0|2] [2|4] [4|6] [1|6] [1|3] [3|5]")
     first = deal(
@@ -330,10 +324,19 @@ def test_a_next_deal_naming_another_opener_than_the_finisher_is_refused() -> Non
         state = apply(state, Place(tile, point))
     (last,) = [Place(walk[-1], p) for p in state.layout.fits(walk[-1]) if p.value == 3]
     assert state.hands[0] == (walk[-1],)
+    assert last in legal_moves(state)
     twin = copy.deepcopy(state)
-    with pytest.raises(InvalidDeal, match="names seat 1 as opener, but seat 0 went out"):
-        apply(state, last)
+    after = apply(state, last)
     assert state == twin
+    result = after.last_round
+    assert result is not None
+    assert result.round == 1
+    assert result.end is RoundEnd.DOMINO
+    assert result.finisher == 0
+    assert after.round == 2
+    assert after.hands == later.hands
+    assert (after.opener, after.turn) == (0, 0)
+    assert legal_moves(after) == tuple(Place(t) for t in later.hands[0])
 
 
 # -- bad input ------------------------------------------------------------------------------

@@ -22,20 +22,15 @@ from american_sniff import (
     Connection,
     Contribution,
     Layout,
-    MatchState,
-    Place,
-    Point,
-    Side,
     Tile,
-    apply,
-    legal_moves,
     new_match,
     parse_tile,
     placement_points,
     round_hand,
     score_of,
 )
-from scenarios import WORKED_EXAMPLE_STEPS, deal, pt, table, tiles
+from scenarios import WORKED_EXAMPLE_STEPS, act, deal, pt, table, tiles
+from strategies import point_key
 
 # -- notation ----------------------------------------------------------------------
 
@@ -45,18 +40,12 @@ def joint(at: str, joined: str) -> Connection:
     return Connection(pt(at), pt(joined))
 
 
-def library_order(points: Sequence[Point]) -> list[Point]:
-    """``points`` in the documented order of ``Layout.points()``: by tile, then by ``Side``."""
-    sides = list(Side)
-    return sorted(points, key=lambda p: (p.tile, sides.index(p.side)))
-
-
 def check_points(layout: Layout, listed: Sequence[str]) -> None:
     """The legal points are exactly those the text lists, in the library's order."""
     expected = [pt(p) for p in listed]
     assert len(layout.points()) == len(expected)
     assert set(layout.points()) == set(expected)
-    assert list(layout.points()) == library_order(expected)
+    assert list(layout.points()) == sorted(expected, key=point_key)
 
 
 def check_contributions(layout: Layout, listed: Sequence[tuple[str, int]]) -> None:
@@ -310,13 +299,6 @@ def test_hands_round_to_the_nearest_five_with_1_2_down_and_3_4_up(pips: int, rou
 # -- the same examples played in real matches ------------------------------------------
 
 
-def play(state: MatchState, tile: str, at: str | None) -> MatchState:
-    """Apply the placement of ``tile`` on ``at``, after checking it is a listed legal move."""
-    move = Place(parse_tile(tile), None if at is None else pt(at))
-    assert move in legal_moves(state)
-    return apply(state, move)
-
-
 def test_examples_1_to_9_played_in_a_match_score_for_the_placing_player() -> None:
     """Examples 1-9 as a two-player match: 5 and 10 land on seat 0, 5 on seat 1, the rest 0."""
     state = new_match(
@@ -346,7 +328,7 @@ def test_examples_1_to_9_played_in_a_match_score_for_the_placing_player() -> Non
     ]
     for (tile, at), (seat, points, scores) in zip(WORKED_EXAMPLE_STEPS, expected, strict=True):
         assert state.turn == seat
-        state = play(state, tile, at)
+        state = act(state, f"{tile} opens" if at is None else f"{tile} on {at}")
         assert state.last_seat == seat
         assert state.last_points == points
         assert state.scores == scores
@@ -365,7 +347,7 @@ def test_example_1_opening_scores_five_for_the_opener(opener: int) -> None:
     if opener == 1:
         hands.reverse()
     state = new_match(2, seed=1, deals=[deal(hands, opener=opener)])
-    state = play(state, "[1|4]", None)
+    state = act(state, "[1|4] opens")
     assert state.last_points == 5
     assert score_of(state, opener) == 5
     assert score_of(state, 1 - opener) == 0
@@ -385,9 +367,9 @@ def test_example_12_played_in_a_match_scores_fifteen_for_the_second_player() -> 
             )
         ],
     )
-    state = play(state, "[3|6]", None)
+    state = act(state, "[3|6] opens")
     assert (state.last_points, state.scores) == (0, (0, 0))
-    state = play(state, "[6|6]", "[3|6] high")
+    state = act(state, "[6|6] on [3|6] high")
     assert state.last_seat == 1
     assert state.last_points == 15
     assert state.scores == (0, 15)
@@ -414,15 +396,15 @@ def test_example_13_played_in_a_match_with_partners_scores_fifteen_for_the_side(
             )
         ],
     )
-    state = play(state, "[4|4]", None)
+    state = act(state, "[4|4] opens")
     assert state.last_points == 0
-    state = play(state, "[4|6]", "[4|4] line_a")
+    state = act(state, "[4|6] on [4|4] line_a")
     assert state.last_points == 0
-    state = play(state, "[1|4]", "[4|4] line_b")
+    state = act(state, "[1|4] on [4|4] line_b")
     assert state.last_points == 15
     assert state.scores == (15, 0)
     assert score_of(state, 0) == score_of(state, 2) == 15
-    state = play(state, "[2|4]", "[4|4] branch_a")
+    state = act(state, "[2|4] on [4|4] branch_a")
     assert state.layout.end_sum == 13
     assert state.last_points == 0
     assert state.scores == (15, 0)
@@ -438,6 +420,6 @@ def test_examples_10_and_11_opening_doubles_in_a_match(opening: str, points: int
     first = opening + " " + " ".join(str(t) for t in others[:6])
     second = " ".join(str(t) for t in others[6:13])
     state = new_match(2, seed=1, deals=[deal([first, second])])
-    state = play(state, opening, None)
+    state = act(state, f"{opening} opens")
     assert state.last_points == points
     assert state.scores == (points, 0)

@@ -16,12 +16,10 @@ from american_sniff import (
     Point,
     Side,
     Tile,
-    apply,
-    legal_moves,
-    new_match,
     parse_tile,
 )
-from scenarios import WORKED_EXAMPLE_STEPS, pt, table
+from scenarios import WORKED_EXAMPLE_STEPS, first_move_match, pt, table
+from strategies import point_key
 
 # -- Side -----------------------------------------------------------------------
 
@@ -190,20 +188,17 @@ def test_points_are_sorted_by_tile_then_side() -> None:
     """``points()`` is in the documented order: tile order, then ``Side`` order."""
     for count in range(1, len(WORKED_EXAMPLE_STEPS) + 1):
         points = table(*WORKED_EXAMPLE_STEPS[:count]).points()
-        assert list(points) == sorted(points, key=lambda p: (p.tile, list(Side).index(p.side)))
+        assert list(points) == sorted(points, key=point_key)
 
 
 def _seeded_layouts() -> list[Layout]:
-    """Every distinct table reached in a few seeded matches (first legal move each time)."""
-    seen: list[Layout] = []
-    for players, seed in ((2, 1), (3, 2), (4, 3)):
-        state = new_match(players, seed=seed)
-        for _ in range(400):
-            if state.is_over:
-                break
-            seen.append(state.layout)
-            state = apply(state, legal_moves(state)[0])
-    return seen
+    """Every table reached in the first 400 states of a few seeded matches (first legal move)."""
+    return [
+        state.layout
+        for players, seed in ((2, 1), (3, 2), (4, 3))
+        for state in first_move_match(players, seed)[:400]
+        if not state.is_over
+    ]
 
 
 def test_contributions_add_up_to_the_end_sum() -> None:
@@ -214,7 +209,7 @@ def test_contributions_add_up_to_the_end_sum() -> None:
         parts = layout.contributions()
         assert sum(part.value for part in parts) == layout.end_sum
         assert all(part.point in layout.points() for part in parts)
-        assert list(parts) == sorted(parts, key=lambda part: part.point.order)
+        assert list(parts) == sorted(parts, key=lambda part: point_key(part.point))
 
 
 def test_every_open_point_is_a_free_side_of_a_placed_tile() -> None:

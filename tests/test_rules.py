@@ -8,7 +8,6 @@ move, and the test looks for the situation it needs in them.
 
 from __future__ import annotations
 
-import functools
 import itertools
 from collections.abc import Sequence
 
@@ -38,34 +37,10 @@ from american_sniff import (
     round_hand,
     score_of,
 )
-from scenarios import DRAW_DEAL, PASS_DEAL, deal, pt, tiles
+from scenarios import DRAW_DEAL, PASS_DEAL, act, deal, first_move_match, pt, run, tiles
+from strategies import HAND_SIZE, side_of
 
-# -- notation and scenario helpers ----------------------------------------------------
-
-
-def move_of(text: str) -> Move:
-    """The move written ``"draw"``, ``"pass"``, ``"[1|4]"`` or ``"[1|1] on [1|4] low"``."""
-    if text == "draw":
-        return Draw()
-    if text == "pass":
-        return Pass()
-    tile, _, at = text.partition(" on ")
-    return Place(parse_tile(tile), pt(at) if at else None)
-
-
-def act(state: MatchState, text: str) -> MatchState:
-    """Apply the move written ``text``, after checking it is one of the legal moves."""
-    move = move_of(text)
-    assert move in legal_moves(state), f"{text} is not legal here: {legal_moves(state)}"
-    return apply(state, move)
-
-
-def run(state: MatchState, script: Sequence[str]) -> list[MatchState]:
-    """Every state of the script, the starting one first."""
-    states = [state]
-    for text in script:
-        states.append(act(states[-1], text))
-    return states
+# -- scenario helpers -----------------------------------------------------------------
 
 
 def can_place(state: MatchState, seat: int) -> bool:
@@ -73,25 +48,9 @@ def can_place(state: MatchState, seat: int) -> bool:
     return any(state.layout.fits(tile) for tile in state.hands[seat])
 
 
-def side(players: int, seat: int) -> int:
-    """The scoring side of a seat: the partnership with four players, else the seat."""
-    return seat % 2 if players == 4 else seat
-
-
-@functools.cache
-def seeded_match(players: int, seed: int, limit: int = 4000) -> tuple[MatchState, ...]:
-    """Every state of a seeded match where each player makes its first legal move."""
-    state = new_match(players, seed=seed)
-    states = [state]
-    while not state.is_over and len(states) < limit:
-        state = apply(state, legal_moves(state)[0])
-        states.append(state)
-    return tuple(states)
-
-
 def finished_matches(players: int, count: int) -> list[tuple[MatchState, ...]]:
     """The first ``count`` seeded matches (seeds 0, 1, ...) that end with a winner."""
-    found = [m for m in (seeded_match(players, s) for s in range(25)) if m[-1].is_over]
+    found = [m for m in (first_move_match(players, s) for s in range(25)) if m[-1].is_over]
     assert len(found) >= count, f"only {len(found)} seeded {players}-player matches finished"
     return found[:count]
 
@@ -113,7 +72,7 @@ DOMINO_DEAL = deal(
     opener=0,
 )
 DOMINO_SCRIPT = (
-    "[0|1]",
+    "[0|1] opens",
     "[1|2] on [0|1] high",
     "[2|3] on [1|2] high",
     "[3|4] on [2|3] high",
@@ -147,7 +106,7 @@ BLOCK_BY_PLACEMENT_DEAL = deal(
     stock="[2|4] [2|5] [2|6] [3|5] [3|6] [4|5] [4|6] [5|5]",
 )
 BLOCK_BY_PLACEMENT_SCRIPT = (
-    "[0|1]",
+    "[0|1] opens",
     "[1|2] on [0|1] high",
     "[0|2] on [1|2] high",
     *["draw"] * 8,
@@ -176,7 +135,7 @@ BLOCK_BY_DRAW_DEAL = deal(
     stock="[2|4] [2|5] [2|6] [3|5] [3|6] [4|5] [0|3] [4|6]",
 )
 BLOCK_BY_DRAW_SCRIPT = (
-    "[0|1]",
+    "[0|1] opens",
     "[1|2] on [0|1] high",
     "[0|2] on [1|2] high",
     *["draw"] * 7,
@@ -221,7 +180,7 @@ def test_the_match_ends_exactly_when_a_side_reaches_the_target(players: int, tar
         assert final.winner is not None
         assert isinstance(final.last_move, Place)
         assert final.last_seat is not None
-        assert final.winner == side(players, final.last_seat)
+        assert final.winner == side_of(players, final.last_seat)
         assert final.scores[final.winner] >= target
         assert final.scores[final.winner] == before.scores[final.winner] + final.last_points
 
@@ -262,7 +221,7 @@ def test_with_two_or_three_players_each_scores_alone(players: int) -> None:
         hands = [h + extra for h, extra in zip(hands, [" [0|0]", " [0|1]"], strict=True)]
     state = new_match(players, seed=1, deals=[deal(hands)])
     assert len(state.scores) == players
-    state = act(state, "[1|4]")  # 5 for seat 0
+    state = act(state, "[1|4] opens")  # 5 for seat 0
     state = act(state, "[1|1] on [1|4] low")  # 6: nothing for seat 1
     if players == 3:
         state = act(state, "[4|4] on [1|4] high")  # 10 for seat 2
@@ -294,7 +253,7 @@ def test_partners_opposite_each_other_share_one_score() -> None:
     assert len(state.scores) == 2
     assert state.sides == 2
     assert [state.side_of(seat) for seat in range(4)] == [0, 1, 0, 1]
-    state = act(state, "[1|4]")  # seat 0: 5
+    state = act(state, "[1|4] opens")  # seat 0: 5
     state = act(state, "[1|1] on [1|4] low")  # seat 1: 6 scores nothing
     state = act(state, "[4|4] on [1|4] high")  # seat 2: 10, on the same score as seat 0
     assert state.scores == (15, 0)
@@ -332,7 +291,7 @@ def test_turns_go_clockwise_with_three_players() -> None:
         ],
     )
     script = [
-        "[0|1]",
+        "[0|1] opens",
         "[1|2] on [0|1] high",
         "[2|3] on [1|2] high",
         "[3|4] on [2|3] high",
@@ -366,7 +325,7 @@ def test_the_opener_may_place_any_tile_of_the_hand(players: int, opener: int) ->
     On the empty table the legal moves are exactly ``Place(tile)`` for every tile in the
     opener's hand, and each is accepted.
     """
-    size = {2: 7, 3: 6, 4: 5}[players]
+    size = HAND_SIZE[players]
     hands = [
         " ".join(str(t) for t in ALL_TILES[seat * size : (seat + 1) * size])
         for seat in range(players)
@@ -438,7 +397,7 @@ def test_the_sniff_is_the_first_double_even_when_it_comes_later() -> None:
             )
         ],
     )
-    state = act(state, "[1|4]")
+    state = act(state, "[1|4] opens")
     assert state.layout.sniff is None
     state = act(state, "[1|1] on [1|4] low")
     assert state.layout.sniff == Tile(1, 1)
@@ -478,12 +437,45 @@ def test_the_sniff_is_the_first_double_whatever_its_value() -> None:
 def test_there_is_at_most_one_sniff_per_round_and_each_round_starts_without_one() -> None:
     """Clause "The Sniff ... there is exactly one per round at most".
 
-    A new round's table is empty and has no Sniff; the first double of that round is its Sniff.
+    Round 1 ends (blocked) with [0|0] as its Sniff. Round 2's table starts empty, without a
+    Sniff; its first double, [3|3], becomes its Sniff and branches; its later [2|2] does not,
+    even with both line sides joined.
     """
-    states = domino_states()
-    assert states[-1].round == 2
-    assert states[-1].layout.sniff is None
-    assert states[-1].layout.is_empty
+    later = deal(
+        [
+            "[2|3] [0|1] [0|2] [0|3] [0|4]",
+            "[3|3] [0|5] [0|6] [1|1] [1|2]",
+            "[2|2] [1|3] [1|4] [1|5] [1|6]",
+            "[2|4] [2|5] [2|6] [3|4] [3|5]",
+        ],
+        opener=0,
+    )
+    states = run(
+        new_match(4, seed=5, deals=[BLOCK_BY_PLACEMENT_DEAL, later]), BLOCK_BY_PLACEMENT_SCRIPT
+    )
+    result = states[-1].last_round
+    assert result is not None
+    assert result.layout.sniff == Tile(0, 0)
+    state = states[-1]
+    assert state.round == 2
+    assert state.layout.sniff is None
+    assert state.layout.is_empty
+    assert state.turn == 0
+    state = act(state, "[2|3] opens")
+    assert state.layout.sniff is None
+    state = act(state, "[3|3] on [2|3] high")  # the round's first double
+    assert state.layout.sniff == Tile(3, 3)
+    state = act(state, "[2|2] on [2|3] low")  # a later double: ordinary
+    assert state.layout.sniff == Tile(3, 3)
+    state = act(state, "[2|4] on [2|2] line_b")  # both line sides of [2|2] joined
+    assert state.layout.sniff == Tile(3, 3)
+    assert all(p.tile != Tile(2, 2) for p in state.layout.points())
+    state = act(state, "[0|3] on [3|3] line_b")  # both line sides of the Sniff joined
+    assert state.round == 2
+    assert state.layout.sniff == Tile(3, 3)
+    assert {pt("[3|3] branch_a"), pt("[3|3] branch_b")} <= set(state.layout.points())
+    assert pt("[2|2] branch_a") not in state.layout.points()
+    assert pt("[2|2] branch_b") not in state.layout.points()
 
 
 def test_a_double_joins_by_line_a_and_leaves_line_b_open() -> None:
@@ -522,7 +514,7 @@ def test_opening_double_branches_only_after_both_line_a_and_line_b_are_joined() 
             )
         ],
     )
-    state = act(state, "[2|2]")
+    state = act(state, "[2|2] opens")
     assert state.layout.points() == (pt("[2|2] line_a"), pt("[2|2] line_b"))
     state = act(state, "[2|3] on [2|2] line_a")
     assert state.layout.points() == (pt("[2|2] line_b"), pt("[2|3] high"))
@@ -617,7 +609,7 @@ def test_a_lone_opening_5_5_scores_10_in_a_match() -> None:
             )
         ],
     )
-    state = act(state, "[5|5]")
+    state = act(state, "[5|5] opens")
     assert (state.last_points, state.scores) == (10, (10, 0))
 
 
@@ -696,7 +688,7 @@ def test_placement_points_land_on_the_placing_side_every_time() -> None:
     Checked on every placement of some seeded matches, the opening and last tiles included.
     """
     for players in (2, 3, 4):
-        match = seeded_match(players, 1)
+        match = first_move_match(players, 1)
         checked = 0
         for before, after in itertools.pairwise(match):
             if not isinstance(after.last_move, Place) or after.round != before.round:
@@ -706,7 +698,7 @@ def test_placement_points_land_on_the_placing_side_every_time() -> None:
             assert after.last_points == points
             gains = [a - b for a, b in zip(after.scores, before.scores, strict=True)]
             expected = [0] * len(gains)
-            expected[side(players, after.last_seat)] = points
+            expected[side_of(players, after.last_seat)] = points
             assert gains == expected
             checked += 1
         assert checked > 50
@@ -726,7 +718,7 @@ def test_a_zero_sum_scores_nothing_in_a_match() -> None:
             )
         ],
     )
-    state = act(state, "[0|0]")
+    state = act(state, "[0|0] opens")
     assert state.layout.end_sum == 0
     assert (state.last_points, state.scores) == (0, (0, 0))
 
@@ -740,7 +732,7 @@ def test_a_player_who_can_place_must_place() -> None:
     The legal moves are every placement of every tile, and Draw and Pass are refused.
     """
     state = new_match(2, seed=1, deals=[DRAW_DEAL])
-    state = act(state, "[0|0]")
+    state = act(state, "[0|0] opens")
     state = apply(state, Draw())
     state = apply(state, Draw())
     state = apply(state, Draw())
@@ -764,7 +756,7 @@ def test_draws_one_tile_at_a_time_from_the_front_of_the_stock() -> None:
     """
     state = new_match(2, seed=1, deals=[DRAW_DEAL])
     assert state.stock == DRAW_DEAL.stock
-    state = act(state, "[0|0]")
+    state = act(state, "[0|0] opens")
     for expected in tiles("[5|5] [6|6] [0|3]"):
         before = state
         assert legal_moves(before) == (Draw(),)
@@ -780,7 +772,7 @@ def test_draws_one_tile_at_a_time_from_the_front_of_the_stock() -> None:
 def test_a_drawn_tile_that_does_not_fit_means_drawing_again() -> None:
     """Decision 3: after a draw that does not fit, the only legal move is to draw again."""
     state = new_match(2, seed=1, deals=[DRAW_DEAL])
-    state = act(state, "[0|0]")
+    state = act(state, "[0|0] opens")
     state = apply(state, Draw())  # [5|5]: no 0
     assert state.drawn is None
     assert legal_moves(state) == (Draw(),)
@@ -797,7 +789,7 @@ def test_a_drawn_tile_that_fits_must_be_placed_at_once_and_only_it() -> None:
     drawn tile's placements.
     """
     state = new_match(2, seed=1, deals=[DRAW_DEAL])
-    state = act(state, "[0|0]")
+    state = act(state, "[0|0] opens")
     for _ in range(3):
         state = apply(state, Draw())
     assert state.drawn == Tile(0, 3)
@@ -826,7 +818,7 @@ def test_a_player_passes_only_when_the_stock_is_empty() -> None:
     turn.
     """
     state = new_match(2, seed=1, deals=[PASS_DEAL])
-    state = act(state, "[0|0]")
+    state = act(state, "[0|0] opens")
     for left in range(14, 0, -1):
         assert state.stock_size == left
         assert legal_moves(state) == (Draw(),)
@@ -904,7 +896,7 @@ def test_no_live_state_is_ever_blocked() -> None:
     """
     for players in (2, 3, 4):
         for seed in range(3):
-            for state in seeded_match(players, seed):
+            for state in first_move_match(players, seed):
                 if state.is_over or state.layout.is_empty or state.stock_size:
                     continue
                 assert any(can_place(state, seat) for seat in range(players))
@@ -915,7 +907,7 @@ def test_blocked_rounds_in_seeded_matches_end_on_a_placement_or_a_draw() -> None
     ends = []
     for players in (2, 3, 4):
         for seed in range(6):
-            match = seeded_match(players, seed)
+            match = first_move_match(players, seed)
             for before, after in itertools.pairwise(match):
                 result = after.last_round
                 ended = after.round != before.round and result is not None
@@ -991,7 +983,7 @@ def test_settlement_deducts_each_rounded_hand_from_its_side() -> None:
     for players in (2, 3, 4):
         ends = 0
         for seed in range(3):
-            match = seeded_match(players, seed)
+            match = first_move_match(players, seed)
             for before, after in itertools.pairwise(match):
                 result = after.last_round
                 if result is None or after.round == before.round:
@@ -1002,9 +994,9 @@ def test_settlement_deducts_each_rounded_hand_from_its_side() -> None:
                     round_hand(sum(t.pips for t in hand)) for hand in result.hands
                 )
                 expected = list(before.scores)
-                expected[side(players, after.last_seat)] += after.last_points
+                expected[side_of(players, after.last_seat)] += after.last_points
                 for seat, amount in enumerate(result.deductions):
-                    expected[side(players, seat)] -= amount
+                    expected[side_of(players, seat)] -= amount
                 assert result.scores == after.scores == tuple(expected)
         assert ends > 3
 
@@ -1110,8 +1102,8 @@ def test_a_match_is_reproducible_from_its_seed(players: int) -> None:
     assert new_match(players, seed=11) == new_match(players, seed=11)
     assert new_match(players, seed=11).seed == 11
     assert new_match(players, seed=11).hands != new_match(players, seed=12).hands
-    one = seeded_match(players, 0)
-    again = seeded_match.__wrapped__(players, 0)
+    one = first_move_match(players, 0)
+    again = first_move_match.__wrapped__(players, 0)
     assert [s.hands for s in one] == [s.hands for s in again]
     assert [s.stock for s in one] == [s.stock for s in again]
     assert [s.last_move for s in one] == [s.last_move for s in again]
@@ -1125,7 +1117,7 @@ def test_every_draw_takes_the_front_of_the_stock_in_seeded_matches() -> None:
     """
     draws = 0
     for players in (2, 3, 4):
-        match = seeded_match(players, 2)
+        match = first_move_match(players, 2)
         for before, after in itertools.pairwise(match):
             if isinstance(after.last_move, Draw) and after.round == before.round:
                 draws += 1
@@ -1141,7 +1133,7 @@ def test_every_draw_takes_the_front_of_the_stock_in_seeded_matches() -> None:
 def _winning_last_tile() -> tuple[MatchState, MatchState]:
     """A seeded two-player match whose winning placement is also the player's last tile."""
     for seed in range(40):
-        match = seeded_match(2, seed)
+        match = first_move_match(2, seed)
         final = match[-1]
         if final.is_over and final.last_seat is not None and not final.hands[final.last_seat]:
             return match[-2], final
@@ -1158,7 +1150,7 @@ def test_reaching_the_target_with_the_last_tile_wins_without_settlement() -> Non
     seat = final.last_seat
     assert seat is not None
     assert len(before.hands[seat]) == 1
-    assert final.winner == side(2, seat)
+    assert final.winner == side_of(2, seat)
     assert final.hands[seat] == ()
     assert final.round == before.round
     assert final.last_round is before.last_round
@@ -1184,7 +1176,7 @@ def test_reaching_the_target_is_checked_before_a_block() -> None:
     """
     found = []
     for seed in range(150):
-        match = seeded_match(2, seed)
+        match = first_move_match(2, seed)
         final = match[-1]
         if not final.is_over or final.stock_size:
             continue
@@ -1208,7 +1200,7 @@ def test_going_out_is_checked_before_a_block() -> None:
     found = 0
     for players in (2, 3, 4):
         for seed in range(8):
-            match = seeded_match(players, seed)
+            match = first_move_match(players, seed)
             for before, after in itertools.pairwise(match):
                 result = after.last_round
                 if result is None or after.round == before.round or before.stock_size:
@@ -1252,7 +1244,7 @@ def test_last_move_seat_and_points_follow_each_action() -> None:
     """
     state = new_match(2, seed=1, deals=[DRAW_DEAL])
     assert (state.last_move, state.last_seat, state.last_points) == (None, None, 0)
-    state = act(state, "[0|0]")
+    state = act(state, "[0|0] opens")
     assert (state.last_move, state.last_seat, state.last_points) == (Place(Tile(0, 0)), 0, 0)
     state = act(state, "draw")
     assert (state.last_move, state.last_seat, state.last_points) == (Draw(), 1, 0)

@@ -38,11 +38,13 @@ def _play(state: MatchState, steps: int, seed: int) -> list[MatchState]:
 def test_copies_and_unpickled_tiles_and_points_are_the_interned_ones() -> None:
     """Copying or unpickling a tile or point gives back the very same object."""
     tile = ALL_TILES[9]
-    point = Point(Tile(1, 4), Side.HIGH)
+    point = Layout.empty().place(Tile(1, 4)).points()[1]
+    assert point == Point(Tile(1, 4), Side.HIGH)
     assert pickle.loads(pickle.dumps(tile)) is tile
     assert copy.deepcopy(tile) is tile
-    assert pickle.loads(pickle.dumps(point)) == point
-    assert copy.deepcopy(point) == point
+    assert pickle.loads(pickle.dumps(point)) is point
+    assert copy.deepcopy(point) is point
+    assert pickle.loads(pickle.dumps(Point(Tile(4, 1), Side.HIGH))) is point
 
 
 def test_an_unpickled_layout_closes_the_points_it_joins() -> None:
@@ -127,3 +129,31 @@ def test_the_engine_functions_name_a_wrong_state_argument(value: object) -> None
         apply(value, Draw())  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"score_of\(\) needs a MatchState"):
         score_of(value, 0)  # type: ignore[arg-type]
+
+
+def test_the_rule_tables_are_read_only() -> None:
+    """TARGET and HAND_SIZE cannot be changed from outside, so the engine cannot be bent."""
+    from american_sniff import TARGET
+    from american_sniff.rules import HAND_SIZE
+
+    with pytest.raises(TypeError):
+        TARGET[2] = 5  # type: ignore[index]
+    with pytest.raises(TypeError):
+        HAND_SIZE[4] = 9  # type: ignore[index]
+    assert dict(TARGET) == {2: 250, 3: 200, 4: 200}
+    assert dict(HAND_SIZE) == {2: 7, 3: 6, 4: 5}
+
+
+def test_hands_without_an_order_and_deals_that_are_no_sequence_are_refused() -> None:
+    """Hands are given seat by seat; ``deals`` must be a sequence of Deal."""
+    with pytest.raises(InvalidDeal, match="hands must be a sequence"):
+        Deal({ALL_TILES[:7], ALL_TILES[7:14]}, ALL_TILES[14:])
+    for bad in (None, 5):
+        with pytest.raises(InvalidDeal, match="deals must be a sequence"):
+            new_match(2, deals=bad)  # type: ignore[arg-type]
+
+
+def test_fits_names_a_wrong_tile_argument() -> None:
+    """``Layout.fits`` answers a non-tile with ValueError, not an AttributeError."""
+    with pytest.raises(ValueError, match="not a tile"):
+        Layout.empty().place(Tile(1, 4)).fits("x")  # type: ignore[arg-type]

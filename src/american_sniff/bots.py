@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .engine import legal_moves
 from .moves import Move
-from .rng import MASK64, below
+from .rng import below, check_seed
 from .state import MatchState
 
 __all__ = ["RandomBot"]
@@ -25,9 +25,7 @@ class RandomBot:
     """
 
     def __init__(self, seed: int = 0) -> None:
-        if type(seed) is not int or not 0 <= seed <= MASK64:
-            raise ValueError(f"seed must be an integer from 0 to 2**64 - 1, got {seed!r}")
-        self._rng = seed
+        self._rng = check_seed(seed)
 
     def choose(self, state: MatchState) -> Move:
         """One of the legal moves of the player to move, chosen uniformly.

@@ -12,11 +12,11 @@ from . import __version__
 from .bots import RandomBot
 from .engine import apply, new_match
 from .moves import Draw, Pass, Place
-from .rng import MASK64
-from .rules import RULES_VERSION
+from .rng import MASK64, check_seed
+from .rules import RULES_VERSION, side_of
 from .state import MatchState, RoundEnd, RoundResult
 
-__all__ = ["main"]
+__all__ = ["demo", "main"]
 
 
 def _side_name(players: int, side: int) -> str:
@@ -55,20 +55,14 @@ def _print_action(before: MatchState, after: MatchState, out: TextIO) -> None:
     # A placement that ends the round is shown on the table the round left.
     ended = after.last_round if after.round != before.round else None
     table = after.layout if ended is None else ended.layout
-    where = "opens" if move.at is None else f"on {move.at}"
-    line = f"  seat {seat} places {move.tile} {where}"
+    line = f"  seat {seat} places {move}"
     score = f"sum {table.end_sum:2d}"
     if after.last_points:
-        scores = after.scores if ended is None else _scores_before_settlement(ended, after)
+        # The scores right after the placement, before any settlement.
+        scores = list(before.scores)
+        scores[side_of(before.players, before.turn)] += after.last_points
         score += f"  scores {after.last_points}  ({_scores_text(after.players, scores)})"
     print(f"{line:<44}{score}", file=out)
-
-
-def _scores_before_settlement(result: RoundResult, after: MatchState) -> tuple[int, ...]:
-    scores = list(result.scores)
-    for seat, amount in enumerate(result.deductions):
-        scores[seat % 2 if after.players == 4 else seat] += amount
-    return tuple(scores)
 
 
 def _print_round_end(result: RoundResult, players: int, out: TextIO) -> None:
@@ -122,9 +116,10 @@ def _seed(text: str) -> int:
         value = int(text, 0)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if not 0 <= value <= MASK64:
-        raise argparse.ArgumentTypeError(f"the seed must be from 0 to 2**64 - 1, got {value}")
-    return value
+    try:
+        return check_seed(value)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from .errors import IllegalMove, InvalidDeal
 from .layout import _POINT_OF_KEY, Layout
 from .moves import Draw, Move, Pass, Place
-from .rng import MASK64, below, shuffled
+from .rng import below, check_seed, shuffled
 from .rules import (
     HAND_SIZE,
     PLAYER_COUNTS,
@@ -17,7 +17,16 @@ from .rules import (
     side_count,
     side_of,
 )
-from .state import Deal, MatchState, RoundEnd, RoundInfo, RoundResult, _new_state, _set_legal
+from .state import (
+    Deal,
+    MatchState,
+    RoundEnd,
+    RoundInfo,
+    RoundResult,
+    _new_state,
+    _set_legal,
+    tile_index,
+)
 from .tiles import ALL_TILES, Tile
 
 __all__ = ["apply", "legal_moves", "new_match", "score_of"]
@@ -27,30 +36,26 @@ __all__ = ["apply", "legal_moves", "new_match", "score_of"]
 
 _DRAW = Draw()
 _PASS = Pass()
+#: The legal moves of a player who must draw, or must pass. apply knows that a
+#: state whose cache is one of these has already been checked for that move.
+_DRAW_ONLY: tuple[Move, ...] = (_DRAW,)
+_PASS_ONLY: tuple[Move, ...] = (_PASS,)
 _OPEN = tuple(Place(tile) for tile in ALL_TILES)
-#: _PLACE[tile.index] maps the key (``Point.order``) of every point the tile
-#: fits to the Place of that tile there.
-_PLACE: tuple[dict[int, Place], ...] = tuple(
-    {
-        point.order: Place(tile, point)
+#: _PLACE[tile.index][key] is the Place of that tile on the point with that key
+#: (``Point.order``), or None where the tile does not fit (or is that point's own).
+_PLACE: tuple[list[Place | None], ...] = tuple(
+    [
+        None
+        if point is None or point.tile == tile or not tile.has(point.value)
+        else Place(tile, point)
         for point in _POINT_OF_KEY
-        if point is not None and point.tile != tile and tile.has(point.value)
-    }
+    ]
     for tile in ALL_TILES
-)
-#: _PLACE_ROW[tile.index][key] is ``_PLACE[tile.index].get(key)``, as a list
-#: for the move generator.
-_PLACE_ROW: tuple[list[Place | None], ...] = tuple(
-    [row.get(key) for key in range(len(_POINT_OF_KEY))] for row in _PLACE
 )
 #: 0 to 27, the indices of ALL_TILES, for the seeded shuffle.
 _TILE_INDICES = tuple(range(len(ALL_TILES)))
 #: Bit v is set in _VALUES[tile.index] for each half v of the tile.
 _VALUES = tuple(1 << tile.low | 1 << tile.high for tile in ALL_TILES)
-
-
-def _index(tile: Tile) -> int:
-    return tile.index
 
 
 # -- starting a match ----------------------------------------------------------
@@ -82,50 +87,51 @@ def new_match(
     """
     if type(players) is not int or players not in PLAYER_COUNTS:
         raise ValueError(f"American Sniff is played by 2, 3 or 4 players, got {players!r}")
-    if seed is None:
-        seed = secrets.randbits(64)
-    elif type(seed) is not int or not 0 <= seed <= MASK64:
-        raise ValueError(f"seed must be an integer from 0 to 2**64 - 1, got {seed!r}")
-    deal_list = tuple(deals)
+    seed = secrets.randbits(64) if seed is None else check_seed(seed)
+    try:
+        deal_list = tuple(deals)
+    except TypeError:
+        raise InvalidDeal(f"deals must be a sequence of Deal, got {deals!r}") from None
     for number, deal in enumerate(deal_list, start=1):
         if not isinstance(deal, Deal):
             raise InvalidDeal(f"deal {number} is not a Deal: {deal!r}")
         if deal.players != players:
             raise InvalidDeal(f"deal {number} is for {deal.players} players, not {players}")
-    info = RoundInfo(
+    return _deal_round(
         players=players,
         seed=seed,
-        round=0,
-        opener=0,
-        deck=(),
-        deals=deal_list,
+        number=1,
         rng=seed,
-        last_round=None,
+        deals=deal_list,
+        scores=(0,) * side_count(players),
+        finisher=None,
     )
-    return _deal_round(info, (0,) * side_count(players), finisher=None, last=None)
 
 
 def _deal_round(
-    previous: RoundInfo,
-    scores: tuple[int, ...],
     *,
+    players: int,
+    seed: int,
+    number: int,
+    rng: int,
+    deals: tuple[Deal, ...],
+    scores: tuple[int, ...],
     finisher: int | None,
-    last: tuple[Move, int, int, RoundResult] | None,
+    last_round: RoundResult | None = None,
+    last_move: Move | None = None,
+    last_seat: int | None = None,
+    last_points: int = 0,
 ) -> MatchState:
-    """The first state of the round after ``previous``, opened by the finisher or by lot."""
-    players = previous.players
-    rng = previous.rng
-    number = previous.round + 1
-    deals = previous.deals
-    opener: int | None
+    """The first state of round ``number``, opened by the finisher or by lot.
+
+    The round is dealt from the next given deal, or else from the generator
+    state ``rng``; the ``last_*`` arguments describe the action that ended the
+    round before, for display.
+    """
+    lot: int | None = None
     if deals:
         deal, deals = deals[0], deals[1:]
-        hands, deck, opener = deal.hands, deal.stock, deal.opener
-        if finisher is not None and opener is not None and opener != finisher:
-            raise InvalidDeal(
-                f"the deal for round {number} names seat {opener} as opener, "
-                f"but seat {finisher} went out and opens it"
-            )
+        hands, deck, lot = deal.hands, deal.stock, deal.opener
     else:
         # A seeded shuffle: hands are dealt in seat order from the front of the
         # shuffled set, and the rest is the stock in draw order.
@@ -138,21 +144,22 @@ def _deal_round(
             for seat in range(players)
         )
         deck = tuple([ALL_TILES[i] for i in order[players * size :]])
-        opener = None
-    # The player who went out opens; otherwise a new lot is drawn.
+    # The player who went out opens; otherwise a lot is drawn (or was given).
     if finisher is not None:
         opener = finisher
-    elif opener is None:
+    elif lot is not None:
+        opener = lot
+    else:
         opener, rng = below(players, rng)
     info = RoundInfo(
         players=players,
-        seed=previous.seed,
+        seed=seed,
         round=number,
         opener=opener,
         deck=deck,
         deals=deals,
         rng=rng,
-        last_round=None if last is None else last[3],
+        last_round=last_round,
     )
     return _new_state(
         info,
@@ -163,9 +170,9 @@ def _deal_round(
         None,
         None,
         0,
-        None if last is None else last[0],
-        None if last is None else last[1],
-        0 if last is None else last[2],
+        last_move,
+        last_seat,
+        last_points,
     )
 
 
@@ -180,7 +187,7 @@ def _placements(tiles: tuple[Tile, ...], layout: Layout) -> list[Place]:
     for tile in tiles:
         index = tile.index
         if _VALUES[index] & values:
-            row = _PLACE_ROW[index]
+            row = _PLACE[index]
             for key in keys:
                 place = row[key]
                 if place is not None:
@@ -230,9 +237,9 @@ def legal_moves(state: MatchState) -> tuple[Move, ...]:
             if moves:
                 result = tuple(moves)
             elif state.drawn_count < len(state.info.deck):
-                result = (_DRAW,)
+                result = _DRAW_ONLY
             else:
-                result = (_PASS,)
+                result = _PASS_ONLY
     _set_legal(state, result)  # the cache is not part of the state's value
     return result
 
@@ -254,8 +261,6 @@ def apply(state: MatchState, move: Move) -> MatchState:
         (the match is over, the tile is not in hand, the point is not open, the
         values do not match, the drawn tile must be placed, the player must
         place or must draw, cannot draw or cannot pass).
-    :raises InvalidDeal: if a deal given to :func:`new_match` names an opener
-        that contradicts the finisher of the round before it.
     :raises TypeError: if ``state`` is not a :class:`MatchState`.
     """
     if type(state) is not MatchState:
@@ -298,7 +303,12 @@ def _apply_place(state: MatchState, move: Place) -> MatchState:
             raise IllegalMove(f"seat {seat} must place the tile just drawn, {drawn}, not {tile}")
         layout.check_place(tile, at)
         tile = ALL_TILES[tile.index]
-        move = _OPEN[tile.index] if at is None else _PLACE[tile.index][at.order]
+        if at is None:
+            move = _OPEN[tile.index]
+        else:
+            interned = _PLACE[tile.index][at.order]
+            assert interned is not None  # check_place has just accepted the move
+            move = interned
         at = move.at
     key = None if at is None else at.order
     # The placement itself, and its points.  Hands hold the interned tiles.
@@ -358,7 +368,8 @@ def _apply_place(state: MatchState, move: Place) -> MatchState:
 
 def _apply_draw(state: MatchState) -> MatchState:
     seat = state.turn
-    _check_cannot_place(state, "draw")
+    if state._legal is not _DRAW_ONLY:
+        _check_cannot_place(state, "draw")
     deck = state.info.deck
     count = state.drawn_count
     if count == len(deck):
@@ -366,7 +377,7 @@ def _apply_draw(state: MatchState) -> MatchState:
     # Draw one tile; it must be placed at once if it fits.
     tile = deck[count]
     count += 1
-    hand = tuple(sorted(state.hands[seat] + (tile,), key=_index))
+    hand = tuple(sorted(state.hands[seat] + (tile,), key=tile_index))
     hands = state.hands[:seat] + (hand,) + state.hands[seat + 1 :]
     layout = state.layout
     fits = bool(_VALUES[tile.index] & layout.value_mask)
@@ -389,7 +400,8 @@ def _apply_draw(state: MatchState) -> MatchState:
 
 def _apply_pass(state: MatchState) -> MatchState:
     seat = state.turn
-    _check_cannot_place(state, "pass")
+    if state._legal is not _PASS_ONLY:
+        _check_cannot_place(state, "pass")
     if state.drawn_count < len(state.info.deck):
         raise IllegalMove(f"seat {seat} cannot pass: the stock is not empty, so it must draw")
     # Nothing on the table or in the stock changes, so a pass cannot newly
@@ -457,11 +469,19 @@ def _end_round(
         deductions=deductions,
         scores=tuple(settled),
     )
+    info = state.info
     return _deal_round(
-        state.info,
-        tuple(settled),
+        players=players,
+        seed=info.seed,
+        number=info.round + 1,
+        rng=info.rng,
+        deals=info.deals,
+        scores=tuple(settled),
         finisher=finisher,
-        last=(move, state.turn, points, result),
+        last_round=result,
+        last_move=move,
+        last_seat=state.turn,
+        last_points=points,
     )
 
 

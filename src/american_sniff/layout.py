@@ -269,15 +269,17 @@ class Layout:
         return tuple(result)
 
     def fits(self, tile: Tile) -> tuple[Point, ...]:
-        """The open points where ``tile`` could be placed, in :meth:`points` order.
+        """The open points showing a half of ``tile``, in :meth:`points` order.
 
         On the empty table any tile is placed with ``at=None``, so this is empty.
+        Whether the tile is free to play (not already on the table, in the
+        player's hand) is not checked here.
+
+        :raises ValueError: if ``tile`` is not a :class:`Tile`.
         """
-        return tuple(
-            _point(key)
-            for key in self.open_keys
-            if tile.low == _VALUE_OF_KEY[key] or tile.high == _VALUE_OF_KEY[key]
-        )
+        if not isinstance(tile, Tile):
+            raise ValueError(f"not a tile: {tile!r}")
+        return tuple(_point(key) for key in self.open_keys if tile.has(_VALUE_OF_KEY[key]))
 
     @property
     def tiles(self) -> tuple[Tile, ...]:
@@ -295,7 +297,7 @@ class Layout:
         return isinstance(tile, Tile) and bool(self.tile_mask >> tile.index & 1)
 
     def __len__(self) -> int:
-        return self.tile_mask.bit_count()
+        return self.count
 
     def __iter__(self) -> Iterator[Tile]:
         return iter(self.tiles)
@@ -325,7 +327,7 @@ class Layout:
             not an open point, or if the tile shows no half of ``at``'s value.
         """
         self.check_place(tile, at)
-        return self._place(tile, None if at is None else at.order)
+        return self._place(ALL_TILES[tile.index], None if at is None else at.order)
 
     def check_place(self, tile: object, at: object) -> None:
         """Raise :class:`IllegalMove` naming the problem if ``place(tile, at)`` is illegal."""
@@ -343,7 +345,7 @@ class Layout:
             raise IllegalMove(f"the table is empty: the opening tile {tile} is placed with at=None")
         if at.order not in self.open_keys:
             raise IllegalMove(self._why_not_open(at))
-        if not (tile.low == at.value or tile.high == at.value):
+        if not tile.has(at.value):
             raise IllegalMove(f"values do not match: {tile} shows no {at.value} for {at}")
 
     def _why_not_open(self, at: Point) -> str:

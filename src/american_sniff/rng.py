@@ -27,13 +27,23 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-__all__ = ["MASK64", "below", "next_u64", "shuffled"]
+__all__ = ["MASK64", "below", "check_seed", "next_u64", "shuffled"]
 
 #: 2**64 - 1: every seed and generator state is a 64-bit unsigned integer.
 MASK64 = (1 << 64) - 1
 _GAMMA = 0x9E3779B97F4A7C15
 _SPAN = 1 << 64
 _T = TypeVar("_T")
+
+
+def check_seed(seed: object) -> int:
+    """Return ``seed`` if it is a valid seed (an integer from 0 to 2**64 - 1).
+
+    :raises ValueError: otherwise, naming the value.
+    """
+    if type(seed) is not int or not 0 <= seed <= MASK64:
+        raise ValueError(f"a seed must be an integer from 0 to 2**64 - 1, got {seed!r}")
+    return seed
 
 
 def next_u64(state: int) -> tuple[int, int]:

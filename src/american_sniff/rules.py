@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
+
 __all__ = [
     "HAND_SIZE",
     "PLAYER_COUNTS",
@@ -13,18 +16,18 @@ __all__ = [
     "side_of",
 ]
 
-#: The version of the rules this library implements; written into every record.
-#: It changes only when the game the engine plays changes.
+#: The version of the rules this library implements, kept apart from the
+#: package version: it changes only when the game the engine plays changes.
 RULES_VERSION = "1"
 
 #: The supported numbers of players.
 PLAYER_COUNTS = (2, 3, 4)
 
-#: Tiles dealt to each player, by number of players.
-HAND_SIZE = {2: 7, 3: 6, 4: 5}
+#: Tiles dealt to each player, by number of players (read-only).
+HAND_SIZE: Mapping[int, int] = MappingProxyType({2: 7, 3: 6, 4: 5})
 
-#: Raw points a side needs to win, by number of players.
-TARGET = {2: 250, 3: 200, 4: 200}
+#: Raw points a side needs to win, by number of players (read-only).
+TARGET: Mapping[int, int] = MappingProxyType({2: 250, 3: 200, 4: 200})
 
 
 def side_count(players: int) -> int:

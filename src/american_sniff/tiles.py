@@ -83,7 +83,7 @@ def parse_tile(text: str) -> Tile:
     """
     match = _TILE_TEXT.fullmatch(text) if isinstance(text, str) else None
     if match is None or max(int(match.group(1)), int(match.group(2))) > MAX_PIPS:
-        raise ValueError(f"not a tile: {text!r} (expected the form '[a|b]' with 0 <= a, b <= 6)")
+        raise ValueError(f"not a tile: {text!r} (expected '[a|b]' with halves from 0 to 6)")
     return Tile(int(match.group(1)), int(match.group(2)))
 
 
