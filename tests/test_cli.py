@@ -26,14 +26,15 @@ def test_demo_plays_a_whole_match_and_names_the_winner(players: int) -> None:
     assert text.count("\nRound ") == final.round
 
 
-def test_demo_narrates_placements_settlements_and_scores() -> None:
+@pytest.mark.parametrize("seed", [7, 33])  # the last round ends by a domino, then blocked
+def test_demo_narrates_placements_settlements_and_scores(seed: int) -> None:
     """Every placement shows its sum; scoring ones show the points and the scores.
 
     Each finished round gets one "Round N ends" line, in order (the last as the final state
     records it), and the final scores printed are the final state's.
     """
     out = io.StringIO()
-    final = demo(4, 7, out)
+    final = demo(4, seed, out)
     text = out.getvalue()
     assert "Partnerships: seats 0+2 against seats 1+3" in text
     assert " places " in text
