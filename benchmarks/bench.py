@@ -67,9 +67,7 @@ STATE_FIELDS = (
     "winner",
     "drawn",
     "drawn_count",
-    "last_move",
-    "last_seat",
-    "last_points",
+    "_log",
 )
 #: A state is "mid-round" once this many tiles lie on the table.
 MID_ROUND_TILES = 3

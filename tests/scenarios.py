@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from american_sniff import (
     ALL_TILES,
+    Action,
     Deal,
     Layout,
     MatchState,
@@ -28,6 +29,7 @@ __all__ = [
     "act",
     "deal",
     "first_move_match",
+    "last",
     "pt",
     "run",
     "table",
@@ -70,6 +72,13 @@ def act(state: MatchState, text: str) -> MatchState:
     legal = legal_moves(state)
     assert move in legal, f"{text} is not legal here: {legal}"
     return apply(state, move)
+
+
+def last(state: MatchState) -> Action:
+    """The action that produced ``state`` (which must not be the start of a match)."""
+    action = state.last_action
+    assert action is not None, "the start of a match has no last action"
+    return action
 
 
 def run(state: MatchState, script: Sequence[str]) -> list[MatchState]:

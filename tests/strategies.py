@@ -36,6 +36,7 @@ from american_sniff import (
     new_match,
     placement_points,
 )
+from scenarios import last
 
 __all__ = [
     "HAND_SIZE",
@@ -397,9 +398,8 @@ def snapshot(state: MatchState, *, listed: bool = True) -> tuple[object, ...]:
         state.winner,
         state.drawn,
         state.drawn_count,
-        state.last_move,
-        state.last_seat,
-        state.last_points,
+        state.last_action,
+        state.history,
         state.stock,
         tuple(legal_moves(state)) if listed else None,
     )
@@ -464,8 +464,8 @@ def check_state(state: MatchState) -> None:
     # Rule 1: a block is declared as soon as it holds, so a live round never shows one.
     assert not (state.stock_size == 0 and nobody_can_place(state.hands, state.layout))
     if state.drawn is not None:
-        assert state.last_move == Draw()
-        assert state.last_seat == state.turn
+        assert last(state).move == Draw()
+        assert last(state).seat == state.turn
         assert state.drawn in state.hands[state.turn]
         assert all(isinstance(m, Place) and m.tile == state.drawn for m in legal)
     if Pass() in legal:
@@ -492,7 +492,7 @@ def check_score_change(before: MatchState, move: object, after: MatchState) -> N
         assert points == (table.end_sum if table.end_sum > 0 and table.end_sum % 5 == 0 else 0)
     else:
         points = 0
-    assert after.last_points == points
+    assert last(after).points == points
     expected = list(before.scores)
     expected[side_of(players, seat)] += points
     if result is not None:
@@ -515,8 +515,8 @@ def check_transition(before: MatchState, move: object, after: MatchState) -> Non
     players = before.players
     seat = before.turn
     assert move in expected_legal_moves(before)
-    assert after.last_move == move
-    assert after.last_seat == seat
+    assert last(after).move == move
+    assert last(after).seat == seat
     assert after.seed == before.seed
     assert after.players == players
     new_round = after.round != before.round
@@ -563,7 +563,7 @@ def check_transition(before: MatchState, move: object, after: MatchState) -> Non
     if after.winner is not None:
         # The target is checked first: the match ends at this placement.
         assert isinstance(move, Place)
-        assert after.last_points > 0
+        assert last(after).points > 0
         assert after.winner == side_of(players, seat)
         assert after.scores[after.winner] >= after.target > before.scores[after.winner]
         assert after.turn == seat

@@ -29,7 +29,7 @@ from american_sniff import (
     round_hand,
     score_of,
 )
-from scenarios import WORKED_EXAMPLE_STEPS, act, deal, pt, table, tiles
+from scenarios import WORKED_EXAMPLE_STEPS, act, deal, last, pt, table, tiles
 from strategies import point_key
 
 # -- notation ----------------------------------------------------------------------
@@ -329,8 +329,8 @@ def test_examples_1_to_9_played_in_a_match_score_for_the_placing_player() -> Non
     for (tile, at), (seat, points, scores) in zip(WORKED_EXAMPLE_STEPS, expected, strict=True):
         assert state.turn == seat
         state = act(state, f"{tile} opens" if at is None else f"{tile} on {at}")
-        assert state.last_seat == seat
-        assert state.last_points == points
+        assert last(state).seat == seat
+        assert last(state).points == points
         assert state.scores == scores
         assert (score_of(state, 0), score_of(state, 1)) == scores
     assert state.layout == example(9)
@@ -348,7 +348,7 @@ def test_example_1_opening_scores_five_for_the_opener(opener: int) -> None:
         hands.reverse()
     state = new_match(2, seed=1, deals=[deal(hands, opener=opener)])
     state = act(state, "[1|4] opens")
-    assert state.last_points == 5
+    assert last(state).points == 5
     assert score_of(state, opener) == 5
     assert score_of(state, 1 - opener) == 0
 
@@ -368,10 +368,10 @@ def test_example_12_played_in_a_match_scores_fifteen_for_the_second_player() -> 
         ],
     )
     state = act(state, "[3|6] opens")
-    assert (state.last_points, state.scores) == (0, (0, 0))
+    assert (last(state).points, state.scores) == (0, (0, 0))
     state = act(state, "[6|6] on [3|6] high")
-    assert state.last_seat == 1
-    assert state.last_points == 15
+    assert last(state).seat == 1
+    assert last(state).points == 15
     assert state.scores == (0, 15)
     assert state.layout.sniff == Tile(6, 6)
 
@@ -397,16 +397,16 @@ def test_example_13_played_in_a_match_with_partners_scores_fifteen_for_the_side(
         ],
     )
     state = act(state, "[4|4] opens")
-    assert state.last_points == 0
+    assert last(state).points == 0
     state = act(state, "[4|6] on [4|4] line_a")
-    assert state.last_points == 0
+    assert last(state).points == 0
     state = act(state, "[1|4] on [4|4] line_b")
-    assert state.last_points == 15
+    assert last(state).points == 15
     assert state.scores == (15, 0)
     assert score_of(state, 0) == score_of(state, 2) == 15
     state = act(state, "[2|4] on [4|4] branch_a")
     assert state.layout.end_sum == 13
-    assert state.last_points == 0
+    assert last(state).points == 0
     assert state.scores == (15, 0)
 
 
@@ -421,5 +421,5 @@ def test_examples_10_and_11_opening_doubles_in_a_match(opening: str, points: int
     second = " ".join(str(t) for t in others[6:13])
     state = new_match(2, seed=1, deals=[deal([first, second])])
     state = act(state, f"{opening} opens")
-    assert state.last_points == points
+    assert last(state).points == points
     assert state.scores == (points, 0)

@@ -32,6 +32,7 @@ from american_sniff import (
     new_match,
     score_of,
 )
+from scenarios import last
 from strategies import (
     HAND_SIZE,
     TARGETS,
@@ -96,7 +97,8 @@ def test_a_match_starts_with_full_hands_and_no_score(state: MatchState) -> None:
     assert state.scores == (0,) * (2 if players == 4 else players)
     assert state.winner is None
     assert state.drawn is None
-    assert state.last_move is None
+    assert state.last_action is None
+    assert state.history == ()
     assert state.target == TARGETS[players]
     assert 0 <= state.turn < players
     assert state.turn == state.info.opener
@@ -169,7 +171,7 @@ def test_scores_change_only_by_scoring_placements_and_settlements(
                 for i, (a, b) in enumerate(zip(before.scores, after.scores, strict=True))
                 if a != b
             ]
-            assert changed == ([side_of(players, before.turn)] if after.last_points else [])
+            assert changed == ([side_of(players, before.turn)] if last(after).points else [])
 
 
 @given(mid_match_states())
@@ -386,8 +388,8 @@ def test_golden_random_match_two_players_seed_2024() -> None:
     assert state.scores == (200, 250)
     assert state.winner == 1
     assert state.round == 15
-    assert state.last_move == Place(T(4, 5), Point(T(0, 5), Side.HIGH))
-    assert state.last_points == 10
+    assert last(state).move == Place(T(4, 5), Point(T(0, 5), Side.HIGH))
+    assert last(state).points == 10
 
 
 # -- the end of the match --------------------------------------------------------

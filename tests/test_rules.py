@@ -37,7 +37,7 @@ from american_sniff import (
     round_hand,
     score_of,
 )
-from scenarios import DRAW_DEAL, PASS_DEAL, act, deal, first_move_match, pt, run, tiles
+from scenarios import DRAW_DEAL, PASS_DEAL, act, deal, first_move_match, last, pt, run, tiles
 from strategies import HAND_SIZE, side_of
 
 # -- scenario helpers -----------------------------------------------------------------
@@ -178,11 +178,11 @@ def test_the_match_ends_exactly_when_a_side_reaches_the_target(players: int, tar
         final, before = match[-1], match[-2]
         assert all(max(state.scores) < target for state in match[:-1])
         assert final.winner is not None
-        assert isinstance(final.last_move, Place)
-        assert final.last_seat is not None
-        assert final.winner == side_of(players, final.last_seat)
+        assert isinstance(last(final).move, Place)
+        assert last(final).seat is not None
+        assert final.winner == side_of(players, last(final).seat)
         assert final.scores[final.winner] >= target
-        assert final.scores[final.winner] == before.scores[final.winner] + final.last_points
+        assert final.scores[final.winner] == before.scores[final.winner] + last(final).points
 
 
 def test_two_player_scores_between_200_and_249_do_not_win() -> None:
@@ -311,8 +311,8 @@ def test_turns_go_clockwise_with_four_players_and_a_draw_keeps_the_turn() -> Non
     states = domino_states()
     for before, after in itertools.pairwise(states[:-1]):
         seat = before.turn
-        assert after.last_seat == seat
-        if isinstance(after.last_move, Draw):
+        assert last(after).seat == seat
+        if isinstance(last(after).move, Draw):
             assert after.turn == seat
         else:
             assert after.turn == (seat + 1) % 4
@@ -337,7 +337,7 @@ def test_the_opener_may_place_any_tile_of_the_hand(players: int, opener: int) ->
     for tile in hand:
         after = apply(state, Place(tile))
         assert after.layout.tiles == (tile,)
-        assert after.last_points == placement_points(tile.pips)
+        assert last(after).points == placement_points(tile.pips)
 
 
 def test_first_round_opener_is_a_seeded_lot() -> None:
@@ -610,7 +610,7 @@ def test_a_lone_opening_5_5_scores_10_in_a_match() -> None:
         ],
     )
     state = act(state, "[5|5] opens")
-    assert (state.last_points, state.scores) == (10, (10, 0))
+    assert (last(state).points, state.scores) == (10, (10, 0))
 
 
 @pytest.mark.parametrize("value", range(1, 7))
@@ -691,14 +691,14 @@ def test_placement_points_land_on_the_placing_side_every_time() -> None:
         match = first_move_match(players, 1)
         checked = 0
         for before, after in itertools.pairwise(match):
-            if not isinstance(after.last_move, Place) or after.round != before.round:
+            if not isinstance(last(after).move, Place) or after.round != before.round:
                 continue
-            assert after.last_seat is not None
+            assert last(after).seat is not None
             points = placement_points(after.layout.end_sum)
-            assert after.last_points == points
+            assert last(after).points == points
             gains = [a - b for a, b in zip(after.scores, before.scores, strict=True)]
             expected = [0] * len(gains)
-            expected[side_of(players, after.last_seat)] = points
+            expected[side_of(players, last(after).seat)] = points
             assert gains == expected
             checked += 1
         assert checked > 50
@@ -720,7 +720,7 @@ def test_a_zero_sum_scores_nothing_in_a_match() -> None:
     )
     state = act(state, "[0|0] opens")
     assert state.layout.end_sum == 0
-    assert (state.last_points, state.scores) == (0, (0, 0))
+    assert (last(state).points, state.scores) == (0, (0, 0))
 
 
 # -- drawing and passing -------------------------------------------------------------------
@@ -833,7 +833,7 @@ def test_a_player_passes_only_when_the_stock_is_empty() -> None:
         apply(state, Draw())
     state = apply(state, Pass())
     assert state.round == 1
-    assert (state.turn, state.last_move, state.last_seat, state.last_points) == (0, Pass(), 1, 0)
+    assert (state.turn, last(state).move, last(state).seat, last(state).points) == (0, Pass(), 1, 0)
     assert all(isinstance(m, Place) for m in legal_moves(state))
 
 
@@ -855,8 +855,8 @@ def test_blocked_is_declared_by_the_placement_that_causes_it() -> None:
     assert result is not None
     assert result.end is RoundEnd.BLOCKED
     assert result.finisher is None
-    assert after.last_move == Place(Tile(0, 0), pt("[0|6] low"))
-    assert after.last_seat == 0
+    assert last(after).move == Place(Tile(0, 0), pt("[0|6] low"))
+    assert last(after).seat == 0
     assert all(not any(result.layout.fits(t) for t in hand) for hand in result.hands)
     assert result.layout.tiles[-1] == Tile(0, 0)
     # Seat 0 scored 5 with [0|5]; settlement: [6|6] -> 10, [1|1][2|2] -> 5,
@@ -882,7 +882,7 @@ def test_blocked_is_declared_by_the_draw_that_empties_the_stock() -> None:
     assert result is not None
     assert result.end is RoundEnd.BLOCKED
     assert result.finisher is None
-    assert (after.last_move, after.last_seat, after.last_points) == (Draw(), 2, 0)
+    assert (last(after).move, last(after).seat, last(after).points) == (Draw(), 2, 0)
     assert Tile(4, 6) in result.hands[2]
     assert result.deductions == (20, 5, 30, 70)
     assert result.scores == (5 - 20 - 30, 0 - 5 - 70)
@@ -913,7 +913,7 @@ def test_blocked_rounds_in_seeded_matches_end_on_a_placement_or_a_draw() -> None
                 ended = after.round != before.round and result is not None
                 if ended and result is not None and result.end is RoundEnd.BLOCKED:
                     assert result.finisher is None
-                    ends.append(type(after.last_move))
+                    ends.append(type(last(after).move))
     assert Place in ends
     assert Draw in ends
     assert Pass not in ends
@@ -942,9 +942,9 @@ def test_the_last_tile_ends_the_round_and_the_record_is_filled() -> None:
     assert result.deductions == (0, 0, 5, 10)
     assert result.scores == final.scores
     assert final.round == 2
-    assert final.last_move == Place(Tile(2, 5), pt("[2|6] low"))
-    assert final.last_seat == 1
-    assert final.last_points == 5
+    assert last(final).move == Place(Tile(2, 5), pt("[2|6] low"))
+    assert last(final).seat == 1
+    assert last(final).points == 5
 
 
 @pytest.mark.parametrize("pips", range(85))
@@ -989,12 +989,12 @@ def test_settlement_deducts_each_rounded_hand_from_its_side() -> None:
                 if result is None or after.round == before.round:
                     continue
                 ends += 1
-                assert after.last_seat is not None
+                assert last(after).seat is not None
                 assert result.deductions == tuple(
                     round_hand(sum(t.pips for t in hand)) for hand in result.hands
                 )
                 expected = list(before.scores)
-                expected[side_of(players, after.last_seat)] += after.last_points
+                expected[side_of(players, last(after).seat)] += last(after).points
                 for seat, amount in enumerate(result.deductions):
                     expected[side_of(players, seat)] -= amount
                 assert result.scores == after.scores == tuple(expected)
@@ -1005,7 +1005,7 @@ def test_scores_can_go_below_zero() -> None:
     """Decision 2: settlement has no floor; side 1 had 5 and loses 10 for seat 3's [4|4]."""
     states = domino_states()
     assert states[-2].scores[1] == 0
-    assert states[-1].last_points == 5
+    assert last(states[-1]).points == 5
     assert states[-1].scores[1] == 5 - 10 == -5
     assert score_of(states[-1], 3) == -5
 
@@ -1106,7 +1106,7 @@ def test_a_match_is_reproducible_from_its_seed(players: int) -> None:
     again = first_move_match.__wrapped__(players, 0)
     assert [s.hands for s in one] == [s.hands for s in again]
     assert [s.stock for s in one] == [s.stock for s in again]
-    assert [s.last_move for s in one] == [s.last_move for s in again]
+    assert [s.last_action for s in one] == [s.last_action for s in again]
     assert one[-1].scores == again[-1].scores
 
 
@@ -1119,7 +1119,7 @@ def test_every_draw_takes_the_front_of_the_stock_in_seeded_matches() -> None:
     for players in (2, 3, 4):
         match = first_move_match(players, 2)
         for before, after in itertools.pairwise(match):
-            if isinstance(after.last_move, Draw) and after.round == before.round:
+            if isinstance(last(after).move, Draw) and after.round == before.round:
                 draws += 1
                 assert after.stock == before.stock[1:]
                 seat = before.turn
@@ -1135,7 +1135,7 @@ def _winning_last_tile() -> tuple[MatchState, MatchState]:
     for seed in range(40):
         match = first_move_match(2, seed)
         final = match[-1]
-        if final.is_over and final.last_seat is not None and not final.hands[final.last_seat]:
+        if final.is_over and last(final).seat is not None and not final.hands[last(final).seat]:
             return match[-2], final
     raise AssertionError("no seeded match was won with a player's last tile")
 
@@ -1147,7 +1147,7 @@ def test_reaching_the_target_with_the_last_tile_wins_without_settlement() -> Non
     the round is not finished, nothing is settled.
     """
     before, final = _winning_last_tile()
-    seat = final.last_seat
+    seat = last(final).seat
     assert seat is not None
     assert len(before.hands[seat]) == 1
     assert final.winner == side_of(2, seat)
@@ -1156,14 +1156,14 @@ def test_reaching_the_target_with_the_last_tile_wins_without_settlement() -> Non
     assert final.last_round is before.last_round
     assert final.layout == before.layout.place(*_placed(final))
     expected = list(before.scores)
-    expected[seat] += final.last_points
+    expected[seat] += last(final).points
     assert final.scores == tuple(expected)
     assert final.scores[seat] >= 250 > before.scores[seat]
     assert final.hands[1 - seat] == before.hands[1 - seat]
 
 
 def _placed(state: MatchState) -> tuple[Tile, Point | None]:
-    move = state.last_move
+    move = last(state).move
     assert isinstance(move, Place)
     return move.tile, move.at
 
@@ -1206,10 +1206,10 @@ def test_going_out_is_checked_before_a_block() -> None:
                 if result is None or after.round == before.round or before.stock_size:
                     continue
                 nobody = not any(any(result.layout.fits(t) for t in h) for h in result.hands)
-                seat = after.last_seat
+                seat = last(after).seat
                 if nobody and seat is not None and not result.hands[seat]:
                     found += 1
-                    assert isinstance(after.last_move, Place)
+                    assert isinstance(last(after).move, Place)
                     assert result.end is RoundEnd.DOMINO
                     assert result.finisher == seat
     assert found > 0
@@ -1237,26 +1237,26 @@ def test_a_won_match_has_no_legal_moves_and_refuses_every_move() -> None:
 # -- last_move, last_seat, last_points -------------------------------------------------------
 
 
-def test_last_move_seat_and_points_follow_each_action() -> None:
-    """``last_move``, ``last_seat`` and ``last_points`` describe the action just applied.
+def test_last_action_follows_each_action() -> None:
+    """``last_action`` describes the action just applied: its seat, move and points.
 
     A new match has none.
     """
     state = new_match(2, seed=1, deals=[DRAW_DEAL])
-    assert (state.last_move, state.last_seat, state.last_points) == (None, None, 0)
+    assert state.last_action is None
     state = act(state, "[0|0] opens")
-    assert (state.last_move, state.last_seat, state.last_points) == (Place(Tile(0, 0)), 0, 0)
+    assert (last(state).move, last(state).seat, last(state).points) == (Place(Tile(0, 0)), 0, 0)
     state = act(state, "draw")
-    assert (state.last_move, state.last_seat, state.last_points) == (Draw(), 1, 0)
+    assert (last(state).move, last(state).seat, last(state).points) == (Draw(), 1, 0)
     state = act(state, "draw")
     state = act(state, "draw")
     state = act(state, "[0|3] on [0|0] line_b")
-    assert state.last_move == Place(Tile(0, 3), pt("[0|0] line_b"))
-    assert (state.last_seat, state.last_points) == (1, 0)
+    assert last(state).move == Place(Tile(0, 3), pt("[0|0] line_b"))
+    assert (last(state).seat, last(state).points) == (1, 0)
     state = act(state, "[0|5] on [0|0] line_a")  # [0|3] high 3 + [0|5] high 5 = 8
-    assert (state.last_seat, state.last_points) == (0, 0)
+    assert (last(state).seat, last(state).points) == (0, 0)
     state = act(state, "[2|3] on [0|3] high")  # 5 + 2 = 7
     state = act(state, "[0|4] on [0|0] branch_a")  # 5 + 2 + 4 + 0 (branch B) = 11
     assert state.layout.end_sum == 11
     state = act(state, "[1|2] on [2|3] low")  # 5 + 1 + 4 + 0 = 10
-    assert (state.last_seat, state.last_points, state.scores) == (1, 10, (0, 10))
+    assert (last(state).seat, last(state).points, state.scores) == (1, 10, (0, 10))

@@ -100,7 +100,9 @@ def test_deals_of_equal_tiles_made_elsewhere_play_like_interned_ones() -> None:
 def test_the_engines_fast_constructors_fill_exactly_the_attrs_fields() -> None:
     """States and layouts made by the engine equal ones made by attrs from the same fields."""
     for state in _play(new_match(4, seed=12), 80, seed=4):
-        state_fields = {f.name: getattr(state, f.name) for f in attrs.fields(MatchState) if f.init}
+        state_fields = {
+            (f.alias or f.name): getattr(state, f.name) for f in attrs.fields(MatchState) if f.init
+        }
         assert MatchState(**state_fields) == state
         layout = state.layout
         layout_fields = {(f.alias or f.name): getattr(layout, f.name) for f in attrs.fields(Layout)}

@@ -142,8 +142,9 @@ class MatchMachine(RuleBasedStateMachine):
         if state.is_over:
             assert legal == ()
             return
-        if state.last_move == Draw() and state.last_seat is not None and state.layout.tiles:
-            assert state.turn == state.last_seat
+        action = state.last_action
+        if action is not None and action.move == Draw() and state.layout.tiles:
+            assert state.turn == action.seat
         hand = state.hands[state.turn]
         if state.drawn is not None:
             assert set(legal) == placements((state.drawn,), state.layout)

@@ -12,7 +12,7 @@ from .errors import IllegalMove, InvalidDeal
 from .layout import Connection, Contribution, Layout, Point, Side, parse_point
 from .moves import Draw, Move, Pass, Place, parse_move
 from .rules import RULES_VERSION, TARGET, placement_points, round_hand
-from .state import Deal, MatchState, RoundEnd, RoundInfo, RoundResult
+from .state import Action, Deal, MatchState, RoundEnd, RoundInfo, RoundResult
 from .tiles import ALL_TILES, Tile, parse_tile
 
 __version__ = "0.1.0"
@@ -21,6 +21,7 @@ __all__ = [
     "ALL_TILES",
     "RULES_VERSION",
     "TARGET",
+    "Action",
     "Connection",
     "Contribution",
     "Deal",

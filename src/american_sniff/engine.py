@@ -18,6 +18,7 @@ from .rules import (
     side_of,
 )
 from .state import (
+    ActionLog,
     Deal,
     MatchState,
     RoundEnd,
@@ -118,15 +119,11 @@ def _deal_round(
     scores: tuple[int, ...],
     finisher: int | None,
     last_round: RoundResult | None = None,
-    last_move: Move | None = None,
-    last_seat: int | None = None,
-    last_points: int = 0,
 ) -> MatchState:
     """The first state of round ``number``, opened by the finisher or by lot.
 
     The round is dealt from the next given deal, or else from the generator
-    state ``rng``; the ``last_*`` arguments describe the action that ended the
-    round before, for display.
+    state ``rng``; ``last_round`` is the result of the round before.
     """
     lot: int | None = None
     if deals:
@@ -170,9 +167,7 @@ def _deal_round(
         None,
         None,
         0,
-        last_move,
-        last_seat,
-        last_points,
+        None,
     )
 
 
@@ -278,38 +273,22 @@ def apply(state: MatchState, move: Move) -> MatchState:
 
 
 def _apply_place(state: MatchState, move: Place) -> MatchState:
-    tile = move.tile
-    at = move.at
+    """Place a tile: score it, then check the target, an empty hand and a block, in order."""
     seat = state.turn
     hand = state.hands[seat]
-    layout = state.layout
     # A move that legal_moves handed out for this state is recognised by
     # identity; anything else is checked rule by rule.
-    handed_out = False
     legal = state._legal
+    handed_out = False
     if legal is not None:
         for candidate in legal:
             if candidate is move:
                 handed_out = True
                 break
     if not handed_out:
-        # Find the rule the move breaks, or else the interned move equal to it.
-        if not isinstance(tile, Tile):
-            raise IllegalMove(f"not a tile: {tile!r}")
-        if tile not in hand:
-            raise IllegalMove(f"{tile} is not in the hand of seat {seat}")
-        drawn = state.drawn
-        if drawn is not None and tile != drawn:
-            raise IllegalMove(f"seat {seat} must place the tile just drawn, {drawn}, not {tile}")
-        layout.check_place(tile, at)
-        tile = ALL_TILES[tile.index]
-        if at is None:
-            move = _OPEN[tile.index]
-        else:
-            interned = _PLACE[tile.index][at.order]
-            assert interned is not None  # check_place has just accepted the move
-            move = interned
-        at = move.at
+        move = _checked_place(state, move)
+    tile = move.tile
+    at = move.at
     key = None if at is None else at.order
     # The placement itself, and its points.  Hands hold the interned tiles.
     position = 0
@@ -321,36 +300,29 @@ def _apply_place(state: MatchState, move: Place) -> MatchState:
         position = hand.index(tile)
     new_hand = hand[:position] + hand[position + 1 :]
     hands = state.hands[:seat] + (new_hand,) + state.hands[seat + 1 :]
-    layout = layout._place(tile, key)
+    layout = state.layout._place(tile, key)
     end_sum = layout.end_sum
     points = end_sum if end_sum > 0 and end_sum % 5 == 0 else 0
     players = state.info.players
     scores = state.scores
+    winner = None
     if points:
         side = seat % 2 if players == 4 else seat  # rules.side_of, inlined
         total = scores[side] + points
         scores = scores[:side] + (total,) + scores[side + 1 :]
         # The target is checked first: reaching it ends the match at once.
-        if total >= TARGET[players]:
-            return _new_state(
-                state.info,
-                seat,
-                hands,
-                layout,
-                scores,
-                side,
-                None,
-                state.drawn_count,
-                move,
-                seat,
-                points,
-            )
+        winner = side if total >= TARGET[players] else None
+    log = (seat, move, None, end_sum, points, scores, state._log)
+    if winner is not None:
+        return _new_state(
+            state.info, seat, hands, layout, scores, winner, None, state.drawn_count, log
+        )
     # Then an empty hand: the player went out.
     if not new_hand:
-        return _end_round(state, hands, layout, scores, RoundEnd.DOMINO, seat, move, points)
+        return _end_round(state, hands, layout, scores, RoundEnd.DOMINO, seat, log)
     # Then a block: an empty stock and nobody able to place.
     if state.drawn_count == len(state.info.deck) and _blocked(hands, layout.value_mask):
-        return _end_round(state, hands, layout, scores, RoundEnd.BLOCKED, None, move, points)
+        return _end_round(state, hands, layout, scores, RoundEnd.BLOCKED, None, log)
     return _new_state(
         state.info,
         (seat + 1) % players,
@@ -360,10 +332,28 @@ def _apply_place(state: MatchState, move: Place) -> MatchState:
         None,
         None,
         state.drawn_count,
-        move,
-        seat,
-        points,
+        log,
     )
+
+
+def _checked_place(state: MatchState, move: Place) -> Place:
+    """The interned placement equal to ``move``, or IllegalMove naming the rule it breaks."""
+    tile = move.tile
+    at = move.at
+    seat = state.turn
+    if not isinstance(tile, Tile):
+        raise IllegalMove(f"not a tile: {tile!r}")
+    if tile not in state.hands[seat]:
+        raise IllegalMove(f"{tile} is not in the hand of seat {seat}")
+    drawn = state.drawn
+    if drawn is not None and tile != drawn:
+        raise IllegalMove(f"seat {seat} must place the tile just drawn, {drawn}, not {tile}")
+    state.layout.check_place(tile, at)
+    if at is None:
+        return _OPEN[tile.index]
+    interned = _PLACE[tile.index][at.order]
+    assert interned is not None  # check_place has just accepted the move
+    return interned
 
 
 def _apply_draw(state: MatchState) -> MatchState:
@@ -380,9 +370,10 @@ def _apply_draw(state: MatchState) -> MatchState:
     hand = tuple(sorted(state.hands[seat] + (tile,), key=tile_index))
     hands = state.hands[:seat] + (hand,) + state.hands[seat + 1 :]
     layout = state.layout
+    log = (seat, _DRAW, tile, None, 0, state.scores, state._log)
     fits = bool(_VALUES[tile.index] & layout.value_mask)
     if not fits and count == len(deck) and _blocked(hands, layout.value_mask):
-        return _end_round(state, hands, layout, state.scores, RoundEnd.BLOCKED, None, _DRAW, 0)
+        return _end_round(state, hands, layout, state.scores, RoundEnd.BLOCKED, None, log)
     return _new_state(
         state.info,
         seat,
@@ -392,9 +383,7 @@ def _apply_draw(state: MatchState) -> MatchState:
         None,
         tile if fits else None,
         count,
-        _DRAW,
-        seat,
-        0,
+        log,
     )
 
 
@@ -415,9 +404,7 @@ def _apply_pass(state: MatchState) -> MatchState:
         None,
         None,
         state.drawn_count,
-        _PASS,
-        seat,
-        0,
+        (seat, _PASS, None, None, 0, state.scores, state._log),
     )
 
 
@@ -450,10 +437,9 @@ def _end_round(
     scores: tuple[int, ...],
     end: RoundEnd,
     finisher: int | None,
-    move: Move,
-    points: int,
+    log: ActionLog,
 ) -> MatchState:
-    """Settle the round and deal the next one."""
+    """Settle the round and deal the next one; ``log`` ends with the action that ended it."""
     players = state.info.players
     # Each hand is rounded on its own and deducted from its side; no floor.
     deductions = tuple(round_hand(sum(t.pips for t in hand)) for hand in hands)
@@ -468,6 +454,7 @@ def _end_round(
         hands=hands,
         deductions=deductions,
         scores=tuple(settled),
+        log=log,
     )
     info = state.info
     return _deal_round(
@@ -479,9 +466,6 @@ def _end_round(
         scores=tuple(settled),
         finisher=finisher,
         last_round=result,
-        last_move=move,
-        last_seat=state.turn,
-        last_points=points,
     )
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["IllegalMove", "InvalidDeal"]
+__all__ = ["IllegalMove", "InvalidDeal", "InvalidState"]
 
 
 class IllegalMove(ValueError):
@@ -20,4 +20,16 @@ class InvalidDeal(ValueError):
 
     For example wrong hand sizes, missing or repeated tiles, or an opener that
     contradicts the rules.
+    """
+
+
+class InvalidState(ValueError):
+    """A match state, or the JSON of one, that the rules cannot reach.
+
+    Raised by :func:`~american_sniff.validate_state` and
+    :meth:`MatchState.from_json <american_sniff.MatchState.from_json>`; the
+    message names the first inconsistency found (a missing or repeated tile,
+    an illegal action in the history, a hand size no play could reach, a
+    winner below the target, a wrong type, an unknown key, a wrong format or
+    rules version, ...).
     """

@@ -21,7 +21,7 @@ from .tiles import ALL_TILES, Tile
 if TYPE_CHECKING:
     from .moves import Move
 
-__all__ = ["Deal", "MatchState", "RoundEnd", "RoundInfo", "RoundResult"]
+__all__ = ["Action", "ActionLog", "Deal", "MatchState", "RoundEnd", "RoundInfo", "RoundResult"]
 
 
 def tile_index(tile: Tile) -> int:
@@ -128,45 +128,141 @@ class RoundEnd(enum.Enum):
         return f"RoundEnd.{self.name}"
 
 
+# -- the action log ----------------------------------------------------------
+# Every state keeps the actions of its round as a chain of tuples, newest
+# first, shared with the states before it: an action adds one node and copies
+# nothing. A node is (seat, move, tile drawn or None, end sum or None, points,
+# scores after the action, previous node). :class:`Action` is the public,
+# readable form of a node.
+
+#: A node of the action log, or None for a round with no action yet.
+ActionLog = tuple[int, "Move", Tile | None, int | None, int, tuple[int, ...], "ActionLog"] | None
+
+
+@attrs.frozen
+class Action:
+    """One action of a round and what it did.
+
+    :attr:`MatchState.last_action` is the action that produced a state, and
+    :attr:`MatchState.history` lists the actions of the round so far.
+
+    :ivar seat: The seat that acted.
+    :ivar move: The move it made.
+    :ivar tile: The tile drawn, for a :class:`~american_sniff.Draw`; None for
+        other moves, and in a :class:`~american_sniff.PlayerView` for a tile that
+        another seat drew (it stays hidden).
+    :ivar end_sum: The table's end sum right after a placement; None for a draw
+        or a pass.
+    :ivar points: What a placement scored (its end sum when that is a positive
+        multiple of five, else 0); 0 for a draw or a pass.
+    :ivar scores: Each side's score right after the action, before any
+        settlement that the action caused.
+    :ivar round_result: The result of the round, if this action ended it;
+        else None.
+    :ivar winner: The side that won the match with this action, else None.
+    """
+
+    seat: int
+    move: Move
+    tile: Tile | None = None
+    end_sum: int | None = None
+    points: int = 0
+    scores: tuple[int, ...] = ()
+    round_result: RoundResult | None = None
+    winner: int | None = None
+
+    def __str__(self) -> str:
+        text = f"seat {self.seat}: {self.move}"
+        if self.tile is not None:
+            text += f" {self.tile}"
+        if self.end_sum is not None:
+            text += f", sum {self.end_sum}, scores {self.points}"
+        return text
+
+
+def _action(node: ActionLog, result: RoundResult | None, winner: int | None) -> Action:
+    """The :class:`Action` of a log node (which must not be None)."""
+    assert node is not None
+    seat, move, tile, end_sum, points, scores, _ = node
+    return Action(seat, move, tile, end_sum, points, scores, result, winner)
+
+
+def _actions(node: ActionLog, result: RoundResult | None, winner: int | None) -> tuple[Action, ...]:
+    """Every action of a log, oldest first; ``result`` and ``winner`` go to the newest."""
+    actions = []
+    last = True
+    while node is not None:
+        actions.append(_action(node, result, winner) if last else _action(node, None, None))
+        last = False
+        node = node[6]
+    actions.reverse()
+    return tuple(actions)
+
+
 @attrs.frozen
 class RoundResult:
-    """What happened at the end of a round, kept for display in the next state."""
+    """What happened at the end of a round, kept for display in the next state.
 
-    #: The number of the round that ended (1 for the first).
+    :ivar round: The number of the round that ended (1 for the first).
+    :ivar end: Whether a player went out or the round was blocked.
+    :ivar finisher: The seat that went out, or None after a block.
+    :ivar layout: The table as the round left it.
+    :ivar hands: Each seat's hand as revealed at settlement, seat 0 first.
+    :ivar deductions: What settlement took from each seat: its hand's pips
+        rounded to the nearest multiple of five, each hand on its own.
+    :ivar scores: Each side's score after settlement.
+    """
+
     round: int
-    #: Whether a player went out or the round was blocked.
     end: RoundEnd
-    #: The seat that went out, or None after a block.
     finisher: int | None
-    #: The table as the round left it.
     layout: Layout
-    #: Each seat's hand as revealed at settlement.
     hands: tuple[tuple[Tile, ...], ...]
-    #: What settlement took from each seat (each hand rounded on its own).
     deductions: tuple[int, ...]
-    #: Each side's score after settlement.
     scores: tuple[int, ...]
+    #: The round's action log, newest first (see :attr:`history`).
+    _log: ActionLog = attrs.field(alias="log", default=None, repr=False)
+
+    @property
+    def history(self) -> tuple[Action, ...]:
+        """Every action of the round, oldest first; the last one ended it.
+
+        The last action carries this result as its
+        :attr:`~Action.round_result`.
+        """
+        return _actions(self._log, self, None)
+
+    @property
+    def opener(self) -> int | None:
+        """The seat that opened the round (the seat of its first action)."""
+        node = self._log
+        seat = None
+        while node is not None:
+            seat, node = node[0], node[6]
+        return seat
 
 
 @attrs.frozen
 class RoundInfo:
-    """What stays fixed for a whole round; shared by every state of the round."""
+    """What stays fixed for a whole round; shared by every state of the round.
 
-    #: The number of players (2, 3 or 4).
+    :ivar players: The number of players (2, 3 or 4).
+    :ivar seed: The seed the match was dealt from (see :mod:`american_sniff.rng`).
+    :ivar round: The round number, 1 for the first deal.
+    :ivar opener: The seat that opened this round.
+    :ivar deck: The stock as dealt, in draw order (tiles already drawn included).
+    :ivar deals: Deals still to be used for later rounds, if the match was given deals.
+    :ivar rng: The generator state for the next deal or lot.
+    :ivar last_round: The result of the previous round, or None in the first round.
+    """
+
     players: int
-    #: The seed the match was dealt from (see :mod:`american_sniff.rng`).
     seed: int
-    #: The round number, 1 for the first deal.
     round: int
-    #: The seat that opened this round.
     opener: int
-    #: The stock as dealt, in draw order (tiles already drawn included).
     deck: tuple[Tile, ...]
-    #: Deals still to be used for later rounds, if the match was given deals.
     deals: tuple[Deal, ...]
-    #: The generator state for the next deal or lot.
     rng: int
-    #: The result of the previous round, or None in the first round.
     last_round: RoundResult | None
 
 
@@ -175,33 +271,37 @@ class MatchState:
     """A whole match at one moment: the hands, the stock, the table and the scores.
 
     Make one with :func:`~american_sniff.new_match` and advance it with
-    :func:`~american_sniff.apply`. A state never changes. The constructor (and
-    so ``attrs.evolve``) does not check that the fields are consistent with
-    each other; states made that way are the caller's responsibility.
+    :func:`~american_sniff.apply`; save it with :meth:`to_json` and load it
+    with :meth:`from_json`. A state never changes. The constructor (and so
+    ``attrs.evolve``) does not check that the fields are consistent with each
+    other; :func:`~american_sniff.validate_state` does.
+
+    :ivar info: The round's constants (players, seed, round number, opener, the
+        stock as dealt, deals still to use, generator state, previous round),
+        shared by every state of the round.
+    :ivar turn: The seat to move. Once the match is over, the seat whose
+        placement won it (and there is no legal move).
+    :ivar hands: Each seat's hand, sorted by tile, seat 0 first.
+    :ivar layout: The table of the current round.
+    :ivar scores: Each side's score: per seat with 2 or 3 players, per
+        partnership with 4 (side 0 is seats 0 and 2, side 1 seats 1 and 3).
+    :ivar winner: The side that reached the target, or None while the match
+        goes on. Once it is set the match is over: nothing more is applied.
+    :ivar drawn: A tile the player to move has just drawn that fits, and so
+        must be placed now; else None.
+    :ivar drawn_count: How many tiles of the round's stock have been drawn.
     """
 
-    #: The round's constants, shared by every state of the round.
     info: RoundInfo
-    #: The seat to move (after the match ends, the seat whose placement won it).
     turn: int
-    #: Each seat's hand, sorted by tile, seat 0 first.
     hands: tuple[tuple[Tile, ...], ...]
-    #: The table.
     layout: Layout
-    #: Each side's score: per seat with 2 or 3 players, per partnership with 4.
     scores: tuple[int, ...]
-    #: The winning side, or None while the match goes on.
     winner: int | None
-    #: A tile just drawn that fits and so must be placed now, else None.
     drawn: Tile | None
-    #: How many tiles of the round's stock have been drawn.
     drawn_count: int
-    #: The last action applied, or None at the start of the match.
-    last_move: Move | None
-    #: The seat that made the last action, or None at the start of the match.
-    last_seat: int | None
-    #: Points the last action scored (0 unless it was a scoring placement).
-    last_points: int
+    #: The round's action log, newest first (see :attr:`history`).
+    _log: ActionLog = attrs.field(alias="log", default=None, repr=False)
     #: Cache of the legal moves, filled on first use.
     _legal: tuple[Move, ...] | None = attrs.field(
         init=False, default=None, eq=False, repr=False, hash=False
@@ -243,6 +343,33 @@ class MatchState:
         return self.info.last_round
 
     @property
+    def last_action(self) -> Action | None:
+        """The action that produced this state, or None at the start of the match.
+
+        In the first state of a round it is the action that ended the round
+        before; its :attr:`~Action.round_result` is that round's result (also
+        :attr:`last_round`), and its move refers to that round's table.
+        """
+        node = self._log
+        if node is not None:
+            return _action(node, None, self.winner)
+        last = self.info.last_round
+        if last is not None and last._log is not None:
+            return _action(last._log, last, None)
+        return None
+
+    @property
+    def history(self) -> tuple[Action, ...]:
+        """The actions of the current round so far, oldest first.
+
+        They are kept as a chain shared with the earlier states of the round,
+        so an action costs the same whatever came before; this property builds
+        the tuple when it is read. The previous round's actions are in
+        ``last_round.history``.
+        """
+        return _actions(self._log, None, self.winner)
+
+    @property
     def target(self) -> int:
         """Raw points a side needs to win: 250 with 2 players, 200 with 3 or 4."""
         return TARGET[self.info.players]
@@ -261,6 +388,30 @@ class MatchState:
     def sides(self) -> int:
         """The number of scoring sides."""
         return side_count(self.info.players)
+
+    def to_json(self) -> str:
+        """The state as JSON text, in the documented state format.
+
+        The text holds everything needed to go on playing; see
+        :mod:`american_sniff.serial` for the conventions and ``docs/formats.md``
+        for the format, field by field.
+        """
+        # The JSON layer (and cattrs) loads only when used: the rules core
+        # imports nothing beyond attrs and the standard library.
+        from .serial import state_to_json  # noqa: PLC0415
+
+        return state_to_json(self)
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> MatchState:
+        """Load a state saved with :meth:`to_json`, checking everything.
+
+        :raises InvalidState: naming the first problem, if ``text`` is not
+            JSON, not in the state format, or not a state the rules can reach.
+        """
+        from .serial import state_from_json  # noqa: PLC0415
+
+        return state_from_json(text)
 
     def _check_seat(self, seat: object) -> None:
         """Raise :class:`ValueError` unless ``seat`` is a seat of this match."""
@@ -286,9 +437,7 @@ _set_scores = MatchState.__dict__["scores"].__set__
 _set_winner = MatchState.__dict__["winner"].__set__
 _set_drawn = MatchState.__dict__["drawn"].__set__
 _set_drawn_count = MatchState.__dict__["drawn_count"].__set__
-_set_last_move = MatchState.__dict__["last_move"].__set__
-_set_last_seat = MatchState.__dict__["last_seat"].__set__
-_set_last_points = MatchState.__dict__["last_points"].__set__
+_set_log = MatchState.__dict__["_log"].__set__
 _set_legal = MatchState.__dict__["_legal"].__set__
 
 
@@ -301,9 +450,7 @@ def _new_state(
     winner: int | None,
     drawn: Tile | None,
     drawn_count: int,
-    last_move: Move | None,
-    last_seat: int | None,
-    last_points: int,
+    log: ActionLog,
 ) -> MatchState:
     """``MatchState(...)`` for the engine's own, already consistent values.
 
@@ -321,8 +468,6 @@ def _new_state(
     _set_winner(state, winner)
     _set_drawn(state, drawn)
     _set_drawn_count(state, drawn_count)
-    _set_last_move(state, last_move)
-    _set_last_seat(state, last_seat)
-    _set_last_points(state, last_points)
+    _set_log(state, log)
     _set_legal(state, None)
     return state

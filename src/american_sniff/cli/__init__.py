@@ -1,0 +1,52 @@
+"""The ``american-sniff`` command line: one module per command.
+
+Each command module has a ``register(commands)`` function that adds its
+subparser (with a description and examples) and sets ``run``, the function
+that carries the command out and returns the exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from .. import __version__
+from . import demo as _demo
+from .demo import demo
+
+__all__ = ["demo", "main"]
+
+#: The command modules, in the order ``--help`` lists them.
+_COMMANDS = (_demo,)
+
+
+def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The top-level parser, and each command's own parser by name."""
+    parser = argparse.ArgumentParser(
+        prog="american-sniff",
+        description="The reference rules engine for the domino game American Sniff.",
+        epilog="Run 'american-sniff COMMAND --help' for the options and examples of a command.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    return parser, {module.NAME: module.register(commands) for module in _COMMANDS}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
+    parser, subparsers = _parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        # An unknown option belongs to the command: show that command's usage.
+        subparsers[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
+    try:
+        code: int = args.run(args)
+    except BrokenPipeError:
+        # The reader went away (e.g. `| head`): stop quietly, as Unix tools do.
+        # Point stdout at devnull so the interpreter's final flush cannot fail.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    return code

@@ -1,0 +1,79 @@
+"""``american-sniff demo``: a narrated, seeded match between random bots."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any, TextIO
+
+from ..bots import RandomBot
+from ..engine import apply, new_match
+from ..rng import MASK64
+from ..rules import RULES_VERSION
+from ..state import MatchState
+from .narrate import action_line, round_end_lines, round_start_line, scores_text, side_name
+from .options import add_players, add_seed
+
+__all__ = ["NAME", "demo", "register"]
+
+NAME = "demo"
+
+
+def demo(players: int, seed: int, out: TextIO) -> MatchState:
+    """Play and narrate a seeded match between random-legal bots; return its final state.
+
+    Seat ``k`` plays with a :class:`~american_sniff.bots.RandomBot` seeded
+    ``seed + k + 1`` (modulo 2**64).
+    """
+    state = new_match(players, seed=seed)
+    bots = [RandomBot(seed=(seed + seat + 1) & MASK64) for seat in range(players)]
+    print(
+        f"American Sniff (rules version {RULES_VERSION}): {players} players, seed {seed}, "
+        f"target {state.target}",
+        file=out,
+    )
+    if players == 4:
+        print("Partnerships: seats 0+2 against seats 1+3", file=out)
+    print(f"\n{round_start_line(state)}", file=out)
+    while state.winner is None:
+        state = apply(state, bots[state.turn].choose(state))
+        action = state.last_action
+        assert action is not None  # every state after an apply has one
+        print(action_line(action, players), file=out)
+        if action.round_result is not None:
+            for line in round_end_lines(action.round_result, players):
+                print(line, file=out)
+            print(f"\n{round_start_line(state)}", file=out)
+    winner = state.winner
+    print(
+        f"\n{side_name(players, winner).capitalize()} reached {state.scores[winner]} "
+        f"points and wins the match in round {state.round}.",
+        file=out,
+    )
+    print(f"Final scores: {scores_text(players, state.scores)}", file=out)
+    return state
+
+
+def register(commands: Any) -> argparse.ArgumentParser:
+    """Add the ``demo`` command to ``commands`` (an argparse subparsers object)."""
+    parser: argparse.ArgumentParser = commands.add_parser(
+        NAME,
+        help="play and narrate a seeded match between random bots",
+        description=(
+            "Play a whole match between random-legal bots and narrate it: every "
+            "placement with its end sum and points, every draw and pass, each "
+            "round's settlement with the revealed hands, and the winner. The same "
+            "seed always gives the same match."
+        ),
+        epilog="examples:\n  american-sniff demo\n  american-sniff demo --players 2 --seed 42",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_players(parser)
+    add_seed(parser, "the deal, the lots and the bots")
+    parser.set_defaults(run=_run)
+    return parser
+
+
+def _run(args: argparse.Namespace) -> int:
+    demo(args.players, args.seed, sys.stdout)
+    return 0

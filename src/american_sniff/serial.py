@@ -1,0 +1,580 @@
+"""JSON for states and views: one set of conventions, one converter.
+
+Every document this library writes (a state, a player's view, a match record)
+follows the same conventions, so that a program in any language reads them
+with a plain JSON parser:
+
+* the top level names its ``format`` (``"american-sniff/state"``,
+  ``"american-sniff/view"``, ...), its ``format_version`` (an integer, 1 for
+  now) and the ``rules_version`` of the game it was played under;
+* a tile is a string ``"[a|b]"`` with ``a <= b`` (``"[1|4]"``, never
+  ``"[4|1]"``);
+* a point is a tile, a space and a side: ``"[1|1] branch_a"``; the sides are
+  ``low``, ``high``, ``line_a``, ``line_b``, ``branch_a`` and ``branch_b``;
+* a move is ``"[1|4] opens"``, ``"[1|2] on [1|1] line_b"``, ``"draw"`` or
+  ``"pass"``, exactly as ``str(move)`` writes it;
+* seats and sides are integers from 0; scores are integers (they may be
+  negative);
+* an integer that may exceed 2**53 (a seed, a generator state: 64-bit
+  unsigned) is a decimal string such as ``"18446744073709551615"``, so that
+  JavaScript reads it exactly;
+* a value that does not apply is ``null``; every key of the format is always
+  present, and no other key is allowed.
+
+An **action** (one entry of a history) is an object with the keys ``seat``,
+``move``, ``tile`` (the tile drawn by a ``draw``; ``null`` for other moves,
+and in a view for a tile another seat drew), ``end_sum`` and ``points`` (the
+table's end sum after a placement and what it scored; ``null`` for a draw or a
+pass).
+
+Reading is strict and bounded: the text is at most :data:`MAX_STATE_BYTES`
+long, numbers must be integers of at most 20 digits, no key may repeat, and a
+document nested deeper than the format (or otherwise malformed) is refused with
+:class:`~american_sniff.InvalidState` naming the problem and where it is
+(``$.hands[1][0]``). Nothing is ever evaluated or unpickled.
+
+The state format is documented field by field in ``docs/formats.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any, TypeVar, get_origin
+
+import attrs
+import cattrs
+from cattrs.cols import list_structure_factory
+
+from .errors import InvalidState
+from .layout import Layout, Point, Side
+from .moves import Draw, Move, Pass, Place
+from .rules import RULES_VERSION, side_of
+from .state import Action, ActionLog, Deal, MatchState, RoundEnd, RoundInfo, RoundResult
+from .tiles import ALL_TILES, Tile
+from .validation import validate_state
+
+__all__ = [
+    "FORMAT_VERSION",
+    "MAX_STATE_BYTES",
+    "STATE_FORMAT",
+    "action_to_json",
+    "move_text",
+    "parse_move_text",
+    "parse_tile_text",
+    "read_json",
+    "state_from_json",
+    "state_to_dict",
+    "state_to_json",
+    "tile_text",
+]
+
+#: The version of the JSON formats; it changes only when a format changes.
+FORMAT_VERSION = 1
+#: The ``format`` of a saved state.
+STATE_FORMAT = "american-sniff/state"
+#: The longest state text :meth:`MatchState.from_json` reads (1 MiB; a state is a few KB).
+MAX_STATE_BYTES = 1 << 20
+#: The most digits an integer in a document may have (2**64 has 20).
+_MAX_DIGITS = 20
+
+_E = TypeVar("_E", bound=ValueError)
+
+
+# -- reading JSON safely --------------------------------------------------------------
+
+
+def read_json(text: object, *, max_bytes: int, error: type[_E], what: str) -> Any:
+    """Parse JSON ``text`` strictly and within bounds, or raise ``error`` saying why.
+
+    ``text`` may be ``str`` or UTF-8 ``bytes``. Refused: other types, text over
+    ``max_bytes`` bytes, invalid JSON, floats, ``NaN`` and infinities, integers
+    of more than 20 digits, repeated keys, and nesting too deep to parse.
+    """
+    if isinstance(text, bytes | bytearray):
+        if len(text) > max_bytes:
+            raise error(f"{what} is {len(text)} bytes long; at most {max_bytes} are read")
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise error(f"{what} is not UTF-8 text: {exc.reason} at byte {exc.start}") from None
+    if not isinstance(text, str):
+        raise error(f"{what} must be JSON text (str or bytes), got {type(text).__name__}")
+    if len(text) > max_bytes:
+        raise error(f"{what} is {len(text)} characters long; at most {max_bytes} are read")
+    try:
+        return json.loads(
+            text,
+            parse_int=_parse_int,
+            parse_float=_refuse_float,
+            parse_constant=_refuse_float,
+            object_pairs_hook=_unique_keys,
+        )
+    except _Refused as exc:
+        raise error(f"{what} is not valid: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise error(
+            f"{what} is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+        ) from None
+    except RecursionError:
+        raise error(f"{what} is nested too deeply to be a document of this library") from None
+
+
+class _Refused(Exception):
+    """A JSON value the formats never use."""
+
+
+def _parse_int(text: str) -> int:
+    if len(text.lstrip("-")) > _MAX_DIGITS:
+        raise _Refused(f"the number {text[:24]}... has more than {_MAX_DIGITS} digits")
+    return int(text)
+
+
+def _refuse_float(text: str) -> float:
+    raise _Refused(f"{text} is not an integer; the formats use only integers")
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise _Refused(f"the key {key!r} appears twice in one object")
+        result[key] = value
+    return result
+
+
+# -- text forms of tiles, points, moves and big integers ---------------------------------
+
+_TILE = re.compile(r"\[([0-6])\|([0-6])\]")
+_SIDES = {side.value: side for side in Side}
+
+
+def tile_text(tile: Tile) -> str:
+    """A tile as the formats write it: ``"[1|4]"``."""
+    return str(tile)
+
+
+def parse_tile_text(text: str) -> Tile:
+    """The tile written ``"[a|b]"`` with ``a <= b``; the library's own instance.
+
+    :raises ValueError: if ``text`` is not a tile in exactly that form.
+    """
+    match = _TILE.fullmatch(text)
+    if match is None or match.group(1) > match.group(2):
+        raise ValueError(f"{text!r} is not a tile written '[a|b]' with a <= b")
+    return ALL_TILES[Tile(int(match.group(1)), int(match.group(2))).index]
+
+
+def _parse_point_text(text: str) -> Point:
+    tile, _, side = text.partition(" ")
+    if side not in _SIDES:
+        raise ValueError(f"{text!r} is not a point written '[a|b] SIDE'")
+    try:
+        return Point(parse_tile_text(tile), _SIDES[side])
+    except ValueError as exc:
+        raise ValueError(f"{text!r} is not a point: {exc}") from None
+
+
+def move_text(move: Move) -> str:
+    """A move as the formats write it (``str(move)``)."""
+    return str(move)
+
+
+def parse_move_text(text: str) -> Move:
+    """The move written as ``str(move)`` writes it, in exactly that form.
+
+    :raises ValueError: if ``text`` is not a move in that form.
+    """
+    if text == "draw":
+        return Draw()
+    if text == "pass":
+        return Pass()
+    if text.endswith(" opens"):
+        return Place(parse_tile_text(text[: -len(" opens")]))
+    tile, on, at = text.partition(" on ")
+    if on:
+        return Place(parse_tile_text(tile), _parse_point_text(at))
+    raise ValueError(
+        f"{text!r} is not a move ('[a|b] opens', '[a|b] on [c|d] SIDE', 'draw' or 'pass')"
+    )
+
+
+def _u64_text(value: int) -> str:
+    return str(value)
+
+
+def _parse_u64(text: str, what: str) -> int:
+    if not re.fullmatch(r"0|[1-9][0-9]{0,19}", text) or int(text) >= 1 << 64:
+        raise InvalidState(f"{what} must be a decimal string of an integer from 0 to 2**64 - 1")
+    return int(text)
+
+
+# -- the documents, as attrs classes the converter reads and writes ---------------------
+
+
+@attrs.frozen
+class _ActionDoc:
+    seat: int
+    move: str
+    tile: str | None
+    end_sum: int | None
+    points: int | None
+
+
+@attrs.frozen
+class _DealDoc:
+    hands: list[list[str]]
+    stock: list[str]
+    opener: int | None
+
+
+@attrs.frozen
+class _RoundDoc:
+    round: int
+    end: str
+    finisher: int | None
+    hands: list[list[str]]
+    deductions: list[int]
+    scores: list[int]
+    history: list[_ActionDoc]
+
+
+@attrs.frozen
+class _StateDoc:
+    format: str
+    format_version: int
+    rules_version: str
+    players: int
+    seed: str
+    rng: str
+    round: int
+    opener: int
+    turn: int
+    scores: list[int]
+    winner: int | None
+    hands: list[list[str]]
+    stock: list[str]
+    drawn: str | None
+    history: list[_ActionDoc]
+    deals: list[_DealDoc]
+    last_round: _RoundDoc | None
+
+
+def _strict(kind: type) -> Callable[[object, type], object]:
+    def structure(value: object, _: type) -> object:
+        if type(value) is not kind:
+            raise TypeError(f"expected {kind.__name__}, got {type(value).__name__}")
+        return value
+
+    return structure
+
+
+def _strict_list(kind: Any, converter: cattrs.Converter) -> Callable[[object, type], object]:
+    items = list_structure_factory(kind, converter)
+
+    def structure(value: object, _: type) -> object:
+        if type(value) is not list:
+            raise TypeError(f"expected list, got {type(value).__name__}")
+        return items(value, kind)
+
+    return structure
+
+
+def _is_list(kind: object) -> bool:
+    return get_origin(kind) is list
+
+
+def _converter() -> cattrs.Converter:
+    """The one converter of the JSON layer: strict types, no unknown keys, paths in errors."""
+    converter = cattrs.Converter(forbid_extra_keys=True, detailed_validation=True)
+    for kind in (int, str):
+        converter.register_structure_hook(kind, _strict(kind))
+    converter.register_structure_hook_factory(
+        _is_list,
+        lambda kind: _strict_list(kind, converter),
+    )
+    return converter
+
+
+CONVERTER = _converter()
+
+_T = TypeVar("_T")
+
+
+def structure(data: object, kind: type[_T], error: type[ValueError], what: str) -> _T:
+    """Read ``data`` (parsed JSON) as the document class ``kind``, or raise ``error``.
+
+    The message names the first problem and where it is, e.g.
+    ``expected int @ $.hands[0][1]``.
+    """
+    if not isinstance(data, dict):
+        raise error(f"{what} must be a JSON object, got {type(data).__name__}")
+    try:
+        return CONVERTER.structure(data, kind)
+    except Exception as exc:  # cattrs reports problems as exception groups
+        problems = cattrs.transform_error(exc, path="$")
+        raise error(f"{what} is not in the format: {problems[0]}") from None
+
+
+# -- writing ------------------------------------------------------------------------------
+
+
+def _hands_doc(hands: tuple[tuple[Tile, ...], ...]) -> list[list[str]]:
+    return [[tile_text(t) for t in hand] for hand in hands]
+
+
+def action_to_json(action: Action, *, hide_tile: bool = False) -> dict[str, Any]:
+    """The JSON object of one action (see the module's conventions)."""
+    placed = isinstance(action.move, Place)
+    return {
+        "seat": action.seat,
+        "move": move_text(action.move),
+        "tile": None if action.tile is None or hide_tile else tile_text(action.tile),
+        "end_sum": action.end_sum if placed else None,
+        "points": action.points if placed else None,
+    }
+
+
+def _round_doc(result: RoundResult) -> dict[str, Any]:
+    return {
+        "round": result.round,
+        "end": result.end.value,
+        "finisher": result.finisher,
+        "hands": _hands_doc(result.hands),
+        "deductions": list(result.deductions),
+        "scores": list(result.scores),
+        "history": [action_to_json(a) for a in result.history],
+    }
+
+
+def round_result_to_json(result: RoundResult | None) -> dict[str, Any] | None:
+    """The JSON object of a finished round, or None."""
+    return None if result is None else _round_doc(result)
+
+
+def state_to_dict(state: MatchState) -> dict[str, Any]:
+    """The state document as a dict of JSON values (what :func:`state_to_json` writes)."""
+    info = state.info
+    return {
+        "format": STATE_FORMAT,
+        "format_version": FORMAT_VERSION,
+        "rules_version": RULES_VERSION,
+        "players": info.players,
+        "seed": _u64_text(info.seed),
+        "rng": _u64_text(info.rng),
+        "round": info.round,
+        "opener": info.opener,
+        "turn": state.turn,
+        "scores": list(state.scores),
+        "winner": state.winner,
+        "hands": _hands_doc(state.hands),
+        "stock": [tile_text(t) for t in state.stock],
+        "drawn": None if state.drawn is None else tile_text(state.drawn),
+        "history": [action_to_json(a) for a in state.history],
+        "deals": [
+            {
+                "hands": _hands_doc(deal.hands),
+                "stock": [tile_text(t) for t in deal.stock],
+                "opener": deal.opener,
+            }
+            for deal in info.deals
+        ],
+        "last_round": round_result_to_json(info.last_round),
+    }
+
+
+def state_to_json(state: MatchState) -> str:
+    """The state as compact JSON text (see :meth:`MatchState.to_json`)."""
+    return json.dumps(state_to_dict(state), separators=(",", ":"))
+
+
+# -- reading ------------------------------------------------------------------------------
+
+
+def state_from_json(text: object) -> MatchState:
+    """Load and check a state document (see :meth:`MatchState.from_json`).
+
+    :raises InvalidState: naming the first problem.
+    """
+    data = read_json(text, max_bytes=MAX_STATE_BYTES, error=InvalidState, what="the state")
+    if isinstance(data, dict):
+        check_header(data, STATE_FORMAT, InvalidState)
+    doc = structure(data, _StateDoc, InvalidState, "the state")
+    try:
+        state = _build_state(doc)
+    except ValueError as exc:
+        raise InvalidState(str(exc)) from None
+    validate_state(state)
+    return state
+
+
+def check_header(data: dict[str, Any], expected: str, error: type[ValueError]) -> None:
+    """Refuse a document of another format, format version or rules version."""
+    kind = data.get("format")
+    if kind != expected:
+        raise error(f"the document's format is {kind!r}, not {expected!r}")
+    version = data.get("format_version")
+    if version != FORMAT_VERSION or type(version) is not int:
+        raise error(
+            f"format_version {version!r} is not supported (this library reads {FORMAT_VERSION})"
+        )
+    rules = data.get("rules_version")
+    if rules != RULES_VERSION:
+        raise error(
+            f"rules_version {rules!r} is not supported (this library plays {RULES_VERSION!r})"
+        )
+
+
+def _tile_list(texts: list[str], what: str) -> tuple[Tile, ...]:
+    tiles = []
+    for position, text in enumerate(texts):
+        try:
+            tiles.append(parse_tile_text(text))
+        except ValueError as exc:
+            raise InvalidState(f"{what}[{position}]: {exc}") from None
+    return tuple(tiles)
+
+
+def _hands_from(doc: list[list[str]], what: str) -> tuple[tuple[Tile, ...], ...]:
+    return tuple(_tile_list(hand, f"{what}[{seat}]") for seat, hand in enumerate(doc))
+
+
+def _log_from(
+    actions: list[_ActionDoc], players: int, final_scores: tuple[int, ...], what: str
+) -> ActionLog:
+    """The action log of a history, with each action's scores worked out from ``final_scores``.
+
+    The scores after each action are not written in the document: they are the
+    final scores less the points claimed by the placements that follow it.
+    The replay in :func:`~american_sniff.validate_state` then checks every claim.
+    """
+    moves: list[tuple[int, Move, Tile | None, int | None, int]] = []
+    for index, action in enumerate(actions):
+        where = f"{what}[{index}]"
+        try:
+            move = parse_move_text(action.move)
+        except ValueError as exc:
+            raise InvalidState(f"{where}.move: {exc}") from None
+        if not 0 <= action.seat < players:
+            raise InvalidState(f"{where}.seat must be from 0 to {players - 1}, got {action.seat}")
+        drew = type(move) is Draw
+        if drew != (action.tile is not None):
+            need = "the tile drawn" if drew else "null"
+            raise InvalidState(f"{where}.tile must be {need} for {action.move!r}")
+        placed = type(move) is Place
+        if placed != (action.end_sum is not None) or placed != (action.points is not None):
+            need = "integers" if placed else "null"
+            raise InvalidState(f"{where}.end_sum and .points must be {need} for {action.move!r}")
+        tile = None if action.tile is None else _tile_list([action.tile], f"{where}.tile")[0]
+        moves.append((action.seat, move, tile, action.end_sum, action.points or 0))
+    scores = list(final_scores)
+    after: list[tuple[int, ...]] = []
+    for seat, _, _, _, points in reversed(moves):
+        after.append(tuple(scores))
+        scores[side_of(players, seat)] -= points
+    after.reverse()
+    log: ActionLog = None
+    for (seat, move, tile, end_sum, points), scores_after in zip(moves, after, strict=True):
+        log = (seat, move, tile, end_sum, points, scores_after, log)
+    return log
+
+
+def _layout_from(log: ActionLog, what: str) -> Layout:
+    placements = []
+    node = log
+    while node is not None:
+        if type(node[1]) is Place:
+            placements.append(node[1])
+        node = node[6]
+    layout = Layout.empty()
+    for index, move in enumerate(reversed(placements)):
+        try:
+            layout = layout.place(move.tile, move.at)
+        except ValueError as exc:
+            raise InvalidState(
+                f"the table is not a legal sequence of placements: placement {index + 1} "
+                f"of {what} ({move}) is illegal: {exc}"
+            ) from None
+    return layout
+
+
+def _round_from(doc: _RoundDoc, players: int) -> RoundResult:
+    if doc.end not in ("domino", "blocked"):
+        raise InvalidState(f"$.last_round.end must be 'domino' or 'blocked', got {doc.end!r}")
+    if len(doc.deductions) != players:
+        raise InvalidState(f"$.last_round.deductions must hold {players} integers")
+    before = list(doc.scores)
+    if len(before) != (2 if players == 4 else players):
+        raise InvalidState("$.last_round.scores must hold one integer per side")
+    for seat, amount in enumerate(doc.deductions):
+        before[side_of(players, seat)] += amount
+    log = _log_from(doc.history, players, tuple(before), "$.last_round.history")
+    return RoundResult(
+        round=doc.round,
+        end=RoundEnd(doc.end),
+        finisher=doc.finisher,
+        layout=_layout_from(log, "$.last_round.history"),
+        hands=_hands_from(doc.hands, "$.last_round.hands"),
+        deductions=tuple(doc.deductions),
+        scores=tuple(doc.scores),
+        log=log,
+    )
+
+
+def _build_state(doc: _StateDoc) -> MatchState:
+    """The state a document describes, unchecked beyond its shape (see validate_state)."""
+    players = doc.players
+    if players not in (2, 3, 4):
+        raise InvalidState(f"$.players must be 2, 3 or 4, got {players}")
+    seed = _parse_u64(doc.seed, "$.seed")
+    rng = _parse_u64(doc.rng, "$.rng")
+    scores = tuple(doc.scores)
+    if len(scores) != (2 if players == 4 else players):
+        raise InvalidState(f"$.scores must hold one integer per side, got {len(scores)}")
+    if len(doc.hands) != players:
+        raise InvalidState(f"$.hands must hold {players} hands, got {len(doc.hands)}")
+    log = _log_from(doc.history, players, scores, "$.history")
+    drawn_tiles: list[Tile] = []
+    node = log
+    while node is not None:
+        if node[2] is not None:
+            drawn_tiles.append(node[2])
+        node = node[6]
+    drawn_tiles.reverse()
+    deals = []
+    for number, deal in enumerate(doc.deals):
+        try:
+            deals.append(
+                Deal(
+                    hands=_hands_from(deal.hands, f"$.deals[{number}].hands"),
+                    stock=_tile_list(deal.stock, f"$.deals[{number}].stock"),
+                    opener=deal.opener,
+                )
+            )
+        except ValueError as exc:
+            raise InvalidState(f"$.deals[{number}]: {exc}") from None
+    info = RoundInfo(
+        players=players,
+        seed=seed,
+        round=doc.round,
+        opener=doc.opener,
+        deck=(*drawn_tiles, *_tile_list(doc.stock, "$.stock")),
+        deals=tuple(deals),
+        rng=rng,
+        last_round=None if doc.last_round is None else _round_from(doc.last_round, players),
+    )
+    hands = tuple(
+        tuple(sorted(hand, key=lambda t: t.index)) for hand in _hands_from(doc.hands, "$.hands")
+    )
+    return MatchState(
+        info=info,
+        turn=doc.turn,
+        hands=hands,
+        layout=_layout_from(log, "$.history"),
+        scores=scores,
+        winner=doc.winner,
+        drawn=None if doc.drawn is None else _tile_list([doc.drawn], "$.drawn")[0],
+        drawn_count=len(drawn_tiles),
+        log=log,
+    )

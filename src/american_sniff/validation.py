@@ -1,0 +1,438 @@
+"""Checking that a match state is one the rules can reach.
+
+:func:`validate_state` is what :meth:`MatchState.from_json
+<american_sniff.MatchState.from_json>` runs on every loaded state, and what a
+caller runs on a state built with ``MatchState(...)`` or ``attrs.evolve``.
+
+The check is a replay. A state keeps the actions of its round, so the round's
+start can be rebuilt from it: each hand is what the seat holds, plus what it
+placed, less what it drew; the stock as dealt is known; the scores at the start
+are the scores less what the round's placements scored. The engine then plays
+the actions again from that start, and every field of the result must equal
+the state's. The previous round (``last_round``) is replayed the same way from
+its revealed hands. Before the replay, plain checks give the common problems a
+precise message: types and ranges, tiles missing or in two places, hand sizes,
+a drawn tile that does not fit, and scores against the target.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from .engine import apply
+from .errors import IllegalMove, InvalidState
+from .layout import Layout
+from .moves import Draw, Move, Pass, Place
+from .rng import MASK64
+from .rules import HAND_SIZE, PLAYER_COUNTS, TARGET, placement_points, side_count, side_of
+from .state import ActionLog, Deal, MatchState, RoundEnd, RoundInfo, RoundResult
+from .tiles import ALL_TILES, Tile
+
+__all__ = ["validate_state"]
+
+_Node = tuple[int, Move, Tile | None, int | None, int, tuple[int, ...], ActionLog]
+
+
+def validate_state(state: object) -> None:
+    """Check that ``state`` is a match state the rules can reach; return None if it is.
+
+    It checks the types and ranges of every field; that the 28 tiles are each
+    in exactly one place (a hand, the table or the stock); that the round's
+    actions replay legally from a deal with the right hand sizes and give
+    exactly this table, these hands, this stock, these scores, this turn and
+    this drawn tile; that a winner has reached the target and nobody else has;
+    and that the previous round's result replays and settles as recorded.
+
+    >>> from american_sniff import new_match, apply, legal_moves
+    >>> import attrs
+    >>> state = new_match(2, seed=3)
+    >>> validate_state(apply(state, legal_moves(state)[0]))
+    >>> validate_state(attrs.evolve(state, turn=5))
+    Traceback (most recent call last):
+    ...
+    american_sniff.errors.InvalidState: turn must be a seat from 0 to 1, got 5
+
+    :raises InvalidState: naming the first inconsistency found.
+    """
+    if type(state) is not MatchState:
+        raise InvalidState(f"not a MatchState: {state!r}")
+    info = _check_info(state.info)
+    players = info.players
+    _check_fields(state, players)
+    nodes = _nodes(state._log, players, "the history")
+    _check_tiles(state, info)
+    _check_drawn(state, nodes)
+    _check_target(state.scores, state.winner, players)
+    start_scores = _start_scores(nodes, state.scores, players, "")
+    _check_last_round(info, start_scores)
+    start_hands = _start_hands(state.hands, nodes, players, "")
+    replayed = _replay(info, start_hands, start_scores, nodes, "")
+    if isinstance(replayed, RoundResult):
+        raise InvalidState(
+            f"action {len(nodes)} of the history ended the round, "
+            "so the state should be the first of the next round"
+        )
+    _compare(state, replayed)
+
+
+# -- plain checks ----------------------------------------------------------------
+
+
+def _is_int(value: object) -> bool:
+    return type(value) is int
+
+
+def _seat(value: object, players: int, what: str) -> int:
+    if not _is_int(value) or not 0 <= value < players:  # type: ignore[operator]
+        raise InvalidState(f"{what} must be a seat from 0 to {players - 1}, got {value!r}")
+    return value  # type: ignore[return-value]
+
+
+def _tiles(value: object, what: str) -> tuple[Tile, ...]:
+    if type(value) is not tuple:
+        raise InvalidState(f"{what} must be a tuple of tiles, got {value!r}")
+    for tile in value:
+        if not isinstance(tile, Tile):
+            raise InvalidState(f"{what} holds {tile!r}, which is not a Tile")
+    return value
+
+
+def _ints(value: object, count: int, what: str) -> tuple[int, ...]:
+    if type(value) is not tuple or len(value) != count or not all(map(_is_int, value)):
+        raise InvalidState(f"{what} must be a tuple of {count} integers, got {value!r}")
+    return value
+
+
+def _scores(value: object, players: int, what: str) -> tuple[int, ...]:
+    return _ints(value, side_count(players), what)
+
+
+def _hands(value: object, players: int, what: str) -> tuple[tuple[Tile, ...], ...]:
+    if type(value) is not tuple or len(value) != players:
+        raise InvalidState(f"{what} must be a tuple of {players} hands, got {value!r}")
+    for seat, hand in enumerate(value):
+        tiles = _tiles(hand, f"hand {seat}")
+        if list(tiles) != sorted(tiles):
+            raise InvalidState(f"hand {seat} is not sorted by tile: {_text(tiles)}")
+    return value
+
+
+def _check_info(info: object) -> RoundInfo:
+    if type(info) is not RoundInfo:
+        raise InvalidState(f"info must be a RoundInfo, got {info!r}")
+    if info.players not in PLAYER_COUNTS or not _is_int(info.players):
+        raise InvalidState(f"players must be 2, 3 or 4, got {info.players!r}")
+    for name in ("seed", "rng"):
+        value = getattr(info, name)
+        if not _is_int(value) or not 0 <= value <= MASK64:
+            raise InvalidState(f"{name} must be an integer from 0 to 2**64 - 1, got {value!r}")
+    if not _is_int(info.round) or info.round < 1:
+        raise InvalidState(f"round must be a positive integer, got {info.round!r}")
+    _seat(info.opener, info.players, "opener")
+    deck = _tiles(info.deck, "the stock as dealt")
+    size = len(ALL_TILES) - info.players * HAND_SIZE[info.players]
+    if len(deck) != size:
+        raise InvalidState(
+            f"the stock as dealt has {len(deck)} tiles; with {info.players} players it has {size}"
+        )
+    if type(info.deals) is not tuple:
+        raise InvalidState(f"deals must be a tuple of Deal, got {info.deals!r}")
+    for number, deal in enumerate(info.deals, start=1):
+        if type(deal) is not Deal or deal.players != info.players:
+            raise InvalidState(f"deal {number} still to use is not a {info.players}-player Deal")
+    if info.last_round is not None and type(info.last_round) is not RoundResult:
+        raise InvalidState(f"last_round must be a RoundResult or None, got {info.last_round!r}")
+    return info
+
+
+def _check_fields(state: MatchState, players: int) -> None:
+    _seat(state.turn, players, "turn")
+    _hands(state.hands, players, "hands")
+    if type(state.layout) is not Layout:
+        raise InvalidState(f"layout must be a Layout, got {state.layout!r}")
+    _scores(state.scores, players, "scores")
+    sides = side_count(players)
+    if state.winner is not None:
+        _seat(state.winner, sides, "winner (a side)")
+    if state.drawn is not None and not isinstance(state.drawn, Tile):
+        raise InvalidState(f"drawn must be a Tile or None, got {state.drawn!r}")
+    deck = state.info.deck
+    if not _is_int(state.drawn_count) or not 0 <= state.drawn_count <= len(deck):
+        raise InvalidState(
+            f"drawn_count must be an integer from 0 to {len(deck)}, got {state.drawn_count!r}"
+        )
+
+
+def _nodes(log: object, players: int, what: str) -> list[_Node]:
+    """The log's nodes, oldest first, each checked for shape and types."""
+    nodes: list[_Node] = []
+    node = log
+    while node is not None:
+        if type(node) is not tuple or len(node) != 7:
+            raise InvalidState(f"{what} is not an action log: {node!r}")
+        nodes.append(node)
+        node = node[6]
+        if len(nodes) > 4 * len(ALL_TILES):
+            raise InvalidState(f"{what} is longer than any round can be")
+    nodes.reverse()
+    for index, (seat, move, tile, end_sum, points, scores, _) in enumerate(nodes, start=1):
+        where = f"action {index} of {what}"
+        _seat(seat, players, f"the seat of {where}")
+        if type(move) not in (Place, Draw, Pass):
+            raise InvalidState(f"the move of {where} is not a Place, Draw or Pass: {move!r}")
+        if tile is not None and not isinstance(tile, Tile):
+            raise InvalidState(f"the tile of {where} is not a Tile: {tile!r}")
+        if end_sum is not None and not _is_int(end_sum):
+            raise InvalidState(f"the end sum of {where} is not an integer: {end_sum!r}")
+        if not _is_int(points):
+            raise InvalidState(f"the points of {where} are not an integer: {points!r}")
+        _scores(scores, players, f"the scores of {where}")
+    return nodes
+
+
+def _text(tiles: Sequence[Tile]) -> str:
+    return " ".join(map(str, tiles)) if tiles else "(none)"
+
+
+def _check_tiles(state: MatchState, info: RoundInfo) -> None:
+    """Every tile of the set is in exactly one place: a hand, the table or the stock."""
+    places: dict[Tile, list[str]] = {}
+    for seat, hand in enumerate(state.hands):
+        for tile in hand:
+            places.setdefault(tile, []).append(f"hand {seat}")
+    for tile in state.layout.tiles:
+        places.setdefault(tile, []).append("the table")
+    for tile in info.deck[state.drawn_count :]:
+        places.setdefault(tile, []).append("the stock")
+    for tile in ALL_TILES:
+        where = places.get(tile, [])
+        if not where:
+            raise InvalidState(
+                f"{tile} is missing: it is in no hand, not on the table and not in the stock"
+            )
+        if len(where) > 1:
+            raise InvalidState(f"{tile} is in more than one place: {' and '.join(where)}")
+    repeated = [t for t, n in Counter(info.deck).items() if n > 1]
+    if repeated:
+        raise InvalidState(f"the stock as dealt holds {repeated[0]} twice")
+
+
+def _check_drawn(state: MatchState, nodes: list[_Node]) -> None:
+    """A drawn tile is the one the player to move has just drawn, and it fits."""
+    drawn = state.drawn
+    if drawn is None:
+        return
+    if not state.layout.fits(drawn):
+        raise InvalidState(
+            f"the drawn tile {drawn} does not fit any open point; a drawn tile that does "
+            "not fit is kept in the hand, not marked as drawn"
+        )
+    last = nodes[-1] if nodes else None
+    if last is None or type(last[1]) is not Draw or last[0] != state.turn or last[2] != drawn:
+        raise InvalidState(
+            f"the drawn tile {drawn} was not just drawn by seat {state.turn}, the seat to move"
+        )
+
+
+def _check_target(scores: tuple[int, ...], winner: int | None, players: int) -> None:
+    target = TARGET[players]
+    if winner is not None and scores[winner] < target:
+        raise InvalidState(
+            f"the winner, side {winner}, has {scores[winner]} points, below the target {target}"
+        )
+    for side, score in enumerate(scores):
+        if side != winner and score >= target:
+            if winner is None:
+                raise InvalidState(
+                    f"side {side} has {score} points, at or past the target {target}, "
+                    "but there is no winner"
+                )
+            raise InvalidState(
+                f"side {side} has {score} points, at or past the target {target}, "
+                f"but side {winner} is the winner"
+            )
+
+
+def _start_scores(
+    nodes: list[_Node], scores: tuple[int, ...], players: int, round_name: str
+) -> tuple[int, ...]:
+    """The scores at the start of the round: ``scores`` less what its placements scored.
+
+    The placements are replayed on an empty table to find their points.
+    """
+    layout = Layout.empty()
+    start = list(scores)
+    for index, (seat, move, *_) in enumerate(nodes, start=1):
+        if type(move) is Place:
+            try:
+                layout = layout.place(move.tile, move.at)
+            except IllegalMove as error:
+                raise InvalidState(
+                    f"the table is not a legal sequence of placements: action {index}"
+                    f"{round_name} ({move}) is illegal: {error}"
+                ) from None
+            start[side_of(players, seat)] -= placement_points(layout.end_sum)
+    return tuple(start)
+
+
+def _start_hands(
+    hands: tuple[tuple[Tile, ...], ...], nodes: list[_Node], players: int, round_name: str
+) -> tuple[tuple[Tile, ...], ...]:
+    """Each hand at the deal: what the seat holds, plus what it placed, less what it drew."""
+    dealt: list[list[Tile]] = [list(hand) for hand in hands]
+    placed = [0] * players
+    drew = [0] * players
+    for seat, move, *_ in nodes:
+        if type(move) is Place:
+            dealt[seat].append(move.tile)
+            placed[seat] += 1
+    for seat, move, tile, *_ in nodes:
+        if type(move) is Draw and tile is not None:
+            drew[seat] += 1
+            if tile not in dealt[seat]:
+                raise InvalidState(
+                    f"seat {seat} drew {tile}{round_name}, but neither holds it nor placed it"
+                )
+            dealt[seat].remove(tile)
+    size = HAND_SIZE[players]
+    for seat in range(players):
+        count = len(hands[seat]) + placed[seat] - drew[seat]
+        if count != size:
+            raise InvalidState(
+                f"hand sizes no play can reach{round_name}: seat {seat} holds "
+                f"{len(hands[seat])} tiles, placed {placed[seat]} and drew {drew[seat]}, "
+                f"so it was dealt {count}; with {players} players a hand is dealt {size}"
+            )
+    return tuple(tuple(sorted(ALL_TILES[t.index] for t in hand)) for hand in dealt)
+
+
+# -- the replay --------------------------------------------------------------------
+
+
+def _replay(
+    info: RoundInfo,
+    hands: tuple[tuple[Tile, ...], ...],
+    scores: tuple[int, ...],
+    nodes: list[_Node],
+    round_name: str,
+) -> MatchState | RoundResult:
+    """Play ``nodes`` again from the round's start; the last state, or the round's result.
+
+    Every action must be legal, made by the seat to move, and claim what the
+    rules give (the tile drawn, the end sum, the points, the scores). Only the
+    last action may end the round; if it does, the result is returned.
+    """
+    state = MatchState(info, info.opener, hands, Layout.empty(), scores, None, None, 0)
+    for index, node in enumerate(nodes, start=1):
+        seat, move = node[0], node[1]
+        where = f"action {index}{round_name} ({move})"
+        if state.winner is not None:
+            raise InvalidState(f"{where} comes after side {state.winner} won the match")
+        if seat != state.turn:
+            raise InvalidState(
+                f"{where} is made by seat {seat}, but it is seat {state.turn}'s turn"
+            )
+        try:
+            after = apply(state, move)
+        except IllegalMove as error:
+            raise InvalidState(f"{where} is illegal: {error}") from None
+        action = after.last_action
+        assert action is not None
+        claims: tuple[tuple[str, object, object], ...] = (
+            ("tile drawn", node[2], action.tile),
+            ("end sum", node[3], action.end_sum),
+            ("points", node[4], action.points),
+            ("scores", node[5], action.scores),
+        )
+        for name, claimed, actual in claims:
+            if claimed != actual:
+                raise InvalidState(f"{where} claims {name} {claimed!r}; the rules give {actual!r}")
+        if action.round_result is not None:
+            if index != len(nodes):
+                raise InvalidState(f"{where} ended the round, but more actions follow it")
+            return action.round_result
+        state = after
+    return state
+
+
+def _compare(state: MatchState, replayed: MatchState) -> None:
+    """Name the first field of ``state`` that differs from the replay of its round."""
+    if state.layout != replayed.layout:
+        raise InvalidState(
+            f"the table holds {_text(state.layout.tiles)} (in the order placed), but the "
+            f"round's history places {_text(replayed.layout.tiles)}"
+        )
+    checks: tuple[tuple[str, object, object], ...] = (
+        ("hands", state.hands, replayed.hands),
+        ("drawn_count", state.drawn_count, replayed.drawn_count),
+        ("scores", state.scores, replayed.scores),
+        ("winner", state.winner, replayed.winner),
+        ("turn", state.turn, replayed.turn),
+        ("drawn", state.drawn, replayed.drawn),
+    )
+    for name, value, expected in checks:
+        if value != expected:
+            raise InvalidState(f"{name} is {value!r}, but the round's history gives {expected!r}")
+
+
+# -- the previous round ---------------------------------------------------------------
+
+
+def _check_last_round(info: RoundInfo, start_scores: tuple[int, ...]) -> None:
+    """The previous round replays, settles as recorded, and leads to this round."""
+    result = info.last_round
+    players = info.players
+    if result is None:
+        if info.round != 1:
+            raise InvalidState(f"round {info.round} has no result of the round before it")
+        if any(start_scores):
+            raise InvalidState(
+                f"the first round starts at scores {start_scores}; a match starts at 0"
+            )
+        return
+    if result.round != info.round - 1:
+        raise InvalidState(
+            f"the previous round's result is for round {result.round!r}, not {info.round - 1}"
+        )
+    if result.scores != start_scores:
+        raise InvalidState(
+            f"round {info.round} starts at scores {start_scores}, but the previous round "
+            f"ended at {result.scores!r}"
+        )
+    if type(result.end) is not RoundEnd:
+        raise InvalidState(f"the previous round's end must be a RoundEnd, got {result.end!r}")
+    if result.end is RoundEnd.DOMINO and result.finisher != info.opener:
+        raise InvalidState(
+            f"seat {result.finisher!r} went out last round and so opens this one, "
+            f"not seat {info.opener}"
+        )
+    name = f" of round {result.round}"
+    hands = _hands(result.hands, players, "the previous round's hands")
+    _scores(result.scores, players, "the previous round's scores")
+    _ints(result.deductions, players, "the previous round's deductions")
+    nodes = _nodes(result._log, players, "the previous round's history")
+    if not nodes:
+        raise InvalidState("the previous round's history is empty")
+    before = list(result.scores)
+    for seat, amount in enumerate(result.deductions):
+        before[side_of(players, seat)] += amount
+    start_scores_before = _start_scores(nodes, tuple(before), players, name)
+    start_hands = _start_hands(hands, nodes, players, name)
+    drew = [node[2] for node in nodes if type(node[1]) is Draw and node[2] is not None]
+    dealt = {t for hand in start_hands for t in hand}
+    rest = [t for t in ALL_TILES if t not in dealt and t not in drew]
+    replay_info = RoundInfo(
+        players, info.seed, result.round, nodes[0][0], (*drew, *rest), (), 0, None
+    )
+    replayed = _replay(replay_info, start_hands, start_scores_before, nodes, name)
+    if not isinstance(replayed, RoundResult):
+        raise InvalidState(f"the last action{name} does not end the round")
+    if replayed != result:
+        for field in ("end", "finisher", "layout", "hands", "deductions", "scores"):
+            value, expected = getattr(result, field), getattr(replayed, field)
+            if value != expected:
+                raise InvalidState(
+                    f"the result{name} gives {field} {value!r}; the rules give {expected!r}"
+                )
+        raise InvalidState(f"the result{name} does not match the replay of its history")
