@@ -8,12 +8,14 @@
 """
 
 from .engine import apply, legal_moves, new_match, score_of
-from .errors import IllegalMove, InvalidDeal
+from .errors import IllegalMove, InvalidDeal, InvalidState
 from .layout import Connection, Contribution, Layout, Point, Side, parse_point
 from .moves import Draw, Move, Pass, Place, parse_move
 from .rules import RULES_VERSION, TARGET, placement_points, round_hand
 from .state import Action, Deal, MatchState, RoundEnd, RoundInfo, RoundResult
 from .tiles import ALL_TILES, Tile, parse_tile
+from .validation import validate_state
+from .views import PlayerView, view_for
 
 __version__ = "0.1.0"
 
@@ -28,11 +30,13 @@ __all__ = [
     "Draw",
     "IllegalMove",
     "InvalidDeal",
+    "InvalidState",
     "Layout",
     "MatchState",
     "Move",
     "Pass",
     "Place",
+    "PlayerView",
     "Point",
     "RoundEnd",
     "RoundInfo",
@@ -49,4 +53,6 @@ __all__ = [
     "placement_points",
     "round_hand",
     "score_of",
+    "validate_state",
+    "view_for",
 ]
