@@ -8,7 +8,7 @@
 """
 
 from .engine import apply, legal_moves, new_match, score_of
-from .errors import IllegalMove, InvalidDeal, InvalidState
+from .errors import REFUSAL_CODES, IllegalMove, InvalidDeal, InvalidState
 from .layout import Connection, Contribution, Layout, Point, Side, parse_point
 from .moves import Draw, Move, Pass, Place, parse_move
 from .rules import RULES_VERSION, TARGET, placement_points, round_hand
@@ -21,6 +21,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ALL_TILES",
+    "REFUSAL_CODES",
     "RULES_VERSION",
     "TARGET",
     "Action",

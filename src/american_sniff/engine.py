@@ -261,7 +261,7 @@ def apply(state: MatchState, move: Move) -> MatchState:
     if type(state) is not MatchState:
         raise _not_a_state("apply", state)
     if state.winner is not None:
-        raise IllegalMove(f"the match is over: side {state.winner} has won")
+        raise IllegalMove(f"the match is over: side {state.winner} has won", "match_over")
     kind = type(move)
     if kind is Place:
         return _apply_place(state, move)  # type: ignore[arg-type]
@@ -269,7 +269,7 @@ def apply(state: MatchState, move: Move) -> MatchState:
         return _apply_draw(state)
     if kind is Pass:
         return _apply_pass(state)
-    raise IllegalMove(f"not a move: {move!r} (expected Place, Draw or Pass)")
+    raise IllegalMove(f"not a move: {move!r} (expected Place, Draw or Pass)", "not_a_move")
 
 
 def _apply_place(state: MatchState, move: Place) -> MatchState:
@@ -342,12 +342,14 @@ def _checked_place(state: MatchState, move: Place) -> Place:
     at = move.at
     seat = state.turn
     if not isinstance(tile, Tile):
-        raise IllegalMove(f"not a tile: {tile!r}")
+        raise IllegalMove(f"not a tile: {tile!r}", "not_a_tile")
     if tile not in state.hands[seat]:
-        raise IllegalMove(f"{tile} is not in the hand of seat {seat}")
+        raise IllegalMove(f"{tile} is not in the hand of seat {seat}", "not_in_hand")
     drawn = state.drawn
     if drawn is not None and tile != drawn:
-        raise IllegalMove(f"seat {seat} must place the tile just drawn, {drawn}, not {tile}")
+        raise IllegalMove(
+            f"seat {seat} must place the tile just drawn, {drawn}, not {tile}", "must_place_drawn"
+        )
     state.layout.check_place(tile, at)
     if at is None:
         return _OPEN[tile.index]
@@ -363,7 +365,9 @@ def _apply_draw(state: MatchState) -> MatchState:
     deck = state.info.deck
     count = state.drawn_count
     if count == len(deck):
-        raise IllegalMove(f"seat {seat} cannot draw: the stock is empty, so it must pass")
+        raise IllegalMove(
+            f"seat {seat} cannot draw: the stock is empty, so it must pass", "stock_empty"
+        )
     # Draw one tile; it must be placed at once if it fits.
     tile = deck[count]
     count += 1
@@ -392,7 +396,9 @@ def _apply_pass(state: MatchState) -> MatchState:
     if state._legal is not _PASS_ONLY:
         _check_cannot_place(state, "pass")
     if state.drawn_count < len(state.info.deck):
-        raise IllegalMove(f"seat {seat} cannot pass: the stock is not empty, so it must draw")
+        raise IllegalMove(
+            f"seat {seat} cannot pass: the stock is not empty, so it must draw", "must_draw"
+        )
     # Nothing on the table or in the stock changes, so a pass cannot newly
     # block the round: a block would have been declared by the action before.
     return _new_state(
@@ -413,13 +419,18 @@ def _check_cannot_place(state: MatchState, action: str) -> None:
     seat = state.turn
     if state.drawn is not None:
         raise IllegalMove(
-            f"seat {seat} must place the tile just drawn, {state.drawn}; it cannot {action}"
+            f"seat {seat} must place the tile just drawn, {state.drawn}; it cannot {action}",
+            "must_place_drawn",
         )
     layout = state.layout
     if not layout.tile_mask:
-        raise IllegalMove(f"seat {seat} opens the round and must place a tile; it cannot {action}")
+        raise IllegalMove(
+            f"seat {seat} opens the round and must place a tile; it cannot {action}", "must_place"
+        )
     if _can_place(state.hands[seat], layout.value_mask):
-        raise IllegalMove(f"seat {seat} holds a legal placement and must place; it cannot {action}")
+        raise IllegalMove(
+            f"seat {seat} holds a legal placement and must place; it cannot {action}", "must_place"
+        )
 
 
 def _blocked(hands: tuple[tuple[Tile, ...], ...], values: int) -> bool:

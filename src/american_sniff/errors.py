@@ -2,17 +2,60 @@
 
 from __future__ import annotations
 
-__all__ = ["IllegalMove", "InvalidDeal", "InvalidState"]
+from collections.abc import Mapping
+from types import MappingProxyType
+
+__all__ = ["REFUSAL_CODES", "IllegalMove", "InvalidDeal", "InvalidState"]
+
+
+#: Every refusal code an :class:`IllegalMove` can carry, with its meaning.
+#: The codes are part of the rules version: other implementations report the
+#: same code for the same refusal (see the conformance vectors).
+REFUSAL_CODES: Mapping[str, str] = MappingProxyType(
+    {
+        "match_over": "a side has won; no move is applied any more",
+        "not_a_move": "the move is not a Place, Draw or Pass",
+        "not_a_tile": "the placed tile is not a tile",
+        "not_in_hand": "the tile is not in the hand of the player to move",
+        "already_on_table": "the tile is already on the table",
+        "must_place_drawn": "the player has just drawn a tile that fits and must place that tile",
+        "point_required": "the table is not empty, so a placement names an open point",
+        "opening_has_no_point": "the table is empty: the opening tile is placed on no point",
+        "not_a_point": "the point is not a connection point",
+        "point_not_open": "the point is not open: joined, off the table, or a branch not yet open",
+        "values_differ": "the tile shows no half equal to the point's value",
+        "must_place": "the player can place (or opens the round), so it may not draw or pass",
+        "must_draw": "the player cannot place and the stock is not empty, so it must draw",
+        "stock_empty": "the stock is empty, so the player cannot draw (it must pass)",
+    }
+)
 
 
 class IllegalMove(ValueError):
     """A move the rules do not allow in the given state.
 
-    The message names the rule that refused it (not in hand, point not open,
-    values do not match, must draw, must play the drawn tile, cannot pass,
-    match over, ...). The state the move was tried on is unchanged: states are
-    immutable.
+    The message says in words which rule refused it; :attr:`code` says it as
+    one of the stable, machine-readable :data:`REFUSAL_CODES`. The state the
+    move was tried on is unchanged: states are immutable.
+
+    >>> from american_sniff import new_match, apply, Draw
+    >>> try:
+    ...     apply(new_match(2, seed=1), Draw())
+    ... except IllegalMove as error:
+    ...     print(error.code)
+    must_place
+
+    :ivar code: The refusal code, a key of :data:`REFUSAL_CODES`.
     """
+
+    code: str
+
+    def __init__(self, message: str, code: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (str(self), self.code))
 
 
 class InvalidDeal(ValueError):

@@ -332,21 +332,29 @@ class Layout:
     def check_place(self, tile: object, at: object) -> None:
         """Raise :class:`IllegalMove` naming the problem if ``place(tile, at)`` is illegal."""
         if not isinstance(tile, Tile):
-            raise IllegalMove(f"not a tile: {tile!r}")
+            raise IllegalMove(f"not a tile: {tile!r}", "not_a_tile")
         if tile in self:
-            raise IllegalMove(f"{tile} is already on the table")
+            raise IllegalMove(f"{tile} is already on the table", "already_on_table")
         if at is None:
             if not self.is_empty:
-                raise IllegalMove(f"the table is not empty: name the open point to place {tile} on")
+                raise IllegalMove(
+                    f"the table is not empty: name the open point to place {tile} on",
+                    "point_required",
+                )
             return
         if not isinstance(at, Point):
-            raise IllegalMove(f"not a connection point: {at!r}")
+            raise IllegalMove(f"not a connection point: {at!r}", "not_a_point")
         if self.is_empty:
-            raise IllegalMove(f"the table is empty: the opening tile {tile} is placed with at=None")
+            raise IllegalMove(
+                f"the table is empty: the opening tile {tile} is placed with at=None",
+                "opening_has_no_point",
+            )
         if at.order not in self.open_keys:
-            raise IllegalMove(self._why_not_open(at))
+            raise IllegalMove(self._why_not_open(at), "point_not_open")
         if not tile.has(at.value):
-            raise IllegalMove(f"values do not match: {tile} shows no {at.value} for {at}")
+            raise IllegalMove(
+                f"values do not match: {tile} shows no {at.value} for {at}", "values_differ"
+            )
 
     def _why_not_open(self, at: Point) -> str:
         if at.tile not in self:
