@@ -51,7 +51,16 @@ from .errors import InvalidState
 from .layout import Layout, Point, Side
 from .moves import Draw, Move, Pass, Place
 from .rules import RULES_VERSION, side_of
-from .state import Action, ActionLog, Deal, MatchState, RoundEnd, RoundInfo, RoundResult
+from .state import (
+    Action,
+    ActionLog,
+    Deal,
+    MatchState,
+    RoundEnd,
+    RoundInfo,
+    RoundResult,
+    tile_index,
+)
 from .tiles import ALL_TILES, Tile
 from .validation import validate_state
 
@@ -146,7 +155,6 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 # -- text forms of tiles, points, moves and big integers ---------------------------------
 
-_TILE = re.compile(r"\[([0-6])\|([0-6])\]")
 _SIDES = {side.value: side for side in Side}
 
 
@@ -160,10 +168,14 @@ def parse_tile_text(text: str) -> Tile:
 
     :raises ValueError: if ``text`` is not a tile in exactly that form.
     """
-    match = _TILE.fullmatch(text)
-    if match is None or match.group(1) > match.group(2):
+    tile = _TILE_OF_TEXT.get(text)
+    if tile is None:
         raise ValueError(f"{text!r} is not a tile written '[a|b]' with a <= b")
-    return ALL_TILES[Tile(int(match.group(1)), int(match.group(2))).index]
+    return tile
+
+
+#: Every tile by its text: reading a tile is one look-up.
+_TILE_OF_TEXT = {str(tile): tile for tile in ALL_TILES}
 
 
 def _parse_point_text(text: str) -> Point:
@@ -186,6 +198,9 @@ def parse_move_text(text: str) -> Move:
 
     :raises ValueError: if ``text`` is not a move in that form.
     """
+    move = _MOVE_OF_TEXT.get(text)
+    if move is not None:
+        return move
     if text == "draw":
         return Draw()
     if text == "pass":
@@ -194,10 +209,16 @@ def parse_move_text(text: str) -> Move:
         return Place(parse_tile_text(text[: -len(" opens")]))
     tile, on, at = text.partition(" on ")
     if on:
-        return Place(parse_tile_text(tile), _parse_point_text(at))
+        move = Place(parse_tile_text(tile), _parse_point_text(at))
+        _MOVE_OF_TEXT[text] = move  # at most 28 * 144 distinct texts
+        return move
     raise ValueError(
         f"{text!r} is not a move ('[a|b] opens', '[a|b] on [c|d] SIDE', 'draw' or 'pass')"
     )
+
+
+#: Moves already read, by their text (only texts that parsed are kept).
+_MOVE_OF_TEXT: dict[str, Move] = {}
 
 
 def _u64_text(value: int) -> str:
@@ -564,9 +585,7 @@ def _build_state(doc: _StateDoc) -> MatchState:
         rng=rng,
         last_round=None if doc.last_round is None else _round_from(doc.last_round, players),
     )
-    hands = tuple(
-        tuple(sorted(hand, key=lambda t: t.index)) for hand in _hands_from(doc.hands, "$.hands")
-    )
+    hands = tuple(tuple(sorted(hand, key=tile_index)) for hand in _hands_from(doc.hands, "$.hands"))
     return MatchState(
         info=info,
         turn=doc.turn,
