@@ -38,14 +38,13 @@ The state format is documented field by field in ``docs/formats.md``.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable
-from typing import Any, TypeVar, get_origin
+from typing import TYPE_CHECKING, Any, TypeVar, get_origin
 
 import attrs
-import cattrs
-from cattrs.cols import list_structure_factory
 
 from .errors import InvalidState
 from .layout import Layout, Point, Side
@@ -63,6 +62,9 @@ from .state import (
 )
 from .tiles import ALL_TILES, Tile
 from .validation import validate_state
+
+if TYPE_CHECKING:
+    import cattrs
 
 __all__ = [
     "FORMAT_VERSION",
@@ -292,6 +294,8 @@ def _strict(kind: type) -> Callable[[object, type], object]:
 
 
 def _strict_list(kind: Any, converter: cattrs.Converter) -> Callable[[object, type], object]:
+    from cattrs.cols import list_structure_factory  # noqa: PLC0415 - see converter()
+
     items = list_structure_factory(kind, converter)
 
     def structure(value: object, _: type) -> object:
@@ -306,8 +310,15 @@ def _is_list(kind: object) -> bool:
     return get_origin(kind) is list
 
 
-def _converter() -> cattrs.Converter:
-    """The one converter of the JSON layer: strict types, no unknown keys, paths in errors."""
+@functools.cache
+def converter() -> cattrs.Converter:
+    """The one converter of the JSON layer: strict types, no unknown keys, paths in errors.
+
+    It is built on first use, so that importing the package (and writing JSON)
+    does not import cattrs; only reading does.
+    """
+    import cattrs  # noqa: PLC0415 - reading documents is the only user
+
     converter = cattrs.Converter(forbid_extra_keys=True, detailed_validation=True)
     for kind in (int, str):
         converter.register_structure_hook(kind, _strict(kind))
@@ -317,8 +328,6 @@ def _converter() -> cattrs.Converter:
     )
     return converter
 
-
-CONVERTER = _converter()
 
 _T = TypeVar("_T")
 
@@ -331,8 +340,10 @@ def structure(data: object, kind: type[_T], error: type[ValueError], what: str) 
     """
     if not isinstance(data, dict):
         raise error(f"{what} must be a JSON object, got {type(data).__name__}")
+    import cattrs  # noqa: PLC0415 - see converter()
+
     try:
-        return CONVERTER.structure(data, kind)
+        return converter().structure(data, kind)
     except Exception as exc:  # cattrs reports problems as exception groups
         problems = cattrs.transform_error(exc, path="$")
         raise error(f"{what} is not in the format: {problems[0]}") from None
