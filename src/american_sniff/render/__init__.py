@@ -12,10 +12,12 @@ from .geometry import (
     TilePlacement,
     table_geometry,
 )
+from .text import TEXT_PAGE, render_text
 
 __all__ = [
     "DEFAULT_PAGE",
     "HALF",
+    "TEXT_PAGE",
     "Anchor",
     "Direction",
     "Edge",
@@ -23,5 +25,6 @@ __all__ = [
     "Orientation",
     "Rect",
     "TilePlacement",
+    "render_text",
     "table_geometry",
 ]
