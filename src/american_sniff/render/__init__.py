@@ -12,11 +12,13 @@ from .geometry import (
     TilePlacement,
     table_geometry,
 )
+from .svg import PIP_SPOTS, render_svg
 from .text import TEXT_PAGE, render_text
 
 __all__ = [
     "DEFAULT_PAGE",
     "HALF",
+    "PIP_SPOTS",
     "TEXT_PAGE",
     "Anchor",
     "Direction",
@@ -25,6 +27,7 @@ __all__ = [
     "Orientation",
     "Rect",
     "TilePlacement",
+    "render_svg",
     "render_text",
     "table_geometry",
 ]
