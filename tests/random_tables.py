@@ -17,7 +17,7 @@ def random_tables(finals: int, seed: int) -> tuple[tuple[Layout, ...], tuple[Lay
     Random matches (2, 3 or 4 players) are played by choosing each move with a
     ``random.Random(seed)``. A final table is the layout a round ended with
     (``state.last_round.layout``) or the one on which the match was won; about
-    one state in twenty also gives a mid-round table. Cached, so the test
+    one state in fifty also gives a mid-round table. Cached, so the test
     files share the tables.
     """
     rng = random.Random(seed)
@@ -35,6 +35,6 @@ def random_tables(finals: int, seed: int) -> tuple[tuple[Layout, ...], tuple[Lay
                 last_round = state.last_round
                 assert last_round is not None
                 final.append(last_round.layout)
-            elif state.layout and rng.random() < 0.05:
+            elif state.layout and rng.random() < 0.02:
                 middle.append(state.layout)
     return tuple(final), tuple(middle)

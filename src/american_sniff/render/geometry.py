@@ -110,6 +110,7 @@ class Direction(enum.Enum):
         return _CLOCKWISE[_CLOCKWISE[self]]
 
 
+_VECTOR = {direction: direction.value for direction in Direction}
 _CLOCKWISE = {
     Direction.EAST: Direction.SOUTH,
     Direction.SOUTH: Direction.WEST,
@@ -376,14 +377,25 @@ def table_geometry(layout: Layout, *, page: tuple[int, int] | None = DEFAULT_PAG
 # ``(mx, my)`` of that side, going out along ``out`` and across along ``across``.
 
 
+def _corners(
+    mx: int, my: int, out: Direction, across: Direction, a: tuple[int, int], b: tuple[int, int]
+) -> tuple[int, int, int, int]:
+    """The corners ``(x0, y0, x1, y1)`` of the rectangle that :func:`_box` makes."""
+    (dx, dy), (ex, ey) = _VECTOR[out], _VECTOR[across]
+    x0, x1 = mx + a[0] * dx + b[0] * ex, mx + a[1] * dx + b[1] * ex
+    y0, y1 = my + a[0] * dy + b[0] * ey, my + a[1] * dy + b[1] * ey
+    if x0 > x1:
+        x0, x1 = x1, x0
+    if y0 > y1:
+        y0, y1 = y1, y0
+    return x0, y0, x1, y1
+
+
 def _box(
     mx: int, my: int, out: Direction, across: Direction, a: tuple[int, int], b: tuple[int, int]
 ) -> Rect:
     """The rectangle of the points ``m + i * out + j * across``, ``i`` in ``a``, ``j`` in ``b``."""
-    (dx, dy), (ex, ey) = out.value, across.value
-    x0, x1 = mx + a[0] * dx + b[0] * ex, mx + a[1] * dx + b[1] * ex
-    y0, y1 = my + a[0] * dy + b[0] * ey, my + a[1] * dy + b[1] * ey
-    return Rect(min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))
+    return Rect(*_corners(mx, my, out, across, a, b))
 
 
 def _segment(
@@ -397,8 +409,7 @@ def _segment(
     facing: Direction,
 ) -> Edge:
     """The edge of ``side``: like :func:`_box`, where ``a`` or ``b`` is a single value twice."""
-    box = _box(mx, my, out, across, a, b)
-    return Edge(side, box.x0, box.y0, box.x1, box.y1, facing)
+    return Edge(side, *_corners(mx, my, out, across, a, b), facing)
 
 
 def _marker_square(edge: Edge) -> Rect:
