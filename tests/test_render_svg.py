@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
 import xml.etree.ElementTree as ET
+from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -95,8 +98,10 @@ def check_svg(layout: Layout, svg: str, *, caption: bool = True) -> ET.Element:
     for contribution in contributions:
         assert f"{contribution.point} {contribution.value}" in text
     points = placement_points(layout.end_sum)
-    if layout.tiles:
-        assert f"= {layout.end_sum}, which scores {points}" in text
+    if len(contributions) > 1:
+        assert f" = {layout.end_sum}, which scores {points}" in text
+    elif layout.tiles:
+        assert f"End sum: {layout.end_sum}, which scores {points}" in text
     assert all(len(line) * 7 <= width - 14 for line in lines)
     return root
 
@@ -192,3 +197,55 @@ def test_random_final_tables() -> None:
     finals, middles = random_tables(1000, 2024)
     for layout in sorted(finals, key=len)[-60:] + list(middles[:40]):
         check_svg(layout, render_svg(layout))
+
+
+# -- the figures of the docs -------------------------------------------------------
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+
+def make_figures() -> ModuleType:
+    """The script docs/make_figures.py, loaded as a module."""
+    spec = importlib.util.spec_from_file_location("make_figures", DOCS / "make_figures.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_committed_figures_are_current() -> None:
+    """docs/figures/ holds exactly the figures docs/make_figures.py makes, byte for byte."""
+    made: dict[str, str] = make_figures().figures()
+    committed = {path.name for path in (DOCS / "figures").glob("*.svg")}
+    assert committed == set(made)
+    for name, svg in made.items():
+        assert (DOCS / "figures" / name).read_text(encoding="utf-8") == svg, (
+            f"{name} is stale: run python docs/make_figures.py"
+        )
+
+
+def test_the_figures_script_follows_the_worked_examples() -> None:
+    """The script's examples 1-9 are the shared worked-example steps; every figure is sound."""
+    script = make_figures()
+    assert script.EXAMPLES_1_TO_9 == WORKED_EXAMPLE_STEPS
+    for number in range(1, 10):
+        layout = table(*WORKED_EXAMPLE_STEPS[:number])
+        check_svg(layout, script.figures()[f"example-{number:02d}.svg"])
+    example_13 = script.build(script.OTHER_EXAMPLES[13])
+    assert example_13 == table(*EXAMPLE_13)
+    assert example_13.end_sum == 13
+    assert [script.build(script.OTHER_EXAMPLES[n]).end_sum for n in (10, 11, 12)] == [4, 0, 15]
+
+
+def test_the_figures_script_checks_and_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--check fails on a missing figure and passes once the script has written them."""
+    script = make_figures()
+    monkeypatch.setattr(script, "FIGURES", tmp_path / "figures")
+    assert script.main(["--check"]) == 1
+    assert "stale figures" in capsys.readouterr().out
+    assert script.main([]) == 0
+    assert script.main(["--check"]) == 0
+    assert sorted(p.name for p in (tmp_path / "figures").iterdir()) == sorted(script.figures())

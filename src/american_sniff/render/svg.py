@@ -216,7 +216,9 @@ def _caption_lines(layout: Layout) -> list[str]:
     points = placement_points(total)
     verdict = f"scores {points}" if points else "scores 0 (not a positive multiple of five)"
     addition = " + ".join(str(c.value) for c in contributions)
-    lines.append(f"End sum: {addition} = {total}, which {verdict}.")
+    if len(contributions) > 1:
+        addition += f" = {total}"
+    lines.append(f"End sum: {addition}, which {verdict}.")
     if layout.sniff is not None:
         lines.append(f"Red outline: the Sniff {layout.sniff}.")
     return lines
