@@ -354,13 +354,19 @@ class Layout:
 
         :raises IllegalMove: if the tile is already on the table, if ``at`` is
             None on a non-empty table or given on the empty one, if ``at`` is
-            not an open point, or if the tile shows no half of ``at``'s value.
+            not an open point, or if the tile shows no half of ``at``'s value
+            (also if ``tile`` is not a :class:`Tile`, or ``at`` neither a
+            :class:`Point` nor None).
         """
         self.check_place(tile, at)
         return self._place(ALL_TILES[tile.index], None if at is None else at.order)
 
     def check_place(self, tile: object, at: object) -> None:
-        """Raise :class:`IllegalMove` naming the problem if ``place(tile, at)`` is illegal."""
+        """Check that ``place(tile, at)`` is legal, and return None if it is.
+
+        :raises IllegalMove: naming the problem, in each case in which
+            :meth:`place` refuses.
+        """
         if not isinstance(tile, Tile):
             raise IllegalMove(f"not a tile: {tile!r}")
         if tile in self:
