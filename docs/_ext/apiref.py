@@ -24,6 +24,11 @@ documented in their own module, where autodoc finds their ``#:`` comments;
 when the package re-exports one, its name under the package
 (``american_sniff.ALL_TILES``) is recorded here as an alias, so that both
 spellings link.
+
+**Completeness.** Once every page is read, each name in the package's
+``__all__``, and in the ``__all__`` of each of its modules that the reference
+documents (with ``automodule``), must have been documented; a missing one is
+a warning, and so fails the ``-W`` build, naming what to add.
 """
 
 from __future__ import annotations
@@ -37,6 +42,8 @@ from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.domains.python import PythonDomain
+from sphinx.environment import BuildEnvironment
+from sphinx.util import logging
 from sphinx.util.typing import stringify_annotation
 
 #: The package whose ``__all__`` re-exports names documented in its modules.
@@ -185,9 +192,39 @@ def _package_alias(app: Sphinx, domain: str, objtype: str, content: addnodes.des
     python.note_object(f"{PACKAGE}.{name}", "data", f"{module}.{name}", aliased=True)
 
 
+def _check_complete(app: Sphinx, env: BuildEnvironment) -> None:
+    """Warn about each public name that the API reference leaves out."""
+    python = env.get_domain("py")
+    assert isinstance(python, PythonDomain)
+    documented = set(python.objects)
+    package = importlib.import_module(PACKAGE)
+    modules = [PACKAGE] + sorted(
+        name
+        for name, entry in python.objects.items()
+        if entry.objtype == "module" and name.startswith(f"{PACKAGE}.")
+    )
+    logger = logging.getLogger(__name__)
+    for module_name in modules:
+        module = importlib.import_module(module_name)
+        for name in getattr(module, "__all__", ()):
+            spellings = {f"{module_name}.{name}"}
+            if getattr(package, name, None) is getattr(module, name):
+                spellings.add(f"{PACKAGE}.{name}")
+            if not spellings & documented:
+                logger.warning(
+                    "%s.%s is public (in __all__) but missing from the API reference: "
+                    "add it to the page of its module under docs/api/",
+                    module_name,
+                    name,
+                    type="apiref",
+                    subtype="missing",
+                )
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register the extension with Sphinx."""
     # After autodoc (priority 500), which adds the parameter lists first.
     app.connect("object-description-transform", _fields, priority=600)
     app.connect("object-description-transform", _package_alias, priority=600)
+    app.connect("env-check-consistency", _check_complete)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
