@@ -6,8 +6,13 @@ Build it as CI does (every warning, a broken reference included, fails)::
     sphinx-build -W -n --keep-going -b html docs docs/_build/html
 
 The pages are Markdown (MyST). Their ``>>>`` examples are run by pytest (see
-``--doctest-glob`` in pyproject.toml), not by Sphinx, so they are tested
-from a plain checkout, from the sdist, and in every supported Python.
+``testpaths`` and ``--doctest-glob`` in pyproject.toml), not by Sphinx's
+doctest builder: plain ``>>>`` blocks read well on GitHub too, and pytest
+tests them from a checkout, from the sdist, against the installed wheel, and
+on every supported Python (the docstrings' examples likewise, through
+``--doctest-modules``). ``sphinx.ext.doctest`` is loaded for the pages that
+need its ``{testcode}`` or ``{doctest}`` directives (say, for an example with
+setup code to hide); .ci/run runs those with ``sphinx-build -b doctest``.
 """
 
 from __future__ import annotations
@@ -63,6 +68,12 @@ autodoc_typehints = "description"
 autodoc_typehints_format = "short"
 # A generic TypeVar is private to its module and has nothing to link to.
 nitpick_ignore = [("py:class", "american_sniff.rng._T")]
+
+# -- sphinx.ext.doctest ----------------------------------------------------------
+# Only the {testcode}/{doctest} directives: the plain ">>>" blocks of pages and
+# docstrings are pytest's (see the module docstring), not run twice.
+doctest_test_doctest_blocks = ""
+doctest_global_setup = "from american_sniff import *"
 
 # -- intersphinx, offline --------------------------------------------------------
 # CI and the sandboxes that build these docs reach package registries only, so
