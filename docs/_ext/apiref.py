@@ -34,7 +34,9 @@ a warning, and so fails the ``-W`` build, naming what to add.
 from __future__ import annotations
 
 import importlib
+import sys
 import typing
+from types import SimpleNamespace
 from typing import Any
 
 import attrs
@@ -104,12 +106,28 @@ def _lookup(module: str, qualname: str) -> object:
 
 
 def _field_types(cls: type) -> dict[str, str]:
-    """The annotated type of each field of ``cls``, as text for ``:vartype:``."""
-    try:
-        hints = typing.get_type_hints(cls)
-    except Exception:  # a type that does not resolve is simply not shown
-        return {}
-    return {name: stringify_annotation(hint, "smart") for name, hint in hints.items()}
+    """The annotated type of each field of ``cls``, as text for ``:vartype:``.
+
+    Each annotation is evaluated on its own, in the namespace of the class's
+    module. One that names something imported only for type checkers cannot
+    be evaluated; it is shown as written, and its names are then looked up
+    like any other reference of the class's description.
+    """
+    namespace = vars(sys.modules[cls.__module__])
+    types = {}
+    for klass in reversed(cls.__mro__):
+        for name, annotation in getattr(klass, "__annotations__", {}).items():
+            if not isinstance(annotation, str):
+                types[name] = stringify_annotation(annotation, "smart")
+                continue
+            probe = SimpleNamespace(__annotations__={name: annotation})
+            try:
+                hint = typing.get_type_hints(probe, globalns=dict(namespace))[name]
+            except Exception:  # not defined at run time: show it as written
+                types[name] = annotation
+            else:
+                types[name] = stringify_annotation(hint, "smart")
+    return types
 
 
 def _fields(app: Sphinx, domain: str, objtype: str, content: addnodes.desc_content) -> None:
