@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import re
@@ -144,6 +145,14 @@ def test_feeding_one_state_per_round_gives_the_same_record() -> None:
     assert record_match(chosen) == record_match(states)
 
 
+def test_feeding_the_last_state_of_each_round_gives_the_same_record() -> None:
+    """A round's deal is worked out from a state in mid-round: its hands, placements and draws."""
+    states = demo_match(3, 10)
+    chosen = [s for s, after in itertools.pairwise(states) if after.round != s.round]
+    assert any(a.tile is not None for s in chosen for a in s.history)  # some seat drew
+    assert record_match([*chosen, states[-1]]) == record_match(states)
+
+
 def test_a_record_can_stop_at_any_state() -> None:
     """Mid-round and at a round's start, the record holds what happened so far."""
     states = demo_match(2, 2)
@@ -166,6 +175,15 @@ def test_names_are_kept_and_checked() -> None:
     assert record_match(states, names=["Ana", "Bia"]).names == ("Ana", "Bia")
     with pytest.raises(ValueError, match="must hold 2 names"):
         record_match(states, names=["Ana"])
+
+
+def test_small_helpers_read_well() -> None:
+    """OpenerBy has a paste-back repr; is_over and action_count summarise a record."""
+    assert repr(OpenerBy.LOT) == "OpenerBy.LOT"
+    record = record_of(2, 2)
+    assert record.is_over
+    assert not record_match(demo_match(2, 2)[:9]).is_over
+    assert record.action_count == len(demo_match(2, 2)) - 1
 
 
 def test_the_seed_is_kept_only_when_it_deals_the_match() -> None:
@@ -590,6 +608,28 @@ def test_replay_names_what_cannot_be_played() -> None:
     for bad, message in cases:
         with pytest.raises(InvalidRecord, match=re.escape(message)):
             list(replay(bad))
+
+
+def test_the_seed_is_compared_as_far_as_the_record_can_be_played() -> None:
+    """seed_discrepancy stops comparing where the record's actions cannot be played."""
+    record = record_of(2, 2)
+    first = record.rounds[0]
+    wrong_seat = ActionRecord(1 - first.actions[0].seat, first.actions[0].move)
+    unplayable = [
+        _replace_action(record, 1, 0, wrong_seat),
+        _replace_action(record, 1, 1, ActionRecord(first.actions[1].seat, Pass())),
+        _tampered(record, 1, actions=first.actions[:-1]),
+        _tampered(record, 1, actions=(*first.actions, first.actions[0])),
+    ]
+    for bad in unplayable:
+        assert seed_discrepancy(bad, 2) is None
+    extra_hand = _tampered(record, 1, hands=(*first.hands, first.hands[0]))
+    assert seed_discrepancy(extra_hand, 2) == (1, "seed 2 deals 2 hands, not 3 as recorded")
+    one_hand = _tampered(record, 1, hands=first.hands[:1])
+    assert seed_discrepancy(one_hand, 2) == (
+        1,
+        f"seed 2 deals hand 1 as {' '.join(map(str, first.hands[1]))}, not nothing as recorded",
+    )
 
 
 def test_a_three_hand_deal_in_a_four_player_record_is_refused() -> None:

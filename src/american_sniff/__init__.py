@@ -22,6 +22,7 @@ from .records import (
     record_match,
     replay,
 )
+from .referee import Discrepancy, Report, check_record
 from .rules import RULES_VERSION, TARGET, placement_points, round_hand
 from .state import Action, Deal, MatchState, RoundEnd, RoundInfo, RoundResult
 from .tiles import ALL_TILES, Tile, parse_tile
@@ -40,6 +41,7 @@ __all__ = [
     "Connection",
     "Contribution",
     "Deal",
+    "Discrepancy",
     "Draw",
     "IllegalMove",
     "InvalidDeal",
@@ -55,6 +57,7 @@ __all__ = [
     "PlayerView",
     "Point",
     "Recorder",
+    "Report",
     "RoundEnd",
     "RoundInfo",
     "RoundRecord",
@@ -63,6 +66,7 @@ __all__ = [
     "Tile",
     "__version__",
     "apply",
+    "check_record",
     "dump_record",
     "legal_moves",
     "load_record",

@@ -103,16 +103,12 @@ def _check_int(value: object, what: str, minimum: int | None = None) -> None:
         raise InvalidRecord(f"{what} must be at least {minimum}, got {value}")
 
 
-def _check_ints(values: object, what: str) -> None:
-    if type(values) is not tuple:
-        raise InvalidRecord(f"{what} must be a tuple of integers, got {values!r}")
+def _check_ints(values: tuple[object, ...], what: str) -> None:
     for position, value in enumerate(values):
         _check_int(value, f"{what}[{position}]")
 
 
-def _check_tiles(tiles: object, what: str) -> None:
-    if type(tiles) is not tuple:
-        raise InvalidRecord(f"{what} must be a tuple of tiles, got {tiles!r}")
+def _check_tiles(tiles: tuple[object, ...], what: str) -> None:
     for position, tile in enumerate(tiles):
         if not isinstance(tile, Tile):
             raise InvalidRecord(f"{what}[{position}] is not a Tile: {tile!r}")
@@ -768,11 +764,14 @@ def _round_record(
     ended, else None and ``scores`` are the scores where the record stops.
     """
     # The hands as dealt: what each seat holds, plus what it placed, less what it drew.
+    # (A drawn tile may have been placed since: add the placed tiles first.)
+    history = state.history
     dealt = [list(hand) for hand in state.hands]
-    for action in state.history:
+    for action in history:
         if type(action.move) is Place:
             dealt[action.seat].append(action.move.tile)
-        elif action.tile is not None:
+    for action in history:
+        if action.tile is not None:
             dealt[action.seat].remove(action.tile)
     previous = state.last_round
     return RoundRecord(
