@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import doctest
 import itertools
 import json
 import random
@@ -665,3 +666,15 @@ def test_random_matches_record_and_replay(players: int, seed: int, steps: int) -
     assert MatchRecord.from_json(record.to_json(pretty=True)) == record
     assert schema_errors(record.to_dict()) == []
     assert list(replay(record)) == states
+
+
+# -- the docs ------------------------------------------------------------------------------
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+
+def test_the_records_page_examples_run() -> None:
+    """The ``>>>`` examples of docs/records.md run as written (no option flags)."""
+    result = doctest.testfile(str(DOCS / "records.md"), module_relative=False)
+    assert result.attempted > 20
+    assert result.failed == 0

@@ -6,7 +6,9 @@ import copy
 import functools
 import json
 import random
+import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -497,3 +499,11 @@ def test_a_wrong_sum_anywhere_is_found_at_its_index(
     number, index = pick.choice(placements)
     doc["rounds"][number - 1]["actions"][index]["end_sum"] += pick.choice((-1, 1, 5))
     assert found(check(doc)) == [("end_sum", number, index)]
+
+
+def test_the_docs_list_every_kind() -> None:
+    """docs/records.md has one table row per kind, in the order of DISCREPANCY_KINDS."""
+    page = (Path(__file__).resolve().parent.parent / "docs" / "records.md").read_text()
+    rows = re.findall(r"^\| `([a-z_]+)` \|", page, flags=re.MULTILINE)
+    start = rows.index("round_number")
+    assert rows[start : start + len(DISCREPANCY_KINDS) + 1] == list(DISCREPANCY_KINDS)

@@ -350,7 +350,7 @@ class MatchRecord:
         """
         doc = self.to_dict()
         if pretty:
-            return _pretty(doc, 0) + "\n"
+            return _pretty(doc, 0)
         return json.dumps(doc, separators=(",", ":"))
 
     @classmethod
@@ -447,7 +447,7 @@ def dump_record(record: MatchRecord, path: str | Path) -> None:
 
     :raises OSError: if the file cannot be written.
     """
-    Path(path).write_text(record.to_json(pretty=True), encoding="utf-8")
+    Path(path).write_text(record.to_json(pretty=True) + "\n", encoding="utf-8")
 
 
 def load_record(path: str | Path) -> MatchRecord:

@@ -114,6 +114,6 @@ def _run(args: argparse.Namespace) -> int:
         names = [f"RandomBot(seed={bot_seed(args.seed, seat)})" for seat in range(args.players)]
         recorder = Recorder(names)
         demo(args.players, args.seed, sys.stdout, recorder=recorder)
-        file.write(recorder.record().to_json(pretty=True))
+        file.write(recorder.record().to_json(pretty=True) + "\n")
     print(f"Record written to {args.record}")
     return 0
