@@ -340,6 +340,8 @@ MALFORMED: tuple[tuple[str, Any, str], ...] = (
     ("seed zeros", _set("seed", "02"), "$.seed must be null or a decimal string"),
     ("seed range", _set("seed", str(1 << 64)), "$.seed must be null or a decimal string"),
     ("seed sign", _set("seed", "-1"), "$.seed"),
+    ("seed huge", _set("seed", "9" * 5000), "$.seed must be null or a decimal string"),
+    ("seed empty", _set("seed", ""), "$.seed must be null or a decimal string"),
     ("bool", _set("rounds.0.opener", True), "$.rounds[0].opener"),
     ("negative seat", _set("rounds.0.actions.0.seat", -1), "$.rounds[0].actions[0].seat"),
     ("round zero", _set("rounds.0.round", 0), "$.rounds[0].round must be at least 1"),

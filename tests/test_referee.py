@@ -16,9 +16,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from american_sniff import (
+    ALL_TILES,
     Discrepancy,
+    InvalidRecord,
     MatchRecord,
+    Point,
     Report,
+    Side,
     apply,
     check_record,
     legal_moves,
@@ -507,3 +511,96 @@ def test_the_docs_list_every_kind() -> None:
     rows = re.findall(r"^\| `([a-z_]+)` \|", page, flags=re.MULTILINE)
     start = rows.index("round_number")
     assert rows[start : start + len(DISCREPANCY_KINDS) + 1] == list(DISCREPANCY_KINDS)
+
+
+# -- robustness: no document makes the loader or the referee fail otherwise --------------------
+
+SCALARS = st.none() | st.booleans() | st.integers(-(10**21), 10**21) | st.text(max_size=30)
+JSON_VALUES = st.recursive(
+    SCALARS | st.sampled_from(["[1|4]", "draw", "pass", "[1|4] on [4|4] line_b", "7", "lot"]),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=8,
+)
+TILE_TEXTS = st.sampled_from([str(tile) for tile in ALL_TILES])
+
+
+def _point_texts() -> list[str]:
+    """Every point of the set: each tile with each side it has."""
+    texts = []
+    for tile in ALL_TILES:
+        for side in Side:
+            try:
+                texts.append(str(Point(tile, side)))
+            except ValueError:
+                continue  # a side the tile does not have
+    return texts
+
+
+MOVE_TEXTS = (
+    st.sampled_from(["draw", "pass"])
+    | st.builds("{} opens".format, TILE_TEXTS)
+    | st.builds("{} on {}".format, TILE_TEXTS, st.sampled_from(_point_texts()))
+)
+
+
+def _alike(old: Any) -> st.SearchStrategy[Any]:
+    """Values of the same kind as ``old``: what a buggy implementation might write."""
+    if isinstance(old, bool) or old is None:
+        return st.none() | st.integers(0, 40)
+    if isinstance(old, int):
+        return st.integers(-3, 40)
+    if isinstance(old, str) and old.startswith("[") and len(old) == 5:
+        return TILE_TEXTS
+    if isinstance(old, str):
+        return MOVE_TEXTS
+    if isinstance(old, list):
+        return st.permutations(old) | st.just(old[1:]) | st.just([*old, *old[:1]])
+    return st.just(old)
+
+
+def _paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every path to a value inside a JSON document."""
+    found = [path]
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found += _paths(item, (*path, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found += _paths(item, (*path, index))
+    return found
+
+
+@functools.cache
+def _short_text() -> str:
+    states = demo_match(3, 10)
+    end = next(i for i, s in enumerate(states) if s.round == 3)
+    return record_match(states[: end + 3]).to_json()
+
+
+@given(data=st.data())
+def test_any_changed_document_is_refused_or_refereed(data: st.DataObject) -> None:
+    """Values replaced by any JSON, or by values alike: InvalidRecord, or a report; nothing else."""
+    doc = json.loads(_short_text())
+    for _ in range(data.draw(st.integers(1, 3))):
+        path = data.draw(st.sampled_from(_paths(doc)[1:]))
+        target: Any = doc
+        for key in path[:-1]:
+            target = target[key]
+        old = target[path[-1]]
+        target[path[-1]] = data.draw(_alike(old) if data.draw(st.booleans()) else JSON_VALUES)
+    try:
+        record = MatchRecord.from_json(json.dumps(doc))
+    except InvalidRecord:
+        return
+    assert isinstance(check_record(record), Report)
+
+
+@given(cut=st.integers(min_value=0, max_value=10_000), junk=st.binary(max_size=8))
+def test_any_truncated_text_is_refused(cut: int, junk: bytes) -> None:
+    """A record cut anywhere, with anything after the cut, is an InvalidRecord."""
+    text = _short_text().encode()
+    cut = cut % len(text)
+    with pytest.raises(InvalidRecord):
+        MatchRecord.from_json(text[:cut] + junk)

@@ -597,6 +597,18 @@ def _round_from(doc: _RoundDoc, where: str) -> RoundRecord:
     )
 
 
+def _seed_from(text: str) -> int:
+    """The seed written ``text``: decimal digits, no leading zero, below 2**64."""
+    # The length is checked first: int() of a huge string is slow, and refused.
+    digits = len(text) <= _SEED_DIGITS and text.isascii() and text.isdigit()
+    if not digits or (text[0] == "0" and text != "0") or int(text) >= 1 << 64:
+        raise InvalidRecord(
+            "$.seed must be null or a decimal string of an integer from 0 to 2**64 - 1, "
+            f"without leading zeros; got {text[:30]!r}"
+        )
+    return int(text)
+
+
 def _record_from(doc: _RecordDoc) -> MatchRecord:
     if doc.players not in PLAYER_COUNTS:
         raise InvalidRecord(f"$.players must be 2, 3 or 4, got {doc.players}")
@@ -604,14 +616,7 @@ def _record_from(doc: _RecordDoc) -> MatchRecord:
         raise InvalidRecord(
             f"$.names must hold {doc.players} strings, one per seat, got {len(doc.names)}"
         )
-    seed = None
-    if doc.seed is not None:
-        text = doc.seed
-        if not (text.isascii() and text.isdigit()) or text != str(int(text)):
-            raise InvalidRecord("$.seed must be null or a decimal string without leading zeros")
-        seed = int(text)
-        if len(text) > _SEED_DIGITS or seed >= 1 << 64:
-            raise InvalidRecord("$.seed must be null or a decimal string from 0 to 2**64 - 1")
+    seed = None if doc.seed is None else _seed_from(doc.seed)
     rounds = [_round_from(r, f"$.rounds[{index}]") for index, r in enumerate(doc.rounds)]
     winner = doc.result.winner
     return _built(
