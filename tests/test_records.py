@@ -176,6 +176,8 @@ def test_names_are_kept_and_checked() -> None:
     assert record_match(states, names=["Ana", "Bia"]).names == ("Ana", "Bia")
     with pytest.raises(ValueError, match="must hold 2 names"):
         record_match(states, names=["Ana"])
+    with pytest.raises(ValueError, match="must hold 2 names"):
+        record_match(states, names=[])
 
 
 def test_small_helpers_read_well() -> None:
@@ -356,6 +358,7 @@ MALFORMED: tuple[tuple[str, Any, str], ...] = (
     ("deductions", _set("rounds.0.deductions", 5), "$.rounds[0].deductions"),
     ("scores", _set("result.scores", [1, "2"]), "$.result.scores[1]"),
     ("rounds", _set("rounds", {}), "$.rounds"),
+    ("no rounds", _set("rounds", []), "$.rounds must hold at least one round"),
     ("hands", _set("rounds.0.hands", ["[0|0]"]), "$.rounds[0].hands[0]"),
     ("huge", _set("rounds.0.scores.0", 10**20), "at most 20 digits"),
     ("top level", lambda doc: doc.clear(), "format is None"),
@@ -479,6 +482,8 @@ def test_the_constructors_check_types() -> None:
         attrs.evolve(good, names=("a",))
     with pytest.raises(InvalidRecord, match="seed must be None or an integer"):
         attrs.evolve(good, seed=-1)
+    with pytest.raises(InvalidRecord, match="at least one round"):
+        attrs.evolve(good, rounds=())
     with pytest.raises(InvalidRecord, match=r"rounds\[0\] is not a RoundRecord"):
         attrs.evolve(good, rounds=("round",))
     with pytest.raises(InvalidRecord, match="expected a sequence"):

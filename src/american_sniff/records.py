@@ -280,18 +280,18 @@ class MatchRecord:
         :mod:`american_sniff.rng`, if it was: then every deal and every lot of
         the record is the one the seed gives, and the referee checks it.
         None for a match dealt some other way.
-    :ivar rounds: Every round played, in order; the last one may be
-        unfinished.
+    :ivar rounds: Every round played, in order, from the first (at least
+        one); the last one may be unfinished.
     :ivar scores: Each side's score at the end of the record (``result.scores``
         in the JSON): at the winning placement, or after the last action.
     :ivar winner: The side that won (``result.winner`` in the JSON), or None
         if the record stops before a side reached the target.
 
-    The constructor checks the shape (types, ``players``, one name per seat),
-    not the rules; :func:`~american_sniff.referee.check_record` does that.
+    The constructor checks the shape (types, ``players``, one name per seat,
+    at least one round), not the rules; :func:`~american_sniff.referee.check_record` does that.
 
-    :raises InvalidRecord: if a field has the wrong type or ``names`` does not
-        hold one string per seat.
+    :raises InvalidRecord: if a field has the wrong type, ``names`` does not
+        hold one string per seat, or there is no round.
     """
 
     players: int
@@ -312,6 +312,8 @@ class MatchRecord:
             raise InvalidRecord(
                 f"seed must be None or an integer from 0 to 2**64 - 1, got {self.seed!r}"
             )
+        if not self.rounds:
+            raise InvalidRecord("rounds must hold at least one round, the first deal")
         for number, round_record in enumerate(self.rounds, start=1):
             if type(round_record) is not RoundRecord:
                 raise InvalidRecord(f"rounds[{number - 1}] is not a RoundRecord: {round_record!r}")
@@ -617,6 +619,8 @@ def _record_from(doc: _RecordDoc) -> MatchRecord:
             f"$.names must hold {doc.players} strings, one per seat, got {len(doc.names)}"
         )
     seed = None if doc.seed is None else _seed_from(doc.seed)
+    if not doc.rounds:
+        raise InvalidRecord("$.rounds must hold at least one round, the first deal")
     rounds = [_round_from(r, f"$.rounds[{index}]") for index, r in enumerate(doc.rounds)]
     winner = doc.result.winner
     return _built(
@@ -730,7 +734,9 @@ class Recorder:
         if last is None:
             raise ValueError("no state was fed to the recorder")
         players = last.players
-        names = self._names or tuple(f"seat {seat}" for seat in range(players))
+        names = self._names
+        if names is None:
+            names = tuple(f"seat {seat}" for seat in range(players))
         if len(names) != players:
             raise ValueError(f"names must hold {players} names, one per seat, got {names!r}")
         rounds = []
