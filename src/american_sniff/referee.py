@@ -367,7 +367,7 @@ class _Referee:
                     "wrong_seat",
                     number,
                     index,
-                    f"{where}: it is seat {state.turn}'s turn",
+                    f"{where}, but it is seat {state.turn}'s turn",
                     fatal=True,
                 )
                 return None
