@@ -13,13 +13,14 @@ import sys
 from collections.abc import Sequence
 
 from .. import __version__
+from . import check as _check
 from . import demo as _demo
 from .demo import demo
 
 __all__ = ["demo", "main", "parser"]
 
 #: The command modules, in the order ``--help`` lists them.
-_COMMANDS = (_demo,)
+_COMMANDS = (_demo, _check)
 
 
 def parser() -> argparse.ArgumentParser:
