@@ -15,12 +15,13 @@ from collections.abc import Sequence
 from .. import __version__
 from . import check as _check
 from . import demo as _demo
+from . import render as _render
 from .demo import demo
 
 __all__ = ["demo", "main", "parser"]
 
 #: The command modules, in the order ``--help`` lists them.
-_COMMANDS = (_demo, _check)
+_COMMANDS = (_demo, _check, _render)
 
 
 def parser() -> argparse.ArgumentParser:
