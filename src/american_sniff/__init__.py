@@ -7,6 +7,7 @@
 ((Tile(0, 3),), 3)
 """
 
+from .bots import Bot, GreedyBot, RandomBot, SearchBot, make_bot
 from .engine import apply, legal_moves, new_match, score_of
 from .errors import REFUSAL_CODES, IllegalMove, InvalidDeal, InvalidState
 from .layout import Connection, Contribution, Layout, Point, Side, parse_point
@@ -25,10 +26,12 @@ __all__ = [
     "RULES_VERSION",
     "TARGET",
     "Action",
+    "Bot",
     "Connection",
     "Contribution",
     "Deal",
     "Draw",
+    "GreedyBot",
     "IllegalMove",
     "InvalidDeal",
     "InvalidState",
@@ -39,14 +42,17 @@ __all__ = [
     "Place",
     "PlayerView",
     "Point",
+    "RandomBot",
     "RoundEnd",
     "RoundInfo",
     "RoundResult",
+    "SearchBot",
     "Side",
     "Tile",
     "__version__",
     "apply",
     "legal_moves",
+    "make_bot",
     "new_match",
     "parse_move",
     "parse_point",

@@ -11,6 +11,7 @@ from ..engine import apply, new_match
 from ..rng import MASK64
 from ..rules import RULES_VERSION
 from ..state import MatchState
+from ..views import view_for
 from .narrate import action_line, round_end_lines, round_start_line, scores_text, side_name
 from .options import add_players, add_seed
 
@@ -23,7 +24,8 @@ def demo(players: int, seed: int, out: TextIO) -> MatchState:
     """Play and narrate a seeded match between random-legal bots; return its final state.
 
     Seat ``k`` plays with a :class:`~american_sniff.bots.RandomBot` seeded
-    ``seed + k + 1`` (modulo 2**64).
+    ``seed + k + 1`` (modulo 2**64), asked only on its own turns with that
+    seat's :class:`~american_sniff.PlayerView`.
     """
     state = new_match(players, seed=seed)
     bots = [RandomBot(seed=(seed + seat + 1) & MASK64) for seat in range(players)]
@@ -36,7 +38,7 @@ def demo(players: int, seed: int, out: TextIO) -> MatchState:
         print("Partnerships: seats 0+2 against seats 1+3", file=out)
     print(f"\n{round_start_line(state)}", file=out)
     while state.winner is None:
-        state = apply(state, bots[state.turn].choose(state))
+        state = apply(state, bots[state.turn].choose(view_for(state, state.turn)))
         action = state.last_action
         assert action is not None  # every state after an apply has one
         print(action_line(action, players), file=out)
