@@ -14,12 +14,13 @@ from collections.abc import Sequence
 
 from .. import __version__
 from . import demo as _demo
+from . import simulate as _simulate
 from .demo import demo
 
 __all__ = ["demo", "main"]
 
 #: The command modules, in the order ``--help`` lists them.
-_COMMANDS = (_demo,)
+_COMMANDS = (_demo, _simulate)
 
 
 def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
