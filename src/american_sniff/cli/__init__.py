@@ -14,13 +14,14 @@ from collections.abc import Sequence
 
 from .. import __version__
 from . import demo as _demo
+from . import play as _play
 from . import simulate as _simulate
 from .demo import demo
 
 __all__ = ["demo", "main"]
 
 #: The command modules, in the order ``--help`` lists them.
-_COMMANDS = (_demo, _simulate)
+_COMMANDS = (_demo, _play, _simulate)
 
 
 def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
