@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import ClassVar, cast
 
 import attrs
 
@@ -29,13 +29,12 @@ def greedy_choice(moves: Sequence[Move], layout: Layout) -> Move:
     """
     if not moves:
         raise ValueError("there is no move to choose from")
-    best = moves[0]
     if len(moves) == 1:
-        return best
-    best_key = (-1, -1)
-    for move in moves:
-        if type(move) is not Place:  # only a lone draw or pass is not a placement
-            return move
+        return moves[0]
+    # Several legal moves are always placements: a draw or a pass comes alone.
+    places = cast("Sequence[Place]", moves)
+    best, best_key = places[0], (-1, -1)
+    for move in places:
         tile = move.tile
         key = (placement_points(layout.place(tile, move.at).end_sum), tile.pips)
         if key > best_key:

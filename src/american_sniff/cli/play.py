@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 from ..bots import Bot, make_bot
 from ..engine import apply, new_match
@@ -224,9 +224,7 @@ def _tally(say: _Printer, view: PlayerView) -> None:
             say((label if index == middle else " " * len(label)) + line)
 
 
-def _move_text(view: PlayerView, move: Move) -> str:
-    if not isinstance(move, Place):
-        return str(move)
+def _move_text(view: PlayerView, move: Place) -> str:
     end_sum = view.layout.place(move.tile, move.at).end_sum
     points = placement_points(end_sum)
     return f"{move}  (sum {end_sum}{f', scores {points}' if points else ''})"
@@ -245,7 +243,8 @@ def _human_move(view: PlayerView, inp: TextIO, out: TextIO) -> Move | None:
     if view.drawn is not None:
         say(f"You drew {view.drawn}, which fits: you must place it.")
     say("Your moves:")
-    for number, move in enumerate(moves, start=1):
+    # With a choice to make, every legal move is a placement.
+    for number, move in enumerate(cast("tuple[Place, ...]", moves), start=1):
         say(f"  {number:2d}. {_move_text(view, move)}")
     count = len(moves)
     while True:
