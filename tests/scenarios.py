@@ -20,6 +20,7 @@ from american_sniff import (
     parse_move,
     parse_point,
     parse_tile,
+    view_for,
 )
 from american_sniff.bots import RandomBot
 from american_sniff.rng import MASK64
@@ -119,7 +120,7 @@ def demo_match(players: int, seed: int) -> tuple[MatchState, ...]:
     bots = [RandomBot(seed=(seed + seat + 1) & MASK64) for seat in range(players)]
     states = [state]
     while not state.is_over:
-        state = apply(state, bots[state.turn].choose(state))
+        state = apply(state, bots[state.turn].choose(view_for(state, state.turn)))
         states.append(state)
     return tuple(states)
 

@@ -7,6 +7,7 @@
 ((Tile(0, 3),), 3)
 """
 
+from .bots import Bot, GreedyBot, RandomBot, SearchBot, make_bot
 from .engine import apply, legal_moves, new_match, score_of
 from .errors import REFUSAL_CODES, IllegalMove, InvalidDeal, InvalidRecord, InvalidState
 from .layout import Connection, Contribution, Layout, Point, Side, parse_point
@@ -38,11 +39,13 @@ __all__ = [
     "TARGET",
     "Action",
     "ActionRecord",
+    "Bot",
     "Connection",
     "Contribution",
     "Deal",
     "Discrepancy",
     "Draw",
+    "GreedyBot",
     "IllegalMove",
     "InvalidDeal",
     "InvalidRecord",
@@ -56,12 +59,14 @@ __all__ = [
     "Place",
     "PlayerView",
     "Point",
+    "RandomBot",
     "Recorder",
     "Report",
     "RoundEnd",
     "RoundInfo",
     "RoundRecord",
     "RoundResult",
+    "SearchBot",
     "Side",
     "Tile",
     "__version__",
@@ -70,6 +75,7 @@ __all__ = [
     "dump_record",
     "legal_moves",
     "load_record",
+    "make_bot",
     "new_match",
     "parse_move",
     "parse_point",

@@ -15,13 +15,15 @@ from collections.abc import Sequence
 from .. import __version__
 from . import check as _check
 from . import demo as _demo
+from . import play as _play
 from . import render as _render
+from . import simulate as _simulate
 from .demo import demo
 
 __all__ = ["demo", "main", "parser"]
 
 #: The command modules, in the order ``--help`` lists them.
-_COMMANDS = (_demo, _check, _render)
+_COMMANDS = (_demo, _play, _simulate, _check, _render)
 
 
 def parser() -> argparse.ArgumentParser:

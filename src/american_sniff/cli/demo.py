@@ -12,6 +12,7 @@ from ..records import Recorder
 from ..rng import MASK64
 from ..rules import RULES_VERSION
 from ..state import MatchState
+from ..views import view_for
 from .narrate import action_line, round_end_lines, round_start_line, scores_text, side_name
 from .options import add_players, add_seed
 
@@ -29,7 +30,9 @@ def demo(players: int, seed: int, out: TextIO, *, recorder: Recorder | None = No
     """Play and narrate a seeded match between random-legal bots; return its final state.
 
     Seat ``k`` plays with a :class:`~american_sniff.bots.RandomBot` seeded
-    :func:`bot_seed` ``(seed, k)``. Every state of the match is fed to
+    :func:`bot_seed` ``(seed, k)`` (that is ``seed + k + 1`` modulo 2**64),
+    asked only on its own turns with that seat's
+    :class:`~american_sniff.PlayerView`. Every state of the match is fed to
     ``recorder``, if one is given.
     """
     state = new_match(players, seed=seed)
@@ -45,7 +48,7 @@ def demo(players: int, seed: int, out: TextIO, *, recorder: Recorder | None = No
         print("Partnerships: seats 0+2 against seats 1+3", file=out)
     print(f"\n{round_start_line(state)}", file=out)
     while state.winner is None:
-        state = apply(state, bots[state.turn].choose(state))
+        state = apply(state, bots[state.turn].choose(view_for(state, state.turn)))
         if recorder is not None:
             recorder.add(state)
         action = state.last_action

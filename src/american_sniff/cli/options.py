@@ -6,7 +6,7 @@ import argparse
 
 from ..rng import check_seed
 
-__all__ = ["add_players", "add_seed", "seed"]
+__all__ = ["add_players", "add_seed", "bot_kinds", "bot_list", "positive", "seed"]
 
 
 def seed(text: str) -> int:
@@ -37,3 +37,36 @@ def add_seed(parser: argparse.ArgumentParser, what: str, default: int = 1) -> No
     parser.add_argument(
         "--seed", type=seed, default=default, help=f"seed for {what} (default {default})"
     )
+
+
+def positive(text: str) -> int:
+    """An argparse type: a positive integer."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def bot_list(text: str) -> tuple[str, ...]:
+    """An argparse type: comma-separated bot names from the registry, e.g. ``search,greedy``."""
+    # The registry is loaded only when a command parses bot names.
+    from ..bots import BOTS  # noqa: PLC0415
+
+    names = tuple(name.strip() for name in text.split(","))
+    for name in names:
+        if name not in BOTS:
+            raise argparse.ArgumentTypeError(
+                f"no bot is named {name!r}; the bots are {', '.join(BOTS)}"
+            )
+    return names
+
+
+def bot_kinds(text: str) -> tuple[str, ...]:
+    """An argparse type: like :func:`bot_list`, each name at most once."""
+    names = bot_list(text)
+    if len(set(names)) != len(names):
+        raise argparse.ArgumentTypeError(f"name each bot kind once, got {text!r}")
+    return names

@@ -1,0 +1,57 @@
+"""Bots: players that choose a legal move from what their seat may see.
+
+Every bot follows the :class:`Bot` protocol: ``choose(view)`` takes a
+:class:`~american_sniff.PlayerView` and returns one of its legal moves. The
+bots of this package are seeded, so a match between them is reproducible,
+and are made by name with :func:`make_bot`:
+
+>>> from american_sniff import new_match, view_for, apply
+>>> bots = [make_bot("greedy"), make_bot("random", seed=7)]
+>>> bots
+[GreedyBot(seed=0), RandomBot(seed=7)]
+>>> state = new_match(2, seed=1)
+>>> while not state.is_over:
+...     state = apply(state, bots[state.turn].choose(view_for(state, state.turn)))
+>>> state.winner
+0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import Any
+
+from .base import Bot
+from .greedy import GreedyBot
+from .random_bot import RandomBot
+from .search import Determiniser, SearchBot
+
+__all__ = ["BOTS", "Bot", "Determiniser", "GreedyBot", "RandomBot", "SearchBot", "make_bot"]
+
+#: The bots of this package by name (read-only): ``"random"``, ``"greedy"``, ``"search"``.
+BOTS: Mapping[str, Callable[..., Bot]] = MappingProxyType(
+    {"random": RandomBot, "greedy": GreedyBot, "search": SearchBot}
+)
+
+
+def make_bot(name: str, seed: int = 0, **options: Any) -> Bot:
+    """A new bot of the kind ``name``, with its generator at ``seed``.
+
+    ``options`` go to the bot's class: for ``"search"``, ``playouts``,
+    ``seconds`` and ``rollout`` (see :class:`SearchBot`).
+
+    >>> make_bot("search", seed=2, playouts=16)
+    SearchBot(seed=2, playouts=16, seconds=None, rollout='greedy', depth=4)
+
+    :raises ValueError: if no bot has that name, or an option or the seed is
+        out of range.
+    :raises TypeError: if the bot has no such option.
+    """
+    factory = BOTS.get(name)
+    if factory is None:
+        raise ValueError(f"no bot is named {name!r}; the bots are {', '.join(BOTS)}")
+    try:
+        return factory(seed=seed, **options)
+    except TypeError as error:
+        raise TypeError(f"the {name} bot does not take these options: {error}") from None

@@ -1,0 +1,363 @@
+"""The search bot: determinised Monte Carlo over the deals a view allows.
+
+A seat cannot see the other hands or the stock, so the bot samples them: a
+*determinisation* is a whole :class:`~american_sniff.MatchState` that agrees
+with everything the view shows (the table, the scores, whose turn it is, this
+seat's hand, every hand size and the stock size) and with what each seat is
+known not to hold (:attr:`PlayerView.voids <american_sniff.PlayerView.voids>`).
+Every such deal is equally likely: :class:`Determiniser` counts them exactly
+and samples one uniformly.
+
+For each sampled deal the bot plays every legal move, then plays on for a few
+placements with a fast default policy for every seat (greedy by default), and
+scores the outcome for its own side. The move with the best total over all the samples is
+chosen; each move is tried on the same deals, which makes the comparison fair
+with few samples.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterator
+from typing import ClassVar
+
+import attrs
+
+from ..engine import apply, legal_moves
+from ..moves import Move, Place
+from ..rng import below, check_seed, next_u64, shuffled
+from ..rules import side_of
+from ..state import MatchState, RoundInfo, tile_index
+from ..tiles import ALL_TILES, Tile
+from ..views import PlayerView
+from .base import moves_to_choose_from
+from .greedy import greedy_choice
+
+__all__ = ["ROLLOUT_POLICIES", "Determiniser", "SearchBot", "playout_value"]
+
+#: The default policies a playout can use, by name.
+ROLLOUT_POLICIES = ("greedy", "random")
+
+#: A split of one group of tiles: how many go to each location.
+_Split = tuple[int, ...]
+
+
+class Determiniser:
+    """Samples whole match states that agree with one :class:`~american_sniff.PlayerView`.
+
+    The tiles the view does not show (not in the seat's hand, not on the
+    table) lie in the other hands and the stock. A tile may lie in seat ``j``'s
+    hand only if neither of its halves is in ``view.voids[j]``; it may always
+    lie in the stock. Among all the ways to share the hidden tiles out that
+    respect this and the hand and stock sizes, :meth:`sample` picks one
+    uniformly (it counts them exactly), then puts the stock in a uniformly
+    random order.
+
+    A sampled state starts at the view's moment: it has the view's table,
+    scores, turn, round, opener and drawn tile, an empty action history, seed
+    0 and a sampled generator state for the deals of later rounds. The engine
+    plays on from it like from any state (but :func:`~american_sniff.validate_state`
+    would refuse it: its table has no history).
+
+    >>> from american_sniff import new_match, view_for
+    >>> state = new_match(3, seed=5)
+    >>> world, rng = Determiniser(view_for(state, 0)).sample(7)
+    >>> world.hands[0] == state.hands[0], [len(h) for h in world.hands], world.stock_size
+    (True, [6, 6, 6], 10)
+
+    :ivar count: How many ways to share the hidden tiles agree with the view
+        (the stock's order not counted).
+    :raises TypeError: if ``view`` is not a :class:`~american_sniff.PlayerView`.
+    :raises ValueError: if no deal agrees with the view (the view is not one
+        that a real match can show), or the match is over.
+    """
+
+    __slots__ = ("_choices", "_groups", "_locations", "_others", "_view", "count")
+
+    count: int
+
+    def __init__(self, view: PlayerView) -> None:
+        if not isinstance(view, PlayerView):
+            raise TypeError(f"Determiniser needs a PlayerView, got {view!r}")
+        if view.winner is not None:
+            raise ValueError("the match is over: there is nothing hidden to sample")
+        self._view = view
+        seen = {t.index for t in view.hand} | {t.index for t in view.layout.tiles}
+        hidden = [t for t in ALL_TILES if t.index not in seen]
+        # Locations: each other seat, then the stock (always last).
+        self._others = tuple(s for s in range(view.players) if s != view.seat)
+        capacities = tuple(view.hand_sizes[s] for s in self._others) + (view.stock_size,)
+        if sum(capacities) != len(hidden):
+            raise ValueError(
+                f"the view hides {len(hidden)} tiles, but its hand sizes and stock "
+                f"hold {sum(capacities)}"
+            )
+        stock = len(self._others)
+        groups: dict[tuple[int, ...], list[Tile]] = {}
+        for tile in hidden:
+            where = tuple(
+                location
+                for location, seat in enumerate(self._others)
+                if tile.low not in view.voids[seat] and tile.high not in view.voids[seat]
+            ) + (stock,)
+            groups.setdefault(where, []).append(tile)
+        self._groups = tuple((where, tuple(tiles)) for where, tiles in sorted(groups.items()))
+        self._locations = len(capacities)
+        self._choices: dict[tuple[int, tuple[int, ...]], tuple[list[_Split], list[int]]] = {}
+        self.count = self._count(0, capacities)
+        if self.count == 0:
+            raise ValueError(
+                "no deal agrees with the view: the seats' known voids leave too few "
+                "tiles for their hands"
+            )
+
+    # -- counting ------------------------------------------------------------
+
+    def _splits(self, group: int, capacities: tuple[int, ...]) -> Iterator[_Split]:
+        """Every way to send the tiles of ``group`` to its locations within ``capacities``."""
+        where, tiles = self._groups[group]
+        split = [0] * self._locations
+
+        def fill(position: int, left: int) -> Iterator[_Split]:
+            location = where[position]
+            if position == len(where) - 1:
+                if left <= capacities[location]:
+                    split[location] = left
+                    yield tuple(split)
+                    split[location] = 0
+                return
+            for amount in range(min(left, capacities[location]) + 1):
+                split[location] = amount
+                yield from fill(position + 1, left - amount)
+            split[location] = 0
+
+        return fill(0, len(tiles))
+
+    def _count(self, group: int, capacities: tuple[int, ...]) -> int:
+        """How many ways the tiles of groups ``group`` on fill exactly ``capacities``."""
+        if group == len(self._groups):
+            return 1 if not any(capacities) else 0
+        key = (group, capacities)
+        known = self._choices.get(key)
+        if known is None:
+            size = len(self._groups[group][1])
+            splits: list[_Split] = []
+            weights: list[int] = []
+            for split in self._splits(group, capacities):
+                rest = tuple(c - k for c, k in zip(capacities, split, strict=True))
+                ways = math.factorial(size)
+                for amount in split:
+                    ways //= math.factorial(amount)
+                ways *= self._count(group + 1, rest)
+                if ways:
+                    splits.append(split)
+                    weights.append(ways)
+            known = self._choices[key] = (splits, weights)
+        return sum(known[1])
+
+    # -- sampling ------------------------------------------------------------
+
+    def sample(self, rng: int) -> tuple[MatchState, int]:
+        """One determinisation, drawn with the SplitMix64 state ``rng``: ``(state, new_rng)``.
+
+        The draws, in order: for each group of tiles that may lie in the same
+        places (groups sorted by those places), a ``below`` over the weighted
+        ways to split it, and a shuffle of its tiles; then a shuffle of the
+        stock; then one output as the generator state for later rounds.
+        """
+        view = self._view
+        capacities = tuple(view.hand_sizes[s] for s in self._others) + (view.stock_size,)
+        placed: list[list[Tile]] = [[] for _ in range(self._locations)]
+        for group, (_, tiles) in enumerate(self._groups):
+            splits, weights = self._choices[(group, capacities)]
+            pick, rng = below(sum(weights), rng)
+            choice = 0
+            while pick >= weights[choice]:
+                pick -= weights[choice]
+                choice += 1
+            split = splits[choice]
+            order, rng = shuffled(tiles, rng)
+            start = 0
+            for location, amount in enumerate(split):
+                placed[location].extend(order[start : start + amount])
+                start += amount
+            capacities = tuple(c - k for c, k in zip(capacities, split, strict=True))
+        stock, rng = shuffled(tuple(placed[-1]), rng)
+        later, rng = next_u64(rng)
+        hands: list[tuple[Tile, ...]] = [()] * view.players
+        hands[view.seat] = view.hand
+        for location, seat in enumerate(self._others):
+            hands[seat] = tuple(sorted(placed[location], key=tile_index))
+        info = RoundInfo(
+            players=view.players,
+            seed=0,
+            round=view.round,
+            opener=view.opener,
+            deck=stock,
+            deals=(),
+            rng=later,
+            last_round=None,
+        )
+        state = MatchState(
+            info, view.turn, tuple(hands), view.layout, view.scores, None, view.drawn, 0
+        )
+        return state, rng
+
+
+# -- playouts ----------------------------------------------------------------------
+
+#: A default policy: the move to make in a state, and the new generator state.
+_Policy = Callable[[MatchState, int], tuple[Move, int]]
+
+
+def _greedy_policy(state: MatchState, rng: int) -> tuple[Move, int]:
+    return greedy_choice(legal_moves(state), state.layout), rng
+
+
+def _random_policy(state: MatchState, rng: int) -> tuple[Move, int]:
+    moves = legal_moves(state)
+    if len(moves) == 1:
+        return moves[0], rng
+    index, rng = below(len(moves), rng)
+    return moves[index], rng
+
+
+_POLICIES: dict[str, _Policy] = {"greedy": _greedy_policy, "random": _random_policy}
+
+
+def playout_value(start: MatchState, end: MatchState, seat: int) -> float:
+    """How good ``end`` is for ``seat``'s side, compared with ``start``.
+
+    The points its side gained from ``start`` to ``end`` (settlement included)
+    less the mean of what the other sides gained; a side that won the match in
+    between adds its target to its gain (so a win outweighs any number of
+    points, and a loss costs as much).
+    """
+    players = start.players
+    mine = side_of(players, seat)
+    gains = [after - before for after, before in zip(end.scores, start.scores, strict=True)]
+    if end.winner is not None:
+        gains[end.winner] += end.target
+    others = [gain for side, gain in enumerate(gains) if side != mine]
+    return gains[mine] - sum(others) / len(others)
+
+
+def _play_out(
+    state: MatchState, policy: _Policy, rng: int, depth: int | None
+) -> tuple[MatchState, int]:
+    """Play ``state`` on with ``policy`` for every seat to the end of its round or match.
+
+    With a ``depth``, stop sooner: after that many placements.
+    """
+    number = state.round
+    left = -1 if depth is None else depth
+    while left and state.winner is None and state.round == number:
+        move, rng = policy(state, rng)
+        if type(move) is Place:
+            left -= 1
+        state = apply(state, move)
+    return state, rng
+
+
+@attrs.define(eq=False)
+class SearchBot:
+    """Determinised Monte Carlo: tries each legal move on sampled deals, keeps the best.
+
+    For each of ``playouts`` deals sampled by :class:`Determiniser` (or as many
+    as fit in ``seconds``), every legal move is played, then the game goes on
+    with the ``rollout`` policy for every seat for ``depth`` more placements
+    (or to the end of the round); :func:`playout_value` scores the result for
+    this seat's side. The move with the best total wins; on a
+    tie, the first in ``view.legal_moves`` order. A lone legal move is
+    returned at once, without sampling.
+
+    With a playout budget (``seconds=None``) play is reproducible from the
+    seed. A time budget makes the number of samples depend on the machine, so
+    the same seed may choose differently.
+
+    >>> from american_sniff import new_match, view_for
+    >>> bot = SearchBot(seed=3, playouts=8)
+    >>> bot
+    SearchBot(seed=3, playouts=8, seconds=None, rollout='greedy', depth=4)
+    >>> state = new_match(2, seed=1)
+    >>> bot.choose(view_for(state, state.turn))
+    Place(Tile(4, 6))
+
+    :ivar seed: Where the bot's generator starts (0 to 2**64 - 1); it drives the
+        sampling of deals and random playouts.
+    :ivar playouts: How many deals to sample for each choice (at least 1);
+        each legal move is played out once on each.
+    :ivar seconds: A time budget per choice instead: sample deals until it is
+        spent (at least one); None to use ``playouts``.
+    :ivar rollout: The default policy of the playouts: ``"greedy"`` (see
+        :func:`~american_sniff.bots.greedy.greedy_choice`) or ``"random"``.
+    :ivar depth: How many placements (by any seat) a playout makes after the
+        move tried before it is scored; it also stops at the end of the round
+        or match. None plays every playout to the end of the round.
+    """
+
+    #: The bot's name in the registry (:func:`~american_sniff.bots.make_bot`).
+    name: ClassVar[str] = "search"
+
+    seed: int = attrs.field(default=0, converter=check_seed)
+    playouts: int = attrs.field(default=32)
+    seconds: float | None = attrs.field(default=None)
+    rollout: str = attrs.field(default="greedy")
+    depth: int | None = attrs.field(default=4)
+    _rng: int = attrs.field(init=False, repr=False)
+
+    @playouts.validator
+    def _check_playouts(self, _: object, value: object) -> None:
+        if type(value) is not int or value < 1:
+            raise ValueError(f"playouts must be a positive integer, got {value!r}")
+
+    @seconds.validator
+    def _check_seconds(self, _: object, value: object) -> None:
+        if value is not None and (
+            not isinstance(value, (int, float)) or isinstance(value, bool) or not value > 0
+        ):
+            raise ValueError(f"seconds must be a positive number or None, got {value!r}")
+
+    @depth.validator
+    def _check_depth(self, _: object, value: object) -> None:
+        if value is not None and (type(value) is not int or value < 1):
+            raise ValueError(f"depth must be a positive integer or None, got {value!r}")
+
+    @rollout.validator
+    def _check_rollout(self, _: object, value: object) -> None:
+        if value not in _POLICIES:
+            raise ValueError(f"rollout must be one of {', '.join(ROLLOUT_POLICIES)}, got {value!r}")
+
+    def __attrs_post_init__(self) -> None:
+        self._rng = self.seed
+
+    def choose(self, view: PlayerView) -> Move:
+        """The legal move of ``view`` with the best total over the sampled deals.
+
+        :raises TypeError: if ``view`` is not a :class:`~american_sniff.PlayerView`.
+        :raises ValueError: if the view's seat has no move to make.
+        """
+        moves = moves_to_choose_from(view, self)
+        if len(moves) == 1:
+            return moves[0]
+        determiniser = Determiniser(view)
+        policy = _POLICIES[self.rollout]
+        totals = [0.0] * len(moves)
+        rng = self._rng
+        deadline = None if self.seconds is None else time.monotonic() + self.seconds
+        samples = 0
+        while True:
+            world, rng = determiniser.sample(rng)
+            for index, move in enumerate(moves):
+                end, rng = _play_out(apply(world, move), policy, rng, self.depth)
+                totals[index] += playout_value(world, end, view.seat)
+            samples += 1
+            if deadline is None:
+                if samples >= self.playouts:
+                    break
+            elif time.monotonic() >= deadline:
+                break
+        self._rng = rng
+        best = max(totals)
+        return moves[totals.index(best)]
