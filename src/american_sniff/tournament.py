@@ -314,7 +314,7 @@ def play_match(spec: MatchSpec, options: BotOptions | None = None) -> MatchResul
     """Play one match of a tournament to its end.
 
     ``options`` gives each bot kind its options (see
-    :func:`~american_sniff.bots.make_bot`).
+    :func:`~american_sniff.make_bot`).
 
     >>> result = play_match(MatchSpec(0, 5, ("greedy", "random")))
     >>> result.winners, result.rounds

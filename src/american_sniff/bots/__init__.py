@@ -1,9 +1,9 @@
 """Bots: players that choose a legal move from what their seat may see.
 
-Every bot follows the :class:`Bot` protocol: ``choose(view)`` takes a
+Every bot follows the :class:`~american_sniff.Bot` protocol: ``choose(view)`` takes a
 :class:`~american_sniff.PlayerView` and returns one of its legal moves. The
 bots of this package are seeded, so a match between them is reproducible,
-and are made by name with :func:`make_bot`:
+and are made by name with :func:`~american_sniff.make_bot`:
 
 >>> from american_sniff import new_match, view_for, apply
 >>> bots = [make_bot("greedy"), make_bot("random", seed=7)]

@@ -46,9 +46,9 @@ def greedy_choice(moves: Sequence[Move], layout: Layout) -> Move:
 class GreedyBot:
     """Takes the most points now; on a tie, sheds the heaviest tile.
 
-    See :func:`greedy_choice` for the exact order. The greedy bot is
+    See :func:`~american_sniff.bots.greedy.greedy_choice` for the exact order. The greedy bot is
     deterministic: it never uses a generator, and its seed (kept so that every
-    bot is made alike by :func:`~american_sniff.bots.make_bot`) changes nothing.
+    bot is made alike by :func:`~american_sniff.make_bot`) changes nothing.
 
     >>> from american_sniff import new_match, view_for
     >>> bot = GreedyBot()
@@ -61,13 +61,15 @@ class GreedyBot:
     :ivar seed: Kept for a uniform interface; unused.
     """
 
-    #: The bot's name in the registry (:func:`~american_sniff.bots.make_bot`).
+    #: The bot's name in the registry (:func:`~american_sniff.make_bot`).
     name: ClassVar[str] = "greedy"
 
     seed: int = attrs.field(default=0, converter=check_seed)
 
     def choose(self, view: PlayerView) -> Move:
-        """The greedy pick among the legal moves of ``view`` (see :func:`greedy_choice`).
+        """The greedy pick among the legal moves of ``view``.
+
+        See :func:`~american_sniff.bots.greedy.greedy_choice`.
 
         :raises TypeError: if ``view`` is not a :class:`~american_sniff.PlayerView`.
         :raises ValueError: if the view's seat has no move to make.

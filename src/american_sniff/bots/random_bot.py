@@ -38,7 +38,7 @@ class RandomBot:
     :ivar seed: Where the bot's generator starts: an integer from 0 to 2**64 - 1.
     """
 
-    #: The bot's name in the registry (:func:`~american_sniff.bots.make_bot`).
+    #: The bot's name in the registry (:func:`~american_sniff.make_bot`).
     name: ClassVar[str] = "random"
 
     seed: int = attrs.field(default=0, converter=check_seed)

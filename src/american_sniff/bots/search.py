@@ -5,7 +5,7 @@ A seat cannot see the other hands or the stock, so the bot samples them: a
 with everything the view shows (the table, the scores, whose turn it is, this
 seat's hand, every hand size and the stock size) and with what each seat is
 known not to hold (:attr:`PlayerView.voids <american_sniff.PlayerView.voids>`).
-Every such deal is equally likely: :class:`Determiniser` counts them exactly
+Every such deal is equally likely: :class:`~american_sniff.bots.Determiniser` counts them exactly
 and samples one uniformly.
 
 For each sampled deal the bot plays every legal move, then plays on for a few
@@ -264,10 +264,11 @@ def _play_out(
 class SearchBot:
     """Determinised Monte Carlo: tries each legal move on sampled deals, keeps the best.
 
-    For each of ``playouts`` deals sampled by :class:`Determiniser` (or as many
+    For each of ``playouts`` deals sampled by :class:`~american_sniff.bots.Determiniser` (or as many
     as fit in ``seconds``), every legal move is played, then the game goes on
     with the ``rollout`` policy for every seat for ``depth`` more placements
-    (or to the end of the round); :func:`playout_value` scores the result for
+    (or to the end of the round);
+    :func:`~american_sniff.bots.search.playout_value` scores the result for
     this seat's side. The move with the best total wins; on a
     tie, the first in ``view.legal_moves`` order. A lone legal move is
     returned at once, without sampling.
@@ -297,7 +298,7 @@ class SearchBot:
         or match. None plays every playout to the end of the round.
     """
 
-    #: The bot's name in the registry (:func:`~american_sniff.bots.make_bot`).
+    #: The bot's name in the registry (:func:`~american_sniff.make_bot`).
     name: ClassVar[str] = "search"
 
     seed: int = attrs.field(default=0, converter=check_seed)
