@@ -12,6 +12,7 @@ import pytest
 from american_sniff import Layout, Tile, new_match, parse_point
 from american_sniff.cli import main
 from american_sniff.cli.play import opponents, play, table_lines, tally_lines
+from american_sniff.render import render_text, tally_text
 
 _TILE = re.compile(r"\[\d\|\d\]")
 
@@ -41,9 +42,9 @@ def test_answering_1_every_time_finishes_the_match(players: int) -> None:
 def test_the_human_sees_the_table_the_hand_and_numbered_moves_with_their_sums() -> None:
     """Each choice shows the table, the hand, and each legal move with its end sum."""
     text, _ = _play(2, "1\n" * 400)
-    assert "Table (" in text
-    assert "Counts:" in text
-    assert "end sum" in text
+    assert "Counted ends (+N beyond the end):" in text
+    assert "╔═══" in text
+    assert "End sum: " in text
     assert "Your hand: " in text
     assert re.search(r"^ +1\. \[\d\|\d\] (opens|on \[\d\|\d\] \w+) +\(sum \d+", text, re.M)
     assert re.search(r"Your move \(1-\d+, q to quit\): 1$", text, re.M)  # piped answer shown
@@ -159,17 +160,14 @@ def test_opponents_one_kind_for_all_or_one_per_seat() -> None:
     assert opponents(4, 2, ["a", "b", "c"]) == {0: "a", 1: "b", 3: "c"}
 
 
-def test_the_text_table_and_tally() -> None:
-    """The empty table, a table with the Sniff's branches open, and tallies of 0 to 100."""
-    assert table_lines(Layout.empty()) == ["Table: empty"]
+def test_the_table_and_tally_come_from_the_renderer() -> None:
+    """The terminal game draws the table and the tally with american_sniff.render."""
     table = Layout.empty().place(Tile(4, 4))
     table = table.place(Tile(4, 6), parse_point("[4|4] line_a"))
     table = table.place(Tile(1, 4), parse_point("[4|4] line_b"))
     lines = table_lines(table)
-    assert lines[0] == "Table (3 tiles, the Sniff is [4|4]):"
-    assert "[4|4] branch_a (4)" in lines[-2]
-    assert lines[-1].endswith("= end sum 15")
-    assert tally_lines(5) == ["|"]
-    assert tally_lines(50) == ["x x", " X", "x x"]
-    assert tally_lines(100) == ["x x x x", " X   X", "x x x x"]
-    assert tally_lines(-60) == ["      x x", "minus  X  ||", "      x x"]
+    assert lines == render_text(table).splitlines()
+    assert "  [4|4] branch_a: 4" in lines
+    assert lines[-1] == "End sum: 15, scores 15"
+    for score in (0, 5, 50, 135, -60):
+        assert tally_lines(score) == tally_text(score).splitlines()

@@ -4,9 +4,8 @@ Everything shown to the human comes from their seat's
 :class:`~american_sniff.PlayerView`: the other hands and the stock stay hidden
 until a round's settlement reveals the hands.
 
-The table and the paper tally are drawn as plain text by :func:`table_lines`
-and :func:`tally_lines`; the renderer (``american_sniff.render``) will replace
-them.
+The table and the paper tally are drawn by :mod:`american_sniff.render`, as
+text for the terminal.
 """
 
 from __future__ import annotations
@@ -20,6 +19,7 @@ from ..bots import Bot, make_bot
 from ..engine import apply, new_match
 from ..layout import Layout
 from ..moves import Draw, Move, Pass, Place
+from ..render import render_text, tally_text
 from ..rng import MASK64
 from ..rules import RULES_VERSION, placement_points
 from ..state import MatchState, RoundEnd
@@ -32,66 +32,22 @@ __all__ = ["NAME", "opponents", "play", "register", "table_lines", "tally_lines"
 NAME = "play"
 
 
-# -- drawing (plain text until the renderer takes over) ----------------------------
+# -- drawing ------------------------------------------------------------------------
 
 
 def table_lines(layout: Layout) -> list[str]:
-    """The table as text: each tile in the order placed, then what each open end counts.
+    """The table drawn for the terminal, with its counted ends and end sum.
 
-    >>> from american_sniff import Layout, Tile, parse_point
-    >>> table = Layout.empty().place(Tile(1, 4)).place(Tile(1, 1), parse_point("[1|4] low"))
-    >>> for line in table_lines(table):
-    ...     print(line)
-    Table (2 tiles, the Sniff is [1|1]):
-      [1|4] opens
-      [1|1] on [1|4] low
-    Open: [1|1] line_b (1), [1|4] high (4)
-    Counts: [1|1] line_b 2 + [1|4] high 4 = end sum 6
+    >>> from american_sniff import Layout, Tile
+    >>> table_lines(Layout.empty().place(Tile(1, 4)))[-1]
+    'End sum: 5, scores 5'
     """
-    if layout.is_empty:
-        return ["Table: empty"]
-    sniff = "no Sniff yet" if layout.sniff is None else f"the Sniff is {layout.sniff}"
-    tiles = "1 tile" if layout.count == 1 else f"{layout.count} tiles"
-    lines = [f"Table ({tiles}, {sniff}):"]
-    placed = iter(layout.connections)
-    for number, tile in enumerate(layout.tiles):
-        lines.append(f"  {tile} opens" if number == 0 else f"  {tile} on {next(placed).at}")
-    points = ", ".join(f"{point} ({point.value})" for point in layout.points())
-    counts = " + ".join(f"{c.point} {c.value}" for c in layout.contributions())
-    lines.append(f"Open: {points}")
-    lines.append(f"Counts: {counts} = end sum {layout.end_sum}")
-    return lines
+    return render_text(layout).splitlines()
 
 
 def tally_lines(score: int) -> list[str]:
-    """A score as the rules' paper tally: a stroke per 5 points, a large X in x's per 50.
-
-    Each 50 is drawn as a large X with four small x's around it (three lines);
-    the strokes for the rest follow on the middle line. A negative score is
-    the tally of its size after ``minus``.
-
-    >>> for line in tally_lines(135):
-    ...     print(line)
-    x x x x
-     X   X  |||||||
-    x x x x
-    >>> tally_lines(-15), tally_lines(0)
-    (['minus |||'], ['(none)'])
-    """
-    if score < 0:
-        lines = tally_lines(-score)
-        pad = " " * len("minus ")
-        middle = len(lines) // 2
-        return [("minus " if i == middle else pad) + line for i, line in enumerate(lines)]
-    fifties, rest = divmod(score // 5, 10)
-    strokes = "|" * rest
-    if not fifties:
-        return [strokes or "(none)"]
-    return [
-        ("x x " * fifties).rstrip(),
-        (" X  " * fifties + strokes).rstrip(),
-        ("x x " * fifties).rstrip(),
-    ]
+    """A score as the rules' paper tally (a stroke per 5 points, a figure per 50)."""
+    return tally_text(score).splitlines()
 
 
 # -- the game --------------------------------------------------------------------
