@@ -48,6 +48,7 @@ from .moves import Draw, Move, Pass, Place
 from .rules import PLAYER_COUNTS, RULES_VERSION
 from .serial import (
     FORMAT_VERSION,
+    ActionDoc,
     check_header,
     move_text,
     parse_move_text,
@@ -487,22 +488,13 @@ def record_schema() -> dict[str, Any]:
 
 
 @attrs.frozen
-class _ActionDoc:
-    seat: int
-    move: str
-    tile: str | None
-    end_sum: int | None
-    points: int | None
-
-
-@attrs.frozen
 class _RoundDoc:
     round: int
     hands: list[list[str]]
     stock: list[str]
     opener: int
     opener_by: str
-    actions: list[_ActionDoc]
+    actions: list[ActionDoc]
     end: str | None
     finisher: int | None
     deductions: list[int] | None
@@ -541,7 +533,7 @@ def _tiles(texts: list[str], where: str) -> tuple[Tile, ...]:
     return tuple(_tile(text, f"{where}[{position}]") for position, text in enumerate(texts))
 
 
-def _action_from(doc: _ActionDoc, where: str) -> ActionRecord:
+def _action_from(doc: ActionDoc, where: str) -> ActionRecord:
     try:
         move = parse_move_text(doc.move)
     except ValueError as exc:

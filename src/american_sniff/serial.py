@@ -70,6 +70,7 @@ __all__ = [
     "FORMAT_VERSION",
     "MAX_STATE_BYTES",
     "STATE_FORMAT",
+    "ActionDoc",
     "action_to_json",
     "move_text",
     "parse_move_text",
@@ -237,7 +238,18 @@ def _parse_u64(text: str, what: str) -> int:
 
 
 @attrs.frozen
-class _ActionDoc:
+class ActionDoc:
+    """An action object as read from JSON, before its texts are parsed.
+
+    Every format with actions (states, views, records) reads them as this.
+
+    :ivar seat: The ``seat`` key.
+    :ivar move: The ``move`` key, a move in the notation.
+    :ivar tile: The ``tile`` key: the tile drawn, or None.
+    :ivar end_sum: The ``end_sum`` key, or None.
+    :ivar points: The ``points`` key, or None.
+    """
+
     seat: int
     move: str
     tile: str | None
@@ -260,7 +272,7 @@ class _RoundDoc:
     hands: list[list[str]]
     deductions: list[int]
     scores: list[int]
-    history: list[_ActionDoc]
+    history: list[ActionDoc]
 
 
 @attrs.frozen
@@ -279,7 +291,7 @@ class _StateDoc:
     hands: list[list[str]]
     stock: list[str]
     drawn: str | None
-    history: list[_ActionDoc]
+    history: list[ActionDoc]
     deals: list[_DealDoc]
     last_round: _RoundDoc | None
 
@@ -480,7 +492,7 @@ def _hands_from(doc: list[list[str]], what: str) -> tuple[tuple[Tile, ...], ...]
 
 
 def _log_from(
-    actions: list[_ActionDoc], players: int, final_scores: tuple[int, ...], what: str
+    actions: list[ActionDoc], players: int, final_scores: tuple[int, ...], what: str
 ) -> ActionLog:
     """The action log of a history, with each action's scores worked out from ``final_scores``.
 
