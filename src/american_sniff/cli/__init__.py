@@ -13,13 +13,15 @@ import sys
 from collections.abc import Sequence
 
 from .. import __version__
+from . import conformance as _conformance
 from . import demo as _demo
+from . import engine as _engine
 from .demo import demo
 
 __all__ = ["demo", "main"]
 
 #: The command modules, in the order ``--help`` lists them.
-_COMMANDS = (_demo,)
+_COMMANDS = (_demo, _engine, _conformance)
 
 
 def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
