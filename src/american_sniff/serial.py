@@ -38,22 +38,33 @@ The state format is documented field by field in ``docs/formats.md``.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable
-from typing import Any, TypeVar, get_origin
+from typing import TYPE_CHECKING, Any, TypeVar, get_origin
 
 import attrs
-import cattrs
-from cattrs.cols import list_structure_factory
 
 from .errors import InvalidState
 from .layout import Layout, Point, Side
 from .moves import Draw, Move, Pass, Place
 from .rules import RULES_VERSION, side_of
-from .state import Action, ActionLog, Deal, MatchState, RoundEnd, RoundInfo, RoundResult
+from .state import (
+    Action,
+    ActionLog,
+    Deal,
+    MatchState,
+    RoundEnd,
+    RoundInfo,
+    RoundResult,
+    tile_index,
+)
 from .tiles import ALL_TILES, Tile
 from .validation import validate_state
+
+if TYPE_CHECKING:
+    import cattrs
 
 __all__ = [
     "FORMAT_VERSION",
@@ -146,7 +157,6 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 # -- text forms of tiles, points, moves and big integers ---------------------------------
 
-_TILE = re.compile(r"\[([0-6])\|([0-6])\]")
 _SIDES = {side.value: side for side in Side}
 
 
@@ -160,10 +170,14 @@ def parse_tile_text(text: str) -> Tile:
 
     :raises ValueError: if ``text`` is not a tile in exactly that form.
     """
-    match = _TILE.fullmatch(text)
-    if match is None or match.group(1) > match.group(2):
+    tile = _TILE_OF_TEXT.get(text)
+    if tile is None:
         raise ValueError(f"{text!r} is not a tile written '[a|b]' with a <= b")
-    return ALL_TILES[Tile(int(match.group(1)), int(match.group(2))).index]
+    return tile
+
+
+#: Every tile by its text: reading a tile is one look-up.
+_TILE_OF_TEXT = {str(tile): tile for tile in ALL_TILES}
 
 
 def _parse_point_text(text: str) -> Point:
@@ -186,6 +200,9 @@ def parse_move_text(text: str) -> Move:
 
     :raises ValueError: if ``text`` is not a move in that form.
     """
+    move = _MOVE_OF_TEXT.get(text)
+    if move is not None:
+        return move
     if text == "draw":
         return Draw()
     if text == "pass":
@@ -194,10 +211,16 @@ def parse_move_text(text: str) -> Move:
         return Place(parse_tile_text(text[: -len(" opens")]))
     tile, on, at = text.partition(" on ")
     if on:
-        return Place(parse_tile_text(tile), _parse_point_text(at))
+        move = Place(parse_tile_text(tile), _parse_point_text(at))
+        _MOVE_OF_TEXT[text] = move  # at most 28 * 144 distinct texts
+        return move
     raise ValueError(
         f"{text!r} is not a move ('[a|b] opens', '[a|b] on [c|d] SIDE', 'draw' or 'pass')"
     )
+
+
+#: Moves already read, by their text (only texts that parsed are kept).
+_MOVE_OF_TEXT: dict[str, Move] = {}
 
 
 def _u64_text(value: int) -> str:
@@ -271,6 +294,8 @@ def _strict(kind: type) -> Callable[[object, type], object]:
 
 
 def _strict_list(kind: Any, converter: cattrs.Converter) -> Callable[[object, type], object]:
+    from cattrs.cols import list_structure_factory  # noqa: PLC0415 - see converter()
+
     items = list_structure_factory(kind, converter)
 
     def structure(value: object, _: type) -> object:
@@ -285,8 +310,15 @@ def _is_list(kind: object) -> bool:
     return get_origin(kind) is list
 
 
-def _converter() -> cattrs.Converter:
-    """The one converter of the JSON layer: strict types, no unknown keys, paths in errors."""
+@functools.cache
+def converter() -> cattrs.Converter:
+    """The one converter of the JSON layer: strict types, no unknown keys, paths in errors.
+
+    It is built on first use, so that importing the package (and writing JSON)
+    does not import cattrs; only reading does.
+    """
+    import cattrs  # noqa: PLC0415 - reading documents is the only user
+
     converter = cattrs.Converter(forbid_extra_keys=True, detailed_validation=True)
     for kind in (int, str):
         converter.register_structure_hook(kind, _strict(kind))
@@ -296,8 +328,6 @@ def _converter() -> cattrs.Converter:
     )
     return converter
 
-
-CONVERTER = _converter()
 
 _T = TypeVar("_T")
 
@@ -310,8 +340,10 @@ def structure(data: object, kind: type[_T], error: type[ValueError], what: str) 
     """
     if not isinstance(data, dict):
         raise error(f"{what} must be a JSON object, got {type(data).__name__}")
+    import cattrs  # noqa: PLC0415 - see converter()
+
     try:
-        return CONVERTER.structure(data, kind)
+        return converter().structure(data, kind)
     except Exception as exc:  # cattrs reports problems as exception groups
         problems = cattrs.transform_error(exc, path="$")
         raise error(f"{what} is not in the format: {problems[0]}") from None
@@ -564,9 +596,7 @@ def _build_state(doc: _StateDoc) -> MatchState:
         rng=rng,
         last_round=None if doc.last_round is None else _round_from(doc.last_round, players),
     )
-    hands = tuple(
-        tuple(sorted(hand, key=lambda t: t.index)) for hand in _hands_from(doc.hands, "$.hands")
-    )
+    hands = tuple(tuple(sorted(hand, key=tile_index)) for hand in _hands_from(doc.hands, "$.hands"))
     return MatchState(
         info=info,
         turn=doc.turn,

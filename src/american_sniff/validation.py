@@ -25,8 +25,8 @@ from .errors import IllegalMove, InvalidState
 from .layout import Layout
 from .moves import Draw, Move, Pass, Place
 from .rng import MASK64
-from .rules import HAND_SIZE, PLAYER_COUNTS, TARGET, placement_points, side_count, side_of
-from .state import ActionLog, Deal, MatchState, RoundEnd, RoundInfo, RoundResult
+from .rules import HAND_SIZE, PLAYER_COUNTS, TARGET, side_count, side_of
+from .state import ActionLog, Deal, MatchState, RoundEnd, RoundInfo, RoundResult, tile_index
 from .tiles import ALL_TILES, Tile
 
 __all__ = ["validate_state"]
@@ -64,8 +64,7 @@ def validate_state(state: object) -> None:
     _check_tiles(state, info)
     _check_drawn(state, nodes)
     _check_target(state.scores, state.winner, players)
-    start_scores = _start_scores(nodes, state.scores, players, "")
-    _check_last_round(info, start_scores)
+    start_scores = _start_scores(nodes, state.scores, players)
     start_hands = _start_hands(state.hands, nodes, players, "")
     replayed = _replay(info, start_hands, start_scores, nodes, "")
     if isinstance(replayed, RoundResult):
@@ -74,6 +73,7 @@ def validate_state(state: object) -> None:
             "so the state should be the first of the next round"
         )
     _compare(state, replayed)
+    _check_last_round(info, start_scores)
 
 
 # -- plain checks ----------------------------------------------------------------
@@ -113,7 +113,7 @@ def _hands(value: object, players: int, what: str) -> tuple[tuple[Tile, ...], ..
         raise InvalidState(f"{what} must be a tuple of {players} hands, got {value!r}")
     for seat, hand in enumerate(value):
         tiles = _tiles(hand, f"hand {seat}")
-        if list(tiles) != sorted(tiles):
+        if list(tiles) != sorted(tiles, key=tile_index):
             raise InvalidState(f"hand {seat} is not sorted by tile: {_text(tiles)}")
     return value
 
@@ -130,12 +130,7 @@ def _check_info(info: object) -> RoundInfo:
     if not _is_int(info.round) or info.round < 1:
         raise InvalidState(f"round must be a positive integer, got {info.round!r}")
     _seat(info.opener, info.players, "opener")
-    deck = _tiles(info.deck, "the stock as dealt")
-    size = len(ALL_TILES) - info.players * HAND_SIZE[info.players]
-    if len(deck) != size:
-        raise InvalidState(
-            f"the stock as dealt has {len(deck)} tiles; with {info.players} players it has {size}"
-        )
+    _tiles(info.deck, "the stock as dealt")
     if type(info.deals) is not tuple:
         raise InvalidState(f"deals must be a tuple of Deal, got {info.deals!r}")
     for number, deal in enumerate(info.deals, start=1):
@@ -216,6 +211,12 @@ def _check_tiles(state: MatchState, info: RoundInfo) -> None:
     repeated = [t for t, n in Counter(info.deck).items() if n > 1]
     if repeated:
         raise InvalidState(f"the stock as dealt holds {repeated[0]} twice")
+    size = len(ALL_TILES) - info.players * HAND_SIZE[info.players]
+    if len(info.deck) != size:
+        raise InvalidState(
+            f"the stock as dealt has {len(info.deck)} tiles; with {info.players} players "
+            f"it has {size}"
+        )
 
 
 def _check_drawn(state: MatchState, nodes: list[_Node]) -> None:
@@ -254,25 +255,14 @@ def _check_target(scores: tuple[int, ...], winner: int | None, players: int) -> 
             )
 
 
-def _start_scores(
-    nodes: list[_Node], scores: tuple[int, ...], players: int, round_name: str
-) -> tuple[int, ...]:
-    """The scores at the start of the round: ``scores`` less what its placements scored.
+def _start_scores(nodes: list[_Node], scores: tuple[int, ...], players: int) -> tuple[int, ...]:
+    """The scores at the start of the round: ``scores`` less the points its actions claim.
 
-    The placements are replayed on an empty table to find their points.
+    The replay then checks every claim against the rules.
     """
-    layout = Layout.empty()
     start = list(scores)
-    for index, (seat, move, *_) in enumerate(nodes, start=1):
-        if type(move) is Place:
-            try:
-                layout = layout.place(move.tile, move.at)
-            except IllegalMove as error:
-                raise InvalidState(
-                    f"the table is not a legal sequence of placements: action {index}"
-                    f"{round_name} ({move}) is illegal: {error}"
-                ) from None
-            start[side_of(players, seat)] -= placement_points(layout.end_sum)
+    for seat, _, _, _, points, _, _ in nodes:
+        start[side_of(players, seat)] -= points
     return tuple(start)
 
 
@@ -304,7 +294,9 @@ def _start_hands(
                 f"{len(hands[seat])} tiles, placed {placed[seat]} and drew {drew[seat]}, "
                 f"so it was dealt {count}; with {players} players a hand is dealt {size}"
             )
-    return tuple(tuple(sorted(ALL_TILES[t.index] for t in hand)) for hand in dealt)
+    return tuple(
+        tuple(sorted((ALL_TILES[t.index] for t in hand), key=tile_index)) for hand in dealt
+    )
 
 
 # -- the replay --------------------------------------------------------------------
@@ -417,7 +409,7 @@ def _check_last_round(info: RoundInfo, start_scores: tuple[int, ...]) -> None:
     before = list(result.scores)
     for seat, amount in enumerate(result.deductions):
         before[side_of(players, seat)] += amount
-    start_scores_before = _start_scores(nodes, tuple(before), players, name)
+    start_scores_before = _start_scores(nodes, tuple(before), players)
     start_hands = _start_hands(hands, nodes, players, name)
     drew = [node[2] for node in nodes if type(node[1]) is Draw and node[2] is not None]
     dealt = {t for hand in start_hands for t in hand}
