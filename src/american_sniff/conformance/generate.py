@@ -388,7 +388,7 @@ def settlement_vectors() -> list[dict[str, Any]]:
 
 def _deal(hands: Sequence[str], opener: int, stock: str = "") -> dict[str, Any]:
     """A deal: ``hands``, then ``stock`` drawn first, then the other tiles in set order."""
-    dealt = [_tiles(hand) for hand in hands]
+    dealt = [sorted(_tiles(hand), key=lambda tile: tile.index) for hand in hands]
     first = list(_tiles(stock))
     used = {tile for hand in dealt for tile in hand} | set(first)
     rest = [tile for tile in ALL_TILES if tile not in used]
