@@ -193,16 +193,23 @@ def test_a_difference_is_reported_with_where_it_is() -> None:
 
 def test_refusals_are_checked_in_every_way() -> None:
     """A refusal must be the right code, leave the state and the legal moves unchanged."""
+    refused = False
 
     def change(message: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
-        if answer.get("code") == "stock_empty":
+        nonlocal refused
+        if answer.get("code") == "must_draw":  # a pass refused for the stock goes through
+            answer["ok"] = True
+        elif answer.get("code") == "stock_empty":
             answer["code"] = "must_draw"
         if answer.get("code") == "already_on_table":
             answer["index"] = 0
         if answer.get("code") == "not_a_move":
             return {"ok": True}
-        if message["cmd"] == "state" and answer.get("stock_size") == 0:
-            answer["stock_size"] = 1
+        if answer.get("code") == "not_a_point":
+            refused = True
+        if message["cmd"] == "state" and refused:
+            refused = False
+            answer["hand_sizes"] = [0, 0]
         return answer
 
     differences = failed(run_kit(Wrapped(change)))
@@ -214,6 +221,37 @@ def test_refusals_are_checked_in_every_way() -> None:
     )
     assert differences["refusals/text-not-a-move"] == (
         "'play [1|4]' was accepted; expected the refusal not_a_move"
+    )
+    assert differences["refusals/side-a-non-double-lacks"] == (
+        "the refused move changed the state: hand_sizes[0]: expected 6, got 0"
+    )
+    assert differences["refusals/pass-while-the-stock-has-tiles"] == (
+        "'pass' was accepted; expected the refusal must_draw"
+    )
+
+
+def test_legal_and_state_must_answer_in_refusal_vectors() -> None:
+    """A refusal vector whose legal or state request is refused fails, naming it."""
+
+    def change(message: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
+        if message["cmd"] == "legal":
+            return {"ok": False, "error": "internal", "message": "no list"}
+        return answer
+
+    differences = failed(run_kit(Wrapped(change), [v for v in VECTORS if v.kind == "refusals"]))
+    assert differences["refusals/opener-cannot-draw"] == (
+        "legal before the move was refused: internal (no list)"
+    )
+
+    def no_state(message: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
+        if message["cmd"] == "state":
+            return {"ok": False, "error": "internal"}
+        return answer
+
+    differences = failed(run_kit(Wrapped(no_state), VECTORS))
+    assert differences["refusals/opener-cannot-draw"] == "state was refused: internal"
+    assert differences["matches/2-players-seed-320"] == (
+        "state after the match was refused: internal"
     )
 
 

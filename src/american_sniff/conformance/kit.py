@@ -39,6 +39,7 @@ __all__ = [
     "LocalEngine",
     "SubprocessEngine",
     "VectorResult",
+    "handshake",
     "run_kit",
 ]
 
