@@ -261,7 +261,7 @@ class _New:
     deals: list[_DealDoc] = attrs.Factory(list)
     seed: str | None = None
     scores: list[int] | None = None
-    round: int = 1
+    round: int | None = None
 
 
 @attrs.frozen
@@ -445,8 +445,9 @@ class Session:
                     f"{where} is dealt to {made.players} players, not {players}", "invalid_deal"
                 )
             deals.append(made)
-        if doc.round < 1:
-            raise ProtocolError(f"round must be 1 or more, got {doc.round}", "invalid_deal")
+        first = 1 if doc.round is None else doc.round
+        if first < 1:
+            raise ProtocolError(f"round must be 1 or more, got {first}", "invalid_deal")
         state = new_match(players, seed=0 if seed is None else seed, deals=deals)
         scores = state.scores
         if doc.scores is not None:
@@ -464,9 +465,9 @@ class Session:
                 )
         # The match starts at the given round number and scores; the state's
         # constructor takes them as they are (no history to check them against).
-        state = attrs.evolve(state, scores=scores, info=attrs.evolve(state.info, round=doc.round))
+        state = attrs.evolve(state, scores=scores, info=attrs.evolve(state.info, round=first))
         self._state = state
-        self._last_dealt = None if seed is not None else doc.round + len(deals) - 1
+        self._last_dealt = None if seed is not None else first + len(deals) - 1
         return state_facts(state)
 
     def _current(self) -> MatchState:
