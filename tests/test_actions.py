@@ -149,3 +149,11 @@ def test_validate_state_names_states_made_by_evolve() -> None:
         validate_state("state")
     with pytest.raises(InvalidState, match="scores must be a tuple of 2 integers"):
         validate_state(attrs.evolve(state, scores=(1, 2, 3)))
+
+
+def test_validate_state_reports_a_malformed_layout_as_invalid() -> None:
+    """Garbage inside a field is an InvalidState, never another exception."""
+    state = apply(new_match(2, seed=1), legal_moves(new_match(2, seed=1))[0])
+    broken = attrs.evolve(state, layout=attrs.evolve(state.layout, log=5))  # type: ignore[arg-type]
+    with pytest.raises(InvalidState, match="malformed"):
+        validate_state(broken)

@@ -30,19 +30,32 @@ __all__ = ["Connection", "Contribution", "Layout", "Point", "Side", "parse_point
 
 
 class Side(enum.Enum):
-    """A named side of a tile on the table (the Portuguese name in brackets)."""
+    """A named side of a tile on the table; the value is the name used in notation.
 
-    #: The end of a non-double with the smaller value (*extremidade de menor valor*).
+    A non-double has two ends; a double lies crosswise and has two in-line
+    sides; the Sniff alone also has two branches. The rules text's Portuguese
+    name is given in brackets.
+
+    :cvar LOW: ``"low"``: the end of a non-double that shows the smaller number
+        (*extremidade de menor valor*).
+    :cvar HIGH: ``"high"``: the end of a non-double that shows the larger number
+        (*extremidade de maior valor*).
+    :cvar LINE_A: ``"line_a"``: the in-line side by which a double is joined to
+        the table; on an opening double, simply the first of its two free
+        in-line sides (*linha A*).
+    :cvar LINE_B: ``"line_b"``: the opposite in-line side of a double, the one
+        that faces outward and stays open once the double is joined (*linha B*).
+    :cvar BRANCH_A: ``"branch_a"``: the Sniff's first side arm, open only once
+        both of the Sniff's line sides are joined (*ramo A*).
+    :cvar BRANCH_B: ``"branch_b"``: the Sniff's second side arm, open under the
+        same condition (*ramo B*).
+    """
+
     LOW = "low"
-    #: The end of a non-double with the larger value (*extremidade de maior valor*).
     HIGH = "high"
-    #: The in-line side a double joins by (*linha A*).
     LINE_A = "line_a"
-    #: The other in-line side of a double (*linha B*).
     LINE_B = "line_b"
-    #: The Sniff's first side branch (*ramo A*).
     BRANCH_A = "branch_a"
-    #: The Sniff's second side branch (*ramo B*).
     BRANCH_B = "branch_b"
 
     def __repr__(self) -> str:
@@ -66,17 +79,21 @@ class Point:
     >>> str(Point(Tile(1, 1), Side.BRANCH_A))
     '[1|1] branch_a'
 
+    :ivar tile: The tile on the table that the side belongs to.
+    :ivar side: Which of that tile's sides this is.
+    :ivar value: The number a tile must show to be placed here: the half at
+        that end of a non-double, the number of a double (derived, not
+        compared).
+    :ivar order: A sort key, by tile (as in :data:`ALL_TILES`) then by side (in
+        :class:`Side` order); it is unique for each point (derived, not
+        compared).
     :raises ValueError: if the side does not exist on that tile: a non-double
         has only ``low`` and ``high``, a double only lines and branches.
     """
 
-    #: The tile the side belongs to.
     tile: Tile
-    #: Which side of the tile.
     side: Side
-    #: The number a tile placed here must show (derived, not compared).
     value: int = attrs.field(init=False, eq=False)
-    #: Sort key: tile order, then side order (derived, not compared).
     order: int = attrs.field(init=False, eq=False)
 
     def __attrs_post_init__(self) -> None:
@@ -125,11 +142,14 @@ def parse_point(text: str) -> Point:
 
 @attrs.frozen(repr=False)
 class Connection:
-    """Two tiles joined on the table: an open point and the side that covered it."""
+    """Two tiles joined on the table: an open point and the side that covered it.
 
-    #: The point that was open and is now joined.
+    :ivar at: The point that was open before the placement and is now joined.
+    :ivar joined: The side of the tile placed there that touches it: the end
+        showing the same number for a non-double, ``line_a`` for a double.
+    """
+
     at: Point
-    #: The side of the newly placed tile that joins it.
     joined: Point
 
     def __str__(self) -> str:
@@ -147,11 +167,13 @@ class Contribution:
     line side; a Sniff lying alone with both line sides free is one scoring end
     listed at ``line_a``. Each free branch of an opened Sniff is a scoring end
     worth half the Sniff.
+
+    :ivar point: The free side the scoring end is listed at.
+    :ivar value: What it adds to the end sum; a free end showing 0 is listed
+        too, with value 0.
     """
 
-    #: The free side that counts.
     point: Point
-    #: What it adds to the end sum (zero is listed too).
     value: int
 
     @property
@@ -213,19 +235,27 @@ class Layout:
     >>> table = Layout.empty().place(Tile(1, 4))
     >>> [str(p) for p in table.points()], table.end_sum
     (['[1|4] low', '[1|4] high'], 5)
+
+    :ivar open_keys: The open connection points, each as its
+        :attr:`Point.order`, in increasing order; :meth:`points` turns them
+        into :class:`Point` values.
+    :ivar end_sum: The total of every scoring end on the table, that is of
+        :meth:`contributions`; a placement scores it when it is a positive
+        multiple of five.
+    :ivar sniff: The Sniff, the first double placed this round, or None while
+        no double has been placed.
+    :ivar tile_mask: An integer with bit ``t.index`` set for each tile ``t`` on
+        the table.
+    :ivar value_mask: An integer with bit ``v`` set for each number ``v`` that
+        some open point shows.
     """
 
-    #: The open connection points as sorted keys (``Point.order``); see :meth:`points`.
     open_keys: tuple[int, ...]
-    #: The sum of all counted contributions (see :meth:`contributions`).
     end_sum: int
-    #: The Sniff (the first double placed this round), or None before any double.
     sniff: Tile | None
-    #: Bit ``t.index`` is set for every tile ``t`` on the table.
     tile_mask: int
-    #: Bit ``v`` is set for every value ``v`` that some open point shows.
     value_mask: int
-    #: The placements, newest first, as a chain shared with earlier layouts.
+    # The placements, newest first, as a chain shared with earlier layouts.
     _log: _Log = attrs.field(alias="log")
 
     @classmethod
@@ -324,13 +354,19 @@ class Layout:
 
         :raises IllegalMove: if the tile is already on the table, if ``at`` is
             None on a non-empty table or given on the empty one, if ``at`` is
-            not an open point, or if the tile shows no half of ``at``'s value.
+            not an open point, or if the tile shows no half of ``at``'s value
+            (also if ``tile`` is not a :class:`Tile`, or ``at`` neither a
+            :class:`Point` nor None).
         """
         self.check_place(tile, at)
         return self._place(ALL_TILES[tile.index], None if at is None else at.order)
 
     def check_place(self, tile: object, at: object) -> None:
-        """Raise :class:`IllegalMove` naming the problem if ``place(tile, at)`` is illegal."""
+        """Check that ``place(tile, at)`` is legal, and return None if it is.
+
+        :raises IllegalMove: naming the problem, in each case in which
+            :meth:`place` refuses.
+        """
         if not isinstance(tile, Tile):
             raise IllegalMove(f"not a tile: {tile!r}", "not_a_tile")
         if tile in self:

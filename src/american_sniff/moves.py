@@ -19,11 +19,13 @@ class Place:
     >>> from american_sniff import Side
     >>> Place(Tile(1, 4), Point(Tile(4, 4), Side.LINE_B))
     Place(Tile(1, 4), Point(Tile(4, 4), Side.LINE_B))
+
+    :ivar tile: The tile to put down, from the hand of the player to move.
+    :ivar at: The open connection point to put it on, or None for the tile
+        that opens the round (the table is then empty).
     """
 
-    #: The tile to place.
     tile: Tile
-    #: The open point to place it on, or None to open the round.
     at: Point | None = None
 
     def __str__(self) -> str:

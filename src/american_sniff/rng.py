@@ -56,7 +56,10 @@ def next_u64(state: int) -> tuple[int, int]:
 
 
 def below(n: int, state: int) -> tuple[int, int]:
-    """An unbiased integer in ``range(n)``: ``(value, new_state)``."""
+    """An unbiased integer in ``range(n)``: ``(value, new_state)``.
+
+    :raises ValueError: if ``n`` is not positive.
+    """
     if n <= 0:
         raise ValueError(f"below() needs a positive bound, got {n}")
     limit = _SPAN - _SPAN % n

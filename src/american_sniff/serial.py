@@ -435,8 +435,10 @@ def state_from_json(text: object) -> MatchState:
     doc = structure(data, _StateDoc, InvalidState, "the state")
     try:
         state = _build_state(doc)
-    except ValueError as exc:
-        raise InvalidState(str(exc)) from None
+    except InvalidState:
+        raise
+    except (ValueError, TypeError, KeyError, IndexError) as exc:
+        raise InvalidState(f"the state cannot be built: {exc}") from None
     validate_state(state)
     return state
 

@@ -176,7 +176,7 @@ class Action:
         if self.tile is not None:
             text += f" {self.tile}"
         if self.end_sum is not None:
-            text += f", sum {self.end_sum}, scores {self.points}"
+            text += f", sum {self.end_sum}, {self.points} points"
         return text
 
 

@@ -28,18 +28,19 @@ class Tile:
     >>> str(Tile(4, 1)), Tile(4, 1).pips, Tile(3, 3).is_double
     ('[1|4]', 5, True)
 
+    :ivar low: The smaller half, from 0 to 6.
+    :ivar high: The larger half, from 0 to 6; equal to :attr:`low` for a double.
+    :ivar index: Where the tile stands in :data:`ALL_TILES` (0 to 27): a dense
+        integer id, derived from the halves.
+    :ivar is_double: Whether both halves show the same number (derived).
+    :ivar pips: The pips on the whole tile, both halves together (derived).
     :raises ValueError: if a half is not an integer from 0 to 6.
     """
 
-    #: The smaller half (0 to 6).
     low: int
-    #: The larger half (0 to 6); equal to :attr:`low` for a double.
     high: int
-    #: The tile's position in :data:`ALL_TILES` (0 to 27), a dense integer id.
     index: int = attrs.field(init=False, eq=False, order=False)
-    #: Whether both halves are equal (derived).
     is_double: bool = attrs.field(init=False, eq=False, order=False)
-    #: The number of pips on the whole tile (derived).
     pips: int = attrs.field(init=False, eq=False, order=False)
 
     def __attrs_post_init__(self) -> None:

@@ -57,6 +57,15 @@ def validate_state(state: object) -> None:
     """
     if type(state) is not MatchState:
         raise InvalidState(f"not a MatchState: {state!r}")
+    try:
+        _validate(state)
+    except InvalidState:
+        raise
+    except Exception as exc:  # a field of a type no check foresaw
+        raise InvalidState(f"the state is malformed: {type(exc).__name__}: {exc}") from exc
+
+
+def _validate(state: MatchState) -> None:
     info = _check_info(state.info)
     players = info.players
     _check_fields(state, players)

@@ -1,0 +1,144 @@
+"""Instruction counts of american-sniff and dominoes, under valgrind's callgrind.
+
+Timings on a shared machine move with whatever else runs; instruction counts do
+not. This script plays fixed, seeded workloads under ``valgrind
+--tool=callgrind`` and reports the instructions each engine executes per action
+and per round, after subtracting the cost of starting Python and importing the
+engine (the same run with no work). The ratio of two counts tracks the ratio of
+run times closely for pure-Python code, and repeats exactly on the same build.
+
+Two workloads, both with 4 players and uniformly random legal moves:
+
+* ``whole``: whole american-sniff matches, against whole ``dominoes`` games;
+* ``first``: fresh matches played to the end of their first round (what a game
+  app or a search does most), against fresh ``dominoes`` games.
+
+Usage: ``python benchmarks/instructions.py [--matches N] [--games N]``. It needs
+``valgrind`` on the PATH and, for the comparison, ``dominoes`` 6.1.0 in the
+same interpreter; without ``dominoes`` it reports american-sniff alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+
+WORKLOADS = ("whole", "first")
+
+
+def play(engine: str, workload: str, count: int) -> tuple[int, int]:
+    """Play ``count`` matches (or games) of ``workload``; return (actions, rounds)."""
+    actions = rounds = 0
+    if engine == "american-sniff":
+        from american_sniff import apply, legal_moves, new_match  # noqa: PLC0415
+
+        for seed in range(count):
+            rng = random.Random(seed)
+            state = new_match(4, seed=seed)
+            number = state.round
+            while state.winner is None:
+                moves = legal_moves(state)
+                state = apply(state, moves[rng.randrange(len(moves))])
+                actions += 1
+                if state.round != number:
+                    rounds += 1
+                    number = state.round
+                    if workload == "first":
+                        break
+    else:
+        import dominoes  # type: ignore[import-untyped]  # noqa: PLC0415
+
+        random.seed(0)  # dominoes deals from the global generator
+        for seed in range(count):
+            rng = random.Random(seed)
+            game = dominoes.Game.new()
+            while game.result is None:
+                game.make_move(*rng.choice(game.valid_moves))
+                actions += 1
+            rounds += 1
+    return actions, rounds
+
+
+def count_instructions(engine: str, workload: str, count: int) -> tuple[int, int, int]:
+    """Run :func:`play` in a child Python under callgrind: (instructions, actions, rounds)."""
+    with tempfile.TemporaryDirectory() as folder:
+        out = os.path.join(folder, "callgrind.out")
+        result = subprocess.run(
+            [
+                "valgrind",
+                "--tool=callgrind",
+                f"--callgrind-out-file={out}",
+                sys.executable,
+                __file__,
+                "--child",
+                engine,
+                workload,
+                str(count),
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    found = re.search(r"Collected : (\d+)", result.stderr)
+    if found is None:
+        raise RuntimeError(f"callgrind printed no count:\n{result.stderr}")
+    actions, rounds = (int(n) for n in result.stdout.split())
+    return int(found.group(1)), actions, rounds
+
+
+def measure(engine: str, workload: str, count: int) -> tuple[float, float]:
+    """Instructions per action and per round, less the start-up cost."""
+    base, _, _ = count_instructions(engine, workload, 0)
+    total, actions, rounds = count_instructions(engine, workload, count)
+    return (total - base) / actions, (total - base) / rounds
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Print instructions per action and per round for each engine and workload."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["--child"]:
+        actions, rounds = play(args[1], args[2], int(args[3]))
+        print(actions, rounds)
+        return 0
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--matches", type=int, default=10, help="american-sniff whole matches")
+    parser.add_argument("--games", type=int, default=300, help="fresh matches or dominoes games")
+    options = parser.parse_args(args)
+    if shutil.which("valgrind") is None:
+        print("valgrind is not installed (apt-get install valgrind)", file=sys.stderr)
+        return 1
+    try:
+        import dominoes  # noqa: F401, PLC0415
+    except ImportError:
+        engines = ["american-sniff"]
+    else:
+        engines = ["american-sniff", "dominoes"]
+    counts = {"whole": options.matches, "first": options.games}
+    for workload in WORKLOADS:
+        results = {}
+        for engine in engines:
+            count = counts[workload] if engine == "american-sniff" else options.games
+            results[engine] = measure(engine, workload, count)
+            per_action, per_round = results[engine]
+            print(
+                f"{workload:<6} {engine:<15} {per_action:>10,.0f} instructions/action"
+                f" {per_round:>13,.0f} instructions/round"
+            )
+        if len(results) == 2:
+            ours, theirs = results["american-sniff"], results["dominoes"]
+            key = 0 if workload == "whole" else 1
+            print(
+                f"{workload:<6} speed ratio american-sniff/dominoes: {theirs[key] / ours[key]:.3f}"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,700 @@
+"""The table laid out in the plane: a rectangle for every tile, an anchor for every open point.
+
+Coordinates are integers in *units*; one half of a tile is a square of
+:data:`HALF` by :data:`HALF` units, so a tile is ``2 * HALF`` long and
+``HALF`` wide. ``x`` grows to the right and ``y`` grows downwards, as on a
+page. The opening tile is centred on the origin.
+
+How the table is drawn, as on a real table:
+
+* the opening tile lies across the page; a non-double shows its low half on
+  the left, a double lies crosswise with line A on the left and line B on the
+  right;
+* an arm is a chain of tiles growing away from the tile it is attached to; a
+  non-double lies along its arm, joined end first; every double lies crosswise,
+  joined by line A, with line B facing onward;
+* the Sniff's branches leave from its two short sides: branch A on the left
+  of the way its line runs (from line A to line B), branch B on the right;
+* an arm that would leave the page, or run into another tile, *bends*: the
+  next non-double turns 90 degrees and lies alongside the end it joins (a
+  double never turns: the tile before it does).
+
+The arrangement is found by a deterministic depth-first search over the
+tiles in the order they were placed: each tile tries to go straight on, then
+to turn right, then left, and takes the first choice whose rectangle fits on
+the page and overlaps nothing placed so far; when no choice fits, the search
+goes back and changes an earlier tile. Every point left open keeps a free
+square just beyond its side for a marker, so markers never cover a tile.
+On a page, a tile also keeps clear of every tile it is not joined to, except
+the tiles joined to the same tile (around the Sniff they cannot help
+touching), so that arms never seem to join where they do not. When the table
+cannot be fitted on the page, the page grows a few times, and as a last
+resort every arm runs straight without a page, which never overlaps: the line
+runs along one axis and the Sniff's two branches leave it on opposite sides.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator, Sequence
+
+import attrs
+
+from ..layout import Layout, Point, Side
+from ..tiles import Tile
+
+__all__ = [
+    "DEFAULT_PAGE",
+    "HALF",
+    "Anchor",
+    "Direction",
+    "Edge",
+    "Geometry",
+    "Orientation",
+    "Rect",
+    "TilePlacement",
+    "table_geometry",
+]
+
+#: The side of one half of a tile (a square), in units.
+HALF = 2
+
+#: The page a table is fitted into by default, ``(width, height)`` in units.
+DEFAULT_PAGE = (48, 40)
+
+# How many times the page grows, and by how much, before arms run straight.
+_PAGE_GROWTH = 8
+_PAGE_TRIES = 4
+# Choices tried per page before the search gives up on it.
+_SEARCH_BUDGET = 4000
+
+
+class Direction(enum.Enum):
+    """A direction on the page (``y`` grows downwards)."""
+
+    #: To the right.
+    EAST = (1, 0)
+    #: Downwards.
+    SOUTH = (0, 1)
+    #: To the left.
+    WEST = (-1, 0)
+    #: Upwards.
+    NORTH = (0, -1)
+
+    def __repr__(self) -> str:
+        return f"Direction.{self.name}"
+
+    @property
+    def dx(self) -> int:
+        """The step along ``x`` (-1, 0 or 1)."""
+        return self.value[0]
+
+    @property
+    def dy(self) -> int:
+        """The step along ``y`` (-1, 0 or 1)."""
+        return self.value[1]
+
+    @property
+    def right(self) -> Direction:
+        """The direction 90 degrees clockwise on the page (to the right of this heading)."""
+        return _CLOCKWISE[self]
+
+    @property
+    def left(self) -> Direction:
+        """The direction 90 degrees counter-clockwise (to the left of this heading)."""
+        return _CLOCKWISE[_CLOCKWISE[_CLOCKWISE[self]]]
+
+    @property
+    def opposite(self) -> Direction:
+        """The direction turned round."""
+        return _CLOCKWISE[_CLOCKWISE[self]]
+
+
+_VECTOR = {direction: direction.value for direction in Direction}
+_CLOCKWISE = {
+    Direction.EAST: Direction.SOUTH,
+    Direction.SOUTH: Direction.WEST,
+    Direction.WEST: Direction.NORTH,
+    Direction.NORTH: Direction.EAST,
+}
+
+
+class Orientation(enum.Enum):
+    """Which way a tile's long side runs on the page."""
+
+    #: The long side runs along ``x``.
+    HORIZONTAL = "horizontal"
+    #: The long side runs along ``y``.
+    VERTICAL = "vertical"
+
+    def __repr__(self) -> str:
+        return f"Orientation.{self.name}"
+
+
+@attrs.frozen
+class Rect:
+    """An axis-aligned rectangle ``x0 <= x <= x1``, ``y0 <= y <= y1``, in units.
+
+    >>> Rect(0, 0, 4, 2).overlaps(Rect(4, 0, 6, 2))  # touching is not overlapping
+    False
+
+    :ivar x0: The left edge.
+    :ivar y0: The top edge.
+    :ivar x1: The right edge (``x1 >= x0``).
+    :ivar y1: The bottom edge (``y1 >= y0``).
+    """
+
+    x0: int
+    y0: int
+    x1: int
+    y1: int
+
+    @property
+    def width(self) -> int:
+        """The extent along ``x``."""
+        return self.x1 - self.x0
+
+    @property
+    def height(self) -> int:
+        """The extent along ``y``."""
+        return self.y1 - self.y0
+
+    @property
+    def center(self) -> tuple[float, float]:
+        """The centre ``(x, y)``."""
+        return (self.x0 + self.x1) / 2, (self.y0 + self.y1) / 2
+
+    def overlaps(self, other: Rect) -> bool:
+        """Whether the insides of the two rectangles meet (a shared edge does not count)."""
+        return (
+            self.x0 < other.x1 and other.x0 < self.x1 and self.y0 < other.y1 and other.y0 < self.y1
+        )
+
+    def touches(self, other: Rect) -> bool:
+        """Whether the two rectangles overlap or share a point of their outlines."""
+        return (
+            self.x0 <= other.x1
+            and other.x0 <= self.x1
+            and self.y0 <= other.y1
+            and other.y0 <= self.y1
+        )
+
+    def union(self, other: Rect) -> Rect:
+        """The smallest rectangle holding both."""
+        return Rect(
+            min(self.x0, other.x0),
+            min(self.y0, other.y0),
+            max(self.x1, other.x1),
+            max(self.y1, other.y1),
+        )
+
+
+@attrs.frozen
+class Edge:
+    """Where one named side of a placed tile lies: a segment of its outline.
+
+    A free side is the outer edge of its half. The side a tile joins by is the
+    edge of its joined half that touches the tile it is joined to: the back
+    end when the arm runs straight on, a long side when the arm bends there.
+
+    :ivar side: The tile's side.
+    :ivar x0: The segment's first end, ``x`` (the smaller).
+    :ivar y0: The segment's first end, ``y`` (the smaller).
+    :ivar x1: The segment's other end, ``x``.
+    :ivar y1: The segment's other end, ``y`` (a segment is horizontal or vertical).
+    :ivar facing: The direction the side looks out towards, away from its tile.
+    """
+
+    side: Side
+    x0: int
+    y0: int
+    x1: int
+    y1: int
+    facing: Direction
+
+    @property
+    def midpoint(self) -> tuple[int, int]:
+        """The middle of the segment (always on whole units)."""
+        return (self.x0 + self.x1) // 2, (self.y0 + self.y1) // 2
+
+    @property
+    def length(self) -> int:
+        """The segment's length."""
+        return self.x1 - self.x0 + self.y1 - self.y0
+
+
+@attrs.frozen
+class TilePlacement:
+    """Where one tile lies.
+
+    For a double both halves show the same number: ``low_half`` is the half on
+    the left of its heading (the Sniff's branch A side), ``high_half`` the one
+    on the right.
+
+    :ivar tile: The tile.
+    :ivar rect: The tile's rectangle.
+    :ivar heading: The way its arm grows through it, from the side it joins by
+        to the side left free (the opening tile's heading is east).
+    :ivar low_half: The square of the half showing ``tile.low``.
+    :ivar high_half: The square of the half showing ``tile.high``.
+    :ivar edges: Where each of its sides lies, in :class:`~american_sniff.Side`
+        order: ``low`` and ``high`` for a non-double, the line sides for a
+        double and the branches too for the Sniff.
+    """
+
+    tile: Tile
+    rect: Rect
+    heading: Direction
+    low_half: Rect
+    high_half: Rect
+    edges: tuple[Edge, ...]
+
+    @property
+    def orientation(self) -> Orientation:
+        """Which way the tile's long side runs."""
+        if self.rect.width > self.rect.height:
+            return Orientation.HORIZONTAL
+        return Orientation.VERTICAL
+
+    def edge(self, side: Side) -> Edge:
+        """Where ``side`` lies.
+
+        :raises KeyError: if the tile has no such side here (a branch of a
+            double that is not the Sniff, a line side of a non-double).
+        """
+        for edge in self.edges:
+            if edge.side is side:
+                return edge
+        raise KeyError(f"{self.tile} has no {side} side")
+
+
+@attrs.frozen
+class Anchor:
+    """Where an open point is drawn.
+
+    :ivar point: The open point.
+    :ivar x: The middle of the point's side, ``x``.
+    :ivar y: The middle of the point's side, ``y``.
+    :ivar facing: The direction the point looks out towards (where the next
+        tile would go).
+    :ivar marker: A free square just beyond the side, touching it, that no
+        tile and no other marker covers: room for a marker.
+    :ivar value: What the point adds to the end sum (see
+        :meth:`~american_sniff.Layout.contributions`), or None for an open
+        point that is not counted (the second line side of a lone opening
+        double).
+    """
+
+    point: Point
+    x: int
+    y: int
+    facing: Direction
+    marker: Rect
+    value: int | None
+
+
+@attrs.frozen
+class Geometry:
+    """A whole table laid out in the plane.
+
+    :ivar tiles: Each tile's placement, in the order the tiles were placed.
+    :ivar anchors: Each open point's anchor, in
+        :meth:`~american_sniff.Layout.points` order.
+    :ivar bounds: The smallest rectangle holding every tile and every
+        marker square (a zero rectangle at the origin for an empty table).
+    :ivar page: The ``(width, height)`` the table was fitted into: the page
+        asked for, a larger one when the table did not fit on it, or None when
+        every arm runs straight without a page (asked for, or as a last resort).
+    """
+
+    tiles: tuple[TilePlacement, ...]
+    anchors: tuple[Anchor, ...]
+    bounds: Rect
+    page: tuple[int, int] | None
+
+    def placement(self, tile: Tile) -> TilePlacement:
+        """Where ``tile`` lies.
+
+        :raises KeyError: if the tile is not on the table.
+        """
+        for placed in self.tiles:
+            if placed.tile == tile:
+                return placed
+        raise KeyError(f"{tile} is not on the table")
+
+    def anchor(self, point: Point) -> Anchor:
+        """Where the open point ``point`` is drawn.
+
+        :raises KeyError: if the point is not open.
+        """
+        for anchor in self.anchors:
+            if anchor.point == point:
+                return anchor
+        raise KeyError(f"{point} is not an open point")
+
+
+def table_geometry(layout: Layout, *, page: tuple[int, int] | None = DEFAULT_PAGE) -> Geometry:
+    """Lay out ``layout`` in the plane so that no two tiles overlap.
+
+    The arms bend to keep the whole table, markers included, within ``page``
+    (``(width, height)`` in units), and keep clear of the tiles they do not
+    join; see the module documentation for how. With ``page=None`` every arm
+    runs straight. The result depends only on the layout and the page.
+
+    >>> from american_sniff import Tile
+    >>> geometry = table_geometry(Layout.empty().place(Tile(1, 4)))
+    >>> geometry.tiles[0].rect, geometry.tiles[0].low_half
+    (Rect(x0=-2, y0=-1, x1=2, y1=1), Rect(x0=-2, y0=-1, x1=0, y1=1))
+
+    :raises ValueError: if ``page`` is not None or a pair of positive integers.
+    """
+    pages = []
+    if page is not None:
+        if (
+            not isinstance(page, tuple)
+            or len(page) != 2
+            or any(type(side) is not int or side <= 0 for side in page)
+        ):
+            raise ValueError(f"a page is (width, height) in positive whole units, got {page!r}")
+        width, height = page
+        pages = [(width + n * _PAGE_GROWTH, height + n * _PAGE_GROWTH) for n in range(_PAGE_TRIES)]
+    if not layout.tiles:
+        return Geometry((), (), Rect(0, 0, 0, 0), page)
+    problem = _Problem(layout)
+    for tried in pages:
+        placements = problem.solve(tried)
+        if placements is not None:
+            return problem.geometry(placements, tried)
+    # Straight arms never overlap: the line runs along one axis, the branches
+    # leave the Sniff on either side of it.
+    placements = problem.solve(None)
+    assert placements is not None
+    return problem.geometry(placements, None)
+
+
+# -- building rectangles -----------------------------------------------------
+# A tile is laid out from the side of the tile it joins: from the middle
+# ``(mx, my)`` of that side, going out along ``out`` and across along ``across``.
+
+
+def _corners(
+    mx: int, my: int, out: Direction, across: Direction, a: tuple[int, int], b: tuple[int, int]
+) -> tuple[int, int, int, int]:
+    """The corners ``(x0, y0, x1, y1)`` of the rectangle that :func:`_box` makes."""
+    (dx, dy), (ex, ey) = _VECTOR[out], _VECTOR[across]
+    x0, x1 = mx + a[0] * dx + b[0] * ex, mx + a[1] * dx + b[1] * ex
+    y0, y1 = my + a[0] * dy + b[0] * ey, my + a[1] * dy + b[1] * ey
+    if x0 > x1:
+        x0, x1 = x1, x0
+    if y0 > y1:
+        y0, y1 = y1, y0
+    return x0, y0, x1, y1
+
+
+def _box(
+    mx: int, my: int, out: Direction, across: Direction, a: tuple[int, int], b: tuple[int, int]
+) -> Rect:
+    """The rectangle of the points ``m + i * out + j * across``, ``i`` in ``a``, ``j`` in ``b``."""
+    return Rect(*_corners(mx, my, out, across, a, b))
+
+
+def _segment(
+    side: Side,
+    mx: int,
+    my: int,
+    out: Direction,
+    across: Direction,
+    a: tuple[int, int],
+    b: tuple[int, int],
+    facing: Direction,
+) -> Edge:
+    """The edge of ``side``: like :func:`_box`, where ``a`` or ``b`` is a single value twice."""
+    return Edge(side, *_corners(mx, my, out, across, a, b), facing)
+
+
+def _marker_square(edge: Edge) -> Rect:
+    """The square just beyond ``edge``, centred on it, kept free for a marker."""
+    mx, my = edge.midpoint
+    facing = edge.facing
+    return _box(mx, my, facing, facing.right, (0, HALF), (-HALF // 2, HALF // 2))
+
+
+_H = HALF
+_Q = HALF // 2
+
+
+def _straight(
+    tile: Tile, joined: Side, mx: int, my: int, out: Direction, is_sniff: bool
+) -> TilePlacement:
+    """``tile`` laid from the side at ``(mx, my)``, its arm running on along ``out``."""
+    right = out.right
+    if tile.is_double:
+        # Crosswise: line A against the joined side, line B onward, branches at the short sides.
+        rect = _box(mx, my, out, right, (0, _H), (-_H, _H))
+        edges = [
+            _segment(Side.LINE_A, mx, my, out, right, (0, 0), (-_H, _H), out.opposite),
+            _segment(Side.LINE_B, mx, my, out, right, (_H, _H), (-_H, _H), out),
+        ]
+        if is_sniff:
+            edges.append(_segment(Side.BRANCH_A, mx, my, out, right, (0, _H), (-_H, -_H), out.left))
+            edges.append(_segment(Side.BRANCH_B, mx, my, out, right, (0, _H), (_H, _H), right))
+        left_half = _box(mx, my, out, right, (0, _H), (-_H, 0))
+        right_half = _box(mx, my, out, right, (0, _H), (0, _H))
+        return TilePlacement(tile, rect, out, left_half, right_half, tuple(edges))
+    # Along the arm: the joined half first, the free half beyond it.
+    free = Side.HIGH if joined is Side.LOW else Side.LOW
+    rect = _box(mx, my, out, right, (0, 2 * _H), (-_Q, _Q))
+    near = _box(mx, my, out, right, (0, _H), (-_Q, _Q))
+    far = _box(mx, my, out, right, (_H, 2 * _H), (-_Q, _Q))
+    near_edge = _segment(joined, mx, my, out, right, (0, 0), (-_Q, _Q), out.opposite)
+    far_edge = _segment(free, mx, my, out, right, (2 * _H, 2 * _H), (-_Q, _Q), out)
+    return _non_double(tile, rect, out, joined, near, far, near_edge, far_edge)
+
+
+def _turned(
+    tile: Tile, joined: Side, mx: int, my: int, out: Direction, turn: Direction
+) -> TilePlacement:
+    """A non-double at a bend: its joined half just beyond the side, running on along ``turn``."""
+    free = Side.HIGH if joined is Side.LOW else Side.LOW
+    rect = _box(mx, my, out, turn, (0, _H), (-_Q, _Q + _H))
+    near = _box(mx, my, out, turn, (0, _H), (-_Q, _Q))
+    far = _box(mx, my, out, turn, (0, _H), (_Q, _Q + _H))
+    near_edge = _segment(joined, mx, my, out, turn, (0, 0), (-_Q, _Q), out.opposite)
+    far_edge = _segment(free, mx, my, out, turn, (0, _H), (_Q + _H, _Q + _H), turn)
+    return _non_double(tile, rect, turn, joined, near, far, near_edge, far_edge)
+
+
+def _non_double(
+    tile: Tile,
+    rect: Rect,
+    heading: Direction,
+    joined: Side,
+    near: Rect,
+    far: Rect,
+    near_edge: Edge,
+    far_edge: Edge,
+) -> TilePlacement:
+    """A placed non-double from its joined (near) and free (far) halves."""
+    if joined is Side.LOW:
+        return TilePlacement(tile, rect, heading, near, far, (near_edge, far_edge))
+    return TilePlacement(tile, rect, heading, far, near, (far_edge, near_edge))
+
+
+# -- the search --------------------------------------------------------------
+# A depth-first search with conflict-directed backjumping: when no choice for
+# a tile fits, the search returns straight to the latest earlier tile that
+# took part in refusing one of its choices (the tile it joins, a tile it ran
+# into, a tile at the far side of the page), skipping the tiles in between,
+# which cannot help. This keeps the search fast when arms are interleaved.
+
+
+@attrs.frozen
+class _Step:
+    """One tile to lay out: the tile, the point it joins (None for the opening) and its side.
+
+    :ivar tile: The tile.
+    :ivar at: The open point it was placed on, or None for the opening tile.
+    :ivar joined: The tile's side that joins ``at``.
+    :ivar parent: The step of the tile ``at`` belongs to (-1 for the opening).
+    """
+
+    tile: Tile
+    at: Point | None
+    joined: Side
+    parent: int
+
+
+@attrs.frozen
+class _Extent:
+    """The bounds of what is laid out so far, and the step that reaches each of its sides.
+
+    :ivar box: The bounds.
+    :ivar owners: The steps reaching ``x0``, ``y0``, ``x1`` and ``y1``.
+    """
+
+    box: Rect
+    owners: tuple[int, int, int, int]
+
+    def grown(self, rect: Rect, owner: int) -> _Extent:
+        """The extent with ``rect`` of step ``owner`` added."""
+        box, (lx, ly, hx, hy) = self.box, self.owners
+        return _Extent(
+            box.union(rect),
+            (
+                owner if rect.x0 < box.x0 else lx,
+                owner if rect.y0 < box.y0 else ly,
+                owner if rect.x1 > box.x1 else hx,
+                owner if rect.y1 > box.y1 else hy,
+            ),
+        )
+
+
+class _Problem:
+    """The tiles of a layout to be fitted on a page, and what stays open at the end."""
+
+    def __init__(self, layout: Layout) -> None:
+        tiles = layout.tiles
+        opening = tiles[0]
+        steps = [_Step(opening, None, Side.LINE_A if opening.is_double else Side.LOW, -1)]
+        index = {opening: 0}
+        for tile, connection in zip(tiles[1:], layout.connections, strict=True):
+            assert connection.joined.tile == tile
+            index[tile] = len(steps)
+            steps.append(
+                _Step(tile, connection.at, connection.joined.side, index[connection.at.tile])
+            )
+        self.steps = steps
+        # The tiles each tile may touch: those joined to it or to the tile it joins.
+        self.neighbours: list[frozenset[int]] = []
+        for number, step in enumerate(steps):
+            parent = step.parent
+            near: set[int] = set()
+            if parent >= 0:
+                near.update((parent, steps[parent].parent))
+                near.update(i for i in range(number) if steps[i].parent == parent)
+            self.neighbours.append(frozenset(near))
+        self.sniff = layout.sniff
+        self.points = layout.points()
+        self.open: dict[Tile, set[Side]] = {}
+        for point in self.points:
+            self.open.setdefault(point.tile, set()).add(point.side)
+        self.values = {c.point: c.value for c in layout.contributions()}
+
+    def candidates(self, index: int, placed: Sequence[TilePlacement]) -> Iterator[TilePlacement]:
+        """The ways to lay out step ``index``, best first, given the tiles laid out before it."""
+        step = self.steps[index]
+        tile = step.tile
+        is_sniff = tile == self.sniff
+        if step.at is None:
+            # The opening tile lies across the page, centred on the origin.
+            start = -_Q if tile.is_double else -_H
+            yield _straight(tile, step.joined, start, 0, Direction.EAST, is_sniff)
+            return
+        edge = placed[step.parent].edge(step.at.side)
+        mx, my = edge.midpoint
+        out = edge.facing
+        yield _straight(tile, step.joined, mx, my, out, is_sniff)
+        if not tile.is_double:
+            yield _turned(tile, step.joined, mx, my, out, out.right)
+            yield _turned(tile, step.joined, mx, my, out, out.left)
+
+    def markers(self, placement: TilePlacement) -> list[Rect]:
+        """The marker squares of the sides of ``placement`` still open at the end."""
+        sides = self.open.get(placement.tile, ())
+        return [_marker_square(edge) for edge in placement.edges if edge.side in sides]
+
+    def solve(self, page: tuple[int, int] | None) -> list[TilePlacement] | None:
+        """Every tile's placement within ``page`` (None: no page), or None if none was found."""
+        count = len(self.steps)
+        placed: list[TilePlacement] = []
+        occupied: list[Rect] = []  # every tile and marker square laid out so far ...
+        owners: list[int] = []  # ... the step that laid out each ...
+        tiles: list[bool] = []  # ... and whether it is a tile
+        # Per step: the choices still to try, the steps that refused its choices
+        # so far, and the extent once it is laid out.
+        pending: list[Iterator[TilePlacement]] = [self.candidates(0, placed)]
+        conflicts: list[set[int]] = [set()]
+        extents: list[_Extent] = []
+        budget = _SEARCH_BUDGET
+        while len(placed) < count:
+            level = len(placed)
+            for candidate in pending[level]:
+                budget -= 1
+                if budget < 0 and page is not None:
+                    return None
+                new = [candidate.rect, *self.markers(candidate)]
+                refused_by = self._refusal(level, new, occupied, owners, tiles, extents, page)
+                if refused_by:
+                    conflicts[level].update(refused_by)
+                    continue
+                extent = _Extent(new[0], (level,) * 4) if not extents else extents[-1]
+                for rect in new:
+                    extent = extent.grown(rect, level)
+                placed.append(candidate)
+                occupied.extend(new)
+                owners.extend([level] * len(new))
+                tiles.extend([True] + [False] * (len(new) - 1))
+                extents.append(extent)
+                if level + 1 < count:
+                    pending.append(self.candidates(level + 1, placed))
+                    conflicts.append({self.steps[level + 1].parent})
+                break
+            else:
+                # Nothing fits: jump back to the latest step that refused a choice.
+                refused_by = conflicts[level] - {-1}
+                if not refused_by:
+                    return None
+                back = max(refused_by)
+                conflicts[back].update(refused_by - {back})
+                del pending[back + 1 :]
+                del conflicts[back + 1 :]
+                del placed[back:]
+                del extents[back:]
+                keep = owners.index(back)
+                del occupied[keep:]
+                del owners[keep:]
+                del tiles[keep:]
+        return placed
+
+    def _refusal(
+        self,
+        level: int,
+        new: Sequence[Rect],
+        occupied: Sequence[Rect],
+        owners: Sequence[int],
+        tiles: Sequence[bool],
+        extents: Sequence[_Extent],
+        page: tuple[int, int] | None,
+    ) -> set[int]:
+        """The earlier steps that keep step ``level``'s rectangles ``new`` out (empty if none)."""
+        # A tile or a marker square may not overlap anything laid out before it.
+        # On a page, a tile also keeps clear of the tiles it is not joined to, so
+        # that arms never seem to join where they do not: it touches only the
+        # tiles joined to it or to the tile it joins (around the Sniff).
+        near = self.neighbours[level] if page is not None else None
+        tile = new[0]
+        for other, owner, is_tile in zip(occupied, owners, tiles, strict=True):
+            if tile.touches(other) and (
+                tile.overlaps(other) or (is_tile and near is not None and owner not in near)
+            ):
+                return {owner}
+        for rect in new[1:]:
+            for other, owner in zip(occupied, owners, strict=True):
+                if rect.overlaps(other):
+                    return {owner}
+        if page is None or not extents:
+            return set()
+        # The table must fit on the page: the steps reaching its far sides refuse.
+        extent = extents[-1]
+        box, (lx, ly, hx, hy) = extent.box, extent.owners
+        refused_by: set[int] = set()
+        x0 = min(r.x0 for r in new)
+        x1 = max(r.x1 for r in new)
+        if max(x1, box.x1) - min(x0, box.x0) > page[0]:
+            refused_by.update(o for o, own in ((lx, x0 >= box.x0), (hx, x1 <= box.x1)) if own)
+        y0 = min(r.y0 for r in new)
+        y1 = max(r.y1 for r in new)
+        if max(y1, box.y1) - min(y0, box.y0) > page[1]:
+            refused_by.update(o for o, own in ((ly, y0 >= box.y0), (hy, y1 <= box.y1)) if own)
+        return refused_by
+
+    def geometry(
+        self, placements: Sequence[TilePlacement], page: tuple[int, int] | None
+    ) -> Geometry:
+        """The result for a solved table."""
+        bounds = placements[0].rect
+        for placement in placements:
+            for rect in (placement.rect, *self.markers(placement)):
+                bounds = bounds.union(rect)
+        anchors = []
+        for point in self.points:
+            edge = placements[self._index(point.tile)].edge(point.side)
+            x, y = edge.midpoint
+            anchors.append(
+                Anchor(point, x, y, edge.facing, _marker_square(edge), self.values.get(point))
+            )
+        return Geometry(tuple(placements), tuple(anchors), bounds, page)
+
+    def _index(self, tile: Tile) -> int:
+        """The step of ``tile``."""
+        return next(i for i, step in enumerate(self.steps) if step.tile == tile)

@@ -1,0 +1,224 @@
+"""The table as an SVG figure, in the style of a rules book.
+
+Every tile is drawn with its pips where the table's geometry
+(:mod:`american_sniff.render.geometry`) puts it, doubles crosswise; the Sniff
+has a red outline. Beyond every counted end a filled circle shows what it adds
+to the end sum; an open point that is not counted (the second line side of a
+lone opening double) gets a hollow circle. The caption lists the counted
+ends, the end sum and what the placement that made the table scores.
+
+The document is built as text in a fixed order with fixed number formats, so
+the same layout always gives the same bytes. Its parts carry classes for
+styling and for tests: ``g.tile`` (``g.tile.sniff``) with ``data-tile``,
+``g.point.counted`` and ``g.point.uncounted`` with ``data-point`` (and
+``data-value`` when counted), and ``g.caption``.
+"""
+
+from __future__ import annotations
+
+import math
+from xml.sax.saxutils import escape, quoteattr
+
+from ..layout import Layout
+from ..rules import placement_points
+from ..tiles import Tile
+from .geometry import DEFAULT_PAGE, Geometry, Orientation, Rect, TilePlacement, table_geometry
+
+__all__ = ["PIP_SPOTS", "render_svg"]
+
+# -- sizes (pixels) and colours -------------------------------------------------
+_SCALE = 14  # pixels per geometry unit: a tile is 56 by 28
+_MARGIN = 14
+_INSET = 1.5  # tiles are drawn a little inside their rectangles, so joints show
+_PIP_RADIUS = 2.5
+_MARKER_RADIUS = 10.5
+_CAPTION_FONT = 13
+_CAPTION_LINE = 19
+_CHAR_WIDTH = 0.56 * _CAPTION_FONT  # a generous average width for a sans-serif font
+_FONT = "DejaVu Sans, Verdana, Arial, Helvetica, sans-serif"
+_INK = "#222222"
+_TILE_FILL = "#fbf8ef"
+_TILE_STROKE = "#3b3b3b"
+_SNIFF_STROKE = "#c62828"
+_MARKER = "#1565c0"
+
+#: Where the pips of each number lie on a half of a tile, as ``(column,
+#: row)`` in a three by three grid, for a half of an upright tile. Lying
+#: across, the grid is turned a quarter, so a six always shows its two lines
+#: of three along the tile.
+PIP_SPOTS: tuple[tuple[tuple[int, int], ...], ...] = (
+    (),
+    ((1, 1),),
+    ((2, 0), (0, 2)),
+    ((2, 0), (1, 1), (0, 2)),
+    ((0, 0), (2, 0), (0, 2), (2, 2)),
+    ((0, 0), (2, 0), (1, 1), (0, 2), (2, 2)),
+    ((0, 0), (0, 1), (0, 2), (2, 0), (2, 1), (2, 2)),
+)
+
+
+def render_svg(
+    layout: Layout, *, caption: bool = True, page: tuple[int, int] | None = DEFAULT_PAGE
+) -> str:
+    """A standalone SVG document of ``layout`` (UTF-8 text, ending in a newline).
+
+    ``caption`` adds the lines under the drawing that list the counted ends,
+    the end sum and its points; ``page`` is the page the table is fitted into,
+    in geometry units (see :func:`~american_sniff.render.geometry.table_geometry`).
+
+    >>> from american_sniff import Tile
+    >>> svg = render_svg(Layout.empty().place(Tile(1, 4)))
+    >>> svg.count('class="tile"'), svg.count('class="point counted"')
+    (1, 2)
+    """
+    geometry = table_geometry(layout, page=page)
+    bounds = geometry.bounds
+    drawing_width = bounds.width * _SCALE + 2 * _MARGIN
+    drawing_height = bounds.height * _SCALE + 2 * _MARGIN if layout.tiles else 0
+    # The page is as wide as the drawing, or as the caption's longest line.
+    text = _caption_lines(layout) if caption else []
+    longest = max((len(line) for line in text), default=0)
+    width = max(drawing_width, math.ceil(longest * _CHAR_WIDTH) + 2 * _MARGIN)
+    height = drawing_height + len(text) * _CAPTION_LINE + (_MARGIN if text else 0)
+    height = max(height, 2 * _MARGIN)
+    # Centre the drawing; geometry units map to pixels through (ox, oy).
+    ox = (width - bounds.width * _SCALE) / 2 - bounds.x0 * _SCALE
+    oy = _MARGIN - bounds.y0 * _SCALE
+
+    out = [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{_num(width)}" height="{_num(height)}"'
+        f' viewBox="0 0 {_num(width)} {_num(height)}">',
+        f"<title>{escape(_title(layout))}</title>",
+        f'<rect class="background" width="{_num(width)}" height="{_num(height)}" fill="#ffffff"/>',
+    ]
+    for placed in geometry.tiles:
+        out.extend(_tile(placed, placed.tile == layout.sniff, ox, oy))
+    out.extend(_markers(geometry, ox, oy))
+    if text:
+        out.append(
+            f'<g class="caption" font-family="{_FONT}" font-size="{_CAPTION_FONT}" fill="{_INK}">'
+        )
+        top = drawing_height + (_CAPTION_LINE if not layout.tiles else _CAPTION_LINE * 0.8)
+        for number, line in enumerate(text):
+            y = top + number * _CAPTION_LINE
+            out.append(f'<text x="{_num(_MARGIN)}" y="{_num(y)}">{escape(line)}</text>')
+        out.append("</g>")
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def _title(layout: Layout) -> str:
+    """The document's title: the tiles in the order they were placed."""
+    if not layout.tiles:
+        return "American Sniff: the empty table"
+    return "American Sniff table: " + " ".join(str(tile) for tile in layout.tiles)
+
+
+def _num(value: float) -> str:
+    """A coordinate written with at most two decimals, without trailing zeros."""
+    text = f"{value:.2f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
+
+
+def _box(rect: Rect, ox: float, oy: float, inset: float = 0.0) -> tuple[float, float, float, float]:
+    """``(x, y, width, height)`` in pixels of ``rect``, shrunk by ``inset`` on every side."""
+    return (
+        ox + rect.x0 * _SCALE + inset,
+        oy + rect.y0 * _SCALE + inset,
+        rect.width * _SCALE - 2 * inset,
+        rect.height * _SCALE - 2 * inset,
+    )
+
+
+def _tile(placed: TilePlacement, sniff: bool, ox: float, oy: float) -> list[str]:
+    """The group drawing one tile: its face, the line between its halves, its pips."""
+    tile: Tile = placed.tile
+    x, y, w, h = _box(placed.rect, ox, oy, _INSET)
+    stroke, stroke_width = (_SNIFF_STROKE, 3) if sniff else (_TILE_STROKE, 1.5)
+    kind = "tile sniff" if sniff else "tile"
+    lines = [
+        f'<g class="{kind}" data-tile="{tile}">',
+        f"<title>{tile}{' (the Sniff)' if sniff else ''}</title>",
+        f'<rect x="{_num(x)}" y="{_num(y)}" width="{_num(w)}" height="{_num(h)}" rx="4"'
+        f' fill="{_TILE_FILL}" stroke="{stroke}" stroke-width="{stroke_width}"/>',
+    ]
+    # The halves share one side: the line between them.
+    low, high = placed.low_half, placed.high_half
+    if low.x1 == high.x0 or high.x1 == low.x0:
+        lx = ox + max(low.x0, high.x0) * _SCALE
+        y0, y1 = y + 4, y + h - 4
+        lines.append(_line(lx, y0, lx, y1))
+    else:
+        ly = oy + max(low.y0, high.y0) * _SCALE
+        x0, x1 = x + 4, x + w - 4
+        lines.append(_line(x0, ly, x1, ly))
+    across = placed.orientation is Orientation.HORIZONTAL
+    for half, value in ((low, tile.low), (high, tile.high)):
+        hx, hy, hw, hh = _box(half, ox, oy)
+        for column, row in PIP_SPOTS[value]:
+            if across:
+                column, row = row, 2 - column  # noqa: PLW2901 -- the grid turned a quarter
+            cx = hx + hw * (0.25 + 0.25 * column)
+            cy = hy + hh * (0.25 + 0.25 * row)
+            lines.append(
+                f'<circle cx="{_num(cx)}" cy="{_num(cy)}" r="{_num(_PIP_RADIUS)}" fill="{_INK}"/>'
+            )
+    lines.append("</g>")
+    return lines
+
+
+def _line(x0: float, y0: float, x1: float, y1: float) -> str:
+    """The thin line parting a tile's halves."""
+    return (
+        f'<line x1="{_num(x0)}" y1="{_num(y0)}" x2="{_num(x1)}" y2="{_num(y1)}"'
+        f' stroke="{_TILE_STROKE}" stroke-width="1"/>'
+    )
+
+
+def _markers(geometry: Geometry, ox: float, oy: float) -> list[str]:
+    """A circle beyond every open point: filled with its number if it counts, else hollow."""
+    lines = []
+    for anchor in geometry.anchors:
+        cx, cy = anchor.marker.center
+        x, y = ox + cx * _SCALE, oy + cy * _SCALE
+        point = quoteattr(str(anchor.point))
+        circle = f'<circle cx="{_num(x)}" cy="{_num(y)}" r="{_num(_MARKER_RADIUS)}"'
+        if anchor.value is None:
+            lines.append(f'<g class="point uncounted" data-point={point}>')
+            lines.append(f'{circle} fill="#ffffff" stroke="{_MARKER}" stroke-width="2"/>')
+        else:
+            lines.append(
+                f'<g class="point counted" data-point={point} data-value="{anchor.value}">'
+            )
+            lines.append(f'{circle} fill="{_MARKER}"/>')
+            lines.append(
+                f'<text x="{_num(x)}" y="{_num(y + 4)}" text-anchor="middle"'
+                f' font-family="{_FONT}" font-size="12" font-weight="bold"'
+                f' fill="#ffffff">{anchor.value}</text>'
+            )
+        lines.append("</g>")
+    return lines
+
+
+def _caption_lines(layout: Layout) -> list[str]:
+    """The caption: the counted ends, the uncounted points, the sum and its points, the Sniff."""
+    if not layout.tiles:
+        return ["The empty table: end sum 0, which scores 0."]
+    contributions = layout.contributions()
+    ends = ", ".join(f"{c.point} {c.value}" for c in contributions)
+    lines = [f"Counted ends: {ends}."]
+    counted = {c.point for c in contributions}
+    uncounted = [str(p) for p in layout.points() if p not in counted]
+    if uncounted:
+        lines.append(f"Open, not counted (hollow): {', '.join(uncounted)}.")
+    total = layout.end_sum
+    points = placement_points(total)
+    verdict = f"scores {points}" if points else "scores 0 (not a positive multiple of five)"
+    addition = " + ".join(str(c.value) for c in contributions)
+    if len(contributions) > 1:
+        addition += f" = {total}"
+    lines.append(f"End sum: {addition}, which {verdict}.")
+    if layout.sniff is not None:
+        lines.append(f"Red outline: the Sniff {layout.sniff}.")
+    return lines

@@ -1,0 +1,177 @@
+"""The text drawing of the table: the grid, its markers and the legend of what counts."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from american_sniff import Layout, placement_points
+from american_sniff.render import TEXT_PAGE, render_text
+from random_tables import random_tables
+from scenarios import WORKED_EXAMPLE_STEPS, table
+
+EXAMPLE_9 = """\
+            +3
+           ╔═══╗
+           ║ 3 ║
+           ╟───╢
+           ║ 1 ║
+           ╠═══╣       ╔═══╗
+   ╔═══╤═══╣*1*╠═══╤═══╣ 4 ╠═══╤═══╗
++2 ║ 2 │ 1 ╟───╢ 1 │ 4 ╟───╢ 4 │ 3 ║ +3
+   ╚═══╧═══╣*1*╠═══╧═══╣ 4 ╠═══╧═══╝
+           ╠═══╣       ╚═══╝
+           ║ 1 ║
+           ╟───╢
+           ║ 5 ║
+         ╔═╩═╤═╩═╗
+         ║ 5 │ 5 ║
+         ╚═╦═╧═╦═╝
+           ║ 5 ║
+           ╟───╢
+           ║ 0 ║
+           ╚═══╝
+            +0
+
+Sniff: [1|1] (its halves drawn *1*)
+Counted ends (+N beyond the end):
+  [0|5] low: 0
+  [1|2] high: 2
+  [1|3] high: 3
+  [3|4] low: 3
+End sum: 8, scores 0
+"""
+
+EXAMPLE_12_ASCII = """\
+           +---+
+   +-------+*6*|
++3 | 3 : 6 |...| +12
+   +-------+*6*|
+           +---+
+
+Sniff: [6|6] (its halves drawn *6*)
+Counted ends (+N beyond the end):
+  [3|6] low: 3
+  [6|6] line_b: 12
+End sum: 15, scores 15
+"""
+
+MARKER = re.compile(r"\+\d+")
+
+
+def split(text: str) -> tuple[str, str]:
+    """The drawing and the legend (separated by the first blank line)."""
+    drawing, legend = text.split("\n\n", 1)
+    return drawing, legend
+
+
+def check_text(layout: Layout, text: str, *, unicode: bool = True) -> None:
+    """The drawing shows all numbers and a marker per open point; the legend lists all."""
+    drawing, legend = split(text)
+    contributions = layout.contributions()
+    # One +N marker per counted end, with its value; one o per open point not counted.
+    assert sorted(int(m) for m in MARKER.findall(drawing)) == sorted(c.value for c in contributions)
+    uncounted = len(layout.points()) - len(contributions)
+    assert drawing.count("o") == uncounted
+    # Both numbers of every tile, the Sniff's starred.
+    numbers = MARKER.sub("", drawing)
+    digits = sorted(int(d) for d in re.findall(r"\d", numbers))
+    assert digits == sorted(n for tile in layout.tiles for n in (tile.low, tile.high))
+    stars = re.findall(r"\*(\d)\*", numbers)
+    if layout.sniff is None:
+        assert not stars
+    else:
+        assert stars == [str(layout.sniff.low)] * 2
+        assert f"Sniff: {layout.sniff}" in legend
+    # The legend: every contribution as str() writes it, the sum, the points.
+    for contribution in contributions:
+        assert f"  {contribution}\n" in legend
+    assert legend.endswith(
+        f"End sum: {layout.end_sum}, scores {placement_points(layout.end_sum)}\n"
+    )
+    if not unicode:
+        assert text.isascii()
+
+
+def test_worked_examples_1_to_9_final_table() -> None:
+    """The drawing of example 9's table, character for character."""
+    assert render_text(table(*WORKED_EXAMPLE_STEPS)) == EXAMPLE_9
+
+
+def test_example_12_in_ascii() -> None:
+    """[3|6] then [6|6] in ASCII: the Sniff's line B counts 12, the sum 15 scores 15."""
+    layout = table(("[3|6]", None), ("[6|6]", "[3|6] high"))
+    text = render_text(layout, unicode=False)
+    assert text == EXAMPLE_12_ASCII
+    check_text(layout, text, unicode=False)
+
+
+@pytest.mark.parametrize("steps", range(1, len(WORKED_EXAMPLE_STEPS) + 1))
+@pytest.mark.parametrize("unicode", [True, False])
+def test_every_step_of_examples_1_to_9(steps: int, unicode: bool) -> None:
+    """Each table on the way to example 9 shows all its tiles, markers and contributions."""
+    layout = table(*WORKED_EXAMPLE_STEPS[:steps])
+    check_text(layout, render_text(layout, unicode=unicode), unicode=unicode)
+
+
+def test_a_lone_opening_double_marks_its_second_line_side_open_but_not_counted() -> None:
+    """Example 10: [2|2] counts 4 at line A; line B gets an o and its own legend line."""
+    layout = table(("[2|2]", None))
+    text = render_text(layout)
+    check_text(layout, text)
+    drawing, legend = split(text)
+    assert "+4 ╟───╢ o" in drawing
+    assert "Open, not counted (o beyond the side):\n  [2|2] line_b\n" in legend
+    assert legend.endswith("End sum: 4, scores 0\n")
+
+
+def test_example_11_zero_is_drawn_and_counted_as_zero() -> None:
+    """[0|0] alone: the marker says +0, and the sum 0 scores nothing."""
+    layout = table(("[0|0]", None))
+    text = render_text(layout)
+    check_text(layout, text)
+    assert "+0" in text
+    assert text.endswith("End sum: 0, scores 0\n")
+
+
+def test_example_13_shows_the_branches() -> None:
+    """Open [4|4], [4|6] and [1|4] on its lines, [2|4] on a branch: four counted ends."""
+    layout = table(
+        ("[4|4]", None),
+        ("[4|6]", "[4|4] line_a"),
+        ("[1|4]", "[4|4] line_b"),
+        ("[2|4]", "[4|4] branch_a"),
+    )
+    text = render_text(layout)
+    check_text(layout, text)
+    assert "[4|4] branch_b: 4" in text
+    assert text.endswith("End sum: 13, scores 0\n")
+
+
+def test_the_empty_table() -> None:
+    """No tiles: a note instead of a drawing, and a zero sum."""
+    assert render_text(Layout.empty()) == "(the table is empty)\n\nEnd sum: 0, scores 0\n"
+
+
+def test_random_tables_fit_in_eighty_columns_and_show_everything() -> None:
+    """The biggest of many random final tables: within 80 columns, nothing missing."""
+    finals, middles = random_tables(1000, 2024)
+    chosen = sorted(finals, key=len)[-80:] + list(middles[:40])
+    for layout in chosen:
+        for unicode in (True, False):
+            text = render_text(layout, unicode=unicode)
+            check_text(layout, text, unicode=unicode)
+            drawing, _ = split(text)
+            assert max(len(line) for line in drawing.splitlines()) <= 2 * TEXT_PAGE[0] + 1 <= 80
+
+
+def test_unicode_and_ascii_draw_the_same_grid() -> None:
+    """The two character sets differ only in the characters used for lines."""
+    layout = random_tables(1000, 2024)[0][7]
+    fancy = render_text(layout).splitlines()
+    plain = render_text(layout, unicode=False).splitlines()
+    assert len(fancy) == len(plain)
+    for a, b in zip(fancy, plain, strict=True):
+        assert len(a) == len(b)
+        assert MARKER.findall(a) == MARKER.findall(b)
