@@ -67,7 +67,11 @@ autodoc_default_options = {"members": True}
 autodoc_typehints = "description"
 autodoc_typehints_format = "short"
 # A generic TypeVar is private to its module and has nothing to link to.
-nitpick_ignore = [("py:class", "american_sniff.rng._T")]
+nitpick_ignore = [
+    ("py:class", "american_sniff.rng._T"),
+    ("py:class", "american_sniff.serial._T"),
+    ("py:class", "american_sniff.serial._E"),
+]
 
 # -- sphinx.ext.doctest ----------------------------------------------------------
 # Only the {testcode}/{doctest} directives: the plain ">>>" blocks of pages and
@@ -127,6 +131,7 @@ def _inventory(name: str) -> tuple[str, str]:
 intersphinx_mapping = {
     "python": _inventory("python"),
     "attrs": _inventory("attrs"),
+    "cattrs": _inventory("cattrs"),
 }
 
 # -- copy buttons ----------------------------------------------------------------

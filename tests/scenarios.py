@@ -21,6 +21,8 @@ from american_sniff import (
     parse_point,
     parse_tile,
 )
+from american_sniff.bots import RandomBot
+from american_sniff.rng import MASK64
 
 __all__ = [
     "DRAW_DEAL",
@@ -28,6 +30,7 @@ __all__ = [
     "WORKED_EXAMPLE_STEPS",
     "act",
     "deal",
+    "demo_match",
     "first_move_match",
     "last",
     "pt",
@@ -101,6 +104,22 @@ def first_move_match(players: int, seed: int, limit: int = 4000) -> tuple[MatchS
     states = [state]
     while not state.is_over and len(states) < limit:
         state = apply(state, legal_moves(state)[0])
+        states.append(state)
+    return tuple(states)
+
+
+@functools.cache
+def demo_match(players: int, seed: int) -> tuple[MatchState, ...]:
+    """Every state of the match ``american-sniff demo`` plays for these arguments.
+
+    Seat ``k`` is a :class:`RandomBot` seeded ``seed + k + 1``, as in the demo.
+    The states are cached, so the test files share each match.
+    """
+    state = new_match(players, seed=seed)
+    bots = [RandomBot(seed=(seed + seat + 1) & MASK64) for seat in range(players)]
+    states = [state]
+    while not state.is_over:
+        state = apply(state, bots[state.turn].choose(state))
         states.append(state)
     return tuple(states)
 

@@ -8,9 +8,21 @@
 """
 
 from .engine import apply, legal_moves, new_match, score_of
-from .errors import REFUSAL_CODES, IllegalMove, InvalidDeal, InvalidState
+from .errors import REFUSAL_CODES, IllegalMove, InvalidDeal, InvalidRecord, InvalidState
 from .layout import Connection, Contribution, Layout, Point, Side, parse_point
 from .moves import Draw, Move, Pass, Place, parse_move
+from .records import (
+    ActionRecord,
+    MatchRecord,
+    OpenerBy,
+    Recorder,
+    RoundRecord,
+    dump_record,
+    load_record,
+    record_match,
+    replay,
+)
+from .referee import Discrepancy, Report, check_record
 from .rules import RULES_VERSION, TARGET, placement_points, round_hand
 from .state import Action, Deal, MatchState, RoundEnd, RoundInfo, RoundResult
 from .tiles import ALL_TILES, Tile, parse_tile
@@ -25,33 +37,46 @@ __all__ = [
     "RULES_VERSION",
     "TARGET",
     "Action",
+    "ActionRecord",
     "Connection",
     "Contribution",
     "Deal",
+    "Discrepancy",
     "Draw",
     "IllegalMove",
     "InvalidDeal",
+    "InvalidRecord",
     "InvalidState",
     "Layout",
+    "MatchRecord",
     "MatchState",
     "Move",
+    "OpenerBy",
     "Pass",
     "Place",
     "PlayerView",
     "Point",
+    "Recorder",
+    "Report",
     "RoundEnd",
     "RoundInfo",
+    "RoundRecord",
     "RoundResult",
     "Side",
     "Tile",
     "__version__",
     "apply",
+    "check_record",
+    "dump_record",
     "legal_moves",
+    "load_record",
     "new_match",
     "parse_move",
     "parse_point",
     "parse_tile",
     "placement_points",
+    "record_match",
+    "replay",
     "round_hand",
     "score_of",
     "validate_state",

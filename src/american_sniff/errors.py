@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-__all__ = ["REFUSAL_CODES", "IllegalMove", "InvalidDeal", "InvalidState"]
+__all__ = ["REFUSAL_CODES", "IllegalMove", "InvalidDeal", "InvalidRecord", "InvalidState"]
 
 
 #: Every refusal code an :class:`IllegalMove` can carry, with its meaning.
@@ -75,4 +75,21 @@ class InvalidState(ValueError):
     an illegal action in the history, a hand size no play could reach, a
     winner below the target, a wrong type, an unknown key, a wrong format or
     rules version, ...).
+    """
+
+
+class InvalidRecord(ValueError):
+    """A match record that cannot be read, or cannot be replayed.
+
+    Raised when loading a record (:meth:`MatchRecord.from_json
+    <american_sniff.records.MatchRecord.from_json>`): the text is not JSON,
+    not in the record format (a wrong type, a missing or unknown key, a tile
+    or move not written in the notation), or of another format, format version
+    or rules version. Also raised by :func:`~american_sniff.records.replay`
+    when a recorded action cannot be played. The message names the problem and
+    where it is (``$.rounds[1].actions[4].move``, or the round and action).
+
+    A record that reads well but claims what the rules contradict is not an
+    error to load: :func:`~american_sniff.referee.check_record` lists what is
+    wrong with it.
     """

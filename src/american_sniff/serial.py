@@ -85,7 +85,7 @@ __all__ = [
 FORMAT_VERSION = 1
 #: The ``format`` of a saved state.
 STATE_FORMAT = "american-sniff/state"
-#: The longest state text :meth:`MatchState.from_json` reads (1 MiB; a state is a few KB).
+#: The longest state text that loading reads: 1 MiB (a state is a few KB).
 MAX_STATE_BYTES = 1 << 20
 #: The most digits an integer in a document may have (2**64 has 20).
 _MAX_DIGITS = 20
@@ -417,7 +417,10 @@ def state_to_dict(state: MatchState) -> dict[str, Any]:
 
 
 def state_to_json(state: MatchState) -> str:
-    """The state as compact JSON text (see :meth:`MatchState.to_json`)."""
+    """The state as compact JSON text.
+
+    This is :meth:`MatchState.to_json <american_sniff.MatchState.to_json>`.
+    """
     return json.dumps(state_to_dict(state), separators=(",", ":"))
 
 
@@ -425,7 +428,9 @@ def state_to_json(state: MatchState) -> str:
 
 
 def state_from_json(text: object) -> MatchState:
-    """Load and check a state document (see :meth:`MatchState.from_json`).
+    """Load and check a state document.
+
+    This is :meth:`MatchState.from_json <american_sniff.MatchState.from_json>`.
 
     :raises InvalidState: naming the first problem.
     """

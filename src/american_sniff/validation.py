@@ -1,6 +1,6 @@
 """Checking that a match state is one the rules can reach.
 
-:func:`validate_state` is what :meth:`MatchState.from_json
+:func:`~american_sniff.validate_state` is what :meth:`MatchState.from_json
 <american_sniff.MatchState.from_json>` runs on every loaded state, and what a
 caller runs on a state built with ``MatchState(...)`` or ``attrs.evolve``.
 

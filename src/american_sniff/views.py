@@ -1,4 +1,4 @@
-"""What one seat may see of a match: :class:`PlayerView` and :func:`view_for`.
+"""What one seat may see of a match: :class:`PlayerView` and :func:`~american_sniff.view_for`.
 
 A view holds the seat's own hand and everything public: the table, how many
 tiles each hand and the stock hold, the scores, whose turn it is, the round's
@@ -46,7 +46,7 @@ VIEW_FORMAT = "american-sniff/view"
 
 @attrs.frozen
 class PlayerView:
-    """What ``seat`` may see of a match at one moment; made by :func:`view_for`.
+    """What ``seat`` may see of a match at one moment; made by :func:`~american_sniff.view_for`.
 
     :ivar seat: The seat this view belongs to.
     :ivar players: The number of players (2, 3 or 4).
@@ -150,7 +150,10 @@ def view_for(state: MatchState, seat: int) -> PlayerView:
 
 
 def view_to_dict(view: PlayerView) -> dict[str, Any]:
-    """The view document as a dict of JSON values (what :meth:`PlayerView.to_json` writes)."""
+    """The view document as a dict of JSON values.
+
+    :meth:`PlayerView.to_json <american_sniff.PlayerView.to_json>` writes it.
+    """
     layout = view.layout
     return {
         "format": VIEW_FORMAT,

@@ -13,33 +13,39 @@ import sys
 from collections.abc import Sequence
 
 from .. import __version__
+from . import check as _check
 from . import conformance as _conformance
 from . import demo as _demo
 from . import engine as _engine
 from .demo import demo
 
-__all__ = ["demo", "main"]
+__all__ = ["demo", "main", "parser"]
 
 #: The command modules, in the order ``--help`` lists them.
-_COMMANDS = (_demo, _engine, _conformance)
+_COMMANDS = (_demo, _check, _engine, _conformance)
 
 
-def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+def parser() -> argparse.ArgumentParser:
+    """The ``american-sniff`` argument parser, with every command (the docs read it)."""
+    return _parsers()[0]
+
+
+def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
     """The top-level parser, and each command's own parser by name."""
-    parser = argparse.ArgumentParser(
+    top = argparse.ArgumentParser(
         prog="american-sniff",
         description="The reference rules engine for the domino game American Sniff.",
         epilog="Run 'american-sniff COMMAND --help' for the options and examples of a command.",
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    return parser, {module.NAME: module.register(commands) for module in _COMMANDS}
+    top.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = top.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    return top, {module.NAME: module.register(commands) for module in _COMMANDS}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
-    parser, subparsers = _parser()
-    args, extra = parser.parse_known_args(argv)
+    top, subparsers = _parsers()
+    args, extra = top.parse_known_args(argv)
     if extra:
         # An unknown option belongs to the command: show that command's usage.
         subparsers[args.command].error(f"unrecognized arguments: {' '.join(extra)}")

@@ -8,25 +8,34 @@ from typing import Any, TextIO
 
 from ..bots import RandomBot
 from ..engine import apply, new_match
+from ..records import Recorder
 from ..rng import MASK64
 from ..rules import RULES_VERSION
 from ..state import MatchState
 from .narrate import action_line, round_end_lines, round_start_line, scores_text, side_name
 from .options import add_players, add_seed
 
-__all__ = ["NAME", "demo", "register"]
+__all__ = ["NAME", "bot_seed", "demo", "register"]
 
 NAME = "demo"
 
 
-def demo(players: int, seed: int, out: TextIO) -> MatchState:
+def bot_seed(seed: int, seat: int) -> int:
+    """The seed of the demo's bot at ``seat``: ``seed + seat + 1`` (modulo 2**64)."""
+    return (seed + seat + 1) & MASK64
+
+
+def demo(players: int, seed: int, out: TextIO, *, recorder: Recorder | None = None) -> MatchState:
     """Play and narrate a seeded match between random-legal bots; return its final state.
 
     Seat ``k`` plays with a :class:`~american_sniff.bots.RandomBot` seeded
-    ``seed + k + 1`` (modulo 2**64).
+    :func:`bot_seed` ``(seed, k)``. Every state of the match is fed to
+    ``recorder``, if one is given.
     """
     state = new_match(players, seed=seed)
-    bots = [RandomBot(seed=(seed + seat + 1) & MASK64) for seat in range(players)]
+    bots = [RandomBot(seed=bot_seed(seed, seat)) for seat in range(players)]
+    if recorder is not None:
+        recorder.add(state)
     print(
         f"American Sniff (rules version {RULES_VERSION}): {players} players, seed {seed}, "
         f"target {state.target}",
@@ -37,6 +46,8 @@ def demo(players: int, seed: int, out: TextIO) -> MatchState:
     print(f"\n{round_start_line(state)}", file=out)
     while state.winner is None:
         state = apply(state, bots[state.turn].choose(state))
+        if recorder is not None:
+            recorder.add(state)
         action = state.last_action
         assert action is not None  # every state after an apply has one
         print(action_line(action, players), file=out)
@@ -63,17 +74,46 @@ def register(commands: Any) -> argparse.ArgumentParser:
             "Play a whole match between random-legal bots and narrate it: every "
             "placement with its end sum and points, every draw and pass, each "
             "round's settlement with the revealed hands, and the winner. The same "
-            "seed always gives the same match."
+            "seed always gives the same match. With --record, the match is also "
+            "written to a file as a match record, which 'american-sniff check' checks."
         ),
-        epilog="examples:\n  american-sniff demo\n  american-sniff demo --players 2 --seed 42",
+        epilog=(
+            "examples:\n"
+            "  american-sniff demo\n"
+            "  american-sniff demo --players 2 --seed 42\n"
+            "  american-sniff demo --seed 7 --record match.json"
+        ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_players(parser)
     add_seed(parser, "the deal, the lots and the bots")
+    parser.add_argument(
+        "--record",
+        metavar="FILE",
+        help="also write the match record (JSON) to FILE, replacing it",
+    )
     parser.set_defaults(run=_run)
     return parser
 
 
 def _run(args: argparse.Namespace) -> int:
-    demo(args.players, args.seed, sys.stdout)
+    if args.record is None:
+        demo(args.players, args.seed, sys.stdout)
+        return 0
+    # The file is opened first, so that a path that cannot be written fails at once.
+    try:
+        file = open(args.record, "w", encoding="utf-8")  # noqa: SIM115 (closed below)
+    except OSError as error:
+        print(
+            f"american-sniff demo: cannot write the record to {args.record}: "
+            f"{error.strerror or error}",
+            file=sys.stderr,
+        )
+        return 1
+    with file:
+        names = [f"RandomBot(seed={bot_seed(args.seed, seat)})" for seat in range(args.players)]
+        recorder = Recorder(names)
+        demo(args.players, args.seed, sys.stdout, recorder=recorder)
+        file.write(recorder.record().to_json(pretty=True) + "\n")
+    print(f"Record written to {args.record}")
     return 0

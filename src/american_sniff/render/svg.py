@@ -64,7 +64,7 @@ def render_svg(
 
     ``caption`` adds the lines under the drawing that list the counted ends,
     the end sum and its points; ``page`` is the page the table is fitted into,
-    in geometry units (see :func:`~american_sniff.render.geometry.table_geometry`).
+    in geometry units (see :func:`~american_sniff.render.table_geometry`).
 
     >>> from american_sniff import Tile
     >>> svg = render_svg(Layout.empty().place(Tile(1, 4)))

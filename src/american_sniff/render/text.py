@@ -90,7 +90,7 @@ def render_text(
 
     ``unicode`` chooses box-drawing characters (the default) or plain ASCII;
     ``page`` is the page the table is fitted into, in units (see
-    :func:`~american_sniff.render.geometry.table_geometry`).
+    :func:`~american_sniff.render.table_geometry`).
     """
     geometry = table_geometry(layout, page=page)
     lines = _grid(layout, geometry, unicode) if layout.tiles else ["(the table is empty)"]

@@ -1,0 +1,957 @@
+"""Match records: a whole match as one versioned JSON document, as PGN is for chess.
+
+A :class:`MatchRecord` holds everything needed to replay a match and to check
+it against the rules: for every round the hands as dealt, the stock in draw
+order, who opened and why, every action in order with what it claims (the end
+sum and points of a placement, the tile a draw took), and how the round ended;
+then the final scores and the winner. The deals are explicit, so a program
+that deals with its own generator can write a record; the seed is optional.
+
+* :class:`Recorder` and :func:`record_match` build a record from the states
+  of a match played with this library;
+* :func:`replay` plays a record again and yields every state;
+* :meth:`MatchRecord.to_json` / :meth:`MatchRecord.from_json` (and
+  :func:`dump_record` / :func:`load_record` for files) write and read the
+  JSON, whose format is documented field by field in ``docs/records.md`` and
+  described by a JSON Schema shipped with the package (:func:`record_schema`);
+* :func:`american_sniff.referee.check_record` lists every claim of a record
+  that the rules contradict.
+
+The JSON follows the conventions of :mod:`american_sniff.serial` (tiles
+``"[a|b]"``, moves as ``str(move)`` writes them, the seed as a decimal string,
+every key always present, no other key allowed) and is read as strictly: no
+evaluation, strict types, a bounded size (:data:`MAX_RECORD_BYTES`), and an
+:class:`~american_sniff.InvalidRecord` naming the first problem.
+
+Reading checks the *shape* of a record, exactly what the schema checks; it
+does not check the record against the rules. A record whose claims are wrong
+(a wrong end sum, a tile dealt twice, an illegal move) loads, so that the
+referee can say what is wrong with it.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any, TypeVar
+
+import attrs
+
+from .engine import apply, new_match
+from .errors import IllegalMove, InvalidDeal, InvalidRecord
+from .moves import Draw, Move, Pass, Place
+from .rules import PLAYER_COUNTS, RULES_VERSION
+from .serial import (
+    FORMAT_VERSION,
+    check_header,
+    move_text,
+    parse_move_text,
+    parse_tile_text,
+    read_json,
+    structure,
+    tile_text,
+)
+from .state import Action, Deal, MatchState, RoundEnd, RoundResult
+from .tiles import Tile
+
+__all__ = [
+    "MAX_RECORD_BYTES",
+    "RECORD_FORMAT",
+    "ActionRecord",
+    "MatchRecord",
+    "OpenerBy",
+    "Recorder",
+    "RoundRecord",
+    "dump_record",
+    "load_record",
+    "record_match",
+    "record_schema",
+    "replay",
+    "seed_discrepancy",
+]
+
+#: The ``format`` of a match record.
+RECORD_FORMAT = "american-sniff/record"
+#: The longest record text that is read: 16 MiB (a long match is a few hundred KB).
+MAX_RECORD_BYTES = 16 << 20
+#: Integers in a record have at most 20 digits, as in every format of the library.
+_INT_BOUND = 10**20
+
+
+class OpenerBy(enum.Enum):
+    """Why a seat opened a round."""
+
+    #: Chosen by lot: the first round, and every round after a blocked one.
+    LOT = "lot"
+    #: The seat went out in the round before, and so opens this one.
+    FINISHER = "finisher"
+
+    def __repr__(self) -> str:
+        return f"OpenerBy.{self.name}"
+
+
+# -- shape checks shared by the constructors ------------------------------------------
+
+
+def _check_int(value: object, what: str, minimum: int | None = None) -> None:
+    if type(value) is not int or not -_INT_BOUND < value < _INT_BOUND:
+        raise InvalidRecord(f"{what} must be an integer of at most 20 digits, got {value!r}")
+    if minimum is not None and value < minimum:
+        raise InvalidRecord(f"{what} must be at least {minimum}, got {value}")
+
+
+def _check_ints(values: tuple[object, ...], what: str) -> None:
+    for position, value in enumerate(values):
+        _check_int(value, f"{what}[{position}]")
+
+
+def _check_tiles(tiles: tuple[object, ...], what: str) -> None:
+    for position, tile in enumerate(tiles):
+        if not isinstance(tile, Tile):
+            raise InvalidRecord(f"{what}[{position}] is not a Tile: {tile!r}")
+
+
+def _tuple(value: Iterable[Any]) -> tuple[Any, ...]:
+    """Converter: any iterable but a string or a mapping, as a tuple."""
+    if isinstance(value, str | bytes | dict):
+        raise InvalidRecord(f"expected a sequence, got {value!r}")
+    try:
+        return tuple(value)
+    except TypeError:
+        raise InvalidRecord(f"expected a sequence, got {value!r}") from None
+
+
+def _tuples(value: Iterable[Iterable[Any]]) -> tuple[tuple[Any, ...], ...]:
+    """Converter: a sequence of sequences, as a tuple of tuples."""
+    return tuple(_tuple(item) for item in _tuple(value))
+
+
+def _optional_tuple(value: Iterable[Any] | None) -> tuple[Any, ...] | None:
+    return None if value is None else _tuple(value)
+
+
+# -- the record, as values ----------------------------------------------------------------
+
+
+@attrs.frozen
+class ActionRecord:
+    """One recorded action and what the record claims it did.
+
+    :ivar seat: The seat that acted.
+    :ivar move: The move it made.
+    :ivar tile: For a :class:`~american_sniff.Draw`, the tile drawn; None for
+        other moves.
+    :ivar end_sum: For a placement, the table's end sum right after it; None
+        for a draw or a pass.
+    :ivar points: For a placement, what it scored (its end sum when that is a
+        positive multiple of five, else 0); None for a draw or a pass.
+
+    The constructor checks types only; :func:`~american_sniff.referee.check_record`
+    checks the claims against the rules.
+
+    :raises InvalidRecord: if a field has the wrong type.
+    """
+
+    seat: int
+    move: Move
+    tile: Tile | None = None
+    end_sum: int | None = None
+    points: int | None = None
+
+    def __attrs_post_init__(self) -> None:
+        _check_int(self.seat, "seat", 0)
+        if type(self.move) not in (Place, Draw, Pass):
+            raise InvalidRecord(f"move must be a Place, Draw or Pass, got {self.move!r}")
+        if self.tile is not None and not isinstance(self.tile, Tile):
+            raise InvalidRecord(f"tile must be a Tile or None, got {self.tile!r}")
+        for name in ("end_sum", "points"):
+            value = getattr(self, name)
+            if value is not None:
+                _check_int(value, name)
+
+    @classmethod
+    def of(cls, action: Action) -> ActionRecord:
+        """The record of an action as the engine reports it (a :class:`~american_sniff.Action`).
+
+        >>> from american_sniff import new_match, apply, legal_moves
+        >>> state = new_match(2, seed=2024)
+        >>> state = apply(state, legal_moves(state)[0])
+        >>> ActionRecord.of(state.last_action)
+        ActionRecord(seat=1, move=Place(Tile(0, 3)), tile=None, end_sum=3, points=0)
+        """
+        placed = type(action.move) is Place
+        return cls(
+            seat=action.seat,
+            move=action.move,
+            tile=action.tile,
+            end_sum=action.end_sum if placed else None,
+            points=action.points if placed else None,
+        )
+
+    def __str__(self) -> str:
+        text = f"seat {self.seat}: {self.move}"
+        if self.tile is not None:
+            text += f" {self.tile}"
+        if self.end_sum is not None or self.points is not None:
+            text += f", sum {self.end_sum}, scores {self.points}"
+        return text
+
+
+@attrs.frozen
+class RoundRecord:
+    """One round of a record: the deal, the opener, the actions and how it ended.
+
+    :ivar round: The round's number, 1 for the first (its position in
+        :attr:`MatchRecord.rounds`, counting from 1).
+    :ivar hands: Each seat's hand as dealt, seat 0 first.
+    :ivar stock: Every tile not dealt, in draw order: the first is drawn first.
+    :ivar opener: The seat that opened the round.
+    :ivar opener_by: Why: by lot, or as the finisher of the round before.
+    :ivar actions: Every action of the round, in order.
+    :ivar end: How the round ended; None if it did not end: the match was won
+        in it, or the record stops during it.
+    :ivar finisher: The seat that went out; None after a block, and for a
+        round that did not end.
+    :ivar deductions: What settlement took from each seat, seat 0 first; None
+        for a round that did not end.
+    :ivar scores: Each side's score at the end of the round: after settlement,
+        or right after the winning placement, or after the last recorded action
+        of a round the record stops in.
+
+    The constructor checks types only (tuples are made from any sequence);
+    :func:`~american_sniff.referee.check_record` checks the rest.
+
+    :raises InvalidRecord: if a field has the wrong type.
+    """
+
+    round: int
+    hands: tuple[tuple[Tile, ...], ...] = attrs.field(converter=_tuples)
+    stock: tuple[Tile, ...] = attrs.field(converter=_tuple)
+    opener: int
+    opener_by: OpenerBy
+    actions: tuple[ActionRecord, ...] = attrs.field(converter=_tuple)
+    end: RoundEnd | None
+    finisher: int | None
+    deductions: tuple[int, ...] | None = attrs.field(converter=_optional_tuple)
+    scores: tuple[int, ...] = attrs.field(converter=_tuple)
+
+    def __attrs_post_init__(self) -> None:
+        _check_int(self.round, "round", 1)
+        for seat, hand in enumerate(self.hands):
+            _check_tiles(hand, f"hands[{seat}]")
+        _check_tiles(self.stock, "stock")
+        _check_int(self.opener, "opener", 0)
+        if type(self.opener_by) is not OpenerBy:
+            raise InvalidRecord(f"opener_by must be an OpenerBy, got {self.opener_by!r}")
+        for index, action in enumerate(self.actions):
+            if type(action) is not ActionRecord:
+                raise InvalidRecord(f"actions[{index}] is not an ActionRecord: {action!r}")
+        if self.end is not None and type(self.end) is not RoundEnd:
+            raise InvalidRecord(f"end must be a RoundEnd or None, got {self.end!r}")
+        if self.finisher is not None:
+            _check_int(self.finisher, "finisher", 0)
+        if self.deductions is not None:
+            _check_ints(self.deductions, "deductions")
+        _check_ints(self.scores, "scores")
+
+    def deal(self) -> Deal:
+        """The round's deal, to give to :func:`~american_sniff.new_match`.
+
+        The deal's opener is the recorded one; the engine uses it only where
+        a lot is due.
+
+        :raises InvalidDeal: if the hands and the stock are not a deal (wrong
+            sizes, a tile missing or dealt twice) or the opener is no seat.
+        """
+        return Deal(hands=self.hands, stock=self.stock, opener=self.opener)
+
+
+@attrs.frozen
+class MatchRecord:
+    """A whole match, or its beginning: every round and the result.
+
+    :ivar players: The number of players (2, 3 or 4).
+    :ivar names: A name for each seat, seat 0 first (``"seat 0"`` when there
+        is nothing better); names are for people, the rules ignore them.
+    :ivar seed: The seed the match was dealt from with
+        :mod:`american_sniff.rng`, if it was: then every deal and every lot of
+        the record is the one the seed gives, and the referee checks it.
+        None for a match dealt some other way.
+    :ivar rounds: Every round played, in order, from the first (at least
+        one); the last one may be unfinished.
+    :ivar scores: Each side's score at the end of the record (``result.scores``
+        in the JSON): at the winning placement, or after the last action.
+    :ivar winner: The side that won (``result.winner`` in the JSON), or None
+        if the record stops before a side reached the target.
+
+    The constructor checks the shape (types, ``players``, one name per seat,
+    at least one round), not the rules; :func:`~american_sniff.referee.check_record` does that.
+
+    :raises InvalidRecord: if a field has the wrong type, ``names`` does not
+        hold one string per seat, or there is no round.
+    """
+
+    players: int
+    names: tuple[str, ...] = attrs.field(converter=_tuple)
+    seed: int | None
+    rounds: tuple[RoundRecord, ...] = attrs.field(converter=_tuple)
+    scores: tuple[int, ...] = attrs.field(converter=_tuple)
+    winner: int | None
+
+    def __attrs_post_init__(self) -> None:
+        if type(self.players) is not int or self.players not in PLAYER_COUNTS:
+            raise InvalidRecord(f"players must be 2, 3 or 4, got {self.players!r}")
+        if len(self.names) != self.players or not all(type(n) is str for n in self.names):
+            raise InvalidRecord(
+                f"names must hold {self.players} strings, one per seat, got {self.names!r}"
+            )
+        if self.seed is not None and (type(self.seed) is not int or not 0 <= self.seed < 1 << 64):
+            raise InvalidRecord(
+                f"seed must be None or an integer from 0 to 2**64 - 1, got {self.seed!r}"
+            )
+        if not self.rounds:
+            raise InvalidRecord("rounds must hold at least one round, the first deal")
+        for number, round_record in enumerate(self.rounds, start=1):
+            if type(round_record) is not RoundRecord:
+                raise InvalidRecord(f"rounds[{number - 1}] is not a RoundRecord: {round_record!r}")
+        _check_ints(self.scores, "scores")
+        if self.winner is not None:
+            _check_int(self.winner, "winner", 0)
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the record claims a winner (the match is finished)."""
+        return self.winner is not None
+
+    @property
+    def action_count(self) -> int:
+        """How many actions the record holds, in all rounds."""
+        return sum(len(r.actions) for r in self.rounds)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record as a dict of JSON values (what :meth:`to_json` writes)."""
+        return {
+            "format": RECORD_FORMAT,
+            "format_version": FORMAT_VERSION,
+            "rules_version": RULES_VERSION,
+            "players": self.players,
+            "names": list(self.names),
+            "seed": None if self.seed is None else str(self.seed),
+            "rounds": [_round_to_dict(r) for r in self.rounds],
+            "result": {"scores": list(self.scores), "winner": self.winner},
+        }
+
+    def to_json(self, *, pretty: bool = False) -> str:
+        """The record as JSON text, in the documented record format.
+
+        Compact by default. With ``pretty`` the text is for people and diffs:
+        one key per line, and every action, hand and stock on one line.
+        """
+        doc = self.to_dict()
+        if pretty:
+            return _pretty(doc, 0)
+        return json.dumps(doc, separators=(",", ":"))
+
+    @classmethod
+    def from_dict(cls, data: object) -> MatchRecord:
+        """Read a record from parsed JSON (a dict, as :meth:`to_dict` returns).
+
+        Use it for a record embedded in another document. The checks are
+        those of :meth:`from_json`, but the size, which the caller bounds.
+
+        :raises InvalidRecord: naming the first problem and where it is.
+        """
+        if isinstance(data, dict):
+            check_header(data, RECORD_FORMAT, InvalidRecord)
+        doc = structure(data, _RecordDoc, InvalidRecord, "the record")
+        return _record_from(doc)
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> MatchRecord:
+        """Read a record from JSON text (``str`` or UTF-8 ``bytes``).
+
+        Reading is strict: the format, its version and the rules version must
+        be this library's; every key must be present and no other is allowed;
+        values must have the documented types (integers, never floats or
+        booleans, of at most 20 digits), tiles and moves must be written in the
+        notation, and no key may repeat. At most :data:`MAX_RECORD_BYTES` are
+        read. The record is not checked against the rules (see
+        :func:`~american_sniff.referee.check_record`).
+
+        :raises InvalidRecord: naming the first problem and where it is,
+            e.g. ``$.rounds[0].actions[3].move: 'drew' is not a move ...``.
+        """
+        data = read_json(text, max_bytes=MAX_RECORD_BYTES, error=InvalidRecord, what="the record")
+        return cls.from_dict(data)
+
+
+# -- writing ------------------------------------------------------------------------------
+
+
+def _action_to_dict(action: ActionRecord) -> dict[str, Any]:
+    return {
+        "seat": action.seat,
+        "move": move_text(action.move),
+        "tile": None if action.tile is None else tile_text(action.tile),
+        "end_sum": action.end_sum,
+        "points": action.points,
+    }
+
+
+def _round_to_dict(record: RoundRecord) -> dict[str, Any]:
+    return {
+        "round": record.round,
+        "hands": [[tile_text(t) for t in hand] for hand in record.hands],
+        "stock": [tile_text(t) for t in record.stock],
+        "opener": record.opener,
+        "opener_by": record.opener_by.value,
+        "actions": [_action_to_dict(a) for a in record.actions],
+        "end": None if record.end is None else record.end.value,
+        "finisher": record.finisher,
+        "deductions": None if record.deductions is None else list(record.deductions),
+        "scores": list(record.scores),
+    }
+
+
+#: The width up to which :meth:`MatchRecord.to_json` puts a nested value on one line.
+_WIDTH = 100
+
+
+def _is_scalar(value: object) -> bool:
+    return not isinstance(value, dict | list)
+
+
+def _pretty(value: object, depth: int) -> str:
+    """JSON text: scalar-only lists and objects on one line, others when they fit."""
+    inline = json.dumps(value, separators=(", ", ": "))
+    members = value.values() if isinstance(value, dict) else value
+    if _is_scalar(value) or not value:
+        return inline
+    assert isinstance(members, Iterable)
+    if all(map(_is_scalar, members)) or len(inline) + 2 * depth <= _WIDTH:
+        return inline
+    pad = "  " * (depth + 1)
+    if isinstance(value, dict):
+        lines = [f"{pad}{json.dumps(k)}: {_pretty(v, depth + 1)}" for k, v in value.items()]
+        opening, closing = "{", "}"
+    else:
+        assert isinstance(value, list)
+        lines = [f"{pad}{_pretty(v, depth + 1)}" for v in value]
+        opening, closing = "[", "]"
+    return opening + "\n" + ",\n".join(lines) + "\n" + "  " * depth + closing
+
+
+def dump_record(record: MatchRecord, path: str | Path) -> None:
+    """Write ``record`` to the file ``path`` as pretty JSON text (UTF-8).
+
+    :raises OSError: if the file cannot be written.
+    """
+    Path(path).write_text(record.to_json(pretty=True) + "\n", encoding="utf-8")
+
+
+def load_record(path: str | Path) -> MatchRecord:
+    """Read the record in the file ``path`` (see :meth:`MatchRecord.from_json`).
+
+    At most :data:`MAX_RECORD_BYTES` bytes are read: a longer file is refused
+    without being read whole.
+
+    :raises OSError: if the file cannot be read (missing, a directory, ...).
+    :raises InvalidRecord: if its content is not a record.
+    """
+    with Path(path).open("rb") as file:
+        data = file.read(MAX_RECORD_BYTES + 1)
+    return MatchRecord.from_json(data)
+
+
+def record_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of the record format, as parsed JSON.
+
+    It is shipped with the package as ``american_sniff/schemas/record.schema.json``.
+    A document is valid against it exactly when :meth:`MatchRecord.from_json`
+    reads it, but for what JSON Schema cannot say: numbers written without a
+    fraction or exponent, at most :data:`MAX_RECORD_BYTES`, and no repeated key.
+    """
+    text = resources.files(__package__).joinpath("schemas/record.schema.json").read_text("utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+# -- reading ------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class _ActionDoc:
+    seat: int
+    move: str
+    tile: str | None
+    end_sum: int | None
+    points: int | None
+
+
+@attrs.frozen
+class _RoundDoc:
+    round: int
+    hands: list[list[str]]
+    stock: list[str]
+    opener: int
+    opener_by: str
+    actions: list[_ActionDoc]
+    end: str | None
+    finisher: int | None
+    deductions: list[int] | None
+    scores: list[int]
+
+
+@attrs.frozen
+class _ResultDoc:
+    scores: list[int]
+    winner: int | None
+
+
+@attrs.frozen
+class _RecordDoc:
+    format: str
+    format_version: int
+    rules_version: str
+    players: int
+    names: list[str]
+    seed: str | None
+    rounds: list[_RoundDoc]
+    result: _ResultDoc
+
+
+_SEED_DIGITS = 20
+
+
+def _tile(text: str, where: str) -> Tile:
+    try:
+        return parse_tile_text(text)
+    except ValueError as exc:
+        raise InvalidRecord(f"{where}: {exc}") from None
+
+
+def _tiles(texts: list[str], where: str) -> tuple[Tile, ...]:
+    return tuple(_tile(text, f"{where}[{position}]") for position, text in enumerate(texts))
+
+
+def _action_from(doc: _ActionDoc, where: str) -> ActionRecord:
+    try:
+        move = parse_move_text(doc.move)
+    except ValueError as exc:
+        raise InvalidRecord(f"{where}.move: {exc}") from None
+    return _built(
+        where,
+        ActionRecord,
+        seat=_located(doc.seat, f"{where}.seat"),
+        move=move,
+        tile=None if doc.tile is None else _tile(doc.tile, f"{where}.tile"),
+        end_sum=doc.end_sum,
+        points=doc.points,
+    )
+
+
+_B = TypeVar("_B")
+
+
+def _built(where: str, kind: type[_B], **fields: Any) -> _B:
+    """``kind(**fields)``, with the place in the document named in an error."""
+    try:
+        return kind(**fields)
+    except InvalidRecord as exc:
+        raise InvalidRecord(f"{where}: {exc}") from None
+
+
+def _located(value: int, where: str, minimum: int = 0) -> int:
+    """``value``, if it is at least ``minimum``; else an error naming ``where``."""
+    if value < minimum:
+        raise InvalidRecord(f"{where} must be at least {minimum}, got {value}")
+    return value
+
+
+def _enum(kind: type[enum.Enum], text: str, where: str) -> Any:
+    try:
+        return kind(text)
+    except ValueError:
+        names = " or ".join(repr(member.value) for member in kind)
+        raise InvalidRecord(f"{where} must be {names}, got {text!r}") from None
+
+
+def _round_from(doc: _RoundDoc, where: str) -> RoundRecord:
+    return _built(
+        where,
+        RoundRecord,
+        round=_located(doc.round, f"{where}.round", 1),
+        hands=[_tiles(hand, f"{where}.hands[{seat}]") for seat, hand in enumerate(doc.hands)],
+        stock=_tiles(doc.stock, f"{where}.stock"),
+        opener=_located(doc.opener, f"{where}.opener"),
+        opener_by=_enum(OpenerBy, doc.opener_by, f"{where}.opener_by"),
+        actions=[
+            _action_from(action, f"{where}.actions[{index}]")
+            for index, action in enumerate(doc.actions)
+        ],
+        end=None if doc.end is None else _enum(RoundEnd, doc.end, f"{where}.end"),
+        finisher=None if doc.finisher is None else _located(doc.finisher, f"{where}.finisher"),
+        deductions=doc.deductions,
+        scores=doc.scores,
+    )
+
+
+def _seed_from(text: str) -> int:
+    """The seed written ``text``: decimal digits, no leading zero, below 2**64."""
+    # The length is checked first: int() of a huge string is slow, and refused.
+    digits = len(text) <= _SEED_DIGITS and text.isascii() and text.isdigit()
+    if not digits or (text[0] == "0" and text != "0") or int(text) >= 1 << 64:
+        raise InvalidRecord(
+            "$.seed must be null or a decimal string of an integer from 0 to 2**64 - 1, "
+            f"without leading zeros; got {text[:30]!r}"
+        )
+    return int(text)
+
+
+def _record_from(doc: _RecordDoc) -> MatchRecord:
+    if doc.players not in PLAYER_COUNTS:
+        raise InvalidRecord(f"$.players must be 2, 3 or 4, got {doc.players}")
+    if len(doc.names) != doc.players:
+        raise InvalidRecord(
+            f"$.names must hold {doc.players} strings, one per seat, got {len(doc.names)}"
+        )
+    seed = None if doc.seed is None else _seed_from(doc.seed)
+    if not doc.rounds:
+        raise InvalidRecord("$.rounds must hold at least one round, the first deal")
+    rounds = [_round_from(r, f"$.rounds[{index}]") for index, r in enumerate(doc.rounds)]
+    winner = doc.result.winner
+    return _built(
+        "$",
+        MatchRecord,
+        players=doc.players,
+        names=doc.names,
+        seed=seed,
+        rounds=rounds,
+        scores=doc.result.scores,
+        winner=None if winner is None else _located(winner, "$.result.winner"),
+    )
+
+
+# -- building a record from a match played with the library ---------------------------------
+
+
+class Recorder:
+    """Builds the :class:`MatchRecord` of a match from its states, fed in order.
+
+    Feed it with :meth:`add` the first state of the match (what
+    :func:`~american_sniff.new_match` returns) and then the states after it,
+    in order, up to the state the record should end at; then call
+    :meth:`record`. Feeding every state is simplest, but any states in order
+    will do as long as every round has at least one: each state holds its
+    round's actions so far, its stock as dealt and the previous round's result.
+    The record can be taken at any time, of a finished or an unfinished match.
+
+    >>> from american_sniff import new_match, apply, legal_moves
+    >>> recorder = Recorder()
+    >>> state = new_match(3, seed=5)
+    >>> recorder.add(state)
+    >>> while not state.is_over:
+    ...     state = apply(state, legal_moves(state)[0])
+    ...     recorder.add(state)
+    >>> record = recorder.record()
+    >>> record.winner == state.winner, len(record.rounds) == state.round
+    (True, True)
+
+    This is the one mutable class of the module: it collects states.
+
+    :param names: A name for each seat; by default ``"seat 0"``, ``"seat 1"``, ...
+    """
+
+    def __init__(self, names: Sequence[str] | None = None) -> None:
+        self._names = None if names is None else tuple(names)
+        #: The first state fed of each round, by round number.
+        self._first: dict[int, MatchState] = {}
+        #: The last state fed.
+        self._last: MatchState | None = None
+
+    def add(self, state: MatchState) -> None:
+        """Take the next state of the match.
+
+        :raises TypeError: if ``state`` is not a :class:`~american_sniff.MatchState`.
+        :raises ValueError: if ``state`` does not follow the states fed before:
+            another match, an earlier moment, a round skipped, or a state
+            after the match was won. The first state must be of round 1.
+        """
+        if type(state) is not MatchState:
+            raise TypeError(f"Recorder.add() needs a MatchState, got {state!r}")
+        last = self._last
+        if last is None:
+            if state.round != 1:
+                raise ValueError(
+                    f"the first state fed must be of round 1 (the record starts at the "
+                    f"first deal), got a state of round {state.round}"
+                )
+        else:
+            self._check_follows(last, state)
+        self._first.setdefault(state.round, state)
+        self._last = state
+
+    @staticmethod
+    def _check_follows(last: MatchState, state: MatchState) -> None:
+        if state.players != last.players or state.seed != last.seed:
+            raise ValueError("the state is of another match (other players or seed)")
+        if last.winner is not None and state != last:
+            raise ValueError("the match was already won: no state follows the winning one")
+        if state.round == last.round:
+            before, now = last.history, state.history
+        elif state.round == last.round + 1:
+            ended = state.last_round
+            assert ended is not None  # a state of round 2 or later has one
+            before, now = last.history, ended.history
+        elif state.round < last.round:
+            raise ValueError(
+                f"a state of round {state.round} comes after one of round {last.round}"
+            )
+        else:
+            raise ValueError(
+                f"no state of round {last.round + 1} was fed: give at least one state "
+                "of every round (its stock order is known only from its own states)"
+            )
+        if now[: len(before)] != before:
+            raise ValueError(
+                f"the state does not follow the last one: round {last.round}'s actions differ"
+            )
+
+    def record(self) -> MatchRecord:
+        """The record of the match up to the last state fed.
+
+        The match's seed is kept when it deals every recorded round (a match
+        started with ``new_match(players, seed=...)`` and no ``deals``), else
+        the record's seed is None.
+
+        :raises ValueError: if no state was fed, or ``names`` does not hold one
+            name per seat.
+        """
+        last = self._last
+        if last is None:
+            raise ValueError("no state was fed to the recorder")
+        players = last.players
+        names = self._names
+        if names is None:
+            names = tuple(f"seat {seat}" for seat in range(players))
+        if len(names) != players:
+            raise ValueError(f"names must hold {players} names, one per seat, got {names!r}")
+        rounds = []
+        for number in range(1, last.round + 1):
+            first = self._first[number]
+            if number < last.round:
+                following = self._first[number + 1]
+                result = following.last_round
+                assert result is not None
+                rounds.append(_round_record(first, result.history, result.end, result))
+            else:
+                rounds.append(_round_record(first, last.history, None, None, last.scores))
+        record = MatchRecord(
+            players=players,
+            names=names,
+            seed=None,
+            rounds=rounds,
+            scores=last.scores,
+            winner=last.winner,
+        )
+        if seed_discrepancy(record, last.seed) is None:
+            record = attrs.evolve(record, seed=last.seed)
+        return record
+
+
+def _round_record(
+    state: MatchState,
+    actions: tuple[Action, ...],
+    end: RoundEnd | None,
+    result: RoundResult | None,
+    scores: tuple[int, ...] = (),
+) -> RoundRecord:
+    """The record of ``state``'s round, whose actions are ``actions``.
+
+    ``result`` is the round's :class:`~american_sniff.RoundResult` if it
+    ended, else None and ``scores`` are the scores where the record stops.
+    """
+    # The hands as dealt: what each seat holds, plus what it placed, less what it drew.
+    # (A drawn tile may have been placed since: add the placed tiles first.)
+    history = state.history
+    dealt = [list(hand) for hand in state.hands]
+    for action in history:
+        if type(action.move) is Place:
+            dealt[action.seat].append(action.move.tile)
+    for action in history:
+        if action.tile is not None:
+            dealt[action.seat].remove(action.tile)
+    previous = state.last_round
+    return RoundRecord(
+        round=state.round,
+        hands=[sorted(hand) for hand in dealt],
+        stock=state.info.deck,
+        opener=state.opener,
+        opener_by=OpenerBy.FINISHER
+        if previous is not None and previous.end is RoundEnd.DOMINO
+        else OpenerBy.LOT,
+        actions=[ActionRecord.of(a) for a in actions],
+        end=end,
+        finisher=None if result is None else result.finisher,
+        deductions=None if result is None else result.deductions,
+        scores=result.scores if result is not None else scores,
+    )
+
+
+def record_match(
+    states: Iterable[MatchState], *, names: Sequence[str] | None = None
+) -> MatchRecord:
+    """The record of a match, from its states in order (see :class:`Recorder`).
+
+    With the moves of a match at hand, :func:`itertools.accumulate` makes the
+    states:
+
+    >>> from itertools import accumulate
+    >>> from american_sniff import new_match, apply, Place, Tile
+    >>> start = new_match(2, seed=2024)
+    >>> record = record_match(accumulate([Place(Tile(0, 3))], apply, initial=start))
+    >>> [str(action) for action in record.rounds[0].actions]
+    ['seat 1: [0|3] opens, sum 3, scores 0']
+
+    :raises ValueError: as :meth:`Recorder.add` and :meth:`Recorder.record`.
+    """
+    recorder = Recorder(names)
+    for state in states:
+        recorder.add(state)
+    return recorder.record()
+
+
+# -- replaying ----------------------------------------------------------------------------
+
+
+def _deals(record: MatchRecord) -> list[Deal]:
+    deals = []
+    for number, round_record in enumerate(record.rounds, start=1):
+        try:
+            deal = round_record.deal()
+        except InvalidDeal as exc:
+            raise InvalidRecord(f"round {number}: the deal is not valid: {exc}") from None
+        if deal.players != record.players:
+            raise InvalidRecord(
+                f"round {number}: the deal has {deal.players} hands, not {record.players}"
+            )
+        deals.append(deal)
+    return deals
+
+
+def replay(record: MatchRecord) -> Iterator[MatchState]:
+    """Play ``record`` again and yield every state, the first state of the match first.
+
+    After each action the state it leads to is yielded; the action that ends
+    a round leads to the first state of the next round. So the states are
+    those a player of the match saw. A record with a seed is replayed from
+    ``new_match(players, seed=seed)``: its states equal those of the match it
+    records in every field. A record without one is replayed from its deals,
+    ``new_match(players, seed=0, deals=...)``: the states have seed 0 and a
+    generator state of their own, and the rest is the match's. If the record's
+    last round ended, the last state is the first of a round the record does
+    not hold, dealt from the seed.
+
+    Replaying checks that the record can be played: each round starts with
+    the recorded hands, stock and opener (each deal is valid, the seed deals
+    it, the finisher of the round before opens), and each action is made by
+    the seat to move and is legal. It does not compare what the record claims
+    (sums, points, tiles drawn, settlements, scores, the winner) with the
+    rules: :func:`~american_sniff.referee.check_record` does that and lists
+    every difference.
+
+    >>> from american_sniff import new_match
+    >>> states = list(replay(record_match([new_match(4, seed=7)])))
+    >>> states == [new_match(4, seed=7)]
+    True
+
+    :raises InvalidRecord: while iterating, at the first round start or
+        action that cannot be played, naming its round and action index (the
+        index counts from 0 in the round's ``actions``).
+    """
+    if record.seed is None:
+        state = new_match(record.players, seed=0, deals=_deals(record))
+        source = "the rules"
+    else:
+        state = new_match(record.players, seed=record.seed)
+        source = f"seed {record.seed}"
+    yield state
+    rounds = record.rounds
+    for number, round_record in enumerate(rounds, start=1):
+        difference = _start_difference(state, round_record, source)
+        if difference is not None:
+            raise InvalidRecord(f"round {number}: {difference}")
+        for index, action in enumerate(round_record.actions):
+            where = f"round {number}, action {index} ({action.move})"
+            if state.winner is not None:
+                raise InvalidRecord(f"{where} comes after side {state.winner} won the match")
+            if state.round != number:
+                raise InvalidRecord(f"{where} comes after the round ended")
+            if action.seat != state.turn:
+                raise InvalidRecord(
+                    f"{where} is made by seat {action.seat}, but it is seat {state.turn}'s turn"
+                )
+            try:
+                state = apply(state, action.move)
+            except IllegalMove as error:
+                raise InvalidRecord(f"{where} is illegal [{error.code}]: {error}") from error
+            yield state
+        if number < len(rounds):
+            if state.winner is not None:
+                raise InvalidRecord(f"round {number + 1} comes after side {state.winner} won")
+            if state.round == number:
+                raise InvalidRecord(
+                    f"round {number}'s actions stop before the round ends, "
+                    f"but round {number + 1} follows"
+                )
+
+
+def seed_discrepancy(record: MatchRecord, seed: int) -> tuple[int, str] | None:
+    """Whether ``seed`` deals ``record``: None if it does; else the first round it does not.
+
+    The match ``new_match(record.players, seed=seed)`` is played with the
+    record's actions; each recorded round must start with the hands, the
+    stock and the opener that this match deals. Returns None when they all
+    do, or the number of the first round that differs with a sentence saying
+    how. Rounds after an action that cannot be played are not compared.
+
+    :raises ValueError: if ``seed`` is not an integer from 0 to 2**64 - 1.
+    """
+    state = new_match(record.players, seed=seed)
+    for number, round_record in enumerate(record.rounds, start=1):
+        if state.round != number:
+            return None  # the actions stop before the round ends: nothing more to compare
+        difference = _start_difference(state, round_record, f"seed {seed}")
+        if difference is not None:
+            return number, difference
+        for action in round_record.actions:
+            if state.winner is not None or state.round != number or action.seat != state.turn:
+                return None
+            try:
+                state = apply(state, action.move)
+            except IllegalMove:
+                return None
+    return None
+
+
+def _start_difference(state: MatchState, round_record: RoundRecord, source: str) -> str | None:
+    """How the round starting at ``state`` differs from ``round_record``'s start, if it does."""
+    dealt = tuple(tuple(sorted(hand)) for hand in round_record.hands)
+    for seat, hand in enumerate(state.hands):
+        if seat >= len(dealt) or dealt[seat] != hand:
+            recorded = _text(dealt[seat]) if seat < len(dealt) else "nothing"
+            return f"{source} deals hand {seat} as {_text(hand)}, not {recorded} as recorded"
+    if len(dealt) != len(state.hands):
+        return f"{source} deals {len(state.hands)} hands, not {len(dealt)} as recorded"
+    if round_record.stock != state.stock:
+        return f"{source} deals the stock as {_text(state.stock)}, not as recorded"
+    if round_record.opener != state.opener:
+        return f"seat {state.opener} opens by {source}, not seat {round_record.opener} as recorded"
+    return None
+
+
+def _text(tiles: Sequence[Tile]) -> str:
+    return " ".join(map(str, tiles)) if tiles else "(none)"
