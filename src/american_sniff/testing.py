@@ -49,7 +49,8 @@ __all__ = [
     "check_implementation",
 ]
 
-S = TypeVar("S")
+#: The state type of an implementation (any type: the check only passes states back).
+_S = TypeVar("_S")
 
 
 def _points(points: Iterable[Point]) -> frozenset[Point]:
@@ -146,15 +147,15 @@ class SeatView:
         )
 
 
-class Implementation(Protocol[S]):
-    """The adapter an implementation gives the check; ``S`` is its state type.
+class Implementation(Protocol[_S]):
+    """The adapter an implementation gives the check; ``_S`` is its state type.
 
     ``apply`` must leave the state it is given as it was (copy first, if the
     implementation's states are mutable): the check applies several moves to
     one state.
     """
 
-    def new_match(self, players: int, deals: Sequence[Deal]) -> S:
+    def new_match(self, players: int, deals: Sequence[Deal]) -> _S:
         """A new match dealt from ``deals``, one per round in order.
 
         A deal's ``opener`` is the lot's outcome, used where the rules call for
@@ -163,20 +164,20 @@ class Implementation(Protocol[S]):
         match it plays needs.
         """
 
-    def legal_moves(self, state: S) -> Iterable[Move]:
+    def legal_moves(self, state: _S) -> Iterable[Move]:
         """The legal moves of the player to move, in any order."""
 
-    def apply(self, state: S, move: Move) -> S:
+    def apply(self, state: _S, move: Move) -> _S:
         """The state after ``move``.
 
         :raises IllegalMove: with the library's refusal code, if the move is
             not legal (the adapter translates its own error).
         """
 
-    def public(self, state: S) -> PublicFacts:
+    def public(self, state: _S) -> PublicFacts:
         """The public facts of ``state``."""
 
-    def view(self, state: S, seat: int) -> SeatView:
+    def view(self, state: _S, seat: int) -> SeatView:
         """What ``seat`` sees of ``state``."""
 
 

@@ -63,7 +63,7 @@ def register(commands: Any) -> argparse.ArgumentParser:
         "--vectors",
         type=Path,
         metavar="DIR",
-        help="run the *.json vector files of DIR instead of the shipped ones",
+        help="run the JSON vector files of DIR instead of the shipped ones",
     )
     parser.add_argument(
         "--json", action="store_true", help="print one JSON report instead of lines of text"

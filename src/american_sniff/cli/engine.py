@@ -27,7 +27,7 @@ def register(commands: Any) -> argparse.ArgumentParser:
         ),
         epilog=(
             "examples:\n"
-            '  echo \'{"cmd": "table", "moves": ["[2|2] opens"]}\' | american-sniff engine\n'
+            "  american-sniff engine < requests.jsonl\n"
             '  american-sniff conformance --engine "american-sniff engine"'
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,

@@ -1,7 +1,7 @@
 """The vector files: their format, and reading them strictly.
 
 A vector file is one JSON document in the library's conventions (see
-:mod:`american_sniff.serial`): ``format`` is :data:`VECTORS_FORMAT`, with
+``american_sniff.serial``): ``format`` is :data:`VECTORS_FORMAT`, with
 ``format_version``, ``rules_version``, the ``kind`` of its vectors (one of
 :data:`KINDS`) and the ``vectors`` themselves, each with a unique ``id``, a
 ``description`` and the fields of its kind. ``docs/conformance.md`` describes

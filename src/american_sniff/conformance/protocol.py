@@ -4,7 +4,7 @@ A controller (the conformance kit, a referee, a tournament runner) starts the
 engine as a subprocess and writes one request per line to its standard input;
 the engine writes exactly one response per line to its standard output, in
 order. Every line is one JSON object in the conventions of
-:mod:`american_sniff.serial` (tiles ``"[1|4]"``, points ``"[1|1] branch_a"``,
+``american_sniff.serial`` (tiles ``"[1|4]"``, points ``"[1|1] branch_a"``,
 moves ``"[1|2] on [1|1] line_b"``, 64-bit integers as decimal strings).
 
 A request names its command in ``cmd``: ``hello``, ``new``, ``legal``,
