@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from american_sniff.cli import main
+from american_sniff.conformance import load_vectors
 
 WRONG_ENGINES = Path(__file__).parent / "wrong_engines"
 LIBRARY_ENGINE = shlex.join([sys.executable, "-m", "american_sniff", "engine"])
@@ -161,3 +162,18 @@ def test_the_commands_explain_themselves(capsys: pytest.CaptureFixture[str]) -> 
         out = capsys.readouterr().out
         assert "examples:" in out
         assert "protocol" in out
+
+
+def test_the_match_vectors_records_pass_the_referee(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each match vector's record, saved on its own, is valid for ``american-sniff check``."""
+    files = []
+    for vector in load_vectors():
+        if vector.kind == "matches":
+            path = tmp_path / f"{vector.id.split('/')[1]}.json"
+            path.write_text(json.dumps(vector.data["record"]), encoding="utf-8")
+            files.append(str(path))
+    assert len(files) == 6
+    assert main(["check", *files]) == 0
+    assert capsys.readouterr().out.count("every claim agrees with the rules") == 6

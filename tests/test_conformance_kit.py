@@ -181,7 +181,7 @@ def test_a_difference_is_reported_with_where_it_is() -> None:
     report = run_kit(Wrapped(change))
     differences = failed(report)
     assert differences["matches/2-players-seed-320"] == (
-        "action 1 (round 1, [4|6] opens): points: expected 10, got 15"
+        "round 1, action 0 ([4|6] opens): points: expected 10, got 15"
     )
     assert differences["settlement/rounding-1-and-2-go-down"] == (
         "side_totals: missing (expected [0, 0])"
@@ -272,7 +272,7 @@ def test_a_refused_start_or_move_is_reported() -> None:
         "new was refused: unsupported (two or four only)"
     )
     assert differences["matches/2-players-seed-320"] == (
-        "action 1 (round 1, [4|6] opens): refused: internal"
+        "round 1, action 0 ([4|6] opens): refused: internal"
     )
     assert differences["settlement/domino-two-players"] == "refused: internal"
     assert differences["positions/worked-examples-1-9"] == (

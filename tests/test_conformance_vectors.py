@@ -8,9 +8,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+import jsonschema  # type: ignore[import-untyped]  # no type stubs among the test dependencies
 import pytest
 
-from american_sniff import REFUSAL_CODES, RULES_VERSION
+from american_sniff import REFUSAL_CODES, RULES_VERSION, RoundEnd, new_match
 from american_sniff.conformance import generate
 from american_sniff.conformance.loading import (
     KINDS,
@@ -20,6 +21,8 @@ from american_sniff.conformance.loading import (
     load_vectors,
     read_vectors,
 )
+from american_sniff.records import MatchRecord, record_match, record_schema
+from american_sniff.referee import check_record
 from scenarios import WORKED_EXAMPLE_STEPS
 
 SHIPPED = importlib.resources.files("american_sniff.conformance").joinpath("vectors")
@@ -136,28 +139,42 @@ def test_settlement_covers_every_player_count_and_the_finisher(
 
 
 def test_whole_matches_show_what_the_issue_asks(vectors: tuple[Vector, ...]) -> None:
-    """2, 3 and 4 players; blocked rounds; a win mid-round; scores below zero."""
-    matches = [v.data for v in vectors if v.kind == "matches"]
-    assert {m["start"]["players"] for m in matches} == {2, 3, 4}
-    for match in matches:
-        outcomes = [action["expect"] for action in match["actions"]]
-        ends = [o["round_end"]["end"] for o in outcomes if o["round_end"]]
-        assert len(match["start"]["deals"]) == len(ends) + 1
-        last = outcomes[-1]
-        assert last["winner"] is not None
-        assert last["round_end"] is None  # the win ends the match mid-round
-        assert match["expect"] == {"winner": last["winner"], "scores": last["scores"]}
+    """2, 3 and 4 players; blocked rounds; wins mid-round, one with the last tile; scores below 0.
+
+    Each match is a valid record (the schema and the referee agree) of a finished match.
+    """
+    schema = jsonschema.Draft202012Validator(record_schema())
+    matches = [v.data["record"] for v in vectors if v.kind == "matches"]
+    for data in matches:
+        schema.validate(data)
+        record = MatchRecord.from_dict(data)
+        assert check_record(record).ok
+        assert record.winner is not None
+        assert record.rounds[-1].end is None  # the win ends the match in mid-round
     for players in (2, 3, 4):
-        mine = [m for m in matches if m["start"]["players"] == players]
-        assert any("blocked" in _ends(m) for m in mine)
-        assert any(min(a["expect"]["scores"]) < 0 for m in mine for a in m["actions"])
+        mine = [MatchRecord.from_dict(m) for m in matches if m["players"] == players]
+        assert len(mine) == 2
+        ends = [r.end for record in mine for r in record.rounds]
+        assert RoundEnd.BLOCKED in ends
+        assert RoundEnd.DOMINO in ends
+        assert any(min(r.scores) < 0 for record in mine for r in record.rounds)
+        assert any(map(_emptied, mine)), f"no {players}-player match is won with the last tile"
 
 
-def _ends(match: dict[str, Any] | Any) -> list[str]:
-    return [a["expect"]["round_end"]["end"] for a in match["actions"] if a["expect"]["round_end"]]
+def _emptied(record: MatchRecord) -> bool:
+    """Whether the winning placement of ``record`` played the winner's last tile."""
+    last = record.rounds[-1]
+    seat = last.actions[-1].seat
+    placed = sum(1 for a in last.actions if a.seat == seat and a.end_sum is not None)
+    drawn = sum(1 for a in last.actions if a.seat == seat and a.tile is not None)
+    return placed == len(last.hands[seat]) + drawn
 
 
 # -- reading ---------------------------------------------------------------------
+
+
+#: The record of a match that has only just begun.
+UNFINISHED = record_match([new_match(2, seed=1)]).to_dict()
 
 
 def header(kind: str = "settlement", **changes: Any) -> dict[str, Any]:
@@ -210,6 +227,16 @@ def settlement_vector(**changes: Any) -> dict[str, Any]:
                 ],
             ),
             "either start and moves, or table",
+        ),
+        (
+            header("matches", vectors=[{"id": "matches/x", "description": "", "record": {}}]),
+            "not 'american-sniff/record'",
+        ),
+        (
+            header(
+                "matches", vectors=[{"id": "matches/x", "description": "", "record": UNFINISHED}]
+            ),
+            "must be of a finished match",
         ),
     ],
 )

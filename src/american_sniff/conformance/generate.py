@@ -19,7 +19,7 @@ import argparse
 import json
 import re
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,8 @@ from ..bots import RandomBot
 from ..engine import apply, new_match
 from ..layout import Layout
 from ..moves import Place
+from ..records import record_match
+from ..referee import check_record
 from ..rng import MASK64, below
 from ..rules import RULES_VERSION, round_hand
 from ..serial import FORMAT_VERSION, move_text, parse_tile_text, tile_text
@@ -795,58 +797,35 @@ MATCHES: tuple[tuple[int, int, str], ...] = (
 )
 
 
-def _play(players: int, seed: int) -> Iterator[tuple[MatchState, MatchState]]:
-    """Each (state, next state) of the demo's match for ``players`` and ``seed``."""
+def _play(players: int, seed: int) -> list[MatchState]:
+    """Every state of the demo's match for ``players`` and ``seed``, the first one first."""
     state = new_match(players, seed=seed)
     bots = [RandomBot(seed=(seed + seat + 1) & MASK64) for seat in range(players)]
+    states = [state]
     while state.winner is None:
-        after = apply(state, bots[state.turn].choose(state))
-        yield state, after
-        state = after
-
-
-def _round_deal(state: MatchState) -> dict[str, Any]:
-    return {
-        "hands": [[tile_text(t) for t in hand] for hand in state.hands],
-        "stock": [tile_text(t) for t in state.info.deck],
-        "opener": state.opener,
-    }
+        state = apply(state, bots[state.turn].choose(state))
+        states.append(state)
+    return states
 
 
 def match_vectors() -> list[dict[str, Any]]:
-    """Whole seeded matches as deals and moves, with every action's expected outcome."""
+    """Whole seeded matches, each as the match record ``american-sniff demo --record`` writes."""
     vectors = []
     for players, seed, shows in MATCHES:
-        deals = []
-        moves = []
-        states = []
-        for state, after in _play(players, seed):
-            if not state.history:
-                deals.append(_round_deal(state))
-            action = after.last_action
-            assert action is not None  # every state made by apply has one
-            moves.append(move_text(action.move))
-            states.append(after)
+        states = _play(players, seed)
         _check_match_shows(shows, states)
-        start = {"players": players, "deals": deals}
-        session = Session()
-        _ok(session, {"cmd": "new", **start})
-        actions: list[dict[str, Any]] = []
-        for move in moves:
-            answer = _ok(session, {"cmd": "move", "move": move})
-            del answer["move"]
-            actions.append({"move": move, "expect": answer})
-        final = actions[-1]["expect"]
+        record = record_match(states)
+        report = check_record(record)
+        if not report.ok:
+            raise AssertionError(f"the record of seed {seed} is not valid: {report}")
         vectors.append(
             {
                 "id": f"matches/{players}-players-seed-{seed}",
                 "description": (
                     f"The match of 'american-sniff demo --players {players} --seed {seed}', "
-                    f"{len(deals)} rounds, {len(actions)} actions: {shows}."
+                    f"{len(record.rounds)} rounds, {record.action_count} actions: {shows}."
                 ),
-                "start": start,
-                "actions": actions,
-                "expect": {"winner": final["winner"], "scores": final["scores"]},
+                "record": record.to_dict(),
             }
         )
     return vectors

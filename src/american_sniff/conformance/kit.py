@@ -449,23 +449,39 @@ def _refusals(engine: Engine, vector: Mapping[str, Any]) -> str | None:
 
 
 def _matches(engine: Engine, vector: Mapping[str, Any]) -> str | None:
-    problem = _start(engine, vector["start"], ())
+    record = vector["record"]
+    rounds = record["rounds"]
+    deals = [{"hands": r["hands"], "stock": r["stock"], "opener": r["opener"]} for r in rounds]
+    problem = _start(engine, {"players": record["players"], "deals": deals}, ())
     if problem:
         return problem
-    round_number = vector["start"].get("round") or 1
-    for number, action in enumerate(vector["actions"], start=1):
-        where = f"action {number} (round {round_number}, {action['move']})"
-        answer = engine.request({"cmd": "move", "move": action["move"]})
-        if not answer["ok"]:
-            return f"{where}: refused: {_refusal(answer)}"
-        difference = _difference(action["expect"], answer)
-        if difference:
-            return f"{where}: {difference}"
-        round_number = action["expect"]["round"]
+    result = record["result"]
+    for number, played in enumerate(rounds, start=1):
+        actions = played["actions"]
+        for index, action in enumerate(actions):
+            where = f"round {number}, action {index} ({action['move']})"
+            answer = engine.request({"cmd": "move", "move": action["move"]})
+            if not answer["ok"]:
+                return f"{where}: refused: {_refusal(answer)}"
+            expected = {key: action[key] for key in ("seat", "tile", "end_sum", "points")}
+            last = index == len(actions) - 1
+            if last and played["end"] is not None:
+                expected["round_end"] = {
+                    key: played[key] for key in ("end", "finisher", "deductions", "scores")
+                }
+            else:
+                expected["round_end"] = None
+            if last and number == len(rounds):
+                expected.update(winner=result["winner"], scores=result["scores"])
+            else:
+                expected["winner"] = None
+            difference = _difference(expected, answer)
+            if difference:
+                return f"{where}: {difference}"
     state = engine.request({"cmd": "state"})
     if not state["ok"]:
         return f"state after the match was refused: {_refusal(state)}"
-    difference = _difference(vector["expect"], state)
+    difference = _difference(result, state)
     if difference:
         return f"the final state: {difference}"
     legal = engine.request({"cmd": "legal"})

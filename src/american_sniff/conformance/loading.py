@@ -20,6 +20,8 @@ from typing import Any
 
 import attrs
 
+from ..errors import InvalidRecord
+from ..records import MatchRecord
 from ..serial import check_header, read_json, structure
 
 __all__ = [
@@ -141,47 +143,10 @@ class _Refusal:
 
 
 @attrs.frozen
-class _RoundEnd:
-    round: int
-    end: str
-    finisher: int | None
-    hands: list[list[str]]
-    deductions: list[int]
-    scores: list[int]
-
-
-@attrs.frozen
-class _Outcome:
-    seat: int
-    tile: str | None
-    end_sum: int | None
-    points: int | None
-    scores: list[int]
-    round_end: _RoundEnd | None
-    winner: int | None
-    turn: int | None
-    round: int
-
-
-@attrs.frozen
-class _Action:
-    move: str
-    expect: _Outcome
-
-
-@attrs.frozen
-class _Final:
-    winner: int
-    scores: list[int]
-
-
-@attrs.frozen
 class _Match:
     id: str
     description: str
-    start: _Start
-    actions: list[_Action]
-    expect: _Final
+    record: dict[str, Any]
 
 
 _DOCS: Mapping[str, type] = {
@@ -225,6 +190,8 @@ def read_vectors(text: str | bytes, name: str = "the vector file") -> tuple[Vect
             raise InvalidVectors(f"{where}: the id {vector_id!r} must start with {kind + '/'!r}")
         if kind == "refusals" and (item.get("table") is None) == (item.get("start") is None):
             raise InvalidVectors(f"{where}: a refusal has either start and moves, or table")
+        if kind == "matches":
+            _check_record(item["record"], where)
         vectors.append(Vector(vector_id, kind, item["description"], item))
     return tuple(vectors)
 
@@ -260,6 +227,16 @@ def load_vectors(directory: str | Path | None = None) -> tuple[Vector, ...]:
     vectors = [vector for name, text in sorted(files) for vector in read_vectors(text, name)]
     _check_unique(vectors)
     return tuple(sorted(vectors, key=lambda v: KINDS.index(v.kind)))
+
+
+def _check_record(data: object, where: str) -> None:
+    """Refuse a match vector whose record is not a finished match in the record format."""
+    try:
+        record = MatchRecord.from_dict(data)
+    except InvalidRecord as exc:
+        raise InvalidVectors(f"{where}: {exc}") from None
+    if record.winner is None:
+        raise InvalidVectors(f"{where}: the record must be of a finished match (it has no winner)")
 
 
 def _read(path: Path) -> bytes:
