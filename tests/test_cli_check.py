@@ -221,7 +221,7 @@ def test_check_needs_a_file_and_explains_itself(capsys: pytest.CaptureFixture[st
     help_text = capsys.readouterr().out
     assert "Replay each match record" in help_text
     assert "exit status:" in help_text
-    assert "american-sniff check --json records/*.json" in help_text
+    assert "american-sniff check --json first.json second.json" in help_text
     with pytest.raises(SystemExit):
         main(["demo", "--help"])
     assert "american-sniff demo --seed 7 --record match.json" in capsys.readouterr().out

@@ -82,14 +82,14 @@ class InvalidRecord(ValueError):
     """A match record that cannot be read, or cannot be replayed.
 
     Raised when loading a record (:meth:`MatchRecord.from_json
-    <american_sniff.records.MatchRecord.from_json>`): the text is not JSON,
+    <american_sniff.MatchRecord.from_json>`): the text is not JSON,
     not in the record format (a wrong type, a missing or unknown key, a tile
     or move not written in the notation), or of another format, format version
-    or rules version. Also raised by :func:`~american_sniff.records.replay`
+    or rules version. Also raised by :func:`~american_sniff.replay`
     when a recorded action cannot be played. The message names the problem and
     where it is (``$.rounds[1].actions[4].move``, or the round and action).
 
     A record that reads well but claims what the rules contradict is not an
-    error to load: :func:`~american_sniff.referee.check_record` lists what is
+    error to load: :func:`~american_sniff.check_record` lists what is
     wrong with it.
     """

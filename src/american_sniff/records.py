@@ -7,20 +7,22 @@ sum and points of a placement, the tile a draw took), and how the round ended;
 then the final scores and the winner. The deals are explicit, so a program
 that deals with its own generator can write a record; the seed is optional.
 
-* :class:`Recorder` and :func:`record_match` build a record from the states
+* :class:`Recorder` and :func:`~american_sniff.record_match` build a record from the states
   of a match played with this library;
-* :func:`replay` plays a record again and yields every state;
-* :meth:`MatchRecord.to_json` / :meth:`MatchRecord.from_json` (and
-  :func:`dump_record` / :func:`load_record` for files) write and read the
-  JSON, whose format is documented field by field in ``docs/records.md`` and
-  described by a JSON Schema shipped with the package (:func:`record_schema`);
-* :func:`american_sniff.referee.check_record` lists every claim of a record
+* :func:`~american_sniff.replay` plays a record again and yields every state;
+* :meth:`~american_sniff.MatchRecord.to_json` and
+  :meth:`~american_sniff.MatchRecord.from_json` (and
+  :func:`~american_sniff.dump_record` and :func:`~american_sniff.load_record`
+  for files) write and read the JSON, whose format is documented field by
+  field in ``docs/records.md`` and described by a JSON Schema shipped with
+  the package (:func:`record_schema`);
+* :func:`american_sniff.check_record` lists every claim of a record
   that the rules contradict.
 
 The JSON follows the conventions of :mod:`american_sniff.serial` (tiles
 ``"[a|b]"``, moves as ``str(move)`` writes them, the seed as a decimal string,
 every key always present, no other key allowed) and is read as strictly: no
-evaluation, strict types, a bounded size (:data:`MAX_RECORD_BYTES`), and an
+evaluation, strict types, a bounded size (:data:`~american_sniff.records.MAX_RECORD_BYTES`), and an
 :class:`~american_sniff.InvalidRecord` naming the first problem.
 
 Reading checks the *shape* of a record, exactly what the schema checks; it
@@ -149,7 +151,7 @@ class ActionRecord:
     :ivar points: For a placement, what it scored (its end sum when that is a
         positive multiple of five, else 0); None for a draw or a pass.
 
-    The constructor checks types only; :func:`~american_sniff.referee.check_record`
+    The constructor checks types only; :func:`~american_sniff.check_record`
     checks the claims against the rules.
 
     :raises InvalidRecord: if a field has the wrong type.
@@ -222,7 +224,7 @@ class RoundRecord:
         of a round the record stops in.
 
     The constructor checks types only (tuples are made from any sequence);
-    :func:`~american_sniff.referee.check_record` checks the rest.
+    :func:`~american_sniff.check_record` checks the rest.
 
     :raises InvalidRecord: if a field has the wrong type.
     """
@@ -288,7 +290,7 @@ class MatchRecord:
         if the record stops before a side reached the target.
 
     The constructor checks the shape (types, ``players``, one name per seat,
-    at least one round), not the rules; :func:`~american_sniff.referee.check_record` does that.
+    at least one round), not the rules; :func:`~american_sniff.check_record` does that.
 
     :raises InvalidRecord: if a field has the wrong type, ``names`` does not
         hold one string per seat, or there is no round.
@@ -377,9 +379,9 @@ class MatchRecord:
         be this library's; every key must be present and no other is allowed;
         values must have the documented types (integers, never floats or
         booleans, of at most 20 digits), tiles and moves must be written in the
-        notation, and no key may repeat. At most :data:`MAX_RECORD_BYTES` are
-        read. The record is not checked against the rules (see
-        :func:`~american_sniff.referee.check_record`).
+        notation, and no key may repeat. At most
+        :data:`~american_sniff.records.MAX_RECORD_BYTES` are read. The record is
+        not checked against the rules (see :func:`~american_sniff.check_record`).
 
         :raises InvalidRecord: naming the first problem and where it is,
             e.g. ``$.rounds[0].actions[3].move: 'drew' is not a move ...``.
@@ -416,7 +418,8 @@ def _round_to_dict(record: RoundRecord) -> dict[str, Any]:
     }
 
 
-#: The width up to which :meth:`MatchRecord.to_json` puts a nested value on one line.
+#: The width up to which :meth:`~american_sniff.MatchRecord.to_json` puts a
+#: nested value on one line.
 _WIDTH = 100
 
 
@@ -453,10 +456,10 @@ def dump_record(record: MatchRecord, path: str | Path) -> None:
 
 
 def load_record(path: str | Path) -> MatchRecord:
-    """Read the record in the file ``path`` (see :meth:`MatchRecord.from_json`).
+    """Read the record in the file ``path`` (see :meth:`~american_sniff.MatchRecord.from_json`).
 
-    At most :data:`MAX_RECORD_BYTES` bytes are read: a longer file is refused
-    without being read whole.
+    At most :data:`~american_sniff.records.MAX_RECORD_BYTES` bytes are read: a
+    longer file is refused without being read whole.
 
     :raises OSError: if the file cannot be read (missing, a directory, ...).
     :raises InvalidRecord: if its content is not a record.
@@ -470,9 +473,10 @@ def record_schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of the record format, as parsed JSON.
 
     It is shipped with the package as ``american_sniff/schemas/record.schema.json``.
-    A document is valid against it exactly when :meth:`MatchRecord.from_json`
+    A document is valid against it exactly when :meth:`~american_sniff.MatchRecord.from_json`
     reads it, but for what JSON Schema cannot say: numbers written without a
-    fraction or exponent, at most :data:`MAX_RECORD_BYTES`, and no repeated key.
+    fraction or exponent, at most
+    :data:`~american_sniff.records.MAX_RECORD_BYTES`, and no repeated key.
     """
     text = resources.files(__package__).joinpath("schemas/record.schema.json").read_text("utf-8")
     schema: dict[str, Any] = json.loads(text)
@@ -860,7 +864,7 @@ def replay(record: MatchRecord) -> Iterator[MatchState]:
     it, the finisher of the round before opens), and each action is made by
     the seat to move and is legal. It does not compare what the record claims
     (sums, points, tiles drawn, settlements, scores, the winner) with the
-    rules: :func:`~american_sniff.referee.check_record` does that and lists
+    rules: :func:`~american_sniff.check_record` does that and lists
     every difference.
 
     >>> from american_sniff import new_match

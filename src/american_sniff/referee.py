@@ -1,12 +1,12 @@
 """The referee: replay a match record and list everything in it that the rules contradict.
 
-:func:`check_record` plays a :class:`~american_sniff.records.MatchRecord`
+:func:`~american_sniff.check_record` plays a :class:`~american_sniff.records.MatchRecord`
 again with the engine, from its recorded deals, and compares every claim of
 the record with what the rules give: each deal, each opener, each action (its
 seat, its legality, the tile a draw took, a placement's end sum and points),
 each round's end, finisher, deductions and scores, and the final scores and
 winner. Every difference is a :class:`Discrepancy` with a stable ``kind`` (see
-:data:`DISCREPANCY_KINDS`), the round and the action where it is, and a
+:data:`~american_sniff.referee.DISCREPANCY_KINDS`), the round and the action where it is, and a
 message for people.
 
 Most discrepancies are claims, and the replay goes on past them with what the
@@ -81,7 +81,8 @@ DISCREPANCY_KINDS: Mapping[str, str] = MappingProxyType(
 class Discrepancy:
     """One claim of a record that the rules contradict.
 
-    :ivar kind: What is wrong, as a stable code: a key of :data:`DISCREPANCY_KINDS`.
+    :ivar kind: What is wrong, as a stable code: a key of
+        :data:`~american_sniff.referee.DISCREPANCY_KINDS`.
     :ivar round: The round it is in (1 for the first), or None for the result.
     :ivar action: The index of the action in the round's ``actions`` (from 0),
         or None for a discrepancy of the round as a whole or of the result.

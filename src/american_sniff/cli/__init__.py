@@ -17,12 +17,13 @@ from . import check as _check
 from . import conformance as _conformance
 from . import demo as _demo
 from . import engine as _engine
+from . import render as _render
 from .demo import demo
 
 __all__ = ["demo", "main", "parser"]
 
 #: The command modules, in the order ``--help`` lists them.
-_COMMANDS = (_demo, _check, _engine, _conformance)
+_COMMANDS = (_demo, _check, _render, _engine, _conformance)
 
 
 def parser() -> argparse.ArgumentParser:

@@ -39,13 +39,12 @@ def register(commands: Any) -> argparse.ArgumentParser:
             "exit status:\n"
             "  0  every record is valid\n"
             "  1  a record has discrepancies (the report says which, and where)\n"
-            "  2  a file is not a record: missing, not JSON, not in the record format,\n"
-            "     or of another format or rules version (one line on stderr per file)\n"
+            "  2  a file is not a record (missing, not JSON, another format): one line each\n"
             "\n"
             "examples:\n"
             "  american-sniff demo --seed 7 --record match.json\n"
             "  american-sniff check match.json\n"
-            "  american-sniff check --json records/*.json"
+            "  american-sniff check --json first.json second.json"
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
