@@ -71,6 +71,7 @@ nitpick_ignore = [
     ("py:class", "american_sniff.rng._T"),
     ("py:class", "american_sniff.serial._T"),
     ("py:class", "american_sniff.serial._E"),
+    ("py:class", "american_sniff.testing._S"),
 ]
 
 # -- sphinx.ext.doctest ----------------------------------------------------------

@@ -14,7 +14,9 @@ from collections.abc import Sequence
 
 from .. import __version__
 from . import check as _check
+from . import conformance as _conformance
 from . import demo as _demo
+from . import engine as _engine
 from . import play as _play
 from . import render as _render
 from . import simulate as _simulate
@@ -23,7 +25,7 @@ from .demo import demo
 __all__ = ["demo", "main", "parser"]
 
 #: The command modules, in the order ``--help`` lists them.
-_COMMANDS = (_demo, _play, _simulate, _check, _render)
+_COMMANDS = (_demo, _play, _simulate, _check, _render, _engine, _conformance)
 
 
 def parser() -> argparse.ArgumentParser:

@@ -1,0 +1,179 @@
+"""The command line: ``american-sniff engine`` and ``american-sniff conformance``."""
+
+from __future__ import annotations
+
+import importlib.resources
+import io
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from american_sniff.cli import main
+from american_sniff.conformance import load_vectors
+
+WRONG_ENGINES = Path(__file__).parent / "wrong_engines"
+LIBRARY_ENGINE = shlex.join([sys.executable, "-m", "american_sniff", "engine"])
+
+
+def settlement_only(tmp_path: Path) -> Path:
+    """A directory holding only the shipped settlement vectors (quick to run)."""
+    shipped = importlib.resources.files("american_sniff.conformance").joinpath("vectors")
+    (tmp_path / "settlement.json").write_bytes(shipped.joinpath("settlement.json").read_bytes())
+    return tmp_path
+
+
+def serve_text(monkeypatch: pytest.MonkeyPatch, text: bytes) -> list[dict[str, object]]:
+    """Run ``american-sniff engine`` in-process on ``text``; return its answers."""
+    stdin = io.TextIOWrapper(io.BytesIO(text))
+    stdout = io.TextIOWrapper(io.BytesIO())
+    monkeypatch.setattr(sys, "stdin", stdin)
+    monkeypatch.setattr(sys, "stdout", stdout)
+    assert main(["engine"]) == 0
+    stdout.flush()
+    raw = stdout.buffer.getvalue()
+    return [json.loads(line) for line in raw.splitlines()]
+
+
+def test_engine_answers_malformed_lines_with_errors(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every line gets one answer; a malformed one an error naming the problem."""
+    answers = serve_text(
+        monkeypatch,
+        b'{"cmd": "hello", "protocol_version": 1}\n'
+        b'{"cmd": "move", "move": "draw"}\n'
+        b"{oops\n"
+        b'{"cmd": "new", "players": "two"}\n'
+        b'{"cmd": "table", "moves": ["[1|4] opens", "[4|4] on [1|4] branch_a"]}\n',
+    )
+    assert [a["ok"] for a in answers] == [True, False, False, False, False]
+    assert [a.get("error") for a in answers[1:]] == [
+        "no_match",
+        "bad_json",
+        "bad_request",
+        "illegal_move",
+    ]
+    assert "expected int @ $.players" in str(answers[3]["message"])
+    assert (answers[4]["code"], answers[4]["index"]) == ("not_a_point", 1)
+
+
+def test_conformance_passes_the_library_engine_from_the_command_line() -> None:
+    """``american-sniff conformance --engine "american-sniff engine"`` passes everything, exit 0.
+
+    Run as a user would, from the installed commands (or ``python -m
+    american_sniff`` where the scripts are not on this Python's path).
+    """
+    script = Path(sys.executable).with_name("american-sniff")
+    prefix = [str(script)] if script.exists() else [sys.executable, "-m", "american_sniff"]
+    engine = shlex.join([*prefix, "engine"])
+    done = subprocess.run(
+        [*prefix, "conformance", "--engine", engine],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr
+    lines = done.stdout.splitlines()
+    assert all(line.startswith("PASS ") for line in lines[:-1])
+    assert lines[-1] == f"{len(lines) - 1} vectors: all passed (american-sniff 0.1.0)"
+    assert done.stderr == ""
+
+
+def test_conformance_reports_failures_and_exits_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A wrong engine: FAIL lines with the first difference, the summary, exit 1."""
+    engine = shlex.join([sys.executable, str(WRONG_ENGINES / "finisher_gains.py")])
+    code = main(["conformance", "--engine", engine, "--vectors", str(settlement_only(tmp_path))])
+    out = capsys.readouterr().out.splitlines()
+    assert code == 1
+    assert "FAIL settlement/domino-two-players: scores[1]: expected 95, got 115" in out
+    assert "PASS settlement/rounding-1-and-2-go-down" in out
+    assert out[-1] == "12 vectors: 9 passed, 3 failed (wrong: the finisher gains)"
+
+
+def test_conformance_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--json prints one JSON report and nothing else."""
+    code = main(
+        [
+            "conformance",
+            "--engine",
+            LIBRARY_ENGINE,
+            "--vectors",
+            str(settlement_only(tmp_path)),
+            "--json",
+            "--timeout",
+            "20",
+        ]
+    )
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert report["passed"] is True
+    assert (report["total"], report["failed"]) == (12, 0)
+    assert report["engine"]["protocol_version"] == 1
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["--engine", "no-such-engine-anywhere"], "cannot start 'no-such-engine-anywhere'"),
+        (["--engine", LIBRARY_ENGINE, "--vectors", "/no/such/dir"], "not a directory"),
+    ],
+)
+def test_conformance_exits_2_when_it_cannot_run(
+    argv: list[str], words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A missing engine or unreadable vectors: one line on stderr, exit 2, no traceback."""
+    assert main(["conformance", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("american-sniff conformance: ")
+    assert words in err
+    assert err.count("\n") == 1
+
+
+def test_conformance_exits_2_on_a_bad_vector_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A vector file that is not JSON is named, exit 2."""
+    (tmp_path / "broken.json").write_text('{"format": ')
+    assert main(["conformance", "--engine", LIBRARY_ENGINE, "--vectors", str(tmp_path)]) == 2
+    assert "broken.json is not valid JSON" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("timeout", ["0", "soon"])
+def test_conformance_needs_a_positive_timeout(
+    timeout: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--timeout takes a number of seconds above zero."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(["conformance", "--engine", "x", "--timeout", timeout])
+    assert exit_info.value.code == 2
+    assert "--timeout" in capsys.readouterr().err
+
+
+def test_the_commands_explain_themselves(capsys: pytest.CaptureFixture[str]) -> None:
+    """Both commands have a description and examples in --help."""
+    for command in ("engine", "conformance"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        out = capsys.readouterr().out
+        assert "examples:" in out
+        assert "protocol" in out
+
+
+def test_the_match_vectors_records_pass_the_referee(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each match vector's record, saved on its own, is valid for ``american-sniff check``."""
+    files = []
+    for vector in load_vectors():
+        if vector.kind == "matches":
+            path = tmp_path / f"{vector.id.split('/')[1]}.json"
+            path.write_text(json.dumps(vector.data["record"]), encoding="utf-8")
+            files.append(str(path))
+    assert len(files) == 6
+    assert main(["check", *files]) == 0
+    assert capsys.readouterr().out.count("every claim agrees with the rules") == 6
