@@ -20,10 +20,8 @@ from american_sniff import (
     parse_move,
     parse_point,
     parse_tile,
-    view_for,
 )
-from american_sniff.bots import RandomBot
-from american_sniff.rng import MASK64
+from american_sniff.bots import random_match
 
 __all__ = [
     "DRAW_DEAL",
@@ -113,16 +111,9 @@ def first_move_match(players: int, seed: int, limit: int = 4000) -> tuple[MatchS
 def demo_match(players: int, seed: int) -> tuple[MatchState, ...]:
     """Every state of the match ``american-sniff demo`` plays for these arguments.
 
-    Seat ``k`` is a :class:`RandomBot` seeded ``seed + k + 1``, as in the demo.
     The states are cached, so the test files share each match.
     """
-    state = new_match(players, seed=seed)
-    bots = [RandomBot(seed=(seed + seat + 1) & MASK64) for seat in range(players)]
-    states = [state]
-    while not state.is_over:
-        state = apply(state, bots[state.turn].choose(view_for(state, state.turn)))
-        states.append(state)
-    return tuple(states)
+    return tuple(random_match(players, seed))
 
 
 #: Worked examples 1-9 of the rules are one table, built a tile at a time:

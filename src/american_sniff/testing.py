@@ -28,7 +28,7 @@ from typing import Any, Protocol, TypeVar
 
 import attrs
 
-from .bots import RandomBot
+from .bots import random_match
 from .engine import apply, legal_moves, new_match
 from .errors import IllegalMove
 from .layout import Point, Side
@@ -440,16 +440,14 @@ def _library_match(
     the bots did not choose leads to the same next deal in both implementations;
     one more deal than the match used is given for the same reason.
     """
-    state = new_match(players, seed=seed)
-    bots = [RandomBot(seed=(seed + seat + 1) & MASK64) for seat in range(players)]
     deals = []
     moves = []
-    while state.winner is None:
-        if not state.history:
+    for state in random_match(players, seed):
+        action = state.last_action
+        if action is not None:
+            moves.append(action.move)
+        if not state.history and state.winner is None:
             deals.append(Deal(hands=state.hands, stock=state.info.deck, opener=state.opener))
-        move = bots[state.turn].choose(state)
-        state = apply(state, move)
-        moves.append(move)
     # One more deal, for a move the bots did not choose that ends the last round.
     spare = new_match(players, seed=(seed + 1) & MASK64)
     deals.append(Deal(hands=spare.hands, stock=spare.info.deck, opener=spare.opener))

@@ -24,10 +24,20 @@ from typing import Any
 
 from .base import Bot
 from .greedy import GreedyBot
-from .random_bot import RandomBot
+from .random_bot import RandomBot, random_match, random_match_bots
 from .search import Determiniser, SearchBot
 
-__all__ = ["BOTS", "Bot", "Determiniser", "GreedyBot", "RandomBot", "SearchBot", "make_bot"]
+__all__ = [
+    "BOTS",
+    "Bot",
+    "Determiniser",
+    "GreedyBot",
+    "RandomBot",
+    "SearchBot",
+    "make_bot",
+    "random_match",
+    "random_match_bots",
+]
 
 #: The bots of this package by name (read-only): ``"random"``, ``"greedy"``, ``"search"``.
 BOTS: Mapping[str, Callable[..., Bot]] = MappingProxyType(

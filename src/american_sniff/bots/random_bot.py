@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import ClassVar
 
 import attrs
 
+from ..engine import apply, new_match
 from ..moves import Move
-from ..rng import below, check_seed
-from ..views import PlayerView
+from ..rng import MASK64, below, check_seed
+from ..state import MatchState
+from ..views import PlayerView, view_for
 from .base import moves_to_choose_from
 
-__all__ = ["RandomBot"]
+__all__ = ["RandomBot", "random_match", "random_match_bots"]
 
 
 @attrs.define(eq=False)
@@ -58,3 +61,34 @@ class RandomBot:
             return moves[0]
         index, self._rng = below(len(moves), self._rng)
         return moves[index]
+
+
+def random_match_bots(players: int, seed: int) -> list[RandomBot]:
+    """The bots of :func:`random_match`: ``RandomBot(seed=(seed + k + 1) % 2**64)`` at seat ``k``.
+
+    >>> random_match_bots(2, 7)
+    [RandomBot(seed=8), RandomBot(seed=9)]
+    """
+    return [RandomBot(seed=(seed + seat + 1) & MASK64) for seat in range(players)]
+
+
+def random_match(players: int, seed: int) -> Iterator[MatchState]:
+    """Every state of a match between random bots, as ``american-sniff demo`` plays it.
+
+    The match is ``new_match(players, seed=seed)``, and seat ``k`` plays with
+    ``RandomBot(seed=(seed + k + 1) % 2**64)``, asked with its seat's view on
+    its own turns. Another implementation can replay the match from the seed
+    alone. The first state yielded is the match's first, the last the won one.
+
+    >>> states = list(random_match(2, 3))
+    >>> states[0] == new_match(2, seed=3), states[-1].is_over
+    (True, True)
+
+    :raises ValueError: if ``players`` or ``seed`` is out of range.
+    """
+    state = new_match(players, seed=seed)
+    bots = random_match_bots(players, seed)
+    yield state
+    while state.winner is None:
+        state = apply(state, bots[state.turn].choose(view_for(state, state.turn)))
+        yield state

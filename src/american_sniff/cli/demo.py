@@ -6,59 +6,41 @@ import argparse
 import sys
 from typing import Any, TextIO
 
-from ..bots import RandomBot
-from ..engine import apply, new_match
+from ..bots import random_match, random_match_bots
 from ..records import Recorder
-from ..rng import MASK64
 from ..rules import RULES_VERSION
 from ..state import MatchState
-from ..views import view_for
 from .narrate import action_line, round_end_lines, round_start_line, scores_text, side_name
 from .options import add_players, add_seed
 
-__all__ = ["NAME", "bot_seed", "demo", "register"]
+__all__ = ["NAME", "demo", "register"]
 
 NAME = "demo"
-
-
-def bot_seed(seed: int, seat: int) -> int:
-    """The seed of the demo's bot at ``seat``: ``seed + seat + 1`` (modulo 2**64)."""
-    return (seed + seat + 1) & MASK64
 
 
 def demo(players: int, seed: int, out: TextIO, *, recorder: Recorder | None = None) -> MatchState:
     """Play and narrate a seeded match between random-legal bots; return its final state.
 
-    Seat ``k`` plays with a :class:`~american_sniff.bots.RandomBot` seeded
-    :func:`bot_seed` ``(seed, k)`` (that is ``seed + k + 1`` modulo 2**64),
-    asked only on its own turns with that seat's
+    The match is :func:`~american_sniff.bots.random_match`: seat ``k`` plays
+    with a :class:`~american_sniff.RandomBot` seeded ``seed + k + 1`` (modulo
+    2**64), asked only on its own turns with that seat's
     :class:`~american_sniff.PlayerView`. Every state of the match is fed to
     ``recorder``, if one is given.
     """
-    state = new_match(players, seed=seed)
-    bots = [RandomBot(seed=bot_seed(seed, seat)) for seat in range(players)]
-    if recorder is not None:
-        recorder.add(state)
-    print(
-        f"American Sniff (rules version {RULES_VERSION}): {players} players, seed {seed}, "
-        f"target {state.target}",
-        file=out,
-    )
-    if players == 4:
-        print("Partnerships: seats 0+2 against seats 1+3", file=out)
-    print(f"\n{round_start_line(state)}", file=out)
-    while state.winner is None:
-        state = apply(state, bots[state.turn].choose(view_for(state, state.turn)))
+    for state in random_match(players, seed):
         if recorder is not None:
             recorder.add(state)
         action = state.last_action
-        assert action is not None  # every state after an apply has one
+        if action is None:
+            _print_start(state, out)
+            continue
         print(action_line(action, players), file=out)
         if action.round_result is not None:
             for line in round_end_lines(action.round_result, players):
                 print(line, file=out)
             print(f"\n{round_start_line(state)}", file=out)
     winner = state.winner
+    assert winner is not None  # random_match ends with the won state
     print(
         f"\n{side_name(players, winner).capitalize()} reached {state.scores[winner]} "
         f"points and wins the match in round {state.round}.",
@@ -66,6 +48,18 @@ def demo(players: int, seed: int, out: TextIO, *, recorder: Recorder | None = No
     )
     print(f"Final scores: {scores_text(players, state.scores)}", file=out)
     return state
+
+
+def _print_start(state: MatchState, out: TextIO) -> None:
+    """The match's heading and its first round's opener."""
+    print(
+        f"American Sniff (rules version {RULES_VERSION}): {state.players} players, "
+        f"seed {state.seed}, target {state.target}",
+        file=out,
+    )
+    if state.players == 4:
+        print("Partnerships: seats 0+2 against seats 1+3", file=out)
+    print(f"\n{round_start_line(state)}", file=out)
 
 
 def register(commands: Any) -> argparse.ArgumentParser:
@@ -114,7 +108,7 @@ def _run(args: argparse.Namespace) -> int:
         )
         return 1
     with file:
-        names = [f"RandomBot(seed={bot_seed(args.seed, seat)})" for seat in range(args.players)]
+        names = [repr(bot) for bot in random_match_bots(args.players, args.seed)]
         recorder = Recorder(names)
         demo(args.players, args.seed, sys.stdout, recorder=recorder)
         file.write(recorder.record().to_json(pretty=True) + "\n")

@@ -23,13 +23,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..bots import RandomBot
-from ..engine import apply, new_match
+from ..bots import random_match
 from ..layout import Layout
 from ..moves import Place
 from ..records import record_match
 from ..referee import check_record
-from ..rng import MASK64, below
+from ..rng import below
 from ..rules import RULES_VERSION, round_hand
 from ..serial import FORMAT_VERSION, move_text, parse_tile_text, tile_text
 from ..state import MatchState, RoundEnd
@@ -799,13 +798,7 @@ MATCHES: tuple[tuple[int, int, str], ...] = (
 
 def _play(players: int, seed: int) -> list[MatchState]:
     """Every state of the demo's match for ``players`` and ``seed``, the first one first."""
-    state = new_match(players, seed=seed)
-    bots = [RandomBot(seed=(seed + seat + 1) & MASK64) for seat in range(players)]
-    states = [state]
-    while state.winner is None:
-        state = apply(state, bots[state.turn].choose(state))
-        states.append(state)
-    return states
+    return list(random_match(players, seed))
 
 
 def match_vectors() -> list[dict[str, Any]]:
