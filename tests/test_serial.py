@@ -60,20 +60,28 @@ def _load(doc: dict[str, Any]) -> MatchState:
 # -- the round trip ---------------------------------------------------------------------
 
 
-def test_every_state_of_random_matches_round_trips_exactly() -> None:
+#: The round-trip matches are split into this many tests, so pytest-xdist can share them out.
+_CHUNKS = 10
+
+
+@pytest.mark.parametrize("chunk", range(_CHUNKS))
+def test_every_state_of_random_matches_round_trips_exactly(chunk: int) -> None:
     """``from_json(to_json(s)) == s`` with the same legal moves, over whole random matches.
 
-    The matches are split evenly between 2, 3 and 4 players.
+    The matches are split evenly between 2, 3 and 4 players; this test plays
+    every ``_CHUNKS``-th one of the ``ROUNDTRIP_MATCHES``, from ``chunk``.
     """
-    count = 0
-    for number in range(ROUNDTRIP_MATCHES):
+    count = matches = 0
+    for number in range(chunk, ROUNDTRIP_MATCHES, _CHUNKS):
         players = 2 + number % 3
         for state in _states(players, 1000 + number):
             loaded = MatchState.from_json(state.to_json())
             assert loaded == state
             assert legal_moves(loaded) == legal_moves(state)
             count += 1
-    assert count > 100 * ROUNDTRIP_MATCHES
+        matches += 1
+    assert matches == len(range(chunk, ROUNDTRIP_MATCHES, _CHUNKS))
+    assert count > 100 * matches
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
