@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
 import itertools
 import json
 import random
@@ -678,10 +677,3 @@ def test_random_matches_record_and_replay(players: int, seed: int, steps: int) -
 # -- the docs ------------------------------------------------------------------------------
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
-
-
-def test_the_records_page_examples_run() -> None:
-    """The ``>>>`` examples of docs/records.md run as written (no option flags)."""
-    result = doctest.testfile(str(DOCS / "records.md"), module_relative=False)
-    assert result.attempted > 20
-    assert result.failed == 0
