@@ -29,8 +29,8 @@ from american_sniff import (
     round_hand,
     score_of,
 )
+from reference import point_key
 from scenarios import WORKED_EXAMPLE_STEPS, act, deal, last, pt, table, tiles
-from strategies import point_key
 
 # -- notation ----------------------------------------------------------------------
 

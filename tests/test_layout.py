@@ -18,8 +18,8 @@ from american_sniff import (
     Tile,
     parse_tile,
 )
+from reference import point_key
 from scenarios import WORKED_EXAMPLE_STEPS, first_move_match, pt, table
-from strategies import point_key
 
 # -- Side -----------------------------------------------------------------------
 

@@ -32,28 +32,30 @@ from american_sniff import (
     new_match,
     score_of,
 )
-from scenarios import last
-from strategies import (
+from reference import (
     HAND_SIZE,
     TARGETS,
-    any_moves,
     check_layout,
     check_score_change,
     check_state,
     check_transition,
     expected_legal_moves,
+    point_key,
+    refuse,
+    side_of,
+    snapshot,
+    tiles_accounted_for,
+)
+from scenarios import last
+from strategies import (
+    any_moves,
     layouts,
     matches,
     mid_match_states,
     player_counts,
-    point_key,
     points,
-    refuse,
     seeds,
-    side_of,
-    snapshot,
     tiles,
-    tiles_accounted_for,
     walk,
 )
 

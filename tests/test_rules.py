@@ -37,8 +37,8 @@ from american_sniff import (
     round_hand,
     score_of,
 )
+from reference import HAND_SIZE, side_of
 from scenarios import DRAW_DEAL, PASS_DEAL, act, deal, first_move_match, last, pt, run, tiles
-from strategies import HAND_SIZE, side_of
 
 # -- scenario helpers -----------------------------------------------------------------
 

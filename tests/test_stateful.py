@@ -21,16 +21,15 @@ from hypothesis.stateful import (
 )
 
 from american_sniff import Draw, MatchState, Move, Pass, Place, apply, legal_moves
-from strategies import (
-    any_moves,
+from reference import (
     check_state,
     check_transition,
-    matches,
     placements,
     refuse,
     snapshot,
     tiles_accounted_for,
 )
+from strategies import any_moves, matches
 
 
 class MatchMachine(RuleBasedStateMachine):
