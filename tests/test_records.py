@@ -359,7 +359,7 @@ MALFORMED: tuple[tuple[str, Any, str], ...] = (
     ("rounds", _set("rounds", {}), "$.rounds"),
     ("no rounds", _set("rounds", []), "$.rounds must hold at least one round"),
     ("hands", _set("rounds.0.hands", ["[0|0]"]), "$.rounds[0].hands[0]"),
-    ("huge", _set("rounds.0.scores.0", 10**20), "at most 20 digits"),
+    ("huge", _set("rounds.0.scores.0", 2**53), "at most 2**53 - 1 in size"),
     ("top level", lambda doc: doc.clear(), "format is None"),
 )
 

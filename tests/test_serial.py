@@ -289,7 +289,7 @@ def test_a_score_at_the_target_without_a_winner_is_refused() -> None:
         ("opener", 5, "opener must be a seat from 0 to 1, got 5"),
         ("winner", 3, "winner (a side) must be a seat from 0 to 1, got 3"),
         ("players", 5, "players must be 2, 3 or 4"),
-        ("round", 0, "round must be a positive integer"),
+        ("round", 0, "round must be an integer from 1 to 2**53 - 1"),
     ],
 )
 def test_seats_and_numbers_out_of_range_are_refused(key: str, value: int, message: str) -> None:
@@ -372,6 +372,8 @@ def test_wrong_types_unknown_keys_and_versions_are_refused(
         ('{"format": "american-sniff/state"', "not valid JSON"),
         ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
         ("1" * 5000, "more than 20 digits"),
+        ('{"a": 9007199254740992}', "beyond 2**53 - 1"),
+        ('{"a": -9007199254740992}', "beyond 2**53 - 1"),
         ('{"a": 1.5}', "not an integer"),
         ('{"a": NaN}', "not an integer"),
         ('{"a": 1, "a": 2}', "appears twice"),
@@ -445,3 +447,29 @@ def test_every_tile_text_is_read_back() -> None:
     held = [t for hand in loaded.hands for t in hand] + list(loaded.stock) + list(loaded.layout)
     assert sorted(held) == list(ALL_TILES)
     assert all(any(t is u for u in ALL_TILES) for t in held)
+
+
+def test_a_first_round_with_a_round_before_it_is_refused() -> None:
+    """Round 1 has no previous round; a document that gives one is refused."""
+
+    def change(doc: dict[str, Any]) -> None:
+        doc["round"] = 1
+        doc["last_round"]["round"] = 0
+
+    assert "the first round has no round before it" in _edit(change)
+
+
+def test_scores_that_are_not_multiples_of_five_are_refused() -> None:
+    """Points and deductions are multiples of five, so every score is one."""
+
+    def change(doc: dict[str, Any]) -> None:
+        doc["scores"][0] += 3
+        doc["last_round"]["scores"][0] += 3
+
+    assert "must be multiples of 5" in _edit(change)
+
+
+def test_numbers_javascript_cannot_hold_are_refused() -> None:
+    """A round or a score beyond 2**53 - 1 is refused before anything else."""
+    assert "beyond 2**53 - 1" in _edit(lambda doc: doc.update(round=2**60))
+    assert "beyond 2**53 - 1" in _edit(lambda doc: doc["scores"].__setitem__(0, -(10**18)))

@@ -48,6 +48,7 @@ from .moves import Draw, Move, Pass, Place
 from .rules import PLAYER_COUNTS, RULES_VERSION
 from .serial import (
     FORMAT_VERSION,
+    MAX_SAFE_INTEGER,
     ActionDoc,
     check_header,
     move_text,
@@ -80,8 +81,9 @@ __all__ = [
 RECORD_FORMAT = "american-sniff/record"
 #: The longest record text that is read: 16 MiB (a long match is a few hundred KB).
 MAX_RECORD_BYTES = 16 << 20
-#: Integers in a record have at most 20 digits, as in every format of the library.
-_INT_BOUND = 10**20
+#: Integers in a record are at most 2**53 - 1 in size, as in every format of
+#: the library: JavaScript holds them exactly.
+_INT_BOUND = MAX_SAFE_INTEGER + 1
 
 
 class OpenerBy(enum.Enum):
@@ -101,7 +103,9 @@ class OpenerBy(enum.Enum):
 
 def _check_int(value: object, what: str, minimum: int | None = None) -> None:
     if type(value) is not int or not -_INT_BOUND < value < _INT_BOUND:
-        raise InvalidRecord(f"{what} must be an integer of at most 20 digits, got {value!r}")
+        raise InvalidRecord(
+            f"{what} must be an integer of at most 2**53 - 1 in size, got {value!r}"
+        )
     if minimum is not None and value < minimum:
         raise InvalidRecord(f"{what} must be at least {minimum}, got {value}")
 
@@ -379,7 +383,7 @@ class MatchRecord:
         Reading is strict: the format, its version and the rules version must
         be this library's; every key must be present and no other is allowed;
         values must have the documented types (integers, never floats or
-        booleans, of at most 20 digits), tiles and moves must be written in the
+        booleans, at most 2**53 - 1 in size), tiles and moves must be written in the
         notation, and no key may repeat. At most
         :data:`~american_sniff.records.MAX_RECORD_BYTES` are read. The record is
         not checked against the rules (see :func:`~american_sniff.check_record`).

@@ -28,7 +28,8 @@ table's end sum after a placement and what it scored; ``null`` for a draw or a
 pass).
 
 Reading is strict and bounded: the text is at most :data:`MAX_STATE_BYTES`
-long, numbers must be integers of at most 20 digits, no key may repeat, and a
+long, numbers must be integers JavaScript holds exactly (at most 2**53 - 1 in
+size), no key may repeat, and a
 document nested deeper than the format (or otherwise malformed) is refused with
 :class:`~american_sniff.InvalidState` naming the problem and where it is
 (``$.hands[1][0]``). Nothing is ever evaluated or unpickled.
@@ -68,6 +69,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FORMAT_VERSION",
+    "MAX_SAFE_INTEGER",
     "MAX_STATE_BYTES",
     "STATE_FORMAT",
     "ActionDoc",
@@ -88,7 +90,10 @@ FORMAT_VERSION = 1
 STATE_FORMAT = "american-sniff/state"
 #: The longest state text that loading reads: 1 MiB (a state is a few KB).
 MAX_STATE_BYTES = 1 << 20
-#: The most digits an integer in a document may have (2**64 has 20).
+#: The largest integer a document may hold as a number: JavaScript's
+#: ``Number.MAX_SAFE_INTEGER``. Larger values (seeds) are decimal strings.
+MAX_SAFE_INTEGER = 2**53 - 1
+#: Digits beyond which a number is refused before it is even converted.
 _MAX_DIGITS = 20
 
 _E = TypeVar("_E", bound=ValueError)
@@ -102,7 +107,8 @@ def read_json(text: object, *, max_bytes: int, error: type[_E], what: str) -> An
 
     ``text`` may be ``str`` or UTF-8 ``bytes``. Refused: other types, text over
     ``max_bytes`` bytes, invalid JSON, floats, ``NaN`` and infinities, integers
-    of more than 20 digits, repeated keys, and nesting too deep to parse.
+    beyond :data:`MAX_SAFE_INTEGER` in size, repeated keys, and nesting too deep
+    to parse.
     """
     if isinstance(text, bytes | bytearray):
         if len(text) > max_bytes:
@@ -140,7 +146,12 @@ class _Refused(Exception):
 def _parse_int(text: str) -> int:
     if len(text.lstrip("-")) > _MAX_DIGITS:
         raise _Refused(f"the number {text[:24]}... has more than {_MAX_DIGITS} digits")
-    return int(text)
+    value = int(text)
+    if abs(value) > MAX_SAFE_INTEGER:
+        raise _Refused(
+            f"the number {text} is beyond 2**53 - 1, which JavaScript cannot hold exactly"
+        )
+    return value
 
 
 def _refuse_float(text: str) -> float:

@@ -31,6 +31,10 @@ from .tiles import ALL_TILES, Tile
 
 __all__ = ["validate_state"]
 
+#: The largest round number and score a state may hold: JavaScript's largest
+#: exact integer, so that the JSON of any valid state is exact there too.
+MAX_ROUND = MAX_SCORE = 2**53 - 1
+
 _Node = tuple[int, Move, Tile | None, int | None, int, tuple[int, ...], ActionLog]
 
 
@@ -114,7 +118,14 @@ def _ints(value: object, count: int, what: str) -> tuple[int, ...]:
 
 
 def _scores(value: object, players: int, what: str) -> tuple[int, ...]:
-    return _ints(value, side_count(players), what)
+    scores = _ints(value, side_count(players), what)
+    for score in scores:
+        # Placements score multiples of five and settlement deducts them.
+        if score % 5 or abs(score) > MAX_SCORE:
+            raise InvalidState(
+                f"{what} must be multiples of 5 of at most 2**53 - 1 in size, got {scores}"
+            )
+    return scores
 
 
 def _hands(value: object, players: int, what: str) -> tuple[tuple[Tile, ...], ...]:
@@ -136,8 +147,8 @@ def _check_info(info: object) -> RoundInfo:
         value = getattr(info, name)
         if not _is_int(value) or not 0 <= value <= MASK64:
             raise InvalidState(f"{name} must be an integer from 0 to 2**64 - 1, got {value!r}")
-    if not _is_int(info.round) or info.round < 1:
-        raise InvalidState(f"round must be a positive integer, got {info.round!r}")
+    if not _is_int(info.round) or not 1 <= info.round <= MAX_ROUND:
+        raise InvalidState(f"round must be an integer from 1 to 2**53 - 1, got {info.round!r}")
     _seat(info.opener, info.players, "opener")
     _tiles(info.deck, "the stock as dealt")
     if type(info.deals) is not tuple:
@@ -384,6 +395,11 @@ def _check_last_round(info: RoundInfo, start_scores: tuple[int, ...]) -> None:
     """The previous round replays, settles as recorded, and leads to this round."""
     result = info.last_round
     players = info.players
+    if any(score >= TARGET[players] for score in start_scores):
+        raise InvalidState(
+            f"round {info.round} starts at scores {start_scores}, at or past the target "
+            f"{TARGET[players]}: the match would have ended"
+        )
     if result is None:
         if info.round != 1:
             raise InvalidState(f"round {info.round} has no result of the round before it")
@@ -392,6 +408,8 @@ def _check_last_round(info: RoundInfo, start_scores: tuple[int, ...]) -> None:
                 f"the first round starts at scores {start_scores}; a match starts at 0"
             )
         return
+    if info.round == 1:
+        raise InvalidState("the first round has no round before it, but last_round is given")
     if result.round != info.round - 1:
         raise InvalidState(
             f"the previous round's result is for round {result.round!r}, not {info.round - 1}"
@@ -419,6 +437,11 @@ def _check_last_round(info: RoundInfo, start_scores: tuple[int, ...]) -> None:
     for seat, amount in enumerate(result.deductions):
         before[side_of(players, seat)] += amount
     start_scores_before = _start_scores(nodes, tuple(before), players)
+    if any(score >= TARGET[players] for score in start_scores_before):
+        raise InvalidState(
+            f"round {result.round} starts at scores {start_scores_before}, at or past the "
+            f"target {TARGET[players]}: the match would have ended"
+        )
     start_hands = _start_hands(hands, nodes, players, name)
     drew = [node[2] for node in nodes if type(node[1]) is Draw and node[2] is not None]
     dealt = {t for hand in start_hands for t in hand}

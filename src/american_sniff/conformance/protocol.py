@@ -463,6 +463,11 @@ class Session:
                     f"scores {list(scores)} already reach the target {TARGET[players]}",
                     "invalid_deal",
                 )
+            if any(score % 5 for score in scores):
+                raise ProtocolError(
+                    f"scores {list(scores)} must be multiples of 5, as every score is",
+                    "invalid_deal",
+                )
         # The match starts at the given round number and scores; the state's
         # constructor takes them as they are (no history to check them against).
         state = attrs.evolve(state, scores=scores, info=attrs.evolve(state.info, round=first))
