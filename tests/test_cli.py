@@ -6,6 +6,7 @@ import io
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -95,7 +96,11 @@ def test_bad_arguments_exit_2_with_a_message(
 
 
 def test_a_closed_pipe_ends_the_demo_quietly() -> None:
-    """Piping the demo into a reader that stops early is not an error."""
+    """A reader that stops early ends the demo quietly, with the SIGPIPE status 141.
+
+    `american-sniff demo | head -1` prints no traceback, and a script with
+    `set -o pipefail` sees that the demo did not finish.
+    """
     code = (
         "import sys; from american_sniff.cli import main; "
         "sys.exit(main(['demo', '--players', '4', '--seed', '7']))"
@@ -107,5 +112,51 @@ def test_a_closed_pipe_ends_the_demo_quietly() -> None:
     reader.stdout.readline()
     reader.stdout.close()
     _, err = reader.communicate(timeout=60)
-    assert reader.returncode == 0
+    assert reader.returncode == 141
     assert b"Traceback" not in err
+
+
+def test_the_record_is_written_whole_even_if_the_narration_reader_goes_away(
+    tmp_path: Path,
+) -> None:
+    """With --record, a closed stdout still leaves a complete, valid record."""
+    from american_sniff import check_record, load_record
+
+    path = tmp_path / "r.json"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "american_sniff", "demo", "--seed", "3", "--record", str(path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None
+    process.stdout.readline()
+    process.stdout.close()
+    process.communicate(timeout=60)
+    assert process.returncode == 141
+    assert check_record(load_record(path)).ok
+
+
+def test_a_record_that_cannot_be_written_is_one_line_and_exit_1(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A full disk (/dev/full) gives one line on stderr and status 1, no traceback."""
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full on this system")
+    assert main(["demo", "--players", "2", "--record", "/dev/full"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("american-sniff demo: cannot write the record to /dev/full")
+    assert err.count("\n") == 1
+
+
+def test_ctrl_c_ends_quietly_with_the_sigint_status(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An interrupt inside a command exits 130 without a traceback."""
+    demo_module = sys.modules["american_sniff.cli.demo"]
+
+    def interrupted(*_: object, **__: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(demo_module, "demo", interrupted)
+    assert main(["demo"]) == 130
+    assert "Traceback" not in capsys.readouterr().err

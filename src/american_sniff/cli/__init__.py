@@ -24,6 +24,11 @@ from .demo import demo
 
 __all__ = ["demo", "main", "parser"]
 
+#: The exit status when the output's reader goes away (as if ended by SIGPIPE).
+EXIT_BROKEN_PIPE = 141
+#: The exit status after Ctrl-C (as if ended by SIGINT).
+EXIT_INTERRUPTED = 130
+
 #: The command modules, in the order ``--help`` lists them.
 _COMMANDS = (_demo, _play, _simulate, _check, _render, _engine, _conformance)
 
@@ -55,9 +60,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = args.run(args)
     except BrokenPipeError:
-        # The reader went away (e.g. `| head`): stop quietly, as Unix tools do.
-        # Point stdout at devnull so the interpreter's final flush cannot fail.
+        # The reader went away (e.g. `| head`): stop quietly, as Unix tools do,
+        # with the status of a process ended by SIGPIPE (128 + 13), so that a
+        # script with `set -o pipefail` never mistakes it for success. Point
+        # stdout at devnull so the interpreter's final flush cannot fail.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-        return 0
+        return EXIT_BROKEN_PIPE
+    except KeyboardInterrupt:
+        # Ctrl-C: stop without a traceback, with the status of SIGINT (128 + 2).
+        print(file=sys.stderr)
+        return EXIT_INTERRUPTED
     return code

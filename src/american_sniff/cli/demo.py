@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from typing import Any, TextIO
 
@@ -10,7 +11,7 @@ from ..bots import random_match, random_match_bots
 from ..records import Recorder
 from ..rules import RULES_VERSION
 from ..state import MatchState
-from .narrate import action_line, round_end_lines, round_start_line, scores_text, side_name
+from .narrate import Writer, action_line, round_end_lines, round_start_line, scores_text, side_name
 from .options import add_players, add_seed
 
 __all__ = ["NAME", "demo", "register"]
@@ -18,7 +19,7 @@ __all__ = ["NAME", "demo", "register"]
 NAME = "demo"
 
 
-def demo(players: int, seed: int, out: TextIO, *, recorder: Recorder | None = None) -> MatchState:
+def demo(players: int, seed: int, out: Writer, *, recorder: Recorder | None = None) -> MatchState:
     """Play and narrate a seeded match between random-legal bots; return its final state.
 
     The match is :func:`~american_sniff.bots.random_match`: seat ``k`` plays
@@ -50,7 +51,7 @@ def demo(players: int, seed: int, out: TextIO, *, recorder: Recorder | None = No
     return state
 
 
-def _print_start(state: MatchState, out: TextIO) -> None:
+def _print_start(state: MatchState, out: Writer) -> None:
     """The match's heading and its first round's opener."""
     print(
         f"American Sniff (rules version {RULES_VERSION}): {state.players} players, "
@@ -101,16 +102,43 @@ def _run(args: argparse.Namespace) -> int:
     try:
         file = open(args.record, "w", encoding="utf-8")  # noqa: SIM115 (closed below)
     except OSError as error:
-        print(
-            f"american-sniff demo: cannot write the record to {args.record}: "
-            f"{error.strerror or error}",
-            file=sys.stderr,
-        )
-        return 1
-    with file:
-        names = [repr(bot) for bot in random_match_bots(args.players, args.seed)]
-        recorder = Recorder(names)
-        demo(args.players, args.seed, sys.stdout, recorder=recorder)
-        file.write(recorder.record().to_json(pretty=True) + "\n")
+        return _cannot_write(args.record, error)
+    # The record is written whole even if the narration's reader goes away.
+    out = _PipeSafe(sys.stdout)
+    names = [repr(bot) for bot in random_match_bots(args.players, args.seed)]
+    recorder = Recorder(names)
+    demo(args.players, args.seed, out, recorder=recorder)
+    try:
+        with file:
+            file.write(recorder.record().to_json(pretty=True) + "\n")
+    except OSError as error:
+        return _cannot_write(args.record, error)
+    if out.broken:
+        raise BrokenPipeError  # the command line exits as a broken pipe does
     print(f"Record written to {args.record}")
     return 0
+
+
+def _cannot_write(path: str, error: OSError) -> int:
+    print(
+        f"american-sniff demo: cannot write the record to {path}: {error.strerror or error}",
+        file=sys.stderr,
+    )
+    return 1
+
+
+class _PipeSafe(io.TextIOBase):
+    """A text stream that stops writing, without raising, once its reader has gone."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        #: Whether a write failed because the reader went away.
+        self.broken = False
+
+    def write(self, text: str) -> int:
+        if not self.broken:
+            try:
+                self._stream.write(text)
+            except BrokenPipeError:
+                self.broken = True
+        return len(text)

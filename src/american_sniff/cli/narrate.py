@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
 from ..moves import Draw, Pass
 from ..state import Action, MatchState, RoundEnd, RoundResult
 from ..tiles import Tile
 
 __all__ = [
+    "Writer",
     "action_line",
     "hand_text",
     "round_end_lines",
@@ -16,6 +18,14 @@ __all__ = [
     "scores_text",
     "side_name",
 ]
+
+
+class Writer(Protocol):
+    """Where narration goes: anything ``print(..., file=...)`` can write to."""
+
+    def write(self, text: str, /) -> int:
+        """Write ``text``; return how many characters were written."""
+        ...
 
 
 def side_name(players: int, side: int) -> str:
