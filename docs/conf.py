@@ -46,6 +46,7 @@ extensions = [
     "sphinx.ext.intersphinx",
     "sphinx.ext.viewcode",
     "sphinxarg.ext",
+    "cliexamples",
     "sphinx_copybutton",
     "apiref",  # docs/_ext: fields listed as :ivar: lines; package-level names
 ]
@@ -54,6 +55,9 @@ root_doc = "index"
 exclude_patterns = ["_build", "_inventories", "_ext", "Thumbs.db", ".DS_Store"]
 # Any unresolved reference is a warning, and -W makes it an error.
 nitpicky = True
+# Command lines and quoted examples must copy and paste as written: no curly
+# quotes or dashes made from "--".
+smartquotes = False
 
 # -- MyST ----------------------------------------------------------------------
 

@@ -15,9 +15,7 @@ from american_sniff import (
     InvalidState,
     MatchState,
     Place,
-    PlayerView,
     RoundEnd,
-    RoundResult,
     Tile,
     apply,
     legal_moves,
@@ -121,13 +119,34 @@ def test_the_start_of_a_match_has_no_last_action() -> None:
     assert state.history == ()
 
 
-@pytest.mark.parametrize("cls", [MatchState, Action, RoundResult, PlayerView])
+def _public_classes() -> list[type]:
+    """Every attrs class and enum the package exports."""
+    import enum
+
+    import american_sniff
+
+    found = []
+    for name in american_sniff.__all__:
+        value = getattr(american_sniff, name)
+        if isinstance(value, type) and (attrs.has(value) or issubclass(value, enum.Enum)):
+            found.append(value)
+    return found
+
+
+@pytest.mark.parametrize("cls", _public_classes(), ids=lambda c: c.__name__)
 def test_help_explains_every_field(cls: type) -> None:
-    """``help()`` shows a description of every public field, not only its name."""
+    """``help()`` shows a description of every public field or member, not only its name."""
+    import enum
+
     text = pydoc.render_doc(cls, renderer=pydoc.plaintext)  # type: ignore[attr-defined]
-    for field in attrs.fields(cls):
-        if not field.name.startswith("_"):
-            assert f":ivar {field.name}:" in text, field.name
+    if issubclass(cls, enum.Enum):
+        names = [member.name for member in cls]
+        kind = "cvar"
+    else:
+        names = [f.name for f in attrs.fields(cls) if not f.name.startswith("_")]  # type: ignore[arg-type]
+        kind = "ivar"
+    for name in names:
+        assert f":{kind} {name}:" in text, name
 
 
 def test_help_says_what_winner_and_turn_mean_once_the_match_is_over() -> None:

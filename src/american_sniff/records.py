@@ -87,11 +87,15 @@ _INT_BOUND = MAX_SAFE_INTEGER + 1
 
 
 class OpenerBy(enum.Enum):
-    """Why a seat opened a round."""
+    """Why a seat opened a round.
 
-    #: Chosen by lot: the first round, and every round after a blocked one.
+    :cvar LOT: ``"lot"``: chosen by lot, in the first round and every round
+        after a blocked one.
+    :cvar FINISHER: ``"finisher"``: the seat went out in the round before, and
+        so opens this one.
+    """
+
     LOT = "lot"
-    #: The seat went out in the round before, and so opens this one.
     FINISHER = "finisher"
 
     def __repr__(self) -> str:

@@ -72,17 +72,18 @@ class Deal:
     sorted; the stock keeps the given order, and its first tile is drawn
     first.
 
+    :ivar hands: The tiles dealt to each seat, seat 0 first (each kept sorted).
+    :ivar stock: The undealt tiles, in the order they will be drawn.
+    :ivar opener: The outcome of the lot, used only where the rules call for
+        one (the first round, and a round after a block); None to draw the lot
+        from the seed. Where the previous round's finisher opens, it is not used.
+
     :raises InvalidDeal: if the hands are not all the same size or the tiles
         are not exactly the 28 tiles of the set, each once.
     """
 
-    #: The tiles dealt to each seat, seat 0 first.
     hands: tuple[tuple[Tile, ...], ...] = attrs.field(converter=_hands)
-    #: The undealt tiles, in the order they will be drawn.
     stock: tuple[Tile, ...] = attrs.field(converter=_stock)
-    #: The outcome of the lot, used only where the rules call for one (the
-    #: first round, and a round after a block); None to draw the lot from the
-    #: seed. Where the previous round's finisher opens, it is not used.
     opener: int | None = None
 
     def __attrs_post_init__(self) -> None:
@@ -117,11 +118,13 @@ class Deal:
 
 
 class RoundEnd(enum.Enum):
-    """How a round ended."""
+    """How a round ended.
 
-    #: A player placed their last tile.
+    :cvar DOMINO: ``"domino"``: a player placed their last tile (went out).
+    :cvar BLOCKED: ``"blocked"``: the stock was empty and nobody could place.
+    """
+
     DOMINO = "domino"
-    #: The stock was empty and nobody could place.
     BLOCKED = "blocked"
 
     def __repr__(self) -> str:

@@ -35,7 +35,8 @@ def position(
     actions = len(record.rounds[round_number - 1].actions)
     last = actions - 1 if step is None else step
     if not -1 <= last < actions:
-        raise ValueError(f"round {round_number} has actions 0 to {actions - 1}, not action {last}")
+        held = f"actions 0 to {actions - 1}" if actions else "no action"
+        raise ValueError(f"round {round_number} has {held}, not action {last}")
     index = -1  # the last action of the round seen so far
     for state in replay(record):
         action = state.last_action

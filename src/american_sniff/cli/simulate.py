@@ -70,7 +70,7 @@ def register(commands: Any) -> argparse.ArgumentParser:
         help="play a tournament between bots and summarise it",
         description=(
             "Play seeded matches between bots and print, for each bot, its win rate "
-            "with a 95%% confidence interval (Wilson) and the points its seats score "
+            "with a 95% confidence interval (Wilson) and the points its seats score "
             "per round, then the mean number of rounds per match and the share of "
             "blocked rounds. Seats rotate from match to match, so that no bot keeps "
             "a seat advantage; with 4 players, partners are bots of one kind. The "

@@ -225,6 +225,9 @@ def load_vectors(directory: str | Path | None = None) -> tuple[Vector, ...]:
             if entry.name.endswith(".json") and entry.is_file()
         ]
     vectors = [vector for name, text in sorted(files) for vector in read_vectors(text, name)]
+    if not vectors:
+        where = "the package" if directory is None else str(directory)
+        raise InvalidVectors(f"{where} holds no vectors (no .json vector file with a vector)")
     _check_unique(vectors)
     return tuple(sorted(vectors, key=lambda v: KINDS.index(v.kind)))
 
