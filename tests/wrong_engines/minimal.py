@@ -92,6 +92,10 @@ def rounded(pips: int) -> int:
 class Rules:
     """The rule decisions the wrong engines change: each is one method."""
 
+    def opener(self, dealt: int, finisher: int | None) -> int:
+        """Who opens a round: the finisher of the round before, else the deal's lot."""
+        return dealt if finisher is None else finisher
+
     def branches_open(self, joined: set[str]) -> bool:
         """Whether the Sniff offers its branches, given its joined sides."""
         return "line_a" in joined and "line_b" in joined
@@ -230,7 +234,7 @@ class Match:
         deal = self.deals.pop(0)
         self.hands = [sorted(read_tile(t) for t in hand) for hand in deal["hands"]]
         self.stock = [read_tile(t) for t in deal["stock"]]
-        self.opener = deal["opener"] if finisher is None else finisher
+        self.opener = self.rules.opener(deal["opener"], finisher)
         self.turn = self.opener
         self.table = Table(self.rules)
         self.drawn: Tile | None = None

@@ -26,6 +26,8 @@ from typing import IO, Any, Protocol
 
 import attrs
 
+from ..engine import legal_moves
+from ..records import MatchRecord, replay
 from ..rules import RULES_VERSION
 from ..serial import read_json
 from .loading import Vector, load_vectors
@@ -451,15 +453,31 @@ def _refusals(engine: Engine, vector: Mapping[str, Any]) -> str | None:
 def _matches(engine: Engine, vector: Mapping[str, Any]) -> str | None:
     record = vector["record"]
     rounds = record["rounds"]
-    deals = [{"hands": r["hands"], "stock": r["stock"], "opener": r["opener"]} for r in rounds]
-    problem = _start(engine, {"players": record["players"], "deals": deals}, ())
+    players = record["players"]
+    # Where the finisher of the round before opens, the deal's opener must be
+    # ignored; a decoy (the next seat) there catches an engine that uses it.
+    deals = [
+        {
+            "hands": r["hands"],
+            "stock": r["stock"],
+            "opener": (r["opener"] + 1) % players if r["opener_by"] == "finisher" else r["opener"],
+        }
+        for r in rounds
+    ]
+    problem = _start(engine, {"players": players, "deals": deals}, ())
     if problem:
         return problem
+    # The legal moves before each action, from the reference replay of the record.
+    expected_legal = iter(_legal_before_each_action(record))
     result = record["result"]
     for number, played in enumerate(rounds, start=1):
         actions = played["actions"]
         for index, action in enumerate(actions):
             where = f"round {number}, action {index} ({action['move']})"
+            answer = engine.request({"cmd": "legal"})
+            problem = _check_legal(answer, next(expected_legal), f"{where}, before")
+            if problem:
+                return problem
             answer = engine.request({"cmd": "move", "move": action["move"]})
             if not answer["ok"]:
                 return f"{where}: refused: {_refusal(answer)}"
@@ -486,6 +504,12 @@ def _matches(engine: Engine, vector: Mapping[str, Any]) -> str | None:
         return f"the final state: {difference}"
     legal = engine.request({"cmd": "legal"})
     return _check_legal(legal, [], "after the match was won")
+
+
+def _legal_before_each_action(record: Mapping[str, Any]) -> list[list[str]]:
+    """The legal moves before each action of ``record``, by the library's own replay."""
+    states = list(replay(MatchRecord.from_dict(record)))
+    return [[str(move) for move in legal_moves(state)] for state in states[:-1]]
 
 
 _RUNNERS: Mapping[str, Callable[[Engine, Mapping[str, Any]], str | None]] = {
