@@ -80,3 +80,12 @@ def test_a_side_a_tile_does_not_have_is_named_exactly() -> None:
     with pytest.raises(ValueError, match="is a double") as error:
         Point(Tile(1, 1), Side.LOW)
     assert str(error.value) == "[1|1] is a double: it has line and branch sides, not low"
+
+
+@pytest.mark.parametrize("pips", [-3, True, 2.0, "7"])
+def test_round_hand_refuses_what_no_hand_holds(pips: object) -> None:
+    """A hand's pips are a whole number, 0 or more."""
+    from american_sniff import round_hand
+
+    with pytest.raises(ValueError, match="whole number of pips"):
+        round_hand(pips)  # type: ignore[arg-type]

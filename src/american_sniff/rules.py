@@ -58,5 +58,9 @@ def round_hand(pips: int) -> int:
 
     >>> [round_hand(n) for n in (1, 2, 3, 4, 5, 7, 8)]
     [0, 0, 5, 5, 5, 5, 10]
+
+    :raises ValueError: if ``pips`` is not a whole number of pips (an int, 0 or more).
     """
+    if type(pips) is not int or pips < 0:
+        raise ValueError(f"a hand holds a whole number of pips, 0 or more, got {pips!r}")
     return (pips + 2) // 5 * 5
