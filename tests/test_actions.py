@@ -176,3 +176,11 @@ def test_validate_state_reports_a_malformed_layout_as_invalid() -> None:
     broken = attrs.evolve(state, layout=attrs.evolve(state.layout, log=5))  # type: ignore[arg-type]
     with pytest.raises(InvalidState, match="malformed"):
         validate_state(broken)
+
+
+def test_validate_state_reports_a_malformed_history_as_invalid() -> None:
+    """A history that is not an action log is an InvalidState, never another exception."""
+    state = apply(new_match(2, seed=1), legal_moves(new_match(2, seed=1))[0])
+    for log in (5, ("x",), (0, "draw", None, None, 0, (0, 0), None)):
+        with pytest.raises(InvalidState):
+            validate_state(attrs.evolve(state, log=log))  # type: ignore[arg-type]

@@ -24,6 +24,16 @@ if TYPE_CHECKING:
 __all__ = ["Action", "ActionLog", "Deal", "MatchState", "RoundEnd", "RoundInfo", "RoundResult"]
 
 
+def check_seat(players: int, seat: object) -> int:
+    """Return ``seat`` if it is a seat of a ``players``-player match.
+
+    :raises ValueError: otherwise, naming the range and the value.
+    """
+    if type(seat) is not int or not 0 <= seat < players:
+        raise ValueError(f"seat must be an integer from 0 to {players - 1}, got {seat!r}")
+    return seat
+
+
 def tile_index(tile: Tile) -> int:
     """Sort key of tiles: their index in ALL_TILES."""
     return tile.index
@@ -418,10 +428,7 @@ class MatchState:
 
     def _check_seat(self, seat: object) -> None:
         """Raise :class:`ValueError` unless ``seat`` is a seat of this match."""
-        if type(seat) is not int or not 0 <= seat < self.info.players:
-            raise ValueError(
-                f"seat must be an integer from 0 to {self.info.players - 1}, got {seat!r}"
-            )
+        check_seat(self.info.players, seat)
 
     def __repr__(self) -> str:
         status = f"winner={self.winner}" if self.winner is not None else f"turn={self.turn}"

@@ -26,7 +26,7 @@ from .layout import Layout
 from .moves import Draw, Move, Pass, Place
 from .rng import MASK64
 from .rules import HAND_SIZE, PLAYER_COUNTS, TARGET, side_count, side_of
-from .state import ActionLog, Deal, MatchState, RoundEnd, RoundInfo, RoundResult, tile_index
+from .state import Action, ActionLog, Deal, MatchState, RoundEnd, RoundInfo, RoundResult, tile_index
 from .tiles import ALL_TILES, Tile
 
 __all__ = ["validate_state"]
@@ -73,7 +73,7 @@ def _validate(state: MatchState) -> None:
     info = _check_info(state.info)
     players = info.players
     _check_fields(state, players)
-    nodes = _nodes(state._log, players, "the history")
+    nodes = _nodes(state.history, players, "the history")
     _check_tiles(state, info)
     _check_drawn(state, nodes)
     _check_target(state.scores, state.winner, players)
@@ -179,18 +179,13 @@ def _check_fields(state: MatchState, players: int) -> None:
         )
 
 
-def _nodes(log: object, players: int, what: str) -> list[_Node]:
-    """The log's nodes, oldest first, each checked for shape and types."""
-    nodes: list[_Node] = []
-    node = log
-    while node is not None:
-        if type(node) is not tuple or len(node) != 7:
-            raise InvalidState(f"{what} is not an action log: {node!r}")
-        nodes.append(node)
-        node = node[6]
-        if len(nodes) > 4 * len(ALL_TILES):
-            raise InvalidState(f"{what} is longer than any round can be")
-    nodes.reverse()
+def _nodes(history: tuple[Action, ...], players: int, what: str) -> list[_Node]:
+    """The actions of ``history`` as plain tuples, oldest first, each checked for types."""
+    if len(history) > 4 * len(ALL_TILES):
+        raise InvalidState(f"{what} is longer than any round can be")
+    nodes: list[_Node] = [
+        (a.seat, a.move, a.tile, a.end_sum, a.points, a.scores, None) for a in history
+    ]
     for index, (seat, move, tile, end_sum, points, scores, _) in enumerate(nodes, start=1):
         where = f"action {index} of {what}"
         _seat(seat, players, f"the seat of {where}")
@@ -430,7 +425,7 @@ def _check_last_round(info: RoundInfo, start_scores: tuple[int, ...]) -> None:
     hands = _hands(result.hands, players, "the previous round's hands")
     _scores(result.scores, players, "the previous round's scores")
     _ints(result.deductions, players, "the previous round's deductions")
-    nodes = _nodes(result._log, players, "the previous round's history")
+    nodes = _nodes(result.history, players, "the previous round's history")
     if not nodes:
         raise InvalidState("the previous round's history is empty")
     before = list(result.scores)

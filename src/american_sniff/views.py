@@ -35,7 +35,7 @@ from .layout import Connection, Layout
 from .moves import Draw, Move, Place
 from .rules import RULES_VERSION, TARGET
 from .serial import FORMAT_VERSION, action_to_json, round_result_to_json, tile_text
-from .state import Action, ActionLog, MatchState, RoundResult
+from .state import Action, ActionLog, MatchState, RoundResult, check_seat
 from .tiles import Tile
 
 __all__ = ["VIEW_FORMAT", "PlayerView", "known_voids", "view_for", "view_to_dict"]
@@ -125,7 +125,7 @@ def view_for(state: MatchState, seat: int) -> PlayerView:
     """
     if type(state) is not MatchState:
         raise TypeError(f"view_for() needs a MatchState, got {state!r}")
-    state._check_seat(seat)
+    check_seat(state.players, seat)
     to_move = state.winner is None and state.turn == seat
     last = state.last_round
     return PlayerView(
