@@ -14,6 +14,7 @@ from american_sniff import (
     Draw,
     MatchState,
     Pass,
+    Place,
     PlayerView,
     Tile,
     apply,
@@ -254,3 +255,47 @@ def test_known_voids_start_empty_and_ignore_placements_by_choice() -> None:
     state = next(s for s in _play(3, 0, 40) if s.layout.count == 4)
     assert all(not isinstance(a.move, Draw | Pass) for a in state.history)
     assert known_voids(state.history, 3) == (frozenset(),) * 3
+
+
+def _one_draw_turns(states: list[MatchState]) -> list[tuple[MatchState, MatchState, int]]:
+    """Each turn of exactly one draw whose tile is then placed: (state before, after, seat)."""
+    turns = []
+    for before, drew, placed in zip(states, states[1:], states[2:], strict=False):
+        first, second = drew.last_action, placed.last_action
+        if first is None or second is None or placed.round != before.round:
+            continue
+        if not (isinstance(first.move, Draw) and isinstance(second.move, Place)):
+            continue
+        if second.seat != first.seat or (before.history and before.history[-1].seat == first.seat):
+            continue  # not one draw then the drawn tile, in one turn
+        turns.append((before, placed, first.seat))
+    return turns
+
+
+def _check_one_draw_turn(before: MatchState, placed: MatchState, seat: int) -> None:
+    known = view_for(before, 0).voids[seat]
+    shown = frozenset(p.value for p in before.layout.points())
+    assert view_for(placed, 0).voids[seat] == known | shown
+
+
+@given(st.sampled_from([2, 3, 4]), st.integers(0, 2**32))
+def test_drawing_once_and_placing_that_tile_keeps_what_was_known(players: int, seed: int) -> None:
+    """After one draw whose tile is placed, the seat holds its old hand: old voids stay.
+
+    And the values open when it had to draw are added to them.
+    """
+    for before, placed, seat in _one_draw_turns(_play(players, seed, 800)):
+        _check_one_draw_turn(before, placed, seat)
+
+
+def test_a_seeded_match_keeps_old_voids_through_a_one_draw_turn() -> None:
+    """Seeded turns where something outside the open values was known before the draw."""
+    found = []
+    for seed in range(60):
+        for before, placed, seat in _one_draw_turns(_play(2, seed, 800)):
+            shown = frozenset(p.value for p in before.layout.points())
+            if view_for(before, 0).voids[seat] - shown:
+                found.append((before, placed, seat))
+    assert found
+    for turn in found:
+        _check_one_draw_turn(*turn)
