@@ -23,10 +23,10 @@ from collections.abc import Sequence
 from .engine import apply
 from .errors import IllegalMove, InvalidState
 from .layout import Layout
-from .moves import Draw, Move, Pass, Place
+from .moves import Draw, Pass, Place
 from .rng import MASK64
 from .rules import HAND_SIZE, PLAYER_COUNTS, TARGET, side_count, side_of
-from .state import Action, ActionLog, Deal, MatchState, RoundEnd, RoundInfo, RoundResult, tile_index
+from .state import Action, Deal, MatchState, RoundEnd, RoundInfo, RoundResult, tile_index
 from .tiles import ALL_TILES, Tile
 
 __all__ = ["validate_state"]
@@ -34,8 +34,6 @@ __all__ = ["validate_state"]
 #: The largest round number and score a state may hold: JavaScript's largest
 #: exact integer, so that the JSON of any valid state is exact there too.
 MAX_ROUND = MAX_SCORE = 2**53 - 1
-
-_Node = tuple[int, Move, Tile | None, int | None, int, tuple[int, ...], ActionLog]
 
 
 def validate_state(state: object) -> None:
@@ -179,14 +177,13 @@ def _check_fields(state: MatchState, players: int) -> None:
         )
 
 
-def _nodes(history: tuple[Action, ...], players: int, what: str) -> list[_Node]:
-    """The actions of ``history`` as plain tuples, oldest first, each checked for types."""
+def _nodes(history: tuple[Action, ...], players: int, what: str) -> tuple[Action, ...]:
+    """The actions of ``history``, oldest first, each checked for types."""
     if len(history) > 4 * len(ALL_TILES):
         raise InvalidState(f"{what} is longer than any round can be")
-    nodes: list[_Node] = [
-        (a.seat, a.move, a.tile, a.end_sum, a.points, a.scores, None) for a in history
-    ]
-    for index, (seat, move, tile, end_sum, points, scores, _) in enumerate(nodes, start=1):
+    for index, action in enumerate(history, start=1):
+        seat, move, tile = action.seat, action.move, action.tile
+        end_sum, points, scores = action.end_sum, action.points, action.scores
         where = f"action {index} of {what}"
         _seat(seat, players, f"the seat of {where}")
         if type(move) not in (Place, Draw, Pass):
@@ -198,7 +195,7 @@ def _nodes(history: tuple[Action, ...], players: int, what: str) -> list[_Node]:
         if not _is_int(points):
             raise InvalidState(f"the points of {where} are not an integer: {points!r}")
         _scores(scores, players, f"the scores of {where}")
-    return nodes
+    return history
 
 
 def _text(tiles: Sequence[Tile]) -> str:
@@ -234,7 +231,7 @@ def _check_tiles(state: MatchState, info: RoundInfo) -> None:
         )
 
 
-def _check_drawn(state: MatchState, nodes: list[_Node]) -> None:
+def _check_drawn(state: MatchState, nodes: tuple[Action, ...]) -> None:
     """A drawn tile is the one the player to move has just drawn, and it fits."""
     drawn = state.drawn
     if drawn is None:
@@ -245,7 +242,7 @@ def _check_drawn(state: MatchState, nodes: list[_Node]) -> None:
             "not fit is kept in the hand, not marked as drawn"
         )
     last = nodes[-1] if nodes else None
-    if last is None or type(last[1]) is not Draw or last[0] != state.turn or last[2] != drawn:
+    if last is None or type(last.move) is not Draw or last.seat != state.turn or last.tile != drawn:
         raise InvalidState(
             f"the drawn tile {drawn} was not just drawn by seat {state.turn}, the seat to move"
         )
@@ -270,30 +267,36 @@ def _check_target(scores: tuple[int, ...], winner: int | None, players: int) -> 
             )
 
 
-def _start_scores(nodes: list[_Node], scores: tuple[int, ...], players: int) -> tuple[int, ...]:
+def _start_scores(
+    nodes: tuple[Action, ...], scores: tuple[int, ...], players: int
+) -> tuple[int, ...]:
     """The scores at the start of the round: ``scores`` less the points its actions claim.
 
     The replay then checks every claim against the rules.
     """
     start = list(scores)
-    for seat, _, _, _, points, _, _ in nodes:
-        start[side_of(players, seat)] -= points
+    for action in nodes:
+        start[side_of(players, action.seat)] -= action.points
     return tuple(start)
 
 
 def _start_hands(
-    hands: tuple[tuple[Tile, ...], ...], nodes: list[_Node], players: int, round_name: str
+    hands: tuple[tuple[Tile, ...], ...],
+    nodes: tuple[Action, ...],
+    players: int,
+    round_name: str,
 ) -> tuple[tuple[Tile, ...], ...]:
     """Each hand at the deal: what the seat holds, plus what it placed, less what it drew."""
     dealt: list[list[Tile]] = [list(hand) for hand in hands]
     placed = [0] * players
     drew = [0] * players
-    for seat, move, *_ in nodes:
-        if type(move) is Place:
-            dealt[seat].append(move.tile)
-            placed[seat] += 1
-    for seat, move, tile, *_ in nodes:
-        if type(move) is Draw and tile is not None:
+    for action in nodes:
+        if type(action.move) is Place:
+            dealt[action.seat].append(action.move.tile)
+            placed[action.seat] += 1
+    for action in nodes:
+        seat, tile = action.seat, action.tile
+        if type(action.move) is Draw and tile is not None:
             drew[seat] += 1
             if tile not in dealt[seat]:
                 raise InvalidState(
@@ -321,7 +324,7 @@ def _replay(
     info: RoundInfo,
     hands: tuple[tuple[Tile, ...], ...],
     scores: tuple[int, ...],
-    nodes: list[_Node],
+    nodes: tuple[Action, ...],
     round_name: str,
 ) -> MatchState | RoundResult:
     """Play ``nodes`` again from the round's start; the last state, or the round's result.
@@ -331,8 +334,8 @@ def _replay(
     last action may end the round; if it does, the result is returned.
     """
     state = MatchState(info, info.opener, hands, Layout.empty(), scores, None, None, 0)
-    for index, node in enumerate(nodes, start=1):
-        seat, move = node[0], node[1]
+    for index, claim in enumerate(nodes, start=1):
+        seat, move = claim.seat, claim.move
         where = f"action {index}{round_name} ({move})"
         if state.winner is not None:
             raise InvalidState(f"{where} comes after side {state.winner} won the match")
@@ -347,10 +350,10 @@ def _replay(
         action = after.last_action
         assert action is not None
         claims: tuple[tuple[str, object, object], ...] = (
-            ("tile drawn", node[2], action.tile),
-            ("end sum", node[3], action.end_sum),
-            ("points", node[4], action.points),
-            ("scores", node[5], action.scores),
+            ("tile drawn", claim.tile, action.tile),
+            ("end sum", claim.end_sum, action.end_sum),
+            ("points", claim.points, action.points),
+            ("scores", claim.scores, action.scores),
         )
         for name, claimed, actual in claims:
             if claimed != actual:
@@ -438,11 +441,11 @@ def _check_last_round(info: RoundInfo, start_scores: tuple[int, ...]) -> None:
             f"target {TARGET[players]}: the match would have ended"
         )
     start_hands = _start_hands(hands, nodes, players, name)
-    drew = [node[2] for node in nodes if type(node[1]) is Draw and node[2] is not None]
+    drew = [a.tile for a in nodes if type(a.move) is Draw and a.tile is not None]
     dealt = {t for hand in start_hands for t in hand}
     rest = [t for t in ALL_TILES if t not in dealt and t not in drew]
     replay_info = RoundInfo(
-        players, info.seed, result.round, nodes[0][0], (*drew, *rest), (), 0, None
+        players, info.seed, result.round, nodes[0].seat, (*drew, *rest), (), 0, None
     )
     replayed = _replay(replay_info, start_hands, start_scores_before, nodes, name)
     if not isinstance(replayed, RoundResult):
