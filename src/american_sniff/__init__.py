@@ -9,6 +9,7 @@
 
 from .bots import Bot, GreedyBot, RandomBot, SearchBot, make_bot
 from .engine import apply, legal_moves, new_match, score_of
+from .engine import compiled as _compiled
 from .errors import REFUSAL_CODES, IllegalMove, InvalidDeal, InvalidRecord, InvalidState
 from .layout import Connection, Contribution, Layout, Point, Side, parse_point
 from .moves import Draw, Move, Pass, Place, parse_move
@@ -32,8 +33,14 @@ from .views import PlayerView, view_for
 
 __version__ = "0.1.0"
 
+#: Whether the rules core runs compiled: True in a wheel built with mypyc (what
+#: ``pip install`` gives where a C compiler or a binary wheel is available),
+#: False in the pure-Python build. Both builds behave identically.
+COMPILED: bool = _compiled()
+
 __all__ = [
     "ALL_TILES",
+    "COMPILED",
     "REFUSAL_CODES",
     "RULES_VERSION",
     "TARGET",

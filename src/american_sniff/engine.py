@@ -30,7 +30,13 @@ from .state import (
 )
 from .tiles import ALL_TILES, Tile
 
-__all__ = ["apply", "legal_moves", "new_match", "score_of"]
+__all__ = ["apply", "compiled", "legal_moves", "new_match", "score_of"]
+
+
+def compiled() -> bool:
+    """Whether this module runs compiled by mypyc (else it is the pure-Python build)."""
+    return not __file__.endswith(".py")
+
 
 # -- interned moves ----------------------------------------------------------
 # legal_moves hands out these instances, so apply recognises them by identity.
