@@ -1,22 +1,43 @@
-"""The rules engine: start a match, list the legal moves, apply a move, read a score."""
+"""The rules engine: start a match, list the legal moves, apply a move, read a score.
+
+It reads like the rules (``docs/rules.md``), step by step, and leaves every
+decision to :mod:`american_sniff.rules`: a round is dealt and opened
+(:func:`new_match`), the player to move must place, draw or pass
+(:func:`legal_moves`), and a move is applied with its consequences in the
+rules' order (:func:`apply`): points, the target, going out, a block, and the
+settlement of a finished round. The fast representation it works on (point
+keys, interned moves, slot-level constructors) is :mod:`american_sniff._fast`.
+"""
 
 from __future__ import annotations
 
 import secrets
 from collections.abc import Iterable
 
-from .errors import IllegalMove, InvalidDeal
-from .layout import _POINT_OF_KEY, Layout
-from .moves import Draw, Move, Pass, Place
-from .rng import below, check_seed, shuffled
-from .rules import (
-    HAND_SIZE,
-    PLAYER_COUNTS,
-    TARGET,
-    round_hand,
-    side_count,
-    side_of,
+from . import rules
+from ._fast import (
+    DRAW,
+    DRAW_ONLY,
+    OPEN,
+    PASS,
+    PASS_ONLY,
+    PLACE,
+    TILE_VALUES,
+    can_place,
+    handed_out,
+    legal_cache,
+    log_of,
+    new_state,
+    placed,
+    set_legal_cache,
+    shuffled_indices,
+    with_tile,
+    without_tile,
 )
+from .errors import IllegalMove, InvalidDeal
+from .layout import Layout
+from .moves import Draw, Move, Pass, Place
+from .rng import below, check_seed
 from .state import (
     ActionLog,
     Deal,
@@ -24,9 +45,6 @@ from .state import (
     RoundEnd,
     RoundInfo,
     RoundResult,
-    _new_state,
-    _set_legal,
-    tile_index,
 )
 from .tiles import ALL_TILES, Tile
 
@@ -36,33 +54,6 @@ __all__ = ["apply", "compiled", "legal_moves", "new_match", "score_of"]
 def compiled() -> bool:
     """Whether this module runs compiled by mypyc (else it is the pure-Python build)."""
     return not __file__.endswith(".py")
-
-
-# -- interned moves ----------------------------------------------------------
-# legal_moves hands out these instances, so apply recognises them by identity.
-
-_DRAW = Draw()
-_PASS = Pass()
-#: The legal moves of a player who must draw, or must pass. apply knows that a
-#: state whose cache is one of these has already been checked for that move.
-_DRAW_ONLY: tuple[Move, ...] = (_DRAW,)
-_PASS_ONLY: tuple[Move, ...] = (_PASS,)
-_OPEN = tuple(Place(tile) for tile in ALL_TILES)
-#: _PLACE[tile.index][key] is the Place of that tile on the point with that key
-#: (``Point.order``), or None where the tile does not fit (or is that point's own).
-_PLACE: tuple[list[Place | None], ...] = tuple(
-    [
-        None
-        if point is None or point.tile == tile or not tile.has(point.value)
-        else Place(tile, point)
-        for point in _POINT_OF_KEY
-    ]
-    for tile in ALL_TILES
-)
-#: 0 to 27, the indices of ALL_TILES, for the seeded shuffle.
-_TILE_INDICES = tuple(range(len(ALL_TILES)))
-#: Bit v is set in _VALUES[tile.index] for each half v of the tile.
-_VALUES = tuple(1 << tile.low | 1 << tile.high for tile in ALL_TILES)
 
 
 # -- starting a match ----------------------------------------------------------
@@ -92,7 +83,7 @@ def new_match(
     :raises ValueError: if ``players`` is not 2, 3 or 4 or ``seed`` is out of range.
     :raises InvalidDeal: if a deal is malformed or dealt for another number of players.
     """
-    if type(players) is not int or players not in PLAYER_COUNTS:
+    if type(players) is not int or players not in rules.PLAYER_COUNTS:
         raise ValueError(f"American Sniff is played by 2, 3 or 4 players, got {players!r}")
     seed = secrets.randbits(64) if seed is None else check_seed(seed)
     try:
@@ -104,18 +95,43 @@ def new_match(
             raise InvalidDeal(f"deal {number} is not a Deal: {deal!r}")
         if deal.players != players:
             raise InvalidDeal(f"deal {number} is for {deal.players} players, not {players}")
-    return _deal_round(
+    return _start_round(
         players=players,
         seed=seed,
         number=1,
         rng=seed,
         deals=deal_list,
-        scores=(0,) * side_count(players),
+        scores=(0,) * rules.side_count(players),
         finisher=None,
+        last_round=None,
     )
 
 
-def _deal_round(
+def _deal(
+    players: int, rng: int, deals: tuple[Deal, ...]
+) -> tuple[tuple[tuple[Tile, ...], ...], tuple[Tile, ...], int | None, tuple[Deal, ...], int]:
+    """Deal a round: ``(hands, stock, given lot or None, deals left, generator state)``.
+
+    The next given deal is used if there is one; otherwise the set is shuffled
+    with the generator: hands are cut from the front of the shuffled tiles in
+    seat order, and the rest is the stock in draw order.
+    """
+    if deals:
+        deal = deals[0]
+        return deal.hands, deal.stock, deal.opener, deals[1:], rng
+    # Shuffling the tile indices gives the same order as shuffling the tiles,
+    # and integers sort in C.
+    size = rules.hand_size(players)
+    order, rng = shuffled_indices(len(ALL_TILES), rng)
+    hands = tuple(
+        tuple([ALL_TILES[i] for i in sorted(order[seat * size : (seat + 1) * size])])
+        for seat in range(players)
+    )
+    stock = tuple([ALL_TILES[i] for i in order[players * size :]])
+    return hands, stock, None, deals, rng
+
+
+def _start_round(
     *,
     players: int,
     seed: int,
@@ -124,83 +140,38 @@ def _deal_round(
     deals: tuple[Deal, ...],
     scores: tuple[int, ...],
     finisher: int | None,
-    last_round: RoundResult | None = None,
+    last_round: RoundResult | None,
 ) -> MatchState:
-    """The first state of round ``number``, opened by the finisher or by lot.
-
-    The round is dealt from the next given deal, or else from the generator
-    state ``rng``; ``last_round`` is the result of the round before.
-    """
-    lot: int | None = None
-    if deals:
-        deal, deals = deals[0], deals[1:]
-        hands, deck, lot = deal.hands, deal.stock, deal.opener
-    else:
-        # A seeded shuffle: hands are dealt in seat order from the front of the
-        # shuffled set, and the rest is the stock in draw order.
-        # (Shuffling the tile indices gives the same order as shuffling the
-        # tiles, and integers sort in C.)
-        size = HAND_SIZE[players]
-        order, rng = shuffled(_TILE_INDICES, rng)
-        hands = tuple(
-            tuple([ALL_TILES[i] for i in sorted(order[seat * size : (seat + 1) * size])])
-            for seat in range(players)
-        )
-        deck = tuple([ALL_TILES[i] for i in order[players * size :]])
-    # The player who went out opens; otherwise a lot is drawn (or was given).
-    if finisher is not None:
-        opener = finisher
-    elif lot is not None:
-        opener = lot
-    else:
-        opener, rng = below(players, rng)
+    """The first state of round ``number``: deal it, then pick who opens."""
+    hands, stock, lot, deals, rng = _deal(players, rng, deals)
+    # The player who went out opens; otherwise a lot is drawn (unless a deal gave it).
+    if rules.lot_is_due(finisher) and lot is None:
+        lot, rng = below(players, rng)
+    first = rules.opener(finisher, lot)
     info = RoundInfo(
         players=players,
         seed=seed,
         round=number,
-        opener=opener,
-        deck=deck,
+        opener=first,
+        deck=stock,
         deals=deals,
         rng=rng,
         last_round=last_round,
     )
-    return _new_state(
-        info,
-        opener,
-        hands,
-        Layout.empty(),
-        scores,
-        None,
-        None,
-        0,
-        None,
+    return new_state(
+        info=info,
+        turn=first,
+        hands=hands,
+        layout=Layout.empty(),
+        scores=scores,
+        winner=None,
+        drawn=None,
+        drawn_count=0,
+        log=None,
     )
 
 
 # -- legal moves ------------------------------------------------------------
-
-
-def _placements(tiles: tuple[Tile, ...], layout: Layout) -> list[Place]:
-    """Every placement of ``tiles`` on ``layout``: by tile, then in point order."""
-    values = layout.value_mask
-    keys = layout.open_keys
-    moves = []
-    for tile in tiles:
-        index = tile.index
-        if _VALUES[index] & values:
-            row = _PLACE[index]
-            for key in keys:
-                place = row[key]
-                if place is not None:
-                    moves.append(place)
-    return moves
-
-
-def _can_place(hand: tuple[Tile, ...], values: int) -> bool:
-    for tile in hand:
-        if _VALUES[tile.index] & values:
-            return True
-    return False
 
 
 def legal_moves(state: MatchState) -> tuple[Move, ...]:
@@ -221,28 +192,45 @@ def legal_moves(state: MatchState) -> tuple[Move, ...]:
     """
     if type(state) is not MatchState:
         raise _not_a_state("legal_moves", state)
-    cached = state._legal
+    cached = legal_cache(state)
     if cached is not None:
         return cached
-    result: tuple[Move, ...]
+    moves: tuple[Move, ...]
     if state.winner is not None:
-        result = ()
+        moves = ()
     else:
         layout = state.layout
-        hand = state.hands[state.turn]
-        if not layout.tile_mask:
-            result = tuple(_OPEN[tile.index] for tile in hand)
+        drawn = state.drawn
+        tiles = state.hands[state.turn] if drawn is None else (drawn,)
+        table_empty = not layout.tile_mask
+        if table_empty:
+            moves = tuple([OPEN[tile.index] for tile in tiles])
         else:
-            drawn = state.drawn
-            moves = _placements(hand if drawn is None else (drawn,), layout)
-            if moves:
-                result = tuple(moves)
-            elif state.drawn_count < len(state.info.deck):
-                result = _DRAW_ONLY
-            else:
-                result = _PASS_ONLY
-    _set_legal(state, result)  # the cache is not part of the state's value
-    return result
+            moves = _placements(tiles, layout)
+        stock_left = len(state.info.deck) - state.drawn_count
+        required = rules.required_action(table_empty, bool(moves), stock_left)
+        if required == "draw":
+            moves = DRAW_ONLY
+        elif required == "pass":
+            moves = PASS_ONLY
+    set_legal_cache(state, moves)  # the cache is not part of the state's value
+    return moves
+
+
+def _placements(tiles: tuple[Tile, ...], layout: Layout) -> tuple[Move, ...]:
+    """Every placement of ``tiles`` on ``layout``: by tile, then in point order."""
+    values = layout.value_mask
+    keys = layout.open_keys
+    moves: list[Move] = []
+    for tile in tiles:
+        index = tile.index
+        if TILE_VALUES[index] & values:
+            row = PLACE[index]
+            for key in keys:
+                place = row[key]
+                if place is not None:
+                    moves.append(place)
+    return tuple(moves)
 
 
 # -- applying a move ---------------------------------------------------------
@@ -268,78 +256,15 @@ def apply(state: MatchState, move: Move) -> MatchState:
         raise _not_a_state("apply", state)
     if state.winner is not None:
         raise IllegalMove(f"the match is over: side {state.winner} has won", "match_over")
-    kind = type(move)
-    if kind is Place:
-        return _apply_place(state, move)  # type: ignore[arg-type]
-    if kind is Draw:
+    if type(move) is Place:
+        # A move legal_moves handed out for this very state needs no check.
+        place = move if handed_out(state, move) else _checked_place(state, move)
+        return _apply_place(state, place)
+    if type(move) is Draw:
         return _apply_draw(state)
-    if kind is Pass:
+    if type(move) is Pass:
         return _apply_pass(state)
     raise IllegalMove(f"not a move: {move!r} (expected Place, Draw or Pass)", "not_a_move")
-
-
-def _apply_place(state: MatchState, move: Place) -> MatchState:
-    """Place a tile: score it, then check the target, an empty hand and a block, in order."""
-    seat = state.turn
-    hand = state.hands[seat]
-    # A move that legal_moves handed out for this state is recognised by
-    # identity; anything else is checked rule by rule.
-    legal = state._legal
-    handed_out = False
-    if legal is not None:
-        for candidate in legal:
-            if candidate is move:
-                handed_out = True
-                break
-    if not handed_out:
-        move = _checked_place(state, move)
-    tile = move.tile
-    at = move.at
-    key = None if at is None else at.order
-    # The placement itself, and its points.  Hands hold the interned tiles.
-    position = 0
-    for held in hand:
-        if held is tile:
-            break
-        position += 1
-    else:  # a hand built outside the engine may hold equal, non-interned tiles
-        position = hand.index(tile)
-    new_hand = hand[:position] + hand[position + 1 :]
-    hands = state.hands[:seat] + (new_hand,) + state.hands[seat + 1 :]
-    layout = state.layout._place(tile, key)
-    end_sum = layout.end_sum
-    points = end_sum if end_sum > 0 and end_sum % 5 == 0 else 0
-    players = state.info.players
-    scores = state.scores
-    winner = None
-    if points:
-        side = seat % 2 if players == 4 else seat  # rules.side_of, inlined
-        total = scores[side] + points
-        scores = scores[:side] + (total,) + scores[side + 1 :]
-        # The target is checked first: reaching it ends the match at once.
-        winner = side if total >= TARGET[players] else None
-    log = (seat, move, None, end_sum, points, scores, state._log)
-    if winner is not None:
-        return _new_state(
-            state.info, seat, hands, layout, scores, winner, None, state.drawn_count, log
-        )
-    # Then an empty hand: the player went out.
-    if not new_hand:
-        return _end_round(state, hands, layout, scores, RoundEnd.DOMINO, seat, log)
-    # Then a block: an empty stock and nobody able to place.
-    if state.drawn_count == len(state.info.deck) and _blocked(hands, layout.value_mask):
-        return _end_round(state, hands, layout, scores, RoundEnd.BLOCKED, None, log)
-    return _new_state(
-        state.info,
-        (seat + 1) % players,
-        hands,
-        layout,
-        scores,
-        None,
-        None,
-        state.drawn_count,
-        log,
-    )
 
 
 def _checked_place(state: MatchState, move: Place) -> Place:
@@ -358,15 +283,62 @@ def _checked_place(state: MatchState, move: Place) -> Place:
         )
     state.layout.check_place(tile, at)
     if at is None:
-        return _OPEN[tile.index]
-    interned = _PLACE[tile.index][at.order]
+        return OPEN[tile.index]
+    interned = PLACE[tile.index][at.order]
     assert interned is not None  # check_place has just accepted the move
     return interned
 
 
-def _apply_draw(state: MatchState) -> MatchState:
+def _apply_place(state: MatchState, move: Place) -> MatchState:
+    """Place a checked, interned move; then the target, an empty hand and a block, in order."""
     seat = state.turn
-    if state._legal is not _DRAW_ONLY:
+    info = state.info
+    players = info.players
+    tile = move.tile
+    at = move.at
+    hand = without_tile(state.hands[seat], tile)
+    hands = state.hands[:seat] + (hand,) + state.hands[seat + 1 :]
+    layout = placed(state.layout, tile, None if at is None else at.order)
+    end_sum = layout.end_sum
+    points = rules.placement_points(end_sum)
+    scores = state.scores
+    winner = None
+    if points:
+        side = rules.side_of(players, seat)
+        scores = scores[:side] + (scores[side] + points,) + scores[side + 1 :]
+        # The target is checked first: reaching it ends the match at once.
+        if rules.has_won(players, scores[side]):
+            winner = side
+    log = (seat, move, None, end_sum, points, scores, log_of(state))
+    if winner is None:
+        # Then an empty hand: the player went out.
+        if not hand:
+            return _end_round(state, hands, layout, scores, RoundEnd.DOMINO, seat, log)
+        # Then a block: an empty stock and nobody able to place.
+        # (Only an empty stock can block, so the hands are looked at only then.)
+        stock_left = len(info.deck) - state.drawn_count
+        if not stock_left and rules.is_blocked(
+            stock_left, _anyone_can_place(hands, layout.value_mask)
+        ):
+            return _end_round(state, hands, layout, scores, RoundEnd.BLOCKED, None, log)
+        seat = rules.next_seat(players, seat)
+    return new_state(
+        info=info,
+        turn=seat,
+        hands=hands,
+        layout=layout,
+        scores=scores,
+        winner=winner,
+        drawn=None,
+        drawn_count=state.drawn_count,
+        log=log,
+    )
+
+
+def _apply_draw(state: MatchState) -> MatchState:
+    """Draw the next tile of the stock; one that fits must then be placed at once."""
+    seat = state.turn
+    if legal_cache(state) is not DRAW_ONLY:
         _check_cannot_place(state, "draw")
     deck = state.info.deck
     count = state.drawn_count
@@ -374,32 +346,37 @@ def _apply_draw(state: MatchState) -> MatchState:
         raise IllegalMove(
             f"seat {seat} cannot draw: the stock is empty, so it must pass", "stock_empty"
         )
-    # Draw one tile; it must be placed at once if it fits.
     tile = deck[count]
     count += 1
-    hand = tuple(sorted(state.hands[seat] + (tile,), key=tile_index))
-    hands = state.hands[:seat] + (hand,) + state.hands[seat + 1 :]
+    hands = state.hands
+    hands = hands[:seat] + (with_tile(hands[seat], tile),) + hands[seat + 1 :]
     layout = state.layout
-    log = (seat, _DRAW, tile, None, 0, state.scores, state._log)
-    fits = bool(_VALUES[tile.index] & layout.value_mask)
-    if not fits and count == len(deck) and _blocked(hands, layout.value_mask):
+    log = (seat, DRAW, tile, None, 0, state.scores, log_of(state))
+    fits = bool(TILE_VALUES[tile.index] & layout.value_mask)
+    # Drawing the last tile, which does not fit, may leave nobody able to place.
+    if (
+        not fits
+        and count == len(deck)
+        and rules.is_blocked(0, _anyone_can_place(hands, layout.value_mask))
+    ):
         return _end_round(state, hands, layout, state.scores, RoundEnd.BLOCKED, None, log)
-    return _new_state(
-        state.info,
-        seat,
-        hands,
-        layout,
-        state.scores,
-        None,
-        tile if fits else None,
-        count,
-        log,
+    return new_state(
+        info=state.info,
+        turn=seat,
+        hands=hands,
+        layout=layout,
+        scores=state.scores,
+        winner=None,
+        drawn=tile if fits else None,
+        drawn_count=count,
+        log=log,
     )
 
 
 def _apply_pass(state: MatchState) -> MatchState:
+    """Pass the turn: only when no placement is legal and the stock is empty."""
     seat = state.turn
-    if state._legal is not _PASS_ONLY:
+    if legal_cache(state) is not PASS_ONLY:
         _check_cannot_place(state, "pass")
     if state.drawn_count < len(state.info.deck):
         raise IllegalMove(
@@ -407,16 +384,16 @@ def _apply_pass(state: MatchState) -> MatchState:
         )
     # Nothing on the table or in the stock changes, so a pass cannot newly
     # block the round: a block would have been declared by the action before.
-    return _new_state(
-        state.info,
-        (seat + 1) % state.info.players,
-        state.hands,
-        state.layout,
-        state.scores,
-        None,
-        None,
-        state.drawn_count,
-        (seat, _PASS, None, None, 0, state.scores, state._log),
+    return new_state(
+        info=state.info,
+        turn=rules.next_seat(state.info.players, seat),
+        hands=state.hands,
+        layout=state.layout,
+        scores=state.scores,
+        winner=None,
+        drawn=None,
+        drawn_count=state.drawn_count,
+        log=(seat, PASS, None, None, 0, state.scores, log_of(state)),
     )
 
 
@@ -433,18 +410,18 @@ def _check_cannot_place(state: MatchState, action: str) -> None:
         raise IllegalMove(
             f"seat {seat} opens the round and must place a tile; it cannot {action}", "must_place"
         )
-    if _can_place(state.hands[seat], layout.value_mask):
+    if can_place(state.hands[seat], layout.value_mask):
         raise IllegalMove(
             f"seat {seat} holds a legal placement and must place; it cannot {action}", "must_place"
         )
 
 
-def _blocked(hands: tuple[tuple[Tile, ...], ...], values: int) -> bool:
-    """Whether no seat holds a tile that fits an open point (the stock being empty)."""
+def _anyone_can_place(hands: tuple[tuple[Tile, ...], ...], values: int) -> bool:
+    """Whether some seat holds a tile that fits an open point (of the mask ``values``)."""
     for hand in hands:
-        if _can_place(hand, values):
-            return False
-    return True
+        if can_place(hand, values):
+            return True
+    return False
 
 
 def _end_round(
@@ -457,30 +434,26 @@ def _end_round(
     log: ActionLog,
 ) -> MatchState:
     """Settle the round and deal the next one; ``log`` ends with the action that ended it."""
-    players = state.info.players
-    # Each hand is rounded on its own and deducted from its side; no floor.
-    deductions = tuple(round_hand(sum(t.pips for t in hand)) for hand in hands)
-    settled = list(scores)
-    for seat, amount in enumerate(deductions):
-        settled[side_of(players, seat)] -= amount
+    info = state.info
+    pips = [sum([tile.pips for tile in hand]) for hand in hands]
+    deductions, settled = rules.settle(info.players, scores, pips)
     result = RoundResult(
-        round=state.info.round,
+        round=info.round,
         end=end,
         finisher=finisher,
         layout=layout,
         hands=hands,
         deductions=deductions,
-        scores=tuple(settled),
+        scores=settled,
         log=log,
     )
-    info = state.info
-    return _deal_round(
-        players=players,
+    return _start_round(
+        players=info.players,
         seed=info.seed,
         number=info.round + 1,
         rng=info.rng,
         deals=info.deals,
-        scores=tuple(settled),
+        scores=settled,
         finisher=finisher,
         last_round=result,
     )

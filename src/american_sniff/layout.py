@@ -20,13 +20,22 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterator
+from typing import Any
 
 import attrs
 
 from .errors import IllegalMove
 from .tiles import ALL_TILES, Tile, parse_tile
 
-__all__ = ["Connection", "Contribution", "Layout", "Point", "Side", "parse_point"]
+__all__ = [
+    "Connection",
+    "Contribution",
+    "Layout",
+    "PlacementLog",
+    "Point",
+    "Side",
+    "parse_point",
+]
 
 
 class Side(enum.Enum):
@@ -193,36 +202,11 @@ class Contribution:
         return f"Contribution({self.point!r}, {self.value!r})"
 
 
-# -- the point table ---------------------------------------------------------
-# Inside a layout an open point is a small integer, its *key*: ``Point.order``,
-# that is ``tile.index * 8 + side rank`` (low 0, high 1, line_a 2, line_b 3,
-# branch_a 4, branch_b 5).  Integers compare, sort and search in C, which keeps
-# placing a tile cheap; the public methods turn keys back into Points.
-
-_LOW, _HIGH, _LINE_A, _LINE_B, _BRANCH_A, _BRANCH_B = range(6)
-_KEYS = 8 * len(ALL_TILES)
-
-#: The Point of each key (None for keys no tile has).
-_POINT_OF_KEY: list[Point | None] = [None] * _KEYS
-for _tile in ALL_TILES:
-    for _side in _DOUBLE_SIDES if _tile.is_double else _END_SIDES:
-        _new_point = Point(_tile, _side)
-        _POINT_OF_KEY[_new_point.order] = _new_point
-#: The value a tile placed at each key must show.
-_VALUE_OF_KEY: list[int] = [0 if p is None else p.value for p in _POINT_OF_KEY]
-#: ``1 << value`` for each key, to build the mask of open values.
-_BIT_OF_KEY: list[int] = [1 << v for v in _VALUE_OF_KEY]
-
-
-def _point(key: int) -> Point:
-    point = _POINT_OF_KEY[key]
-    assert point is not None
-    return point
-
-
-# A placement log entry: (tile, key of the point it was placed on or None,
-# previous entry).
-_Log = tuple[Tile, int | None, "_Log"] | None
+#: A node of a layout's placement log: (tile, key of the point it was placed
+#: on or None for the opening tile, the previous node); None before the first.
+#: (The previous node is a PlacementLog; the alias is kept one level deep so
+#: that mypyc can compile the modules that use it.)
+PlacementLog = tuple[Tile, int | None, Any] | None
 
 
 @attrs.frozen(repr=False)
@@ -256,7 +240,7 @@ class Layout:
     tile_mask: int
     value_mask: int
     # The placements, newest first, as a chain shared with earlier layouts.
-    _log: _Log = attrs.field(alias="log")
+    _log: PlacementLog = attrs.field(alias="log")
 
     @classmethod
     def empty(cls) -> Layout:
@@ -287,15 +271,12 @@ class Layout:
 
     def contributions(self) -> tuple[Contribution, ...]:
         """Every counted scoring end, in :meth:`points` order; they add up to :attr:`end_sum`."""
+        from . import _fast  # noqa: PLC0415 (the fast representation imports this module)
+
         keys = self.open_keys
-        result = []
-        for key in keys:
-            rank = key & 7
-            value = _VALUE_OF_KEY[key]
-            if rank == _LINE_B and key - 1 in keys:
-                continue  # a lone opening double counts once, at line_a
-            worth = 2 * value if rank in (_LINE_A, _LINE_B) else value
-            result.append(Contribution(_point(key), worth))
+        result = [Contribution(_point(key), _fast.WORTH_OF_KEY[key]) for key in keys]
+        if _fast.is_lone_double(keys):
+            del result[1]  # a lone opening double counts once, at line_a
         return tuple(result)
 
     def fits(self, tile: Tile) -> tuple[Point, ...]:
@@ -309,7 +290,7 @@ class Layout:
         """
         if not isinstance(tile, Tile):
             raise ValueError(f"not a tile: {tile!r}")
-        return tuple(_point(key) for key in self.open_keys if tile.has(_VALUE_OF_KEY[key]))
+        return tuple(point for point in self.points() if tile.has(point.value))
 
     @property
     def tiles(self) -> tuple[Tile, ...]:
@@ -358,8 +339,10 @@ class Layout:
             (also if ``tile`` is not a :class:`Tile`, or ``at`` neither a
             :class:`Point` nor None).
         """
+        from ._fast import placed  # noqa: PLC0415 (the fast representation imports this module)
+
         self.check_place(tile, at)
-        return self._place(ALL_TILES[tile.index], None if at is None else at.order)
+        return placed(self, ALL_TILES[tile.index], None if at is None else at.order)
 
     def check_place(self, tile: object, at: object) -> None:
         """Check that ``place(tile, at)`` is legal, and return None if it is.
@@ -398,109 +381,30 @@ class Layout:
         if at.side in (Side.BRANCH_A, Side.BRANCH_B):
             if at.tile != self.sniff:
                 return f"point {at} is not open: only the Sniff ({self.sniff}) has branches"
-            base = at.tile.index * 8
-            if base + _LINE_A in self.open_keys or base + _LINE_B in self.open_keys:
+            lines = (Point(at.tile, Side.LINE_A).order, Point(at.tile, Side.LINE_B).order)
+            if lines[0] in self.open_keys or lines[1] in self.open_keys:
                 return (
                     f"point {at} is not open: the Sniff's branches open only once "
                     "both of its line sides are joined"
                 )
         return f"point {at} is not open: it is already joined"
 
-    def _place(self, tile: Tile, at: int | None) -> Layout:
-        """Place without checking; ``at`` must be the key of an open point that fits."""
-        sniff = self.sniff
-        base = tile.index * 8
-        if at is None:
-            # The opening: any tile, every side free; a double is the Sniff.
-            if tile.is_double:
-                keys: tuple[int, ...] = (base + _LINE_A, base + _LINE_B)
-                sniff = tile
-            else:
-                keys = (base + _LOW, base + _HIGH)
-            total = tile.pips
-        else:
-            value = _VALUE_OF_KEY[at]
-            open_keys = list(self.open_keys)
-            open_keys.remove(at)
-            total = self.end_sum
-            # The joined point stops counting.
-            rank = at & 7
-            if rank == _LINE_A or rank == _LINE_B:
-                if at ^ 1 not in open_keys:  # the double's other line side is joined too
-                    # A terminal double (2v) becomes internal ...
-                    total -= 2 * value
-                    if sniff is not None and at >> 3 == sniff.index:
-                        # ... but once both line sides of the Sniff are joined its
-                        # branches open, each free branch counting half the Sniff.
-                        open_keys.append(at - rank + _BRANCH_A)
-                        open_keys.append(at - rank + _BRANCH_B)
-                        total += 2 * value
-                # else: a lone opening double keeps counting through its other line side.
-            else:
-                total -= value
-            # The new tile's free side starts counting.
-            if tile.is_double:
-                # A double joins by line A and is terminal at line B.
-                if sniff is None:
-                    sniff = tile
-                open_keys.append(base + _LINE_B)
-                total += 2 * value
-            elif tile.low == value:
-                open_keys.append(base + _HIGH)
-                total += tile.high
-            else:
-                open_keys.append(base + _LOW)
-                total += tile.low
-            open_keys.sort()
-            keys = tuple(open_keys)
-        mask = 0
-        for key in keys:
-            mask |= _BIT_OF_KEY[key]
-        return _new_layout(
-            keys, total, sniff, self.tile_mask | 1 << tile.index, mask, (tile, at, self._log)
-        )
 
+def _point(key: int) -> Point:
+    """The interned :class:`Point` whose :attr:`~Point.order` is ``key``."""
+    from ._fast import POINT_OF_KEY  # noqa: PLC0415 (the fast representation imports this module)
 
-_new_object = object.__new__
-_set_keys = Layout.__dict__["open_keys"].__set__
-_set_end_sum = Layout.__dict__["end_sum"].__set__
-_set_sniff = Layout.__dict__["sniff"].__set__
-_set_tile_mask = Layout.__dict__["tile_mask"].__set__
-_set_value_mask = Layout.__dict__["value_mask"].__set__
-_set_log = Layout.__dict__["_log"].__set__
-
-
-def _new_layout(
-    open_keys: tuple[int, ...],
-    end_sum: int,
-    sniff: Tile | None,
-    tile_mask: int,
-    value_mask: int,
-    log: _Log,
-) -> Layout:
-    """``Layout(...)`` for the engine's own, already consistent values.
-
-    It stores the fields through their slots, skipping the per-field
-    ``object.__setattr__`` of attrs' frozen ``__init__``: placing a tile is the
-    hottest path of the library. The result is an ordinary frozen Layout; a test
-    checks that this sets exactly the fields attrs defines.
-    """
-    layout = _new_object(Layout)
-    _set_keys(layout, open_keys)
-    _set_end_sum(layout, end_sum)
-    _set_sniff(layout, sniff)
-    _set_tile_mask(layout, tile_mask)
-    _set_value_mask(layout, value_mask)
-    _set_log(layout, log)
-    return layout
+    point = POINT_OF_KEY[key]
+    if point is None:
+        raise ValueError(f"no point has the order {key}")
+    return point
 
 
 def _joined_side(tile: Tile, at: Point) -> Point:
     """The side of ``tile`` that joins the open point ``at``."""
-    base = tile.index * 8
     if tile.is_double:
-        return _point(base + _LINE_A)
-    return _point(base + (_LOW if tile.low == at.value else _HIGH))
+        return Point(tile, Side.LINE_A)
+    return Point(tile, Side.LOW if tile.low == at.value else Side.HIGH)
 
 
 _EMPTY = Layout((), 0, None, 0, 0, None)

@@ -1,33 +1,80 @@
-"""The numbers of the rules, and the small rule functions built on them."""
+"""The rules of American Sniff, as named, pure functions of plain numbers.
+
+Every decision the game makes lives here, and the engine
+(:mod:`american_sniff.engine`) calls these functions in the order the rules
+text gives them (see ``docs/rules.md``):
+
+1. a round is dealt (:func:`hand_size`) and opened: the player who went out
+   in the round before opens it, otherwise a lot decides (:func:`lot_is_due`,
+   :func:`opener`);
+2. on each turn the player must place a tile if they can, else draw while the
+   stock lasts, else pass (:func:`required_action`);
+3. a placement scores the end sum when it is a positive multiple of five
+   (:func:`placement_points`) for the side of the seat (:func:`side_of`);
+4. then, in this order: a side that reaches its target wins at once
+   (:func:`has_won`); a player who placed their last tile ends the round; a
+   round where the stock is empty and nobody can place ends blocked
+   (:func:`is_blocked`); otherwise the turn passes on (:func:`next_seat`);
+5. a round that ends is settled: each hand is rounded to the nearest multiple
+   of five and taken from its side, with no floor (:func:`round_hand`,
+   :func:`settle`).
+
+What a free side of the table adds to the end sum is geometry, and lives with
+the table in :mod:`american_sniff.layout`.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
+from typing import Final, Literal
 
 __all__ = [
     "HAND_SIZE",
     "PLAYER_COUNTS",
     "RULES_VERSION",
     "TARGET",
+    "Required",
+    "hand_size",
+    "has_won",
+    "is_blocked",
+    "lot_is_due",
+    "next_seat",
+    "opener",
     "placement_points",
+    "required_action",
     "round_hand",
+    "settle",
     "side_count",
     "side_of",
+    "target",
 ]
 
 #: The version of the rules this library implements, kept apart from the
 #: package version: it changes only when the game the engine plays changes.
-RULES_VERSION = "1"
+RULES_VERSION: Final = "1"
 
 #: The supported numbers of players.
-PLAYER_COUNTS = (2, 3, 4)
+PLAYER_COUNTS: Final = (2, 3, 4)
 
 #: Tiles dealt to each player, by number of players (read-only).
 HAND_SIZE: Mapping[int, int] = MappingProxyType({2: 7, 3: 6, 4: 5})
 
 #: Raw points a side needs to win, by number of players (read-only).
 TARGET: Mapping[int, int] = MappingProxyType({2: 250, 3: 200, 4: 200})
+
+#: What a player must do on their turn: ``"place"``, ``"draw"`` or ``"pass"``.
+Required = Literal["place", "draw", "pass"]
+
+
+def hand_size(players: int) -> int:
+    """Tiles dealt to each player: 7 with 2 players, 6 with 3, 5 with 4 (as :data:`HAND_SIZE`)."""
+    return 7 if players == 2 else 6 if players == 3 else 5
+
+
+def target(players: int) -> int:
+    """Raw points a side needs to win: 250 with 2 players, 200 with 3 or 4 (as :data:`TARGET`)."""
+    return 250 if players == 2 else 200
 
 
 def side_count(players: int) -> int:
@@ -44,6 +91,49 @@ def side_of(players: int, seat: int) -> int:
     return seat % 2 if players == 4 else seat
 
 
+def next_seat(players: int, seat: int) -> int:
+    """The seat that plays after ``seat``: play goes round the table in seat order."""
+    return (seat + 1) % players
+
+
+def lot_is_due(finisher: int | None) -> bool:
+    """Whether a round's opener is drawn by lot: in the first round, and after a block.
+
+    ``finisher`` is the seat that went out in the round before, or None when
+    there was no round before or it ended blocked.
+    """
+    return finisher is None
+
+
+def opener(finisher: int | None, lot: int | None) -> int:
+    """The seat that opens a round: the player who went out, else the outcome of the lot.
+
+    :raises ValueError: if neither is given (a lot is due but was not drawn).
+    """
+    if finisher is not None:
+        return finisher
+    if lot is None:
+        raise ValueError("no player went out, so the opener is drawn by lot, and none was given")
+    return lot
+
+
+def required_action(table_empty: bool, can_place: bool, stock_left: int) -> Required:
+    """What the player to move must do.
+
+    The player who opens a round (on the empty table) places any tile. After
+    that a player who holds a tile that fits an open point must place; one who
+    cannot must draw while the stock has tiles, and pass once it is empty. (A
+    tile just drawn that fits must be placed at once: ``can_place`` is then
+    whether *that* tile fits.)
+
+    >>> required_action(False, False, 3), required_action(False, False, 0)
+    ('draw', 'pass')
+    """
+    if table_empty or can_place:
+        return "place"
+    return "draw" if stock_left > 0 else "pass"
+
+
 def placement_points(end_sum: int) -> int:
     """What a placement scores: the end sum if it is a positive multiple of five, else 0.
 
@@ -51,6 +141,16 @@ def placement_points(end_sum: int) -> int:
     (15, 0, 0)
     """
     return end_sum if end_sum > 0 and end_sum % 5 == 0 else 0
+
+
+def has_won(players: int, score: int) -> bool:
+    """Whether a side with ``score`` raw points has reached the target, and so won at once."""
+    return score >= target(players)
+
+
+def is_blocked(stock_left: int, anyone_can_place: bool) -> bool:
+    """Whether a round is blocked: the stock is empty and no player holds a tile that fits."""
+    return stock_left == 0 and not anyone_can_place
 
 
 def round_hand(pips: int) -> int:
@@ -64,3 +164,23 @@ def round_hand(pips: int) -> int:
     if type(pips) is not int or pips < 0:
         raise ValueError(f"a hand holds a whole number of pips, 0 or more, got {pips!r}")
     return (pips + 2) // 5 * 5
+
+
+def settle(
+    players: int, scores: Sequence[int], hand_pips: Sequence[int]
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Settle a finished round: ``(deductions, scores after settlement)``.
+
+    Each seat's hand is rounded on its own (:func:`round_hand`) and taken from
+    its side's score, so partners are rounded separately; the player who went
+    out holds nothing and so loses nothing, and gains nothing either. Scores
+    may fall below zero.
+
+    >>> settle(4, (40, 25), (7, 0, 13, 2))
+    ((5, 0, 15, 0), (20, 25))
+    """
+    deductions = tuple([round_hand(pips) for pips in hand_pips])
+    settled = list(scores)
+    for seat in range(players):
+        settled[side_of(players, seat)] -= deductions[seat]
+    return deductions, tuple(settled)
