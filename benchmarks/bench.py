@@ -735,7 +735,8 @@ class Build:
 
 def current_build() -> Build:
     """The build of the imported ``american_sniff``, with the Python and CPU running it."""
-    engine_file = os.path.realpath(american_sniff.engine.__file__ or "unknown")
+    path = american_sniff.engine.__file__
+    engine_file = os.path.realpath(path) if path else "unknown"
     checkout = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
     return Build(
         compiled=COMPILED,

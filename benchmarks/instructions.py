@@ -77,7 +77,8 @@ def build() -> tuple[bool, str]:
     import american_sniff.engine  # noqa: PLC0415
     from american_sniff import COMPILED  # noqa: PLC0415
 
-    return COMPILED, os.path.realpath(american_sniff.engine.__file__ or "unknown")
+    path = american_sniff.engine.__file__
+    return COMPILED, os.path.realpath(path) if path else "unknown"
 
 
 def describe(compiled: bool, engine_file: str) -> str:
