@@ -2,21 +2,32 @@
 
 Plays random-legal matches through the public API only (``new_match``,
 ``legal_moves``, ``apply``), picking uniformly from the legal moves with a
-seeded :class:`random.Random`, and reports:
+seeded :class:`random.Random`, on two workloads (the same ones as
+``benchmarks/instructions.py``):
 
-* actions per second (every ``apply``) and rounds per second (``state.round``
-  increments) over whole matches, as the median of several runs, by the wall
-  clock and by the process's CPU time (which other processes disturb less);
+* ``whole``: whole matches, each to its winner;
+* ``first``: fresh matches, each only to the end of its first round (until
+  ``state.round`` changes: the move that ends the round also deals the next);
+
+and reports:
+
+* the build it timed: ``american_sniff.COMPILED`` (mypyc-compiled or pure
+  Python), the file of the imported ``american_sniff.engine``, Python and CPU;
+* for each workload, actions per second (every ``apply``), the time per action
+  and per round, as the median of several runs, by the wall clock and by the
+  process's CPU time (which other processes disturb less);
 * the median cost of one ``legal_moves`` call on a fresh mid-round state (its
   legal-move cache still empty) and of one ``apply`` of a legal move;
 * the deep size of a mid-round state and how much of it is shared with the
   state before it.
 
-``--compare`` also plays ``dominoes`` (the PyPI package, untyped and mutable)
-in the same process, alternating the engines run by run, and prints the
-ratio of actions per second. ``--quick`` does all of it in under a second for
-CI: it exits 0 whatever the timings, and non-zero only when something is
-broken (the engine raises, a match does not finish, a check fails).
+``--compare`` also plays fresh ``dominoes`` games (the PyPI package, untyped and
+mutable) in the same process, alternating the engines run by run, and prints
+two ratios: for whole matches, of actions per second; for first rounds, of
+rounds per second (a ``dominoes`` game is one round). ``--quick`` does all of
+it in a few seconds for CI: it exits 0 whatever the timings, and non-zero only
+when something is broken (the engine raises, a match does not finish, a check
+fails).
 
 See ``benchmarks/README.md`` for how to read the numbers.
 """
@@ -30,6 +41,7 @@ import gc
 import importlib
 import importlib.metadata
 import json
+import os
 import platform
 import random
 import statistics
@@ -39,7 +51,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import american_sniff.engine
 from american_sniff import (
+    COMPILED,
     Draw,
     MatchState,
     Move,
@@ -77,6 +91,17 @@ DOMINOES_VERSION = "6.1.0"
 SNIFF = "american-sniff"
 DOMINOES = "dominoes"
 
+#: The workloads, by their ``--workload`` names, and how the report names them.
+WHOLE = "whole"
+FIRST = "first"
+WORKLOADS = {WHOLE: "whole matches", FIRST: "first rounds"}
+#: What a ``dominoes`` run plays: fresh games, each one whole game of one round,
+#: which is the counterpart of both workloads; one series of runs serves both.
+GAMES = "games"
+#: The unit each workload's ratio counts: per action for whole matches, per
+#: round for first rounds.
+RATIO_UNIT = {WHOLE: "action", FIRST: "round"}
+
 
 class BenchmarkError(Exception):
     """Something is broken (not merely slow): the benchmark must fail."""
@@ -113,6 +138,7 @@ class Config:
     seed: int
     budget: Budget
     runs: int
+    workloads: tuple[str, ...]
     compare: bool
     quick: bool
     samples: int
@@ -144,11 +170,17 @@ def parse_args(argv: Sequence[str] | None = None) -> Config:
         type=int,
         help="mid-round states for the legal_moves/apply timings (default 1000; 60 quick)",
     )
+    parser.add_argument(
+        "--workload",
+        choices=(WHOLE, FIRST, "both"),
+        default="both",
+        help="whole matches, fresh matches to the end of their first round, or both (default)",
+    )
     parser.add_argument("--compare", action="store_true", help="also time dominoes, if importable")
     parser.add_argument(
         "--quick",
         action="store_true",
-        help="under a second in all, for CI: every measurement, no timing can fail",
+        help="a few seconds in all, for CI: every measurement, no timing can fail",
     )
     parser.add_argument("--json", metavar="PATH", help="write the results to PATH as JSON")
     args = parser.parse_args(argv)
@@ -168,11 +200,13 @@ def parse_args(argv: Sequence[str] | None = None) -> Config:
     samples: int = args.samples if args.samples is not None else (60 if quick else 1000)
     if samples < 1:
         parser.error("--samples must be at least 1")
+    workload: str = args.workload
     return Config(
         players=args.players,
         seed=args.seed,
         budget=Budget(seconds, actions),
         runs=runs,
+        workloads=(WHOLE, FIRST) if workload == "both" else (workload,),
         compare=args.compare,
         quick=quick,
         samples=samples,
@@ -188,13 +222,19 @@ def parse_args(argv: Sequence[str] | None = None) -> Config:
 
 @dataclass(frozen=True)
 class RunResult:
-    """What one run of one engine did, and in how long."""
+    """What one run of one engine did on one workload, and in how long."""
 
     engine: str
+    #: :data:`WHOLE` or :data:`FIRST` for american-sniff, :data:`GAMES` for dominoes.
+    workload: str
     run: int
     actions: int
+    #: Finished rounds: how often ``state.round`` went up (dominoes: games).
     rounds: int
     matches: int
+    #: Rounds dealt and played to their end, the last round of each match
+    #: included: the unit of the time per round (dominoes: games).
+    rounds_played: int
     seconds: float
     #: CPU time of the process during the run: less disturbed by other processes.
     cpu_seconds: float
@@ -214,19 +254,32 @@ class RunResult:
         """Finished rounds (american-sniff) or games (dominoes) per second."""
         return self.rounds / self.seconds
 
+    @property
+    def rounds_played_per_second(self) -> float:
+        """Rounds played to their end per second."""
+        return self.rounds_played / self.seconds
+
+    @property
+    def rounds_played_per_cpu_second(self) -> float:
+        """Rounds played to their end per second of process CPU time."""
+        return self.rounds_played / self.cpu_seconds if self.cpu_seconds > 0 else 0.0
+
     def as_dict(self) -> dict[str, Any]:
         """The run as plain data for the JSON report."""
         return {
             "engine": self.engine,
+            "workload": self.workload,
             "run": self.run,
             "actions": self.actions,
             "rounds": self.rounds,
             "matches": self.matches,
+            "rounds_played": self.rounds_played,
             "seconds": self.seconds,
             "cpu_seconds": self.cpu_seconds,
             "actions_per_second": self.actions_per_second,
             "actions_per_cpu_second": self.actions_per_cpu_second,
             "rounds_per_second": self.rounds_per_second,
+            "rounds_played_per_second": self.rounds_played_per_second,
         }
 
 
@@ -241,21 +294,42 @@ def check_finished(state: MatchState) -> None:
         raise BenchmarkError(f"a finished match still offers moves: {state!r}")
 
 
-def play_sniff(players: int, seed: int, budget: Budget, run: int = 0) -> RunResult:
-    """Play whole random-legal american-sniff matches until ``budget`` is reached.
+def check_first_round(state: MatchState) -> None:
+    """Raise :class:`BenchmarkError` unless ``state`` is how a first round can end.
+
+    Either the next round has been dealt (round 2, nothing on the table, no
+    winner), or the first round ended the match, which must then be properly
+    won. (No seeded 4-player match of the first thousands does the latter.)
+    """
+    if state.winner is not None:
+        check_finished(state)
+    elif state.round != 2 or state.layout.count != 0:
+        raise BenchmarkError(f"the first round ended without a fresh deal of round 2: {state!r}")
+
+
+def play_sniff(
+    players: int, seed: int, budget: Budget, run: int = 0, workload: str = WHOLE
+) -> RunResult:
+    """Play random-legal american-sniff matches until ``budget`` is reached.
 
     Every match is dealt from a seed drawn from ``random.Random(seed)``, which
-    also picks each move uniformly from ``legal_moves``. An action is one
-    ``apply``; a round is counted each time ``state.round`` goes up (the last
-    round of a match, ended by reaching the target, does not go up, so it
-    counts as a match, not as a finished round).
+    also picks each move uniformly from ``legal_moves``. With ``workload``
+    :data:`WHOLE` each match is played to its winner; with :data:`FIRST` only
+    until ``state.round`` changes (the move that ends the first round also
+    deals the second), or, should the first round end the match, to its winner.
+
+    An action is one ``apply``; a round is counted each time ``state.round``
+    goes up (the last round of a match, ended by reaching the target, does not
+    go up, so it counts as a match, not as a finished round).
+    ``rounds_played`` counts every round played to its end, the last included.
 
     :raises BenchmarkError: if a match does not finish or the round skips a number.
     """
+    first = workload == FIRST
     rng = random.Random(seed)
     choice = rng.choice
     clock = time.perf_counter
-    actions = rounds = matches = 0
+    actions = rounds = matches = played = 0
     cpu = time.process_time()
     start = clock()
     while True:
@@ -270,24 +344,33 @@ def play_sniff(players: int, seed: int, budget: Budget, run: int = 0) -> RunResu
                 rounds += 1
                 if state.round != number:
                     raise BenchmarkError(f"round went from {number - 1} to {state.round}")
+                if first:
+                    break
             if actions > limit:
                 raise BenchmarkError(f"a match did not finish in {MAX_MATCH_ACTIONS} actions")
         matches += 1
-        check_finished(state)
+        if first:
+            check_first_round(state)
+            played += 1
+        else:
+            check_finished(state)
+            played += state.round
         elapsed = clock() - start
         if budget.reached(actions, elapsed):
             cpu = time.process_time() - cpu
-            return RunResult(SNIFF, run, actions, rounds, matches, elapsed, cpu)
+            return RunResult(SNIFF, workload, run, actions, rounds, matches, played, elapsed, cpu)
 
 
 def play_dominoes(module: Any, seed: int, budget: Budget, run: int = 0) -> RunResult:
-    """Play whole random 4-player ``dominoes`` games until ``budget`` is reached.
+    """Play fresh random 4-player ``dominoes`` games until ``budget`` is reached.
 
     ``dominoes.Game.new()`` shuffles with the global :mod:`random` generator,
     so it is seeded with ``seed`` for the run (and restored afterwards); moves
-    are picked uniformly from ``game.valid_moves`` by ``random.Random(seed)``.
-    Each ``make_move`` is an action and each game a round (and a match). The
-    game passes for stuck players itself, so passes are not actions there.
+    are picked uniformly from ``game.valid_moves`` by ``random.Random(seed)``
+    until ``game.result`` is set. Each ``make_move`` is an action and each game
+    a round (and a match): the counterpart of american-sniff's whole matches
+    and of its first rounds alike. The game passes for stuck players itself, so
+    passes are not actions there.
 
     :raises BenchmarkError: if a game does not end after all 28 tiles.
     """
@@ -314,7 +397,7 @@ def play_dominoes(module: Any, seed: int, budget: Budget, run: int = 0) -> RunRe
             elapsed = clock() - start
             if budget.reached(actions, elapsed):
                 cpu = time.process_time() - cpu
-                return RunResult(DOMINOES, run, actions, games, games, elapsed, cpu)
+                return RunResult(DOMINOES, GAMES, run, actions, games, games, games, elapsed, cpu)
     finally:
         random.setstate(saved)
 
@@ -618,22 +701,110 @@ def median_of(values: Iterable[float]) -> float:
     return statistics.median(list(values))
 
 
+@dataclass(frozen=True)
+class Build:
+    """Which american-sniff the benchmark imported and timed, and on what."""
+
+    #: ``american_sniff.COMPILED``: True for the mypyc-compiled build.
+    compiled: bool
+    #: The file of the imported ``american_sniff.engine`` module.
+    engine_file: str
+    #: Whether that file is this checkout's ``src/american_sniff/engine.py``.
+    from_checkout: bool
+    python: str
+    implementation: str
+    cpu: str
+
+    @property
+    def kind(self) -> str:
+        """The build in words."""
+        return "mypyc-compiled" if self.compiled else "pure Python"
+
+    def as_dict(self) -> dict[str, Any]:
+        """The build as plain data for the JSON report."""
+        return {
+            "compiled": self.compiled,
+            "kind": self.kind,
+            "engine_file": self.engine_file,
+            "from_checkout": self.from_checkout,
+            "python": self.python,
+            "implementation": self.implementation,
+            "cpu": self.cpu,
+        }
+
+
+def current_build() -> Build:
+    """The build of the imported ``american_sniff``, with the Python and CPU running it."""
+    path = american_sniff.engine.__file__
+    engine_file = os.path.realpath(path) if path else "unknown"
+    checkout = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    return Build(
+        compiled=COMPILED,
+        engine_file=engine_file,
+        from_checkout=os.path.dirname(engine_file)
+        == os.path.join(checkout, "src", "american_sniff"),
+        python=platform.python_version(),
+        implementation=platform.python_implementation(),
+        cpu=cpu_model(),
+    )
+
+
 def summarize(runs: Sequence[RunResult]) -> dict[str, float]:
-    """The medians over ``runs`` of their rates."""
+    """The medians over ``runs`` of their rates, and of their times per action and per round."""
     return {
+        "runs": len(runs),
         "actions_per_second": median_of(r.actions_per_second for r in runs),
         "rounds_per_second": median_of(r.rounds_per_second for r in runs),
+        "rounds_played_per_second": median_of(r.rounds_played_per_second for r in runs),
         "actions_per_cpu_second": median_of(r.actions_per_cpu_second for r in runs),
+        "rounds_played_per_cpu_second": median_of(r.rounds_played_per_cpu_second for r in runs),
+        "us_per_action": median_of(1e6 * r.seconds / r.actions for r in runs),
+        "us_per_round": median_of(1e6 * r.seconds / r.rounds_played for r in runs),
+        "cpu_us_per_action": median_of(1e6 * r.cpu_seconds / r.actions for r in runs),
+        "cpu_us_per_round": median_of(1e6 * r.cpu_seconds / r.rounds_played for r in runs),
     }
 
 
-def print_summary(engine: str, rates: dict[str, float], rounds: str) -> None:
-    """Print one engine's median rates."""
+def compare_runs(
+    workload: str, sniff_runs: Sequence[RunResult], other_runs: Sequence[RunResult]
+) -> dict[str, Any]:
+    """The speed ratios american-sniff / dominoes on ``workload``: >1 is faster than dominoes.
+
+    For whole matches the unit is the action, for first rounds the round (a
+    ``dominoes`` game is one round): each ratio is american-sniff's median
+    units per second over ``dominoes``'s, which is ``dominoes``'s time per unit
+    over american-sniff's. The run-by-run ratios pair run *i* of each engine.
+    """
+    unit = RATIO_UNIT[workload]
+    result: dict[str, Any] = {}
+    for label, attribute in (
+        ("", "actions_per_second" if unit == "action" else "rounds_played_per_second"),
+        ("cpu_", "actions_per_cpu_second" if unit == "action" else "rounds_played_per_cpu_second"),
+    ):
+        ours = median_of(getattr(r, attribute) for r in sniff_runs)
+        theirs = median_of(getattr(r, attribute) for r in other_runs)
+        paired = [
+            getattr(s, attribute) / getattr(d, attribute) if getattr(d, attribute) > 0 else 0.0
+            for s, d in zip(sniff_runs, other_runs, strict=True)
+        ]
+        result[f"{label}ratio"] = ours / theirs if theirs > 0 else 0.0
+        result[f"{label}paired_ratios"] = paired
+    return result
+
+
+def print_times(engine: str, rates: dict[str, float], round_word: str) -> None:
+    """Print one engine's median times per action and per round, by the clock and by CPU time."""
     print(
-        f"median {engine:<15}{rates['actions_per_second']:>12,.0f} actions/s"
-        f"{rates['rounds_per_second']:>10,.1f} {rounds}"
-        f"{rates['actions_per_cpu_second']:>12,.0f} actions/cpu-s"
+        f"  {engine:<15}{rates['us_per_action']:>9.3f} us/action"
+        f"{rates['us_per_round']:>10.1f} us/{round_word:<6}"
+        f" (CPU time: {rates['cpu_us_per_action']:.3f} us/action,"
+        f" {rates['cpu_us_per_round']:.1f} us/{round_word})"
     )
+
+
+def ratio_line(workload: str, ratio: float) -> str:
+    """The headline ratio of ``workload``, e.g. ``whole matches: 1.204x dominoes per action``."""
+    return f"{WORKLOADS[workload] + ':':<15}{ratio:.3f}x dominoes per {RATIO_UNIT[workload]}"
 
 
 def _timed(engine: Callable[[], RunResult]) -> RunResult:
@@ -647,15 +818,22 @@ def run_benchmark(config: Config) -> dict[str, Any]:
     dominoes_version: str | None = None
     if config.compare:
         dominoes, dominoes_version = load_dominoes()
+    build = current_build()
     print(
         f"american-sniff {__version__}"
         + (f" vs dominoes {dominoes_version}" if dominoes is not None else "")
-        + f" | Python {platform.python_version()} ({platform.python_implementation()})"
-        + f" | {cpu_model()}"
     )
     print(
+        f"build: {build.kind} (american_sniff.COMPILED={build.compiled})"
+        f" | engine {build.engine_file}"
+    )
+    print(f"Python {build.python} ({build.implementation}) | CPU {build.cpu}")
+    if not build.from_checkout:
+        print("note: that engine is not this checkout's src/; it is the one Python imports")
+    print(
         f"players={config.players} seed={config.seed} runs={config.runs} "
-        f"per run={config.budget.describe()} quick={config.quick}"
+        f"per run={config.budget.describe()} workloads={','.join(config.workloads)} "
+        f"quick={config.quick}"
     )
     if config.compare and dominoes is None:
         print("--compare: dominoes is not importable; comparison skipped")
@@ -665,60 +843,73 @@ def run_benchmark(config: Config) -> dict[str, Any]:
         if config.players != 4:
             print(f"note: dominoes is always 4 players; american-sniff plays {config.players}")
 
-    def sniff(budget: Budget, run: int) -> Callable[[], RunResult]:
-        return lambda: play_sniff(config.players, config.seed, budget, run)
+    def sniff(workload: str, budget: Budget, run: int) -> Callable[[], RunResult]:
+        return lambda: play_sniff(config.players, config.seed, budget, run, workload)
 
     def other(budget: Budget, run: int) -> Callable[[], RunResult]:
         return lambda: play_dominoes(dominoes, config.seed, budget, run)
 
-    # Warm up each engine once, untimed, then alternate: run 1 plays
-    # american-sniff first, run 2 dominoes first, and so on.
-    _timed(sniff(config.warmup, 0))
-    if dominoes is not None:
-        _timed(other(config.warmup, 0))
+    def series(budget: Budget, run: int) -> list[Callable[[], RunResult]]:
+        order = [sniff(workload, budget, run) for workload in config.workloads]
+        if dominoes is not None:
+            order.append(other(budget, run))
+        return order
+
+    # Warm up each series once, untimed, then alternate: odd runs play
+    # american-sniff first (whole matches, then first rounds) and dominoes
+    # last, even runs the reverse. One series of dominoes games serves both
+    # workloads: a fresh game is both its whole match and its first round.
+    for engine in series(config.warmup, 0):
+        _timed(engine)
     results: list[RunResult] = []
     print(
-        f"\n{'run':>3}  {'engine':<15}{'actions':>10}{'rounds':>8}{'matches':>8}"
-        f"{'seconds':>9}{'actions/s':>12}{'rounds/s':>10}{'act/cpu-s':>12}"
+        f"\n{'run':>3}  {'engine':<15}{'workload':<9}{'actions':>9}{'rounds':>8}{'matches':>8}"
+        f"{'seconds':>8}{'actions/s':>11}{'rounds/s':>10}{'act/cpu-s':>11}"
     )
     for run in range(1, config.runs + 1):
-        order = [sniff(config.budget, run)]
-        if dominoes is not None:
-            order.append(other(config.budget, run))
-            if run % 2 == 0:
-                order.reverse()
+        order = series(config.budget, run)
+        if run % 2 == 0:
+            order.reverse()
         for engine in order:
             result = _timed(engine)
             results.append(result)
             print(
-                f"{result.run:>3}  {result.engine:<15}{result.actions:>10}{result.rounds:>8}"
-                f"{result.matches:>8}{result.seconds:>9.3f}"
-                f"{result.actions_per_second:>12,.0f}{result.rounds_per_second:>10,.1f}"
-                f"{result.actions_per_cpu_second:>12,.0f}"
+                f"{result.run:>3}  {result.engine:<15}{result.workload:<9}{result.actions:>9}"
+                f"{result.rounds:>8}{result.matches:>8}{result.seconds:>8.3f}"
+                f"{result.actions_per_second:>11,.0f}{result.rounds_per_second:>10,.1f}"
+                f"{result.actions_per_cpu_second:>11,.0f}"
             )
 
-    sniff_runs = [r for r in results if r.engine == SNIFF]
     other_runs = [r for r in results if r.engine == DOMINOES]
-    summary: dict[str, Any] = {SNIFF: summarize(sniff_runs)}
-    print()
-    print_summary(SNIFF, summary[SNIFF], "rounds/s")
-    if other_runs:
-        summary[DOMINOES] = summarize(other_runs)
-        print_summary(DOMINOES, summary[DOMINOES], "games/s")
-        for key, label in (("actions_per_second", ""), ("actions_per_cpu_second", "cpu_")):
-            ratio = summary[SNIFF][key] / summary[DOMINOES][key]
-            paired = [
-                getattr(s, key) / getattr(d, key)
-                for s, d in zip(sniff_runs, other_runs, strict=True)
-            ]
-            summary[f"{label}ratio"] = ratio
-            summary[f"{label}paired_ratios"] = paired
-            what = "actions/s" if not label else "actions per CPU second"
+    other_summary = summarize(other_runs) if other_runs else None
+    workloads: dict[str, Any] = {}
+    for workload in config.workloads:
+        sniff_runs = [r for r in results if r.engine == SNIFF and r.workload == workload]
+        entry: dict[str, Any] = {
+            "name": WORKLOADS[workload],
+            "unit": RATIO_UNIT[workload],
+            SNIFF: summarize(sniff_runs),
+        }
+        print(
+            f"\n{WORKLOADS[workload]}, median of {config.runs} runs"
+            f" (per round: {'every round played' if workload == WHOLE else 'the first round'}"
+            + ("; dominoes: per game" if other_summary is not None else "")
+            + "):"
+        )
+        print_times(SNIFF, entry[SNIFF], "round")
+        if other_summary is not None:
+            entry[DOMINOES] = other_summary
+            print_times(DOMINOES, other_summary, "game")
+            comparison = compare_runs(workload, sniff_runs, other_runs)
+            entry.update(comparison)
+            paired = comparison["paired_ratios"]
             print(
-                f"ratio american-sniff / dominoes ({what}, medians): {ratio:.3f}"
+                f"  {ratio_line(workload, comparison['ratio'])}"
+                f" (by CPU time {comparison['cpu_ratio']:.3f}x)"
                 f"  [run by run: median {statistics.median(paired):.3f},"
                 f" range {min(paired):.3f}-{max(paired):.3f}]"
             )
+        workloads[workload] = entry
 
     # Micro-benchmarks and memory, on mid-round states.
     samples, mix = collect_samples(config.players, config.seed, config.samples)
@@ -753,14 +944,39 @@ def run_benchmark(config: Config) -> dict[str, Any]:
         + ", ".join(f"{kind} {count / played:.1%}" for kind, count in mix.items())
         + f" (of {played:,} actions)"
     )
+
+    # The headline: the build, then one line per workload.
+    print(
+        f"\n== american-sniff {__version__}, {build.kind} build"
+        f" (COMPILED={build.compiled}), Python {build.python}"
+        + (f", against dominoes {dominoes_version}" if other_summary is not None else "")
+        + " =="
+    )
+    for workload, entry in workloads.items():
+        ours = entry[SNIFF]
+        unit = RATIO_UNIT[workload]
+        key = "us_per_action" if unit == "action" else "us_per_round"
+        if other_summary is None:
+            print(
+                f"{WORKLOADS[workload] + ':':<15}{ours['us_per_action']:.3f} us per action,"
+                f" {ours['us_per_round']:.1f} us per round"
+            )
+        else:
+            print(
+                f"{ratio_line(workload, entry['ratio'])}"
+                f"  ({SNIFF} {ours[key]:.{3 if unit == 'action' else 1}f} us,"
+                f" {DOMINOES} {other_summary[key]:.{3 if unit == 'action' else 1}f} us;"
+                f" by CPU time {entry['cpu_ratio']:.3f}x)"
+            )
     return {
         "meta": {
             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "python": sys.version,
             "platform": platform.platform(),
-            "cpu": cpu_model(),
+            "cpu": build.cpu,
             "american_sniff": __version__,
             "dominoes": dominoes_version,
+            "build": build.as_dict(),
         },
         "config": {
             "players": config.players,
@@ -768,13 +984,17 @@ def run_benchmark(config: Config) -> dict[str, Any]:
             "runs": config.runs,
             "seconds": config.budget.seconds,
             "actions": config.budget.actions,
+            "workloads": list(config.workloads),
             "compare": config.compare,
             "quick": config.quick,
             "samples": len(samples),
             "repeats": config.repeats,
         },
         "runs": [r.as_dict() for r in results],
-        "summary": summary,
+        "workloads": workloads,
+        "ratios": {
+            workload: entry["ratio"] for workload, entry in workloads.items() if "ratio" in entry
+        },
         "micro": micro.as_dict(),
         "memory": memory.as_dict(),
         "action_mix": mix,

@@ -15,7 +15,10 @@ Two workloads, both with 4 players and uniformly random legal moves:
 
 Usage: ``python benchmarks/instructions.py [--matches N] [--games N]``. It needs
 ``valgrind`` on the PATH and, for the comparison, ``dominoes`` 6.1.0 in the
-same interpreter; without ``dominoes`` it reports american-sniff alone.
+same interpreter; without ``dominoes`` it reports american-sniff alone. It
+first prints the build it measures: ``american_sniff.COMPILED`` (mypyc-compiled
+or pure Python) and the file of the imported ``american_sniff.engine``, which
+the american-sniff runs under callgrind must report too.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import platform
 import random
 import re
 import shutil
@@ -68,8 +72,27 @@ def play(engine: str, workload: str, count: int) -> tuple[int, int]:
     return actions, rounds
 
 
+def build() -> tuple[bool, str]:
+    """The american-sniff this interpreter imports: (``COMPILED``, the engine module's file)."""
+    import american_sniff.engine  # noqa: PLC0415
+    from american_sniff import COMPILED  # noqa: PLC0415
+
+    path = american_sniff.engine.__file__
+    return COMPILED, os.path.realpath(path) if path else "unknown"
+
+
+def describe(compiled: bool, engine_file: str) -> str:
+    """A build in words, as the report prints it."""
+    kind = "mypyc-compiled" if compiled else "pure Python"
+    return f"{kind} (american_sniff.COMPILED={compiled}) | engine {engine_file}"
+
+
 def count_instructions(engine: str, workload: str, count: int) -> tuple[int, int, int]:
-    """Run :func:`play` in a child Python under callgrind: (instructions, actions, rounds)."""
+    """Run :func:`play` in a child Python under callgrind: (instructions, actions, rounds).
+
+    :raises RuntimeError: if callgrind gives no count, or an american-sniff
+        child imported another build than this process.
+    """
     with tempfile.TemporaryDirectory() as folder:
         out = os.path.join(folder, "callgrind.out")
         result = subprocess.run(
@@ -91,7 +114,15 @@ def count_instructions(engine: str, workload: str, count: int) -> tuple[int, int
     found = re.search(r"Collected : (\d+)", result.stderr)
     if found is None:
         raise RuntimeError(f"callgrind printed no count:\n{result.stderr}")
-    actions, rounds = (int(n) for n in result.stdout.split())
+    lines = result.stdout.splitlines()
+    actions, rounds = (int(n) for n in lines[0].split())
+    if engine == "american-sniff":
+        flag, engine_file = lines[1].split(maxsplit=1)
+        if (flag == "True", engine_file) != build():
+            raise RuntimeError(
+                f"the child under callgrind measured another build: {lines[1]}"
+                f" (this process imports {describe(*build())})"
+            )
     return int(found.group(1)), actions, rounds
 
 
@@ -108,6 +139,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args[:1] == ["--child"]:
         actions, rounds = play(args[1], args[2], int(args[3]))
         print(actions, rounds)
+        if args[1] == "american-sniff":
+            compiled, engine_file = build()
+            print(compiled, engine_file)
         return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--matches", type=int, default=10, help="american-sniff whole matches")
@@ -122,6 +156,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         engines = ["american-sniff"]
     else:
         engines = ["american-sniff", "dominoes"]
+    print(f"build: {describe(*build())}")
+    print(f"Python {platform.python_version()} ({platform.python_implementation()})")
     counts = {"whole": options.matches, "first": options.games}
     for workload in WORKLOADS:
         results = {}
