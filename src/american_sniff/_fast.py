@@ -53,13 +53,18 @@ The pure-Python and the mypyc-compiled builds run this same code.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import TYPE_CHECKING, Any, Final
 
 from .layout import Layout, PlacementLog, Point, Side
 from .moves import Draw, Move, Pass, Place
 from .rng import shuffled
-from .state import ActionLog, MatchState, RoundInfo
+from .state import ActionLog, Deal, MatchState, RoundEnd, RoundInfo, RoundResult
 from .tiles import ALL_TILES, Tile
+
+if TYPE_CHECKING:
+    # A 64-bit machine integer to mypyc; a plain int to the interpreter, which
+    # never imports it.
+    from mypy_extensions import i64
 
 __all__ = [
     "BIT_OF_KEY",
@@ -85,6 +90,8 @@ __all__ = [
     "legal_cache",
     "log_of",
     "new_layout",
+    "new_round_info",
+    "new_round_result",
     "new_state",
     "placed",
     "set_legal_cache",
@@ -229,7 +236,7 @@ def with_tile(hand: tuple[Tile, ...], tile: Tile) -> tuple[Tile, ...]:
 
 # -- the legal-move cache and the identity check ------------------------------------------
 
-_set_legal = MatchState.__dict__["_legal"].__set__
+_set_legal = MatchState.__dict__["_legal"].__set__  # the interpreter's fastest store
 
 
 def legal_cache(state: MatchState) -> tuple[Move, ...] | None:
@@ -261,26 +268,16 @@ def handed_out(state: MatchState, move: object) -> bool:
 
 
 # -- slot-level constructors --------------------------------------------------------------
-# Each build stores slots by its fastest route: the interpreter through the
-# slots' own descriptors (bound once, below), compiled code through
+# Each build fills slots by its fastest route. Compiled code calls
 # ``object.__setattr__`` written out, which mypyc turns into a direct C call.
+# The interpreter fills a plain *twin* class that has the very same slots (so
+# each store is the interpreter's specialised slot store) and then switches the
+# object's class to the frozen attrs class, which CPython allows between
+# classes of identical layout. (That is why MatchState and Layout have no
+# ``__weakref__`` slot: a class with one never matches another's layout.)
 
-_set_open_keys = Layout.__dict__["open_keys"].__set__
-_set_end_sum = Layout.__dict__["end_sum"].__set__
-_set_sniff = Layout.__dict__["sniff"].__set__
-_set_tile_mask = Layout.__dict__["tile_mask"].__set__
-_set_value_mask = Layout.__dict__["value_mask"].__set__
-_set_layout_log = Layout.__dict__["_log"].__set__
-
-_set_info = MatchState.__dict__["info"].__set__
-_set_turn = MatchState.__dict__["turn"].__set__
-_set_hands = MatchState.__dict__["hands"].__set__
-_set_layout = MatchState.__dict__["layout"].__set__
-_set_scores = MatchState.__dict__["scores"].__set__
-_set_winner = MatchState.__dict__["winner"].__set__
-_set_drawn = MatchState.__dict__["drawn"].__set__
-_set_drawn_count = MatchState.__dict__["drawn_count"].__set__
-_set_log = MatchState.__dict__["_log"].__set__
+_LayoutTwin: Any = type("_LayoutTwin", (), {"__slots__": vars(Layout)["__slots__"]})
+_StateTwin: Any = type("_StateTwin", (), {"__slots__": vars(MatchState)["__slots__"]})
 
 
 def new_layout(
@@ -293,21 +290,24 @@ def new_layout(
     log: PlacementLog,
 ) -> Layout:
     """``Layout(...)`` for the engine's own, consistent values, stored slot by slot."""
-    layout: Layout = object.__new__(Layout)
     if COMPILED:
+        layout: Layout = object.__new__(Layout)
         object.__setattr__(layout, "open_keys", open_keys)
         object.__setattr__(layout, "end_sum", end_sum)
         object.__setattr__(layout, "sniff", sniff)
         object.__setattr__(layout, "tile_mask", tile_mask)
         object.__setattr__(layout, "value_mask", value_mask)
         object.__setattr__(layout, "_log", log)
-    else:
-        _set_open_keys(layout, open_keys)
-        _set_end_sum(layout, end_sum)
-        _set_sniff(layout, sniff)
-        _set_tile_mask(layout, tile_mask)
-        _set_value_mask(layout, value_mask)
-        _set_layout_log(layout, log)
+        return layout
+    twin = object.__new__(_LayoutTwin)
+    twin.open_keys = open_keys
+    twin.end_sum = end_sum
+    twin.sniff = sniff
+    twin.tile_mask = tile_mask
+    twin.value_mask = value_mask
+    twin._log = log
+    twin.__class__ = Layout
+    layout = twin
     return layout
 
 
@@ -327,8 +327,8 @@ def new_state(
 
     The legal-move cache starts empty.
     """
-    state: MatchState = object.__new__(MatchState)
     if COMPILED:
+        state: MatchState = object.__new__(MatchState)
         object.__setattr__(state, "info", info)
         object.__setattr__(state, "turn", turn)
         object.__setattr__(state, "hands", hands)
@@ -339,51 +339,121 @@ def new_state(
         object.__setattr__(state, "drawn_count", drawn_count)
         object.__setattr__(state, "_log", log)
         object.__setattr__(state, "_legal", None)
-    else:
-        _set_info(state, info)
-        _set_turn(state, turn)
-        _set_hands(state, hands)
-        _set_layout(state, layout)
-        _set_scores(state, scores)
-        _set_winner(state, winner)
-        _set_drawn(state, drawn)
-        _set_drawn_count(state, drawn_count)
-        _set_log(state, log)
-        _set_legal(state, None)
+        return state
+    twin = object.__new__(_StateTwin)
+    twin.info = info
+    twin.turn = turn
+    twin.hands = hands
+    twin.layout = layout
+    twin.scores = scores
+    twin.winner = winner
+    twin.drawn = drawn
+    twin.drawn_count = drawn_count
+    twin._log = log
+    twin._legal = None
+    twin.__class__ = MatchState
+    state = twin
     return state
+
+
+def new_round_info(
+    *,
+    players: int,
+    seed: int,
+    round: int,
+    opener: int,
+    deck: tuple[Tile, ...],
+    deals: tuple[Deal, ...],
+    rng: int,
+    last_round: RoundResult | None,
+) -> RoundInfo:
+    """``RoundInfo(...)`` for the engine's own, consistent values, stored slot by slot."""
+    info: RoundInfo = object.__new__(RoundInfo)
+    object.__setattr__(info, "players", players)
+    object.__setattr__(info, "seed", seed)
+    object.__setattr__(info, "round", round)
+    object.__setattr__(info, "opener", opener)
+    object.__setattr__(info, "deck", deck)
+    object.__setattr__(info, "deals", deals)
+    object.__setattr__(info, "rng", rng)
+    object.__setattr__(info, "last_round", last_round)
+    return info
+
+
+def new_round_result(
+    *,
+    round: int,
+    end: RoundEnd,
+    finisher: int | None,
+    layout: Layout,
+    hands: tuple[tuple[Tile, ...], ...],
+    deductions: tuple[int, ...],
+    scores: tuple[int, ...],
+    log: ActionLog,
+) -> RoundResult:
+    """``RoundResult(...)`` for the engine's own, consistent values, stored slot by slot."""
+    result: RoundResult = object.__new__(RoundResult)
+    object.__setattr__(result, "round", round)
+    object.__setattr__(result, "end", end)
+    object.__setattr__(result, "finisher", finisher)
+    object.__setattr__(result, "layout", layout)
+    object.__setattr__(result, "hands", hands)
+    object.__setattr__(result, "deductions", deductions)
+    object.__setattr__(result, "scores", scores)
+    object.__setattr__(result, "_log", log)
+    return result
 
 
 # -- placing a tile -----------------------------------------------------------------------
 
 
+def _free_key(tile: Tile, at: int) -> int:
+    """The key of ``tile``'s side left open when it joins the point with key ``at``."""
+    base = tile.index * 8
+    if tile.is_double:
+        return base + LINE_B  # a double joins by line A and is open at line B
+    return base + (HIGH if tile.low == VALUE_OF_KEY[at] else LOW)
+
+
+#: The tiles by index, as a compiled-module constant.
+TILES: Final = ALL_TILES
+#: Whether each tile (by index) is a double.
+IS_DOUBLE: Final = tuple(tile.is_double for tile in ALL_TILES)
+
+
 def _opening_keys(tile: Tile) -> tuple[int, ...]:
-    """The open keys of a table holding only ``tile``: both sides free."""
+    """The open keys of a table holding only ``tile``: both its sides."""
     base = tile.index * 8
     return (base + LINE_A, base + LINE_B) if tile.is_double else (base + LOW, base + HIGH)
 
 
-def _keys_after(layout: Layout, tile: Tile, at: int) -> tuple[int, ...]:
-    """The open keys once ``tile`` joins the open key ``at`` of ``layout``."""
-    keys = list(layout.open_keys)
+#: The open keys of a table holding only one tile, by tile index.
+OPENING_KEYS: Final = tuple(_opening_keys(tile) for tile in ALL_TILES)
+#: ``FREE_KEY[tile.index][at]``: the key a tile leaves open when placed on key
+#: ``at`` (where it fits; -1 elsewhere).
+FREE_KEY: Final = tuple(
+    [-1 if place is None else _free_key(tile, key) for key, place in enumerate(PLACE[tile.index])]
+    for tile in ALL_TILES
+)
+
+
+def _keys_after(
+    open_keys: tuple[int, ...], sniff: Tile | None, at: int, free: int
+) -> tuple[int, ...]:
+    """The open keys once a tile joins the open key ``at``, leaving key ``free`` open."""
+    keys = list(open_keys)
     keys.remove(at)
     rank = at & 7
-    sniff = layout.sniff
     if (
         (rank == LINE_A or rank == LINE_B)
         and sniff is not None
-        and at >> 3 == sniff.index
+        and TILES[at >> 3] is sniff
         and at ^ 1 not in keys
     ):
         # Both line sides of the Sniff are now joined: its branches open.
         keys.append(at - rank + BRANCH_A)
         keys.append(at - rank + BRANCH_B)
-    base = tile.index * 8
-    if tile.is_double:
-        keys.append(base + LINE_B)  # a double joins by line A and is open at line B
-    elif tile.low == VALUE_OF_KEY[at]:
-        keys.append(base + HIGH)
-    else:
-        keys.append(base + LOW)
+    keys.append(free)
     keys.sort()
     return tuple(keys)
 
@@ -395,9 +465,13 @@ def placed(layout: Layout, tile: Tile, at: int | None) -> Layout:
     ``at`` the key of an open point that it fits (or None on the empty table).
     The first double placed in a round is the Sniff.
     """
-    keys = _opening_keys(tile) if at is None else _keys_after(layout, tile, at)
+    index = tile.index
     sniff = layout.sniff
-    if sniff is None and tile.is_double:
+    if at is None:
+        keys = OPENING_KEYS[index]
+    else:
+        keys = _keys_after(layout.open_keys, sniff, at, FREE_KEY[index][at])
+    if sniff is None and IS_DOUBLE[index]:
         sniff = tile
     mask = 0
     for key in keys:
@@ -406,7 +480,7 @@ def placed(layout: Layout, tile: Tile, at: int | None) -> Layout:
         open_keys=keys,
         end_sum=end_sum_of(keys),
         sniff=sniff,
-        tile_mask=layout.tile_mask | 1 << tile.index,
+        tile_mask=layout.tile_mask | 1 << index,
         value_mask=mask,
         log=(tile, at, layout._log),
     )
@@ -416,9 +490,10 @@ def placed(layout: Layout, tile: Tile, at: int | None) -> Layout:
 # :mod:`american_sniff.rng` specifies the shuffle with 64-bit integers. Compiled
 # code keeps integers below 2**62 unboxed, and the 64-bit products of SplitMix64
 # are far above that, so the compiled build runs the same arithmetic on 32-bit
-# halves instead, with every intermediate value below 2**52: the same outputs
-# (a test checks them against rng.py), a fraction of the cost. The pure-Python
-# build keeps rng.py's version, which CPython runs faster.
+# halves instead, with every intermediate value below 2**52, typed as 64-bit
+# machine integers (``i64``) that can never overflow: the same outputs (a test
+# checks them against rng.py), a fraction of the cost. The pure-Python build
+# keeps rng.py's version, which CPython runs faster.
 
 _M32: Final = 0xFFFFFFFF
 _GAMMA_HI: Final = 0x9E3779B9
@@ -429,7 +504,7 @@ _C2_HI: Final = 0x94D049BB
 _C2_LO: Final = 0x133111EB
 
 
-def _times(hi: int, lo: int, c_hi: int, c_lo: int) -> tuple[int, int]:
+def _times(hi: i64, lo: i64, c_hi: i64, c_lo: i64) -> tuple[i64, i64]:
     """``(hi, lo) * (c_hi, c_lo)`` modulo 2**64, each number as its 32-bit halves.
 
     Every multiplication is of two 16-bit numbers, which compiled code does
@@ -449,7 +524,7 @@ def _times(hi: int, lo: int, c_hi: int, c_lo: int) -> tuple[int, int]:
     return high & _M32, low & _M32
 
 
-def _output(hi: int, lo: int) -> tuple[int, int]:
+def _output(hi: i64, lo: i64) -> tuple[i64, i64]:
     """SplitMix64's output for the generator state ``(hi, lo)``, as 32-bit halves."""
     lo ^= ((lo >> 30) | (hi << 2)) & _M32
     hi ^= hi >> 30
@@ -471,14 +546,19 @@ def shuffled_indices_in_halves(count: int, state: int) -> tuple[list[int], int]:
     """``rng.shuffled(tuple(range(count)), state)``, computed on 32-bit halves.
 
     Returns the shuffled indices (as a list) and the new generator state.
+
+    :raises ValueError: if ``count`` is over 64.
     """
-    hi = state >> 32
-    lo = state & _M32
+    if count >= len(_REDRAW):
+        raise ValueError(f"the shuffle on halves takes up to 64 items, not {count}")
+    hi: i64 = state >> 32
+    lo: i64 = state & _M32
+    out_hi: i64 = 0
+    out_lo: i64 = 0
     order = list(range(count))
     for i in range(count - 1, 0, -1):
-        n = i + 1
-        # below(n): outputs from 2**64 - 2**64 % n up are redrawn.
-        redraw = _REDRAW[n] if n < len(_REDRAW) else (1 << 32) - (1 << 64) % n
+        n: i64 = i + 1
+        redraw: i64 = _REDRAW[n]
         while True:
             lo += _GAMMA_LO
             hi = (hi + _GAMMA_HI + (lo >> 32)) & _M32
@@ -489,7 +569,7 @@ def shuffled_indices_in_halves(count: int, state: int) -> tuple[list[int], int]:
         # The output modulo n, from its halves: hi * 2**32 + lo.
         j = ((out_hi % n) * ((1 << 32) % n) + out_lo) % n
         order[i], order[j] = order[j], order[i]
-    return order, hi << 32 | lo
+    return order, int(hi) << 32 | int(lo)
 
 
 def shuffled_indices(count: int, state: int) -> tuple[list[int], int]:

@@ -27,6 +27,8 @@ from ._fast import (
     handed_out,
     legal_cache,
     log_of,
+    new_round_info,
+    new_round_result,
     new_state,
     placed,
     set_legal_cache,
@@ -43,7 +45,6 @@ from .state import (
     Deal,
     MatchState,
     RoundEnd,
-    RoundInfo,
     RoundResult,
 )
 from .tiles import ALL_TILES, Tile
@@ -122,12 +123,15 @@ def _deal(
     # Shuffling the tile indices gives the same order as shuffling the tiles,
     # and integers sort in C.
     size = rules.hand_size(players)
-    order, rng = shuffled_indices(len(ALL_TILES), rng)
+    tiles = ALL_TILES
+    order, rng = shuffled_indices(len(tiles), rng)
     hands = tuple(
-        tuple([ALL_TILES[i] for i in sorted(order[seat * size : (seat + 1) * size])])
-        for seat in range(players)
+        [
+            tuple([tiles[i] for i in sorted(order[seat * size : (seat + 1) * size])])
+            for seat in range(players)
+        ]
     )
-    stock = tuple([ALL_TILES[i] for i in order[players * size :]])
+    stock = tuple([tiles[i] for i in order[players * size :]])
     return hands, stock, None, deals, rng
 
 
@@ -148,7 +152,7 @@ def _start_round(
     if rules.lot_is_due(finisher) and lot is None:
         lot, rng = below(players, rng)
     first = rules.opener(finisher, lot)
-    info = RoundInfo(
+    info = new_round_info(
         players=players,
         seed=seed,
         round=number,
@@ -202,25 +206,28 @@ def legal_moves(state: MatchState) -> tuple[Move, ...]:
         layout = state.layout
         drawn = state.drawn
         tiles = state.hands[state.turn] if drawn is None else (drawn,)
-        table_empty = not layout.tile_mask
-        if table_empty:
+        values = layout.value_mask
+        # (Only the empty table shows no open value.)
+        if not values:  # the opener places any tile of the hand
             moves = tuple([OPEN[tile.index] for tile in tiles])
         else:
-            moves = _placements(tiles, layout)
-        stock_left = len(state.info.deck) - state.drawn_count
-        required = rules.required_action(table_empty, bool(moves), stock_left)
-        if required == "draw":
-            moves = DRAW_ONLY
-        elif required == "pass":
-            moves = PASS_ONLY
+            moves = _placements(tiles, layout.open_keys, values)
+        if not moves:
+            stock_left = len(state.info.deck) - state.drawn_count
+            required = rules.required_action(not values, False, stock_left)
+            if required == "draw":
+                moves = DRAW_ONLY
+            elif required == "pass":
+                moves = PASS_ONLY
     set_legal_cache(state, moves)  # the cache is not part of the state's value
     return moves
 
 
-def _placements(tiles: tuple[Tile, ...], layout: Layout) -> tuple[Move, ...]:
-    """Every placement of ``tiles`` on ``layout``: by tile, then in point order."""
-    values = layout.value_mask
-    keys = layout.open_keys
+def _placements(tiles: tuple[Tile, ...], keys: tuple[int, ...], values: int) -> tuple[Move, ...]:
+    """Every placement of ``tiles`` on the open ``keys`` (showing the mask ``values``).
+
+    They are listed by tile, then in point order.
+    """
     moves: list[Move] = []
     for tile in tiles:
         index = tile.index
@@ -296,8 +303,9 @@ def _apply_place(state: MatchState, move: Place) -> MatchState:
     players = info.players
     tile = move.tile
     at = move.at
-    hand = without_tile(state.hands[seat], tile)
-    hands = state.hands[:seat] + (hand,) + state.hands[seat + 1 :]
+    hands = state.hands
+    hand = without_tile(hands[seat], tile)
+    hands = hands[:seat] + (hand,) + hands[seat + 1 :]
     layout = placed(state.layout, tile, None if at is None else at.order)
     end_sum = layout.end_sum
     points = rules.placement_points(end_sum)
@@ -316,7 +324,8 @@ def _apply_place(state: MatchState, move: Place) -> MatchState:
             return _end_round(state, hands, layout, scores, RoundEnd.DOMINO, seat, log)
         # Then a block: an empty stock and nobody able to place.
         # (Only an empty stock can block, so the hands are looked at only then.)
-        stock_left = len(info.deck) - state.drawn_count
+        drawn_count = state.drawn_count
+        stock_left = len(info.deck) - drawn_count
         if not stock_left and rules.is_blocked(
             stock_left, _anyone_can_place(hands, layout.value_mask)
         ):
@@ -437,7 +446,7 @@ def _end_round(
     info = state.info
     pips = [sum([tile.pips for tile in hand]) for hand in hands]
     deductions, settled = rules.settle(info.players, scores, pips)
-    result = RoundResult(
+    result = new_round_result(
         round=info.round,
         end=end,
         finisher=finisher,

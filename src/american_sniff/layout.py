@@ -209,7 +209,7 @@ class Contribution:
 PlacementLog = tuple[Tile, int | None, Any] | None
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, weakref_slot=False)
 class Layout:
     """The tiles on the table, as an immutable value.
 

@@ -281,7 +281,7 @@ class RoundInfo:
     last_round: RoundResult | None
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, weakref_slot=False)
 class MatchState:
     """A whole match at one moment: the hands, the stock, the table and the scores.
 
