@@ -465,14 +465,14 @@ def test_invalid_deal_is_a_value_error() -> None:
 def test_new_match_needs_two_to_four_players(players: object) -> None:
     """``new_match`` refuses any number of players but 2, 3 or 4."""
     with pytest.raises(ValueError, match="played by 2, 3 or 4 players"):
-        new_match(players, seed=1)  # type: ignore[arg-type]  # deliberately wrong
+        new_match(players, seed=1)  # deliberately wrong
 
 
 @pytest.mark.parametrize("seed", [-1, 2**64, "1", 1.5, True])
 def test_new_match_needs_a_64_bit_seed(seed: object) -> None:
     """``new_match`` refuses a seed that is not an integer from 0 to 2**64 - 1."""
     with pytest.raises(ValueError, match=r"seed must be an integer from 0 to 2\*\*64 - 1"):
-        new_match(2, seed=seed)  # type: ignore[arg-type]  # deliberately wrong
+        new_match(2, seed=seed)  # deliberately wrong
 
 
 def test_new_match_refuses_deals_that_do_not_fit() -> None:
@@ -493,4 +493,4 @@ def test_score_of_needs_a_seat_of_the_match(players: int, seat: object) -> None:
     """``score_of`` refuses anything but a seat number of the match."""
     state = new_match(players, seed=1)
     with pytest.raises(ValueError, match=f"seat must be an integer from 0 to {players - 1}"):
-        score_of(state, seat)  # type: ignore[arg-type]  # deliberately wrong
+        score_of(state, seat)  # deliberately wrong

@@ -88,4 +88,4 @@ def test_round_hand_refuses_what_no_hand_holds(pips: object) -> None:
     from american_sniff import round_hand
 
     with pytest.raises(ValueError, match="whole number of pips"):
-        round_hand(pips)  # type: ignore[arg-type]
+        round_hand(pips)

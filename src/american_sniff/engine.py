@@ -46,6 +46,7 @@ from .state import (
     MatchState,
     RoundEnd,
     RoundResult,
+    check_seat,
 )
 from .tiles import ALL_TILES, Tile
 
@@ -61,9 +62,9 @@ def compiled() -> bool:
 
 
 def new_match(
-    players: int,
+    players: object,
     *,
-    seed: int | None = None,
+    seed: object = None,
     deals: Iterable[Deal] = (),
 ) -> MatchState:
     """Deal a new match for ``players`` players and pick the opener by lot.
@@ -84,6 +85,8 @@ def new_match(
     :raises ValueError: if ``players`` is not 2, 3 or 4 or ``seed`` is out of range.
     :raises InvalidDeal: if a deal is malformed or dealt for another number of players.
     """
+    # (players and seed are checked here, not by their annotations: the
+    # compiled build would refuse a wrong type before this code runs.)
     if type(players) is not int or players not in rules.PLAYER_COUNTS:
         raise ValueError(f"American Sniff is played by 2, 3 or 4 players, got {players!r}")
     seed = secrets.randbits(64) if seed is None else check_seed(seed)
@@ -471,7 +474,7 @@ def _end_round(
 # -- scores ------------------------------------------------------------------
 
 
-def score_of(state: MatchState, seat: int) -> int:
+def score_of(state: MatchState, seat: object) -> int:
     """The score of ``seat``'s side: its own, or its partnership's with 4 players.
 
     :raises ValueError: if ``seat`` is not a seat of the match.
@@ -479,7 +482,8 @@ def score_of(state: MatchState, seat: int) -> int:
     """
     if type(state) is not MatchState:
         raise _not_a_state("score_of", state)
-    return state.scores[state.side_of(seat)]
+    players = state.info.players
+    return state.scores[rules.side_of(players, check_seat(players, seat))]
 
 
 def _not_a_state(function: str, value: object) -> TypeError:

@@ -153,7 +153,7 @@ def is_blocked(stock_left: int, anyone_can_place: bool) -> bool:
     return stock_left == 0 and not anyone_can_place
 
 
-def round_hand(pips: int) -> int:
+def round_hand(pips: object) -> int:
     """A hand's pips rounded to the nearest multiple of five (remainders 1-2 down, 3-4 up).
 
     >>> [round_hand(n) for n in (1, 2, 3, 4, 5, 7, 8)]
