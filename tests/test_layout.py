@@ -123,7 +123,7 @@ def test_place_returns_a_new_layout_and_leaves_the_old_one() -> None:
     assert (before.tiles, before.points(), before.end_sum, before.sniff, len(before)) == snapshot
     assert after.tiles == (Tile(1, 4), Tile(1, 1))
     with pytest.raises(attrs.exceptions.FrozenInstanceError):
-        before.end_sum = 99  # type: ignore[misc]  # layouts are frozen; this must fail
+        before.end_sum = 99  # layouts are frozen; this must fail
 
 
 def test_equal_histories_give_equal_layouts() -> None:

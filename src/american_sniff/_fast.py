@@ -268,15 +268,17 @@ def handed_out(state: MatchState, move: object) -> bool:
 
 
 # -- slot-level constructors --------------------------------------------------------------
-# Each build fills slots by its fastest route. Compiled code calls
-# ``object.__setattr__`` written out, which mypyc turns into a direct C call.
-# The interpreter fills a plain *twin* class that has the very same slots (so
-# each store is the interpreter's specialised slot store) and then switches the
-# object's class to the frozen attrs class, which CPython allows between
-# classes of identical layout. (That is why MatchState and Layout have no
-# ``__weakref__`` slot: a class with one never matches another's layout.)
+# Each build fills slots by its fastest route. In the compiled build Layout is
+# a native class, whose constructor stores its fields directly, and the attrs
+# classes are filled with ``object.__setattr__`` written out, which mypyc turns
+# into a direct C call. The interpreter fills a plain *twin* class that has the
+# very same slots (so each store is the interpreter's specialised slot store)
+# and then switches the object's class to the frozen class, which CPython
+# allows between classes of identical layout. (That is why MatchState and
+# Layout have no ``__weakref__`` slot: a class with one never matches another's
+# layout.)
 
-_LayoutTwin: Any = type("_LayoutTwin", (), {"__slots__": vars(Layout)["__slots__"]})
+_LayoutTwin: Any = type("_LayoutTwin", (), {"__slots__": vars(Layout).get("__slots__", ())})
 _StateTwin: Any = type("_StateTwin", (), {"__slots__": vars(MatchState)["__slots__"]})
 
 
@@ -291,14 +293,15 @@ def new_layout(
 ) -> Layout:
     """``Layout(...)`` for the engine's own, consistent values, stored slot by slot."""
     if COMPILED:
-        layout: Layout = object.__new__(Layout)
-        object.__setattr__(layout, "open_keys", open_keys)
-        object.__setattr__(layout, "end_sum", end_sum)
-        object.__setattr__(layout, "sniff", sniff)
-        object.__setattr__(layout, "tile_mask", tile_mask)
-        object.__setattr__(layout, "value_mask", value_mask)
-        object.__setattr__(layout, "_log", log)
-        return layout
+        # A native class: its own constructor stores straight into the object.
+        return Layout(
+            open_keys=open_keys,
+            end_sum=end_sum,
+            sniff=sniff,
+            tile_mask=tile_mask,
+            value_mask=value_mask,
+            log=log,
+        )
     twin = object.__new__(_LayoutTwin)
     twin.open_keys = open_keys
     twin.end_sum = end_sum
@@ -307,7 +310,7 @@ def new_layout(
     twin.value_mask = value_mask
     twin._log = log
     twin.__class__ = Layout
-    layout = twin
+    layout: Layout = twin
     return layout
 
 

@@ -18,14 +18,14 @@ table, and a new layout shares the history of placements with the old one.
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Iterator
 from typing import Any
 
 import attrs
 
 from .errors import IllegalMove
-from .tiles import ALL_TILES, Tile, parse_tile
+from .points import Connection, Contribution, Point, Side, parse_point
+from .tiles import ALL_TILES, Tile
 
 __all__ = [
     "Connection",
@@ -38,170 +38,6 @@ __all__ = [
 ]
 
 
-class Side(enum.Enum):
-    """A named side of a tile on the table; the value is the name used in notation.
-
-    A non-double has two ends; a double lies crosswise and has two in-line
-    sides; the Sniff alone also has two branches. The rules text's Portuguese
-    name is given in brackets.
-
-    :cvar LOW: ``"low"``: the end of a non-double that shows the smaller number
-        (*extremidade de menor valor*).
-    :cvar HIGH: ``"high"``: the end of a non-double that shows the larger number
-        (*extremidade de maior valor*).
-    :cvar LINE_A: ``"line_a"``: the in-line side by which a double is joined to
-        the table; on an opening double, simply the first of its two free
-        in-line sides (*linha A*).
-    :cvar LINE_B: ``"line_b"``: the opposite in-line side of a double, the one
-        that faces outward and stays open once the double is joined (*linha B*).
-    :cvar BRANCH_A: ``"branch_a"``: the Sniff's first side arm, open only once
-        both of the Sniff's line sides are joined (*ramo A*).
-    :cvar BRANCH_B: ``"branch_b"``: the Sniff's second side arm, open under the
-        same condition (*ramo B*).
-    """
-
-    LOW = "low"
-    HIGH = "high"
-    LINE_A = "line_a"
-    LINE_B = "line_b"
-    BRANCH_A = "branch_a"
-    BRANCH_B = "branch_b"
-
-    def __repr__(self) -> str:
-        return f"Side.{self.name}"
-
-    def __str__(self) -> str:
-        return self.value
-
-
-_END_SIDES = (Side.LOW, Side.HIGH)
-_DOUBLE_SIDES = (Side.LINE_A, Side.LINE_B, Side.BRANCH_A, Side.BRANCH_B)
-_SIDE_RANK = {side: rank for rank, side in enumerate(Side)}
-
-
-@attrs.frozen(repr=False, cache_hash=True)
-class Point:
-    """A connection point: one named side of one tile on the table.
-
-    >>> Point(Tile(1, 4), Side.HIGH).value
-    4
-    >>> str(Point(Tile(1, 1), Side.BRANCH_A))
-    '[1|1] branch_a'
-
-    :ivar tile: The tile on the table that the side belongs to.
-    :ivar side: Which of that tile's sides this is.
-    :ivar value: The number a tile must show to be placed here: the half at
-        that end of a non-double, the number of a double (derived, not
-        compared).
-    :ivar order: A sort key, by tile (as in :data:`ALL_TILES`) then by side (in
-        :class:`Side` order); it is unique for each point (derived, not
-        compared).
-    :raises ValueError: if the side does not exist on that tile: a non-double
-        has only ``low`` and ``high``, a double only lines and branches.
-    """
-
-    tile: Tile
-    side: Side
-    value: int = attrs.field(init=False, eq=False)
-    order: int = attrs.field(init=False, eq=False)
-
-    def __attrs_post_init__(self) -> None:
-        tile, side = self.tile, self.side
-        if not isinstance(tile, Tile):
-            raise ValueError(f"a point needs a Tile, got {tile!r}")
-        if not isinstance(side, Side):
-            raise ValueError(f"a point needs a Side, got {side!r}")
-        if tile.is_double and side in _END_SIDES:
-            raise ValueError(f"{tile} is a double: it has line and branch sides, not {side}")
-        if not tile.is_double and side in _DOUBLE_SIDES:
-            raise ValueError(f"{tile} is not a double: it has only low and high ends, not {side}")
-        object.__setattr__(self, "value", tile.high if side is Side.HIGH else tile.low)
-        object.__setattr__(self, "order", tile.index * 8 + _SIDE_RANK[side])
-
-    def __str__(self) -> str:
-        return f"{self.tile} {self.side.value}"
-
-    def __repr__(self) -> str:
-        return f"Point({self.tile!r}, {self.side!r})"
-
-    def __reduce__(self) -> tuple[object, ...]:
-        # Copies and unpickled points are the interned instances of the table.
-        return (_point, (self.order,))
-
-
-def parse_point(text: str) -> Point:
-    """Parse a point written as ``str(point)`` does: a tile, a space, a side value.
-
-    >>> parse_point("[4|1] high")
-    Point(Tile(1, 4), Side.HIGH)
-
-    :raises ValueError: if ``text`` is not a point in that notation, or names a
-        side the tile does not have.
-    """
-    if not isinstance(text, str):
-        raise ValueError(f"a point is written as text, got {text!r}")
-    words = text.rsplit(None, 1)
-    sides = [side.value for side in Side]
-    if len(words) != 2 or words[1] not in sides:
-        raise ValueError(
-            f"not a point: {text!r} (expected '[a|b] SIDE' with SIDE one of {', '.join(sides)})"
-        )
-    return Point(parse_tile(words[0]), Side(words[1]))
-
-
-@attrs.frozen(repr=False)
-class Connection:
-    """Two tiles joined on the table: an open point and the side that covered it.
-
-    :ivar at: The point that was open before the placement and is now joined.
-    :ivar joined: The side of the tile placed there that touches it: the end
-        showing the same number for a non-double, ``line_a`` for a double.
-    """
-
-    at: Point
-    joined: Point
-
-    def __str__(self) -> str:
-        return f"{self.at} - {self.joined}"
-
-    def __repr__(self) -> str:
-        return f"Connection({self.at!r}, {self.joined!r})"
-
-
-@attrs.frozen(repr=False)
-class Contribution:
-    """One counted scoring end: a free side of a tile and what it adds to the sum.
-
-    A terminal double is one scoring end worth both halves, listed at its free
-    line side; a Sniff lying alone with both line sides free is one scoring end
-    listed at ``line_a``. Each free branch of an opened Sniff is a scoring end
-    worth half the Sniff.
-
-    :ivar point: The free side the scoring end is listed at.
-    :ivar value: What it adds to the end sum; a free end showing 0 is listed
-        too, with value 0.
-    """
-
-    point: Point
-    value: int
-
-    @property
-    def tile(self) -> Tile:
-        """The tile the contribution comes from."""
-        return self.point.tile
-
-    @property
-    def side(self) -> Side:
-        """The side the contribution is listed at."""
-        return self.point.side
-
-    def __str__(self) -> str:
-        return f"{self.point}: {self.value}"
-
-    def __repr__(self) -> str:
-        return f"Contribution({self.point!r}, {self.value!r})"
-
-
 #: A node of a layout's placement log: (tile, key of the point it was placed
 #: on or None for the opening tile, the previous node); None before the first.
 #: (The previous node is a PlacementLog; the alias is kept one level deep so
@@ -209,7 +45,6 @@ class Contribution:
 PlacementLog = tuple[Tile, int | None, Any] | None
 
 
-@attrs.frozen(repr=False, weakref_slot=False)
 class Layout:
     """The tiles on the table, as an immutable value.
 
@@ -219,6 +54,12 @@ class Layout:
     >>> table = Layout.empty().place(Tile(1, 4))
     >>> [str(p) for p in table.points()], table.end_sum
     (['[1|4] low', '[1|4] high'], 5)
+
+    A layout is frozen: assigning or deleting an attribute raises
+    :class:`attrs.exceptions.FrozenInstanceError`. It compares, hashes, copies
+    and pickles by its fields. (It is written out by hand rather than with
+    attrs, so that the compiled build can make it a native class: the engine
+    builds one for every placement.)
 
     :ivar open_keys: The open connection points, each as its
         :attr:`Point.order`, in increasing order; :meth:`points` turns them
@@ -234,13 +75,67 @@ class Layout:
         some open point shows.
     """
 
+    __slots__ = ("_log", "end_sum", "open_keys", "sniff", "tile_mask", "value_mask")
+    __match_args__ = ("open_keys", "end_sum", "sniff", "tile_mask", "value_mask")
+
     open_keys: tuple[int, ...]
     end_sum: int
     sniff: Tile | None
     tile_mask: int
     value_mask: int
-    # The placements, newest first, as a chain shared with earlier layouts.
-    _log: PlacementLog = attrs.field(alias="log")
+    # The placements, newest first, as a chain shared with earlier layouts (a
+    # PlacementLog). Typed loosely so that both builds store whatever they are
+    # given here, and validate_state reports a malformed one.
+    _log: Any
+
+    def __init__(
+        self,
+        open_keys: tuple[int, ...],
+        end_sum: int,
+        sniff: Tile | None,
+        tile_mask: int,
+        value_mask: int,
+        log: PlacementLog | object,
+    ) -> None:
+        # The class refuses assignment, so its own fields are stored past it.
+        object.__setattr__(self, "open_keys", open_keys)
+        object.__setattr__(self, "end_sum", end_sum)
+        object.__setattr__(self, "sniff", sniff)
+        object.__setattr__(self, "tile_mask", tile_mask)
+        object.__setattr__(self, "value_mask", value_mask)
+        object.__setattr__(self, "_log", log)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise attrs.exceptions.FrozenInstanceError
+
+    def __delattr__(self, name: str) -> None:
+        raise attrs.exceptions.FrozenInstanceError
+
+    def _fields(self) -> tuple[object, ...]:
+        return (
+            self.open_keys,
+            self.end_sum,
+            self.sniff,
+            self.tile_mask,
+            self.value_mask,
+            self._log,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Layout:
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __ne__(self, other: object) -> bool:
+        if type(other) is not Layout:
+            return NotImplemented
+        return self._fields() != other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (Layout, self._fields())
 
     @classmethod
     def empty(cls) -> Layout:
