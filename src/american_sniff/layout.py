@@ -19,7 +19,7 @@ table, and a new layout shares the history of placements with the old one.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, ClassVar
 
 import attrs
 
@@ -45,8 +45,7 @@ __all__ = [
 PlacementLog = tuple[Tile, int | None, Any] | None
 
 
-class Layout:
-    """The tiles on the table, as an immutable value.
+_LAYOUT_DOC = """The tiles on the table, as an immutable value.
 
     Build one with :meth:`empty` and :meth:`place`; never call the constructor
     directly. Equal histories of placements give equal layouts.
@@ -75,8 +74,16 @@ class Layout:
         some open point shows.
     """
 
+
+class Layout:  # noqa: D101 (the docstring is _LAYOUT_DOC, set below)
     __slots__ = ("_log", "end_sum", "open_keys", "sniff", "tile_mask", "value_mask")
-    __match_args__ = ("open_keys", "end_sum", "sniff", "tile_mask", "value_mask")
+    __match_args__: ClassVar[tuple[str, ...]] = (
+        "open_keys",
+        "end_sum",
+        "sniff",
+        "tile_mask",
+        "value_mask",
+    )
 
     open_keys: tuple[int, ...]
     end_sum: int
@@ -283,6 +290,11 @@ class Layout:
                     "both of its line sides are joined"
                 )
         return f"point {at} is not open: it is already joined"
+
+
+# The compiled build keeps no docstring for a native class, so the class gets
+# its docstring here, the same way in both builds (help() and the docs read it).
+Layout.__doc__ = _LAYOUT_DOC
 
 
 def _point(key: int) -> Point:

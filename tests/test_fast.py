@@ -1,0 +1,131 @@
+"""The fast representation (``_fast.py``) agrees with the plain definitions it stands for.
+
+These checks run in both builds: the pure-Python one and the mypyc-compiled
+one, where ``_fast`` takes other routes (native integers for the shuffle,
+direct stores for the constructors).
+"""
+
+from __future__ import annotations
+
+import random
+
+import attrs
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from american_sniff import Layout, MatchState, Point, Side, Tile, apply, legal_moves, new_match
+from american_sniff import _fast as fast
+from american_sniff.rng import MASK64, next_u64, shuffled
+from american_sniff.state import RoundInfo, RoundResult
+
+
+@given(st.integers(min_value=0, max_value=MASK64), st.sampled_from([2, 5, 7, 28, 33, 64]))
+def test_the_shuffle_on_halves_is_the_documented_shuffle(state: int, count: int) -> None:
+    """Same permutation and same next generator state as rng.shuffled, for any state."""
+    expected, after = shuffled(tuple(range(count)), state)
+    order, state_after = fast.shuffled_indices_in_halves(count, state)
+    assert tuple(order) == expected
+    assert state_after == after
+    assert fast.shuffled_indices(count, state) == (list(expected), after)
+
+
+@pytest.mark.parametrize("state", [0, 1, MASK64, 1 << 63, (1 << 32) - 1, 1 << 32])
+def test_the_shuffle_on_halves_agrees_at_the_edges_of_64_bits(state: int) -> None:
+    """States whose halves are all zeros or all ones carry and wrap correctly."""
+    assert fast.shuffled_indices_in_halves(28, state) == (
+        list(shuffled(tuple(range(28)), state)[0]),
+        shuffled(tuple(range(28)), state)[1],
+    )
+
+
+def test_the_shuffle_on_halves_takes_at_most_64_items() -> None:
+    """Its table of redraw limits stops at 64; more is refused, not mis-shuffled."""
+    with pytest.raises(ValueError, match="up to 64"):
+        fast.shuffled_indices_in_halves(65, 1)
+
+
+@pytest.mark.parametrize("n", [2, 3, 5, 6, 7, 28, 33, 64])
+def test_the_redraw_limits_are_those_of_below(n: int) -> None:
+    """An output is redrawn exactly from 2**64 - 2**64 % n up: its low half from _REDRAW[n]."""
+    limit = (1 << 64) - (1 << 64) % n
+    assert (((1 << 32) - 1) << 32) + fast._REDRAW[n] == limit
+    # The test on halves and the test on the whole output agree around the limit.
+    for out in (limit - 1, limit, limit + 1, (1 << 64) - 1):
+        if out >= 1 << 64:
+            continue
+        high, low = out >> 32, out & 0xFFFFFFFF
+        redrawn = high == 0xFFFFFFFF and low >= fast._REDRAW[n]
+        assert redrawn is (out >= limit)
+
+
+@given(st.integers(min_value=0, max_value=MASK64))
+def test_the_output_on_halves_is_splitmix64(state: int) -> None:
+    """The mixing function on halves gives SplitMix64's output for the state after a step."""
+    expected, stepped = next_u64(state)
+    high, low = fast._output(stepped >> 32, stepped & 0xFFFFFFFF)
+    assert high << 32 | low == expected
+
+
+def _states(seed: int, count: int) -> list[MatchState]:
+    rng = random.Random(seed)
+    state = new_match(4, seed=seed)
+    states = [state]
+    while len(states) < count and state.winner is None:
+        moves = legal_moves(state)
+        state = apply(state, moves[rng.randrange(len(moves))])
+        states.append(state)
+    return states
+
+
+def test_round_constructors_fill_exactly_the_attrs_fields() -> None:
+    """RoundInfo and RoundResult made by _fast equal those made by attrs from the same fields."""
+    seen_results = 0
+    for state in _states(3, 400):
+        info = state.info
+        fields = {(f.alias or f.name): getattr(info, f.name) for f in attrs.fields(RoundInfo)}
+        assert RoundInfo(**fields) == info
+        result = state.last_round
+        if result is not None:
+            seen_results += 1
+            fields = {
+                (f.alias or f.name): getattr(result, f.name) for f in attrs.fields(RoundResult)
+            }
+            assert RoundResult(**fields) == result
+            assert hash(RoundResult(**fields)) == hash(result)
+    assert seen_results > 0
+
+
+def test_states_built_by_the_engine_are_plain_frozen_states() -> None:
+    """The twin-class route (interpreter) and the direct route (compiled) give true MatchStates."""
+    for state in _states(8, 60):
+        assert type(state) is MatchState
+        assert type(state.layout) is Layout
+        with pytest.raises(attrs.exceptions.FrozenInstanceError):
+            state.turn = 0  # type: ignore[misc]
+        with pytest.raises(attrs.exceptions.FrozenInstanceError):
+            del state.layout.end_sum
+
+
+def test_point_keys_are_point_orders_and_the_tables_agree_with_the_points() -> None:
+    """Every key is its Point's order, and each table row describes that point."""
+    for key, point in enumerate(fast.POINT_OF_KEY):
+        if point is None:
+            continue
+        assert point.order == key == fast.key_of(point.tile, point.side)
+        assert fast.VALUE_OF_KEY[key] == point.value
+        assert fast.BIT_OF_KEY[key] == 1 << point.value
+        doubled = point.side in (Side.LINE_A, Side.LINE_B)
+        assert fast.WORTH_OF_KEY[key] == (2 * point.value if doubled else point.value)
+    # 21 non-doubles with two ends, 7 doubles with two lines and two branches.
+    assert sum(point is not None for point in fast.POINT_OF_KEY) == 21 * 2 + 7 * 4
+
+
+def test_the_end_sum_counts_a_lone_opening_double_once() -> None:
+    """[3|3] alone counts 6, not 12; joined on one side it still counts 6 through the other."""
+    alone = Layout.empty().place(Tile(3, 3))
+    assert fast.is_lone_double(alone.open_keys)
+    assert alone.end_sum == fast.end_sum_of(alone.open_keys) == 6
+    joined = alone.place(Tile(0, 3), Point(Tile(3, 3), Side.LINE_A))
+    assert not fast.is_lone_double(joined.open_keys)
+    assert joined.end_sum == 6  # line_b counts both halves, and [0|3] shows 0
