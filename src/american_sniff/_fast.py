@@ -53,12 +53,12 @@ The pure-Python and the mypyc-compiled builds run this same code.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from .layout import Layout, PlacementLog, Point, Side
 from .moves import Draw, Move, Pass, Place
 from .rng import shuffled
-from .state import ActionLog, Deal, MatchState, RoundEnd, RoundInfo, RoundResult
+from .state import ActionLog, MatchState, RoundInfo, RoundResult
 from .tiles import ALL_TILES, Tile
 
 if TYPE_CHECKING:
@@ -267,6 +267,8 @@ def handed_out(state: MatchState, move: object) -> bool:
     return False
 
 
+_T = TypeVar("_T")
+
 # -- slot-level constructors --------------------------------------------------------------
 # Each build fills slots by its fastest route. In the compiled build Layout is
 # a native class, whose constructor stores its fields directly, and the attrs
@@ -359,52 +361,26 @@ def new_state(
     return state
 
 
-def new_round_info(
-    *,
-    players: int,
-    seed: int,
-    round: int,
-    opener: int,
-    deck: tuple[Tile, ...],
-    deals: tuple[Deal, ...],
-    rng: int,
-    last_round: RoundResult | None,
-) -> RoundInfo:
-    """``RoundInfo(...)`` for the engine's own, consistent values, stored slot by slot."""
-    info: RoundInfo = object.__new__(RoundInfo)
-    object.__setattr__(info, "players", players)
-    object.__setattr__(info, "seed", seed)
-    object.__setattr__(info, "round", round)
-    object.__setattr__(info, "opener", opener)
-    object.__setattr__(info, "deck", deck)
-    object.__setattr__(info, "deals", deals)
-    object.__setattr__(info, "rng", rng)
-    object.__setattr__(info, "last_round", last_round)
-    return info
+def _filled(cls: type[_T], fields: dict[str, object]) -> _T:
+    """An instance of the frozen attrs class ``cls`` with its slots set from ``fields``."""
+    instance: _T = object.__new__(cls)
+    for name, value in fields.items():
+        object.__setattr__(instance, name, value)
+    return instance
 
 
-def new_round_result(
-    *,
-    round: int,
-    end: RoundEnd,
-    finisher: int | None,
-    layout: Layout,
-    hands: tuple[tuple[Tile, ...], ...],
-    deductions: tuple[int, ...],
-    scores: tuple[int, ...],
-    log: ActionLog,
-) -> RoundResult:
-    """``RoundResult(...)`` for the engine's own, consistent values, stored slot by slot."""
-    result: RoundResult = object.__new__(RoundResult)
-    object.__setattr__(result, "round", round)
-    object.__setattr__(result, "end", end)
-    object.__setattr__(result, "finisher", finisher)
-    object.__setattr__(result, "layout", layout)
-    object.__setattr__(result, "hands", hands)
-    object.__setattr__(result, "deductions", deductions)
-    object.__setattr__(result, "scores", scores)
-    object.__setattr__(result, "_log", log)
-    return result
+def new_round_info(**fields: object) -> RoundInfo:
+    """``RoundInfo(**fields)`` for the engine's own, consistent values, stored slot by slot.
+
+    The fields are exactly RoundInfo's (a test checks the result against attrs).
+    """
+    return _filled(RoundInfo, fields)
+
+
+def new_round_result(**fields: object) -> RoundResult:
+    """``RoundResult(**fields)`` for the engine's own values; ``log`` is stored as ``_log``."""
+    fields["_log"] = fields.pop("log")
+    return _filled(RoundResult, fields)
 
 
 # -- placing a tile -----------------------------------------------------------------------
