@@ -2,11 +2,12 @@
 
 It reads like the rules (``docs/rules.md``), step by step, and leaves every
 decision to :mod:`american_sniff.rules`: a round is dealt and opened
-(:func:`new_match`), the player to move must place, draw or pass
-(:func:`legal_moves`), and a move is applied with its consequences in the
-rules' order (:func:`apply`): points, the target, going out, a block, and the
-settlement of a finished round. The fast representation it works on (point
-keys, interned moves, slot-level constructors) is :mod:`american_sniff._fast`.
+(:func:`~american_sniff.new_match`), the player to move must place, draw or
+pass (:func:`~american_sniff.legal_moves`), and a move is applied with its
+consequences in the rules' order (:func:`~american_sniff.apply`): points, the
+target, going out, a block, and the settlement of a finished round. The fast
+representation it works on (point keys, interned moves, slot-level
+constructors) is the private module ``american_sniff._fast``.
 """
 
 from __future__ import annotations

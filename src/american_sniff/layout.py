@@ -55,7 +55,7 @@ _LAYOUT_DOC = """The tiles on the table, as an immutable value.
     (['[1|4] low', '[1|4] high'], 5)
 
     A layout is frozen: assigning or deleting an attribute raises
-    :class:`attrs.exceptions.FrozenInstanceError`. It compares, hashes, copies
+    ``attrs.exceptions.FrozenInstanceError``. It compares, hashes, copies
     and pickles by its fields. (It is written out by hand rather than with
     attrs, so that the compiled build can make it a native class: the engine
     builds one for every placement.)

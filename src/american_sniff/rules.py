@@ -10,13 +10,13 @@ text gives them (see ``docs/rules.md``):
 2. on each turn the player must place a tile if they can, else draw while the
    stock lasts, else pass (:func:`required_action`);
 3. a placement scores the end sum when it is a positive multiple of five
-   (:func:`placement_points`) for the side of the seat (:func:`side_of`);
+   (:func:`~american_sniff.placement_points`) for the side of the seat (:func:`side_of`);
 4. then, in this order: a side that reaches its target wins at once
    (:func:`has_won`); a player who placed their last tile ends the round; a
    round where the stock is empty and nobody can place ends blocked
    (:func:`is_blocked`); otherwise the turn passes on (:func:`next_seat`);
 5. a round that ends is settled: each hand is rounded to the nearest multiple
-   of five and taken from its side, with no floor (:func:`round_hand`,
+   of five and taken from its side, with no floor (:func:`~american_sniff.round_hand`,
    :func:`settle`).
 
 What a free side of the table adds to the end sum is geometry, and lives with
@@ -171,7 +171,7 @@ def settle(
 ) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Settle a finished round: ``(deductions, scores after settlement)``.
 
-    Each seat's hand is rounded on its own (:func:`round_hand`) and taken from
+    Each seat's hand is rounded on its own (:func:`~american_sniff.round_hand`) and taken from
     its side's score, so partners are rounded separately; the player who went
     out holds nothing and so loses nothing, and gains nothing either. Scores
     may fall below zero.
