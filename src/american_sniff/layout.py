@@ -293,8 +293,9 @@ class Layout:  # noqa: D101 (the docstring is _LAYOUT_DOC, set below)
 
 
 # The compiled build keeps no docstring for a native class, so the class gets
-# its docstring here, the same way in both builds (help() and the docs read it).
-Layout.__doc__ = _LAYOUT_DOC
+# its docstring here, the same way in both builds (help() and the docs read
+# it). setattr, because mypyc refuses a plain assignment to a native class.
+setattr(Layout, "__doc__", _LAYOUT_DOC)  # noqa: B010
 
 
 def _point(key: int) -> Point:
