@@ -100,6 +100,14 @@ def register(commands: Any) -> argparse.ArgumentParser:
         "--jobs", type=positive, default=1, help="worker processes on this machine (default 1)"
     )
     add_playouts(parser)
+    _add_backend(parser)
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.set_defaults(run=_run)
+    return parser
+
+
+def _add_backend(parser: argparse.ArgumentParser) -> None:
+    """Add ``--backend`` and ``--address``: where the matches are played."""
     parser.add_argument(
         "--backend",
         choices=BACKENDS,
@@ -113,9 +121,6 @@ def register(commands: Any) -> argparse.ArgumentParser:
         help="with --backend ray: the cluster to join ('auto', 'ray://HOST:10001'); "
         "default: start a local Ray instance with --jobs CPUs",
     )
-    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
-    parser.set_defaults(run=_run)
-    return parser
 
 
 def _run(args: argparse.Namespace) -> int:
