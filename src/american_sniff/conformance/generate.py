@@ -29,8 +29,8 @@ from ..moves import Place
 from ..records import record_match
 from ..referee import check_record
 from ..rng import below
-from ..rules import RULES_VERSION, round_hand
-from ..serial import FORMAT_VERSION, move_text, parse_tile_text, tile_text
+from ..rules import round_hand
+from ..serial import document_header, move_text, parse_tile_text, tile_text
 from ..state import MatchState, RoundEnd
 from ..tiles import ALL_TILES, Tile
 from .loading import KINDS, VECTORS_FORMAT
@@ -870,9 +870,7 @@ def build() -> dict[str, dict[str, Any]]:
     assert tuple(makers) == KINDS
     return {
         f"{kind}.json": {
-            "format": VECTORS_FORMAT,
-            "format_version": FORMAT_VERSION,
-            "rules_version": RULES_VERSION,
+            **document_header(VECTORS_FORMAT),
             "kind": kind,
             "vectors": make(),
         }
