@@ -45,12 +45,12 @@ import attrs
 from .engine import apply, new_match
 from .errors import IllegalMove, InvalidDeal, InvalidRecord
 from .moves import Draw, Move, Pass, Place
-from .rules import PLAYER_COUNTS, RULES_VERSION
+from .rules import PLAYER_COUNTS
 from .serial import (
-    FORMAT_VERSION,
     MAX_SAFE_INTEGER,
     ActionDoc,
     check_header,
+    document_header,
     move_text,
     parse_move_text,
     parse_tile_text,
@@ -345,9 +345,7 @@ class MatchRecord:
     def to_dict(self) -> dict[str, Any]:
         """The record as a dict of JSON values (what :meth:`to_json` writes)."""
         return {
-            "format": RECORD_FORMAT,
-            "format_version": FORMAT_VERSION,
-            "rules_version": RULES_VERSION,
+            **document_header(RECORD_FORMAT),
             "players": self.players,
             "names": list(self.names),
             "seed": None if self.seed is None else str(self.seed),

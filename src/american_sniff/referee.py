@@ -22,7 +22,7 @@ The command ``american-sniff check FILE...`` runs the referee on record files.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
@@ -32,8 +32,7 @@ from .engine import apply, new_match
 from .errors import IllegalMove, InvalidDeal
 from .moves import Place
 from .records import ActionRecord, MatchRecord, OpenerBy, RoundRecord, seed_discrepancy
-from .rules import RULES_VERSION
-from .serial import FORMAT_VERSION
+from .serial import document_header
 from .state import Action, Deal, MatchState, RoundEnd, RoundResult
 
 __all__ = ["DISCREPANCY_KINDS", "REPORT_FORMAT", "Discrepancy", "Report", "check_record"]
@@ -178,9 +177,7 @@ class Report:
     def to_dict(self) -> dict[str, Any]:
         """The report as a dict of JSON values (what :meth:`to_json` writes)."""
         return {
-            "format": REPORT_FORMAT,
-            "format_version": FORMAT_VERSION,
-            "rules_version": RULES_VERSION,
+            **document_header(REPORT_FORMAT),
             "ok": self.ok,
             "complete": self.complete,
             "rounds": self.rounds,
@@ -354,41 +351,71 @@ class _Referee:
         ended: RoundResult | None = None
         actions = round_record.actions
         for index, action in enumerate(actions):
-            where = f"seat {action.seat}: {action.move}"
             if state.winner is not None or ended is not None:
-                later = len(actions) - index
-                what = f"{later} action{'s' * (later != 1)} ({where}, ...) recorded after"
-                if state.winner is not None:
-                    self.add("after_win", number, index, f"{what} side {state.winner} won")
-                else:
-                    self.add("after_round_end", number, index, f"{what} the round ended")
+                self.report_later_actions(state, actions, number, index)
                 break
-            if action.seat != state.turn:
-                self.add(
-                    "wrong_seat",
-                    number,
-                    index,
-                    f"{where}, but it is seat {state.turn}'s turn",
-                    fatal=True,
-                )
-                return None
-            try:
-                after = apply(state, action.move)
-            except IllegalMove as error:
-                self.add(
-                    "illegal_action",
-                    number,
-                    index,
-                    f"{where} is illegal: {error}",
-                    code=error.code,
-                    fatal=True,
-                )
+            after = self.play_action(state, action, number, index)
+            if after is None:
                 return None
             real = after.last_action
             assert real is not None
             self.check_action(number, index, action, real)
             ended = real.round_result
             state = after
+        return self.check_round_end(state, round_record, number, ended)
+
+    def report_later_actions(
+        self, state: MatchState, actions: Sequence[ActionRecord], number: int, index: int
+    ) -> None:
+        """Report the actions of round ``number`` from ``index`` on, recorded after its end."""
+        later = len(actions) - index
+        where = f"seat {actions[index].seat}: {actions[index].move}"
+        what = f"{later} action{'s' * (later != 1)} ({where}, ...) recorded after"
+        if state.winner is not None:
+            self.add("after_win", number, index, f"{what} side {state.winner} won")
+        else:
+            self.add("after_round_end", number, index, f"{what} the round ended")
+
+    def play_action(
+        self, state: MatchState, action: ActionRecord, number: int, index: int
+    ) -> MatchState | None:
+        """The state after ``action``; None, with a fatal discrepancy, if the rules refuse it."""
+        where = f"seat {action.seat}: {action.move}"
+        if action.seat != state.turn:
+            self.add(
+                "wrong_seat",
+                number,
+                index,
+                f"{where}, but it is seat {state.turn}'s turn",
+                fatal=True,
+            )
+            return None
+        try:
+            return apply(state, action.move)
+        except IllegalMove as error:
+            self.add(
+                "illegal_action",
+                number,
+                index,
+                f"{where} is illegal: {error}",
+                code=error.code,
+                fatal=True,
+            )
+            return None
+
+    def check_round_end(
+        self,
+        state: MatchState,
+        round_record: RoundRecord,
+        number: int,
+        ended: RoundResult | None,
+    ) -> MatchState | None:
+        """Check how round ``number`` ended (``ended``, None if it did not) against its record.
+
+        Return ``state``, or None if the replay stops: the round did not end, yet
+        another follows.
+        """
+        actions = round_record.actions
         if ended is not None:
             rules: tuple[object, ...] = (ended.end, ended.finisher, ended.deductions, ended.scores)
         elif state.winner is None and number < len(self.record.rounds):

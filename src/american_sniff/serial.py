@@ -408,13 +408,24 @@ def round_result_to_json(result: RoundResult | None) -> dict[str, Any] | None:
     return None if result is None else _round_doc(result)
 
 
+def document_header(document_format: str) -> dict[str, Any]:
+    """The fields every JSON document of the library opens with: its format and the versions.
+
+    >>> document_header(STATE_FORMAT)["format"] == STATE_FORMAT
+    True
+    """
+    return {
+        "format": document_format,
+        "format_version": FORMAT_VERSION,
+        "rules_version": RULES_VERSION,
+    }
+
+
 def state_to_dict(state: MatchState) -> dict[str, Any]:
     """The state document as a dict of JSON values (what :func:`state_to_json` writes)."""
     info = state.info
     return {
-        "format": STATE_FORMAT,
-        "format_version": FORMAT_VERSION,
-        "rules_version": RULES_VERSION,
+        **document_header(STATE_FORMAT),
         "players": info.players,
         "seed": _u64_text(info.seed),
         "rng": _u64_text(info.rng),
@@ -597,32 +608,14 @@ def _build_state(doc: _StateDoc) -> MatchState:
     if len(doc.hands) != players:
         raise InvalidState(f"$.hands must hold {players} hands, got {len(doc.hands)}")
     log = _log_from(doc.history, players, scores, "$.history")
-    drawn_tiles: list[Tile] = []
-    node = log
-    while node is not None:
-        if node[2] is not None:
-            drawn_tiles.append(node[2])
-        node = node[6]
-    drawn_tiles.reverse()
-    deals = []
-    for number, deal in enumerate(doc.deals):
-        try:
-            deals.append(
-                Deal(
-                    hands=_hands_from(deal.hands, f"$.deals[{number}].hands"),
-                    stock=_tile_list(deal.stock, f"$.deals[{number}].stock"),
-                    opener=deal.opener,
-                )
-            )
-        except ValueError as exc:
-            raise InvalidState(f"$.deals[{number}]: {exc}") from None
+    drawn_tiles = _drawn_tiles(log)
     info = RoundInfo(
         players=players,
         seed=seed,
         round=doc.round,
         opener=doc.opener,
         deck=(*drawn_tiles, *_tile_list(doc.stock, "$.stock")),
-        deals=tuple(deals),
+        deals=_deals_from(doc.deals),
         rng=rng,
         last_round=None if doc.last_round is None else _round_from(doc.last_round, players),
     )
@@ -638,3 +631,32 @@ def _build_state(doc: _StateDoc) -> MatchState:
         drawn_count=len(drawn_tiles),
         log=log,
     )
+
+
+def _drawn_tiles(log: ActionLog) -> list[Tile]:
+    """The tiles drawn in the round so far, first drawn first, from its action ``log``."""
+    drawn_tiles: list[Tile] = []
+    node = log
+    while node is not None:
+        if node[2] is not None:
+            drawn_tiles.append(node[2])
+        node = node[6]
+    drawn_tiles.reverse()
+    return drawn_tiles
+
+
+def _deals_from(docs: list[_DealDoc]) -> tuple[Deal, ...]:
+    """The deals of a state document's ``deals`` list."""
+    deals = []
+    for number, deal in enumerate(docs):
+        try:
+            deals.append(
+                Deal(
+                    hands=_hands_from(deal.hands, f"$.deals[{number}].hands"),
+                    stock=_tile_list(deal.stock, f"$.deals[{number}].stock"),
+                    opener=deal.opener,
+                )
+            )
+        except ValueError as exc:
+            raise InvalidState(f"$.deals[{number}]: {exc}") from None
+    return tuple(deals)

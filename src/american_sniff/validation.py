@@ -18,7 +18,7 @@ a drawn tile that does not fit, and scores against the target.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from .engine import apply
 from .errors import IllegalMove, InvalidState
@@ -349,15 +349,11 @@ def _replay(
             raise InvalidState(f"{where} is illegal: {error}") from None
         action = after.last_action
         assert action is not None
-        claims: tuple[tuple[str, object, object], ...] = (
-            ("tile drawn", claim.tile, action.tile),
-            ("end sum", claim.end_sum, action.end_sum),
-            ("points", claim.points, action.points),
-            ("scores", claim.scores, action.scores),
-        )
-        for name, claimed, actual in claims:
-            if claimed != actual:
-                raise InvalidState(f"{where} claims {name} {claimed!r}; the rules give {actual!r}")
+        field = _first_difference(claim, action, ("tile", "end_sum", "points", "scores"))
+        if field is not None:
+            name = {"tile": "tile drawn", "end_sum": "end sum"}.get(field, field)
+            claimed, actual = getattr(claim, field), getattr(action, field)
+            raise InvalidState(f"{where} claims {name} {claimed!r}; the rules give {actual!r}")
         if action.round_result is not None:
             if index != len(nodes):
                 raise InvalidState(f"{where} ended the round, but more actions follow it")
@@ -373,17 +369,16 @@ def _compare(state: MatchState, replayed: MatchState) -> None:
             f"the table holds {_text(state.layout.tiles)} (in the order placed), but the "
             f"round's history places {_text(replayed.layout.tiles)}"
         )
-    checks: tuple[tuple[str, object, object], ...] = (
-        ("hands", state.hands, replayed.hands),
-        ("drawn_count", state.drawn_count, replayed.drawn_count),
-        ("scores", state.scores, replayed.scores),
-        ("winner", state.winner, replayed.winner),
-        ("turn", state.turn, replayed.turn),
-        ("drawn", state.drawn, replayed.drawn),
-    )
-    for name, value, expected in checks:
-        if value != expected:
-            raise InvalidState(f"{name} is {value!r}, but the round's history gives {expected!r}")
+    fields = ("hands", "drawn_count", "scores", "winner", "turn", "drawn")
+    name = _first_difference(state, replayed, fields)
+    if name is not None:
+        value, expected = getattr(state, name), getattr(replayed, name)
+        raise InvalidState(f"{name} is {value!r}, but the round's history gives {expected!r}")
+
+
+def _first_difference(value: object, expected: object, fields: Iterable[str]) -> str | None:
+    """The first of ``fields`` in which ``value`` differs from ``expected``, or None."""
+    return next((f for f in fields if getattr(value, f) != getattr(expected, f)), None)
 
 
 # -- the previous round ---------------------------------------------------------------
@@ -392,12 +387,7 @@ def _compare(state: MatchState, replayed: MatchState) -> None:
 def _check_last_round(info: RoundInfo, start_scores: tuple[int, ...]) -> None:
     """The previous round replays, settles as recorded, and leads to this round."""
     result = info.last_round
-    players = info.players
-    if any(score >= TARGET[players] for score in start_scores):
-        raise InvalidState(
-            f"round {info.round} starts at scores {start_scores}, at or past the target "
-            f"{TARGET[players]}: the match would have ended"
-        )
+    _check_below_target(info.round, start_scores, info.players)
     if result is None:
         if info.round != 1:
             raise InvalidState(f"round {info.round} has no result of the round before it")
@@ -406,6 +396,21 @@ def _check_last_round(info: RoundInfo, start_scores: tuple[int, ...]) -> None:
                 f"the first round starts at scores {start_scores}; a match starts at 0"
             )
         return
+    _check_leads_here(info, result, start_scores)
+    _check_replays(info, result)
+
+
+def _check_below_target(number: int, scores: tuple[int, ...], players: int) -> None:
+    """Round ``number`` may start at ``scores``: no side has reached the target yet."""
+    if any(score >= TARGET[players] for score in scores):
+        raise InvalidState(
+            f"round {number} starts at scores {scores}, at or past the target "
+            f"{TARGET[players]}: the match would have ended"
+        )
+
+
+def _check_leads_here(info: RoundInfo, result: RoundResult, start_scores: tuple[int, ...]) -> None:
+    """The previous round's ``result`` leads to this round: its number, scores and opener."""
     if info.round == 1:
         raise InvalidState("the first round has no round before it, but last_round is given")
     if result.round != info.round - 1:
@@ -424,6 +429,11 @@ def _check_last_round(info: RoundInfo, start_scores: tuple[int, ...]) -> None:
             f"seat {result.finisher!r} went out last round and so opens this one, "
             f"not seat {info.opener}"
         )
+
+
+def _check_replays(info: RoundInfo, result: RoundResult) -> None:
+    """The previous round's history, replayed from its start, ends in ``result``."""
+    players = info.players
     name = f" of round {result.round}"
     hands = _hands(result.hands, players, "the previous round's hands")
     _scores(result.scores, players, "the previous round's scores")
@@ -435,11 +445,7 @@ def _check_last_round(info: RoundInfo, start_scores: tuple[int, ...]) -> None:
     for seat, amount in enumerate(result.deductions):
         before[side_of(players, seat)] += amount
     start_scores_before = _start_scores(nodes, tuple(before), players)
-    if any(score >= TARGET[players] for score in start_scores_before):
-        raise InvalidState(
-            f"round {result.round} starts at scores {start_scores_before}, at or past the "
-            f"target {TARGET[players]}: the match would have ended"
-        )
+    _check_below_target(result.round, start_scores_before, players)
     start_hands = _start_hands(hands, nodes, players, name)
     drew = [a.tile for a in nodes if type(a.move) is Draw and a.tile is not None]
     dealt = {t for hand in start_hands for t in hand}
@@ -451,10 +457,11 @@ def _check_last_round(info: RoundInfo, start_scores: tuple[int, ...]) -> None:
     if not isinstance(replayed, RoundResult):
         raise InvalidState(f"the last action{name} does not end the round")
     if replayed != result:
-        for field in ("end", "finisher", "layout", "hands", "deductions", "scores"):
+        fields = ("end", "finisher", "layout", "hands", "deductions", "scores")
+        field = _first_difference(result, replayed, fields)
+        if field is not None:
             value, expected = getattr(result, field), getattr(replayed, field)
-            if value != expected:
-                raise InvalidState(
-                    f"the result{name} gives {field} {value!r}; the rules give {expected!r}"
-                )
+            raise InvalidState(
+                f"the result{name} gives {field} {value!r}; the rules give {expected!r}"
+            )
         raise InvalidState(f"the result{name} does not match the replay of its history")

@@ -33,8 +33,8 @@ import attrs
 from .engine import legal_moves
 from .layout import Connection, Layout
 from .moves import Draw, Move, Place
-from .rules import RULES_VERSION, TARGET
-from .serial import FORMAT_VERSION, action_to_json, round_result_to_json, tile_text
+from .rules import TARGET
+from .serial import action_to_json, document_header, round_result_to_json, tile_text
 from .state import Action, ActionLog, MatchState, RoundResult, check_seat
 from .tiles import Tile
 
@@ -156,9 +156,7 @@ def view_to_dict(view: PlayerView) -> dict[str, Any]:
     """
     layout = view.layout
     return {
-        "format": VIEW_FORMAT,
-        "format_version": FORMAT_VERSION,
-        "rules_version": RULES_VERSION,
+        **document_header(VIEW_FORMAT),
         "players": view.players,
         "seat": view.seat,
         "round": view.round,

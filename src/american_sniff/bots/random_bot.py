@@ -9,16 +9,16 @@ import attrs
 
 from ..engine import apply, new_match
 from ..moves import Move
-from ..rng import MASK64, below, check_seed
+from ..rng import MASK64, below
 from ..state import MatchState
 from ..views import PlayerView, view_for
-from .base import moves_to_choose_from
+from ._seeded import SeededBot
 
 __all__ = ["RandomBot", "random_match", "random_match_bots"]
 
 
 @attrs.define(eq=False)
-class RandomBot:
+class RandomBot(SeededBot):
     """Chooses uniformly among the legal moves, from its own seeded generator.
 
     Its use of the generator is part of its specification, so that another
@@ -44,21 +44,8 @@ class RandomBot:
     #: The bot's name in the registry (:func:`~american_sniff.make_bot`).
     name: ClassVar[str] = "random"
 
-    seed: int = attrs.field(default=0, converter=check_seed)
-    _rng: int = attrs.field(init=False, repr=False)
-
-    def __attrs_post_init__(self) -> None:
-        self._rng = self.seed
-
-    def choose(self, view: PlayerView) -> Move:
-        """One of the legal moves of ``view``, chosen uniformly (see the class notes).
-
-        :raises TypeError: if ``view`` is not a :class:`~american_sniff.PlayerView`.
-        :raises ValueError: if the view's seat has no move to make.
-        """
-        moves = moves_to_choose_from(view, self)
-        if len(moves) == 1:
-            return moves[0]
+    def _choose_among(self, moves: tuple[Move, ...], view: PlayerView) -> Move:
+        """One of ``moves``, chosen uniformly (see the class notes)."""
         index, self._rng = below(len(moves), self._rng)
         return moves[index]
 

@@ -26,12 +26,12 @@ import attrs
 
 from ..engine import apply, legal_moves
 from ..moves import Move, Place
-from ..rng import below, check_seed, next_u64, shuffled
+from ..rng import below, next_u64, shuffled
 from ..rules import side_of
 from ..state import MatchState, RoundInfo, tile_index
 from ..tiles import ALL_TILES, Tile
 from ..views import PlayerView
-from .base import moves_to_choose_from
+from ._seeded import SeededBot
 from .greedy import greedy_choice
 
 __all__ = ["ROLLOUT_POLICIES", "Determiniser", "SearchBot", "playout_value"]
@@ -261,7 +261,7 @@ def _play_out(
 
 
 @attrs.define(eq=False)
-class SearchBot:
+class SearchBot(SeededBot):
     """Determinised Monte Carlo: tries each legal move on sampled deals, keeps the best.
 
     For each of ``playouts`` deals sampled by :class:`~american_sniff.bots.Determiniser` (or as many
@@ -301,12 +301,10 @@ class SearchBot:
     #: The bot's name in the registry (:func:`~american_sniff.make_bot`).
     name: ClassVar[str] = "search"
 
-    seed: int = attrs.field(default=0, converter=check_seed)
     playouts: int = attrs.field(default=32)
     seconds: float | None = attrs.field(default=None)
     rollout: str = attrs.field(default="greedy")
     depth: int | None = attrs.field(default=4)
-    _rng: int = attrs.field(init=False, repr=False)
 
     @playouts.validator
     def _check_playouts(self, _: object, value: object) -> None:
@@ -330,18 +328,8 @@ class SearchBot:
         if value not in _POLICIES:
             raise ValueError(f"rollout must be one of {', '.join(ROLLOUT_POLICIES)}, got {value!r}")
 
-    def __attrs_post_init__(self) -> None:
-        self._rng = self.seed
-
-    def choose(self, view: PlayerView) -> Move:
-        """The legal move of ``view`` with the best total over the sampled deals.
-
-        :raises TypeError: if ``view`` is not a :class:`~american_sniff.PlayerView`.
-        :raises ValueError: if the view's seat has no move to make.
-        """
-        moves = moves_to_choose_from(view, self)
-        if len(moves) == 1:
-            return moves[0]
+    def _choose_among(self, moves: tuple[Move, ...], view: PlayerView) -> Move:
+        """The one of ``moves`` with the best total over the sampled deals."""
         determiniser = Determiniser(view)
         policy = _POLICIES[self.rollout]
         totals = [0.0] * len(moves)

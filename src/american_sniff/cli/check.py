@@ -11,6 +11,7 @@ from typing import Any
 from ..errors import InvalidRecord
 from ..records import load_record
 from ..referee import check_record
+from .options import add_command
 
 __all__ = ["NAME", "register"]
 
@@ -22,9 +23,10 @@ EXIT_VALID, EXIT_DISCREPANCIES, EXIT_UNREADABLE = 0, 1, 2
 
 def register(commands: Any) -> argparse.ArgumentParser:
     """Add the ``check`` command to ``commands`` (an argparse subparsers object)."""
-    parser: argparse.ArgumentParser = commands.add_parser(
+    parser = add_command(
+        commands,
         NAME,
-        help="check match records against the rules",
+        summary="check match records against the rules",
         description=textwrap.fill(
             "Replay each match record (the JSON that 'american-sniff demo --record' "
             "writes, or that another implementation writes in the same format) and "
@@ -35,18 +37,17 @@ def register(commands: Any) -> argparse.ArgumentParser:
             "Each discrepancy names its round and the index of its action (from 0).",
             width=78,
         ),
-        epilog=(
+        notes=(
             "exit status:\n"
             "  0  every record is valid\n"
             "  1  a record has discrepancies (the report says which, and where)\n"
-            "  2  a file is not a record (missing, not JSON, another format): one line each\n"
-            "\n"
-            "examples:\n"
-            "  american-sniff demo --seed 7 --record match.json\n"
-            "  american-sniff check match.json\n"
-            "  american-sniff check --json first.json second.json"
+            "  2  a file is not a record (missing, not JSON, another format): one line each"
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        examples=(
+            "american-sniff demo --seed 7 --record match.json",
+            "american-sniff check match.json",
+            "american-sniff check --json first.json second.json",
+        ),
     )
     parser.add_argument(
         "files", nargs="+", metavar="FILE", help="a match record in the JSON record format"

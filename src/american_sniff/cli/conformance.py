@@ -16,6 +16,7 @@ from ..conformance.kit import (
     run_kit,
 )
 from ..conformance.loading import InvalidVectors, load_vectors
+from .options import add_command
 
 __all__ = ["NAME", "register"]
 
@@ -35,9 +36,10 @@ def _seconds(text: str) -> float:
 
 def register(commands: Any) -> argparse.ArgumentParser:
     """Add the ``conformance`` command to ``commands`` (an argparse subparsers object)."""
-    parser: argparse.ArgumentParser = commands.add_parser(
+    parser = add_command(
+        commands,
         NAME,
-        help="check an engine against the conformance vectors",
+        summary="check an engine against the conformance vectors",
         description=(
             "Start the program CMD, talk to it over the engine protocol (docs/protocol.md), "
             "and run every conformance vector against it: table positions, settlements, "
@@ -45,13 +47,11 @@ def register(commands: Any) -> argparse.ArgumentParser:
             "difference, then a one-line summary. Exits 0 when every vector passes, 1 when "
             "one fails, 2 when the engine or the vectors cannot be used."
         ),
-        epilog=(
-            "examples:\n"
-            '  american-sniff conformance --engine "american-sniff engine"\n'
-            '  american-sniff conformance --engine "node my-engine.js" --json\n'
-            '  american-sniff conformance --engine "./engine" --vectors my-vectors/'
+        examples=(
+            'american-sniff conformance --engine "american-sniff engine"',
+            'american-sniff conformance --engine "node my-engine.js" --json',
+            'american-sniff conformance --engine "./engine" --vectors my-vectors/',
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "--engine",

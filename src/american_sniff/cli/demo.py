@@ -12,7 +12,7 @@ from ..records import Recorder
 from ..rules import RULES_VERSION
 from ..state import MatchState
 from .narrate import Writer, action_line, round_end_lines, round_start_line, scores_text, side_name
-from .options import add_players, add_seed
+from .options import add_command, add_players, add_seed
 
 __all__ = ["NAME", "demo", "register"]
 
@@ -65,9 +65,10 @@ def _print_start(state: MatchState, out: Writer) -> None:
 
 def register(commands: Any) -> argparse.ArgumentParser:
     """Add the ``demo`` command to ``commands`` (an argparse subparsers object)."""
-    parser: argparse.ArgumentParser = commands.add_parser(
+    parser = add_command(
+        commands,
         NAME,
-        help="play and narrate a seeded match between random bots",
+        summary="play and narrate a seeded match between random bots",
         description=(
             "Play a whole match between random-legal bots and narrate it: every "
             "placement with its end sum and points, every draw and pass, each "
@@ -75,13 +76,11 @@ def register(commands: Any) -> argparse.ArgumentParser:
             "seed always gives the same match. With --record, the match is also "
             "written to a file as a match record, which 'american-sniff check' checks."
         ),
-        epilog=(
-            "examples:\n"
-            "  american-sniff demo\n"
-            "  american-sniff demo --players 2 --seed 42\n"
-            "  american-sniff demo --seed 7 --record match.json"
+        examples=(
+            "american-sniff demo",
+            "american-sniff demo --players 2 --seed 42",
+            "american-sniff demo --seed 7 --record match.json",
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_players(parser)
     add_seed(parser, "the deal, the lots and the bots")

@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from ..conformance.protocol import PROTOCOL_VERSION, serve
+from .options import add_command
 
 __all__ = ["NAME", "register"]
 
@@ -15,9 +16,10 @@ NAME = "engine"
 
 def register(commands: Any) -> argparse.ArgumentParser:
     """Add the ``engine`` command to ``commands`` (an argparse subparsers object)."""
-    parser: argparse.ArgumentParser = commands.add_parser(
+    parser = add_command(
+        commands,
         NAME,
-        help="serve the library over the engine protocol (JSON lines on stdin/stdout)",
+        summary="serve the library over the engine protocol (JSON lines on stdin/stdout)",
         description=(
             f"Answer engine-protocol requests (version {PROTOCOL_VERSION}) with this "
             "library: one JSON request per line on standard input, one JSON answer "
@@ -25,12 +27,10 @@ def register(commands: Any) -> argparse.ArgumentParser:
             "malformed line gets an error answer naming the problem. See "
             "docs/protocol.md for the messages."
         ),
-        epilog=(
-            "examples:\n"
-            "  american-sniff engine < requests.jsonl\n"
-            '  american-sniff conformance --engine "american-sniff engine"'
+        examples=(
+            "american-sniff engine < requests.jsonl",
+            'american-sniff conformance --engine "american-sniff engine"',
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.set_defaults(run=_run)
     return parser

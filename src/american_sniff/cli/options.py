@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
+from typing import Any
 
 from ..rng import check_seed
 
@@ -21,6 +23,33 @@ def seed(text: str) -> int:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+def add_command(
+    commands: Any,
+    name: str,
+    *,
+    summary: str,
+    description: str,
+    examples: Sequence[str],
+    notes: str = "",
+) -> argparse.ArgumentParser:
+    """Add the parser of the command ``name`` to ``commands`` (an argparse subparsers object).
+
+    ``summary`` is its line in ``american-sniff --help``. Its own ``--help``
+    shows ``description`` before the options and, after them, ``notes`` (when
+    not empty) and then ``examples``, one command line each; all as written.
+    """
+    shown = "\n".join(f"  {example}" for example in examples)
+    epilog = f"examples:\n{shown}"
+    parser: argparse.ArgumentParser = commands.add_parser(
+        name,
+        help=summary,
+        description=description,
+        epilog=f"{notes}\n\n{epilog}" if notes else epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    return parser
+
+
 def add_players(parser: argparse.ArgumentParser, default: int = 4) -> None:
     """Add ``--players``: 2, 3 or 4."""
     parser.add_argument(
@@ -36,6 +65,16 @@ def add_seed(parser: argparse.ArgumentParser, what: str, default: int = 1) -> No
     """Add ``--seed``: the match's seed."""
     parser.add_argument(
         "--seed", type=seed, default=default, help=f"seed for {what} (default {default})"
+    )
+
+
+def add_playouts(parser: argparse.ArgumentParser) -> None:
+    """Add ``--playouts``: the search bot's budget; None leaves the bot's own default."""
+    parser.add_argument(
+        "--playouts",
+        type=positive,
+        default=None,
+        help="the search bot's budget: deals sampled per choice (default: the bot's own)",
     )
 
 

@@ -25,7 +25,7 @@ from ..rules import RULES_VERSION, placement_points
 from ..state import MatchState, RoundEnd
 from ..views import PlayerView, view_for
 from .narrate import action_line, hand_text, round_end_lines, side_name
-from .options import add_players, add_seed, bot_list, positive
+from .options import add_command, add_players, add_playouts, add_seed, bot_list
 
 __all__ = ["NAME", "opponents", "play", "register", "table_lines", "tally_lines"]
 
@@ -228,9 +228,10 @@ def _human_move(view: PlayerView, inp: TextIO, out: TextIO) -> Move | None:
 
 def register(commands: Any) -> argparse.ArgumentParser:
     """Add the ``play`` command to ``commands`` (an argparse subparsers object)."""
-    parser: argparse.ArgumentParser = commands.add_parser(
+    parser = add_command(
+        commands,
         NAME,
-        help="play a match against bots in the terminal",
+        summary="play a match against bots in the terminal",
         description=(
             "Play a match against bots. Each time you can place, the table, your "
             "hand and your numbered legal moves are shown: answer with a move's "
@@ -240,13 +241,11 @@ def register(commands: Any) -> argparse.ArgumentParser:
             "revealed, the scores and their paper tally. Moves can be piped in, one "
             "number per line; the end of the input quits."
         ),
-        epilog=(
-            "examples:\n"
-            "  american-sniff play --players 2 --seed 1\n"
-            "  american-sniff play --players 4 --bots search,greedy,search --seat 1\n"
-            "  yes 1 | american-sniff play --players 2 --seed 1"
+        examples=(
+            "american-sniff play --players 2 --seed 1",
+            "american-sniff play --players 4 --bots search,greedy,search --seat 1",
+            "yes 1 | american-sniff play --players 2 --seed 1",
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_players(parser, default=2)
     parser.add_argument(
@@ -258,12 +257,7 @@ def register(commands: Any) -> argparse.ArgumentParser:
     )
     add_seed(parser, "the deal, the lots and the bots")
     parser.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
-    parser.add_argument(
-        "--playouts",
-        type=positive,
-        default=None,
-        help="the search bot's budget: deals sampled per choice (default: the bot's own)",
-    )
+    add_playouts(parser)
     parser.set_defaults(run=_run, parser=parser)
     return parser
 

@@ -10,6 +10,7 @@ from ..errors import InvalidRecord
 from ..layout import Layout
 from ..records import MatchRecord, load_record, replay
 from ..render import render_svg, render_text, tally_svg, tally_text
+from .options import add_command
 
 __all__ = ["NAME", "position", "register"]
 
@@ -55,9 +56,10 @@ def position(
 
 def register(commands: Any) -> argparse.ArgumentParser:
     """Add the ``render`` command to ``commands`` (an argparse subparsers object)."""
-    parser: argparse.ArgumentParser = commands.add_parser(
+    parser = add_command(
+        commands,
         NAME,
-        help="draw the table after an action of a recorded match (text or SVG)",
+        summary="draw the table after an action of a recorded match (text or SVG)",
         description=(
             "Replay a match record and draw the table right after one action: as "
             "text on the terminal, or as an SVG figure in the style of the rules' "
@@ -66,14 +68,12 @@ def register(commands: Any) -> argparse.ArgumentParser:
             "the points). Actions are counted from 0 within their round, as the "
             "referee counts them."
         ),
-        epilog=(
-            "examples:\n"
-            "  american-sniff demo --seed 7 --record match.json\n"
-            "  american-sniff render match.json --round 1\n"
-            "  american-sniff render match.json --round 2 --step 5 --svg table.svg\n"
-            "  american-sniff render match.json --round 3 --tally 0 --svg tally.svg"
+        examples=(
+            "american-sniff demo --seed 7 --record match.json",
+            "american-sniff render match.json --round 1",
+            "american-sniff render match.json --round 2 --step 5 --svg table.svg",
+            "american-sniff render match.json --round 3 --tally 0 --svg tally.svg",
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("record", metavar="RECORD", help="a match record (JSON)")
     parser.add_argument(

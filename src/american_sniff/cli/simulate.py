@@ -9,7 +9,7 @@ from typing import Any, TextIO
 
 from ..bots import BOTS
 from ..tournament import BACKENDS, TournamentSummary, run_tournament
-from .options import add_players, add_seed, bot_kinds, positive
+from .options import add_command, add_players, add_playouts, add_seed, bot_kinds, positive
 
 __all__ = ["NAME", "register", "simulate"]
 
@@ -65,9 +65,10 @@ class _ProgressBar:
 
 def register(commands: Any) -> argparse.ArgumentParser:
     """Add the ``simulate`` command to ``commands`` (an argparse subparsers object)."""
-    parser: argparse.ArgumentParser = commands.add_parser(
+    parser = add_command(
+        commands,
         NAME,
-        help="play a tournament between bots and summarise it",
+        summary="play a tournament between bots and summarise it",
         description=(
             "Play seeded matches between bots and print, for each bot, its win rate "
             "with a 95% confidence interval (Wilson) and the points its seats score "
@@ -76,14 +77,12 @@ def register(commands: Any) -> argparse.ArgumentParser:
             "a seat advantage; with 4 players, partners are bots of one kind. The "
             "same seed gives the same results whatever --jobs or --backend is."
         ),
-        epilog=(
-            "examples:\n"
-            "  american-sniff simulate --players 4 --matches 200 --bots greedy,random --jobs 2\n"
-            "  american-sniff simulate --players 2 --matches 100 --bots search,greedy --json\n"
-            "  american-sniff simulate --matches 10000 --bots search,greedy "
-            "--backend ray --address auto"
+        examples=(
+            "american-sniff simulate --players 4 --matches 200 --bots greedy,random --jobs 2",
+            "american-sniff simulate --players 2 --matches 100 --bots search,greedy --json",
+            "american-sniff simulate --matches 10000 --bots search,greedy "
+            "--backend ray --address auto",
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_players(parser)
     parser.add_argument(
@@ -100,12 +99,15 @@ def register(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--jobs", type=positive, default=1, help="worker processes on this machine (default 1)"
     )
-    parser.add_argument(
-        "--playouts",
-        type=positive,
-        default=None,
-        help="the search bot's budget: deals sampled per choice (default: the bot's own)",
-    )
+    add_playouts(parser)
+    _add_backend(parser)
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.set_defaults(run=_run)
+    return parser
+
+
+def _add_backend(parser: argparse.ArgumentParser) -> None:
+    """Add ``--backend`` and ``--address``: where the matches are played."""
     parser.add_argument(
         "--backend",
         choices=BACKENDS,
@@ -119,9 +121,6 @@ def register(commands: Any) -> argparse.ArgumentParser:
         help="with --backend ray: the cluster to join ('auto', 'ray://HOST:10001'); "
         "default: start a local Ray instance with --jobs CPUs",
     )
-    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
-    parser.set_defaults(run=_run)
-    return parser
 
 
 def _run(args: argparse.Namespace) -> int:

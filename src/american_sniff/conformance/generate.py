@@ -29,8 +29,8 @@ from ..moves import Place
 from ..records import record_match
 from ..referee import check_record
 from ..rng import below
-from ..rules import RULES_VERSION, round_hand
-from ..serial import FORMAT_VERSION, move_text, parse_tile_text, tile_text
+from ..rules import round_hand
+from ..serial import document_header, move_text, parse_tile_text, tile_text
 from ..state import MatchState, RoundEnd
 from ..tiles import ALL_TILES, Tile
 from .loading import KINDS, VECTORS_FORMAT
@@ -448,252 +448,270 @@ def _fill(deal: dict[str, Any], sizes: Sequence[int]) -> dict[str, Any]:
 _FOUR = _fill(_FOUR_DEAL, (5, 5, 5, 5))
 _THREE = _fill(_THREE_DEAL, (6, 6, 6))
 
-#: (id, description, new request fields, moves before, the illegal move, its code).
-REFUSALS: tuple[tuple[str, str, dict[str, Any], tuple[str, ...], str, str], ...] = (
+#: The refusal scenarios, by the position they start from: (new request fields, moves
+#: before, cases), each case (id, description, the illegal move, its code).
+_REFUSALS_BY_POSITION: tuple[
+    tuple[dict[str, Any], tuple[str, ...], tuple[tuple[str, str, str, str], ...]], ...
+] = (
     (
-        "opener-cannot-draw",
-        "The opener must place a tile; drawing is refused.",
         {"players": 2, "deals": [_TABLE_DEAL]},
         (),
-        "draw",
-        "must_place",
+        (
+            (
+                "opener-cannot-draw",
+                "The opener must place a tile; drawing is refused.",
+                "draw",
+                "must_place",
+            ),
+            (
+                "opener-cannot-pass",
+                "The opener must place a tile; passing is refused.",
+                "pass",
+                "must_place",
+            ),
+            (
+                "opening-names-no-point",
+                "The opening tile is placed on no point.",
+                "[1|4] on [1|4] high",
+                "opening_has_no_point",
+            ),
+            (
+                "opening-tile-of-another-seat",
+                "The opener may open with any tile of its own hand only.",
+                "[1|2] opens",
+                "not_in_hand",
+            ),
+            ("text-not-a-move", "A text of none of the move forms.", "play [1|4]", "not_a_move"),
+            (
+                "tile-written-high-first",
+                "Tiles are written low half first: [4|1] is not a tile of the notation.",
+                "[4|1] opens",
+                "not_a_tile",
+            ),
+            (
+                "tile-off-the-set",
+                "[7|7] is not a tile of the double-six set.",
+                "[7|7] opens",
+                "not_a_tile",
+            ),
+        ),
     ),
     (
-        "opener-cannot-pass",
-        "The opener must place a tile; passing is refused.",
-        {"players": 2, "deals": [_TABLE_DEAL]},
-        (),
-        "pass",
-        "must_place",
-    ),
-    (
-        "opening-names-no-point",
-        "The opening tile is placed on no point.",
-        {"players": 2, "deals": [_TABLE_DEAL]},
-        (),
-        "[1|4] on [1|4] high",
-        "opening_has_no_point",
-    ),
-    (
-        "opening-tile-of-another-seat",
-        "The opener may open with any tile of its own hand only.",
-        {"players": 2, "deals": [_TABLE_DEAL]},
-        (),
-        "[1|2] opens",
-        "not_in_hand",
-    ),
-    (
-        "text-not-a-move",
-        "A text of none of the move forms.",
-        {"players": 2, "deals": [_TABLE_DEAL]},
-        (),
-        "play [1|4]",
-        "not_a_move",
-    ),
-    (
-        "tile-written-high-first",
-        "Tiles are written low half first: [4|1] is not a tile of the notation.",
-        {"players": 2, "deals": [_TABLE_DEAL]},
-        (),
-        "[4|1] opens",
-        "not_a_tile",
-    ),
-    (
-        "tile-off-the-set",
-        "[7|7] is not a tile of the double-six set.",
-        {"players": 2, "deals": [_TABLE_DEAL]},
-        (),
-        "[7|7] opens",
-        "not_a_tile",
-    ),
-    (
-        "side-a-non-double-lacks",
-        "A non-double has only low and high ends: [1|4] line_a is not a point.",
         {"players": 2, "deals": [_TABLE_DEAL]},
         _OPENED,
-        "[1|2] on [1|4] line_a",
-        "not_a_point",
+        (
+            (
+                "side-a-non-double-lacks",
+                "A non-double has only low and high ends: [1|4] line_a is not a point.",
+                "[1|2] on [1|4] line_a",
+                "not_a_point",
+            ),
+            (
+                "side-that-does-not-exist",
+                "middle is not a side.",
+                "[1|2] on [1|4] middle",
+                "not_a_point",
+            ),
+            (
+                "placement-without-point",
+                "Once the table has a tile, a placement names its point.",
+                "[1|2] opens",
+                "point_required",
+            ),
+            (
+                "point-of-a-tile-not-on-the-table",
+                "[4|4] is not on the table, so its line B is no open point.",
+                "[3|4] on [4|4] line_b",
+                "point_not_open",
+            ),
+            (
+                "values-differ",
+                "[2|2] shows no 1 for [1|4] low.",
+                "[2|2] on [1|4] low",
+                "values_differ",
+            ),
+            (
+                "tile-of-the-other-seat",
+                "[1|1] fits [1|4] low but is seat 0's; seat 1 is to move.",
+                "[1|1] on [1|4] low",
+                "not_in_hand",
+            ),
+            (
+                "draw-while-able-to-place",
+                "Seat 1 holds tiles that fit, so it must place: drawing is refused.",
+                "draw",
+                "must_place",
+            ),
+            (
+                "pass-while-able-to-place",
+                "Seat 1 holds tiles that fit, so it must place: passing is refused.",
+                "pass",
+                "must_place",
+            ),
+        ),
     ),
     (
-        "side-that-does-not-exist",
-        "middle is not a side.",
-        {"players": 2, "deals": [_TABLE_DEAL]},
-        _OPENED,
-        "[1|2] on [1|4] middle",
-        "not_a_point",
-    ),
-    (
-        "placement-without-point",
-        "Once the table has a tile, a placement names its point.",
-        {"players": 2, "deals": [_TABLE_DEAL]},
-        _OPENED,
-        "[1|2] opens",
-        "point_required",
-    ),
-    (
-        "point-of-a-tile-not-on-the-table",
-        "[4|4] is not on the table, so its line B is no open point.",
-        {"players": 2, "deals": [_TABLE_DEAL]},
-        _OPENED,
-        "[3|4] on [4|4] line_b",
-        "point_not_open",
-    ),
-    (
-        "values-differ",
-        "[2|2] shows no 1 for [1|4] low.",
-        {"players": 2, "deals": [_TABLE_DEAL]},
-        _OPENED,
-        "[2|2] on [1|4] low",
-        "values_differ",
-    ),
-    (
-        "tile-of-the-other-seat",
-        "[1|1] fits [1|4] low but is seat 0's; seat 1 is to move.",
-        {"players": 2, "deals": [_TABLE_DEAL]},
-        _OPENED,
-        "[1|1] on [1|4] low",
-        "not_in_hand",
-    ),
-    (
-        "draw-while-able-to-place",
-        "Seat 1 holds tiles that fit, so it must place: drawing is refused.",
-        {"players": 2, "deals": [_TABLE_DEAL]},
-        _OPENED,
-        "draw",
-        "must_place",
-    ),
-    (
-        "pass-while-able-to-place",
-        "Seat 1 holds tiles that fit, so it must place: passing is refused.",
-        {"players": 2, "deals": [_TABLE_DEAL]},
-        _OPENED,
-        "pass",
-        "must_place",
-    ),
-    (
-        "branch-before-line-b-is-joined",
-        "The Sniff [4|4] was placed later and is joined at line A only: its "
-        "branches are not open yet.",
         {"players": 2, "deals": [_TABLE_DEAL]},
         _HALF_SNIFF,
-        "[3|4] on [4|4] branch_a",
-        "point_not_open",
+        (
+            (
+                "branch-before-line-b-is-joined",
+                "The Sniff [4|4] was placed later and is joined at line A only: its "
+                "branches are not open yet.",
+                "[3|4] on [4|4] branch_a",
+                "point_not_open",
+            ),
+            (
+                "joined-line-side",
+                "[1|4] low is joined (by [1|2]): it is no longer a point.",
+                "[1|5] on [1|4] low",
+                "point_not_open",
+            ),
+        ),
     ),
     (
-        "joined-line-side",
-        "[1|4] low is joined (by [1|2]): it is no longer a point.",
-        {"players": 2, "deals": [_TABLE_DEAL]},
-        _HALF_SNIFF,
-        "[1|5] on [1|4] low",
-        "point_not_open",
-    ),
-    (
-        "ordinary-double-has-no-branches",
-        "[2|2] came after the Sniff [4|4]: with both its line sides joined it "
-        "still offers no branch.",
         {"players": 2, "deals": [_TABLE_DEAL]},
         _TWO_DOUBLES,
-        "[0|2] on [2|2] branch_a",
-        "point_not_open",
+        (
+            (
+                "ordinary-double-has-no-branches",
+                "[2|2] came after the Sniff [4|4]: with both its line sides joined it "
+                "still offers no branch.",
+                "[0|2] on [2|2] branch_a",
+                "point_not_open",
+            ),
+        ),
     ),
     (
-        "joined-branch",
-        "Once a tile lies on the Sniff's branch A, branch A is no point.",
         {"players": 2, "deals": [_TABLE_DEAL]},
         (*_TWO_DOUBLES, "[0|4] on [4|4] branch_a"),
-        "[4|6] on [4|4] branch_a",
-        "point_not_open",
+        (
+            (
+                "joined-branch",
+                "Once a tile lies on the Sniff's branch A, branch A is no point.",
+                "[4|6] on [4|4] branch_a",
+                "point_not_open",
+            ),
+        ),
     ),
     (
-        "pass-while-the-stock-has-tiles",
-        "Seat 1 holds no blank: it must draw, not pass.",
         {"players": 2, "deals": [_DRAW_DEAL]},
         ("[0|0] opens",),
-        "pass",
-        "must_draw",
+        (
+            (
+                "pass-while-the-stock-has-tiles",
+                "Seat 1 holds no blank: it must draw, not pass.",
+                "pass",
+                "must_draw",
+            ),
+            (
+                "place-instead-of-drawing",
+                "Seat 1 cannot place: a placement of a tile that does not fit is refused.",
+                "[1|2] on [0|0] line_a",
+                "values_differ",
+            ),
+        ),
     ),
     (
-        "place-instead-of-drawing",
-        "Seat 1 cannot place: a placement of a tile that does not fit is refused.",
-        {"players": 2, "deals": [_DRAW_DEAL]},
-        ("[0|0] opens",),
-        "[1|2] on [0|0] line_a",
-        "values_differ",
-    ),
-    (
-        "another-tile-after-a-fitting-draw",
-        "Seat 1 drew [0|3], which fits: it must place that tile, no other.",
-        {"players": 2, "deals": [_DRAW_DEAL]},
-        ("[0|0] opens", "draw", "draw", "draw"),
-        "[1|2] on [0|0] line_a",
-        "must_place_drawn",
-    ),
-    (
-        "draw-again-after-a-fitting-draw",
-        "Seat 1 drew [0|3], which fits: it may not draw again.",
         {"players": 2, "deals": [_DRAW_DEAL]},
         ("[0|0] opens", "draw", "draw", "draw"),
-        "draw",
-        "must_place_drawn",
+        (
+            (
+                "another-tile-after-a-fitting-draw",
+                "Seat 1 drew [0|3], which fits: it must place that tile, no other.",
+                "[1|2] on [0|0] line_a",
+                "must_place_drawn",
+            ),
+            (
+                "draw-again-after-a-fitting-draw",
+                "Seat 1 drew [0|3], which fits: it may not draw again.",
+                "draw",
+                "must_place_drawn",
+            ),
+            (
+                "pass-after-a-fitting-draw",
+                "Seat 1 drew [0|3], which fits: it may not pass.",
+                "pass",
+                "must_place_drawn",
+            ),
+            (
+                "drawn-tile-on-a-branch-not-open",
+                "The drawn [0|3] goes on a line side of the lone Sniff [0|0]; its branches are "
+                "not open.",
+                "[0|3] on [0|0] branch_a",
+                "point_not_open",
+            ),
+        ),
     ),
     (
-        "pass-after-a-fitting-draw",
-        "Seat 1 drew [0|3], which fits: it may not pass.",
-        {"players": 2, "deals": [_DRAW_DEAL]},
-        ("[0|0] opens", "draw", "draw", "draw"),
-        "pass",
-        "must_place_drawn",
-    ),
-    (
-        "drawn-tile-on-a-branch-not-open",
-        "The drawn [0|3] goes on a line side of the lone Sniff [0|0]; its branches are not open.",
-        {"players": 2, "deals": [_DRAW_DEAL]},
-        ("[0|0] opens", "draw", "draw", "draw"),
-        "[0|3] on [0|0] branch_a",
-        "point_not_open",
-    ),
-    (
-        "draw-from-the-empty-stock",
-        "Seat 1 drew all 14 tiles without a fit: the stock is empty, it must pass.",
         {"players": 2, "deals": [_PASS_DEAL]},
         ("[0|0] opens", *(["draw"] * 14)),
-        "draw",
-        "stock_empty",
+        (
+            (
+                "draw-from-the-empty-stock",
+                "Seat 1 drew all 14 tiles without a fit: the stock is empty, it must pass.",
+                "draw",
+                "stock_empty",
+            ),
+        ),
     ),
     (
-        "move-after-the-match-is-won",
-        "Seat 0 starts at 245 and opens [1|4] for 5: it reaches 250 and wins; "
-        "nothing more is applied.",
         {"players": 2, "deals": [_TABLE_DEAL], "scores": [245, 0]},
         _OPENED,
-        "[1|2] on [1|4] low",
-        "match_over",
+        (
+            (
+                "move-after-the-match-is-won",
+                "Seat 0 starts at 245 and opens [1|4] for 5: it reaches 250 and wins; "
+                "nothing more is applied.",
+                "[1|2] on [1|4] low",
+                "match_over",
+            ),
+        ),
     ),
     (
-        "draw-after-the-match-is-won",
-        "Four players: seat 1 opens [1|4] for 5 and its side reaches 200 from 195; "
-        "even a draw is refused after that.",
         {"players": 4, "deals": [_FOUR], "scores": [150, 195], "round": 4},
         _OPENED,
-        "draw",
-        "match_over",
+        (
+            (
+                "draw-after-the-match-is-won",
+                "Four players: seat 1 opens [1|4] for 5 and its side reaches 200 from 195; "
+                "even a draw is refused after that.",
+                "draw",
+                "match_over",
+            ),
+        ),
     ),
     (
-        "partner-tile",
-        "Four players: seat 2 may not place a tile its partner (seat 0) holds.",
         {"players": 4, "deals": [_FOUR]},
         ("[1|1] opens",),
-        "[1|4] on [1|1] line_a",
-        "not_in_hand",
+        (
+            (
+                "partner-tile",
+                "Four players: seat 2 may not place a tile its partner (seat 0) holds.",
+                "[1|4] on [1|1] line_a",
+                "not_in_hand",
+            ),
+        ),
     ),
     (
-        "three-players-turn-order",
-        "Three players: after seat 2 opens, seat 0 moves; seat 1's tile is not seat 0's.",
         {"players": 3, "deals": [_THREE]},
         ("[1|3] opens",),
-        "[1|2] on [1|3] low",
-        "not_in_hand",
+        (
+            (
+                "three-players-turn-order",
+                "Three players: after seat 2 opens, seat 0 moves; seat 1's tile is not seat 0's.",
+                "[1|2] on [1|3] low",
+                "not_in_hand",
+            ),
+        ),
     ),
+)
+
+#: (id, description, new request fields, moves before, the illegal move, its code).
+REFUSALS: tuple[tuple[str, str, dict[str, Any], tuple[str, ...], str, str], ...] = tuple(
+    (ident, description, start, moves, move, code)
+    for start, moves, cases in _REFUSALS_BY_POSITION
+    for ident, description, move, code in cases
 )
 
 #: Illegal placements on a bare table (the ``table`` request):
@@ -852,9 +870,7 @@ def build() -> dict[str, dict[str, Any]]:
     assert tuple(makers) == KINDS
     return {
         f"{kind}.json": {
-            "format": VECTORS_FORMAT,
-            "format_version": FORMAT_VERSION,
-            "rules_version": RULES_VERSION,
+            **document_header(VECTORS_FORMAT),
             "kind": kind,
             "vectors": make(),
         }

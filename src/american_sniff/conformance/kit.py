@@ -453,18 +453,7 @@ def _refusals(engine: Engine, vector: Mapping[str, Any]) -> str | None:
 def _matches(engine: Engine, vector: Mapping[str, Any]) -> str | None:
     record = vector["record"]
     rounds = record["rounds"]
-    players = record["players"]
-    # Where the finisher of the round before opens, the deal's opener must be
-    # ignored; a decoy (the next seat) there catches an engine that uses it.
-    deals = [
-        {
-            "hands": r["hands"],
-            "stock": r["stock"],
-            "opener": (r["opener"] + 1) % players if r["opener_by"] == "finisher" else r["opener"],
-        }
-        for r in rounds
-    ]
-    problem = _start(engine, {"players": players, "deals": deals}, ())
+    problem = _start(engine, {"players": record["players"], "deals": _record_deals(record)}, ())
     if problem:
         return problem
     # The legal moves before each action, from the reference replay of the record.
@@ -481,21 +470,58 @@ def _matches(engine: Engine, vector: Mapping[str, Any]) -> str | None:
             answer = engine.request({"cmd": "move", "move": action["move"]})
             if not answer["ok"]:
                 return f"{where}: refused: {_refusal(answer)}"
-            expected = {key: action[key] for key in ("seat", "tile", "end_sum", "points")}
             last = index == len(actions) - 1
-            if last and played["end"] is not None:
-                expected["round_end"] = {
-                    key: played[key] for key in ("end", "finisher", "deductions", "scores")
-                }
-            else:
-                expected["round_end"] = None
-            if last and number == len(rounds):
-                expected.update(winner=result["winner"], scores=result["scores"])
-            else:
-                expected["winner"] = None
-            difference = _difference(expected, answer)
+            final = result if last and number == len(rounds) else None
+            difference = _difference(_expected_answer(action, played, last, final), answer)
             if difference:
                 return f"{where}: {difference}"
+    return _check_match_over(engine, result)
+
+
+def _record_deals(record: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The deals of ``record``'s rounds, as the ``new`` request takes them.
+
+    Where the finisher of the round before opens, the deal's opener must be
+    ignored; a decoy (the next seat) there catches an engine that uses it.
+    """
+    players = record["players"]
+    return [
+        {
+            "hands": r["hands"],
+            "stock": r["stock"],
+            "opener": (r["opener"] + 1) % players if r["opener_by"] == "finisher" else r["opener"],
+        }
+        for r in record["rounds"]
+    ]
+
+
+def _expected_answer(
+    action: Mapping[str, Any],
+    played: Mapping[str, Any],
+    last: bool,
+    final: Mapping[str, Any] | None,
+) -> dict[str, Any]:
+    """What the engine must answer to ``action`` of the round ``played``.
+
+    ``last`` says whether the action is the round's last; ``final`` is the
+    record's result when it is the match's last action, None otherwise.
+    """
+    expected = {key: action[key] for key in ("seat", "tile", "end_sum", "points")}
+    if last and played["end"] is not None:
+        expected["round_end"] = {
+            key: played[key] for key in ("end", "finisher", "deductions", "scores")
+        }
+    else:
+        expected["round_end"] = None
+    if final is not None:
+        expected.update(winner=final["winner"], scores=final["scores"])
+    else:
+        expected["winner"] = None
+    return expected
+
+
+def _check_match_over(engine: Engine, result: Mapping[str, Any]) -> str | None:
+    """Check the engine's state after the last action against the record's ``result``."""
     state = engine.request({"cmd": "state"})
     if not state["ok"]:
         return f"state after the match was refused: {_refusal(state)}"

@@ -423,51 +423,15 @@ class Session:
         seed = None if doc.seed is None else _seed(doc.seed)
         if seed is None and not doc.deals:
             raise ProtocolError("a new match needs deals, a seed, or both")
-        deals = []
-        for number, deal in enumerate(doc.deals):
-            where = f"$.deals[{number}]"
-            if deal.opener is None and seed is None:
-                raise ProtocolError(
-                    f"{where}.opener is null, but no seed was given to draw the lot",
-                    "invalid_deal",
-                )
-            hands = [
-                _tiles(hand, f"{where}.hands[{seat}]", "invalid_deal")
-                for seat, hand in enumerate(deal.hands)
-            ]
-            stock = _tiles(deal.stock, f"{where}.stock", "invalid_deal")
-            try:
-                made = Deal(hands=hands, stock=stock, opener=deal.opener)
-            except InvalidDeal as exc:
-                raise ProtocolError(f"{where}: {exc}", "invalid_deal") from None
-            if made.players != players:
-                raise ProtocolError(
-                    f"{where} is dealt to {made.players} players, not {players}", "invalid_deal"
-                )
-            deals.append(made)
+        deals = [
+            _made_deal(deal, f"$.deals[{number}]", players, seeded=seed is not None)
+            for number, deal in enumerate(doc.deals)
+        ]
         first = 1 if doc.round is None else doc.round
         if first < 1:
             raise ProtocolError(f"round must be 1 or more, got {first}", "invalid_deal")
         state = new_match(players, seed=0 if seed is None else seed, deals=deals)
-        scores = state.scores
-        if doc.scores is not None:
-            scores = tuple(doc.scores)
-            if len(scores) != side_count(players):
-                raise ProtocolError(
-                    f"scores must hold one integer per side ({side_count(players)}), "
-                    f"got {len(scores)}",
-                    "invalid_deal",
-                )
-            if max(scores) >= TARGET[players]:
-                raise ProtocolError(
-                    f"scores {list(scores)} already reach the target {TARGET[players]}",
-                    "invalid_deal",
-                )
-            if any(score % 5 for score in scores):
-                raise ProtocolError(
-                    f"scores {list(scores)} must be multiples of 5, as every score is",
-                    "invalid_deal",
-                )
+        scores = state.scores if doc.scores is None else _start_scores(doc.scores, players)
         # The match starts at the given round number and scores; the state's
         # constructor takes them as they are (no history to check them against).
         state = attrs.evolve(state, scores=scores, info=attrs.evolve(state.info, round=first))
@@ -554,6 +518,56 @@ class _Refused(IllegalMove):
 
 def _failure(kind: str, message: str) -> dict[str, Any]:
     return {"ok": False, "error": kind, "message": message}
+
+
+def _made_deal(deal: _DealDoc, where: str, players: int, *, seeded: bool) -> Deal:
+    """The deal written at ``where`` of a ``new`` request for ``players``.
+
+    Its opener may be null only when the request is ``seeded`` (the lot draws it).
+    """
+    if deal.opener is None and not seeded:
+        raise ProtocolError(
+            f"{where}.opener is null, but no seed was given to draw the lot",
+            "invalid_deal",
+        )
+    hands = [
+        _tiles(hand, f"{where}.hands[{seat}]", "invalid_deal")
+        for seat, hand in enumerate(deal.hands)
+    ]
+    stock = _tiles(deal.stock, f"{where}.stock", "invalid_deal")
+    try:
+        made = Deal(hands=hands, stock=stock, opener=deal.opener)
+    except InvalidDeal as exc:
+        raise ProtocolError(f"{where}: {exc}", "invalid_deal") from None
+    if made.players != players:
+        raise ProtocolError(
+            f"{where} is dealt to {made.players} players, not {players}", "invalid_deal"
+        )
+    return made
+
+
+def _start_scores(given: Sequence[int], players: int) -> tuple[int, ...]:
+    """The scores a ``new`` request starts the match at: one per side, below the target.
+
+    :raises ProtocolError: if they are not, or not multiples of 5.
+    """
+    scores = tuple(given)
+    if len(scores) != side_count(players):
+        raise ProtocolError(
+            f"scores must hold one integer per side ({side_count(players)}), got {len(scores)}",
+            "invalid_deal",
+        )
+    if max(scores) >= TARGET[players]:
+        raise ProtocolError(
+            f"scores {list(scores)} already reach the target {TARGET[players]}",
+            "invalid_deal",
+        )
+    if any(score % 5 for score in scores):
+        raise ProtocolError(
+            f"scores {list(scores)} must be multiples of 5, as every score is",
+            "invalid_deal",
+        )
+    return scores
 
 
 def _seed(text: str) -> int:

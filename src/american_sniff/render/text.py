@@ -46,29 +46,10 @@ _ARMS = (
 )
 _LIGHT = dict(zip(_ARMS, "│─┌┐└┘├┤┬┴┼", strict=True))
 _DOUBLE = dict(zip(_ARMS, "║═╔╗╚╝╠╣╦╩╬", strict=True))
-# A single vertical line meeting a double horizontal one, and the other way round.
-_SINGLE_DOUBLE = {
-    (1, 0, 1, 1): "╧",
-    (0, 1, 1, 1): "╤",
-    (1, 1, 1, 1): "╪",
-    (1, 1, 0, 1): "╞",
-    (1, 1, 1, 0): "╡",
-    (0, 1, 0, 1): "╒",
-    (0, 1, 1, 0): "╕",
-    (1, 0, 0, 1): "╘",
-    (1, 0, 1, 0): "╛",
-}
-_DOUBLE_SINGLE = {
-    (1, 1, 0, 1): "╟",
-    (1, 1, 1, 0): "╢",
-    (1, 1, 1, 1): "╫",
-    (1, 0, 1, 1): "╨",
-    (0, 1, 1, 1): "╥",
-    (0, 1, 0, 1): "╓",
-    (0, 1, 1, 0): "╖",
-    (1, 0, 0, 1): "╙",
-    (1, 0, 1, 0): "╜",
-}
+# A single vertical line meeting a double horizontal one, and the other way round:
+# every joint but the two straight lines.
+_SINGLE_DOUBLE = dict(zip(_ARMS[2:], "╒╕╘╛╞╡╤╧╪", strict=True))
+_DOUBLE_SINGLE = dict(zip(_ARMS[2:], "╓╖╙╜╟╢╥╨╫", strict=True))
 
 
 def render_text(
