@@ -6,9 +6,11 @@ list with mypyc, builds the C extensions with setuptools' ``build_ext`` in a
 temporary directory, and adds them to the wheel next to the ``.py`` sources;
 Python's import system prefers an extension module to a ``.py`` file of the
 same name, so the compiled modules are the ones imported. mypyc's shared
-library (``<group>__mypyc.*.so``), which the per-module extensions load, goes
-at the top level of the wheel. The wheel is then tagged for this interpreter
-and platform (``cp311-cp311-linux_x86_64``, ...).
+library, which the per-module extensions load, goes where mypyc's name for it
+says: at the top level of the wheel for several modules
+(``<hash>__mypyc.*.so``), beside the module for a single one
+(``american_sniff/rng__mypyc.*.so``). The wheel is then tagged for this
+interpreter and platform (``cp311-cp311-linux_x86_64``, ...).
 
 If the compilation fails, for lack of a C compiler or any other reason, the
 hook prints one warning line on stderr and the wheel is built pure
