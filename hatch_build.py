@@ -1,0 +1,234 @@
+"""Hatchling build hook: compile the modules pyproject.toml lists with mypyc.
+
+The wheel target runs this hook (``[tool.hatch.build.targets.wheel.hooks.custom]``).
+For a standard wheel it compiles the modules named by the hook's ``compile``
+list with mypyc, builds the C extensions with setuptools' ``build_ext`` in a
+temporary directory, and adds them to the wheel next to the ``.py`` sources;
+Python's import system prefers an extension module to a ``.py`` file of the
+same name, so the compiled modules are the ones imported. mypyc's shared
+library, which the per-module extensions load, goes where mypyc's name for it
+says: at the top level of the wheel for several modules
+(``<hash>__mypyc.*.so``), beside the module for a single one
+(``american_sniff/rng__mypyc.*.so``). The wheel is then tagged for this
+interpreter and platform (``cp311-cp311-linux_x86_64``, ...).
+
+If the compilation fails, for lack of a C compiler or any other reason, the
+hook prints one warning line on stderr and the wheel is built pure
+(``py3-none-any``): the package runs the same either way, only slower.
+
+Environment variables:
+
+``AMERICAN_SNIFF_PURE=1``
+    Build the pure-Python wheel without trying to compile.
+``AMERICAN_SNIFF_COMPILE=required``
+    Fail the build when the compilation fails, instead of falling back to the
+    pure wheel (CI and cibuildwheel set it, so that a broken compilation can
+    never ship as a pure wheel unnoticed). ``auto``, the default, falls back.
+
+An editable install (``pip install -e .``) is never compiled, so that changes
+to ``src/`` take effect at once.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from hatchling.builders.config import BuilderConfig
+from hatchling.builders.hooks.plugin.interface import BuildHookInterface
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+#: Set to 1 to build the pure-Python wheel.
+PURE_VARIABLE = "AMERICAN_SNIFF_PURE"
+#: Set to ``required`` to make a failed compilation fail the build.
+COMPILE_VARIABLE = "AMERICAN_SNIFF_COMPILE"
+
+#: mypyc's C optimisation level (as black builds with) and debug-information
+#: level (none: the wheels stay small).
+OPT_LEVEL = "3"
+DEBUG_LEVEL = "0"
+
+
+class ConfigurationError(Exception):
+    """The hook's configuration or environment asks for something impossible."""
+
+
+def build_mode() -> str:
+    """``"pure"``, ``"auto"`` or ``"required"``, from the environment variables."""
+    pure = os.environ.get(PURE_VARIABLE, "").strip().lower()
+    compile_ = os.environ.get(COMPILE_VARIABLE, "").strip().lower() or "auto"
+    if pure not in {"", "0", "1"}:
+        raise ConfigurationError(f"{PURE_VARIABLE} must be 1 or 0, not {pure!r}")
+    if compile_ not in {"auto", "required"}:
+        raise ConfigurationError(f"{COMPILE_VARIABLE} must be auto or required, not {compile_!r}")
+    if pure == "1":
+        if compile_ == "required":
+            raise ConfigurationError(
+                f"{PURE_VARIABLE}=1 and {COMPILE_VARIABLE}=required contradict each other"
+            )
+        return "pure"
+    return compile_
+
+
+def say(message: str) -> None:
+    """Print a line of the hook's own on stderr."""
+    print(f"american-sniff build: {message}", file=sys.stderr, flush=True)
+
+
+def one_line(error: BaseException) -> str:
+    """A short, single-line description of ``error``."""
+    if isinstance(error, SystemExit):
+        # mypyc reports type errors (already printed) by exiting.
+        detail = error.code if isinstance(error.code, str) else f"exit status {error.code}"
+        return f"mypyc stopped ({detail}; its messages are above)".splitlines()[0]
+    text = " ".join(str(error).split())
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def check_runtime_needs(c_dir: Path, dependencies: list[str]) -> None:
+    """Fail unless the project depends on ``librt`` when the generated C imports it.
+
+    Code that mypyc compiles from plain Python needs nothing at run time, but
+    a module that uses mypyc's runtime library ``librt`` (``librt.strings``,
+    ``librt.vecs``, ...) imports the ``librt`` package when it is loaded: a wheel
+    without that dependency would install and then fail at import.
+    """
+    needed = sorted(
+        {
+            match
+            for source in c_dir.rglob("*.c")
+            for match in re.findall(r"import_(librt_\w+)\(\) < 0", source.read_text())
+        }
+    )
+    names = {canonicalize_name(Requirement(dependency).name) for dependency in dependencies}
+    if needed and "librt" not in names:
+        raise ConfigurationError(
+            f"the compiled modules import {', '.join(needed)}: add librt to the "
+            "dependencies in pyproject.toml"
+        )
+
+
+def compile_modules(
+    root: Path, sources: list[Path], work: Path, dependencies: list[str]
+) -> dict[str, str]:
+    """Compile ``sources`` with mypyc and build their extensions under ``work``.
+
+    Returns the ``force_include`` map of the built files: each absolute path
+    to its path in the wheel. Raises whatever mypyc or setuptools raise when
+    the compilation fails (and SystemExit for type errors).
+    """
+    if sys.implementation.name != "cpython":
+        raise RuntimeError(f"mypyc compiles for CPython only, not {sys.implementation.name}")
+    # Imported here, not at the top: the editable and pure builds need neither.
+    from mypyc.build import mypycify  # noqa: PLC0415
+    from setuptools import Distribution  # noqa: PLC0415
+    from setuptools.command.build_ext import build_ext  # noqa: PLC0415
+
+    arguments = [
+        # The project's own mypy settings (strict), and a cache kept out of the tree.
+        "--config-file",
+        str(root / "pyproject.toml"),
+        "--cache-dir",
+        str(work / "mypy_cache"),
+        *(str(source) for source in sources),
+    ]
+    extensions = mypycify(
+        arguments,
+        opt_level=OPT_LEVEL,
+        debug_level=DEBUG_LEVEL,
+        target_dir=str(work / "c"),
+    )
+    # Each listed module needs an extension of its own, or it would stay pure
+    # Python in a wheel tagged as compiled.
+    names = {extension.name.rsplit(".", 1)[-1] for extension in extensions}
+    missing = sorted(source.name for source in sources if source.stem not in names)
+    if missing:
+        raise RuntimeError(f"mypyc made no extension for {', '.join(missing)}")
+    check_runtime_needs(work / "c", dependencies)
+    command = build_ext(Distribution({"name": "american-sniff", "ext_modules": extensions}))
+    command.build_lib = str(work / "lib")
+    command.build_temp = str(work / "temp")
+    command.parallel = os.cpu_count() or 1
+    command.ensure_finalized()
+    command.run()
+
+    built: dict[str, str] = {}
+    for output in command.get_outputs():
+        path = Path(output)
+        built[str(path)] = path.relative_to(work / "lib").as_posix()
+    return built
+
+
+class MypycBuildHook(BuildHookInterface[BuilderConfig]):
+    """Compiles the listed modules into the wheel, or leaves it pure Python."""
+
+    PLUGIN_NAME = "custom"
+
+    #: The temporary directory of this build, removed when the wheel is written.
+    work: Path | None = None
+
+    def modules(self) -> list[Path]:
+        """The absolute paths of the modules the hook's ``compile`` list names."""
+        listed = self.config.get("compile")
+        if not isinstance(listed, list) or not listed:
+            raise ConfigurationError(
+                "[tool.hatch.build.targets.wheel.hooks.custom] needs compile = "
+                '["src/american_sniff/<module>.py", ...]'
+            )
+        root = Path(self.root)
+        paths = []
+        for entry in listed:
+            if not isinstance(entry, str) or not entry.endswith(".py"):
+                raise ConfigurationError(f"compile: {entry!r} is not the path of a .py file")
+            path = root / entry
+            if not path.is_file():
+                raise ConfigurationError(f"compile: {entry} does not exist")
+            paths.append(path)
+        return paths
+
+    def initialize(self, version: str, build_data: dict[str, Any]) -> None:
+        """Compile the listed modules into a standard wheel, if it can be done."""
+        if self.target_name != "wheel" or version == "editable":
+            return
+        mode = build_mode()
+        if mode == "pure":
+            say(f"{PURE_VARIABLE}=1: building the pure-Python wheel")
+            return
+        sources = self.modules()
+        self.work = Path(tempfile.mkdtemp(prefix="american-sniff-mypyc-"))
+        try:
+            built = compile_modules(
+                Path(self.root), sources, self.work, self.metadata.core.dependencies
+            )
+        except ConfigurationError:
+            self.finalize(version, build_data, "")
+            raise
+        except (Exception, SystemExit) as error:
+            reason = one_line(error)
+            if mode == "required":
+                self.finalize(version, build_data, "")
+                raise RuntimeError(
+                    f"american-sniff build: mypyc compilation failed and "
+                    f"{COMPILE_VARIABLE}=required: {reason}"
+                ) from error
+            say(
+                f"WARNING: building a pure-Python wheel, because the mypyc compilation "
+                f"failed ({reason}); set {COMPILE_VARIABLE}=required to make this an error"
+            )
+            return
+        build_data["force_include"].update(built)
+        build_data["pure_python"] = False
+        build_data["infer_tag"] = True
+        say(f"compiled with mypyc: {', '.join(sorted(built.values()))}")
+
+    def finalize(self, version: str, build_data: dict[str, Any], artifact_path: str) -> None:
+        """Remove the temporary build directory."""
+        if self.work is not None:
+            shutil.rmtree(self.work, ignore_errors=True)
+            self.work = None

@@ -1,0 +1,126 @@
+"""The build: ``hatch_build.py``'s choices, and which modules the installed build compiled.
+
+The builds themselves (compiled, pure, from the sdist) are made and tested by
+``.ci/run``; these tests check the hook's small decisions, and that whatever
+build is installed imports what it should: the compiled modules where it is a
+platform wheel, the ``.py`` sources where it is pure or editable.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def hook() -> ModuleType:
+    """``hatch_build.py``, loaded from the project's root (skips if that is not here)."""
+    pytest.importorskip("hatchling")
+    path = ROOT / "hatch_build.py"
+    if not path.is_file():
+        pytest.skip("hatch_build.py is not beside the tests")
+    spec = importlib.util.spec_from_file_location("hatch_build", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize(
+    ("pure", "compile_", "mode"),
+    [
+        (None, None, "auto"),
+        ("0", None, "auto"),
+        ("1", None, "pure"),
+        ("1", "auto", "pure"),
+        (None, "auto", "auto"),
+        (None, "required", "required"),
+        ("0", "Required", "required"),
+    ],
+)
+def test_the_environment_chooses_the_build(
+    hook: ModuleType,
+    monkeypatch: pytest.MonkeyPatch,
+    pure: str | None,
+    compile_: str | None,
+    mode: str,
+) -> None:
+    """AMERICAN_SNIFF_PURE=1 builds pure; AMERICAN_SNIFF_COMPILE=required forbids the fallback."""
+    for name, value in (("AMERICAN_SNIFF_PURE", pure), ("AMERICAN_SNIFF_COMPILE", compile_)):
+        if value is None:
+            monkeypatch.delenv(name, raising=False)
+        else:
+            monkeypatch.setenv(name, value)
+    assert hook.build_mode() == mode
+
+
+@pytest.mark.parametrize(
+    ("pure", "compile_", "message"),
+    [
+        ("yes", "auto", "AMERICAN_SNIFF_PURE must be"),
+        ("0", "always", "AMERICAN_SNIFF_COMPILE must be"),
+        ("1", "required", "contradict"),
+    ],
+)
+def test_the_environment_cannot_ask_for_nonsense(
+    hook: ModuleType, monkeypatch: pytest.MonkeyPatch, pure: str, compile_: str, message: str
+) -> None:
+    """A misspelt value, or a pure build that must compile, stops the build."""
+    monkeypatch.setenv("AMERICAN_SNIFF_PURE", pure)
+    monkeypatch.setenv("AMERICAN_SNIFF_COMPILE", compile_)
+    with pytest.raises(hook.ConfigurationError, match=message):
+        hook.build_mode()
+
+
+def test_a_failure_is_told_on_one_line(hook: ModuleType) -> None:
+    """The fallback's warning names the error on a single line."""
+    error = OSError("command '/nonexistent' failed:\n  No such file or directory")
+    assert hook.one_line(error) == (
+        "OSError: command '/nonexistent' failed: No such file or directory"
+    )
+    assert hook.one_line(SystemExit(1)) == "mypyc stopped (exit status 1; its messages are above)"
+    assert "\n" not in hook.one_line(SystemExit("error: one\nerror: two"))
+
+
+@pytest.mark.parametrize(
+    "dependencies", [["attrs>=23.1"], ["attrs>=23.1", "LibRT[extra]>=0.16; python_version<'4'"]]
+)
+def test_code_that_needs_no_librt_builds_either_way(
+    hook: ModuleType, tmp_path: Path, dependencies: list[str]
+) -> None:
+    """Compiled plain Python needs nothing at run time, whatever the dependencies."""
+    (tmp_path / "group.c").write_text("if (CPyStatics_Initialize() < 0) {\n")
+    hook.check_runtime_needs(tmp_path, dependencies)
+
+
+def test_code_that_imports_librt_needs_it_as_a_dependency(hook: ModuleType, tmp_path: Path) -> None:
+    """A compiled module that loads librt would fail at import without the dependency."""
+    (tmp_path / "group.c").write_text("if (import_librt_strings() < 0) {\nreturn -1;\n}\n")
+    with pytest.raises(hook.ConfigurationError, match="librt_strings: add librt"):
+        hook.check_runtime_needs(tmp_path, ["attrs>=23.1", "cattrs>=24.1"])
+    hook.check_runtime_needs(tmp_path, ["attrs>=23.1", "librt>=0.16"])
+
+
+def test_the_installed_build_imports_what_it_compiled() -> None:
+    """A platform wheel imports its compiled modules; a pure or editable build, the sources."""
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    pyproject = ROOT / "pyproject.toml"
+    if not pyproject.is_file():
+        pytest.skip("pyproject.toml is not beside the tests")
+    config = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    listed = config["tool"]["hatch"]["build"]["targets"]["wheel"]["hooks"]["custom"]["compile"]
+    wheel = importlib.metadata.distribution("american-sniff").read_text("WHEEL") or ""
+    compiled = "Root-Is-Purelib: false" in wheel
+    for path in listed:
+        name = path.removeprefix("src/").removesuffix(".py").replace("/", ".")
+        module = importlib.import_module(name)
+        assert module.__file__ is not None
+        assert module.__file__.endswith(".py") is not compiled, (name, module.__file__, wheel)
