@@ -12,9 +12,26 @@ import random
 
 import pytest
 
-from american_sniff import MatchState, apply, legal_moves, new_match
+from american_sniff import (
+    ALL_TILES,
+    IllegalMove,
+    Layout,
+    MatchState,
+    Place,
+    Point,
+    Side,
+    Tile,
+    apply,
+    engine,
+    legal_moves,
+    new_match,
+)
 from american_sniff import _fast as fast
+from american_sniff.layout import parse_point
 from american_sniff.rng import MASK64, below, next_u64, shuffled
+from american_sniff.state import Action
+
+_DOUBLE_SIDES = (Side.LINE_A, Side.LINE_B, Side.BRANCH_A, Side.BRANCH_B)
 
 # -- the shuffle on 32-bit halves (the compiled build's shuffle) ------------------------
 
@@ -126,3 +143,126 @@ def test_the_compiled_builds_code_paths_play_the_same_match(
         # The compiled build's store fills the cache that legal_moves reads back.
         moves = legal_moves(mine)
         assert fast.legal_cache(mine) is moves
+
+
+# -- the tables of point keys, built once at import --------------------------------------
+# mutmut runs each mutant in a process that imported the package unmutated, so
+# a function that only builds a module-level table is checked by calling it.
+
+
+def test_a_points_key_is_its_order_and_the_table_of_keys_lists_every_point() -> None:
+    """``key_of`` is ``Point.order``; ``_points`` puts each point at its key, None elsewhere.
+
+    Kills the mutants of ``_fast.key_of`` and ``_fast._points``.
+    """
+    expected: list[Point | None] = [None] * (8 * len(ALL_TILES))
+    for tile in ALL_TILES:
+        sides = _DOUBLE_SIDES if tile.is_double else (Side.LOW, Side.HIGH)
+        for side in sides:
+            point = Point(tile, side)
+            assert fast.key_of(tile, side) == point.order == tile.index * 8 + list(Side).index(side)
+            expected[point.order] = point
+    assert fast._points() == expected
+    assert expected == fast.POINT_OF_KEY
+
+
+def test_the_keys_a_tile_leaves_open_are_the_points_of_the_table() -> None:
+    """``_opening_keys`` and ``_free_key`` give the keys of the points the table shows.
+
+    An opening tile leaves both its sides open (both line sides of a double);
+    a tile joined to a point leaves its other end open, and a double its line B.
+    Kills the mutants of ``_fast._opening_keys`` and ``_fast._free_key``.
+    """
+    for tile in ALL_TILES:
+        table = Layout.empty().place(tile)
+        assert fast._opening_keys(tile) == tuple(p.order for p in table.points())
+        for point in table.points():
+            for other in ALL_TILES:
+                if other is tile or not other.has(point.value):
+                    continue
+                after = table.place(other, point)
+                (new,) = [p for p in after.points() if p.tile is other]
+                assert fast._free_key(other, point.order) == new.order
+                assert fast.FREE_KEY[other.index][point.order] == new.order
+
+
+# -- what the engine reports about itself ------------------------------------------------
+
+
+def test_compiled_says_which_build_runs() -> None:
+    """``compiled()`` is False for the pure-Python build (the engine's file is a .py file).
+
+    Kills the mutants of ``engine.compiled``.
+    """
+    assert engine.compiled() is fast.COMPILED
+    if engine.__file__.endswith(".py"):
+        assert engine.compiled() is False
+
+
+def test_an_action_in_words_names_the_sum_and_the_points_of_a_placement() -> None:
+    """``str(action)`` of a placement gives the seat, the move, the end sum and the points.
+
+    Kills ``state.Action.__str__`` mutants 6 and 7.
+    """
+    action = Action(0, Place(Tile(1, 4)), None, 5, 5, (5, 0))
+    assert str(action) == "seat 0: [1|4] opens, sum 5, 5 points"
+    state = new_match(2, seed=1)
+    state = apply(state, legal_moves(state)[0])
+    last = state.last_action
+    assert last is not None
+    assert str(last) == f"seat {last.seat}: {last.move}, sum {last.end_sum}, {last.points} points"
+
+
+def test_the_repr_of_a_won_match_names_the_winner() -> None:
+    """Once a side has won, the repr shows ``winner=`` in place of ``turn=``.
+
+    Kills ``state.MatchState.__repr__`` mutant 2.
+    """
+    state = new_match(2, seed=3)
+    while state.winner is None:
+        state = apply(state, legal_moves(state)[0])
+    assert repr(state) == (
+        f"<MatchState players=2 round={state.round} winner={state.winner} "
+        f"scores={state.scores} table={len(state.layout)} stock={state.stock_size}>"
+    )
+    assert "turn=" not in repr(state)
+
+
+# -- refusals, word for word --------------------------------------------------------------
+
+
+def test_a_point_with_an_unknown_side_lists_the_sides() -> None:
+    """The refusal names the text and lists the six side names, comma separated.
+
+    Kills ``layout.parse_point`` mutant 17.
+    """
+    with pytest.raises(ValueError, match="not a point") as error:
+        parse_point("[1|4] middle")
+    assert str(error.value) == (
+        "not a point: '[1|4] middle' (expected '[a|b] SIDE' with SIDE one of "
+        "low, high, line_a, line_b, branch_a, branch_b)"
+    )
+
+
+def test_why_a_branch_of_the_sniff_is_not_open() -> None:
+    """A branch is refused as not yet open while a line side is free, as joined after.
+
+    The opening Sniff joined at line B still has line A free: its branches are
+    not open yet. Once both line sides are joined, a branch that is taken is
+    "already joined". Kills ``layout.Layout._why_not_open`` mutants 14 and 15.
+    """
+    sniff = Tile(4, 4)
+    table = Layout.empty().place(sniff).place(Tile(4, 6), Point(sniff, Side.LINE_B))
+    assert [str(p) for p in table.points()] == ["[4|4] line_a", "[4|6] high"]
+    with pytest.raises(IllegalMove) as error:
+        table.place(Tile(1, 4), Point(sniff, Side.BRANCH_A))
+    assert error.value.code == "point_not_open"
+    assert str(error.value) == (
+        "point [4|4] branch_a is not open: the Sniff's branches open only once "
+        "both of its line sides are joined"
+    )
+    table = table.place(Tile(1, 4), Point(sniff, Side.LINE_A))
+    table = table.place(Tile(2, 4), Point(sniff, Side.BRANCH_A))
+    with pytest.raises(IllegalMove) as error:
+        table.place(Tile(3, 4), Point(sniff, Side.BRANCH_A))
+    assert str(error.value) == "point [4|4] branch_a is not open: it is already joined"
