@@ -25,6 +25,7 @@ from american_sniff import (
     engine,
     legal_moves,
     new_match,
+    rules,
 )
 from american_sniff import _fast as fast
 from american_sniff.layout import parse_point
@@ -266,3 +267,139 @@ def test_why_a_branch_of_the_sniff_is_not_open() -> None:
     with pytest.raises(IllegalMove) as error:
         table.place(Tile(3, 4), Point(sniff, Side.BRANCH_A))
     assert str(error.value) == "point [4|4] branch_a is not open: it is already joined"
+
+
+# -- the rules as functions (american_sniff.rules), called directly --------------------------
+# The engine calls each of them only with the arguments a match produces; these
+# pin every case the rules text gives them.
+
+
+def test_the_numbers_of_the_game_by_player_count() -> None:
+    """Hands of 7, 6, 5; targets 250, 200, 200; one side per seat but two with 4 players.
+
+    Kills the mutants of ``rules.hand_size``, ``target`` and ``side_count``.
+    """
+    assert [rules.hand_size(n) for n in (2, 3, 4)] == [7, 6, 5]
+    assert [rules.target(n) for n in (2, 3, 4)] == [250, 200, 200]
+    assert [rules.side_count(n) for n in (2, 3, 4)] == [2, 3, 2]
+    for players in rules.PLAYER_COUNTS:
+        assert rules.hand_size(players) == rules.HAND_SIZE[players]
+        assert rules.target(players) == rules.TARGET[players]
+
+
+def test_sides_and_turn_order() -> None:
+    """Partners sit opposite with 4 players; play goes to seat ``(i + 1) % players``.
+
+    Kills the mutants of ``rules.side_of`` and ``rules.next_seat``.
+    """
+    assert [rules.side_of(4, seat) for seat in range(4)] == [0, 1, 0, 1]
+    assert [rules.side_of(3, seat) for seat in range(3)] == [0, 1, 2]
+    assert [rules.side_of(2, seat) for seat in range(2)] == [0, 1]
+    assert [rules.next_seat(4, seat) for seat in range(4)] == [1, 2, 3, 0]
+    assert [rules.next_seat(3, seat) for seat in range(3)] == [1, 2, 0]
+    assert [rules.next_seat(2, seat) for seat in range(2)] == [1, 0]
+
+
+def test_who_opens_a_round() -> None:
+    """The player who went out opens (seat 0 too); otherwise the lot, which must be given.
+
+    Kills the mutants of ``rules.lot_is_due`` and ``rules.opener``.
+    """
+    assert rules.lot_is_due(None) is True
+    assert rules.lot_is_due(0) is False
+    assert rules.lot_is_due(3) is False
+    assert rules.opener(0, 1) == 0
+    assert rules.opener(2, None) == 2
+    assert rules.opener(None, 0) == 0
+    assert rules.opener(None, 3) == 3
+    with pytest.raises(ValueError, match="drawn by lot") as error:
+        rules.opener(None, None)
+    assert str(error.value) == (
+        "no player went out, so the opener is drawn by lot, and none was given"
+    )
+
+
+@pytest.mark.parametrize(
+    ("table_empty", "can_place", "stock_left", "required"),
+    [
+        (True, False, 0, "place"),  # the opener places any tile
+        (True, False, 9, "place"),
+        (False, True, 0, "place"),  # a player who can place must
+        (False, True, 4, "place"),
+        (False, False, 1, "draw"),  # else draw while the stock lasts
+        (False, False, 14, "draw"),
+        (False, False, 0, "pass"),  # and pass once it is empty
+    ],
+)
+def test_what_the_player_to_move_must_do(
+    table_empty: bool, can_place: bool, stock_left: int, required: str
+) -> None:
+    """Place if the table is empty or a tile fits; else draw while the stock lasts; else pass.
+
+    Kills the mutants of ``rules.required_action``.
+    """
+    assert rules.required_action(table_empty, can_place, stock_left) == required
+
+
+@pytest.mark.parametrize(
+    ("end_sum", "points"),
+    [(0, 0), (1, 0), (4, 0), (5, 5), (6, 0), (10, 10), (15, 15), (16, 0), (35, 35), (36, 0)],
+)
+def test_a_placement_scores_a_positive_multiple_of_five(end_sum: int, points: int) -> None:
+    """The end sum is scored when it is a positive multiple of five; zero scores nothing.
+
+    Kills the mutants of ``rules.placement_points``.
+    """
+    assert rules.placement_points(end_sum) == points
+
+
+def test_the_target_and_a_block() -> None:
+    """Reaching or passing the target wins; a round blocks when the stock is empty and none fits.
+
+    Kills the mutants of ``rules.has_won`` and ``rules.is_blocked``.
+    """
+    assert not rules.has_won(2, 249)
+    assert rules.has_won(2, 250)
+    assert rules.has_won(2, 251)
+    assert not rules.has_won(3, 199)
+    assert rules.has_won(3, 200)
+    assert not rules.has_won(4, 195)
+    assert rules.has_won(4, 200)
+    assert rules.is_blocked(0, False) is True
+    assert rules.is_blocked(0, True) is False
+    assert rules.is_blocked(1, False) is False
+    assert rules.is_blocked(5, True) is False
+
+
+@pytest.mark.parametrize(
+    ("pips", "rounded"),
+    [(0, 0), (1, 0), (2, 0), (3, 5), (4, 5), (5, 5), (6, 5), (7, 5), (8, 10), (12, 10), (13, 15)],
+)
+def test_a_hand_is_rounded_to_the_nearest_multiple_of_five(pips: int, rounded: int) -> None:
+    """Remainders 1 and 2 round down, 3 and 4 up; multiples stay.
+
+    Kills the mutants of ``rules.round_hand``.
+    """
+    assert rules.round_hand(pips) == rounded
+
+
+def test_round_hand_names_what_it_refuses() -> None:
+    """A negative or non-integer count of pips is refused with a message naming it.
+
+    Kills the message mutants of ``rules.round_hand``.
+    """
+    with pytest.raises(ValueError, match="whole number") as error:
+        rules.round_hand(-1)
+    assert str(error.value) == "a hand holds a whole number of pips, 0 or more, got -1"
+
+
+def test_settlement_takes_each_hand_rounded_on_its_own_from_its_side() -> None:
+    """Each hand is rounded alone and taken from its side; no floor; nothing is gained.
+
+    Kills the mutants of ``rules.settle``.
+    """
+    assert rules.settle(4, (40, 25), (7, 0, 13, 2)) == ((5, 0, 15, 0), (20, 25))
+    # Partners are rounded separately (2 + 2 pooled would round to 5).
+    assert rules.settle(4, (10, 10), (2, 0, 2, 3)) == ((0, 0, 0, 5), (10, 5))
+    assert rules.settle(2, (10, 3), (0, 8)) == ((0, 10), (10, -7))
+    assert rules.settle(3, (0, 5, 0), (3, 0, 12)) == ((5, 0, 10), (-5, 5, -10))
