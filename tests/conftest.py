@@ -44,8 +44,8 @@ settings.register_profile(
 settings.register_profile(
     "mutmut",
     deadline=None,
-    max_examples=25,
-    stateful_step_count=30,
+    max_examples=10,
+    stateful_step_count=20,
     derandomize=True,
     database=None,
     suppress_health_check=[HealthCheck.too_slow],
