@@ -403,3 +403,73 @@ def test_settlement_takes_each_hand_rounded_on_its_own_from_its_side() -> None:
     assert rules.settle(4, (10, 10), (2, 0, 2, 3)) == ((0, 0, 0, 5), (10, 5))
     assert rules.settle(2, (10, 3), (0, 8)) == ((0, 10), (10, -7))
     assert rules.settle(3, (0, 5, 0), (3, 0, 12)) == ((5, 0, 10), (-5, 5, -10))
+
+
+# -- module-level tables ------------------------------------------------------------------
+# mutmut 3 mutates only code inside functions, so the tables that _fast builds
+# at module level are pinned here, each against the public values it stands for.
+
+
+def test_the_key_tables_match_the_points_they_stand_for() -> None:
+    """Each key's value, bit and worth are those of its point, from the rules' scoring ends.
+
+    A non-double's end and a branch of the Sniff count their number; a line
+    side of a double counts both halves (its tile is then a terminal double).
+    """
+    for key, point in enumerate(fast.POINT_OF_KEY):
+        if point is None:
+            assert fast.VALUE_OF_KEY[key] == fast.WORTH_OF_KEY[key] == 0
+            assert fast.BIT_OF_KEY[key] == 1
+            continue
+        assert fast.VALUE_OF_KEY[key] == point.value
+        assert fast.BIT_OF_KEY[key] == 1 << point.value
+        lines = (Side.LINE_A, Side.LINE_B)
+        assert fast.WORTH_OF_KEY[key] == (2 * point.value if point.side in lines else point.value)
+
+
+def test_the_tile_tables_match_the_tiles() -> None:
+    """Per tile: the bits of its halves, whether it is a double, its opening sides and moves."""
+    for tile in ALL_TILES:
+        assert fast.TILE_VALUES[tile.index] == (1 << tile.low) | (1 << tile.high)
+        assert fast.IS_DOUBLE[tile.index] is tile.is_double
+        assert fast.TILES[tile.index] is tile
+        opening = Layout.empty().place(tile)
+        assert fast.OPENING_KEYS[tile.index] == tuple(p.order for p in opening.points())
+        assert fast.OPEN[tile.index] == Place(tile)
+
+
+def test_the_table_of_placements_holds_exactly_the_placements_that_fit() -> None:
+    """``PLACE[tile][key]`` is ``Place(tile, point)`` where the tile shows the point's value.
+
+    It is None where no point has the key, where the point is the tile's own,
+    and where the tile shows no half of the point's value; and where it is not
+    None, ``FREE_KEY`` gives the key the tile leaves open there.
+    """
+    for tile in ALL_TILES:
+        row = fast.PLACE[tile.index]
+        assert len(row) == len(fast.POINT_OF_KEY)
+        for key, point in enumerate(fast.POINT_OF_KEY):
+            fits = point is not None and point.tile is not tile and tile.has(point.value)
+            if not fits:
+                assert row[key] is None
+                assert fast.FREE_KEY[tile.index][key] == -1
+                continue
+            assert point is not None
+            assert row[key] == Place(tile, point)
+            assert fast.FREE_KEY[tile.index][key] == fast._free_key(tile, key)
+
+
+def test_the_redraw_limits_are_those_of_below() -> None:
+    """``_REDRAW[n]`` is the low half from which an all-ones high half is drawn again.
+
+    ``below(n)`` redraws outputs from ``2**64 - 2**64 % n`` up; on halves that
+    is the high half all ones and the low half from ``2**32 - 2**64 % n``.
+    """
+    assert len(fast._REDRAW) == 65
+    assert fast._REDRAW[0] == 0
+    for n in range(1, 65):
+        limit = (1 << 64) - (1 << 64) % n
+        if limit >> 32 == 0xFFFFFFFF:  # below the limit: any high half but all ones
+            assert fast._REDRAW[n] == limit & 0xFFFFFFFF
+        else:  # n a power of two: nothing is redrawn
+            assert (fast._REDRAW[n], limit) == (1 << 32, 1 << 64)
