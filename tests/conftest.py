@@ -4,6 +4,9 @@
 * ``ci``: chosen when the ``CI`` environment variable is set; sized so the
   property and stateful tests run well under a minute on two cores.
 * ``thorough``: ``HYPOTHESIS_PROFILE=thorough`` for long local runs.
+* ``mutmut``: chosen by the mutation run (``[tool.mutmut]`` in pyproject.toml);
+  derandomized and without an example database, so that every mutant meets the
+  same examples and a verdict does not depend on what ran before it.
 
 ``HYPOTHESIS_PROFILE`` names a profile explicitly and wins over ``CI``.
 Every profile has ``deadline=None``: a whole match per example has no
@@ -36,6 +39,15 @@ settings.register_profile(
     deadline=None,
     max_examples=1000,
     stateful_step_count=100,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
+    "mutmut",
+    deadline=None,
+    max_examples=10,
+    stateful_step_count=20,
+    derandomize=True,
+    database=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
 

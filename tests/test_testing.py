@@ -153,35 +153,37 @@ class Crashes(LibraryImplementation):
 
 
 @pytest.mark.parametrize(
-    ("adapter", "check", "words"),
+    ("adapter_class", "check", "words"),
     [
         (
-            LeakyViews(),
+            LeakyViews,
             "views",
             "seat 0: history: action 9: expected 'seat 1 draw', got 'seat 1 draw [",
         ),
-        (LaxPass(), "illegal moves refused", "pass was accepted; the rules refuse it (must_draw)"),
+        (LaxPass, "illegal moves refused", "pass was accepted; the rules refuse it (must_draw)"),
         (
-            VagueCodes(),
+            VagueCodes,
             "illegal moves refused",
             "was refused with point_not_open, not values_differ",
         ),
-        (PlainErrors(), "illegal moves refused", "raised ValueError, not IllegalMove (must_place)"),
-        (NoBranchB(), "random play", "legal moves: missing "),
-        (Forgetful(), "replay", "was refused (not_in_hand"),
+        (PlainErrors, "illegal moves refused", "raised ValueError, not IllegalMove (must_place)"),
+        (NoBranchB, "random play", "legal moves: missing "),
+        (Forgetful, "replay", "was refused (not_in_hand"),
         (
-            Haunted(),
+            Haunted,
             "replay",
             "the same moves gave other facts: scores: expected (0, 0), got (5, 0)",
         ),
-        (Boxed(), "legal moves accepted", "changed the state it was applied to"),
-        (Crashes(), "views", "it raised KeyError: 'no such seat'"),
+        (Boxed, "legal moves accepted", "changed the state it was applied to"),
+        (Crashes, "views", "it raised KeyError: 'no such seat'"),
     ],
 )
 def test_a_faulty_adapter_fails_with_a_clear_message(
-    adapter: Implementation[Any], check: str, words: str
+    adapter_class: type[Implementation[Any]], check: str, words: str
 ) -> None:
     """Each fault is caught by the check meant for it, and the message says where and what."""
+    # A fresh adapter each run: Forgetful and Haunted remember the matches they saw.
+    adapter = adapter_class()
     report = check_implementation(adapter, players=(2,), seeds=(1,))
     assert not report.passed
     failure = report.failures[0]
