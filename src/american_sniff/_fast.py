@@ -172,7 +172,7 @@ def end_sum_of(open_keys: tuple[int, ...]) -> int:
     for key in open_keys:
         total += WORTH_OF_KEY[key]
     # A lone opening double (both line sides of one tile free) counts once.
-    if len(open_keys) == 2 and is_lone_double(open_keys):
+    if len(open_keys) == 2 and is_lone_double(open_keys):  # (the length first: no call)
         total -= WORTH_OF_KEY[open_keys[0]]
     return total
 
@@ -532,6 +532,7 @@ def shuffled_indices_in_halves(count: int, state: int) -> tuple[list[int], int]:
         raise ValueError(f"the shuffle on halves takes up to 64 items, not {count}")
     hi: i64 = state >> 32
     lo: i64 = state & _M32
+    # Declared here so that mypyc types them as machine integers; never read as 0.
     out_hi: i64 = 0
     out_lo: i64 = 0
     order = list(range(count))
