@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import random
 import re
 from collections.abc import Sequence
 
@@ -88,6 +89,18 @@ def run(state: MatchState, script: Sequence[str]) -> list[MatchState]:
     states = [state]
     for text in script:
         states.append(act(states[-1], text))
+    return states
+
+
+def random_play(state: MatchState, steps: int, seed: int) -> list[MatchState]:
+    """``state`` and up to ``steps`` states after it, each move picked at random from ``seed``."""
+    chooser = random.Random(seed)
+    states = [state]
+    for _ in range(steps):
+        if state.winner is not None:
+            break
+        state = apply(state, chooser.choice(legal_moves(state)))
+        states.append(state)
     return states
 
 

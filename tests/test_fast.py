@@ -7,17 +7,16 @@ direct stores for the constructors).
 
 from __future__ import annotations
 
-import random
-
 import attrs
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from american_sniff import Layout, MatchState, Point, Side, Tile, apply, legal_moves, new_match
+from american_sniff import Layout, MatchState, Point, Side, Tile, new_match
 from american_sniff import _fast as fast
 from american_sniff.rng import MASK64, next_u64, shuffled
 from american_sniff.state import RoundInfo, RoundResult
+from scenarios import random_play
 
 
 @given(st.integers(min_value=0, max_value=MASK64), st.sampled_from([2, 5, 7, 28, 33, 64]))
@@ -67,21 +66,10 @@ def test_the_output_on_halves_is_splitmix64(state: int) -> None:
     assert high << 32 | low == expected
 
 
-def _states(seed: int, count: int) -> list[MatchState]:
-    rng = random.Random(seed)
-    state = new_match(4, seed=seed)
-    states = [state]
-    while len(states) < count and state.winner is None:
-        moves = legal_moves(state)
-        state = apply(state, moves[rng.randrange(len(moves))])
-        states.append(state)
-    return states
-
-
 def test_round_constructors_fill_exactly_the_attrs_fields() -> None:
     """RoundInfo and RoundResult made by _fast equal those made by attrs from the same fields."""
     seen_results = 0
-    for state in _states(3, 400):
+    for state in random_play(new_match(4, seed=3), 400, seed=3):
         info = state.info
         fields = {(f.alias or f.name): getattr(info, f.name) for f in attrs.fields(RoundInfo)}
         assert RoundInfo(**fields) == info
@@ -98,7 +86,7 @@ def test_round_constructors_fill_exactly_the_attrs_fields() -> None:
 
 def test_states_built_by_the_engine_are_plain_frozen_states() -> None:
     """The twin-class route (interpreter) and the direct route (compiled) give true MatchStates."""
-    for state in _states(8, 60):
+    for state in random_play(new_match(4, seed=8), 60, seed=8):
         assert type(state) is MatchState
         assert type(state.layout) is Layout
         with pytest.raises(attrs.exceptions.FrozenInstanceError):

@@ -31,6 +31,7 @@ from american_sniff import _fast as fast
 from american_sniff.layout import parse_point
 from american_sniff.rng import MASK64, below, next_u64, shuffled
 from american_sniff.state import Action
+from scenarios import random_play
 
 _DOUBLE_SIDES = (Side.LINE_A, Side.LINE_B, Side.BRANCH_A, Side.BRANCH_B)
 
@@ -101,17 +102,6 @@ def test_the_shuffle_on_halves_takes_at_most_64_items() -> None:
 # -- the compiled build's constructors, run by the interpreter ---------------------------
 
 
-def _random_play(state: MatchState, steps: int, seed: int) -> list[MatchState]:
-    chooser = random.Random(seed)
-    states = [state]
-    for _ in range(steps):
-        if state.winner is not None:
-            break
-        state = apply(state, chooser.choice(legal_moves(state)))
-        states.append(state)
-    return states
-
-
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_the_compiled_builds_code_paths_play_the_same_match(
     players: int, monkeypatch: pytest.MonkeyPatch
@@ -124,9 +114,9 @@ def test_the_compiled_builds_code_paths_play_the_same_match(
     identically). Kills the mutants of the ``if COMPILED:`` branches of
     ``new_layout``, ``new_state``, ``set_legal_cache`` and ``shuffled_indices``.
     """
-    interpreted = _random_play(new_match(players, seed=31 + players), 250, seed=players)
+    interpreted = random_play(new_match(players, seed=31 + players), 250, seed=players)
     monkeypatch.setattr(fast, "COMPILED", True)
-    compiled = _random_play(new_match(players, seed=31 + players), 250, seed=players)
+    compiled = random_play(new_match(players, seed=31 + players), 250, seed=players)
     assert compiled == interpreted
     for mine, theirs in zip(compiled, interpreted, strict=True):
         assert type(mine) is MatchState

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import pickle
-import random
 
 import attrs
 import pytest
@@ -22,17 +21,7 @@ from american_sniff import (
     legal_moves,
     new_match,
 )
-
-
-def _play(state: MatchState, steps: int, seed: int) -> list[MatchState]:
-    chooser = random.Random(seed)
-    states = [state]
-    for _ in range(steps):
-        if state.winner is not None:
-            break
-        state = apply(state, chooser.choice(legal_moves(state)))
-        states.append(state)
-    return states
+from scenarios import random_play
 
 
 def test_copies_and_unpickled_tiles_and_points_are_the_interned_ones() -> None:
@@ -58,7 +47,7 @@ def test_an_unpickled_layout_closes_the_points_it_joins() -> None:
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_pickled_and_deep_copied_states_play_on_identically(players: int) -> None:
     """A state survives pickle and deepcopy, legal-move cache included, and plays on equally."""
-    for state in _play(new_match(players, seed=players), 120, seed=5):
+    for state in random_play(new_match(players, seed=players), 120, seed=5):
         legal = legal_moves(state)
         if not legal:
             continue
@@ -92,14 +81,14 @@ def test_deals_of_equal_tiles_made_elsewhere_play_like_interned_ones() -> None:
     mine = Deal([rebuilt[:7], rebuilt[7:14]], rebuilt[14:], opener=0)
     theirs = Deal([ALL_TILES[:7], ALL_TILES[7:14]], ALL_TILES[14:], opener=0)
     assert mine == theirs
-    left = _play(new_match(2, seed=9, deals=[mine]), 60, seed=2)
-    right = _play(new_match(2, seed=9, deals=[theirs]), 60, seed=2)
+    left = random_play(new_match(2, seed=9, deals=[mine]), 60, seed=2)
+    right = random_play(new_match(2, seed=9, deals=[theirs]), 60, seed=2)
     assert left == right
 
 
 def test_the_engines_fast_constructors_fill_exactly_the_attrs_fields() -> None:
     """States and layouts made by the engine equal ones made by attrs from the same fields."""
-    for state in _play(new_match(4, seed=12), 80, seed=4):
+    for state in random_play(new_match(4, seed=12), 80, seed=4):
         state_fields = {
             (f.alias or f.name): getattr(state, f.name) for f in attrs.fields(MatchState) if f.init
         }
