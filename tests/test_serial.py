@@ -18,13 +18,15 @@ from hypothesis import strategies as st
 
 from american_sniff import (
     ALL_TILES,
+    IllegalMove,
     InvalidState,
     MatchState,
     apply,
     legal_moves,
     new_match,
 )
-from american_sniff.serial import MAX_STATE_BYTES
+from american_sniff.conformance.protocol import read_move
+from american_sniff.serial import MAX_STATE_BYTES, parse_move_text
 from scenarios import DRAW_DEAL
 
 ROUNDTRIP_MATCHES = int(os.environ.get("ROUNDTRIP_MATCHES", "30"))
@@ -473,3 +475,38 @@ def test_numbers_javascript_cannot_hold_are_refused() -> None:
     """A round or a score beyond 2**53 - 1 is refused before anything else."""
     assert "beyond 2**53 - 1" in _edit(lambda doc: doc.update(round=2**60))
     assert "beyond 2**53 - 1" in _edit(lambda doc: doc["scores"].__setitem__(0, -(10**18)))
+
+
+@pytest.mark.parametrize(
+    ("text", "code", "message"),
+    [
+        ("drew", "not_a_move", "not a move: 'drew' (expected '[a|b] opens', "),
+        ("[1|2] on", "not_a_move", "not a move: '[1|2] on'"),
+        ("[2|1] opens", "not_a_tile", "not a tile: '[2|1]' is not a tile written"),
+        ("[1|2] on [7|1] low", "not_a_point", "not a point: '[7|1] low': '[7|1]' is not"),
+        (
+            "[1|2] on [1|1] middle",
+            "not_a_point",
+            "not a point: '[1|1] middle' (expected '[a|b] SIDE' with SIDE one of "
+            "low, high, line_a, line_b, branch_a, branch_b)",
+        ),
+    ],
+)
+def test_a_move_text_is_refused_with_the_protocol_code(text: str, code: str, message: str) -> None:
+    """The one move-text reader refuses with the refusal code the protocol answers with."""
+    with pytest.raises(IllegalMove) as caught:
+        parse_move_text(text)
+    assert caught.value.code == code
+    assert str(caught.value).startswith(message)
+    with pytest.raises(IllegalMove) as again:
+        read_move(text)
+    assert (again.value.code, str(again.value)) == (code, str(caught.value))
+
+
+def test_move_texts_read_back_to_the_interned_moves() -> None:
+    """Each form reads back to its move; a placement read twice is the same object."""
+    for text in ("draw", "pass", "[1|4] opens", "[1|2] on [1|1] branch_b"):
+        move = parse_move_text(text)
+        assert str(move) == text
+        assert parse_move_text(text) == move
+    assert parse_move_text("[1|2] on [1|1] branch_b") is parse_move_text("[1|2] on [1|1] branch_b")

@@ -113,15 +113,8 @@ class Discrepancy:
         return f"{self.where}: {kind}: {self.message}"
 
     def to_dict(self) -> dict[str, Any]:
-        """The discrepancy as a JSON object (every key always present)."""
-        return {
-            "kind": self.kind,
-            "round": self.round,
-            "action": self.action,
-            "code": self.code,
-            "fatal": self.fatal,
-            "message": self.message,
-        }
+        """The discrepancy as a JSON object: every field, always present (None as null)."""
+        return attrs.asdict(self)
 
 
 @attrs.frozen

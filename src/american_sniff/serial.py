@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, get_origin
 
 import attrs
 
-from .errors import InvalidState
+from .errors import IllegalMove, InvalidState
 from .layout import Layout, Point, Side
 from .moves import Draw, Move, Pass, Place
 from .rules import RULES_VERSION, side_of
@@ -170,6 +170,7 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 # -- text forms of tiles, points, moves and big integers ---------------------------------
 
 _SIDES = {side.value: side for side in Side}
+_SIDE_LIST = ", ".join(_SIDES)
 
 
 def tile_text(tile: Tile) -> str:
@@ -192,16 +193,6 @@ def parse_tile_text(text: str) -> Tile:
 _TILE_OF_TEXT = {str(tile): tile for tile in ALL_TILES}
 
 
-def _parse_point_text(text: str) -> Point:
-    tile, _, side = text.partition(" ")
-    if side not in _SIDES:
-        raise ValueError(f"{text!r} is not a point written '[a|b] SIDE'")
-    try:
-        return Point(parse_tile_text(tile), _SIDES[side])
-    except ValueError as exc:
-        raise ValueError(f"{text!r} is not a point: {exc}") from None
-
-
 def move_text(move: Move) -> str:
     """A move as the formats write it (``str(move)``)."""
     return str(move)
@@ -210,7 +201,17 @@ def move_text(move: Move) -> str:
 def parse_move_text(text: str) -> Move:
     """The move written as ``str(move)`` writes it, in exactly that form.
 
-    :raises ValueError: if ``text`` is not a move in that form.
+    The forms are ``"[a|b] opens"``, ``"[a|b] on [c|d] SIDE"``, ``"draw"`` and
+    ``"pass"``, with ``a <= b`` and SIDE a :class:`~american_sniff.Side` value.
+    Every document of the library, and the engine protocol, writes moves so.
+
+    >>> parse_move_text("[1|2] on [1|1] branch_a")
+    Place(Tile(1, 2), Point(Tile(1, 1), Side.BRANCH_A))
+
+    :raises IllegalMove: (a :class:`ValueError`) with code ``not_a_move`` if
+        ``text`` has none of those forms, ``not_a_tile`` if the placed tile is
+        not written as above, ``not_a_point`` if the point is not a side written
+        as above.
     """
     move = _MOVE_OF_TEXT.get(text)
     if move is not None:
@@ -220,15 +221,39 @@ def parse_move_text(text: str) -> Move:
     if text == "pass":
         return Pass()
     if text.endswith(" opens"):
-        return Place(parse_tile_text(text[: -len(" opens")]))
+        return Place(_move_tile(text[: -len(" opens")]))
     tile, on, at = text.partition(" on ")
-    if on:
-        move = Place(parse_tile_text(tile), _parse_point_text(at))
-        _MOVE_OF_TEXT[text] = move  # at most 28 * 144 distinct texts
-        return move
-    raise ValueError(
-        f"{text!r} is not a move ('[a|b] opens', '[a|b] on [c|d] SIDE', 'draw' or 'pass')"
-    )
+    if not on:
+        raise IllegalMove(
+            f"not a move: {text!r} (expected '[a|b] opens', '[a|b] on [c|d] SIDE', "
+            "'draw' or 'pass')",
+            "not_a_move",
+        )
+    move = Place(_move_tile(tile), _move_point(at))
+    _MOVE_OF_TEXT[text] = move  # at most 28 * 144 distinct texts
+    return move
+
+
+def _move_tile(text: str) -> Tile:
+    """The placed tile of a move's text, refused with the code ``not_a_tile``."""
+    try:
+        return parse_tile_text(text)
+    except ValueError as exc:
+        raise IllegalMove(f"not a tile: {exc}", "not_a_tile") from None
+
+
+def _move_point(text: str) -> Point:
+    """The point of a move's text, refused with the code ``not_a_point``."""
+    tile, _, side = text.partition(" ")
+    if side not in _SIDES:
+        raise IllegalMove(
+            f"not a point: {text!r} (expected '[a|b] SIDE' with SIDE one of {_SIDE_LIST})",
+            "not_a_point",
+        )
+    try:
+        return Point(parse_tile_text(tile), _SIDES[side])
+    except ValueError as exc:
+        raise IllegalMove(f"not a point: {text!r}: {exc}", "not_a_point") from None
 
 
 #: Moves already read, by their text (only texts that parsed are kept).

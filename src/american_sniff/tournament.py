@@ -144,6 +144,19 @@ class BotStats:
         """``wins / matches`` (0 if it played no match)."""
         return self.wins / self.matches if self.matches else 0.0
 
+    def to_dict(self) -> dict[str, Any]:
+        """The stats as JSON values, as ``american-sniff simulate --json`` prints each bot's.
+
+        The confidence interval is the list ``ci95``: ``[low, high]``.
+        """
+        return {
+            "matches": self.matches,
+            "wins": self.wins,
+            "win_rate": self.win_rate,
+            "ci95": [self.low, self.high],
+            "points_per_round": self.points_per_round,
+        }
+
 
 @attrs.frozen
 class TournamentSummary:
@@ -168,7 +181,10 @@ class TournamentSummary:
 
     @property
     def blocked_rate(self) -> float:
-        """The share of the rounds that ended which ended blocked."""
+        """The share of the rounds that ended which ended blocked.
+
+        It is 0 when no round ended (every match was won in its first round).
+        """
         return self.blocked_rounds / self.finished_rounds if self.finished_rounds else 0.0
 
     @property
@@ -182,22 +198,17 @@ class TournamentSummary:
         return {bot.name: bot.wins for bot in self.bots}
 
     def to_dict(self) -> dict[str, Any]:
-        """The summary as JSON values: what ``american-sniff simulate --json`` prints."""
+        """The summary as JSON values: what ``american-sniff simulate --json`` prints.
+
+        It holds every field and every derived rate; ``bots`` maps each bot
+        kind, in the order given, to :meth:`BotStats.to_dict`.
+        """
         return {
             "players": self.players,
             "matches": self.matches,
             "seed": self.seed,
             "wins": self.wins,
-            "bots": {
-                bot.name: {
-                    "matches": bot.matches,
-                    "wins": bot.wins,
-                    "win_rate": bot.win_rate,
-                    "ci95": [bot.low, bot.high],
-                    "points_per_round": bot.points_per_round,
-                }
-                for bot in self.bots
-            },
+            "bots": {bot.name: bot.to_dict() for bot in self.bots},
             "rounds": self.rounds,
             "rounds_per_match": self.rounds_per_match,
             "finished_rounds": self.finished_rounds,

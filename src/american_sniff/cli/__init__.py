@@ -1,8 +1,8 @@
 """The ``american-sniff`` command line: one module per command.
 
-Each command module has a ``register(commands)`` function that adds its
-subparser (with a description and examples) and sets ``run``, the function
-that carries the command out and returns the exit code.
+Each command module defines ``COMMAND``, a :class:`~american_sniff.cli.options.Command`:
+its help (a summary, a description and examples), its options, and ``run``,
+the function that carries the command out and returns the exit code.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPars
     )
     top.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = top.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    return top, {module.NAME: module.register(commands) for module in _COMMANDS}
+    return top, {module.COMMAND.name: module.COMMAND.register(commands) for module in _COMMANDS}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -5,16 +5,16 @@ from __future__ import annotations
 import argparse
 import io
 import sys
-from typing import Any, TextIO
+from typing import TextIO
 
 from ..bots import random_match, random_match_bots
 from ..records import Recorder
 from ..rules import RULES_VERSION
 from ..state import MatchState
 from .narrate import Writer, action_line, round_end_lines, round_start_line, scores_text, side_name
-from .options import add_command, add_players, add_seed
+from .options import Command, add_players, add_seed
 
-__all__ = ["NAME", "demo", "register"]
+__all__ = ["COMMAND", "NAME", "demo"]
 
 NAME = "demo"
 
@@ -61,36 +61,6 @@ def _print_start(state: MatchState, out: Writer) -> None:
     if state.players == 4:
         print("Partnerships: seats 0+2 against seats 1+3", file=out)
     print(f"\n{round_start_line(state)}", file=out)
-
-
-def register(commands: Any) -> argparse.ArgumentParser:
-    """Add the ``demo`` command to ``commands`` (an argparse subparsers object)."""
-    parser = add_command(
-        commands,
-        NAME,
-        summary="play and narrate a seeded match between random bots",
-        description=(
-            "Play a whole match between random-legal bots and narrate it: every "
-            "placement with its end sum and points, every draw and pass, each "
-            "round's settlement with the revealed hands, and the winner. The same "
-            "seed always gives the same match. With --record, the match is also "
-            "written to a file as a match record, which 'american-sniff check' checks."
-        ),
-        examples=(
-            "american-sniff demo",
-            "american-sniff demo --players 2 --seed 42",
-            "american-sniff demo --seed 7 --record match.json",
-        ),
-    )
-    add_players(parser)
-    add_seed(parser, "the deal, the lots and the bots")
-    parser.add_argument(
-        "--record",
-        metavar="FILE",
-        help="also write the match record (JSON) to FILE, replacing it",
-    )
-    parser.set_defaults(run=_run)
-    return parser
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -141,3 +111,35 @@ class _PipeSafe(io.TextIOBase):
             except BrokenPipeError:
                 self.broken = True
         return len(text)
+
+
+def _options(parser: argparse.ArgumentParser) -> None:
+    """Add the options of ``demo`` to its parser."""
+    add_players(parser)
+    add_seed(parser, "the deal, the lots and the bots")
+    parser.add_argument(
+        "--record",
+        metavar="FILE",
+        help="also write the match record (JSON) to FILE, replacing it",
+    )
+
+
+#: The command's help, options and run function.
+COMMAND = Command(
+    NAME,
+    summary="play and narrate a seeded match between random bots",
+    description=(
+        "Play a whole match between random-legal bots and narrate it: every "
+        "placement with its end sum and points, every draw and pass, each "
+        "round's settlement with the revealed hands, and the winner. The same "
+        "seed always gives the same match. With --record, the match is also "
+        "written to a file as a match record, which 'american-sniff check' checks."
+    ),
+    examples=(
+        "american-sniff demo",
+        "american-sniff demo --players 2 --seed 42",
+        "american-sniff demo --seed 7 --record match.json",
+    ),
+    options=_options,
+    run=_run,
+)

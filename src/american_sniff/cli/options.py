@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Callable
 from typing import Any
+
+import attrs
 
 from ..rng import check_seed
 
-__all__ = ["add_players", "add_seed", "bot_kinds", "bot_list", "positive", "seed"]
+__all__ = ["Command", "add_players", "add_seed", "bot_kinds", "bot_list", "positive", "seed"]
 
 
 def seed(text: str) -> int:
@@ -23,31 +25,54 @@ def seed(text: str) -> int:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
-def add_command(
-    commands: Any,
-    name: str,
-    *,
-    summary: str,
-    description: str,
-    examples: Sequence[str],
-    notes: str = "",
-) -> argparse.ArgumentParser:
-    """Add the parser of the command ``name`` to ``commands`` (an argparse subparsers object).
+def _no_options(parser: argparse.ArgumentParser) -> None:
+    """A command without options of its own adds none."""
 
-    ``summary`` is its line in ``american-sniff --help``. Its own ``--help``
-    shows ``description`` before the options and, after them, ``notes`` (when
-    not empty) and then ``examples``, one command line each; all as written.
+
+@attrs.frozen
+class Command:
+    """One command of ``american-sniff``: its help, its options and what carries it out.
+
+    Each command module defines one, ``COMMAND``; :func:`american_sniff.cli.main`
+    adds them to its parser in the order ``--help`` lists them.
+
+    :ivar name: The command's name on the command line (``"demo"``).
+    :ivar summary: Its line in ``american-sniff --help``.
+    :ivar description: What its own ``--help`` shows before the options, as written.
+    :ivar examples: Command lines its ``--help`` shows last, one each.
+    :ivar run: Carries the command out from the parsed arguments and returns the
+        exit status.
+    :ivar options: Adds the command's own arguments to its parser.
+    :ivar notes: What its ``--help`` shows between the options and the
+        examples, as written (nothing when empty).
     """
-    shown = "\n".join(f"  {example}" for example in examples)
-    epilog = f"examples:\n{shown}"
-    parser: argparse.ArgumentParser = commands.add_parser(
-        name,
-        help=summary,
-        description=description,
-        epilog=f"{notes}\n\n{epilog}" if notes else epilog,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    return parser
+
+    name: str
+    summary: str
+    description: str
+    examples: tuple[str, ...]
+    run: Callable[[argparse.Namespace], int]
+    options: Callable[[argparse.ArgumentParser], None] = _no_options
+    notes: str = ""
+
+    def register(self, commands: Any) -> argparse.ArgumentParser:
+        """Add the command's parser to ``commands`` (an argparse subparsers object).
+
+        The parsed arguments carry ``run`` and ``parser``, the command's own
+        parser (to report a usage error as that command's).
+        """
+        shown = "\n".join(f"  {example}" for example in self.examples)
+        epilog = f"examples:\n{shown}"
+        parser: argparse.ArgumentParser = commands.add_parser(
+            self.name,
+            help=self.summary,
+            description=self.description,
+            epilog=f"{self.notes}\n\n{epilog}" if self.notes else epilog,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        self.options(parser)
+        parser.set_defaults(run=self.run, parser=parser)
+        return parser
 
 
 def add_players(parser: argparse.ArgumentParser, default: int = 4) -> None:

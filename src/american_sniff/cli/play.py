@@ -25,9 +25,9 @@ from ..rules import RULES_VERSION, placement_points
 from ..state import MatchState, RoundEnd
 from ..views import PlayerView, view_for
 from .narrate import action_line, hand_text, round_end_lines, side_name
-from .options import add_command, add_players, add_playouts, add_seed, bot_list
+from .options import Command, add_players, add_playouts, add_seed, bot_list
 
-__all__ = ["NAME", "opponents", "play", "register", "table_lines", "tally_lines"]
+__all__ = ["COMMAND", "NAME", "opponents", "play", "table_lines", "tally_lines"]
 
 NAME = "play"
 
@@ -226,27 +226,18 @@ def _human_move(view: PlayerView, inp: TextIO, out: TextIO) -> Move | None:
         return moves[number - 1]
 
 
-def register(commands: Any) -> argparse.ArgumentParser:
-    """Add the ``play`` command to ``commands`` (an argparse subparsers object)."""
-    parser = add_command(
-        commands,
-        NAME,
-        summary="play a match against bots in the terminal",
-        description=(
-            "Play a match against bots. Each time you can place, the table, your "
-            "hand and your numbered legal moves are shown: answer with a move's "
-            "number (q quits). Draws and passes with no choice are made for you. "
-            "Every placement is shown with the end sum and its points, the others' "
-            "draws without their tiles, and each round's settlement with every hand "
-            "revealed, the scores and their paper tally. Moves can be piped in, one "
-            "number per line; the end of the input quits."
-        ),
-        examples=(
-            "american-sniff play --players 2 --seed 1",
-            "american-sniff play --players 4 --bots search,greedy,search --seat 1",
-            "yes 1 | american-sniff play --players 2 --seed 1",
-        ),
-    )
+def _run(args: argparse.Namespace) -> int:
+    options = {} if args.playouts is None else {"search": {"playouts": args.playouts}}
+    try:
+        opponents(args.players, args.seat, args.bots)
+    except ValueError as error:
+        args.parser.error(str(error))
+    play(args.players, args.seed, args.seat, args.bots, sys.stdin, sys.stdout, options)
+    return 0
+
+
+def _options(parser: argparse.ArgumentParser) -> None:
+    """Add the options of ``play`` to its parser."""
     add_players(parser, default=2)
     parser.add_argument(
         "--bots",
@@ -258,15 +249,26 @@ def register(commands: Any) -> argparse.ArgumentParser:
     add_seed(parser, "the deal, the lots and the bots")
     parser.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
     add_playouts(parser)
-    parser.set_defaults(run=_run, parser=parser)
-    return parser
 
 
-def _run(args: argparse.Namespace) -> int:
-    options = {} if args.playouts is None else {"search": {"playouts": args.playouts}}
-    try:
-        opponents(args.players, args.seat, args.bots)
-    except ValueError as error:
-        args.parser.error(str(error))
-    play(args.players, args.seed, args.seat, args.bots, sys.stdin, sys.stdout, options)
-    return 0
+#: The command's help, options and run function.
+COMMAND = Command(
+    NAME,
+    summary="play a match against bots in the terminal",
+    description=(
+        "Play a match against bots. Each time you can place, the table, your "
+        "hand and your numbered legal moves are shown: answer with a move's "
+        "number (q quits). Draws and passes with no choice are made for you. "
+        "Every placement is shown with the end sum and its points, the others' "
+        "draws without their tiles, and each round's settlement with every hand "
+        "revealed, the scores and their paper tally. Moves can be piped in, one "
+        "number per line; the end of the input quits."
+    ),
+    examples=(
+        "american-sniff play --players 2 --seed 1",
+        "american-sniff play --players 4 --bots search,greedy,search --seat 1",
+        "yes 1 | american-sniff play --players 2 --seed 1",
+    ),
+    options=_options,
+    run=_run,
+)

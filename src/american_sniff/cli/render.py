@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
 from ..errors import InvalidRecord
 from ..layout import Layout
 from ..records import MatchRecord, load_record, replay
 from ..render import render_svg, render_text, tally_svg, tally_text
-from .options import add_command
+from .options import Command
 
-__all__ = ["NAME", "position", "register"]
+__all__ = ["COMMAND", "NAME", "position"]
 
 NAME = "render"
 
@@ -54,51 +53,6 @@ def position(
     raise ValueError(f"round {round_number} stops before action {last}")  # pragma: no cover
 
 
-def register(commands: Any) -> argparse.ArgumentParser:
-    """Add the ``render`` command to ``commands`` (an argparse subparsers object)."""
-    parser = add_command(
-        commands,
-        NAME,
-        summary="draw the table after an action of a recorded match (text or SVG)",
-        description=(
-            "Replay a match record and draw the table right after one action: as "
-            "text on the terminal, or as an SVG figure in the style of the rules' "
-            "figures (pips, the Sniff outlined, each counted end with its value, "
-            "the open points that do not count hollow, a caption with the sum and "
-            "the points). Actions are counted from 0 within their round, as the "
-            "referee counts them."
-        ),
-        examples=(
-            "american-sniff demo --seed 7 --record match.json",
-            "american-sniff render match.json --round 1",
-            "american-sniff render match.json --round 2 --step 5 --svg table.svg",
-            "american-sniff render match.json --round 3 --tally 0 --svg tally.svg",
-        ),
-    )
-    parser.add_argument("record", metavar="RECORD", help="a match record (JSON)")
-    parser.add_argument(
-        "--round", type=int, default=1, dest="round_number", help="the round (default 1)"
-    )
-    parser.add_argument(
-        "--step",
-        type=int,
-        default=None,
-        help="the action of the round, from 0 (-1: before the first); default: its last",
-    )
-    parser.add_argument("--svg", metavar="FILE", help="write an SVG figure to FILE")
-    parser.add_argument(
-        "--tally",
-        type=int,
-        metavar="SIDE",
-        help="draw the paper tally of SIDE's score at that point instead of the table",
-    )
-    parser.add_argument(
-        "--ascii", action="store_true", help="draw the text with ASCII characters only"
-    )
-    parser.set_defaults(run=_run)
-    return parser
-
-
 def _run(args: argparse.Namespace) -> int:
     try:
         record = load_record(args.record)
@@ -123,3 +77,50 @@ def _run(args: argparse.Namespace) -> int:
         print(f"american-sniff render: cannot write {args.svg}: {error.strerror}", file=sys.stderr)
         return 1
     return 0
+
+
+def _options(parser: argparse.ArgumentParser) -> None:
+    """Add the options of ``render`` to its parser."""
+    parser.add_argument("record", metavar="RECORD", help="a match record (JSON)")
+    parser.add_argument(
+        "--round", type=int, default=1, dest="round_number", help="the round (default 1)"
+    )
+    parser.add_argument(
+        "--step",
+        type=int,
+        default=None,
+        help="the action of the round, from 0 (-1: before the first); default: its last",
+    )
+    parser.add_argument("--svg", metavar="FILE", help="write an SVG figure to FILE")
+    parser.add_argument(
+        "--tally",
+        type=int,
+        metavar="SIDE",
+        help="draw the paper tally of SIDE's score at that point instead of the table",
+    )
+    parser.add_argument(
+        "--ascii", action="store_true", help="draw the text with ASCII characters only"
+    )
+
+
+#: The command's help, options and run function.
+COMMAND = Command(
+    NAME,
+    summary="draw the table after an action of a recorded match (text or SVG)",
+    description=(
+        "Replay a match record and draw the table right after one action: as "
+        "text on the terminal, or as an SVG figure in the style of the rules' "
+        "figures (pips, the Sniff outlined, each counted end with its value, "
+        "the open points that do not count hollow, a caption with the sum and "
+        "the points). Actions are counted from 0 within their round, as the "
+        "referee counts them."
+    ),
+    examples=(
+        "american-sniff demo --seed 7 --record match.json",
+        "american-sniff render match.json --round 1",
+        "american-sniff render match.json --round 2 --step 5 --svg table.svg",
+        "american-sniff render match.json --round 3 --tally 0 --svg tally.svg",
+    ),
+    options=_options,
+    run=_run,
+)

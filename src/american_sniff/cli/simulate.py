@@ -9,9 +9,9 @@ from typing import Any, TextIO
 
 from ..bots import BOTS
 from ..tournament import BACKENDS, TournamentSummary, run_tournament
-from .options import add_command, add_players, add_playouts, add_seed, bot_kinds, positive
+from .options import Command, add_players, add_playouts, add_seed, bot_kinds, positive
 
-__all__ = ["NAME", "register", "simulate"]
+__all__ = ["COMMAND", "NAME", "simulate"]
 
 NAME = "simulate"
 
@@ -63,49 +63,6 @@ class _ProgressBar:
         self._err.flush()
 
 
-def register(commands: Any) -> argparse.ArgumentParser:
-    """Add the ``simulate`` command to ``commands`` (an argparse subparsers object)."""
-    parser = add_command(
-        commands,
-        NAME,
-        summary="play a tournament between bots and summarise it",
-        description=(
-            "Play seeded matches between bots and print, for each bot, its win rate "
-            "with a 95% confidence interval (Wilson) and the points its seats score "
-            "per round, then the mean number of rounds per match and the share of "
-            "blocked rounds. Seats rotate from match to match, so that no bot keeps "
-            "a seat advantage; with 4 players, partners are bots of one kind. The "
-            "same seed gives the same results whatever --jobs or --backend is."
-        ),
-        examples=(
-            "american-sniff simulate --players 4 --matches 200 --bots greedy,random --jobs 2",
-            "american-sniff simulate --players 2 --matches 100 --bots search,greedy --json",
-            "american-sniff simulate --matches 10000 --bots search,greedy "
-            "--backend ray --address auto",
-        ),
-    )
-    add_players(parser)
-    parser.add_argument(
-        "--matches", type=positive, default=100, help="how many matches (default 100)"
-    )
-    parser.add_argument(
-        "--bots",
-        type=bot_kinds,
-        default=("greedy", "random"),
-        help=f"comma-separated bot kinds, each once, from {', '.join(BOTS)} "
-        "(default greedy,random)",
-    )
-    add_seed(parser, "the tournament: every match's deal and bots")
-    parser.add_argument(
-        "--jobs", type=positive, default=1, help="worker processes on this machine (default 1)"
-    )
-    add_playouts(parser)
-    _add_backend(parser)
-    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
-    parser.set_defaults(run=_run)
-    return parser
-
-
 def _add_backend(parser: argparse.ArgumentParser) -> None:
     """Add ``--backend`` and ``--address``: where the matches are played."""
     parser.add_argument(
@@ -133,3 +90,47 @@ def _run(args: argparse.Namespace) -> int:
         print(f"american-sniff simulate: {error}", file=sys.stderr)
         return 2
     return 0
+
+
+def _options(parser: argparse.ArgumentParser) -> None:
+    """Add the options of ``simulate`` to its parser."""
+    add_players(parser)
+    parser.add_argument(
+        "--matches", type=positive, default=100, help="how many matches (default 100)"
+    )
+    parser.add_argument(
+        "--bots",
+        type=bot_kinds,
+        default=("greedy", "random"),
+        help=f"comma-separated bot kinds, each once, from {', '.join(BOTS)} "
+        "(default greedy,random)",
+    )
+    add_seed(parser, "the tournament: every match's deal and bots")
+    parser.add_argument(
+        "--jobs", type=positive, default=1, help="worker processes on this machine (default 1)"
+    )
+    add_playouts(parser)
+    _add_backend(parser)
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+
+#: The command's help, options and run function.
+COMMAND = Command(
+    NAME,
+    summary="play a tournament between bots and summarise it",
+    description=(
+        "Play seeded matches between bots and print, for each bot, its win rate "
+        "with a 95% confidence interval (Wilson) and the points its seats score "
+        "per round, then the mean number of rounds per match and the share of "
+        "blocked rounds. Seats rotate from match to match, so that no bot keeps "
+        "a seat advantage; with 4 players, partners are bots of one kind. The "
+        "same seed gives the same results whatever --jobs or --backend is."
+    ),
+    examples=(
+        "american-sniff simulate --players 4 --matches 200 --bots greedy,random --jobs 2",
+        "american-sniff simulate --players 2 --matches 100 --bots search,greedy --json",
+        "american-sniff simulate --matches 10000 --bots search,greedy --backend ray --address auto",
+    ),
+    options=_options,
+    run=_run,
+)

@@ -32,11 +32,11 @@ from typing import Any, BinaryIO
 
 import attrs
 
-from .. import __version__
+from .. import __version__, serial
 from ..engine import apply, legal_moves, new_match
 from ..errors import IllegalMove, InvalidDeal
-from ..layout import Layout, Point, Side
-from ..moves import Draw, Move, Pass, Place
+from ..layout import Layout
+from ..moves import Move, Place
 from ..rng import MASK64
 from ..rules import PLAYER_COUNTS, RULES_VERSION, TARGET, placement_points, round_hand, side_count
 from ..rules import side_of as _side_of
@@ -84,7 +84,6 @@ ERROR_KINDS: Mapping[str, str] = MappingProxyType(
 _FEATURES = ("seed",)
 
 _U64 = re.compile(r"0|[1-9][0-9]{0,19}")
-_SIDES = {side.value: side for side in Side}
 
 
 class ProtocolError(ValueError):
@@ -194,7 +193,8 @@ def read_move(text: str) -> Move:
     """The move written ``text`` (``"[1|4] opens"``, ``"[1|2] on [1|1] line_b"``, ``"draw"``, ``"pass"``).
 
     Tiles are written ``[a|b]`` with ``a <= b`` and sides by their names, as in
-    every document of the library.
+    every document of the library; this is
+    :func:`american_sniff.serial.parse_move_text`.
 
     >>> read_move("[1|2] on [1|1] branch_a")
     Place(Tile(1, 2), Point(Tile(1, 1), Side.BRANCH_A))
@@ -203,40 +203,7 @@ def read_move(text: str) -> Move:
         those forms, ``not_a_tile`` if the placed tile is not a tile written so,
         ``not_a_point`` if the point is not a side the tile has.
     """  # noqa: E501 (the forms read best on one line)
-    if text == "draw":
-        return Draw()
-    if text == "pass":
-        return Pass()
-    if text.endswith(" opens"):
-        return Place(_read_tile(text[: -len(" opens")]))
-    tile, on, at = text.partition(" on ")
-    if on:
-        return Place(_read_tile(tile), _read_point(at))
-    raise IllegalMove(
-        f"not a move: {text!r} (expected '[a|b] opens', '[a|b] on [c|d] SIDE', 'draw' or 'pass')",
-        "not_a_move",
-    )
-
-
-def _read_tile(text: str) -> Tile:
-    try:
-        return parse_tile_text(text)
-    except ValueError as exc:
-        raise IllegalMove(f"not a tile: {exc}", "not_a_tile") from None
-
-
-def _read_point(text: str) -> Point:
-    tile, _, side = text.partition(" ")
-    if side not in _SIDES:
-        sides = ", ".join(_SIDES)
-        raise IllegalMove(
-            f"not a point: {text!r} (expected '[a|b] SIDE' with SIDE one of {sides})",
-            "not_a_point",
-        )
-    try:
-        return Point(parse_tile_text(tile), _SIDES[side])
-    except ValueError as exc:
-        raise IllegalMove(f"not a point: {text!r}: {exc}", "not_a_point") from None
+    return serial.parse_move_text(text)
 
 
 # -- the requests, as documents the converter reads ---------------------------------
