@@ -117,3 +117,59 @@ def test_the_end_sum_counts_a_lone_opening_double_once() -> None:
     joined = alone.place(Tile(0, 3), Point(Tile(3, 3), Side.LINE_A))
     assert not fast.is_lone_double(joined.open_keys)
     assert joined.end_sum == 6  # line_b counts both halves, and [0|3] shows 0
+
+
+def test_a_twin_constructor_stores_every_slot_and_keeps_the_keywords() -> None:
+    """A generated constructor takes the same keywords, defaults included, and fills each slot."""
+
+    def make(*, info: object, turn: int, winner: object = None) -> object:
+        """Doc."""
+        raise AssertionError("replaced by the generated constructor")
+
+    class Three:
+        __slots__ = ("_spare", "info", "turn", "winner")
+        _spare: object
+        info: object
+        turn: object
+        winner: object
+
+    build = fast._twin_constructor(
+        Three, make, {"info": "info", "turn": "turn", "winner": "winner", "_spare": "None"}
+    )
+    made = build(info="i", turn=2)
+    assert type(made) is Three
+    assert (made.info, made.turn, made.winner, made._spare) == ("i", 2, None, None)
+    assert build(info="i", turn=2, winner=1).winner == 1
+    assert build.__doc__ == "Doc."
+    with pytest.raises(TypeError):
+        build("i", 2)
+
+
+@pytest.mark.parametrize(
+    "slots",
+    [
+        {"info": "info", "turn": "turn"},
+        {"info": "info", "turn": "turn", "winner": "winner", "extra": "None"},
+        {"info": "info", "turn": "info", "winner": "winner"},
+    ],
+)
+def test_a_twin_constructor_refuses_slots_that_do_not_match(slots: dict[str, str]) -> None:
+    """Every slot must be set once, from an argument of the model function or None."""
+
+    def make(*, info: object, turn: int, winner: object = None) -> object:
+        raise AssertionError
+
+    class Three:
+        __slots__ = ("info", "turn", "winner")
+
+    with pytest.raises(TypeError, match="Three: the slots and the arguments do not match"):
+        fast._twin_constructor(Three, make, slots)
+
+
+def test_layouts_refuse_assignment_in_both_builds() -> None:
+    """Layout's constructor stores past __setattr__; nobody else can."""
+    layout = Layout((), 0, None, 0, 0, None)
+    assert layout == Layout.empty()
+    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+        layout.end_sum = 5
+    assert layout.end_sum == 0

@@ -1,10 +1,11 @@
 """The fast representation behind the engine: private, and the only place that knows it.
 
 The public values (:class:`~american_sniff.Tile`, :class:`~american_sniff.Point`,
-:class:`~american_sniff.Place`, :class:`~american_sniff.Layout`,
-:class:`~american_sniff.MatchState`) are ordinary frozen attrs classes. To keep
-an action at a constant, small cost the engine works on them through this
-module, which owns four tricks. Nothing outside this module relies on them.
+:class:`~american_sniff.Place`, :class:`~american_sniff.MatchState`) are
+ordinary frozen attrs classes, and :class:`~american_sniff.Layout` is a frozen
+class written to behave like one. To keep an action at a constant, small cost
+the engine works on them through this module, which owns four tricks. Nothing
+outside this module relies on them.
 
 **Point keys and masks.** Inside a layout an open point is a small integer, its
 *key*: ``tile.index * 8 + rank``, with the ranks ``low`` 0, ``high`` 1,
@@ -33,28 +34,34 @@ the tuples :data:`DRAW_ONLY` and :data:`PASS_ONLY`, so ``apply`` knows such a
 state was already checked by comparing the cache with them.
 
 **Slot-level constructors.** :func:`new_layout` and :func:`new_state` build the
-engine's results by storing each attrs field straight into its slot, skipping
-the validating, per-field ``object.__setattr__`` of attrs' frozen ``__init__``
-(the values come from the engine and are consistent by construction). The
-objects are ordinary frozen attrs instances: ``attrs.evolve``, equality,
-hashing and pickle use the attrs fields and see exactly what ``__init__`` would
-have stored (a test checks this for every field). The legal-move cache is a
-field with ``eq=False`` and ``init=False``: it is not part of a state's value,
-``attrs.evolve`` starts the new state with an empty cache, and pickle keeps it
-(it is still right for the equal state).
+engine's results by storing each field straight into its slot, skipping the
+validating, per-field ``object.__setattr__`` of attrs' frozen ``__init__`` (the
+values come from the engine and are consistent by construction). The
+interpreted build replaces both with generated twins that do the same faster
+(see the section's comment below). The objects are ordinary frozen instances:
+``attrs.evolve``, equality, hashing and pickle use the fields and see exactly
+what ``__init__`` would have stored (tests check this for every field). The
+legal-move cache is a field with ``eq=False`` and ``init=False``: it is not
+part of a state's value, ``attrs.evolve`` starts the new state with an empty
+cache, and pickle keeps it (it is still right for the equal state).
 
 **Sharing.** A new layout or state shares every unchanged field with the old
 one (hands of other seats, the round's constants, the score tuple), and the
 histories are chains of tuples, newest first, that each action extends by one
 node. Nothing is copied, so an action costs the same whatever came before.
 
-The pure-Python and the mypyc-compiled builds run this same code.
+The pure-Python and the mypyc-compiled builds run this same code, except where
+:data:`~american_sniff._native.COMPILED` picks a faster route for one of them
+(the constructors, and the shuffle): tests check that both routes agree.
 """
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
+from ._native import COMPILED
 from .layout import Layout, PlacementLog, Point, Side
 from .moves import Draw, Move, Pass, Place
 from .rng import shuffled
@@ -101,8 +108,6 @@ __all__ = [
     "without_tile",
 ]
 
-#: Whether this module runs compiled by mypyc (else it is the pure-Python build).
-COMPILED: Final = not __file__.endswith(".py")
 
 # -- point keys and masks ----------------------------------------------------------
 
@@ -271,17 +276,16 @@ _T = TypeVar("_T")
 
 # -- slot-level constructors --------------------------------------------------------------
 # Each build fills slots by its fastest route. In the compiled build Layout is
-# a native class, whose constructor stores its fields directly, and the attrs
-# classes are filled with ``object.__setattr__`` written out, which mypyc turns
-# into a direct C call. The interpreter fills a plain *twin* class that has the
+# a native class, whose constructor stores its fields directly, and MatchState
+# is filled with ``object.__setattr__`` written out, which mypyc turns into a
+# direct C call. The interpreter instead fills a plain *twin* class that has the
 # very same slots (so each store is the interpreter's specialised slot store)
 # and then switches the object's class to the frozen class, which CPython
 # allows between classes of identical layout. (That is why MatchState and
 # Layout have no ``__weakref__`` slot: a class with one never matches another's
-# layout.)
-
-_LayoutTwin: Any = type("_LayoutTwin", (), {"__slots__": vars(Layout).get("__slots__", ())})
-_StateTwin: Any = type("_StateTwin", (), {"__slots__": vars(MatchState)["__slots__"]})
+# layout.) Those twin constructors are generated from the functions below, with
+# the same keyword arguments, by _twin_constructor, and take their place in the
+# interpreted build (see the end of this section).
 
 
 def new_layout(
@@ -294,26 +298,7 @@ def new_layout(
     log: PlacementLog,
 ) -> Layout:
     """``Layout(...)`` for the engine's own, consistent values, stored slot by slot."""
-    if COMPILED:
-        # A native class: its own constructor stores straight into the object.
-        return Layout(
-            open_keys=open_keys,
-            end_sum=end_sum,
-            sniff=sniff,
-            tile_mask=tile_mask,
-            value_mask=value_mask,
-            log=log,
-        )
-    twin = object.__new__(_LayoutTwin)
-    twin.open_keys = open_keys
-    twin.end_sum = end_sum
-    twin.sniff = sniff
-    twin.tile_mask = tile_mask
-    twin.value_mask = value_mask
-    twin._log = log
-    twin.__class__ = Layout
-    layout: Layout = twin
-    return layout
+    return Layout(open_keys, end_sum, sniff, tile_mask, value_mask, log)
 
 
 def new_state(
@@ -323,42 +308,80 @@ def new_state(
     hands: tuple[tuple[Tile, ...], ...],
     layout: Layout,
     scores: tuple[int, ...],
-    winner: int | None,
-    drawn: Tile | None,
+    winner: int | None = None,
+    drawn: Tile | None = None,
     drawn_count: int,
     log: ActionLog,
 ) -> MatchState:
     """``MatchState(...)`` for the engine's own, consistent values, stored slot by slot.
 
-    The legal-move cache starts empty.
+    Nobody has won and no drawn tile waits to be placed unless ``winner`` and
+    ``drawn`` say so. The legal-move cache starts empty.
     """
-    if COMPILED:
-        state: MatchState = object.__new__(MatchState)
-        object.__setattr__(state, "info", info)
-        object.__setattr__(state, "turn", turn)
-        object.__setattr__(state, "hands", hands)
-        object.__setattr__(state, "layout", layout)
-        object.__setattr__(state, "scores", scores)
-        object.__setattr__(state, "winner", winner)
-        object.__setattr__(state, "drawn", drawn)
-        object.__setattr__(state, "drawn_count", drawn_count)
-        object.__setattr__(state, "_log", log)
-        object.__setattr__(state, "_legal", None)
-        return state
-    twin = object.__new__(_StateTwin)
-    twin.info = info
-    twin.turn = turn
-    twin.hands = hands
-    twin.layout = layout
-    twin.scores = scores
-    twin.winner = winner
-    twin.drawn = drawn
-    twin.drawn_count = drawn_count
-    twin._log = log
-    twin._legal = None
-    twin.__class__ = MatchState
-    state = twin
+    state: MatchState = object.__new__(MatchState)
+    object.__setattr__(state, "info", info)
+    object.__setattr__(state, "turn", turn)
+    object.__setattr__(state, "hands", hands)
+    object.__setattr__(state, "layout", layout)
+    object.__setattr__(state, "scores", scores)
+    object.__setattr__(state, "winner", winner)
+    object.__setattr__(state, "drawn", drawn)
+    object.__setattr__(state, "drawn_count", drawn_count)
+    object.__setattr__(state, "_log", log)
+    object.__setattr__(state, "_legal", None)
     return state
+
+
+def _twin_constructor(
+    cls: type, like: Callable[..., object], slots: dict[str, str]
+) -> Callable[..., Any]:
+    """A constructor of ``cls`` with the keyword arguments of ``like``, through a twin class.
+
+    ``slots`` maps each slot of ``cls`` to what it is set to: an argument of
+    ``like``, or ``None``. The generated function (as attrs generates its
+    ``__init__``) creates an instance of a plain class with ``cls``'s slots,
+    stores every slot, and switches the instance's class to ``cls``.
+
+    :raises TypeError: if ``slots`` does not name every slot of ``cls`` once,
+        or names other than ``like``'s arguments.
+    """
+    signature = inspect.signature(like)
+    names = set(signature.parameters)
+    given = {value for value in slots.values() if value != "None"}
+    if set(slots) != set(vars(cls)["__slots__"]) or given != names:
+        raise TypeError(f"{cls.__name__}: the slots and the arguments do not match")
+    arguments = ", ".join(
+        name if parameter.default is inspect.Parameter.empty else f"{name}=None"
+        for name, parameter in signature.parameters.items()
+    )
+    stores = "".join(f"    twin.{slot} = {value}\n" for slot, value in slots.items())
+    source = (
+        f"def {like.__name__}(*, {arguments}):\n"
+        "    twin = new(Twin)\n"
+        f"{stores}"
+        "    twin.__class__ = cls\n"
+        "    return twin\n"
+    )
+    twin_class = type(f"_{cls.__name__}Twin", (), {"__slots__": vars(cls)["__slots__"]})
+    namespace: dict[str, Any] = {"new": object.__new__, "Twin": twin_class, "cls": cls}
+    exec(source, namespace)  # the names in it were checked above
+    constructor: Callable[..., Any] = namespace[like.__name__]
+    constructor.__doc__ = like.__doc__
+    return constructor
+
+
+def _same_names(cls: type) -> dict[str, str]:
+    """Each slot of ``cls`` set from the argument of its name (``_log`` from ``log``)."""
+    return {slot: slot.lstrip("_") for slot in vars(cls)["__slots__"]}
+
+
+if not COMPILED:
+    globals().update(
+        new_layout=_twin_constructor(Layout, new_layout, _same_names(Layout)),
+        new_state=_twin_constructor(
+            MatchState, new_state, {**_same_names(MatchState), "_legal": "None"}
+        ),
+    )
 
 
 def _filled(cls: type[_T], fields: dict[str, object]) -> _T:
@@ -475,12 +498,13 @@ def placed(layout: Layout, tile: Tile, at: int | None) -> Layout:
 # keeps rng.py's version, which CPython runs faster.
 
 _M32: Final = 0xFFFFFFFF
-_GAMMA_HI: Final = 0x9E3779B9
-_GAMMA_LO: Final = 0x7F4A7C15
-_C1_HI: Final = 0xBF58476D
-_C1_LO: Final = 0x1CE4E5B9
-_C2_HI: Final = 0x94D049BB
-_C2_LO: Final = 0x133111EB
+# SplitMix64's three constants (rng.py), each cut into its high and low halves.
+_GAMMA_HI: Final = 0x9E3779B97F4A7C15 >> 32
+_GAMMA_LO: Final = 0x9E3779B97F4A7C15 & _M32
+_C1_HI: Final = 0xBF58476D1CE4E5B9 >> 32
+_C1_LO: Final = 0xBF58476D1CE4E5B9 & _M32
+_C2_HI: Final = 0x94D049BB133111EB >> 32
+_C2_LO: Final = 0x94D049BB133111EB & _M32
 
 
 def _times(hi: i64, lo: i64, c_hi: i64, c_lo: i64) -> tuple[i64, i64]:

@@ -37,6 +37,7 @@ from ._fast import (
     with_tile,
     without_tile,
 )
+from ._native import COMPILED
 from .errors import IllegalMove, InvalidDeal
 from .layout import Layout
 from .moves import Draw, Move, Pass, Place
@@ -56,7 +57,7 @@ __all__ = ["apply", "compiled", "legal_moves", "new_match", "score_of"]
 
 def compiled() -> bool:
     """Whether this module runs compiled by mypyc (else it is the pure-Python build)."""
-    return not __file__.endswith(".py")
+    return COMPILED
 
 
 # -- starting a match ----------------------------------------------------------
@@ -155,12 +156,11 @@ def _start_round(
     # The player who went out opens; otherwise a lot is drawn (unless a deal gave it).
     if rules.lot_is_due(finisher) and lot is None:
         lot, rng = below(players, rng)
-    first = rules.opener(finisher, lot)
     info = new_round_info(
         players=players,
         seed=seed,
         round=number,
-        opener=first,
+        opener=rules.opener(finisher, lot),
         deck=stock,
         deals=deals,
         rng=rng,
@@ -168,12 +168,10 @@ def _start_round(
     )
     return new_state(
         info=info,
-        turn=first,
+        turn=info.opener,
         hands=hands,
         layout=Layout.empty(),
         scores=scores,
-        winner=None,
-        drawn=None,
         drawn_count=0,
         log=None,
     )
@@ -325,7 +323,7 @@ def _apply_place(state: MatchState, move: Place) -> MatchState:
     if winner is None:
         # Then an empty hand: the player went out.
         if not hand:
-            return _end_round(state, hands, layout, scores, RoundEnd.DOMINO, seat, log)
+            return _end_round(state, hands, layout, scores, seat, log)
         # Then a block: an empty stock and nobody able to place.
         # (Only an empty stock can block, so the hands are looked at only then.)
         drawn_count = state.drawn_count
@@ -333,16 +331,15 @@ def _apply_place(state: MatchState, move: Place) -> MatchState:
         if not stock_left and rules.is_blocked(
             stock_left, _anyone_can_place(hands, layout.value_mask)
         ):
-            return _end_round(state, hands, layout, scores, RoundEnd.BLOCKED, None, log)
+            return _end_round(state, hands, layout, scores, None, log)
         seat = rules.next_seat(players, seat)
     return new_state(
-        info=info,
+        info=state.info,
         turn=seat,
         hands=hands,
         layout=layout,
         scores=scores,
         winner=winner,
-        drawn=None,
         drawn_count=state.drawn_count,
         log=log,
     )
@@ -372,14 +369,13 @@ def _apply_draw(state: MatchState) -> MatchState:
         and count == len(deck)
         and rules.is_blocked(0, _anyone_can_place(hands, layout.value_mask))
     ):
-        return _end_round(state, hands, layout, state.scores, RoundEnd.BLOCKED, None, log)
+        return _end_round(state, hands, layout, state.scores, None, log)
     return new_state(
         info=state.info,
         turn=seat,
         hands=hands,
         layout=layout,
         scores=state.scores,
-        winner=None,
         drawn=tile if fits else None,
         drawn_count=count,
         log=log,
@@ -403,8 +399,6 @@ def _apply_pass(state: MatchState) -> MatchState:
         hands=state.hands,
         layout=state.layout,
         scores=state.scores,
-        winner=None,
-        drawn=None,
         drawn_count=state.drawn_count,
         log=(seat, PASS, None, None, 0, state.scores, log_of(state)),
     )
@@ -442,17 +436,19 @@ def _end_round(
     hands: tuple[tuple[Tile, ...], ...],
     layout: Layout,
     scores: tuple[int, ...],
-    end: RoundEnd,
     finisher: int | None,
     log: ActionLog,
 ) -> MatchState:
-    """Settle the round and deal the next one; ``log`` ends with the action that ended it."""
+    """Settle the round and deal the next one; ``log`` ends with the action that ended it.
+
+    The round ended with a domino when ``finisher`` went out, else it was blocked.
+    """
     info = state.info
     pips = [sum([tile.pips for tile in hand]) for hand in hands]
     deductions, settled = rules.settle(info.players, scores, pips)
     result = new_round_result(
         round=info.round,
-        end=end,
+        end=RoundEnd.BLOCKED if finisher is None else RoundEnd.DOMINO,
         finisher=finisher,
         layout=layout,
         hands=hands,

@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 
 import attrs
 
+from ._native import COMPILED
 from .errors import IllegalMove
 from .points import Connection, Contribution, Point, Side, parse_point
 from .tiles import ALL_TILES, Tile
@@ -75,6 +76,10 @@ _LAYOUT_DOC = """The tiles on the table, as an immutable value.
     """
 
 
+#: Layout's slots in the order of its constructor's arguments.
+_INIT_SLOTS = ("open_keys", "end_sum", "sniff", "tile_mask", "value_mask", "_log")
+
+
 class Layout:  # noqa: D101 (the docstring is _LAYOUT_DOC, set below)
     __slots__ = ("_log", "end_sum", "open_keys", "sniff", "tile_mask", "value_mask")
     __match_args__: ClassVar[tuple[str, ...]] = (
@@ -104,13 +109,20 @@ class Layout:  # noqa: D101 (the docstring is _LAYOUT_DOC, set below)
         value_mask: int,
         log: PlacementLog | object,
     ) -> None:
-        # The class refuses assignment, so its own fields are stored past it.
-        object.__setattr__(self, "open_keys", open_keys)
-        object.__setattr__(self, "end_sum", end_sum)
-        object.__setattr__(self, "sniff", sniff)
-        object.__setattr__(self, "tile_mask", tile_mask)
-        object.__setattr__(self, "value_mask", value_mask)
-        object.__setattr__(self, "_log", log)
+        if COMPILED:
+            # A native class: its own stores go straight into the object,
+            # past the __setattr__ that refuses everyone else's.
+            self.open_keys = open_keys
+            self.end_sum = end_sum
+            self.sniff = sniff
+            self.tile_mask = tile_mask
+            self.value_mask = value_mask
+            self._log = log
+            return
+        # The interpreted class refuses assignment, so its fields are stored past it.
+        values = (open_keys, end_sum, sniff, tile_mask, value_mask, log)
+        for name, value in zip(_INIT_SLOTS, values, strict=True):
+            object.__setattr__(self, name, value)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise attrs.exceptions.FrozenInstanceError

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import attrs
 
 from .layout import Point, parse_point
@@ -38,25 +40,31 @@ class Place:
 
 
 @attrs.frozen(repr=False)
-class Draw:
-    """Draw the next tile of the stock (only when no placement is legal)."""
+class _Word:
+    """A move with no fields, written as one word."""
+
+    #: The word the move is written as.
+    word: ClassVar[str]
 
     def __str__(self) -> str:
-        return "draw"
+        return self.word
 
     def __repr__(self) -> str:
-        return "Draw()"
+        return f"{type(self).__name__}()"
 
 
 @attrs.frozen(repr=False)
-class Pass:
+class Draw(_Word):
+    """Draw the next tile of the stock (only when no placement is legal)."""
+
+    word = "draw"
+
+
+@attrs.frozen(repr=False)
+class Pass(_Word):
     """Pass the turn (only when no placement is legal and the stock is empty)."""
 
-    def __str__(self) -> str:
-        return "pass"
-
-    def __repr__(self) -> str:
-        return "Pass()"
+    word = "pass"
 
 
 #: Any move.

@@ -105,7 +105,7 @@ class Point:
         return f"Point({self.tile!r}, {self.side!r})"
 
     def __reduce__(self) -> tuple[object, ...]:
-        # Copies and unpickled points are the interned instances of the table.
+        """Copies and unpickled points are the interned instances of the table."""
         return (_point, (self.order,))
 
 

@@ -324,7 +324,10 @@ class MatchState:
 
     @property
     def players(self) -> int:
-        """The number of players (2, 3 or 4)."""
+        """The number of players (2, 3 or 4).
+
+        With 4, seats 0 and 2 play against seats 1 and 3 (:meth:`side_of`).
+        """
         return self.info.players
 
     @property
@@ -334,12 +337,20 @@ class MatchState:
 
     @property
     def opener(self) -> int:
-        """The seat that opened the current round."""
+        """The seat that opened the current round.
+
+        The player who went out in the round before opens; in the first round
+        and after a blocked round, a lot decides.
+        """
         return self.info.opener
 
     @property
     def seed(self) -> int:
-        """The seed the match is dealt from."""
+        """The seed the match is dealt from.
+
+        ``new_match(players, seed=seed)`` deals the same match again (given
+        deals, if any, aside).
+        """
         return self.info.seed
 
     @property

@@ -69,8 +69,10 @@ class Tile:
         return f"Tile({self.low}, {self.high})"
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # Copies and unpickled tiles are the interned instances of ALL_TILES,
-        # which the engine compares by identity.
+        """Copies and unpickled tiles are the interned instances of ALL_TILES.
+
+        The engine compares tiles by identity.
+        """
         return (_interned_tile, (self.index,))
 
 
