@@ -9,11 +9,14 @@ in ``tests/mutmut-equivalents.md``.
 from __future__ import annotations
 
 import random
+from typing import Any
 
+import attrs
 import pytest
 
 from american_sniff import (
     ALL_TILES,
+    Draw,
     IllegalMove,
     Layout,
     MatchState,
@@ -29,6 +32,7 @@ from american_sniff import (
 )
 from american_sniff import _fast as fast
 from american_sniff.layout import parse_point
+from american_sniff.points import point_of_key
 from american_sniff.rng import MASK64, below, next_u64, shuffled
 from american_sniff.state import Action
 from scenarios import random_play
@@ -463,3 +467,88 @@ def test_the_redraw_limits_are_those_of_below() -> None:
             assert fast._REDRAW[n] == limit & 0xFFFFFFFF
         else:  # n a power of two: nothing is redrawn
             assert (fast._REDRAW[n], limit) == (1 << 32, 1 << 64)
+
+
+# -- refusal codes and the values named in errors ---------------------------------------
+
+
+def test_each_refusal_of_apply_carries_its_code() -> None:
+    """A finished match, a non-move and a non-tile are refused with their own codes.
+
+    Kills ``engine.apply`` mutants 11, 14, 15, 40, 43, 44 and ``engine._checked_place``
+    mutants 6, 9, 10.
+    """
+    state = new_match(2, seed=1)
+    won = attrs.evolve(state, winner=0)
+    with pytest.raises(IllegalMove, match="the match is over: side 0 has won") as over:
+        apply(won, legal_moves(state)[0])
+    assert over.value.code == "match_over"
+    with pytest.raises(IllegalMove, match=r"not a move: 'draw' \(expected") as word:
+        apply(state, "draw")  # type: ignore[arg-type]
+    assert word.value.code == "not_a_move"
+    with pytest.raises(IllegalMove, match="not a tile: 'x'") as tile:
+        apply(state, Place("x"))  # type: ignore[arg-type]
+    assert tile.value.code == "not_a_tile"
+
+
+def test_layout_check_place_names_what_is_not_a_tile_or_a_point() -> None:
+    """Layout.check_place refuses a non-tile and a non-point with their codes.
+
+    Kills ``Layout.check_place`` mutants 3, 6, 7, 25, 28, 29.
+    """
+    layout = Layout.empty().place(Tile(1, 4))
+    with pytest.raises(IllegalMove, match="not a tile: 'x'") as tile:
+        layout.check_place("x", None)
+    assert tile.value.code == "not_a_tile"
+    with pytest.raises(IllegalMove, match="not a connection point: 'low'") as point:
+        layout.check_place(Tile(4, 4), "low")
+    assert point.value.code == "not_a_point"
+
+
+@pytest.mark.parametrize("function", [engine.apply, engine.legal_moves])
+def test_a_call_without_a_state_names_the_value_it_got(function: Any) -> None:
+    """The TypeError quotes the value passed instead of a state.
+
+    Kills ``engine.legal_moves`` mutant 4 and ``engine.apply`` mutant 4.
+    """
+    arguments = ("no state",) if function is engine.legal_moves else ("no state", Draw())
+    with pytest.raises(TypeError, match=r"needs a MatchState \(from new_match\), got 'no state'"):
+        function(*arguments)
+
+
+def test_a_key_that_is_no_point_is_refused_by_number() -> None:
+    """point_of_key says which key has no point (7 is no side's rank).
+
+    Kills ``points._point`` mutant 3 (and ``layout._point`` mutant 3, merged into it).
+    """
+    assert point_of_key(Point(Tile(1, 4), Side.HIGH).order) == Point(Tile(1, 4), Side.HIGH)
+    with pytest.raises(ValueError, match=r"^no point has the order 7$"):
+        point_of_key(7)
+
+
+def test_layouts_of_a_round_have_distinct_hashes() -> None:
+    """A layout's hash depends on what is on the table, not on the class alone.
+
+    Kills ``Layout.__hash__`` mutant 1.
+    """
+    layouts = {state.layout for state in random_play(new_match(2, seed=6), 40, seed=6)}
+    assert len(layouts) > 10
+    assert len({hash(layout) for layout in layouts}) == len(layouts)
+
+
+def test_after_a_fitting_draw_only_the_drawn_tile_is_offered() -> None:
+    """legal_moves reads the drawn tile from the state: the rest of the hand is not offered.
+
+    The engine never reaches a state where another tile of the hand fits after
+    a draw, so the state is made with attrs.evolve: ``drawn`` alone decides.
+
+    Kills ``engine.legal_moves`` mutants 15 and 18.
+    """
+    state = apply(new_match(2, seed=1), legal_moves(new_match(2, seed=1))[0])
+    hand = state.hands[state.turn]
+    fitting = [move for move in legal_moves(state) if isinstance(move, Place)]
+    assert len({move.tile for move in fitting}) > 1
+    drawn = fitting[-1].tile
+    waiting = attrs.evolve(state, drawn=drawn)
+    assert drawn in hand
+    assert legal_moves(waiting) == tuple(move for move in fitting if move.tile == drawn)

@@ -25,7 +25,7 @@ import attrs
 
 from ._native import COMPILED
 from .errors import IllegalMove
-from .points import Connection, Contribution, Point, Side, parse_point
+from .points import Connection, Contribution, Point, Side, parse_point, point_of_key
 from .tiles import ALL_TILES, Tile
 
 __all__ = [
@@ -181,14 +181,14 @@ class Layout:  # noqa: D101 (the docstring is _LAYOUT_DOC, set below)
         The Sniff's branches are listed only once both of its line sides are
         joined.
         """
-        return tuple(map(_point, self.open_keys))
+        return tuple(map(point_of_key, self.open_keys))
 
     def contributions(self) -> tuple[Contribution, ...]:
         """Every counted scoring end, in :meth:`points` order; they add up to :attr:`end_sum`."""
         from . import _fast  # noqa: PLC0415 (the fast representation imports this module)
 
         keys = self.open_keys
-        result = [Contribution(_point(key), _fast.WORTH_OF_KEY[key]) for key in keys]
+        result = [Contribution(point_of_key(key), _fast.WORTH_OF_KEY[key]) for key in keys]
         if _fast.is_lone_double(keys):
             del result[1]  # a lone opening double counts once, at line_a
         return tuple(result)
@@ -236,7 +236,7 @@ class Layout:  # noqa: D101 (the docstring is _LAYOUT_DOC, set below)
         node = self._log
         while node is not None:
             tile, key, node = node
-            entries.append((tile, None if key is None else _point(key)))
+            entries.append((tile, None if key is None else point_of_key(key)))
         entries.reverse()
         return entries
 
@@ -308,16 +308,6 @@ class Layout:  # noqa: D101 (the docstring is _LAYOUT_DOC, set below)
 # its docstring here, the same way in both builds (help() and the docs read
 # it). setattr, because mypyc refuses a plain assignment to a native class.
 setattr(Layout, "__doc__", _LAYOUT_DOC)  # noqa: B010
-
-
-def _point(key: int) -> Point:
-    """The interned :class:`Point` whose :attr:`~Point.order` is ``key``."""
-    from ._fast import POINT_OF_KEY  # noqa: PLC0415 (the fast representation imports this module)
-
-    point = POINT_OF_KEY[key]
-    if point is None:
-        raise ValueError(f"no point has the order {key}")
-    return point
 
 
 def _joined_side(tile: Tile, at: Point) -> Point:

@@ -15,7 +15,7 @@ import attrs
 
 from .tiles import Tile, parse_tile
 
-__all__ = ["Connection", "Contribution", "Point", "Side", "parse_point"]
+__all__ = ["Connection", "Contribution", "Point", "Side", "parse_point", "point_of_key"]
 
 
 class Side(enum.Enum):
@@ -106,7 +106,7 @@ class Point:
 
     def __reduce__(self) -> tuple[object, ...]:
         """Copies and unpickled points are the interned instances of the table."""
-        return (_point, (self.order,))
+        return (point_of_key, (self.order,))
 
 
 def parse_point(text: str) -> Point:
@@ -182,7 +182,7 @@ class Contribution:
         return f"Contribution({self.point!r}, {self.value!r})"
 
 
-def _point(key: int) -> Point:
+def point_of_key(key: int) -> Point:
     """The interned :class:`Point` whose :attr:`~Point.order` is ``key``."""
     from ._fast import POINT_OF_KEY  # noqa: PLC0415 (the fast representation imports this module)
 
