@@ -20,6 +20,7 @@ from american_sniff import (
     IllegalMove,
     Layout,
     MatchState,
+    Pass,
     Place,
     Point,
     Side,
@@ -552,3 +553,12 @@ def test_after_a_fitting_draw_only_the_drawn_tile_is_offered() -> None:
     waiting = attrs.evolve(state, drawn=drawn)
     assert drawn in hand
     assert legal_moves(waiting) == tuple(move for move in fitting if move.tile == drawn)
+
+
+def test_draw_and_pass_write_themselves() -> None:
+    """str() is the move's word and repr() its constructor call.
+
+    Kills ``moves._Word.__repr__`` mutant 1.
+    """
+    assert (str(Draw()), repr(Draw())) == ("draw", "Draw()")
+    assert (str(Pass()), repr(Pass())) == ("pass", "Pass()")

@@ -343,13 +343,17 @@ def _twin_constructor(
     stores every slot, and switches the instance's class to ``cls``.
 
     :raises TypeError: if ``slots`` does not name every slot of ``cls`` once,
-        or names other than ``like``'s arguments.
+        or names other than ``like``'s arguments, or if an argument has a
+        default other than None (the generated function writes ``=None``).
     """
     signature = inspect.signature(like)
     names = set(signature.parameters)
     given = {value for value in slots.values() if value != "None"}
     if set(slots) != set(vars(cls)["__slots__"]) or given != names:
         raise TypeError(f"{cls.__name__}: the slots and the arguments do not match")
+    for name, parameter in signature.parameters.items():
+        if parameter.default not in (inspect.Parameter.empty, None):
+            raise TypeError(f"{like.__name__}: {name} may default to None only")
     arguments = ", ".join(
         name if parameter.default is inspect.Parameter.empty else f"{name}=None"
         for name, parameter in signature.parameters.items()
