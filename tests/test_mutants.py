@@ -525,6 +525,9 @@ def test_a_key_that_is_no_point_is_refused_by_number() -> None:
     assert point_of_key(Point(Tile(1, 4), Side.HIGH).order) == Point(Tile(1, 4), Side.HIGH)
     with pytest.raises(ValueError, match=r"^no point has the order 7$"):
         point_of_key(7)
+    for key in (-1, 28 * 8, "8"):
+        with pytest.raises(ValueError, match="no point has the order"):
+            point_of_key(key)  # type: ignore[arg-type]
 
 
 def test_layouts_of_a_round_have_distinct_hashes() -> None:

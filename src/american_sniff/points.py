@@ -183,10 +183,20 @@ class Contribution:
 
 
 def point_of_key(key: int) -> Point:
-    """The interned :class:`Point` whose :attr:`~Point.order` is ``key``."""
+    """The interned point whose :attr:`~american_sniff.Point.order` is ``key``.
+
+    Unpickling or copying a point calls it, so that copies are the interned
+    points the engine hands out.
+
+    >>> point_of_key(Point(Tile(1, 4), Side.HIGH).order)
+    Point(Tile(1, 4), Side.HIGH)
+
+    :raises ValueError: if no point has that order.
+    """
     from ._fast import POINT_OF_KEY  # noqa: PLC0415 (the fast representation imports this module)
 
-    point = POINT_OF_KEY[key]
+    known = type(key) is int and 0 <= key < len(POINT_OF_KEY)
+    point = POINT_OF_KEY[key] if known else None
     if point is None:
         raise ValueError(f"no point has the order {key}")
     return point
