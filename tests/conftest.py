@@ -3,6 +3,9 @@
 * ``default``: local runs, a few seconds.
 * ``ci``: chosen when the ``CI`` environment variable is set; sized so the
   property and stateful tests run well under a minute on two cores.
+* ``quick``: the CI runs that check another interpreter or the sdist: they
+  look for what differs between Pythons or installs, which the first
+  examples find; the main run keeps ``ci``.
 * ``thorough``: ``HYPOTHESIS_PROFILE=thorough`` for long local runs.
 * ``mutmut``: chosen by the mutation run (``[tool.mutmut]`` in pyproject.toml);
   derandomized and without an example database, so that every mutant meets the
@@ -32,6 +35,13 @@ settings.register_profile(
     max_examples=30,
     stateful_step_count=30,
     print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
+    "quick",
+    deadline=None,
+    max_examples=10,
+    stateful_step_count=15,
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.register_profile(
