@@ -19,47 +19,24 @@ meaningful per-example time limit, and timing must never fail a test.
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from hypothesis import HealthCheck, settings
 
-settings.register_profile(
-    "default",
-    deadline=None,
-    max_examples=40,
-    stateful_step_count=40,
-    suppress_health_check=[HealthCheck.too_slow],  # strategies play whole matches
-)
-settings.register_profile(
-    "ci",
-    deadline=None,
-    max_examples=30,
-    stateful_step_count=30,
-    print_blob=True,
-    suppress_health_check=[HealthCheck.too_slow],
-)
-settings.register_profile(
-    "quick",
-    deadline=None,
-    max_examples=10,
-    stateful_step_count=15,
-    suppress_health_check=[HealthCheck.too_slow],
-)
-settings.register_profile(
-    "thorough",
-    deadline=None,
-    max_examples=1000,
-    stateful_step_count=100,
-    suppress_health_check=[HealthCheck.too_slow],
-)
-settings.register_profile(
-    "mutmut",
-    deadline=None,
-    max_examples=10,
-    stateful_step_count=20,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
+# Every profile: no deadline, and whole matches in a strategy are not "too slow".
+_COMMON: dict[str, Any] = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
+# name: (max_examples, stateful_step_count, anything else)
+_PROFILES: dict[str, tuple[int, int, dict[str, Any]]] = {
+    "default": (40, 40, {}),
+    "ci": (30, 30, {"print_blob": True}),
+    "quick": (10, 15, {}),
+    "thorough": (1000, 100, {}),
+    "mutmut": (10, 20, {"derandomize": True, "database": None}),
+}
+for _name, (_examples, _steps, _extra) in _PROFILES.items():
+    settings.register_profile(
+        _name, max_examples=_examples, stateful_step_count=_steps, **_COMMON, **_extra
+    )
 
 settings.load_profile(
     os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "default")
