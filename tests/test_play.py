@@ -3,26 +3,53 @@
 from __future__ import annotations
 
 import io
+import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from american_sniff import Layout, Tile, new_match, parse_point
+from american_sniff import Layout, Tile, check_record, load_record, new_match, parse_point
 from american_sniff.cli import main
-from american_sniff.cli.play import opponents, play, table_lines, tally_lines
+from american_sniff.cli.play import (
+    HELP,
+    decision_screen,
+    opponents,
+    play,
+    resume_match,
+    table_lines,
+    tally_lines,
+    wants_color,
+)
+from american_sniff.engine import apply
+from american_sniff.moves import Place
 from american_sniff.render import render_text, tally_text
+from american_sniff.views import PlayerView, view_for
 
 _TILE = re.compile(r"\[\d\|\d\]")
 
 
 def _play(
-    players: int, answers: str, *, seat: int = 0, bots: tuple[str, ...] = ("greedy",), seed: int = 1
+    players: int,
+    answers: str,
+    *,
+    seat: int = 0,
+    bots: tuple[str, ...] = ("greedy",),
+    seed: int = 1,
+    **options: object,
 ) -> tuple[str, object]:
     out = io.StringIO()
-    state = play(players, seed, seat, bots, io.StringIO(answers), out)
+    state = play(players, seed, seat, bots, io.StringIO(answers), out, **options)  # type: ignore[arg-type]
     return out.getvalue(), state
+
+
+class _Terminal(io.StringIO):
+    """Input that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -30,31 +57,72 @@ def test_answering_1_every_time_finishes_the_match(players: int) -> None:
     """A whole match is played from piped answers and its winner announced."""
     text, state = _play(players, "1\n" * 400)
     assert getattr(state, "is_over", False)
-    assert re.search(r"wins the match in round \d+: you (win|lose)\.", text)
-    assert "Round 2: seat" in text
-    assert text.count("ends") >= 1
+    assert re.search(r"wins? the match in round \d+\.\nThe match is over: you (win|lose)\.", text)
+    assert re.search(r"Round 2: (seat \d opens|you open|partner \d opens)", text)
     assert "loses" in text
     assert "Tally:" in text
+    assert "Seed 1: play this match again with --seed 1." in text
     if players == 4:
         assert "your partner is seat 2" in text
+        assert "  partner 2 places " in text
+        assert "win the match" in text  # a partnership wins: no "Seats 0+2 wins"
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_narration_says_you_and_fits_80_columns(players: int) -> None:
+    """The human is "you", never "seat 0", and no line is wider than 80 characters."""
+    text, _ = _play(players, "1\n" * 400, seed=4)
+    assert "  you place " in text
+    assert not re.search(r"^ +seat 0 ", text, re.M)
+    assert max(len(line) for line in text.splitlines()) <= 80
+    assert not re.search(r"\b(you places|you draws|you passes)\b", text)
 
 
 def test_the_human_sees_the_table_the_hand_and_numbered_moves_with_their_sums() -> None:
     """Each choice shows the table, the hand, and each legal move with its end sum."""
     text, _ = _play(2, "1\n" * 400)
-    assert "Counted ends (+N beyond the end):" in text
     assert "╔═══" in text
-    assert "End sum: " in text
+    assert "End sum " in text
     assert "Your hand: " in text
-    assert re.search(r"^ +1\. \[\d\|\d\] (opens|on \[\d\|\d\] \w+) +\(sum \d+", text, re.M)
-    assert re.search(r"Your move \(1-\d+, q to quit\): 1$", text, re.M)  # piped answer shown
+    assert re.search(r"^ +1\. \[\d\|\d\] (opens|on \[\d\|\d\] \w+) =\d+", text, re.M)
+    assert re.search(r"Move 1-\d+.*q quit: 1$", text, re.M)  # piped answer shown
+
+
+def _decisions(players: int, seed: int) -> list[PlayerView]:
+    """Every decision view of seat 0 in a match where every seat plays its first move."""
+    state = new_match(players, seed=seed)
+    views = []
+    while not state.is_over:
+        view = view_for(state, state.turn)
+        moves = view.legal_moves
+        if state.turn == 0 and isinstance(moves[0], Place):
+            views.append(view)
+        state = apply(state, moves[-1])
+    return views
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_every_decision_screen_fits_80_by_24(seed: int) -> None:
+    """The scores, the table, the hand and the moves take at most 23 lines of 80 columns."""
+    views = _decisions(4, seed)
+    assert views
+    compact = 0
+    for view in views:
+        screen = decision_screen(view)
+        assert len(screen) <= 23, "\n".join(screen)
+        assert max(map(len, screen)) <= 80
+        assert screen[0].startswith("Round ")
+        assert any(line.startswith("Your hand: ") for line in screen)
+        assert any(re.match(r" +1\. ", line) for line in screen)
+        compact += any(line.startswith("The table, arm by arm") for line in screen)
+    assert compact < len(views)  # the drawing itself is shown whenever it fits
 
 
 def test_other_seats_draws_are_shown_without_their_tiles() -> None:
     """Another seat's draw never names its tile; the human's own draws do."""
     text, _ = _play(2, "1\n" * 400, seed=3)
     others = re.findall(r"^  seat 1 draws (.*)$", text, re.M)
-    mine = re.findall(r"^  seat 0 draws (.*)$", text, re.M)
+    mine = re.findall(r"^  you draw (.*)$", text, re.M)
     assert others
     assert all(line == "a tile" for line in others)
     assert mine
@@ -66,9 +134,8 @@ def test_no_hidden_tile_is_printed_before_the_settlement_reveals_it() -> None:
 
     Public means placed on the table, or drawn by the human.
     """
-    out = io.StringIO()
-    play(2, 5, 0, ("greedy",), io.StringIO("1\n" * 400), out)
-    first_round = out.getvalue().split("Round 1 ends")[0]
+    text, _ = _play(2, "1\n" * 400, seed=5)
+    first_round = text.split("Round 1 ends")[0]
     start = new_match(2, seed=5)
     hidden = set(start.hands[1]) | set(start.stock)
     printed = {Tile(int(t[1]), int(t[3])) for t in _TILE.findall(first_round)}
@@ -80,7 +147,9 @@ def _came_to_light(text: str) -> set[Tile]:
     """Tiles that became public in ``text``: placed on the table, or drawn by the human."""
     public: set[Tile] = set()
     for line in text.splitlines():
-        match = re.match(r"^  seat \d places (\[\d\|\d\])|^  seat 0 draws (\[\d\|\d\])", line)
+        match = re.match(
+            r"^  (?:you place|seat \d places) (\[\d\|\d\])|^  you draw (\[\d\|\d\])", line
+        )
         if match:
             tile = match.group(1) or match.group(2)
             public.add(Tile(int(tile[1]), int(tile[3])))
@@ -90,55 +159,178 @@ def _came_to_light(text: str) -> set[Tile]:
 @pytest.mark.parametrize(
     ("answers", "message"),
     [
-        ("x\n1\nq\n", "'x' is not a move number: enter 1 to"),
+        ("x\n1\nq\n", "That is not a move: 'x'"),
         ("99\n1\nq\n", "There is no move 99: enter 1 to"),
-        ("\n1\nq\n", "'' is not a move number"),
+        ("\n1\nq\n", "Enter a move: a number from 1 to"),
+        ("[6|6] opens\n1\nq\n", "[6|6] opens is not one of your moves now"),
+        ("[6|6] on\n1\nq\n", "Enter 1 to 7, a move as the list writes it"),
     ],
 )
 def test_bad_input_asks_again_with_a_reason(answers: str, message: str) -> None:
     """A wrong answer is explained and the question asked again."""
-    text, state = _play(2, answers)
+    text, state = _play(2, answers, seed=2)
     assert message in text
-    assert text.count("Your move (") >= 3
+    assert text.count("q quit: ") >= 3
     assert "You stopped in round" in text
     assert not getattr(state, "is_over", True)
+    assert "None" not in text
 
 
-@pytest.mark.parametrize("answers", ["q\n", "", "1\n1\n"])
-def test_q_or_the_end_of_input_stops_cleanly(answers: str) -> None:
-    """``q`` stops at once; the end of the input stops too; the scores are shown."""
-    text, _ = _play(2, answers)
-    assert "You stopped in round 1." in text
-    assert "Scores: seat 0:" in text
-    if not answers.startswith("q"):
-        assert "(end of input)" in text
+def test_a_move_in_notation_is_played() -> None:
+    """A move typed as the list writes it is the move."""
+    view = _decisions(2, 2)[0]
+    move = view.legal_moves[-1]
+    text, _ = _play(2, f"{move}\nq\n", seed=2)
+    assert f"  you place {move}: sum" in text
 
 
-def test_main_runs_play_and_exits_0(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``main(['play', ...])`` reads standard input and exits 0, also when it stops early."""
-    monkeypatch.setattr(sys, "stdin", io.StringIO("q\n"))
-    assert main(["play", "--players", "3", "--bots", "random,greedy", "--seat", "2"]) == 0
+def test_enter_plays_the_only_move() -> None:
+    """With one legal placement, an empty answer plays it."""
+    text, _ = _play(2, "\n" * 300, seed=3)
+    at = text.index("(Enter: the only one)")
+    assert re.search(r"q quit: \n  you place ", text[at:])
 
 
-def test_yes_1_piped_into_play_finishes_a_match() -> None:
-    """The shell form ``yes 1 | american-sniff play --players 2 --seed 1`` ends with a winner."""
-    process = subprocess.run(
-        [sys.executable, "-m", "american_sniff", "play", "--players", "2", "--seed", "1"],
-        input="1\n" * 500,
+def test_undo_takes_back_the_last_move() -> None:
+    """``u`` goes back to the previous decision, which is shown again."""
+    text, _ = _play(2, "1\nu\nq\n", seed=2)
+    assert "Taken back: your move and what followed" in text
+    screens = re.findall(r"^Your hand: .*$", text, re.M)
+    assert screens[0] == screens[-1]
+    first, _ = _play(2, "u\nq\n", seed=2)
+    assert "Nothing to undo" in first
+
+
+def test_hint_and_help() -> None:
+    """``h`` names the search bot's move with its number; ``?`` lists the keys."""
+    text, _ = _play(2, "h\n?\nq\n", seed=2, options={"search": {"playouts": 2}})
+    assert re.search(r"Hint: the search bot would play \d+\. \[\d\|\d\]", text)
+    assert all(line in text for line in HELP)
+
+
+def test_q_saves_to_resume_and_resume_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``q`` asks for a file; ``--resume`` goes on from it with the same seat, bots and seed."""
+    saved = tmp_path / "saved.json"
+    text, state = _play(4, f"1\n1\nq\n{saved}\n", seed=6, bots=("greedy",))
+    assert f"Resume with: american-sniff play --resume {saved}" in text
+    seat, kinds, states = resume_match(load_record(saved))
+    assert (seat, kinds) == (0, ["greedy", "greedy", "greedy"])
+    assert states[-1] == state
+    monkeypatch.setattr(sys, "stdin", io.StringIO("1\n" * 400))
+    assert main(["play", "--resume", str(saved)]) == 0
+
+
+def test_resume_refuses_a_record_not_saved_by_play(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A demo's record has no human seat: one line, exit 2."""
+    path = tmp_path / "demo.json"
+    assert main(["demo", "--record", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["play", "--resume", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("american-sniff play: cannot resume")
+    assert err.count("\n") == 1
+    assert main(["play", "--resume", str(tmp_path / "missing.json")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+
+
+def test_record_writes_the_match(tmp_path: Path) -> None:
+    """``--record`` writes a record the referee finds valid, of a finished match."""
+    path = tmp_path / "match.json"
+    text, _ = _play(2, "1\n" * 400, seed=7, record=str(path))
+    record = load_record(path)
+    assert record.is_over
+    assert check_record(record).ok
+    assert record.names == ("human", "greedy")
+    assert f"Record written to {path}" in text
+
+
+def test_the_seed_is_random_by_default_and_printed(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without --seed, each match has a fresh seed, printed to play it again."""
+    seeds = []
+    for _ in range(2):
+        monkeypatch.setattr(sys, "stdin", io.StringIO("q\n\n"))
+        assert main(["play", "--bots", "greedy"]) == 0
+        match = re.search(
+            r"^Seed (\d+): play this match again with --seed \1\.$", capsys.readouterr().out, re.M
+        )
+        assert match
+        seeds.append(match.group(1))
+    assert seeds[0] != seeds[1]
+
+
+def test_the_settlement_waits_for_enter_on_a_terminal_only() -> None:
+    """On a terminal, each settlement waits for Enter; piped input does not."""
+    piped, _ = _play(2, "1\n" * 400, seed=1)
+    assert "Press Enter" not in piped
+    out = io.StringIO()
+    play(2, 1, 0, ("greedy",), _Terminal("1\n" * 400), out)
+    waits = out.getvalue().count("Press Enter to go on to round ")
+    assert waits >= 1
+    # Before every round but the first.
+    assert waits == len(re.findall(r"^Round \d+: ", out.getvalue(), re.M)) - 1
+
+
+def test_colour_on_terminals_only_and_never_under_no_color(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``NO_COLOR`` or a non-terminal turns colour off; a terminal turns it on."""
+    monkeypatch.setenv("TERM", "xterm")
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert wants_color(_Terminal())
+    assert not wants_color(io.StringIO())
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not wants_color(_Terminal())
+    coloured, _ = _play(2, "1\nq\n", color=True)
+    plain, _ = _play(2, "1\nq\n")
+    assert "\x1b[" in coloured
+    assert "\x1b[" not in plain
+
+
+def _run(
+    *args: str, env: dict[str, str] | None = None, shell: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "american_sniff", *args]
+    if shell is not None:
+        command = ["sh", "-c", f'"$0" -m american_sniff {shell}', sys.executable]
+    return subprocess.run(
+        command,
+        input="1\n" * 500 if shell is None else None,
         capture_output=True,
         text=True,
         timeout=300,
         check=False,
+        env=env,
     )
+
+
+def test_yes_1_piped_into_play_finishes_a_match() -> None:
+    """The shell form ``yes 1 | american-sniff play --players 2 --seed 1`` ends with a winner."""
+    process = _run("play", "--players", "2", "--seed", "1")
     assert process.returncode == 0, process.stderr
     assert "wins the match" in process.stdout
     assert "SearchBot(seed=3" in process.stdout  # the default opponent
 
 
+@pytest.mark.parametrize("command", ["play --players 2 --seed 1 --bots greedy", "render {record}"])
+def test_an_ascii_output_gets_the_ascii_drawing(command: str, tmp_path: Path) -> None:
+    """With an output that cannot show box drawing, the drawing is ASCII, without a traceback."""
+    record = tmp_path / "r.json"
+    assert main(["demo", "--players", "2", "--record", str(record)]) == 0
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    process = _run(*command.format(record=record).split(), env=env)
+    assert process.returncode == 0, process.stderr
+    assert "+---" in process.stdout
+    assert "Traceback" not in process.stderr
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["play", "--seat", "2"], "--seat must be from 0 to 1"),
+        (["play", "--seat", "4"], "--seat must be from 0 to 3"),
         (["play", "--players", "4", "--bots", "greedy,random"], "one per seat (3 with 4"),
         (["play", "--bots", "clever"], "no bot is named 'clever'"),
         (["play", "--playouts", "0"], "must be at least 1"),

@@ -50,25 +50,73 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPars
     return top, {module.COMMAND.name: module.COMMAND.register(commands) for module in _COMMANDS}
 
 
+#: The exit status when the output cannot be written (a full disk, a closed stream).
+EXIT_CANNOT_WRITE = 1
+#: The exit status when a standard stream the command needs is closed.
+EXIT_CLOSED = 2
+
+
+def _fault(line: str) -> None:
+    """Tell the fault on standard error, if it is open."""
+    if sys.stderr is not None:
+        try:
+            print(line, file=sys.stderr)
+            sys.stderr.flush()
+        except OSError:  # pragma: no cover (nowhere left to tell)
+            pass
+
+
+def _silence_stdout() -> None:
+    """Point standard output at devnull, so that the interpreter's last flush cannot fail."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # pragma: no cover (no file descriptor)
+        sys.stdout = None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
+    """Run the command line with ``argv`` (default: ``sys.argv[1:]``); return the exit code.
+
+    A fault of the surroundings ends the command with one line on standard
+    error and a non-zero status, never a traceback: a closed standard output
+    (or input, for the commands that read it), an output that cannot be
+    written (a full disk), or text that the output's encoding cannot show.
+    """
+    if sys.stdout is None:
+        _fault("american-sniff: standard output is closed: nowhere to write")
+        return EXIT_CLOSED
     top, subparsers = _parsers()
     args, extra = top.parse_known_args(argv)
     if extra:
         # An unknown option belongs to the command: show that command's usage.
         subparsers[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
+    name = f"american-sniff {args.command}"
     try:
         code: int = args.run(args)
+        sys.stdout.flush()
     except BrokenPipeError:
         # The reader went away (e.g. `| head`): stop quietly, as Unix tools do,
         # with the status of a process ended by SIGPIPE (128 + 13), so that a
         # script with `set -o pipefail` never mistakes it for success. Point
         # stdout at devnull so the interpreter's final flush cannot fail.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        _silence_stdout()
         return EXIT_BROKEN_PIPE
     except KeyboardInterrupt:
         # Ctrl-C: stop without a traceback, with the status of SIGINT (128 + 2).
         print(file=sys.stderr)
         return EXIT_INTERRUPTED
+    except UnicodeEncodeError as error:
+        _silence_stdout()
+        shown = error.object[error.start]
+        _fault(
+            f"{name}: the output's encoding ({error.encoding}) cannot show "
+            f"{shown.encode('unicode_escape').decode('ascii')}; use --ascii where the "
+            "command has it, or set PYTHONIOENCODING=utf-8"
+        )
+        return EXIT_CANNOT_WRITE
+    except OSError as error:
+        _silence_stdout()
+        _fault(f"{name}: cannot write the output: {error.strerror or error}")
+        return EXIT_CANNOT_WRITE
     return code

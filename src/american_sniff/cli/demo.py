@@ -11,7 +11,14 @@ from ..bots import random_match, random_match_bots
 from ..records import Recorder
 from ..rules import RULES_VERSION
 from ..state import MatchState
-from .narrate import Writer, action_line, round_end_lines, round_start_line, scores_text, side_name
+from .narrate import (
+    Writer,
+    action_line,
+    round_end_lines,
+    round_start_line,
+    scores_text,
+    winner_line,
+)
 from .options import Command, add_players, add_seed
 
 __all__ = ["COMMAND", "NAME", "demo"]
@@ -42,11 +49,7 @@ def demo(players: int, seed: int, out: Writer, *, recorder: Recorder | None = No
             print(f"\n{round_start_line(state)}", file=out)
     winner = state.winner
     assert winner is not None  # random_match ends with the won state
-    print(
-        f"\n{side_name(players, winner).capitalize()} reached {state.scores[winner]} "
-        f"points and wins the match in round {state.round}.",
-        file=out,
-    )
+    print(f"\n{winner_line(players, winner, state.scores[winner], state.round)}", file=out)
     print(f"Final scores: {scores_text(players, state.scores)}", file=out)
     return state
 

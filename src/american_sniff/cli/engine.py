@@ -15,6 +15,11 @@ NAME = "engine"
 
 def _run(args: argparse.Namespace) -> int:
     del args  # the command has no options
+    if sys.stdin is None:
+        print(
+            "american-sniff engine: standard input is closed: no requests to read", file=sys.stderr
+        )
+        return 2
     return serve(sys.stdin.buffer, sys.stdout.buffer)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import textwrap
 from collections.abc import Callable
 from typing import Any
 
@@ -10,7 +11,31 @@ import attrs
 
 from ..rng import check_seed
 
-__all__ = ["Command", "add_players", "add_seed", "bot_kinds", "bot_list", "positive", "seed"]
+__all__ = [
+    "BOX_DRAWING",
+    "Command",
+    "add_players",
+    "add_seed",
+    "bot_kinds",
+    "bot_list",
+    "can_encode",
+    "positive",
+    "seed",
+]
+
+
+#: The characters the text drawing of the table uses beyond ASCII.
+BOX_DRAWING = "│─┌┐└┘├┤┬┴┼║═╔╗╚╝╠╣╦╩╬╒╕╘╛╞╡╤╧╪╓╖╙╜╟╢╥╨╫"
+
+
+def can_encode(stream: object, text: str) -> bool:
+    """Whether ``stream``'s encoding can write ``text`` (no encoding: only ASCII)."""
+    encoding = getattr(stream, "encoding", None) or "ascii"
+    try:
+        text.encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
 
 
 def seed(text: str) -> int:
@@ -38,7 +63,8 @@ class Command:
 
     :ivar name: The command's name on the command line (``"demo"``).
     :ivar summary: Its line in ``american-sniff --help``.
-    :ivar description: What its own ``--help`` shows before the options, as written.
+    :ivar description: What its own ``--help`` shows before the options, each
+        paragraph (parted by a blank line) filled to 78 columns.
     :ivar examples: Command lines its ``--help`` shows last, one each.
     :ivar run: Carries the command out from the parsed arguments and returns the
         exit status.
@@ -66,13 +92,24 @@ class Command:
         parser: argparse.ArgumentParser = commands.add_parser(
             self.name,
             help=self.summary,
-            description=self.description,
+            description=_wrapped(self.description),
             epilog=f"{self.notes}\n\n{epilog}" if self.notes else epilog,
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         self.options(parser)
         parser.set_defaults(run=self.run, parser=parser)
         return parser
+
+
+def _wrapped(text: str, width: int = 78) -> str:
+    """``text`` with each paragraph filled to ``width``; indented lines are kept as written."""
+    paragraphs = []
+    for paragraph in text.split("\n\n"):
+        if any(line.startswith(" ") for line in paragraph.splitlines()):
+            paragraphs.append(paragraph)
+        else:
+            paragraphs.append(textwrap.fill(" ".join(paragraph.split()), width))
+    return "\n\n".join(paragraphs)
 
 
 def add_players(parser: argparse.ArgumentParser, default: int = 4) -> None:

@@ -4,50 +4,189 @@ Everything shown to the human comes from their seat's
 :class:`~american_sniff.PlayerView`: the other hands and the stock stay hidden
 until a round's settlement reveals the hands.
 
-The table and the paper tally are drawn by :mod:`american_sniff.render`, as
-text for the terminal.
+Each decision is one screen that fits a terminal of 80 by 24: the scores, the
+tiles held, the table (drawn by :mod:`american_sniff.render`, or as its arms
+when the drawing is too tall), the hand and the numbered moves, with the
+prompt last. At the prompt, a move is a number or its notation
+(``[2|5] on [3|5] high``); Enter alone plays the only move; ``h`` asks the
+search bot for a hint, ``u`` takes back the last move, ``?`` shows the keys and
+``q`` stops (offering to save the match to resume it).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
+import os
+import secrets
 import sys
+import textwrap
 from collections.abc import Sequence
-from typing import Any, TextIO, cast
+from typing import Any, TextIO
 
 from ..bots import Bot, make_bot
 from ..engine import apply, new_match
+from ..errors import IllegalMove, InvalidRecord
 from ..layout import Layout
 from ..moves import Draw, Move, Pass, Place
+from ..records import MatchRecord, dump_record, load_record, record_match, replay
 from ..render import render_text, tally_text
+from ..render.text import compact_text, end_labels
 from ..rng import MASK64
 from ..rules import RULES_VERSION, placement_points
-from ..state import MatchState, RoundEnd
+from ..serial import parse_move_text
+from ..state import MatchState
 from ..views import PlayerView, view_for
-from .narrate import action_line, hand_text, round_end_lines, side_name
-from .options import Command, add_players, add_playouts, add_seed, bot_list
+from .narrate import (
+    action_line,
+    hand_text,
+    round_end_lines,
+    round_start_line,
+    seat_name,
+    side_name,
+    winner_line,
+)
+from .options import BOX_DRAWING, Command, add_players, add_playouts, bot_list, can_encode, seed
 
-__all__ = ["COMMAND", "NAME", "opponents", "play", "table_lines", "tally_lines"]
+__all__ = [
+    "COMMAND",
+    "HELP",
+    "HUMAN",
+    "NAME",
+    "SCREEN",
+    "decision_screen",
+    "opponents",
+    "play",
+    "resume_match",
+    "table_lines",
+    "tally_lines",
+    "wants_color",
+]
 
 NAME = "play"
+
+#: The name a record gives the human's seat.
+HUMAN = "human"
+
+#: The screen every decision fits, ``(columns, lines)``.
+SCREEN = (80, 24)
+
+#: The keys of the prompt, as ``?`` shows them.
+HELP = (
+    "At the prompt:",
+    "  a number      play the move of that number",
+    "  notation      play a move written as in the list, e.g. [2|5] on [3|5] high",
+    "  Enter         play the only move, when there is one",
+    "  h             a hint: the move the search bot would play",
+    "  u             undo: take back your last move (and the bots' since)",
+    "  ?             this help",
+    "  q             stop (you may save the match and resume it with --resume)",
+)
 
 
 # -- drawing ------------------------------------------------------------------------
 
 
-def table_lines(layout: Layout) -> list[str]:
+def table_lines(layout: Layout, *, unicode: bool = True) -> list[str]:
     """The table drawn for the terminal, with its counted ends and end sum.
 
     >>> from american_sniff import Layout, Tile
     >>> table_lines(Layout.empty().place(Tile(1, 4)))[-1]
     'End sum: 5, scores 5'
     """
-    return render_text(layout).splitlines()
+    return render_text(layout, unicode=unicode).splitlines()
 
 
 def tally_lines(score: int) -> list[str]:
     """A score as the rules' paper tally (a stroke per 5 points, a figure per 50)."""
     return tally_text(score).splitlines()
+
+
+def _ends_lines(layout: Layout, width: int) -> list[str]:
+    """The counted ends under a drawing, the end sum and its points, wrapped."""
+    labels = end_labels(layout)
+    ends = ", ".join(f"{point} {labels[point].lstrip('ab')}" for point in layout.points())
+    text = f"Open: {ends}. End sum {layout.end_sum}, scores {placement_points(layout.end_sum)}"
+    return textwrap.wrap(text, width, subsequent_indent="  ")
+
+
+def _move_text(view: PlayerView, move: Place) -> str:
+    end_sum = view.layout.place(move.tile, move.at).end_sum
+    points = placement_points(end_sum)
+    return f"{move} ={end_sum}{f' +{points}' if points else ''}"
+
+
+def _move_rows(texts: Sequence[str], width: int, rows: int) -> list[str]:
+    """The numbered moves in as many columns as it takes to fit ``rows`` lines, if they can."""
+    numbered = [f"{n:2d}. {text}" for n, text in enumerate(texts, start=1)]
+    columns = 1
+    while math.ceil(len(numbered) / columns) > rows:
+        wider = columns + 1
+        if wider * (max(map(len, numbered)) + 2) > width:
+            break
+        columns = wider
+    height = math.ceil(len(numbered) / columns)
+    cell = max(map(len, numbered)) + 2
+    lines = []
+    for row in range(height):
+        cells = numbered[row::height]
+        lines.append("  " + "".join(f"{cell_text:<{cell}}" for cell_text in cells).rstrip())
+    return lines
+
+
+def _score_line(view: PlayerView) -> str:
+    """The round, every side's score (yours marked) and the target."""
+    mine = view.seat % 2 if view.players == 4 else view.seat
+    sides = []
+    for side, score in enumerate(view.scores):
+        you = " (you)" if side == mine else ""
+        sides.append(f"{side_name(view.players, side)}{you}: {score}")
+    return f"Round {view.round}. " + ", ".join(sides) + f"; target {view.target}"
+
+
+def _held_line(view: PlayerView) -> str:
+    held = ", ".join(
+        f"{seat_name(s, view.players, view.seat)} {n}"
+        for s, n in enumerate(view.hand_sizes)
+        if s != view.seat
+    )
+    return f"Tiles held: {held}; stock {view.stock_size}"
+
+
+def decision_screen(
+    view: PlayerView, *, unicode: bool = True, size: tuple[int, int] = SCREEN
+) -> list[str]:
+    """The screen of a decision: every line but the prompt, to fit ``size`` with it.
+
+    The scores, the tiles held, the table, the hand and the numbered moves.
+    The table is drawn when the drawing fits, and listed by its arms
+    (:func:`~american_sniff.render.text.compact_text`) when it does not.
+    """
+    width, height = size
+    moves = [move for move in view.legal_moves if isinstance(move, Place)]
+    top = [_score_line(view), _held_line(view)]
+    hand = [f"Your hand: {hand_text(view.hand)}"]
+    if view.drawn is not None:
+        hand.append(f"You drew {view.drawn}, which fits: you must place it.")
+    heading = ["Your moves (=N: the end sum after it, +N: the points it scores):"]
+    texts = [_move_text(view, move) for move in moves]
+    room = height - 1 - len(top) - len(hand) - len(heading)
+    # The moves take at most half of what is left; the table the rest.
+    listed = _move_rows(texts, width, max(1, min(len(texts), room // 2)))
+    budget = room - len(listed)
+    layout = view.layout
+    table: list[str]
+    if not layout.tiles:
+        table = ["The table is empty: you open."]
+    else:
+        drawing = render_text(layout, unicode=unicode, legend=False).splitlines()
+        ends = _ends_lines(layout, width)
+        if len(drawing) + len(ends) <= budget:
+            table = drawing + ends
+        else:
+            table = ["The table, arm by arm from the first tile (* the Sniff):"]
+            table += compact_text(layout, width=width)
+    return [*top, *table, *hand, *heading, *listed]
 
 
 # -- the game --------------------------------------------------------------------
@@ -77,6 +216,282 @@ def opponents(players: int, seat: int, names: Sequence[str]) -> dict[int, str]:
     return dict(zip(others, names, strict=True))
 
 
+def resume_match(record: MatchRecord) -> tuple[int, list[str], list[MatchState]]:
+    """The human's seat, the bot kinds and the states of a match saved by ``play``.
+
+    ``play`` names the human's seat ``"human"`` and each bot's seat by its
+    kind; the states are the record replayed, the last one the state to go on
+    from.
+
+    :raises InvalidRecord: if the record is not of a match of ``play`` that can
+        go on: no seat or several named ``"human"``, a seat named by no bot
+        kind, a record without its seed, or a finished match.
+    """
+    from ..bots import BOTS  # noqa: PLC0415 (the registry loads the bots)
+
+    humans = [seat for seat, name in enumerate(record.names) if name == HUMAN]
+    if len(humans) != 1:
+        raise InvalidRecord(
+            f"the record names no seat or several seats {HUMAN!r}: not saved by play"
+        )
+    kinds = [name for seat, name in enumerate(record.names) if seat != humans[0]]
+    unknown = [name for name in kinds if name not in BOTS]
+    if unknown:
+        raise InvalidRecord(f"the record names a seat {unknown[0]!r}, which is no bot kind")
+    if record.seed is None:
+        raise InvalidRecord("the record has no seed: the bots' deals cannot go on")
+    if record.is_over:
+        raise InvalidRecord("the match of the record is over: there is nothing to resume")
+    return humans[0], kinds, list(replay(record))
+
+
+class _Quit(Exception):
+    """The human stopped the match."""
+
+
+class _Undo(Exception):
+    """The human takes back their last move."""
+
+
+class _Game:
+    """A match between one human and bots, narrated to a stream."""
+
+    def __init__(
+        self,
+        states: list[MatchState],
+        seat: int,
+        kinds: dict[int, str],
+        inp: TextIO,
+        out: TextIO,
+        *,
+        options: dict[str, Any],
+        unicode: bool,
+        color: bool,
+        size: tuple[int, int],
+    ) -> None:
+        self.states = states
+        self.seat = seat
+        self.kinds = kinds
+        first = states[0]
+        self.bots: dict[int, Bot] = {
+            s: make_bot(name, (first.seed + s + 1) & MASK64, **options.get(name, {}))
+            for s, name in kinds.items()
+        }
+        self.options = options
+        self.inp, self.out = inp, out
+        self.unicode, self.color, self.size = unicode, color, size
+        self.interactive = inp.isatty()
+        #: The indices in ``states`` of the states where the human chose a move.
+        self.decisions: list[int] = []
+
+    @property
+    def state(self) -> MatchState:
+        return self.states[-1]
+
+    def say(self, *lines: str, style: str = "") -> None:
+        for line in lines:
+            styled = f"\x1b[{style}m{line}\x1b[0m" if self.color and style and line else line
+            print(styled, file=self.out)
+
+    def names(self) -> list[str]:
+        """The record's name for every seat."""
+        return [HUMAN if s == self.seat else self.kinds[s] for s in range(self.state.players)]
+
+    def record(self) -> MatchRecord:
+        return record_match(self.states, names=self.names())
+
+    def run(self) -> MatchState:
+        state = self.state
+        you = self.seat
+        players = state.players
+        self.say(
+            f"American Sniff (rules version {RULES_VERSION}): {players} players, "
+            f"target {state.target}.",
+            style="1",
+        )
+        self.say(f"Seed {state.seed}: play this match again with --seed {state.seed}.")
+        if players == 4:
+            self.say(
+                f"You are seat {you}; your partner is seat {(you + 2) % 4}. "
+                "Seats 0+2 play against seats 1+3."
+            )
+        else:
+            self.say(f"You are seat {you}.")
+        for other, bot in self.bots.items():
+            self.say(f"Seat {other}: {bot!r}")
+        if len(self.states) > 1:
+            self.say(f"Resumed after {len(self.states) - 1} actions.")
+        self.say("", round_start_line(state, you))
+        while self.state.winner is None:
+            state = self.state
+            if state.turn == you:
+                try:
+                    move = self.human_move(view_for(state, you))
+                except _Undo:
+                    self.undo()
+                    continue
+                except _Quit:
+                    return self.stop()
+            else:
+                move = self.bots[state.turn].choose(view_for(state, state.turn))
+            self.step(move)
+        return self.finish()
+
+    def step(self, move: Move) -> None:
+        you, players = self.seat, self.state.players
+        self.states.append(apply(self.state, move))
+        view = view_for(self.state, you)
+        action = view.last_action
+        assert action is not None  # every state after an apply has one
+        self.say(action_line(action, players, you=you, hide_draw=action.seat != you))
+        result = action.round_result
+        if result is None:
+            return
+        self.say(*round_end_lines(result, players, you))
+        self.tally(view)
+        if view.winner is None:
+            if self.interactive:
+                self.out.write(f"Press Enter to go on to round {view.round}. ")
+                self.out.flush()
+                self.inp.readline()
+            self.say("", round_start_line(self.state, you))
+
+    def undo(self) -> None:
+        if not self.decisions:
+            self.say("  Nothing to undo: you have not moved yet.")
+            return
+        back = self.decisions.pop()
+        del self.states[back + 1 :]
+        self.say(f"  Taken back: your move and what followed (round {self.state.round}).")
+
+    def stop(self) -> MatchState:
+        state = self.state
+        self.say("", f"You stopped in round {state.round}.")
+        self.scores(view_for(state, self.seat))
+        return state
+
+    def finish(self) -> MatchState:
+        view = view_for(self.state, self.seat)
+        winner = view.winner
+        assert winner is not None
+        players = view.players
+        mine = view.seat % 2 if players == 4 else view.seat
+        verdict = "you win" if winner == mine else "you lose"
+        self.say("", winner_line(players, winner, view.scores[winner], view.round))
+        self.say(f"The match is over: {verdict}.", style="1")
+        self.scores(view)
+        return self.state
+
+    def scores(self, view: PlayerView) -> None:
+        self.say(f"Scores: {', '.join(_side_scores(view))}")
+        self.tally(view)
+
+    def tally(self, view: PlayerView) -> None:
+        self.say("Tally:")
+        for side, score in enumerate(view.scores):
+            label = f"  {side_name(view.players, side)}: "
+            lines = tally_lines(score)
+            middle = len(lines) // 2
+            for index, line in enumerate(lines):
+                self.say(((label if index == middle else " " * len(label)) + line).rstrip())
+
+    def human_move(self, view: PlayerView) -> Move:
+        """The move the human picks; a lone draw or pass is made for them.
+
+        :raises _Quit: if the human stops, or the input ends.
+        :raises _Undo: if the human takes back their last move.
+        """
+        moves = view.legal_moves
+        if len(moves) == 1 and isinstance(moves[0], (Draw, Pass)):
+            return moves[0]  # no choice: the narration shows it
+        self.say("")
+        screen = decision_screen(view, unicode=self.unicode, size=self.size)
+        self.say(screen[0], style="1")
+        self.say(*screen[1:])
+        count = len(moves)
+        only = " (Enter: the only one)" if count == 1 else ""
+        prompt = f"Move 1-{count}{only}, h hint, u undo, ? help, q quit: "
+        while True:
+            self.out.write(f"\x1b[1m{prompt}\x1b[0m" if self.color else prompt)
+            self.out.flush()
+            line = self.inp.readline()
+            if not line:
+                self.say("", "(end of input)")
+                raise _Quit
+            answer = line.strip()
+            if not self.interactive:
+                self.say(answer)  # show piped answers, as a terminal would echo them
+            move = self.answer(view, answer)
+            if move is not None:
+                self.decisions.append(len(self.states) - 1)
+                return move
+
+    def answer(self, view: PlayerView, answer: str) -> Move | None:
+        """The move ``answer`` names, or None after dealing with it (help, hint, a mistake)."""
+        moves = view.legal_moves
+        count = len(moves)
+        key = answer.lower()
+        if key in ("q", "quit"):
+            self.offer_to_save()
+            raise _Quit
+        if key in ("u", "undo"):
+            raise _Undo
+        if key in ("?", "help"):
+            self.say(*HELP)
+            return None
+        if key in ("h", "hint"):
+            hint_seed = (self.states[0].seed + len(self.states)) & MASK64
+            hint = make_bot("search", hint_seed, **self.options.get("search", {}))
+            chosen = hint.choose(view)
+            self.say(f"  Hint: the search bot would play {moves.index(chosen) + 1}. {chosen}")
+            return None
+        if not answer:
+            if count == 1:
+                return moves[0]
+            self.say(f"  Enter a move: a number from 1 to {count}, or ? for help.")
+            return None
+        if answer.isdigit():
+            number = int(answer)
+            if 1 <= number <= count:
+                return moves[number - 1]
+            self.say(f"  There is no move {number}: enter 1 to {count}, or ? for help.")
+            return None
+        try:
+            move = parse_move_text(answer)
+        except IllegalMove as error:
+            self.say(
+                *textwrap.wrap(
+                    f"That is {error}", 78, initial_indent="  ", subsequent_indent="    "
+                )
+            )
+            self.say(f"  Enter 1 to {count}, a move as the list writes it, or ? for help.")
+            return None
+        if move not in moves:
+            self.say(f"  {move} is not one of your moves now: enter 1 to {count}.")
+            return None
+        return move
+
+    def offer_to_save(self) -> None:
+        """Ask for a file to save the match to, to resume it later."""
+        self.out.write("Save the match to resume it later? File name (Enter: do not save): ")
+        self.out.flush()
+        path = self.inp.readline().strip()
+        if not self.interactive and path:
+            self.say(path)
+        if not path:
+            return
+        try:
+            dump_record(self.record(), path)
+        except OSError as error:
+            self.say(f"  Cannot save to {path}: {error.strerror or error}")
+            return
+        self.say(f"  Saved. Resume with: american-sniff play --resume {path}")
+
+
+def _side_scores(view: PlayerView) -> list[str]:
+    return [f"{side_name(view.players, s)}: {score}" for s, score in enumerate(view.scores)]
+
+
 def play(
     players: int,
     seed: int,
@@ -85,160 +500,111 @@ def play(
     inp: TextIO,
     out: TextIO,
     options: dict[str, Any] | None = None,
+    *,
+    unicode: bool = True,
+    color: bool = False,
+    size: tuple[int, int] = SCREEN,
+    states: Sequence[MatchState] = (),
+    record: str | None = None,
 ) -> MatchState:
     """Play a match with a human at ``seat`` (reading ``inp``) against bots; narrate to ``out``.
 
     The bot in seat ``k`` is seeded ``seed + k + 1`` (modulo 2**64), as in the
-    demo. The human answers each choice with a move number; ``q`` or the end
-    of ``inp`` stops the match. Returns the last state (over, or where the
-    human stopped).
+    demo. The human answers each choice with a move number or a move in
+    notation (see :data:`HELP` for the other keys); ``q`` or the end of
+    ``inp`` stops the match. A round's settlement waits for Enter when ``inp``
+    is a terminal. Returns the last state (over, or where the human stopped).
+
+    ``unicode`` draws the table with box-drawing characters (else ASCII);
+    ``color`` adds terminal colours; ``size`` is the screen each decision
+    fits. ``states`` goes on from a match already begun (its states in order,
+    as :func:`resume_match` gives them); ``record`` names a file the match
+    record is written to at the end, or when the human stops.
 
     :raises ValueError: if the seat or the bot names do not fit the match.
     """
     kinds = opponents(players, seat, bot_names)
-    bots: dict[int, Bot] = {
-        s: make_bot(name, (seed + s + 1) & MASK64, **(options or {}).get(name, {}))
-        for s, name in kinds.items()
-    }
-    state = new_match(players, seed=seed)
-    say = _Printer(out)
-    say(
-        f"American Sniff (rules version {RULES_VERSION}): {players} players, seed {seed}, "
-        f"target {state.target}. You are seat {seat}."
+    begun = list(states) or [new_match(players, seed=seed)]
+    game = _Game(
+        begun,
+        seat,
+        kinds,
+        inp,
+        out,
+        options=options or {},
+        unicode=unicode,
+        color=color,
+        size=size,
     )
-    if players == 4:
-        say(f"Partnerships: seats 0+2 against seats 1+3; your partner is seat {(seat + 2) % 4}.")
-    for other, bot in bots.items():
-        say(f"Seat {other}: {bot!r}")
-    view = view_for(state, seat)
-    say("", _round_start(view))
-    while state.winner is None:
-        turn = state.turn
-        if turn == seat:
-            move = _human_move(view_for(state, seat), inp, out)
-            if move is None:
-                say("", f"You stopped in round {state.round}.")
-                _scores(say, view_for(state, seat))
-                return state
-        else:
-            move = bots[turn].choose(view_for(state, turn))
-        state = apply(state, move)
-        view = view_for(state, seat)
-        action = view.last_action
-        assert action is not None  # every state after an apply has one
-        say(action_line(action, players))
-        result = action.round_result
-        if result is not None:
-            say(*round_end_lines(result, players))
-            _tally(say, view)
-            say("", _round_start(view))
-    winner = view.winner
-    assert winner is not None
-    mine = view.seat % 2 if players == 4 else view.seat
-    say(
-        "",
-        f"{side_name(players, winner).capitalize()} reached {view.scores[winner]} points "
-        f"and wins the match in round {view.round}: you {'win' if winner == mine else 'lose'}.",
-    )
-    _scores(say, view)
-    return state
+    try:
+        return game.run()
+    finally:
+        if record is not None:
+            dump_record(game.record(), record)
+            game.say(f"Record written to {record}")
 
 
-class _Printer:
-    """Print lines to one stream."""
-
-    def __init__(self, out: TextIO) -> None:
-        self._out = out
-
-    def __call__(self, *lines: str) -> None:
-        for line in lines:
-            print(line, file=self._out)
+# -- the command ----------------------------------------------------------------
 
 
-def _round_start(view: PlayerView) -> str:
-    previous = view.last_round
-    how = "chosen by lot" if previous is None or previous.end is RoundEnd.BLOCKED else "went out"
-    return f"Round {view.round}: seat {view.opener} opens ({how})"
-
-
-def _scores(say: _Printer, view: PlayerView) -> None:
-    say(f"Scores: {', '.join(_side_scores(view))}")
-    _tally(say, view)
-
-
-def _side_scores(view: PlayerView) -> list[str]:
-    return [f"{side_name(view.players, s)}: {score}" for s, score in enumerate(view.scores)]
-
-
-def _tally(say: _Printer, view: PlayerView) -> None:
-    say("Tally:")
-    for side, score in enumerate(view.scores):
-        label = f"  {side_name(view.players, side)}: "
-        lines = tally_lines(score)
-        middle = len(lines) // 2
-        for index, line in enumerate(lines):
-            say((label if index == middle else " " * len(label)) + line)
-
-
-def _move_text(view: PlayerView, move: Place) -> str:
-    end_sum = view.layout.place(move.tile, move.at).end_sum
-    points = placement_points(end_sum)
-    return f"{move}  (sum {end_sum}{f', scores {points}' if points else ''})"
-
-
-def _human_move(view: PlayerView, inp: TextIO, out: TextIO) -> Move | None:
-    """The move the human picks, or None to stop; a lone draw or pass is made for them."""
-    say = _Printer(out)
-    moves = view.legal_moves
-    if len(moves) == 1 and isinstance(moves[0], (Draw, Pass)):
-        return moves[0]  # no choice: the narration shows it
-    say("", *table_lines(view.layout))
-    others = ", ".join(f"seat {s} {n}" for s, n in enumerate(view.hand_sizes) if s != view.seat)
-    say(f"Tiles held: {others}; stock {view.stock_size}. Scores: {', '.join(_side_scores(view))}")
-    say(f"Your hand: {hand_text(view.hand)}")
-    if view.drawn is not None:
-        say(f"You drew {view.drawn}, which fits: you must place it.")
-    say("Your moves:")
-    # With a choice to make, every legal move is a placement.
-    for number, move in enumerate(cast("tuple[Place, ...]", moves), start=1):
-        say(f"  {number:2d}. {_move_text(view, move)}")
-    count = len(moves)
-    while True:
-        out.write(f"Your move (1-{count}, q to quit): ")
-        out.flush()
-        line = inp.readline()
-        if not line:
-            say("", "(end of input)")
-            return None
-        answer = line.strip()
-        if not inp.isatty():
-            say(answer)  # show piped answers, as a terminal would echo them
-        if answer.lower() in ("q", "quit"):
-            return None
-        try:
-            number = int(answer)
-        except ValueError:
-            say(f"  {answer!r} is not a move number: enter 1 to {count}, or q to quit.")
-            continue
-        if not 1 <= number <= count:
-            say(f"  There is no move {number}: enter 1 to {count}, or q to quit.")
-            continue
-        return moves[number - 1]
+def wants_color(stream: TextIO) -> bool:
+    """Colour on a terminal that has it, unless ``NO_COLOR`` is set (https://no-color.org)."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("TERM", "") in ("", "dumb"):
+        return False
+    return stream.isatty()
 
 
 def _run(args: argparse.Namespace) -> int:
+    if sys.stdin is None:
+        print(
+            "american-sniff play: standard input is closed: nothing to read moves from",
+            file=sys.stderr,
+        )
+        return 2
     options = {} if args.playouts is None else {"search": {"playouts": args.playouts}}
-    try:
-        opponents(args.players, args.seat, args.bots)
-    except ValueError as error:
-        args.parser.error(str(error))
-    play(args.players, args.seed, args.seat, args.bots, sys.stdin, sys.stdout, options)
+    states: list[MatchState] = []
+    if args.resume is not None:
+        try:
+            seat, kinds, states = resume_match(load_record(args.resume))
+        except OSError as error:
+            print(
+                f"american-sniff play: cannot read {args.resume}: {error.strerror or error}",
+                file=sys.stderr,
+            )
+            return 2
+        except InvalidRecord as error:
+            print(f"american-sniff play: cannot resume {args.resume}: {error}", file=sys.stderr)
+            return 2
+        players, match_seed, bots = states[0].players, states[0].seed, kinds
+    else:
+        players, seat, bots = args.players, args.seat, list(args.bots)
+        match_seed = secrets.randbits(64) if args.seed is None else args.seed
+        try:
+            opponents(players, seat, bots)
+        except ValueError as error:
+            args.parser.error(str(error))
+    unicode = not args.ascii and can_encode(sys.stdout, BOX_DRAWING)
+    play(
+        players,
+        match_seed,
+        seat,
+        bots,
+        sys.stdin,
+        sys.stdout,
+        options,
+        unicode=unicode,
+        color=wants_color(sys.stdout),
+        states=states,
+        record=args.record,
+    )
     return 0
 
 
 def _options(parser: argparse.ArgumentParser) -> None:
     """Add the options of ``play`` to its parser."""
-    add_players(parser, default=2)
+    add_players(parser)
     parser.add_argument(
         "--bots",
         type=bot_list,
@@ -246,9 +612,32 @@ def _options(parser: argparse.ArgumentParser) -> None:
         help="the bots: one kind for every other seat, or one per other seat in seat "
         "order, comma-separated (default search)",
     )
-    add_seed(parser, "the deal, the lots and the bots")
+    parser.add_argument(
+        "--seed",
+        type=seed,
+        default=None,
+        help="seed for the deal, the lots and the bots (default: a random one, printed "
+        "so that the match can be played again)",
+    )
     parser.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
     add_playouts(parser)
+    parser.add_argument(
+        "--record",
+        metavar="FILE",
+        help="write the match record (JSON) to FILE when the match ends or you stop",
+    )
+    parser.add_argument(
+        "--resume",
+        metavar="FILE",
+        help="go on with a match saved by play (q, or --record): its players, seed, "
+        "seat and bots come from the file",
+    )
+    parser.add_argument(
+        "--ascii",
+        action="store_true",
+        help="draw with ASCII characters only (chosen by itself when the output "
+        "cannot show box-drawing characters)",
+    )
 
 
 #: The command's help, options and run function.
@@ -256,16 +645,23 @@ COMMAND = Command(
     NAME,
     summary="play a match against bots in the terminal",
     description=(
-        "Play a match against bots. Each time you can place, the table, your "
-        "hand and your numbered legal moves are shown: answer with a move's "
-        "number (q quits). Draws and passes with no choice are made for you. "
-        "Every placement is shown with the end sum and its points, the others' "
-        "draws without their tiles, and each round's settlement with every hand "
-        "revealed, the scores and their paper tally. Moves can be piped in, one "
-        "number per line; the end of the input quits."
+        "Play a match against bots. Each time you can place, one screen that "
+        "fits 80x24 shows the scores, the table, your hand and your numbered "
+        "legal moves. Answer with a move's number or the move in notation; "
+        "Enter plays the only move; h asks the search bot for a hint, u takes "
+        "back your last move, ? lists the keys, q stops (and offers to save "
+        "the match, which --resume goes on with). Draws and passes with no "
+        "choice are made for you. Every placement is shown with the end sum "
+        "and its points, the others' draws without their tiles, and each "
+        "round's settlement with every hand revealed, the scores and their "
+        "paper tally; on a terminal it waits for Enter.\n\n"
+        "Moves can be piped in, one per line; the end of the input stops. "
+        "Colour is used on a terminal that has it, unless NO_COLOR is set."
     ),
     examples=(
-        "american-sniff play --players 2 --seed 1",
+        "american-sniff play",
+        "american-sniff play --players 2 --seed 1 --record match.json",
+        "american-sniff play --resume match.json",
         "american-sniff play --players 4 --bots search,greedy,search --seat 1",
         "yes 1 | american-sniff play --players 2 --seed 1",
     ),

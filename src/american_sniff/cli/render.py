@@ -9,7 +9,7 @@ from ..errors import InvalidRecord
 from ..layout import Layout
 from ..records import MatchRecord, load_record, replay
 from ..render import render_svg, render_text, tally_svg, tally_text
-from .options import Command
+from .options import BOX_DRAWING, Command, can_encode
 
 __all__ = ["COMMAND", "NAME", "position"]
 
@@ -66,7 +66,10 @@ def _run(args: argparse.Namespace) -> int:
         score = scores[args.tally]
         svg, text = tally_svg(score), f"side {args.tally}: {score}\n{tally_text(score)}"
     else:
-        svg, text = render_svg(layout), render_text(layout, unicode=not args.ascii)
+        svg, text = (
+            render_svg(layout),
+            render_text(layout, unicode=not args.ascii and can_encode(sys.stdout, BOX_DRAWING)),
+        )
     if not args.svg:
         print(text)
         return 0
@@ -99,7 +102,10 @@ def _options(parser: argparse.ArgumentParser) -> None:
         help="draw the paper tally of SIDE's score at that point instead of the table",
     )
     parser.add_argument(
-        "--ascii", action="store_true", help="draw the text with ASCII characters only"
+        "--ascii",
+        action="store_true",
+        help="draw the text with ASCII characters only (chosen by itself when the "
+        "output cannot show box-drawing characters)",
     )
 
 

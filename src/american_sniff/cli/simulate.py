@@ -81,6 +81,11 @@ def _add_backend(parser: argparse.ArgumentParser) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if len(args.bots) < 2:
+        args.parser.error(
+            f"--bots needs at least two bot kinds to play against each other, got only "
+            f"{args.bots[0]} (for example --bots {args.bots[0]},random)"
+        )
     if args.address is not None and args.backend != "ray":
         print("american-sniff simulate: --address needs --backend ray", file=sys.stderr)
         return 2

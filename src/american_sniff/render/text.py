@@ -5,20 +5,28 @@ on a character grid: every unit is two columns wide and one row high, so a
 half of a tile is a cell of three characters between its borders. Tiles are
 outlined with double lines (or ``+ - |`` in ASCII) and their halves are parted
 by a single line (``:`` or ``.`` in ASCII); the Sniff's numbers are starred.
-Beyond every open point a marker shows what it adds to the end sum (``+4``),
-or ``o`` when it is open but not counted. A legend below lists the counted
-ends, the end sum and what the last placement scored.
+Beyond every open point a marker shows what it adds to the end sum (``+4``);
+on a double the marker also names the side, as the move list does: ``a`` for
+``line_a`` or ``branch_a``, ``b`` for ``line_b`` or ``branch_b`` (``b+12``).
+A lone double is one scoring end worth both halves, open on both sides: both
+its markers show that one value with ``=`` (``a=10`` and ``b=10``), counted
+once. A legend below lists the counted ends, the end sum and its points.
+
+:func:`compact_text` is a shorter form for small screens: the table's arms
+as lines of tiles, each ending at its open point, named as in the move list.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import textwrap
+from collections.abc import Iterable, Mapping
 
-from ..layout import Layout
+from ..layout import Layout, Point, Side
 from ..rules import placement_points
+from ..tiles import Tile
 from .geometry import Direction, Geometry, Rect, table_geometry
 
-__all__ = ["TEXT_PAGE", "render_text"]
+__all__ = ["TEXT_PAGE", "compact_text", "end_labels", "render_text"]
 
 #: The page a text drawing is fitted into, ``(width, height)`` in units: at
 #: two columns a unit, it fits in 80 columns.
@@ -53,7 +61,11 @@ _DOUBLE_SINGLE = dict(zip(_ARMS[2:], "╓╖╙╜╟╢╥╨╫", strict=True)
 
 
 def render_text(
-    layout: Layout, *, unicode: bool = True, page: tuple[int, int] | None = TEXT_PAGE
+    layout: Layout,
+    *,
+    unicode: bool = True,
+    page: tuple[int, int] | None = TEXT_PAGE,
+    legend: bool = True,
 ) -> str:
     """A drawing of ``layout`` for a terminal, with a legend of what counts.
 
@@ -71,13 +83,54 @@ def render_text(
 
     ``unicode`` chooses box-drawing characters (the default) or plain ASCII;
     ``page`` is the page the table is fitted into, in units (see
-    :func:`~american_sniff.render.table_geometry`).
+    :func:`~american_sniff.render.table_geometry`); ``legend`` False leaves
+    out the blank line and the legend.
     """
     geometry = table_geometry(layout, page=page)
     lines = _grid(layout, geometry, unicode) if layout.tiles else ["(the table is empty)"]
-    lines.append("")
-    lines.extend(_legend(layout))
+    if legend:
+        lines.append("")
+        lines.extend(_legend(layout))
     return "\n".join(lines) + "\n"
+
+
+def end_labels(layout: Layout) -> dict[Point, str]:
+    """What the drawing writes beyond each open point of ``layout``.
+
+    ``+N`` for what the point adds to the end sum, after the side's letter on
+    a double (``b+12``); both sides of a lone double show the one end they
+    share with ``=`` (``a=10``, ``b=10``).
+
+    >>> from american_sniff import Tile
+    >>> sorted(end_labels(Layout.empty().place(Tile(5, 5))).values())
+    ['a=10', 'b=10']
+    """
+    values = {c.point: c.value for c in layout.contributions()}
+    lone = _lone_double_value(layout)
+    labels = {}
+    for point in layout.points():
+        tag = _SIDE_TAGS.get(point.side, "")
+        if lone is not None:
+            labels[point] = f"{tag}={lone}"
+        else:
+            labels[point] = f"{tag}+{values.get(point, 0)}"
+    return labels
+
+
+#: The letter a double's side is marked with: the last letter of its name.
+_SIDE_TAGS: Mapping[Side, str] = {
+    Side.LINE_A: "a",
+    Side.LINE_B: "b",
+    Side.BRANCH_A: "a",
+    Side.BRANCH_B: "b",
+}
+
+
+def _lone_double_value(layout: Layout) -> int | None:
+    """What a lone double on the table counts (both halves), or None if it is not alone."""
+    if layout.count == 1 and layout.tiles[0].is_double:
+        return layout.end_sum
+    return None
 
 
 def _legend(layout: Layout) -> list[str]:
@@ -86,17 +139,81 @@ def _legend(layout: Layout) -> list[str]:
     if layout.sniff is not None:
         value = layout.sniff.low
         lines.append(f"Sniff: {layout.sniff} (its halves drawn *{value}*)")
+    lone = _lone_double_value(layout)
     contributions = layout.contributions()
-    if contributions:
-        lines.append("Counted ends (+N beyond the end):")
-        lines.extend(f"  {contribution}" for contribution in contributions)
-    counted = {c.point for c in contributions}
-    uncounted = [p for p in layout.points() if p not in counted]
-    if uncounted:
-        lines.append("Open, not counted (o beyond the side):")
-        lines.extend(f"  {point}" for point in uncounted)
+    if lone is not None:
+        tile = layout.tiles[0]
+        lines.append(f"Counted end: {tile} alone, one end worth both halves ({lone}),")
+        lines.append("  open on both sides: line_a (a) and line_b (b)")
+    elif contributions:
+        lines.append("Counted ends (+N beyond the end; a, b: the side of a double):")
+        lines.extend(f"  {c.point}: {c.value}" for c in contributions)
     lines.append(f"End sum: {layout.end_sum}, scores {placement_points(layout.end_sum)}")
     return lines
+
+
+def compact_text(layout: Layout, *, width: int = 80) -> list[str]:
+    """The table as its arms, one per line (wrapped to ``width``), each to its open point.
+
+    Each arm starts at a side of the tile it leaves (the first tile's two
+    sides, the Sniff's branches), lists its tiles outward, and ends at its
+    open point, named as in the move list, with what it adds to the end sum.
+
+    >>> from american_sniff import Tile, parse_point
+    >>> table = Layout.empty().place(Tile(3, 3)).place(Tile(3, 4), parse_point("[3|3] line_a"))
+    >>> for line in compact_text(table):
+    ...     print(line)
+    [3|3]* line_a: [3|4], open [3|4] high +4
+    [3|3]* line_b: open [3|3] line_b +6
+    End sum 10, scores 10
+    """
+    if not layout.tiles:
+        return ["(the table is empty)", "End sum 0, scores 0"]
+    children: dict[Point, Tile] = {}
+    for connection in layout.connections:
+        children[connection.at] = connection.joined.tile
+    joined_by = {connection.joined.tile: connection.joined for connection in layout.connections}
+    labels = end_labels(layout)
+    lone = _lone_double_value(layout)
+    first = layout.tiles[0]
+    starts: list[Point] = []
+    if first.is_double:
+        starts += [Point(first, Side.LINE_A), Point(first, Side.LINE_B)]
+    else:
+        starts += [Point(first, Side.LOW), Point(first, Side.HIGH)]
+    sniff = layout.sniff
+    line_a_joined = sniff != first or Point(first, Side.LINE_A) in children
+    if sniff is not None and Point(sniff, Side.LINE_B) in children and line_a_joined:
+        starts += [Point(sniff, Side.BRANCH_A), Point(sniff, Side.BRANCH_B)]
+    lines: list[str] = []
+    while starts:
+        start = starts.pop(0)
+        tiles: list[str] = []
+        point = start
+        while point in children:
+            tile = children[point]
+            tiles.append(_starred(tile, layout))
+            point = _onward(tile, joined_by[tile])
+        if lone is not None and start.side is Side.LINE_B:
+            end = f"open {point}, the same end"
+        else:
+            end = f"open {point} {labels[point].lstrip('ab')}"
+        text = f"{_starred(start.tile, layout)} {start.side.value}: " + ", ".join([*tiles, end])
+        lines.extend(textwrap.wrap(text, width, subsequent_indent="    "))
+    lines.append(f"End sum {layout.end_sum}, scores {placement_points(layout.end_sum)}")
+    return lines
+
+
+def _starred(tile: object, layout: Layout) -> str:
+    """A tile, starred if it is the Sniff."""
+    return f"{tile}*" if tile == layout.sniff else str(tile)
+
+
+def _onward(tile: object, joined: Point) -> Point:
+    """The side of ``tile`` that faces onward along its arm, given the side it is joined by."""
+    if joined.side is Side.LINE_A:
+        return Point(joined.tile, Side.LINE_B)
+    return Point(joined.tile, Side.HIGH if joined.side is Side.LOW else Side.LOW)
 
 
 class _Canvas:
@@ -147,12 +264,18 @@ class _Canvas:
         arms[arm] = max(arms[arm], weight)
 
     def lines(self, unicode: bool) -> list[str]:
-        """The grid as text, each line stripped on the right."""
+        """The grid as text, each line stripped on the right.
+
+        Text written beyond the grid's sides (a long marker) widens it.
+        """
+        first = min([0, *(column for column, _ in self.text)])
+        last = max([self.width, *(column + 1 for column, _ in self.text)])
         rows = []
         for row in range(self.height):
             chars = [
-                self.text.get((column, row)) or _junction(self.arms[row][column], unicode)
-                for column in range(self.width)
+                self.text.get((column, row))
+                or (_junction(self.arms[row][column], unicode) if 0 <= column < self.width else " ")
+                for column in range(first, last)
             ]
             rows.append("".join(chars).rstrip())
         return rows
@@ -203,19 +326,26 @@ def _grid(layout: Layout, geometry: Geometry, unicode: bool) -> list[str]:
         for half, value in ((low, placed.tile.low), (high, placed.tile.high)):
             x, y = half.center
             canvas.write(x, y, f"*{value}*" if star else str(value), shift=-1 if star else 0)
+    labels = end_labels(layout)
     for anchor in geometry.anchors:
         x, y = anchor.marker.center
-        label = "o" if anchor.value is None else f"+{anchor.value}"
+        label = labels[anchor.point]
         # Keep a space between a marker and the end it stands beyond.
         if anchor.facing is Direction.EAST:
             shift = 0
         elif anchor.facing is Direction.WEST:
             shift = 1 - len(label)
         else:
-            # Centred on the number, unless that puts the sign against a line.
-            shift = -1 if len(label) > 1 else 0
-            if len(label) == 2 and not canvas.is_blank(x, y, shift - 1):
-                shift = 0
+            # Centred on the number, unless that puts a character against a line.
+            shifts = [-(len(label) // 2), -((len(label) - 1) // 2), 0, 1 - len(label)]
+            shift = next(
+                (
+                    first
+                    for first in shifts
+                    if all(canvas.is_blank(x, y, first + k) for k in range(-1, len(label) + 1))
+                ),
+                shifts[0],
+            )
         canvas.write(x, y, label, shift=shift)
     lines = canvas.lines(unicode)
     # The marker squares' outer halves are blank: trim the margins they leave.
