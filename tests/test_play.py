@@ -101,7 +101,7 @@ def _decisions(players: int, seed: int) -> list[PlayerView]:
     return views
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
 def test_every_decision_screen_fits_80_by_24(seed: int) -> None:
     """The scores, the table, the hand and the moves take at most 23 lines of 80 columns."""
     views = _decisions(4, seed)
@@ -115,7 +115,7 @@ def test_every_decision_screen_fits_80_by_24(seed: int) -> None:
         assert any(line.startswith("Your hand: ") for line in screen)
         assert any(re.match(r" +1\. ", line) for line in screen)
         compact += any(line.startswith("The table, arm by arm") for line in screen)
-    assert compact < len(views)  # the drawing itself is shown whenever it fits
+    assert 0 < compact < len(views)  # the drawing itself is shown whenever it fits
 
 
 def test_other_seats_draws_are_shown_without_their_tiles() -> None:

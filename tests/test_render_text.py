@@ -8,6 +8,7 @@ import pytest
 
 from american_sniff import Layout, placement_points
 from american_sniff.render import TEXT_PAGE, render_text
+from american_sniff.render.text import compact_text
 from random_tables import random_tables
 from scenarios import WORKED_EXAMPLE_STEPS, table
 
@@ -186,3 +187,21 @@ def test_unicode_and_ascii_draw_the_same_grid() -> None:
     for a, b in zip(fancy, plain, strict=True):
         assert len(a) == len(b)
         assert MARKER.findall(a) == MARKER.findall(b)
+
+
+def test_the_compact_form_lists_every_tile_once_and_every_open_point() -> None:
+    """Arm by arm: each tile but the first once, each open point once with its value."""
+    finals, middles = random_tables(1000, 2024)
+    for layout in (*finals[:300], *middles[:100]):
+        lines = compact_text(layout)
+        text = " ".join(line.strip() for line in lines)
+        listed = re.findall(r"(?:: |, )(\[\d\|\d\])\*?(?=,)", text)
+        assert sorted(listed) == sorted(str(tile) for tile in layout.tiles[1:]), text
+        opened = re.findall(r"open (\[\d\|\d\] \w+)( [+=]\d+|, the same end)", text)
+        assert sorted(point for point, _ in opened) == sorted(str(p) for p in layout.points())
+        values = {c.point: c.value for c in layout.contributions()}
+        for point in layout.points():
+            if layout.count > 1:
+                assert f"open {point} +{values.get(point, 0)}" in text
+        assert lines[-1] == f"End sum {layout.end_sum}, scores {placement_points(layout.end_sum)}"
+        assert max(map(len, lines)) <= 80

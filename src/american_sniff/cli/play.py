@@ -117,7 +117,11 @@ def _move_text(view: PlayerView, move: Place) -> str:
 
 
 def _move_rows(texts: Sequence[str], width: int, rows: int) -> list[str]:
-    """The numbered moves in as many columns as it takes to fit ``rows`` lines, if they can."""
+    """The numbered moves in as many columns as it takes to fit ``rows`` lines, if they can.
+
+    The columns are as wide as the widest move; no more columns are made than
+    ``width`` holds.
+    """
     numbered = [f"{n:2d}. {text}" for n, text in enumerate(texts, start=1)]
     columns = 1
     while math.ceil(len(numbered) / columns) > rows:
@@ -165,27 +169,27 @@ def decision_screen(
     width, height = size
     moves = [move for move in view.legal_moves if isinstance(move, Place)]
     top = [_score_line(view), _held_line(view)]
-    hand = [f"Your hand: {hand_text(view.hand)}"]
+    hand = textwrap.wrap(f"Your hand: {hand_text(view.hand)}", width, subsequent_indent=" " * 11)
     if view.drawn is not None:
         hand.append(f"You drew {view.drawn}, which fits: you must place it.")
     heading = ["Your moves (=N: the end sum after it, +N: the points it scores):"]
     texts = [_move_text(view, move) for move in moves]
     room = height - 1 - len(top) - len(hand) - len(heading)
-    # The moves take at most half of what is left; the table the rest.
-    listed = _move_rows(texts, width, max(1, min(len(texts), room // 2)))
-    budget = room - len(listed)
     layout = view.layout
-    table: list[str]
     if not layout.tiles:
         table = ["The table is empty: you open."]
-    else:
-        drawing = render_text(layout, unicode=unicode, legend=False).splitlines()
-        ends = _ends_lines(layout, width)
-        if len(drawing) + len(ends) <= budget:
-            table = drawing + ends
-        else:
-            table = ["The table, arm by arm from the first tile (* the Sniff):"]
-            table += compact_text(layout, width=width)
+        listed = _move_rows(texts, width, max(1, room - len(table)))
+        return [*top, *table, *hand, *heading, *listed]
+    drawing = render_text(layout, unicode=unicode, legend=False).splitlines()
+    drawn = drawing + _ends_lines(layout, width)
+    # The moves in one column, or in as many as the drawing needs to fit.
+    for rows in range(len(texts), 0, -1):
+        listed = _move_rows(texts, width, rows)
+        if len(listed) + len(drawn) <= room:
+            return [*top, *drawn, *hand, *heading, *listed]
+    table = ["The table, arm by arm from the first tile (* the Sniff):"]
+    table += compact_text(layout, width=width)
+    listed = _move_rows(texts, width, max(1, room - len(table)))
     return [*top, *table, *hand, *heading, *listed]
 
 

@@ -132,9 +132,9 @@ COMMAND = Command(
         "same seed gives the same results whatever --jobs or --backend is."
     ),
     examples=(
-        "american-sniff simulate --players 4 --matches 200 --bots greedy,random --jobs 2",
+        "american-sniff simulate --matches 200 --bots greedy,random --jobs 2",
         "american-sniff simulate --players 2 --matches 100 --bots search,greedy --json",
-        "american-sniff simulate --matches 10000 --bots search,greedy --backend ray --address auto",
+        "american-sniff simulate --bots search,greedy --backend ray --address auto",
     ),
     options=_options,
     run=_run,
