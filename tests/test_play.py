@@ -363,3 +363,17 @@ def test_the_table_and_tally_come_from_the_renderer() -> None:
     assert lines[-1] == "End sum: 15, scores 15"
     for score in (0, 5, 50, 135, -60):
         assert tally_lines(score) == tally_text(score).splitlines()
+
+
+def test_the_screen_in_the_docs_is_the_game_s() -> None:
+    """docs/playing.md shows a real screen: the fourth decision of --seed 7 --bots greedy."""
+    docs = (Path(__file__).parents[1] / "docs" / "playing.md").read_text(encoding="utf-8")
+    block = docs.split("as an 80 by 24 terminal shows it:\n\n```text\n", 1)[1].split("\n```", 1)[0]
+    shown = block.splitlines()
+    assert len(shown) == 24
+    assert max(map(len, shown)) <= 80
+    text, _ = _play(4, "1\n1\n1\nq\n", seed=7, bots=("greedy",))
+    lines = text.splitlines()
+    start = lines.index(shown[0], len(lines) - 40)
+    assert lines[start : start + len(shown) - 1] == shown[:-1]
+    assert lines[start + len(shown) - 1].startswith(shown[-1])  # then the piped answer
