@@ -62,26 +62,25 @@ def check_svg(layout: Layout, svg: str, *, caption: bool = True) -> ET.Element:
         assert len(group.findall(f"{SVG}circle")) == tile.pips
         assert ("sniff" in group.get("class", "").split()) == (tile == layout.sniff)
     assert len(groups(root, "sniff")) == (layout.sniff is not None)
-    # A filled marker with its number per contribution; a hollow one per other open point.
+    # A filled marker with its number per contribution; a lone double's one end on both sides.
     counted = groups(root, "counted")
     contributions = layout.contributions()
-    assert [g.get("data-point") for g in counted] == [str(c.point) for c in contributions]
-    for group, contribution in zip(counted, contributions, strict=True):
-        assert group.get("data-value") == str(contribution.value)
-        assert group.findtext(f"{SVG}text") == str(contribution.value)
-        assert group.find(f"{SVG}circle") is not None
-    uncounted = groups(root, "uncounted")
-    listed = {c.point for c in contributions}
-    assert [g.get("data-point") for g in uncounted] == [
-        str(p) for p in layout.points() if p not in listed
-    ]
-    for group in uncounted:
-        (circle,) = group.findall(f"{SVG}circle")
-        assert circle.get("fill") == "#ffffff"
-        assert group.find(f"{SVG}text") is None
+    lone = layout.count == 1 and layout.tiles[0].is_double
+    if lone:
+        assert [g.get("data-point") for g in counted] == [str(p) for p in layout.points()]
+        for group in counted:
+            assert "shared" in group.get("class", "").split()
+            assert group.get("data-value") == group.findtext(f"{SVG}text") == str(layout.end_sum)
+    else:
+        assert [g.get("data-point") for g in counted] == [str(c.point) for c in contributions]
+        for group, contribution in zip(counted, contributions, strict=True):
+            assert group.get("data-value") == str(contribution.value)
+            assert group.findtext(f"{SVG}text") == str(contribution.value)
+            assert group.find(f"{SVG}circle") is not None
+    assert not groups(root, "uncounted")
     # No marker on a tile, no two markers on each other, nothing outside the page.
     faces = [box(g.findall(f"{SVG}rect")[0]) for g in tiles]
-    markers = [box(g.findall(f"{SVG}circle")[0]) for g in counted + uncounted]
+    markers = [box(g.findall(f"{SVG}circle")[0]) for g in counted]
     for marker in markers:
         assert all(apart(marker, face) for face in faces)
     for i, a in enumerate(markers):
@@ -95,7 +94,7 @@ def check_svg(layout: Layout, svg: str, *, caption: bool = True) -> ET.Element:
         return root
     lines = caption_lines(root)
     text = " ".join(line.strip() for line in lines)
-    for contribution in contributions:
+    for contribution in contributions if not lone else ():
         assert f"{contribution.point} {contribution.value}" in text
     points = placement_points(layout.end_sum)
     if len(contributions) > 1:
@@ -136,12 +135,15 @@ def test_every_step_of_examples_1_to_9(steps: int) -> None:
     check_svg(layout, render_svg(layout))
 
 
-def test_a_lone_opening_double_has_one_hollow_marker() -> None:
-    """Example 10: [2|2] counts 4 at line A (filled); line B is open but hollow."""
+def test_a_lone_opening_double_is_one_end_open_on_both_sides() -> None:
+    """Example 10: [2|2] is one end worth 4: both line sides show 4, ringed, counted once."""
     layout = table(("[2|2]", None))
     root = check_svg(layout, render_svg(layout))
-    assert [g.get("data-point") for g in groups(root, "uncounted")] == ["[2|2] line_b"]
-    assert "Open, not counted (hollow): [2|2] line_b." in caption_lines(root)
+    assert [g.get("data-value") for g in groups(root, "shared")] == ["4", "4"]
+    assert caption_lines(root)[:2] == [
+        "Counted end: [2|2] alone, one end worth both halves, 4,",
+        "open on both sides ([2|2] line_a and line_b, ringed).",
+    ]
 
 
 def test_example_13_the_sniff_with_a_branch() -> None:

@@ -3,15 +3,17 @@
 Every tile is drawn with its pips where the table's geometry
 (:mod:`american_sniff.render.geometry`) puts it, doubles crosswise; the Sniff
 has a red outline. Beyond every counted end a filled circle shows what it adds
-to the end sum; an open point that is not counted (the second line side of a
-lone opening double) gets a hollow circle. The caption lists the counted
-ends, the end sum and what the placement that made the table scores.
+to the end sum. A double lying alone is one scoring end worth both halves,
+open on both sides: both its sides get a filled circle with that one value,
+ringed to show that they are one end, counted once. The caption lists the
+counted ends, the end sum and what the placement that made the table scores.
 
 The document is built as text in a fixed order with fixed number formats, so
 the same layout always gives the same bytes. Its parts carry classes for
 styling and for tests: ``g.tile`` (``g.tile.sniff``) with ``data-tile``,
-``g.point.counted`` and ``g.point.uncounted`` with ``data-point`` (and
-``data-value`` when counted), and ``g.caption``.
+``g.point.counted`` with ``data-point`` and ``data-value`` (also
+``g.point.counted.shared`` for the two sides of a lone double, with the one
+end's value), and ``g.caption``.
 """
 
 from __future__ import annotations
@@ -177,26 +179,34 @@ def _line(x0: float, y0: float, x1: float, y1: float) -> str:
 
 
 def _markers(geometry: Geometry, ox: float, oy: float) -> list[str]:
-    """A circle beyond every open point: filled with its number if it counts, else hollow."""
+    """A filled circle with its number beyond every counted open point.
+
+    The two sides of a lone double share its one end: both show its value,
+    ringed.
+    """
+    lone = len(geometry.tiles) == 1 and geometry.tiles[0].tile.is_double
+    shared = sum(anchor.value or 0 for anchor in geometry.anchors)
     lines = []
     for anchor in geometry.anchors:
         cx, cy = anchor.marker.center
         x, y = ox + cx * _SCALE, oy + cy * _SCALE
         point = quoteattr(str(anchor.point))
         circle = f'<circle cx="{_num(x)}" cy="{_num(y)}" r="{_num(_MARKER_RADIUS)}"'
-        if anchor.value is None:
-            lines.append(f'<g class="point uncounted" data-point={point}>')
-            lines.append(f'{circle} fill="#ffffff" stroke="{_MARKER}" stroke-width="2"/>')
-        else:
+        value = shared if lone else anchor.value
+        kind = "point counted shared" if lone else "point counted"
+        lines.append(f'<g class="{kind}" data-point={point} data-value="{value}">')
+        lines.append(f'{circle} fill="{_MARKER}"/>')
+        if lone:
+            ring = _MARKER_RADIUS + 3
             lines.append(
-                f'<g class="point counted" data-point={point} data-value="{anchor.value}">'
+                f'<circle cx="{_num(x)}" cy="{_num(y)}" r="{_num(ring)}" fill="none"'
+                f' stroke="{_MARKER}" stroke-width="1" stroke-dasharray="3 2"/>'
             )
-            lines.append(f'{circle} fill="{_MARKER}"/>')
-            lines.append(
-                f'<text x="{_num(x)}" y="{_num(y + 4)}" text-anchor="middle"'
-                f' font-family="{_FONT}" font-size="12" font-weight="bold"'
-                f' fill="#ffffff">{anchor.value}</text>'
-            )
+        lines.append(
+            f'<text x="{_num(x)}" y="{_num(y + 4)}" text-anchor="middle"'
+            f' font-family="{_FONT}" font-size="12" font-weight="bold"'
+            f' fill="#ffffff">{value}</text>'
+        )
         lines.append("</g>")
     return lines
 
@@ -206,12 +216,15 @@ def _caption_lines(layout: Layout) -> list[str]:
     if not layout.tiles:
         return ["The empty table: end sum 0, which scores 0."]
     contributions = layout.contributions()
-    ends = ", ".join(f"{c.point} {c.value}" for c in contributions)
-    lines = [f"Counted ends: {ends}."]
-    counted = {c.point for c in contributions}
-    uncounted = [str(p) for p in layout.points() if p not in counted]
-    if uncounted:
-        lines.append(f"Open, not counted (hollow): {', '.join(uncounted)}.")
+    if layout.count == 1 and layout.tiles[0].is_double:
+        tile = layout.tiles[0]
+        lines = [
+            f"Counted end: {tile} alone, one end worth both halves, {layout.end_sum},",
+            f"open on both sides ({tile} line_a and line_b, ringed).",
+        ]
+    else:
+        ends = ", ".join(f"{c.point} {c.value}" for c in contributions)
+        lines = [f"Counted ends: {ends}."]
     total = layout.end_sum
     points = placement_points(total)
     verdict = f"scores {points}" if points else "scores 0 (not a positive multiple of five)"
