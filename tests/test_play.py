@@ -248,6 +248,15 @@ def test_record_writes_the_match(tmp_path: Path) -> None:
     assert f"Record written to {path}" in text
 
 
+def test_q_with_a_record_says_how_to_resume(tmp_path: Path) -> None:
+    """With --record, q asks nothing: the record is written, and can be resumed."""
+    path = tmp_path / "match.json"
+    text, state = _play(2, "1\nq\n", seed=2, record=str(path))
+    assert "Save the match" not in text
+    assert f"Resume with: american-sniff play --resume {path}" in text
+    assert resume_match(load_record(path))[2][-1] == state
+
+
 def test_the_seed_is_random_by_default_and_printed(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -272,8 +272,10 @@ class _Game:
         unicode: bool,
         color: bool,
         size: tuple[int, int],
+        record_path: str | None = None,
     ) -> None:
         self.states = states
+        self.record_path = record_path
         self.seat = seat
         self.kinds = kinds
         first = states[0]
@@ -476,7 +478,10 @@ class _Game:
         return move
 
     def offer_to_save(self) -> None:
-        """Ask for a file to save the match to, to resume it later."""
+        """Ask for a file to save the match to, to resume it later (unless it is recorded)."""
+        if self.record_path is not None:
+            self.say(f"  Resume with: american-sniff play --resume {self.record_path}")
+            return
         self.out.write("Save the match to resume it later? File name (Enter: do not save): ")
         self.out.flush()
         path = self.inp.readline().strip()
@@ -539,6 +544,7 @@ def play(
         unicode=unicode,
         color=color,
         size=size,
+        record_path=record,
     )
     try:
         return game.run()
