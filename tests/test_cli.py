@@ -161,3 +161,13 @@ def test_ctrl_c_ends_quietly_with_the_sigint_status(
     monkeypatch.setattr(demo_module, "demo", interrupted)
     assert main(["demo"]) == 130
     assert "Traceback" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_demo_lines_fit_80_columns(players: int) -> None:
+    """Every line of the narration, scoring placements and settlements included, fits 80."""
+    out = io.StringIO()
+    demo(players, 5, out)
+    lines = out.getvalue().splitlines()
+    assert max(len(line) for line in lines) <= 80
+    assert any(", scores " in line and "(now " in line for line in lines)

@@ -75,7 +75,7 @@ def render_text(
     +1 | 1 : 4 | +4
        +-------+
     <BLANKLINE>
-    Counted ends (+N beyond the end):
+    Counted ends (+N beyond the end; a, b: the side of a double):
       [1|4] low: 1
       [1|4] high: 4
     End sum: 5, scores 5
