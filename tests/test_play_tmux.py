@@ -14,6 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from american_sniff import load_record
+from american_sniff.cli.play import resume_match
+
 TMUX = shutil.which("tmux")
 pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed")
 
@@ -82,20 +85,8 @@ class _Pane:
 
 @pytest.fixture
 def pane(request: pytest.FixtureRequest) -> Iterator[_Pane]:
-    """A pane playing a four-player match against greedy bots, seeded by the parameter."""
-    seed = request.param
-    command = [
-        sys.executable,
-        "-m",
-        "american_sniff",
-        "play",
-        "--players",
-        "4",
-        "--bots",
-        "greedy",
-        "--seed",
-        str(seed),
-    ]
+    """A pane playing a match against greedy bots: the parameter is the options of ``play``."""
+    command = [sys.executable, "-m", "american_sniff", "play", *request.param.split()]
     opened = _Pane(command, Path(__file__).parent)
     yield opened
     opened.close()
@@ -107,7 +98,7 @@ SETTLEMENT = r"Press Enter to go on to round \d+\.$"
 OVER = r"^\[game over\]$"
 
 
-@pytest.mark.parametrize("pane", [5], indirect=True)
+@pytest.mark.parametrize("pane", ["--players 4 --bots greedy --seed 5"], indirect=True)
 def test_every_decision_of_a_four_player_match_fits_80_by_24(pane: _Pane) -> None:
     """At every decision, the scores, the table, the hand and every numbered move show at once."""
     decisions = settlements = 0
@@ -152,3 +143,38 @@ def _check_decision(screen: list[str]) -> None:
         or table.startswith("The table, arm by arm")
         or table.startswith("The table is empty")
     ), shown
+
+
+@pytest.mark.parametrize("pane", ["--players 4 --bots greedy --seed 8 --playouts 2"], indirect=True)
+def test_hint_help_and_mistakes_keep_the_whole_decision_in_sight(
+    pane: _Pane, tmp_path: Path
+) -> None:
+    """After h, ? or a wrong answer the screen is drawn again, whole, with the message under it.
+
+    Then q saves the match to a file that --resume goes on with.
+    """
+    _, screen = pane.wait(PROMPT)
+    _check_decision(screen)
+    pane.keys("h", "Enter")
+    _, screen = pane.wait(PROMPT, after=screen)
+    _check_decision(screen)
+    prompt = max(i for i, line in enumerate(screen) if line.strip())
+    assert re.match(r"^  Hint: the search bot would play \d+\. \[", screen[prompt - 1])
+    pane.keys("?", "Enter")
+    _, screen = pane.wait(r"Press Enter to go back to your move\.$", after=screen)
+    assert any(line.startswith("  u             undo") for line in screen)
+    pane.keys("Enter")
+    _, screen = pane.wait(PROMPT, after=screen)
+    _check_decision(screen)
+    pane.keys("[6|6] on", "Enter")
+    _, screen = pane.wait(PROMPT, after=screen)
+    _check_decision(screen)
+    assert any(line.startswith("  That is not a move: '[6|6] on'") for line in screen)
+    saved = tmp_path / "saved.json"
+    pane.keys("q", "Enter")
+    _, screen = pane.wait(r"File name \(Enter: do not save\):$", after=screen)
+    pane.keys(str(saved), "Enter")
+    pane.wait(OVER, after=screen)
+    seat, kinds, states = resume_match(load_record(saved))
+    assert (seat, kinds, states[0].seed) == (0, ["greedy"] * 3, 8)
+    assert any("Saved. Resume with: american-sniff play --resume" in line for line in pane.screen())

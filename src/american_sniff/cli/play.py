@@ -404,20 +404,26 @@ class _Game:
     def human_move(self, view: PlayerView) -> Move:
         """The move the human picks; a lone draw or pass is made for them.
 
+        On a terminal, the screen is drawn again after a hint, the help or a
+        mistake, with the message under it, so that the whole decision stays in
+        sight; piped answers get the message alone.
+
         :raises _Quit: if the human stops, or the input ends.
         :raises _Undo: if the human takes back their last move.
         """
         moves = view.legal_moves
         if len(moves) == 1 and isinstance(moves[0], (Draw, Pass)):
             return moves[0]  # no choice: the narration shows it
-        self.say("")
-        screen = decision_screen(view, unicode=self.unicode, size=self.size)
-        self.say(screen[0], style="1")
-        self.say(*screen[1:])
         count = len(moves)
         only = " (Enter: the only one)" if count == 1 else ""
         prompt = f"Move 1-{count}{only}, h hint, u undo, ? help, q quit: "
+        message: list[str] = []
+        redraw = True
         while True:
+            if redraw:
+                self.show(view, message)
+            elif message:
+                self.say(*message)
             self.out.write(f"\x1b[1m{prompt}\x1b[0m" if self.color else prompt)
             self.out.flush()
             line = self.inp.readline()
@@ -427,13 +433,33 @@ class _Game:
             answer = line.strip()
             if not self.interactive:
                 self.say(answer)  # show piped answers, as a terminal would echo them
-            move = self.answer(view, answer)
-            if move is not None:
+            reply = self.answer(view, answer)
+            if not isinstance(reply, list):
                 self.decisions.append(len(self.states) - 1)
-                return move
+                return reply
+            message, redraw = reply, self.interactive
+            if self.interactive and reply == list(HELP):
+                # The help is longer than the room under the screen: it waits.
+                self.say(*HELP)
+                self.out.write("Press Enter to go back to your move. ")
+                self.out.flush()
+                self.inp.readline()
+                message = []
 
-    def answer(self, view: PlayerView, answer: str) -> Move | None:
-        """The move ``answer`` names, or None after dealing with it (help, hint, a mistake)."""
+    def show(self, view: PlayerView, message: Sequence[str]) -> None:
+        """The decision screen, with ``message`` under it, fitted together to the screen."""
+        width, height = self.size
+        screen = decision_screen(view, unicode=self.unicode, size=(width, height - len(message)))
+        self.say("")
+        self.say(screen[0], style="1")
+        self.say(*screen[1:], *message)
+
+    def answer(self, view: PlayerView, answer: str) -> Move | list[str]:
+        """The move ``answer`` names, or what to tell the human (a hint, the help, a mistake).
+
+        :raises _Quit: for ``q``, after offering to save the match.
+        :raises _Undo: for ``u``.
+        """
         moves = view.legal_moves
         count = len(moves)
         key = answer.lower()
@@ -443,38 +469,32 @@ class _Game:
         if key in ("u", "undo"):
             raise _Undo
         if key in ("?", "help"):
-            self.say(*HELP)
-            return None
+            return list(HELP)
         if key in ("h", "hint"):
             hint_seed = (self.states[0].seed + len(self.states)) & MASK64
             hint = make_bot("search", hint_seed, **self.options.get("search", {}))
             chosen = hint.choose(view)
-            self.say(f"  Hint: the search bot would play {moves.index(chosen) + 1}. {chosen}")
-            return None
+            return [f"  Hint: the search bot would play {moves.index(chosen) + 1}. {chosen}"]
         if not answer:
             if count == 1:
                 return moves[0]
-            self.say(f"  Enter a move: a number from 1 to {count}, or ? for help.")
-            return None
+            return [f"  Enter a move: a number from 1 to {count}, or ? for help."]
         if answer.isdigit():
             number = int(answer)
             if 1 <= number <= count:
                 return moves[number - 1]
-            self.say(f"  There is no move {number}: enter 1 to {count}, or ? for help.")
-            return None
+            return [f"  There is no move {number}: enter 1 to {count}, or ? for help."]
         try:
             move = parse_move_text(answer)
         except IllegalMove as error:
-            self.say(
+            return [
                 *textwrap.wrap(
                     f"That is {error}", 78, initial_indent="  ", subsequent_indent="    "
-                )
-            )
-            self.say(f"  Enter 1 to {count}, a move as the list writes it, or ? for help.")
-            return None
+                ),
+                f"  Enter 1 to {count}, a move as the list writes it, or ? for help.",
+            ]
         if move not in moves:
-            self.say(f"  {move} is not one of your moves now: enter 1 to {count}.")
-            return None
+            return [f"  {move} is not one of your moves now: enter 1 to {count}."]
         return move
 
     def offer_to_save(self) -> None:
