@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 import secrets
 import sys
 import textwrap
@@ -70,6 +71,9 @@ HUMAN = "human"
 
 #: The screen every decision fits, ``(columns, lines)``.
 SCREEN = (80, 24)
+
+#: The points of a scoring move in the list of moves (`` +15``).
+_SCORING = re.compile(r"(?<=\d) \+\d+\b")
 
 #: The keys of the prompt, as ``?`` shows them.
 HELP = (
@@ -452,6 +456,9 @@ class _Game:
         screen = decision_screen(view, unicode=self.unicode, size=(width, height - len(message)))
         self.say("")
         self.say(screen[0], style="1")
+        if self.color:
+            # The points a move would score, in green.
+            screen = [_SCORING.sub("\x1b[32m\\g<0>\x1b[0m", line) for line in screen]
         self.say(*screen[1:], *message)
 
     def answer(self, view: PlayerView, answer: str) -> Move | list[str]:
