@@ -321,7 +321,8 @@ def test_yes_1_piped_into_play_finishes_a_match() -> None:
     process = _run("play", "--players", "2", "--seed", "1")
     assert process.returncode == 0, process.stderr
     assert "wins the match" in process.stdout
-    assert "SearchBot(seed=3" in process.stdout  # the default opponent
+    assert "Seat 1: the search bot (seed 3, 32 playouts a choice" in process.stdout  # the default
+    assert "None" not in process.stdout
 
 
 @pytest.mark.parametrize("command", ["play --players 2 --seed 1 --bots greedy", "render {record}"])

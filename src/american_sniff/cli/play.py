@@ -55,6 +55,7 @@ __all__ = [
     "HUMAN",
     "NAME",
     "SCREEN",
+    "bot_text",
     "decision_screen",
     "opponents",
     "play",
@@ -186,10 +187,12 @@ def decision_screen(
         return [*top, *table, *hand, *heading, *listed]
     drawing = render_text(layout, unicode=unicode, legend=False).splitlines()
     drawn = drawing + _ends_lines(layout, width)
-    # The moves in one column, or in as many as the drawing needs to fit.
+    # The moves in one column, or in as many as the drawing needs to fit; a
+    # drawing wider than the screen (a table that outgrew the page) never fits.
+    wide = max(map(len, drawing)) > width
     for rows in range(len(texts), 0, -1):
         listed = _move_rows(texts, width, rows)
-        if len(listed) + len(drawn) <= room:
+        if not wide and len(listed) + len(drawn) <= room:
             return [*top, *drawn, *hand, *heading, *listed]
     table = ["The table, arm by arm from the first tile (* the Sniff):"]
     table += compact_text(layout, width=width)
@@ -328,7 +331,8 @@ class _Game:
         else:
             self.say(f"You are seat {you}.")
         for other, bot in self.bots.items():
-            self.say(f"Seat {other}: {bot!r}")
+            who = seat_name(other, players, you)
+            self.say(f"{who[0].upper()}{who[1:]}: {bot_text(self.kinds[other], bot)}")
         if len(self.states) > 1:
             self.say(f"Resumed after {len(self.states) - 1} actions.")
         self.say("", round_start_line(state, you))
@@ -522,6 +526,31 @@ class _Game:
             self.say(f"  Cannot save to {path}: {error.strerror or error}")
             return
         self.say(f"  Saved. Resume with: american-sniff play --resume {path}")
+
+
+def bot_text(kind: str, bot: Bot) -> str:
+    """A bot as ``play`` introduces it: its kind, its seed and the settings it plays with.
+
+    >>> from american_sniff.bots import make_bot
+    >>> bot_text("search", make_bot("search", 3, playouts=8))
+    'the search bot (seed 3, 8 playouts a choice, rollouts by greedy, depth 4)'
+    >>> bot_text("greedy", make_bot("greedy", 3))
+    'the greedy bot (seed 3)'
+    """
+    settings = [f"seed {getattr(bot, 'seed', '?')}"]
+    playouts = getattr(bot, "playouts", None)
+    seconds = getattr(bot, "seconds", None)
+    if seconds is not None:
+        settings.append(f"{seconds} s a choice")
+    elif playouts is not None:
+        settings.append(f"{playouts} playouts a choice")
+    rollout = getattr(bot, "rollout", None)
+    if rollout is not None:
+        settings.append(f"rollouts by {rollout}")
+    depth = getattr(bot, "depth", None)
+    if depth is not None:
+        settings.append(f"depth {depth}")
+    return f"the {kind} bot ({', '.join(settings)})"
 
 
 def _side_scores(view: PlayerView) -> list[str]:
