@@ -127,12 +127,14 @@ def _subparsers() -> dict[str, object]:
 
 
 @pytest.mark.parametrize("name", sorted(_subparsers()))
-def test_help_is_wrapped_and_free_of_reprs(name: str) -> None:
+def test_help_is_wrapped_and_free_of_reprs(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every command's --help fits 80 columns and shows no Python value."""
+    monkeypatch.setenv("COLUMNS", "80")  # argparse wraps the options to the terminal
     command = _subparsers()[name]
     text = command.format_help()  # type: ignore[attr-defined]
     assert max(len(line) for line in text.splitlines()) <= 80, text
     assert not re.search(r"\bNone\b|b'", text)
+    assert text.isascii()  # readable on any terminal
 
 
 def test_the_default_player_count_is_the_same_everywhere() -> None:
