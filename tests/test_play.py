@@ -299,15 +299,11 @@ def test_colour_on_terminals_only_and_never_under_no_color(monkeypatch: pytest.M
     assert "\x1b[" not in plain
 
 
-def _run(
-    *args: str, env: dict[str, str] | None = None, shell: str | None = None
-) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "american_sniff", *args]
-    if shell is not None:
-        command = ["sh", "-c", f'"$0" -m american_sniff {shell}', sys.executable]
+def _run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``python -m american_sniff ARGS`` with 500 answers of 1 on its input."""
     return subprocess.run(
-        command,
-        input="1\n" * 500 if shell is None else None,
+        [sys.executable, "-m", "american_sniff", *args],
+        input="1\n" * 500,
         capture_output=True,
         text=True,
         timeout=300,
