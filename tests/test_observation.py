@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from american_sniff import MatchState, Place, apply, legal_moves, new_match, view_for
 from american_sniff.actions import POINTS
 from american_sniff.observation import (
+    OBSERVATION_BOUNDS,
     OBSERVATION_FIELDS,
     OBSERVATION_SIZE,
     encode,
@@ -87,6 +88,8 @@ def test_segments_say_what_the_view_says(state: MatchState, seat: int) -> None:
     n = view.players
     assert len(obs) == OBSERVATION_SIZE
     assert all(type(x) is int for x in obs)
+    low, high = OBSERVATION_BOUNDS
+    assert all(lo <= x <= hi for lo, x, hi in zip(low, obs, high, strict=True))
     assert [t for t in ALL_TILES if segment(obs, "hand")[t.index]] == list(view.hand)
     drawn = [t for t in ALL_TILES if segment(obs, "drawn")[t.index]]
     assert drawn == ([] if view.drawn is None else [view.drawn])

@@ -64,6 +64,7 @@ from .rules import side_count, side_of
 from .views import PlayerView
 
 __all__ = [
+    "OBSERVATION_BOUNDS",
     "OBSERVATION_FIELDS",
     "OBSERVATION_SIZE",
     "encode",
@@ -96,6 +97,34 @@ OBSERVATION_FIELDS: tuple[tuple[str, int], ...] = (
 
 #: The length of every observation vector (375).
 OBSERVATION_SIZE = sum(size for _, size in OBSERVATION_FIELDS)
+
+_INF = float("inf")
+# The least and greatest value of each segment's entries.
+_RANGES = {
+    "counts": (0, 12),  # a terminal [6|6]
+    "end_sum": (0, 36),
+    "values": (0, 28),
+    "hand_sizes": (0, 28),
+    "stock": (0, 28),
+    "scores": (-_INF, _INF),  # scores have no floor, and the winning placement may pass the target
+    "target": (0, 250),
+    "round": (0, _INF),
+}
+
+#: The least and the greatest value of each entry of the vector, as two tuples
+#: (flags are 0 to 1; the scores and the round number are unbounded).
+OBSERVATION_BOUNDS: tuple[tuple[float, ...], tuple[float, ...]] = (
+    tuple(
+        float(_RANGES.get(name, (0, 1))[0])
+        for name, size in OBSERVATION_FIELDS
+        for _ in range(size)
+    ),
+    tuple(
+        float(_RANGES.get(name, (0, 1))[1])
+        for name, size in OBSERVATION_FIELDS
+        for _ in range(size)
+    ),
+)
 
 
 def _offsets() -> dict[str, int]:
