@@ -78,7 +78,12 @@ ILLEGAL_ACTIONS = ("lose", "raise")
 
 def observation_space() -> gymnasium.spaces.Dict:
     """The space of one agent's observations: the encoded view and the action mask."""
-    low, high = (np.array(bound, dtype=np.float32) for bound in OBSERVATION_BOUNDS)
+    # The unbounded entries (the scores, the round) span float32's range.
+    largest = float(np.finfo(np.float32).max)
+    low, high = (
+        np.clip(np.array(bound), -largest, largest).astype(np.float32)
+        for bound in OBSERVATION_BOUNDS
+    )
     return gymnasium.spaces.Dict(
         {
             "observation": gymnasium.spaces.Box(low, high, (OBSERVATION_SIZE,), np.float32),
