@@ -68,6 +68,8 @@ def test_the_deal_and_the_draws_are_chance_nodes() -> None:
         state.apply_action(actions[0])
         if actions[0] == DRAW_ACTION:
             assert state.is_chance_node()
+            outcomes = {o for o, _ in state.chance_outcomes()}
+            assert outcomes == {t.index for t in state.match.stock}
             stock = state.match.stock_size
             _chance(state, rng)
             assert state.match.stock_size == stock - 1

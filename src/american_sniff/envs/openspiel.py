@@ -68,6 +68,8 @@ __all__ = ["GAME_TYPE", "AmericanSniffGame", "AmericanSniffState"]
 
 _DEFAULT_MAX_MOVES = 10_000
 _T = TypeVar("_T")
+_CHANCE = int(pyspiel.PlayerId.CHANCE)
+_TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 
 #: The game's type, as registered with OpenSpiel under the short name ``american_sniff``.
 GAME_TYPE = pyspiel.GameType(
@@ -140,18 +142,23 @@ class AmericanSniffState(pyspiel.State):
         super().__init__(game)
         self._players = game.players
         self._max_moves = game.max_moves
-        self._match = _Shared(game.blank)
+        # The round's state before its deal, the tiles dealt so far (by index,
+        # in order), and the engine's state with them dealt (made when needed).
+        self._base = _Shared(game.blank)
+        self._deal: _Shared[tuple[int, ...]] = _Shared(())
+        self._match: _Shared[MatchState] | None = None
         self._lot_due = True  # the round's opener is still to be drawn by lot
-        self._deal: _Shared[tuple[Tile, ...]] = _Shared(())  # the tiles dealt this round, in order
         self._dealing = True
         self._drawing = False  # a draw action awaits the chance node that picks the tile
         self._moves = 0
         self._opener = 0  # the round's opener, once known
-        self._set_dealt()
+        self._player = _CHANCE  # who acts now (see _next_player)
 
     @property
     def match(self) -> MatchState:
         """The engine's state (see the class)."""
+        if self._match is None:
+            self._match = _Shared(self._dealt())
         return self._match.value
 
     @match.setter
@@ -162,11 +169,7 @@ class AmericanSniffState(pyspiel.State):
 
     def current_player(self) -> int:
         """The player to move, or CHANCE, or TERMINAL."""
-        if self.is_terminal():
-            return int(pyspiel.PlayerId.TERMINAL)
-        if self._dealing or self._drawing:
-            return int(pyspiel.PlayerId.CHANCE)
-        return self.match.turn
+        return self._player
 
     def _legal_actions(self, player: int) -> list[int]:
         return list(legal_actions(self.match))
@@ -175,22 +178,38 @@ class AmericanSniffState(pyspiel.State):
         """The outcomes of this chance node, each with the same probability."""
         if self._dealing and self._lot_due:
             outcomes = list(range(self._players))
-        else:
+        elif self._dealing:
+            dealt = set(self._deal.value)
+            outcomes = [i for i in range(len(ALL_TILES)) if i not in dealt]
+        else:  # the tile drawn
             outcomes = sorted(tile.index for tile in self.match.stock)
         p = 1.0 / len(outcomes)
         return [(outcome, p) for outcome in outcomes]
 
     def _apply_action(self, action: int) -> None:
         self._moves += 1
+        self._advance(action)
+        self._player = self._next_player()
+
+    def _next_player(self) -> int:
+        """Who acts in this state: CHANCE, TERMINAL or the seat to move."""
+        if self._moves >= self._max_moves:
+            return _TERMINAL
+        if self._dealing or self._drawing:
+            return _CHANCE
+        state = self.match
+        return _TERMINAL if state.winner is not None else state.turn
+
+    def _advance(self, action: int) -> None:
         if self._dealing:
             if self._lot_due:
                 self._lot_due = False
                 self._opener = action
             else:
-                self._deal = _Shared((*self._deal.value, ALL_TILES[action]))
+                self._deal = _Shared((*self._deal.value, action))
                 if len(self._deal.value) == self._players * HAND_SIZE[self._players]:
                     self._dealing = False
-            self._set_dealt()
+            self._match = None
             return
         state = self.match
         if self._drawing:
@@ -213,9 +232,10 @@ class AmericanSniffState(pyspiel.State):
             last = after.last_round
             self._lot_due = last is not None and last.end is RoundEnd.BLOCKED
             self._opener = after.opener
+            self._base = _Shared(after)
             self._deal = _Shared(())
+            self._match = None
             self._dealing = True
-            self._set_dealt()
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -226,7 +246,7 @@ class AmericanSniffState(pyspiel.State):
 
     def is_terminal(self) -> bool:
         """Whether a side has won, or the match reached ``max_moves`` actions."""
-        return self.match.winner is not None or self._moves >= self._max_moves
+        return self._player == _TERMINAL
 
     def returns(self) -> list[float]:
         """+1 for each player of the winning side, -1 for the others; 0 until the end."""
@@ -261,18 +281,20 @@ class AmericanSniffState(pyspiel.State):
 
     # -- helpers --------------------------------------------------------------
 
-    def _set_dealt(self) -> None:
-        """Put the tiles dealt so far into the hands of :attr:`match`, the rest in its stock."""
+    def _dealt(self) -> MatchState:
+        """The round's state with the tiles dealt so far in the hands, the rest in the stock."""
+        base = self._base.value
         size = HAND_SIZE[self._players]
         deal = self._deal.value
         hands = tuple(
-            tuple(sorted(deal[seat * size : (seat + 1) * size])) for seat in range(self._players)
+            tuple(ALL_TILES[i] for i in sorted(deal[seat * size : (seat + 1) * size]))
+            for seat in range(self._players)
         )
-        dealt = {tile.index for tile in deal}
+        dealt = set(deal)
         stock = tuple(t for t in ALL_TILES if t.index not in dealt)
-        opener = self.match.opener if self._lot_due else self._opener
-        info = attrs.evolve(self.match.info, deck=stock, opener=opener)
-        self.match = attrs.evolve(self.match, info=info, hands=hands, turn=opener, drawn_count=0)
+        opener = base.opener if self._lot_due else self._opener
+        info = attrs.evolve(base.info, deck=stock, opener=opener)
+        return attrs.evolve(base, info=info, hands=hands, turn=opener, drawn_count=0)
 
 
 def _resampled(state: MatchState, seat: int, rng: random.Random) -> MatchState:
