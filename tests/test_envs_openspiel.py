@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+
 import pytest
 
 pytest.importorskip("pyspiel")
@@ -202,3 +205,18 @@ def test_mcts_plays_a_four_player_match() -> None:
             actions = state.legal_actions()
             state.apply_action(actions[rng.integers(len(actions))])
     assert state.match.winner is not None
+
+
+def test_the_worked_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/examples/openspiel_ismcts.py plays its matches and prints the tally."""
+    path = Path(__file__).parent.parent / "docs" / "examples" / "openspiel_ismcts.py"
+    spec = importlib.util.spec_from_file_location("openspiel_ismcts", path)
+    assert spec is not None
+    assert spec.loader is not None
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    assert example.main(["--matches", "2", "--simulations", "2", "--playouts", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "match 2: IS-MCTS at seat 1" in out
+    assert "won" in out
+    assert "of 2 against SearchBot (2 playouts)" in out
