@@ -102,6 +102,19 @@ def test_returns_are_per_side() -> None:
     assert state.returns() == [1.0 if seat % 2 == winner else -1.0 for seat in range(4)]
 
 
+def test_points_returns_are_the_final_scores() -> None:
+    """With reward="points" the returns are each player's side's final score."""
+    game = pyspiel.load_game("american_sniff", {"players": 4, "reward": "points"})
+    assert game.max_utility() == 235.0
+    pyspiel.random_sim_test(game, num_sims=1, serialize=False, verbose=False)
+    state = game.new_initial_state()
+    _play_random(state, np.random.default_rng(9))
+    scores = state.match.scores
+    assert state.returns() == [float(scores[seat % 2]) for seat in range(4)]
+    with pytest.raises(ValueError, match="reward must be one of"):
+        pyspiel.load_game("american_sniff", {"reward": "score"})
+
+
 def test_max_moves_ends_the_match_with_no_winner() -> None:
     """A match that reaches max_moves ends with returns of 0."""
     game = pyspiel.load_game("american_sniff", {"players": 3, "max_moves": 40})

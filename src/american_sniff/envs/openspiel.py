@@ -9,10 +9,12 @@ Importing this module registers the game with OpenSpiel:
 >>> game.num_players(), game.num_distinct_actions(), game.observation_tensor_size()
 (3, 450, 375)
 
-**Parameters.** ``players`` (2, 3 or 4; 2 by default), and ``max_moves``
-(10000 by default): a match that reaches that many actions, chance outcomes
-included, ends there with every return 0. (Matches between sensible players
-take a few hundred; random play a few thousand at the very most.)
+**Parameters.** ``players`` (2, 3 or 4; 2 by default); ``reward``
+(``"outcome"``, the default, or ``"points"``: see the returns below); and
+``max_moves`` (10000 by default): a match that reaches that many actions,
+chance outcomes included, ends there with every return 0 under
+``"outcome"``. (Matches between sensible players take a few hundred; random
+play a few thousand at the very most.)
 
 **Chance nodes.** Each round begins with chance nodes: first a lot for the
 opener, where the rules call for one (the first round, and after a blocked
@@ -33,11 +35,16 @@ information-state string :func:`~american_sniff.observation.information_state`,
 all from the player's :class:`~american_sniff.PlayerView`. (The tensor is the
 same for both: it is not perfect-recall.)
 
-**Returns** are per side: +1 to each player of the winning side (both
-partners with 4 players), -1 to every other player, at the end; the game is
-general-sum with 3 players. ``resample_from_infostate`` deals the tiles a
-player cannot see again, respecting every seat's known voids where it can, so
-that OpenSpiel's IS-MCTS bot can search it.
+**Returns** are per side and come at the end (OpenSpiel's MCTS bot needs
+terminal rewards). With the parameter ``reward="outcome"`` (the default), +1
+to each player of the winning side (both partners with 4 players) and -1 to
+every other player, as in :mod:`american_sniff.envs.rewards` (the game is
+general-sum with 3 players); with ``reward="points"``, each player's side's
+final score, the sum of that module's points rewards.
+
+``resample_from_infostate`` deals the tiles a player cannot see again,
+respecting every seat's known voids where it can, so that OpenSpiel's IS-MCTS
+bot can search it.
 """
 
 from __future__ import annotations
@@ -59,10 +66,11 @@ from ..observation import (
     information_state,
     observation_string,
 )
-from ..rules import HAND_SIZE, PLAYER_COUNTS, side_of
+from ..rules import HAND_SIZE, PLAYER_COUNTS, TARGET, side_of
 from ..state import MatchState, RoundEnd
 from ..tiles import ALL_TILES, Tile
 from ..views import view_for
+from .rewards import REWARDS, check_choice, rewards
 
 __all__ = ["GAME_TYPE", "AmericanSniffGame", "AmericanSniffState"]
 
@@ -86,7 +94,7 @@ GAME_TYPE = pyspiel.GameType(
     provides_information_state_tensor=True,
     provides_observation_string=True,
     provides_observation_tensor=True,
-    parameter_specification={"players": 2, "max_moves": _DEFAULT_MAX_MOVES},
+    parameter_specification={"players": 2, "max_moves": _DEFAULT_MAX_MOVES, "reward": "outcome"},
 )
 
 
@@ -97,6 +105,7 @@ class AmericanSniffGame(pyspiel.Game):
         params = dict(params or {})
         players = params.get("players", 2)
         max_moves = params.get("max_moves", _DEFAULT_MAX_MOVES)
+        reward = check_choice("reward", params.get("reward", "outcome"), REWARDS)
         if players not in PLAYER_COUNTS:
             raise ValueError(f"players must be 2, 3 or 4, got {players!r}")
         if type(max_moves) is not int or max_moves < 1:
@@ -105,11 +114,17 @@ class AmericanSniffGame(pyspiel.Game):
             num_distinct_actions=NUM_ACTIONS,
             max_chance_outcomes=len(ALL_TILES),
             num_players=players,
-            min_utility=-1.0,
-            max_utility=1.0,
+            # Points: a side's score, at most the target plus the best
+            # placement (35); a round costs at least 15 moves and its
+            # settlement at most 170, hence the floor.
+            min_utility=-1.0 if reward == "outcome" else -12.0 * max_moves,
+            max_utility=1.0 if reward == "outcome" else float(TARGET[players] + 35),
             max_game_length=max_moves,
         )
-        super().__init__(GAME_TYPE, info, {"players": players, "max_moves": max_moves})
+        super().__init__(
+            GAME_TYPE, info, {"players": players, "max_moves": max_moves, "reward": reward}
+        )
+        self.reward = reward
         self.players = players
         self.max_moves = max_moves
         # The state every match starts from before its first deal (its own
@@ -151,6 +166,7 @@ class AmericanSniffState(pyspiel.State):
         self._dealing = True
         self._drawing = False  # a draw action awaits the chance node that picks the tile
         self._moves = 0
+        self._reward = game.reward
         self._opener = 0  # the round's opener, once known
         self._player = _CHANCE  # who acts now (see _next_player)
 
@@ -249,11 +265,15 @@ class AmericanSniffState(pyspiel.State):
         return self._player == _TERMINAL
 
     def returns(self) -> list[float]:
-        """+1 for each player of the winning side, -1 for the others; 0 until the end."""
-        winner = self.match.winner
-        if winner is None:
+        """Each player's return, at the end; 0 before (see the module)."""
+        if not self.is_terminal():
             return [0.0] * self._players
-        return [1.0 if side_of(self._players, s) == winner else -1.0 for s in range(self._players)]
+        state = self.match
+        if self._reward == "points":
+            return [float(state.scores[side_of(self._players, s)]) for s in range(self._players)]
+        if state.winner is None:  # max_moves reached
+            return [0.0] * self._players
+        return list(rewards("outcome", state, state))
 
     def resample_from_infostate(
         self, player: int, sampler: Callable[[], float]
