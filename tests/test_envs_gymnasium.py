@@ -107,6 +107,8 @@ def test_misuse_is_refused() -> None:
     _, info = env.reset(seed=3)
     _, _, terminated, _, _ = env.step(int(np.flatnonzero(info["action_mask"] == 0)[0]))
     assert terminated
+    with pytest.raises(RuntimeError, match="the episode is over: call reset"):
+        env.step(0)
 
 
 def test_search_bots_as_opponents() -> None:

@@ -35,7 +35,8 @@ agent that ignores the mask still gets episodes), ends the episode with
 reward -1 and ``info["illegal_action"]`` True; with ``"raise"`` it raises
 :class:`~american_sniff.IllegalMove`. An action outside 0..449 raises
 :class:`ValueError`. ``max_steps`` truncates an episode after that many
-steps of the agent.
+steps of the agent. Once an episode has ended, ``step`` raises
+:class:`RuntimeError` until ``reset``.
 """
 
 from __future__ import annotations
@@ -121,6 +122,7 @@ class AmericanSniffGymEnv(gymnasium.Env[dict[str, Any], Any]):
         self.state_of_match: MatchState | None = None
         self._bots: list[Bot] = []
         self._steps = 0
+        self._over = False  # the episode has ended (terminated or truncated)
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -133,6 +135,7 @@ class AmericanSniffGymEnv(gymnasium.Env[dict[str, Any], Any]):
             for k in range(self.players)
         ]
         self._steps = 0
+        self._over = False
         state = new_match(self.players, seed=number)
         self.state_of_match = self._play_bots(state)
         return self._observe(), self._info()
@@ -142,13 +145,14 @@ class AmericanSniffGymEnv(gymnasium.Env[dict[str, Any], Any]):
         state = self.state_of_match
         if state is None:
             raise RuntimeError("call reset() before step()")
-        if state.winner is not None:
-            raise RuntimeError("the match is over: call reset() to start another")
+        if self._over:
+            raise RuntimeError("the episode is over: call reset() to start another")
         number = action_of_input(action)
         if number not in legal_actions(state):
             if self.illegal_action == "raise":
                 move_of(state, number)  # raises the IllegalMove that says why
                 raise AssertionError(f"action {number} is not legal, yet move_of() took it")
+            self._over = True
             return self._observe(), -1.0, True, False, {**self._info(), "illegal_action": True}
         after = self._play_bots(apply(state, ACTION_MOVES[number]))
         self.state_of_match = after
@@ -158,6 +162,7 @@ class AmericanSniffGymEnv(gymnasium.Env[dict[str, Any], Any]):
         truncated = not terminated and self.max_steps is not None and self._steps >= self.max_steps
         if self.render_mode == "human":
             self.render()
+        self._over = terminated or truncated
         return self._observe(), reward, terminated, truncated, self._info()
 
     def render(self) -> str | None:
