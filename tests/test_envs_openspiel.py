@@ -159,8 +159,11 @@ def test_resampling_keeps_the_information_state() -> None:
     while state.is_chance_node():
         _chance(state, rng)
     player = state.current_player()
-    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
-    worlds = [state.resample_from_infostate(player, sampler) for _ in range(5)]
+    # IS-MCTS makes a new sampler for every world; the worlds still differ.
+    worlds = [
+        state.resample_from_infostate(player, pyspiel.UniformProbabilitySampler(0.0, 1.0))
+        for _ in range(5)
+    ]
     for world in worlds:
         assert world.information_state_string(player) == state.information_state_string(player)
         assert world.information_state_string(player) == information_state(
@@ -168,6 +171,7 @@ def test_resampling_keeps_the_information_state() -> None:
         )
         assert world.legal_actions() == state.legal_actions()
     assert any(world.match.hands != state.match.hands for world in worlds)
+    assert len({world.match.hands for world in worlds}) > 1
 
 
 def test_is_mcts_plays_whole_matches() -> None:

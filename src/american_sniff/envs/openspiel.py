@@ -167,6 +167,7 @@ class AmericanSniffState(pyspiel.State):
         self._drawing = False  # a draw action awaits the chance node that picks the tile
         self._moves = 0
         self._reward = game.reward
+        self._resamples = 0  # how many times resample_from_infostate was called on this state
         self._opener = 0  # the round's opener, once known
         self._player = _CHANCE  # who acts now (see _next_player)
 
@@ -281,12 +282,17 @@ class AmericanSniffState(pyspiel.State):
         """A copy of this state with the tiles ``player`` cannot see dealt again.
 
         Other hands keep their sizes and, where the deal allows it, their known
-        voids; the stock gets the rest. ``sampler()`` (a number in [0, 1))
-        seeds the shuffle. The copy gives ``player`` the same information state.
+        voids; the stock gets the rest. The shuffle is seeded with ``sampler()``
+        (a number in [0, 1)) and with how many times this state has been
+        resampled: OpenSpiel's IS-MCTS makes a new sampler, which gives the
+        same first number, for every world it samples, and the worlds must
+        still differ. The copy gives ``player`` the same information state.
         """
+        self._resamples += 1
         world = self.clone()
         if not (self._dealing or self._drawing or self.is_terminal()):
-            world.match = _resampled(self.match, player, random.Random(int(sampler() * 2**53)))
+            rng = random.Random(f"{sampler()!r}/{self._resamples}")
+            world.match = _resampled(self.match, player, rng)
         return world
 
     def __str__(self) -> str:
