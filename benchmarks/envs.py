@@ -1,0 +1,202 @@
+"""Environment steps per second through each API, side by side with OpenSpiel's dominoes.
+
+Every workload plays random legal actions (seeded), whole matches one after
+another, and counts *steps*: each action applied, chance outcomes included
+where the API has them. In one run, alternating the workloads run by run:
+
+* ``actions``: the integer action layer on the engine (``legal_actions``,
+  ``move_of``, ``apply``);
+* ``pettingzoo``: the AEC environment, ``env.last()`` (the observation dict
+  of the agent to act) and ``env.step`` for every action;
+* ``gymnasium``: the single-agent environment against random bots; a step
+  is one ``env.step`` (the agent's action, then the bots' up to its next
+  turn, so several actions of the match);
+* ``openspiel``: the ``american_sniff`` game through OpenSpiel's API
+  (``legal_actions`` or ``chance_outcomes``, then ``apply_action``), and
+  ``openspiel+obs`` the same with the observation tensor of the player to act
+  read at each decision;
+* ``team_dominoes`` and ``team_dominoes+obs``: OpenSpiel's own
+  ``python_team_dominoes`` through the same loops.
+
+The ratio printed is american_sniff's steps per second over
+python_team_dominoes', through the OpenSpiel API (the issue's goal: at least
+5). Rates are by the process's CPU time, the median of ``--runs`` runs.
+
+    python benchmarks/envs.py                 # 3 runs of 2 s each
+    python benchmarks/envs.py --players 4 --runs 5 --seconds 3
+    python benchmarks/envs.py --quick         # a few seconds: every workload once
+
+It needs the ``rl`` and ``openspiel`` extras; a workload whose framework is
+not installed is reported as skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import platform
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+import american_sniff
+from american_sniff import apply, new_match
+from american_sniff.actions import legal_actions, move_of
+
+#: A workload: plays whole matches for about ``seconds`` of CPU, after its
+#: imports and set-up; returns the steps and the CPU seconds they took.
+Workload = Callable[[int, float, int], tuple[int, float]]
+
+
+def _actions(players: int, seconds: float, seed: int) -> tuple[int, float]:
+    rng = random.Random(seed)
+    steps = 0
+    start = time.process_time()
+    end = start + seconds
+    while time.process_time() < end:
+        state = new_match(players, seed=rng.getrandbits(64))
+        while state.winner is None:
+            actions = legal_actions(state)
+            state = apply(state, move_of(state, actions[rng.randrange(len(actions))]))
+            steps += 1
+    return steps, time.process_time() - start
+
+
+def _pettingzoo(players: int, seconds: float, seed: int) -> tuple[int, float]:
+    import numpy as np  # noqa: PLC0415 (an extra)
+
+    from american_sniff.envs.pettingzoo import AmericanSniffEnv  # noqa: PLC0415
+
+    env = AmericanSniffEnv(players=players)
+    rng = np.random.default_rng(seed)
+    steps = 0
+    start = time.process_time()
+    end = start + seconds
+    match = seed
+    while time.process_time() < end:
+        env.reset(seed=match)
+        match += 1
+        while True:
+            observation, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                break
+            legal = np.flatnonzero(observation["action_mask"])
+            env.step(int(legal[rng.integers(len(legal))]))
+            steps += 1
+    return steps, time.process_time() - start
+
+
+def _gymnasium(players: int, seconds: float, seed: int) -> tuple[int, float]:
+    import numpy as np  # noqa: PLC0415 (an extra)
+
+    from american_sniff.envs.gymnasium import AmericanSniffGymEnv  # noqa: PLC0415
+
+    env = AmericanSniffGymEnv(players=players, opponent="random")
+    rng = np.random.default_rng(seed)
+    steps = 0
+    start = time.process_time()
+    end = start + seconds
+    match = seed
+    while time.process_time() < end:
+        observation, _ = env.reset(seed=match)
+        match += 1
+        terminated = False
+        while not terminated:
+            legal = np.flatnonzero(observation["action_mask"])
+            observation, _, terminated, _, _ = env.step(int(legal[rng.integers(len(legal))]))
+            steps += 1
+    return steps, time.process_time() - start
+
+
+def _spiel(name: str, params: dict[str, Any], observe: bool) -> Workload:
+    def run(players: int, seconds: float, seed: int) -> tuple[int, float]:
+        import numpy as np  # noqa: PLC0415 (an extra)
+        import pyspiel  # noqa: PLC0415
+
+        if name == "american_sniff":
+            import american_sniff.envs.openspiel  # noqa: F401, PLC0415 (registers the game)
+
+            game = pyspiel.load_game(name, {**params, "players": players})
+        else:
+            from open_spiel.python.games import team_dominoes  # noqa: F401, PLC0415 (registers it)
+
+            game = pyspiel.load_game(name, params)
+        rng = np.random.default_rng(seed)
+        steps = 0
+        start = time.process_time()
+        end = start + seconds
+        while time.process_time() < end:
+            state = game.new_initial_state()
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    outcomes = state.chance_outcomes()
+                    state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+                else:
+                    if observe:
+                        state.observation_tensor(state.current_player())
+                    actions = state.legal_actions()
+                    state.apply_action(actions[rng.integers(len(actions))])
+                steps += 1
+        return steps, time.process_time() - start
+
+    return run
+
+
+#: Each workload, and the modules it needs.
+WORKLOADS: dict[str, tuple[Workload, tuple[str, ...]]] = {
+    "actions": (_actions, ()),
+    "pettingzoo": (_pettingzoo, ("pettingzoo", "gymnasium", "numpy")),
+    "gymnasium": (_gymnasium, ("gymnasium", "numpy")),
+    "openspiel": (_spiel("american_sniff", {}, False), ("pyspiel", "numpy")),
+    "openspiel+obs": (_spiel("american_sniff", {}, True), ("pyspiel", "numpy")),
+    "team_dominoes": (_spiel("python_team_dominoes", {}, False), ("pyspiel", "numpy")),
+    "team_dominoes+obs": (_spiel("python_team_dominoes", {}, True), ("pyspiel", "numpy")),
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark and print a table; 0 unless a workload fails."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
+    parser.add_argument("--seconds", type=float, default=2.0, help="CPU seconds per run")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--quick", action="store_true", help="one short run of each (CI)")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.seconds, args.runs = 0.3, 1
+    available = {
+        name: all(importlib.util.find_spec(m) is not None for m in needs)
+        for name, (_, needs) in WORKLOADS.items()
+    }
+    rates: dict[str, list[float]] = {name: [] for name in WORKLOADS if available[name]}
+    for run in range(args.runs):
+        names = list(rates)
+        if run % 2:
+            names.reverse()
+        for name in names:
+            workload = WORKLOADS[name][0]
+            steps, seconds = workload(args.players, args.seconds, args.seed + run)
+            rates[name].append(steps / seconds)
+    build = "compiled" if american_sniff.COMPILED else "pure Python"
+    print(
+        f"american-sniff {american_sniff.__version__} ({build}), Python "
+        f"{platform.python_version()}, {args.players} players (team_dominoes: 4), "
+        f"{args.runs} runs of {args.seconds} CPU s"
+    )
+    print(f"{'workload':<20}{'steps/s':>12}")
+    median = {name: statistics.median(values) for name, values in rates.items()}
+    for name in WORKLOADS:
+        shown = f"{median[name]:12,.0f}" if name in median else f"{'skipped':>12}"
+        print(f"{name:<20}{shown}")
+    for ours, theirs in (("openspiel", "team_dominoes"), ("openspiel+obs", "team_dominoes+obs")):
+        if ours in median and theirs in median:
+            print(f"ratio {ours} / {theirs}: {median[ours] / median[theirs]:.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

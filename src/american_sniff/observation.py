@@ -1,0 +1,260 @@
+"""Observations: a :class:`~american_sniff.PlayerView` as a fixed-size vector of integers.
+
+Learning agents take a vector of numbers of one size whatever the position.
+:func:`encode` turns a view into :data:`OBSERVATION_SIZE` (375) integers, and
+:func:`information_state` into a text that tells information states apart. Both
+read only the view, so they cannot leak a hidden tile: two states that give a
+seat the same view give it the same observation.
+
+**Relative seats.** Seats are counted from the viewer: relative seat ``k`` is
+seat ``(view.seat + k) % players``, so relative seat 0 is the viewer, and with
+4 players relative seat 2 is the partner. Sides (the scoring sides: seats with
+2 or 3 players, partnerships with 4) are counted the same way from the
+viewer's side. Slots for seats or sides a match does not have hold 0.
+
+**The vector**, segment by segment in this order (:data:`OBSERVATION_FIELDS`
+lists the names and sizes); tiles are numbered by
+:attr:`~american_sniff.Tile.index` and points ``p`` as in
+:mod:`american_sniff.actions`:
+
+==============  ======  =====================================================
+Segment         Size    Meaning
+==============  ======  =====================================================
+``hand``        28      1 for each tile in the viewer's hand
+``drawn``       28      1 for the tile the viewer has just drawn and must place
+``played``      4 x 28  ``[k * 28 + t]``: 1 if relative seat ``k`` placed tile
+                        ``t`` this round
+``open``        70      1 for each open connection point ``p``
+``counts``      70      what each open point adds to the end sum (a terminal
+                        double counts both halves at its free line side, a lone
+                        opening double once, at ``line_a``), else 0
+``end_sum``     1       the table's end sum
+``values``      7       ``[v]``: how many open points show the number ``v``
+``sniff``       7       ``[v]``: 1 if the Sniff is ``[v|v]``
+``hand_sizes``  4       tiles held, by relative seat
+``stock``       1       tiles left to draw
+``voids``       4 x 7   ``[k * 7 + v]``: 1 if relative seat ``k`` is known to
+                        hold no tile showing ``v`` (see
+                        :mod:`american_sniff.views`)
+``scores``      3       scores, by relative side (may be negative)
+``target``      1       the points a side needs to win (250 or 200)
+``players``     3       1 at ``players - 2``: one-hot 2, 3 or 4 players
+``turn``        4       1 at the relative seat to move, while the match goes on
+``opener``      4       1 at the relative seat that opened the round
+``round``       1       the round number, 1 for the first
+``winner``      3       1 at the relative side that won, once the match is over
+==============  ======  =====================================================
+
+Every entry is an integer: 0 or 1 for flags, counts from 0 to 28, the end sum
+up to 36, the round number, and the scores, which have no floor.
+
+>>> from american_sniff import new_match, view_for
+>>> observation = encode(view_for(new_match(2, seed=1), 0))
+>>> len(observation) == OBSERVATION_SIZE, sum(observation[:28])
+(True, 7)
+>>> segment(observation, "hand_sizes"), segment(observation, "target")
+((7, 7, 0, 0), (250,))
+"""
+
+from __future__ import annotations
+
+from .actions import POINTS
+from .moves import Place
+from .rules import side_count, side_of
+from .views import PlayerView
+
+__all__ = [
+    "OBSERVATION_BOUNDS",
+    "OBSERVATION_FIELDS",
+    "OBSERVATION_SIZE",
+    "encode",
+    "information_state",
+    "observation_string",
+    "segment",
+]
+
+#: The segments of the vector in order, as (name, size); see the module's table.
+OBSERVATION_FIELDS: tuple[tuple[str, int], ...] = (
+    ("hand", 28),
+    ("drawn", 28),
+    ("played", 4 * 28),
+    ("open", 70),
+    ("counts", 70),
+    ("end_sum", 1),
+    ("values", 7),
+    ("sniff", 7),
+    ("hand_sizes", 4),
+    ("stock", 1),
+    ("voids", 4 * 7),
+    ("scores", 3),
+    ("target", 1),
+    ("players", 3),
+    ("turn", 4),
+    ("opener", 4),
+    ("round", 1),
+    ("winner", 3),
+)
+
+#: The length of every observation vector (375).
+OBSERVATION_SIZE = sum(size for _, size in OBSERVATION_FIELDS)
+
+_INF = float("inf")
+# The least and greatest value of each segment's entries.
+_RANGES = {
+    "counts": (0, 12),  # a terminal [6|6]
+    "end_sum": (0, 36),
+    "values": (0, 28),
+    "hand_sizes": (0, 28),
+    "stock": (0, 28),
+    "scores": (-_INF, _INF),  # scores have no floor, and the winning placement may pass the target
+    "target": (0, 250),
+    "round": (0, _INF),
+}
+
+#: The least and the greatest value of each entry of the vector, as two tuples
+#: (flags are 0 to 1; the scores and the round number are unbounded).
+OBSERVATION_BOUNDS: tuple[tuple[float, ...], tuple[float, ...]] = (
+    tuple(
+        float(_RANGES.get(name, (0, 1))[0])
+        for name, size in OBSERVATION_FIELDS
+        for _ in range(size)
+    ),
+    tuple(
+        float(_RANGES.get(name, (0, 1))[1])
+        for name, size in OBSERVATION_FIELDS
+        for _ in range(size)
+    ),
+)
+
+
+def _offsets() -> dict[str, int]:
+    offsets, start = {}, 0
+    for name, size in OBSERVATION_FIELDS:
+        offsets[name] = start
+        start += size
+    return offsets
+
+
+_AT = _offsets()
+_SIZE = dict(OBSERVATION_FIELDS)
+# The dense point number p of each point's order.
+_P_OF_ORDER = {point.order: p for p, point in enumerate(POINTS)}
+
+
+def segment(observation: tuple[int, ...], name: str) -> tuple[int, ...]:
+    """The entries of the segment ``name`` of an observation vector.
+
+    :raises ValueError: if no segment has that name.
+    """
+    if name not in _AT:
+        raise ValueError(f"no segment is named {name!r}; see OBSERVATION_FIELDS")
+    start = _AT[name]
+    return tuple(observation[start : start + _SIZE[name]])
+
+
+def _check_view(view: object, function: str) -> PlayerView:
+    if type(view) is not PlayerView:
+        raise TypeError(f"{function}() needs a PlayerView, got {view!r}")
+    return view
+
+
+def encode(view: PlayerView) -> tuple[int, ...]:
+    """The observation vector of ``view``: :data:`OBSERVATION_SIZE` integers.
+
+    :raises TypeError: if ``view`` is not a :class:`~american_sniff.PlayerView`.
+    """
+    _check_view(view, "encode")
+    out = [0] * OBSERVATION_SIZE
+    players, seat = view.players, view.seat
+    sides = side_count(players)
+    my_side = side_of(players, seat)
+    for tile in view.hand:
+        out[tile.index] = 1
+    if view.drawn is not None:
+        out[_AT["drawn"] + view.drawn.index] = 1
+    played = _AT["played"]
+    for action in view.history:
+        move = action.move
+        if isinstance(move, Place):
+            out[played + (action.seat - seat) % players * 28 + move.tile.index] = 1
+    layout = view.layout
+    opened, values = _AT["open"], _AT["values"]
+    for key in layout.open_keys:
+        out[opened + _P_OF_ORDER[key]] = 1
+    for point in layout.points():
+        out[values + point.value] += 1
+    counts = _AT["counts"]
+    for contribution in layout.contributions():
+        out[counts + _P_OF_ORDER[contribution.point.order]] = contribution.value
+    out[_AT["end_sum"]] = layout.end_sum
+    if layout.sniff is not None:
+        out[_AT["sniff"] + layout.sniff.low] = 1
+    sizes, voids = _AT["hand_sizes"], _AT["voids"]
+    for k in range(players):
+        other = (seat + k) % players
+        out[sizes + k] = view.hand_sizes[other]
+        for value in view.voids[other]:
+            out[voids + 7 * k + value] = 1
+    out[_AT["stock"]] = view.stock_size
+    scores = _AT["scores"]
+    for r in range(sides):
+        out[scores + r] = view.scores[(my_side + r) % sides]
+    out[_AT["target"]] = view.target
+    out[_AT["players"] + players - 2] = 1
+    if view.winner is None:
+        out[_AT["turn"] + (view.turn - seat) % players] = 1
+    else:
+        out[_AT["winner"] + (view.winner - my_side) % sides] = 1
+    out[_AT["opener"] + (view.opener - seat) % players] = 1
+    out[_AT["round"]] = view.round
+    return tuple(out)
+
+
+def observation_string(view: PlayerView) -> str:
+    """A one-line text of what ``view`` shows now (not how the round got here).
+
+    The hand, the table's open points with their counts, hand sizes, stock,
+    scores and whose turn it is.
+
+    :raises TypeError: if ``view`` is not a :class:`~american_sniff.PlayerView`.
+    """
+    _check_view(view, "observation_string")
+    hand = " ".join(map(str, view.hand))
+    drawn = "" if view.drawn is None else f" drawn {view.drawn}"
+    table = ", ".join(f"{c.point}={c.value}" for c in view.layout.contributions())
+    open_points = ", ".join(map(str, view.layout.points()))
+    status = f"turn {view.turn}" if view.winner is None else f"won by side {view.winner}"
+    return (
+        f"seat {view.seat}/{view.players} round {view.round} opener {view.opener}; "
+        f"hand {hand}{drawn}; open {open_points or '-'}; counts {table or '-'} "
+        f"sum {view.layout.end_sum}; sniff {view.layout.sniff}; "
+        f"hands {list(view.hand_sizes)} stock {view.stock_size}; "
+        f"voids {[sorted(v) for v in view.voids]}; "
+        f"scores {list(view.scores)} of {view.target}; {status}"
+    )
+
+
+def information_state(view: PlayerView) -> str:
+    """A text that names the viewer's information state: what it saw and did.
+
+    It is :func:`observation_string` followed by the round's actions as the
+    view shows them (another seat's draw without its tile) and the previous
+    round's result (its end, finisher, revealed hands and scores). Two
+    positions with the same text are the same to the viewer. (Rounds before the
+    previous one are not in a view; they leave nothing that matters to the
+    rest of the match beyond the scores, which the text holds.)
+
+    :raises TypeError: if ``view`` is not a :class:`~american_sniff.PlayerView`.
+    """
+    _check_view(view, "information_state")
+    actions = " | ".join(map(str, view.history))
+    last = view.last_round
+    before = (
+        "-"
+        if last is None
+        else (
+            f"round {last.round} {last.end.value} finisher {last.finisher} "
+            f"hands {[' '.join(map(str, h)) for h in last.hands]} scores {list(last.scores)}"
+        )
+    )
+    return f"{observation_string(view)}; actions {actions or '-'}; last round {before}"

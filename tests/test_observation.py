@@ -1,0 +1,167 @@
+"""Observations of a view: american_sniff.observation."""
+
+from __future__ import annotations
+
+import random
+
+import attrs
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from american_sniff import MatchState, Place, apply, legal_moves, new_match, view_for
+from american_sniff.actions import POINTS
+from american_sniff.observation import (
+    OBSERVATION_BOUNDS,
+    OBSERVATION_FIELDS,
+    OBSERVATION_SIZE,
+    encode,
+    information_state,
+    observation_string,
+    segment,
+)
+from american_sniff.tiles import ALL_TILES
+from strategies import mid_match_states
+
+
+def _reshuffled(state: MatchState, seat: int, rng: random.Random) -> MatchState:
+    """``state`` with the tiles hidden from ``seat`` dealt again to the other hands and the stock.
+
+    Every hand keeps its size; a tile another seat has just drawn and must
+    place stays in its hand.
+    """
+    keep = state.drawn if state.turn != seat else None
+    pool = [
+        t for s, hand in enumerate(state.hands) if s != seat for t in hand if t is not keep
+    ] + list(state.stock)
+    rng.shuffle(pool)
+    hands = []
+    for s, hand in enumerate(state.hands):
+        if s == seat:
+            hands.append(hand)
+            continue
+        size = len(hand) - (keep is not None and keep in hand)
+        mine, pool = pool[:size], pool[size:]
+        if keep is not None and keep in hand:
+            mine.append(keep)
+        hands.append(tuple(sorted(mine)))
+    deck = state.info.deck[: state.drawn_count] + tuple(pool)
+    return attrs.evolve(state, hands=tuple(hands), info=attrs.evolve(state.info, deck=deck))
+
+
+@given(mid_match_states(), st.integers(0, 3), st.randoms(use_true_random=False))
+def test_states_with_the_same_view_encode_the_same(
+    state: MatchState, seat: int, rng: random.Random
+) -> None:
+    """Dealing the hidden tiles out again changes no view, so no observation or string."""
+    seat %= state.players
+    other = _reshuffled(state, seat, rng)
+    view, other_view = view_for(state, seat), view_for(other, seat)
+    assert view == other_view
+    assert encode(view) == encode(other_view)
+    assert information_state(view) == information_state(other_view)
+    assert observation_string(view) == observation_string(other_view)
+
+
+def test_reshuffling_does_change_the_hidden_tiles() -> None:
+    """The helper above really moves hidden tiles (else the test would prove nothing)."""
+    state = new_match(4, seed=5)
+    other = _reshuffled(state, 0, random.Random(1))
+    assert other.hands[0] == state.hands[0]
+    assert other.hands[1:] != state.hands[1:]
+    everything = [t for h in other.hands for t in h] + list(other.stock)
+    assert sorted(everything) == list(ALL_TILES)
+
+
+def test_fields_add_up_to_the_size() -> None:
+    """The segments cover the vector exactly."""
+    assert sum(size for _, size in OBSERVATION_FIELDS) == OBSERVATION_SIZE == 375
+    assert len({name for name, _ in OBSERVATION_FIELDS}) == len(OBSERVATION_FIELDS)
+
+
+@given(mid_match_states(), st.integers(0, 3))
+def test_segments_say_what_the_view_says(state: MatchState, seat: int) -> None:
+    """Each segment holds what the docs say, read back from the view."""
+    seat %= state.players
+    view = view_for(state, seat)
+    obs = encode(view)
+    n = view.players
+    assert len(obs) == OBSERVATION_SIZE
+    assert all(type(x) is int for x in obs)
+    low, high = OBSERVATION_BOUNDS
+    assert all(lo <= x <= hi for lo, x, hi in zip(low, obs, high, strict=True))
+    assert [t for t in ALL_TILES if segment(obs, "hand")[t.index]] == list(view.hand)
+    drawn = [t for t in ALL_TILES if segment(obs, "drawn")[t.index]]
+    assert drawn == ([] if view.drawn is None else [view.drawn])
+    played = segment(obs, "played")
+    for action in view.history:
+        if isinstance(action.move, Place):
+            k = (action.seat - seat) % n
+            assert played[k * 28 + action.move.tile.index] == 1
+    assert sum(played) == len(view.layout)
+    opened = [POINTS[p] for p in range(70) if segment(obs, "open")[p]]
+    assert opened == list(view.layout.points())
+    assert sum(segment(obs, "counts")) == view.layout.end_sum == segment(obs, "end_sum")[0]
+    assert sum(segment(obs, "values")) == len(opened)
+    sniff = segment(obs, "sniff")
+    assert sum(sniff) == (view.layout.sniff is not None)
+    sizes = segment(obs, "hand_sizes")
+    assert sizes[:n] == tuple(view.hand_sizes[(seat + k) % n] for k in range(n))
+    assert sizes[n:] == (0,) * (4 - n)
+    assert segment(obs, "stock") == (view.stock_size,)
+    voids = segment(obs, "voids")
+    for k in range(n):
+        known = {v for v in range(7) if voids[7 * k + v]}
+        assert known == view.voids[(seat + k) % n]
+    assert sum(segment(obs, "scores")) == sum(view.scores)
+    assert segment(obs, "target") == (view.target,)
+    assert segment(obs, "players")[n - 2] == 1
+    assert sum(segment(obs, "turn")) == (view.winner is None)
+    if view.winner is None:
+        assert segment(obs, "turn")[(view.turn - seat) % n] == 1
+    assert segment(obs, "opener")[(view.opener - seat) % n] == 1
+    assert segment(obs, "round") == (view.round,)
+    assert sum(segment(obs, "winner")) == (view.winner is not None)
+
+
+def test_relative_seats_put_the_viewer_first() -> None:
+    """Each seat sees its own score first; partners share the score slot."""
+    state = new_match(4, seed=9)
+    rng = random.Random(2)
+    while state.scores == (0, 0):
+        state = apply(state, rng.choice(legal_moves(state)))
+    for seat in range(4):
+        scores = segment(encode(view_for(state, seat)), "scores")
+        mine, theirs = state.scores[seat % 2], state.scores[1 - seat % 2]
+        assert scores == (mine, theirs, 0)
+
+
+def test_different_hands_encode_differently() -> None:
+    """The encoding tells the seats' views apart."""
+    state = new_match(3, seed=4)
+    observations = {encode(view_for(state, seat)) for seat in range(3)}
+    strings = {information_state(view_for(state, seat)) for seat in range(3)}
+    assert len(observations) == len(strings) == 3
+
+
+def test_the_information_state_grows_with_the_history() -> None:
+    """Each action adds to the information state string; other seats' draws stay hidden."""
+    state = new_match(2, seed=11)
+    seen = set()
+    while state.round == 1 and state.winner is None:
+        text = information_state(view_for(state, 0))
+        assert text not in seen
+        seen.add(text)
+        for tile in state.hands[1]:
+            assert f"draw {tile}" not in text
+        state = apply(state, legal_moves(state)[0])
+
+
+def test_bad_arguments() -> None:
+    """Anything but a view, or an unknown segment, is refused clearly."""
+    state = new_match(2, seed=1)
+    for function in (encode, information_state, observation_string):
+        with pytest.raises(TypeError, match="needs a PlayerView"):
+            function(state)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="no segment is named 'hands'"):
+        segment(encode(view_for(state, 0)), "hands")
