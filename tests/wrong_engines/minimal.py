@@ -543,6 +543,9 @@ class Dealer:
 class Engine:
     """Answers protocol requests with :class:`Rules` (or a subclass)."""
 
+    #: How a request line is read.
+    parse = staticmethod(parse_line)
+
     def __init__(self, rules: Rules, name: str) -> None:
         self.rules = rules
         self.name = name
@@ -674,7 +677,7 @@ class Engine:
         """The answer to one request line."""
         try:
             try:
-                request = parse_line(line)
+                request = self.parse(line)
             except ValueError as exc:  # JSONDecodeError is a ValueError too
                 raise BadRequest("bad_json", str(exc)) from None
             if not isinstance(request, dict):
@@ -693,9 +696,9 @@ class Engine:
             return {"ok": False, "error": "internal", "message": repr(exc)}
 
 
-def serve(rules: Rules, name: str) -> None:
-    """Answer the requests on standard input until quit or its end."""
-    engine = Engine(rules, name)
+def serve(rules: Rules, name: str, engine: Engine | None = None) -> None:
+    """Answer the requests on standard input until quit or its end (with ``engine`` if given)."""
+    engine = Engine(rules, name) if engine is None else engine
     for raw in sys.stdin.buffer:
         try:
             line = raw.decode("utf-8")

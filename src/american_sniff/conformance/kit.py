@@ -371,20 +371,16 @@ def handshake(engine: Engine) -> dict[str, Any]:
     )
     if not answer.get("ok"):
         raise EngineError(f"the engine refused hello: {_refusal(answer)}")
-    if answer.get("protocol") != PROTOCOL:
-        raise EngineError(
-            f"the engine speaks protocol {answer.get('protocol')!r}, not {PROTOCOL!r}"
-        )
-    if answer.get("protocol_version") != PROTOCOL_VERSION:
-        raise EngineError(
-            f"the engine speaks protocol version {answer.get('protocol_version')!r}, "
-            f"not {PROTOCOL_VERSION}"
-        )
-    if answer.get("rules_version") != RULES_VERSION:
-        raise EngineError(
-            f"the engine plays rules version {answer.get('rules_version')!r}; "
-            f"the vectors are for {RULES_VERSION!r}"
-        )
+    for key, want in (
+        ("protocol", PROTOCOL),
+        ("protocol_version", PROTOCOL_VERSION),
+        ("rules_version", RULES_VERSION),
+    ):
+        if answer.get(key) != want or type(answer.get(key)) is not type(want):
+            raise EngineError(
+                f"hello: {key}: expected {text(want)}, got {text(answer.get(key))} "
+                "(the kit speaks only this protocol and rules version)"
+            )
     problem = own_choice_problem("hello", answer)
     if problem:
         raise EngineError(f"the hello answer: {problem}")
