@@ -92,7 +92,7 @@ def test_the_kinds_and_their_counts(vectors: tuple[Vector, ...]) -> None:
     assert counts == {
         "positions": 15,
         "settlement": 12,
-        "refusals": 36,
+        "refusals": 37,
         "order": len(generate.ORDER_PAIRS),
         "robustness": 6,
         "seeds": len(generate.SEEDS),

@@ -80,24 +80,23 @@ def read_tile(word: str, code: str = "not_a_tile") -> Tile:
     return (int(match.group(1)), int(match.group(2)))
 
 
-_FORM = re.compile(r"(draw|pass)|(\[\d\|\d\]) opens|(\[\d\|\d\]) on (\[\d\|\d\]) ([a-z_]+)")
-
-
 def read_move(move: str) -> tuple[str, Tile | None, Point | None, set[str]]:
-    """("draw" | "pass" | "place", tile, point, the text's broken rules) of a move's text."""
-    form = _FORM.fullmatch(move)
-    if form is None:
-        return "none", None, None, {"not_a_move"}
-    if form.group(1):
+    """("draw" | "pass" | "place" | "none", tile, point, the text's broken rules).
+
+    It follows the reading of the move-text grammar in docs/protocol.md, step by step.
+    """
+    if move in ("draw", "pass"):
         return move, None, None, set()
-    broken: set[str] = set()
-    tile = _tile_or_none(form.group(2) or form.group(3))
-    if tile is None:
-        broken.add("not_a_tile")
-    if form.group(2):
-        return "place", tile, None, broken
-    at = _tile_or_none(form.group(4))
-    side = form.group(5)
+    if move.endswith(" opens"):
+        tile = _tile_or_none(move[: -len(" opens")])
+        return "place", tile, None, set() if tile is not None else {"not_a_tile"}
+    tile_word, on, rest = move.partition(" on ")
+    if not on:
+        return "none", None, None, {"not_a_move"}
+    tile = _tile_or_none(tile_word)
+    broken = set() if tile is not None else {"not_a_tile"}
+    where, _, side = rest.partition(" ")
+    at = _tile_or_none(where)
     if at is None or side not in _SIDES or (at[0] == at[1]) != (side not in ("low", "high")):
         return "place", tile, None, broken | {"not_a_point"}
     return "place", tile, (at, side), broken

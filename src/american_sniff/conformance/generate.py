@@ -840,6 +840,53 @@ def _table_refusal_script(ident: str, placements: Sequence[str], move: str, code
     return script
 
 
+#: Texts that are no move, each refused by the move-text grammar of
+#: docs/protocol.md with its code (the docs list the same texts).
+MOVE_TEXTS: tuple[tuple[str, str], ...] = (
+    ("Draw", "not_a_move"),
+    ("draw ", "not_a_move"),
+    ("", "not_a_move"),
+    ("[1|4]", "not_a_move"),
+    ("[1|4] open", "not_a_move"),
+    ("opens", "not_a_move"),
+    ("[1|4] opens ", "not_a_move"),
+    ("[1|4]on [1|1] line_a", "not_a_move"),
+    (" opens", "not_a_tile"),
+    ("[1|4]  opens", "not_a_tile"),
+    ("[4|1] opens", "not_a_tile"),
+    ("[7|7] opens", "not_a_tile"),
+    ("[ 1|4] opens", "not_a_tile"),
+    (" on [1|1] line_a", "not_a_tile"),
+    ("[4|1] on [9|9] middle", "not_a_tile"),
+    ("[1|4] on [1|1] line_a opens", "not_a_tile"),
+    ("[1|4] on [9|9] line_a", "not_a_point"),
+    ("[1|4] on [1|1]", "not_a_point"),
+    ("[1|4] on ", "not_a_point"),
+    ("[1|4] on [1|1] low", "not_a_point"),
+    ("[1|4] on [1|4] line_a", "not_a_point"),
+    ("[1|4] on [1|1] LINE_A", "not_a_point"),
+    ("[1|4] on [1|1] line_a ", "not_a_point"),
+    ("[1|4] on  [1|1] line_a", "not_a_point"),
+    ("[1|4] on [1|4]high", "not_a_point"),
+    ("[1|4] on [1|1] line_a on [1|1] line_b", "not_a_point"),
+)
+
+
+def _move_text_vector() -> dict[str, Any]:
+    """Every refused text of the grammar's cases, sent as a move; the match stays as it was."""
+    script = Script()
+    script.ok({"cmd": "new", "players": 2, "deals": [_TABLE_DEAL]}, "new")
+    script.ok({"cmd": "move", "move": _OPENED[0]}, f"move 1 of the position ({_OPENED[0]})")
+    for text, code in MOVE_TEXTS:
+        if script.ask({"cmd": "move", "move": text}, f"the move text {text!r}").get("code") != code:
+            raise AssertionError(f"refusals/move-texts: {text!r} is not {code}")
+    script.ok({"cmd": "state"}, "after the refused texts: state")
+    return script.vector(
+        "refusals/move-texts",
+        "The refused cases of the move-text grammar (docs/protocol.md), each with its code.",
+    )
+
+
 def refusal_vectors() -> list[dict[str, Any]]:
     """Positions with an illegal move each, and the refusal code the rules give it."""
     vectors = []
@@ -849,6 +896,7 @@ def refusal_vectors() -> list[dict[str, Any]]:
     for ident, description, placements, move, code in TABLE_REFUSALS:
         script = _table_refusal_script(ident, placements, move, code)
         vectors.append(script.vector(f"refusals/{ident}", description))
+    vectors.append(_move_text_vector())
     return vectors
 
 
