@@ -126,6 +126,8 @@ class Rules:
 
     #: The order in which broken rules are reported.
     order: tuple[str, ...] = ORDER
+    #: How a move's text is read.
+    read_move = staticmethod(read_move)
 
     def first(self, broken: set[str]) -> str:
         """The refusal code reported for the broken rules."""
@@ -316,7 +318,7 @@ class Match:
 
     def move(self, move: str) -> dict[str, Any]:
         """Apply ``move`` and return the protocol's answer."""
-        kind, tile, at, broken = read_move(move)
+        kind, tile, at, broken = self.rules.read_move(move)
         seat = self.turn
         if self.winner is not None:
             broken.add("match_over")
@@ -636,7 +638,7 @@ class Engine:
         table = Table(self.rules)
         for index, move in enumerate(request["moves"]):
             try:
-                kind, tile, at, broken = read_move(move)
+                kind, tile, at, broken = self.rules.read_move(move)
                 if kind in ("draw", "pass"):
                     raise BadRequest("bad_request", "a table takes placements only")
                 if tile is not None and "not_a_point" not in broken:

@@ -15,25 +15,30 @@ The shipped files are package data, read with :mod:`importlib.resources`;
 
 from __future__ import annotations
 
+import hashlib
 import importlib.resources
+import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
 import attrs
 
-from ..errors import InvalidRecord
-from ..records import MatchRecord
+from .. import __version__
 from ..rules import RULES_VERSION
 from ..serial import read_json
+from .protocol import PROTOCOL_VERSION
 
 __all__ = [
     "KINDS",
+    "MANIFEST_FORMAT",
+    "MANIFEST_NAME",
     "MAX_VECTOR_FILE_BYTES",
     "VECTORS_FORMAT",
     "VECTORS_FORMAT_VERSION",
     "InvalidVectors",
     "Vector",
+    "export_vectors",
     "load_vectors",
     "read_vectors",
 ]
@@ -55,6 +60,11 @@ KINDS = (
 VECTORS_FORMAT_VERSION = 2
 #: The longest vector file read (8 MiB; the largest shipped file is a few hundred KB).
 MAX_VECTOR_FILE_BYTES = 8 << 20
+
+#: The ``format`` of the manifest that :func:`export_vectors` writes beside the files.
+MANIFEST_FORMAT = "american-sniff/vectors-manifest"
+#: The manifest's file name (:func:`load_vectors` does not read it as vectors).
+MANIFEST_NAME = "manifest.json"
 
 _T = TypeVar("_T")
 
@@ -133,12 +143,7 @@ def read_vectors(text: str | bytes, name: str = "the vector file") -> tuple[Vect
 def _vector(item: object, kind: str, where: str) -> Vector:
     if not isinstance(item, dict):
         raise InvalidVectors(f"{where} must be an object")
-    allowed = (
-        _PERFT_KEYS
-        if kind == "perft"
-        else _VECTOR_KEYS | ({"record"} if kind == "matches" else set())
-    )
-    _keys(item, allowed, where)
+    _keys(item, _PERFT_KEYS if kind == "perft" else _VECTOR_KEYS, where)
     ident = _field(item, "id", str, where)
     description = _field(item, "description", str, where)
     if not ident.startswith(f"{kind}/"):
@@ -157,8 +162,6 @@ def _vector(item: object, kind: str, where: str) -> Vector:
             raise InvalidVectors(f"{where}: steps must not be empty")
         for number, step in enumerate(steps):
             _check_step(step, f"{where}, step {number}")
-    if kind == "matches" and "record" in item:
-        _check_record(item["record"], where)
     return Vector(ident, kind, description, tuple(requires), fresh, item)
 
 
@@ -232,7 +235,7 @@ def load_vectors(directory: str | Path | None = None) -> tuple[Vector, ...]:
         files = [
             (entry.name, _read(entry))
             for entry in path.iterdir()
-            if entry.name.endswith(".json") and entry.is_file()
+            if entry.name.endswith(".json") and entry.is_file() and entry.name != MANIFEST_NAME
         ]
     vectors = [vector for name, text in sorted(files) for vector in read_vectors(text, name)]
     if not vectors:
@@ -240,16 +243,6 @@ def load_vectors(directory: str | Path | None = None) -> tuple[Vector, ...]:
         raise InvalidVectors(f"{where} holds no vectors (no .json vector file with a vector)")
     _check_unique(vectors)
     return tuple(sorted(vectors, key=lambda v: KINDS.index(v.kind)))
-
-
-def _check_record(data: object, where: str) -> None:
-    """Refuse a match vector whose record is not a finished match in the record format."""
-    try:
-        record = MatchRecord.from_dict(data)
-    except InvalidRecord as exc:
-        raise InvalidVectors(f"{where}: {exc}") from None
-    if record.winner is None:
-        raise InvalidVectors(f"{where}: the record must be of a finished match (it has no winner)")
 
 
 def _read(path: Path) -> bytes:
@@ -267,3 +260,46 @@ def _check_unique(vectors: Iterable[Vector]) -> None:
         if vector.id in seen:
             raise InvalidVectors(f"two vectors are named {vector.id!r}")
         seen.add(vector.id)
+
+
+def export_vectors(directory: str | Path) -> dict[str, Any]:
+    """Write the shipped vector files, byte for byte, and a manifest into ``directory``.
+
+    The manifest (``manifest.json``, :data:`MANIFEST_FORMAT`) names the
+    versions the files follow and, for each file, its kind, how many vectors
+    it holds, its size and its SHA-256, so that the files can be published
+    as a release asset and checked after download. Returns the manifest.
+
+    :raises InvalidVectors: if ``directory`` exists and is not a directory.
+    """
+    path = Path(directory)
+    if path.exists() and not path.is_dir():
+        raise InvalidVectors(f"{path} exists and is not a directory")
+    path.mkdir(parents=True, exist_ok=True)
+    folder = importlib.resources.files("american_sniff.conformance").joinpath("vectors")
+    entries = []
+    for kind in KINDS:
+        name = f"{kind}.json"
+        data = folder.joinpath(name).read_bytes()
+        (path / name).write_bytes(data)
+        entries.append(
+            {
+                "name": name,
+                "kind": kind,
+                "vectors": len(read_vectors(data, name)),
+                "bytes": len(data),
+                "sha256": hashlib.sha256(data).hexdigest(),
+            }
+        )
+    manifest = {
+        "format": MANIFEST_FORMAT,
+        "format_version": 1,
+        "vectors_format_version": VECTORS_FORMAT_VERSION,
+        "rules_version": RULES_VERSION,
+        "protocol_version": PROTOCOL_VERSION,
+        "library_version": __version__,
+        "files": entries,
+    }
+    text = json.dumps(manifest, indent=2) + "\n"
+    (path / MANIFEST_NAME).write_text(text, encoding="utf-8")
+    return manifest
