@@ -38,6 +38,7 @@ __all__ = [
     "LocalEngine",
     "SubprocessEngine",
     "VectorResult",
+    "check_step",
     "handshake",
     "perft",
     "run_kit",
