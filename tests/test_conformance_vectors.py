@@ -20,8 +20,11 @@ from american_sniff.conformance.loading import (
     VECTORS_FORMAT_VERSION,
     InvalidVectors,
     Vector,
+    export_vectors,
     load_vectors,
+    manifest_schema,
     read_vectors,
+    vectors_schema,
 )
 from american_sniff.conformance.protocol import REFUSAL_ORDER
 from american_sniff.records import record_match, record_schema
@@ -242,6 +245,29 @@ def test_a_match_vector_compares_every_action(vectors: tuple[Vector, ...]) -> No
         assert cmds[0] == "new"
         assert cmds[1:-2] == ["legal", "move", "state"] * ((len(cmds) - 3) // 3)
         assert {"turn", "round", "scores", "winner"} <= set(steps(vector)[2]["expect"])
+
+
+def test_every_file_is_valid_against_the_schema() -> None:
+    """The shipped files pass the vectors schema; a broken one does not."""
+    validator = jsonschema.Draft202012Validator(vectors_schema())
+    validator.check_schema(vectors_schema())
+    for kind in KINDS:
+        validator.validate(json.loads(SHIPPED.joinpath(f"{kind}.json").read_text(encoding="utf-8")))
+    broken = header("perft", vectors=[{"id": "perft/x", "steps": []}])
+    assert not validator.is_valid(broken)
+    step_with_both = {**STEP, "line": "x"}
+    assert not validator.is_valid(header(vectors=[a_vector(steps=[step_with_both])]))
+    assert validator.is_valid(header(vectors=[a_vector()]))
+
+
+def test_the_exported_manifest_is_valid_against_its_schema(tmp_path: Path) -> None:
+    """export_vectors writes a manifest its schema accepts."""
+    manifest = export_vectors(tmp_path)
+    validator = jsonschema.Draft202012Validator(manifest_schema())
+    validator.check_schema(manifest_schema())
+    validator.validate(manifest)
+    assert json.loads((tmp_path / "manifest.json").read_text(encoding="utf-8")) == manifest
+    assert not validator.is_valid({**manifest, "files": [{"name": "x.json"}]})
 
 
 # -- reading ---------------------------------------------------------------------

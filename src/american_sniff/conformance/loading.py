@@ -40,7 +40,9 @@ __all__ = [
     "Vector",
     "export_vectors",
     "load_vectors",
+    "manifest_schema",
     "read_vectors",
+    "vectors_schema",
 ]
 
 #: The ``format`` of a vector file.
@@ -303,3 +305,27 @@ def export_vectors(directory: str | Path) -> dict[str, Any]:
     text = json.dumps(manifest, indent=2) + "\n"
     (path / MANIFEST_NAME).write_text(text, encoding="utf-8")
     return manifest
+
+
+def vectors_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of a vector file, as parsed JSON.
+
+    It ships as ``american_sniff/schemas/vectors.schema.json``. A file is valid
+    against it exactly when :func:`read_vectors` reads it, but for what JSON
+    Schema cannot say (ids unique and prefixed by the kind, one perft count
+    per depth, integers only, no repeated key, the size limit).
+    """
+    return _schema("vectors.schema.json")
+
+
+def manifest_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of the manifest :func:`export_vectors` writes."""
+    return _schema("vectors-manifest.schema.json")
+
+
+def _schema(name: str) -> dict[str, Any]:
+    text = (
+        importlib.resources.files("american_sniff").joinpath(f"schemas/{name}").read_text("utf-8")
+    )
+    schema: dict[str, Any] = json.loads(text)
+    return schema
