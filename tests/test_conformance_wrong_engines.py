@@ -193,24 +193,13 @@ def field_engine(field: str) -> Callable[[], minimal.Engine]:
     return lambda: fields.field_engine(field)
 
 
-#: The engines on which the file runner and the kit must agree.
+#: The engines on which the file runner and the kit must agree: the correct
+#: one, rule bugs (tables, matches, seeds, perft), fields of answers and lines,
+#: and a pair of the refusal order.
 SELECTION: dict[str, Callable[[], minimal.Engine]] = {
     "minimal": lambda: minimal.Engine(minimal.Rules(), "minimal"),
-    **{
-        name: rules_engine(name)
-        for name in ("early_branches", "single_terminal_double", "dealt_opener", "finisher_gains")
-    },
-    **{
-        field: field_engine(field)
-        for field in (
-            "move.turn",
-            "move.round_end.hands",
-            "state.stock_size",
-            "legal.moves",
-            "line.error",
-            "table.index",
-        )
-    },
+    **{name: rules_engine(name) for name in ("early_branches", "finisher_gains")},
+    **{field: field_engine(field) for field in ("move.turn", "line.error")},
     "not_in_hand,must_place_drawn": lambda: fields.order_engine("not_in_hand", "must_place_drawn"),
 }
 
