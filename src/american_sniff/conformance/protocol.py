@@ -71,7 +71,10 @@ MAX_LINE_BYTES = 1 << 20
 #: Every ``error`` kind a response can carry, with its meaning.
 ERROR_KINDS: Mapping[str, str] = MappingProxyType(
     {
-        "bad_json": "the line is not one JSON object (not JSON, not UTF-8, or too long)",
+        "bad_json": (
+            "the line is not one JSON object (not JSON, not UTF-8, empty, too long, not an "
+            "object, a float, an integer beyond 2**53 - 1, a repeated key, a byte-order mark)"
+        ),
         "bad_request": "unknown cmd, or a key that is missing, unknown or of the wrong type",
         "unsupported": "a protocol or rules version, or a feature, the engine does not offer",
         "invalid_deal": "a match cannot start as asked (players, deals, seed, scores, round)",
