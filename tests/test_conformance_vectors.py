@@ -98,7 +98,7 @@ def test_the_kinds_and_their_counts(vectors: tuple[Vector, ...]) -> None:
         "refusals": 37,
         "order": len(generate.ORDER_PAIRS),
         "robustness": 6,
-        "seeds": len(generate.SEEDS),
+        "seeds": len(generate.SEEDS) + 1,
         "perft": len(generate.PERFTS),
         "matches": 3,
     }
@@ -184,7 +184,9 @@ def test_the_seed_vectors_cover_the_edges(vectors: tuple[Vector, ...]) -> None:
     """Seeds 0, 2**53 - 1, 2**53 + 1 and 2**64 - 1, each over more than one round."""
     seeded = [v for v in vectors if v.kind == "seeds"]
     seeds = {int(steps(v)[0]["request"]["seed"]) for v in seeded}
-    assert seeds == {0, (1 << 53) - 1, (1 << 53) + 1, (1 << 64) - 1}
+    assert seeds == {0, (1 << 53) - 1, (1 << 53) + 1, (1 << 64) - 1, 42}
+    both = by_id(vectors)["seeds/deals-then-seed-42"]
+    assert steps(both)[0]["request"]["deals"][0]["opener"] is None
     for vector in seeded:
         rounds = {s["expect"].get("round") for s in steps(vector)} - {None}
         assert len(rounds) >= 2, vector.id

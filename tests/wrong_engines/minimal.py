@@ -284,7 +284,7 @@ class Match:
             deal = self.deals.pop(0)
             if deal.get("opener") is None:
                 assert self.dealer is not None
-                deal = {**deal, "opener": self.dealer.deal(finisher is None)["opener"]}
+                deal = {**deal, "opener": self.dealer.lot()}
         elif self.dealer is not None:
             deal = self.dealer.deal(finisher is None)
         else:
@@ -523,6 +523,11 @@ class Dealer:
         self.state = seed
         self.players = players
 
+    def lot(self) -> int:
+        """The opener drawn by lot."""
+        opener, self.state = _below(self.players, self.state)
+        return opener
+
     def deal(self, lot_due: bool) -> dict[str, Any]:
         """The next round's deal; its opener drawn by lot if one is due."""
         tiles = [(a, b) for a in range(7) for b in range(a, 7)]
@@ -531,9 +536,7 @@ class Dealer:
             tiles[i], tiles[j] = tiles[j], tiles[i]
         size = {2: 7, 3: 6, 4: 5}[self.players]
         hands = [tiles[k * size : (k + 1) * size] for k in range(self.players)]
-        opener = 0
-        if lot_due:
-            opener, self.state = _below(self.players, self.state)
+        opener = self.lot() if lot_due else 0
         return {
             "hands": [[text(t) for t in hand] for hand in hands],
             "stock": [text(t) for t in tiles[self.players * size :]],

@@ -1258,7 +1258,37 @@ def seed_vectors() -> list[dict[str, Any]]:
                 requires=("seed",),
             )
         )
+    vectors.append(_deals_then_seed({**_TABLE_DEAL, "opener": None}, "42"))
     return vectors
+
+
+def _deals_then_seed(deal: dict[str, Any], seed: str) -> dict[str, Any]:
+    """A deal with no opener (the seed draws its lot), played out; the next round from the seed.
+
+    Each move is the first legal move in text order, so the round ends (every
+    round does) without any chance.
+    """
+    script = Script()
+    script.ok({"cmd": "new", "players": 2, "deals": [deal], "seed": seed}, "new")
+    index = 0
+    while True:
+        moves = sorted(
+            script.ok({"cmd": "legal"}, f"round 1, action {index}, before: legal")["moves"]
+        )
+        answer = script.ok(
+            {"cmd": "move", "move": moves[0]}, f"round 1, action {index} ({moves[0]})"
+        )
+        script.ok({"cmd": "state"}, f"round 1, action {index}, after: state")
+        if answer["round_end"] is not None or answer["winner"] is not None:
+            break
+        index += 1
+    script.ok({"cmd": "legal"}, "round 2, from the seed: legal")
+    return script.vector(
+        f"seeds/deals-then-seed-{seed}",
+        "A given deal with a null opener, whose lot the seed draws, played out (the first "
+        "legal move in text order each time); the next round is dealt from the seed.",
+        requires=("seed",),
+    )
 
 
 # -- perft -------------------------------------------------------------------------------
