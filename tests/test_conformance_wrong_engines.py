@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib
 import importlib.resources
 import json
+import re
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -106,6 +107,36 @@ def test_every_field_of_every_answer_has_a_wrong_engine() -> None:
     assert fields_of(VECTORS) == set(fields.FIELDS)
     skipped = {f"hello.{key}" for key in OWN_CHOICE["hello"]} | {"line.message"}
     assert not skipped & fields_of(VECTORS)
+
+
+def documented_fields() -> set[str]:
+    """Every answer field docs/protocol.md defines, as ``COMMAND.PATH``."""
+    page = (Path(__file__).parents[1] / "docs" / "protocol.md").read_text(encoding="utf-8")
+    found: set[str] = set()
+    for section in re.split(r"^### `", page, flags=re.MULTILINE)[1:]:
+        cmd = section.split("`", 1)[0]
+        for table in re.findall(r"^\| (response key|key) \|.*?\n((?:\|.*\n)+)", section, re.M):
+            header, rows = table
+            keys = re.findall(r"^\| `(\w+)` \|", rows, flags=re.MULTILINE)
+            if header == "response key":
+                found |= {f"{cmd}.{key}" for key in keys}
+            elif cmd == "move":  # the round end object
+                found |= {f"move.round_end.{key}" for key in keys}
+    tables = {key.split(".", 1)[1] for key in found if key.startswith("table.")}
+    found |= {f"state.table.{key}" for key in tables - {"points"}}
+    found |= {f"new.{key.split('.', 1)[1]}" for key in found if key.startswith("state.")}
+    return found
+
+
+def test_every_field_the_protocol_page_defines_has_a_wrong_engine() -> None:
+    """The fields of the docs' response tables are all in the table, the own choices aside."""
+    documented = documented_fields()
+    assert {"move.turn", "move.round_end.hands", "state.table.end_sum", "new.stock_size"} <= (
+        documented
+    )
+    own = {f"hello.{key}" for key in OWN_CHOICE["hello"]}
+    assert documented - own <= set(fields.FIELDS)
+    assert own <= documented
 
 
 def test_a_new_field_without_a_wrong_engine_fails_the_table() -> None:
