@@ -80,6 +80,8 @@ def test_a_grammar_gap_is_found_at_once_and_can_be_replayed() -> None:
 @pytest.mark.parametrize(
     ("field", "words"),
     [
+        ("new.turn", "request 1: turn: expected"),
+        ("legal.moves", "request 2: moves (compared as a set)"),
         ("move.turn", "turn: expected"),
         ("state.stock_size", "stock_size: expected"),
         ("table.contributions", "contributions (compared as a set)"),
@@ -91,6 +93,13 @@ def test_a_wrong_field_is_found(field: str, words: str) -> None:
     """Each request kind the fuzzer sends compares its whole answer."""
     report = fuzz(InProcess(fields.field_engine(field)), 20, seed=2)
     assert words in (report.difference or "")
+
+
+def test_progress_is_told_each_match() -> None:
+    """progress gets each match's number once it is played."""
+    seen: list[int] = []
+    assert fuzz(LocalEngine(), 3, seed=4, progress=seen.append).passed
+    assert seen == [1, 2, 3]
 
 
 def test_the_report_is_a_value() -> None:

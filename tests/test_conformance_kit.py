@@ -26,6 +26,7 @@ from american_sniff.conformance.kit import (
     LocalEngine,
     SubprocessEngine,
     VectorResult,
+    perft,
     run_kit,
 )
 from american_sniff.conformance.loading import Vector, load_vectors
@@ -438,3 +439,43 @@ def test_a_subprocess_engine_restarts() -> None:
     assert report.passed
     assert attrs.asdict(report.results[0])["passed"] is True
     assert isinstance(SMALL[0], Vector)
+
+
+@pytest.mark.parametrize(
+    ("broken", "words"),
+    [
+        ("new", "perft: new was refused: internal"),
+        ("move", "the engine refused '"),
+        ("legal", "perft: legal after [] was refused: internal"),
+        ("moves", "answered moves 'all of them'"),
+    ],
+)
+def test_perft_reports_an_engine_that_breaks_its_walk(broken: str, words: str) -> None:
+    """A refused new, a refused move of the engine's own list, a refused or odd legal."""
+
+    def change(message: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
+        cmd = message.get("cmd")
+        if cmd == broken or (broken == "moves" and cmd == "legal"):
+            if broken == "moves":
+                return {"ok": True, "moves": "all of them"}
+            return {"ok": False, "error": "internal", "message": "no"}
+        return answer
+
+    with pytest.raises(EngineError, match=re.escape(words)):
+        perft(Wrapped(change), {"players": 2, "seed": "1"}, 2)
+
+
+def test_perft_counts_one_ply_and_stops_where_the_deals_run_out() -> None:
+    """Depth 1 divides into ones; a position answering no_deal ends its sequences."""
+    counts, divide = perft(LocalEngine(), {"players": 2, "seed": "1"}, 1)
+    assert counts == [len(divide)]
+    assert set(divide.values()) == {1}
+
+    def no_deal(message: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
+        if message.get("cmd") == "legal" and answer.get("moves", [""])[0].endswith(" opens"):
+            return answer
+        if message.get("cmd") == "legal":
+            return {"ok": False, "error": "no_deal", "message": "the deals ran out"}
+        return answer
+
+    assert perft(Wrapped(no_deal), {"players": 2, "seed": "1"}, 3)[0] == [7, 0, 0]

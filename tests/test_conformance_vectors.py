@@ -315,6 +315,7 @@ def a_vector(**changes: Any) -> dict[str, Any]:
         (header(vectors={}), "vectors must be a list"),
         (header(extra=1), "unknown keys extra"),
         (header(vectors=[a_vector(id=2)]), "vector 0: id must be a str"),
+        (header(vectors=[[]]), "vector 0 must be an object"),
         (header(vectors=[a_vector(id="positions/x")]), "must start with"),
         (header(vectors=[a_vector(colour=1)]), "unknown keys colour"),
         (header(vectors=[a_vector(requires=[1])]), "requires must be a list of strings"),
@@ -385,3 +386,8 @@ def test_load_vectors_reads_a_directory(tmp_path: Path) -> None:
         load_vectors(tmp_path)
     with pytest.raises(InvalidVectors, match="not a directory"):
         load_vectors(tmp_path / "b.json")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "manifest.json").write_text("{}")  # a manifest is not read as vectors
+    with pytest.raises(InvalidVectors, match="holds no vectors"):
+        load_vectors(empty)
