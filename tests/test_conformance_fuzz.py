@@ -96,7 +96,7 @@ def test_a_wrong_field_is_found(field: str, words: str) -> None:
 
 
 def test_progress_is_told_each_match() -> None:
-    """progress gets each match's number once it is played."""
+    """The progress callback gets each match's number once it is played."""
     seen: list[int] = []
     assert fuzz(LocalEngine(), 3, seed=4, progress=seen.append).passed
     assert seen == [1, 2, 3]
