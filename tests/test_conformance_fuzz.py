@@ -4,43 +4,18 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Mapping
-from pathlib import Path
-from typing import Any
 
 import pytest
 
 from american_sniff.conformance.fuzz import FuzzReport, fuzz
 from american_sniff.conformance.kit import LocalEngine
+from in_process import WRONG_ENGINES, InProcess
 
-sys.path.insert(0, str(Path(__file__).parent / "wrong_engines"))
+sys.path.insert(0, str(WRONG_ENGINES))  # as in_process does: the engines import so
 
 import fields
 import loose_grammar
 import minimal
-
-
-class InProcess:
-    """A minimal engine (or a wrong one) answering in-process, through JSON text."""
-
-    def __init__(self, engine: minimal.Engine) -> None:
-        self.engine = engine
-
-    def request(self, message: Mapping[str, Any]) -> dict[str, Any]:
-        """The answer to a request."""
-        return self.send_line(json.dumps(message))
-
-    def send_line(self, line: str) -> dict[str, Any]:
-        """The answer to a line, through JSON text."""
-        answer: dict[str, Any] = json.loads(json.dumps(self.engine.line(line)))
-        return answer
-
-    def restart(self) -> None:
-        """Never needed by the fuzzer."""
-        raise AssertionError("the fuzzer does not restart engines")
-
-    def close(self) -> None:
-        """Nothing to stop."""
 
 
 def test_the_library_agrees_with_itself_and_a_seed_repeats() -> None:
@@ -57,14 +32,16 @@ def test_the_library_agrees_with_itself_and_a_seed_repeats() -> None:
 
 def test_the_independent_engine_agrees_with_the_library() -> None:
     """minimal.py, seeds and all, agrees on every fuzzed request."""
-    report = fuzz(InProcess(minimal.Engine(minimal.Rules(), "minimal")), 10, seed=1)
+    report = fuzz(InProcess(lambda: minimal.Engine(minimal.Rules(), "minimal")), 10, seed=1)
     assert report.passed, report.difference
     assert report.requests > 1000
 
 
 def test_a_grammar_gap_is_found_at_once_and_can_be_replayed() -> None:
     """A loose move grammar differs within the first match; its lines replay the difference."""
-    report = fuzz(InProcess(minimal.Engine(loose_grammar.LooseGrammar(), "loose")), 20, seed=1)
+    report = fuzz(
+        InProcess(lambda: minimal.Engine(loose_grammar.LooseGrammar(), "loose")), 20, seed=1
+    )
     assert not report.passed
     assert report.matches == 1
     assert report.difference is not None
@@ -91,7 +68,7 @@ def test_a_grammar_gap_is_found_at_once_and_can_be_replayed() -> None:
 )
 def test_a_wrong_field_is_found(field: str, words: str) -> None:
     """Each request kind the fuzzer sends compares its whole answer."""
-    report = fuzz(InProcess(fields.field_engine(field)), 20, seed=2)
+    report = fuzz(InProcess(lambda: fields.field_engine(field)), 20, seed=2)
     assert words in (report.difference or "")
 
 

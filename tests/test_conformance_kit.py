@@ -31,6 +31,7 @@ from american_sniff.conformance.kit import (
 )
 from american_sniff.conformance.loading import Vector, load_vectors
 from american_sniff.conformance.protocol import PROTOCOL
+from in_process import InProcess, rules_engine
 
 WRONG_ENGINES = Path(__file__).parent / "wrong_engines"
 VECTORS = load_vectors()
@@ -50,7 +51,7 @@ def kind(name: str, *, but: tuple[str, ...] = ()) -> set[str]:
 
 
 def run_engine(name: str) -> KitReport:
-    """The kit's report on a test engine."""
+    """The kit's report on a test engine, run as a program."""
     with SubprocessEngine(engine_command(name), timeout=30) as engine:
         return run_kit(engine, VECTORS)
 
@@ -145,7 +146,7 @@ WRONG = {
 def test_a_wrong_engine_fails_exactly_the_right_vectors(name: str) -> None:
     """Each wrong engine fails the vectors its bug touches, and passes every other one."""
     expected, (example, difference) = WRONG[name]
-    report = run_engine(name)
+    report = run_kit(InProcess(rules_engine(name)), VECTORS)
     differences = failed(report)
     assert set(differences) == expected
     assert differences[example].split("\n")[0] == difference

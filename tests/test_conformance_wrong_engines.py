@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import importlib
 import importlib.resources
-import json
 import re
 import sys
 from collections.abc import Callable, Iterable, Mapping
@@ -29,47 +28,19 @@ from american_sniff.conformance import generate
 from american_sniff.conformance.compare import OWN_CHOICE
 from american_sniff.conformance.kit import EngineError, KitReport, SubprocessEngine, run_kit
 from american_sniff.conformance.loading import Vector, load_vectors
+from file_runner import run_directory
+from in_process import WRONG_ENGINES, InProcess, rules_engine
 
-sys.path.insert(0, str(Path(__file__).parent / "wrong_engines"))
+sys.path.insert(0, str(WRONG_ENGINES))  # as in_process does: the engines import so
 
 import fields
 import minimal
-
-from file_runner import run_directory
 
 VECTORS = load_vectors()
 #: The field table runs on every vector but perft (its fields are legal's moves,
 #: caught by every other kind); the runner comparison runs on all of them.
 NO_PERFT = [vector for vector in VECTORS if vector.kind != "perft"]
 SHIPPED = Path(str(importlib.resources.files("american_sniff.conformance").joinpath("vectors")))
-
-
-class InProcess:
-    """A minimal engine (or a wrong one) answering in-process, through JSON text."""
-
-    def __init__(self, make: Callable[[], minimal.Engine]) -> None:
-        self.make = make
-        self.engine = make()
-
-    def request(self, message: Mapping[str, Any]) -> dict[str, Any]:
-        """The answer to a request."""
-        return self.send_line(json.dumps(message))
-
-    def send_line(self, line: str) -> dict[str, Any]:
-        """The answer to a line, as it would come over a pipe."""
-        answer: dict[str, Any] = json.loads(self.text(line))
-        return answer
-
-    def text(self, line: str) -> str:
-        """The answer line to a line."""
-        return json.dumps(self.engine.line(line))
-
-    def restart(self) -> None:
-        """A fresh engine."""
-        self.engine = self.make()
-
-    def close(self) -> None:
-        """Nothing to stop."""
 
 
 def fields_of(vectors: Iterable[Vector]) -> set[str]:
@@ -204,19 +175,6 @@ def test_a_wrong_engine_runs_as_a_program(argument: str, words: str) -> None:
 
 
 # -- a runner that reads only the files -------------------------------------------------
-
-
-def rules_engine(name: str) -> Callable[[], minimal.Engine]:
-    """The maker of the rule-breaking engine ``tests/wrong_engines/<name>.py``."""
-    module = importlib.import_module(name)
-    rules = next(
-        value
-        for value in vars(module).values()
-        if isinstance(value, type)
-        and issubclass(value, minimal.Rules)
-        and value is not minimal.Rules
-    )
-    return lambda: minimal.Engine(rules(), f"wrong: {name}")
 
 
 def field_engine(field: str) -> Callable[[], minimal.Engine]:
