@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib.resources
 import io
 import json
@@ -12,8 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from american_sniff.bots import random_match
 from american_sniff.cli import main
-from american_sniff.conformance import load_vectors
+from american_sniff.conformance import generate, load_vectors
+from american_sniff.records import record_match
 
 WRONG_ENGINES = Path(__file__).parent / "wrong_engines"
 LIBRARY_ENGINE = shlex.join([sys.executable, "-m", "american_sniff", "engine"])
@@ -90,7 +93,9 @@ def test_conformance_reports_failures_and_exits_1(
     code = main(["conformance", "--engine", engine, "--vectors", str(settlement_only(tmp_path))])
     out = capsys.readouterr().out.splitlines()
     assert code == 1
-    assert "FAIL settlement/domino-two-players: scores[1]: expected 95, got 115" in out
+    assert (
+        "FAIL settlement/domino-two-players: step 0, settle: scores[1]: expected 95, got 115"
+    ) in out
     assert "PASS settlement/rounding-1-and-2-go-down" in out
     assert out[-1] == "12 vectors: 9 passed, 3 failed (wrong: the finisher gains)"
 
@@ -121,6 +126,8 @@ def test_conformance_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     [
         (["--engine", "no-such-engine-anywhere"], "cannot start 'no-such-engine-anywhere'"),
         (["--engine", LIBRARY_ENGINE, "--vectors", "/no/such/dir"], "not a directory"),
+        ([], "give --engine CMD (or --export DIR)"),
+        (["--engine", "no-such-engine-anywhere", "--fuzz", "1"], "cannot start"),
     ],
 )
 def test_conformance_exits_2_when_it_cannot_run(
@@ -141,6 +148,59 @@ def test_conformance_exits_2_on_a_bad_vector_file(
     (tmp_path / "broken.json").write_text('{"format": ')
     assert main(["conformance", "--engine", LIBRARY_ENGINE, "--vectors", str(tmp_path)]) == 2
     assert "broken.json is not valid JSON" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("option", "value"), [("--fuzz", "0"), ("--fuzz", "many"), ("--seed", "-1"), ("--seed", "x")]
+)
+def test_conformance_checks_fuzz_and_seed(
+    option: str, value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--fuzz takes a count of 1 or more, --seed an integer from 0 to 2**64 - 1."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(["conformance", "--engine", "x", option, value])
+    assert exit_info.value.code == 2
+    assert option in capsys.readouterr().err
+
+
+def test_conformance_fuzz_passes_the_library_and_catches_a_loose_grammar(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """--fuzz: a summary and exit 0 for the library; the difference and its requests, exit 1."""
+    assert main(["conformance", "--engine", LIBRARY_ENGINE, "--fuzz", "2", "--seed", "9"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 1
+    assert out[0].startswith("fuzz: no difference in 2 matches, ")
+    assert out[0].endswith(" requests (seed 9)")
+    loose = shlex.join([sys.executable, str(WRONG_ENGINES / "loose_grammar.py")])
+    assert main(["conformance", "--engine", loose, "--fuzz", "20", "--seed", "1"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert 'code: expected "not_a_tile", got "not_a_move"' in out[0]
+    replay = out[out.index("the requests of the failing match, to replay:") + 1 : -1]
+    assert [json.loads(line)["cmd"] for line in replay[:2]] == ["hello", "new"]
+    assert out[-1].startswith("fuzz: a difference in 1 matches, ")
+
+
+def test_conformance_export_writes_the_files_and_a_manifest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--export: every vector file byte for byte, and a manifest with their digests."""
+    target = tmp_path / "release"
+    assert main(["conformance", "--export", str(target)]) == 0
+    assert capsys.readouterr().out.startswith("wrote 8 vector files (")
+    manifest = json.loads((target / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["format"] == "american-sniff/vectors-manifest"
+    assert (manifest["vectors_format_version"], manifest["protocol_version"]) == (2, 1)
+    shipped = importlib.resources.files("american_sniff.conformance").joinpath("vectors")
+    for entry in manifest["files"]:
+        data = (target / entry["name"]).read_bytes()
+        assert data == shipped.joinpath(entry["name"]).read_bytes()
+        assert entry["sha256"] == hashlib.sha256(data).hexdigest()
+        assert entry["bytes"] == len(data)
+    exported = load_vectors(target)
+    assert len(exported) == sum(entry["vectors"] for entry in manifest["files"])
+    assert main(["conformance", "--export", str(target / "manifest.json")]) == 2
+    assert "is not a directory" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("timeout", ["0", "soon"])
@@ -167,13 +227,12 @@ def test_the_commands_explain_themselves(capsys: pytest.CaptureFixture[str]) -> 
 def test_the_match_vectors_records_pass_the_referee(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Each match vector's record, saved on its own, is valid for ``american-sniff check``."""
+    """The record of each match vector's match, saved, is valid for ``american-sniff check``."""
     files = []
-    for vector in load_vectors():
-        if vector.kind == "matches":
-            path = tmp_path / f"{vector.id.split('/')[1]}.json"
-            path.write_text(json.dumps(vector.data["record"]), encoding="utf-8")
-            files.append(str(path))
-    assert len(files) == 6
+    for players, seed, _ in generate.MATCHES:
+        path = tmp_path / f"{players}-{seed}.json"
+        record = record_match(list(random_match(players, seed)))
+        path.write_text(json.dumps(record.to_dict()), encoding="utf-8")
+        files.append(str(path))
     assert main(["check", *files]) == 0
-    assert capsys.readouterr().out.count("every claim agrees with the rules") == 6
+    assert capsys.readouterr().out.count("every claim agrees with the rules") == len(files)

@@ -9,6 +9,7 @@ are tested in-process.
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import sys
@@ -25,9 +26,12 @@ from american_sniff.conformance.kit import (
     LocalEngine,
     SubprocessEngine,
     VectorResult,
+    perft,
     run_kit,
 )
 from american_sniff.conformance.loading import Vector, load_vectors
+from american_sniff.conformance.protocol import PROTOCOL
+from in_process import InProcess, rules_engine
 
 WRONG_ENGINES = Path(__file__).parent / "wrong_engines"
 VECTORS = load_vectors()
@@ -47,7 +51,7 @@ def kind(name: str, *, but: tuple[str, ...] = ()) -> set[str]:
 
 
 def run_engine(name: str) -> KitReport:
-    """The kit's report on a test engine."""
+    """The kit's report on a test engine, run as a program."""
     with SubprocessEngine(engine_command(name), timeout=30) as engine:
         return run_kit(engine, VECTORS)
 
@@ -79,41 +83,48 @@ def test_an_independent_engine_passes_every_vector() -> None:
 WRONG = {
     "early_branches": (
         # Every table where a Sniff lies with one line side joined (the lone
-        # opening doubles of examples 10 and 11 never get there) ...
+        # opening doubles of examples 10 and 11 never get there), the positions
+        # whose refusals involve such a Sniff, and every played match.
         kind("positions", but=("worked-example-10", "worked-example-11"))
-        # ... the positions whose legal moves or refusals involve such a Sniff ...
         | {
             "refusals/branch-before-line-b-is-joined",
             "refusals/joined-line-side",
             "refusals/table-branch-with-one-line-joined",
         }
-        # ... and every match, whose legal moves are compared before each action.
+        | kind("seeds")
+        | kind("perft")
         | kind("matches"),
         (
             "refusals/table-branch-with-one-line-joined",
-            "'[2|6] on [2|2] branch_a' was accepted; expected the refusal point_not_open",
+            "step 0, table ([2|6] on [2|2] branch_a): ok: expected false, got true",
         ),
     ),
     "single_terminal_double": (
-        # Every table with a terminal double, but those whose doubles are blank
-        # (0 once or twice is 0), and every match (the sums go wrong).
-        kind("positions", but=("worked-example-11", "zero-valued-ends")) | kind("matches"),
+        kind("positions", but=("worked-example-11", "zero-valued-ends"))
+        | {
+            "refusals/branch-before-line-b-is-joined",
+            "refusals/joined-line-side",
+            "refusals/ordinary-double-has-no-branches",
+            "refusals/joined-branch",
+            "refusals/partner-tile",
+            "robustness/deals-run-out",
+        }
+        | kind("seeds")
+        | kind("matches"),
         (
             "positions/worked-example-10",
-            'step 1 ([2|2] opens): contributions (compared as a set): missing {"point": '
-            '"[2|2] line_a", "value": 4}; unexpected {"point": "[2|2] line_a", "value": 2}',
+            "step 0, placement 1 ([2|2] opens): contributions (compared as a set): missing "
+            '{"point":"[2|2] line_a","value":4}; unexpected {"point":"[2|2] line_a","value":2}',
         ),
     ),
     "dealt_opener": (
         # Every match: each has a round opened by the finisher of the round
         # before, where the kit gives a decoy opener that must be ignored.
-        kind("matches"),
+        {"seeds/4-players-seed-9007199254740993", "seeds/2-players-seed-18446744073709551615"}
+        | kind("matches"),
         (
-            "matches/2-players-seed-320",
-            "round 2, action 0 ([2|3] opens), before: legal_moves (compared as a set): missing "
-            '"[0|1] opens", "[0|4] opens", "[0|5] opens", "[1|5] opens", "[2|3] opens", '
-            '"[3|3] opens", "[4|4] opens"; unexpected "[0|3] opens", "[1|4] opens", '
-            '"[2|2] opens", "[2|6] opens", "[3|5] opens", "[4|6] opens", "[5|6] opens"',
+            "seeds/4-players-seed-9007199254740993",
+            "step 155, round 2, action 24 ([1|4] on [3|4] high): turn: expected 3, got 0",
         ),
     ),
     "finisher_gains": (
@@ -122,9 +133,11 @@ WRONG = {
             "settlement/domino-two-players",
             "settlement/domino-three-players",
             "settlement/domino-four-players-partners",
+            "robustness/deals-run-out",
         }
+        | kind("seeds")
         | kind("matches"),
-        ("settlement/domino-two-players", "scores[1]: expected 95, got 115"),
+        ("settlement/domino-two-players", "step 0, settle: scores[1]: expected 95, got 115"),
     ),
 }
 
@@ -133,10 +146,10 @@ WRONG = {
 def test_a_wrong_engine_fails_exactly_the_right_vectors(name: str) -> None:
     """Each wrong engine fails the vectors its bug touches, and passes every other one."""
     expected, (example, difference) = WRONG[name]
-    report = run_engine(name)
+    report = run_kit(InProcess(rules_engine(name)), VECTORS)
     differences = failed(report)
     assert set(differences) == expected
-    assert differences[example] == difference
+    assert differences[example].split("\n")[0] == difference
     assert report.summary().endswith(
         f"{len(IDS) - len(expected)} passed, {len(expected)} failed ({report.engine['engine']})"
     )
@@ -159,6 +172,16 @@ class Wrapped:
         changed: dict[str, Any] = self.change(dict(message), answer)
         return changed
 
+    def send_line(self, line: str) -> dict[str, Any]:
+        """The library's answer to a line, changed (a line that is no object as {})."""
+        try:
+            message = json.loads(line)
+        except ValueError:
+            message = {}
+        answer = self.inner.send_line(line)
+        changed: dict[str, Any] = self.change(message if isinstance(message, dict) else {}, answer)
+        return changed
+
     def restart(self) -> None:
         """Count the restarts."""
         self.restarts += 1
@@ -175,133 +198,70 @@ def test_lists_are_compared_as_sets_and_extra_keys_are_ignored() -> None:
         for key in ("moves", "open_points", "contributions"):
             if key in answer:
                 answer[key] = answer[key][::-1]
-        return {**answer, "comment": "extra keys are allowed"}
+        return {**answer, "comment": "extra keys are allowed", "message": "any words"}
 
     assert run_kit(Wrapped(change)).passed
 
 
+def first_line(differences: dict[str, str], ident: str) -> str:
+    """The first line of the difference of vector ``ident``."""
+    return differences[ident].split("\n")[0]
+
+
 def test_a_difference_is_reported_with_where_it_is() -> None:
-    """The first difference names the step, the key, what was expected and what came."""
+    """The first difference names the step, the field, what was expected and what came."""
 
     def change(message: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
-        if message["cmd"] == "move" and answer.get("points") == 10:
+        if message.get("cmd") == "move" and answer.get("points") == 10:
             answer["points"] = 15
-        if message["cmd"] == "settle":
+        if message.get("cmd") == "settle":
             del answer["side_totals"]
-        if message["cmd"] == "table" and message["moves"] == ["[0|0] opens"]:
+        if message.get("cmd") == "table" and message["moves"] == ["[0|0] opens"]:
             answer["open_points"] = "none"
+        if message.get("cmd") == "state":
+            answer["stock_size"] += 1
+        if not answer["ok"]:
+            del answer["message"]
+        return answer
+
+    differences = failed(run_kit(Wrapped(change)))
+    assert first_line(differences, "settlement/rounding-1-and-2-go-down") == (
+        "step 0, settle: side_totals: missing (expected [0,0])"
+    )
+    assert first_line(differences, "positions/worked-example-11") == (
+        'step 0, placement 1 ([0|0] opens): open_points: expected a list, got "none"'
+    )
+    assert first_line(differences, "matches/2-players-seed-228") == (
+        "step 3, round 1, action 0, after ([1|4] opens): state: stock_size: expected 14, got 15"
+    )
+    assert first_line(differences, "robustness/bad-json") == (
+        "step 0, not JSON: message: expected any string (the engine's own choice), missing"
+    )
+    request, answer = differences["settlement/rounding-1-and-2-go-down"].split("\n")[1:]
+    assert request.startswith('  request: {"cmd":"settle","players":2,')
+    assert answer.startswith('  answer:  {"deductions":[0,0],"ok":true,"scores":[30,40]}')
+
+
+def test_a_skipped_vector_needs_a_feature() -> None:
+    """An engine whose hello lists no seed feature skips the seeded vectors, and passes."""
+
+    def change(message: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
+        if message.get("cmd") == "hello":
+            answer["features"] = []
         return answer
 
     report = run_kit(Wrapped(change))
-    differences = failed(report)
-    assert differences["matches/2-players-seed-320"] == (
-        "round 1, action 0 ([4|6] opens): points: expected 10, got 15"
-    )
-    assert differences["settlement/rounding-1-and-2-go-down"] == (
-        "side_totals: missing (expected [0, 0])"
-    )
-    assert differences["positions/worked-example-11"] == (
-        'step 1 ([0|0] opens): open_points: expected a list, got "none"'
-    )
-
-
-def test_refusals_are_checked_in_every_way() -> None:
-    """A refusal must be the right code, leave the state and the legal moves unchanged."""
-    refused = False
-
-    def change(message: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
-        nonlocal refused
-        if answer.get("code") == "must_draw":  # a pass refused for the stock goes through
-            answer["ok"] = True
-        elif answer.get("code") == "stock_empty":
-            answer["code"] = "must_draw"
-        if answer.get("code") == "already_on_table":
-            answer["index"] = 0
-        if answer.get("code") == "not_a_move":
-            return {"ok": True}
-        if answer.get("code") == "not_a_point":
-            refused = True
-        if message["cmd"] == "state" and refused:
-            refused = False
-            answer["hand_sizes"] = [0, 0]
-        return answer
-
-    differences = failed(run_kit(Wrapped(change)))
-    assert differences["refusals/draw-from-the-empty-stock"].startswith(
-        "'draw': expected the refusal stock_empty, got illegal_move must_draw ("
-    )
-    assert differences["refusals/table-tile-already-placed"] == (
-        "'[1|1] on [1|4] high': refused at index 0, expected 2"
-    )
-    assert differences["refusals/text-not-a-move"] == (
-        "'play [1|4]' was accepted; expected the refusal not_a_move"
-    )
-    assert differences["refusals/side-a-non-double-lacks"] == (
-        "the refused move changed the state: hand_sizes[0]: expected 6, got 0"
-    )
-    assert differences["refusals/pass-while-the-stock-has-tiles"] == (
-        "'pass' was accepted; expected the refusal must_draw"
-    )
-
-
-def test_legal_and_state_must_answer_in_refusal_vectors() -> None:
-    """A refusal vector whose legal or state request is refused fails, naming it."""
-
-    def change(message: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
-        if message["cmd"] == "legal":
-            return {"ok": False, "error": "internal", "message": "no list"}
-        return answer
-
-    differences = failed(run_kit(Wrapped(change), [v for v in VECTORS if v.kind == "refusals"]))
-    assert differences["refusals/opener-cannot-draw"] == (
-        "legal before the move was refused: internal (no list)"
-    )
-
-    def no_state(message: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
-        if message["cmd"] == "state":
-            return {"ok": False, "error": "internal"}
-        return answer
-
-    differences = failed(run_kit(Wrapped(no_state), VECTORS))
-    assert differences["refusals/opener-cannot-draw"] == "state was refused: internal"
-    assert differences["matches/2-players-seed-320"] == (
-        "state after the match was refused: internal"
-    )
-
-
-def test_a_refused_start_or_move_is_reported() -> None:
-    """A vector whose match cannot start, or whose recorded move is refused, fails saying so."""
-
-    def change(message: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
-        if message["cmd"] == "new" and message["players"] == 3:
-            return {"ok": False, "error": "unsupported", "message": "two or four only"}
-        if message.get("move") == "[4|6] opens" or message["cmd"] == "settle":
-            return {"ok": False, "error": "internal"}
-        if message["cmd"] == "table" and message["moves"][-1] == "[1|3] on [1|1] branch_b":
-            return {"ok": False, "error": "illegal_move", "code": "point_not_open"}
-        return answer
-
-    differences = failed(run_kit(Wrapped(change)))
-    assert differences["refusals/three-players-turn-order"] == (
-        "new was refused: unsupported (two or four only)"
-    )
-    assert differences["matches/2-players-seed-320"] == (
-        "round 1, action 0 ([4|6] opens): refused: internal"
-    )
-    assert differences["settlement/domino-two-players"] == "refused: internal"
-    assert differences["positions/worked-examples-1-9"] == (
-        "step 9 ([1|3] on [1|1] branch_b): refused: illegal_move point_not_open"
-    )
+    assert report.passed
+    assert {r.id for r in report.skipped} == {v.id for v in VECTORS if v.requires}
+    assert str(report.skipped[0]).endswith(": needs the feature seed")
+    assert report.summary().endswith(f", {len(report.skipped)} skipped (american-sniff 0.1.0)")
 
 
 def test_an_engine_failure_fails_the_vector_and_restarts_the_engine() -> None:
     """If the engine fails during a vector, that vector fails and the engine is restarted."""
-    calls = 0
 
     def change(message: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
-        nonlocal calls
-        calls += 1
-        if message["cmd"] == "settle" and message["players"] == 3:
+        if message.get("cmd") == "settle" and message["players"] == 3:
             raise EngineError("no answer to 'settle' within 1 seconds")
         return answer
 
@@ -318,12 +278,72 @@ def test_an_engine_failure_fails_the_vector_and_restarts_the_engine() -> None:
     assert engine.restarts == 2
 
 
+def test_a_fresh_vector_restarts_the_engine_before_and_after() -> None:
+    """The no-match vector runs on a fresh engine; the kit restarts it after its quit."""
+    engine = Wrapped(lambda _, answer: answer)
+    fresh = [v for v in VECTORS if v.fresh]
+    report = run_kit(engine, fresh, stop_at_failure=True)
+    assert report.passed
+    assert engine.restarts == 2 * len(fresh)
+
+
+def test_stop_at_failure_ends_the_run() -> None:
+    """With stop_at_failure the run ends at the first failed vector."""
+
+    def change(message: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
+        if message.get("cmd") == "table":
+            answer["end_sum"] = -1
+        return answer
+
+    report = run_kit(Wrapped(change), stop_at_failure=True)
+    assert [r.id for r in report.results] == [IDS[0]]
+
+
+def test_perft_prints_a_divide_on_a_mismatch() -> None:
+    """A move generator that forgets a move fails perft, naming the first moves that differ."""
+
+    def change(message: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
+        moves = answer.get("moves", [])
+        if message.get("cmd") == "legal" and len(moves) == 2:  # forget one of two
+            answer["moves"] = moves[:1]
+        return answer
+
+    perfts = [v for v in VECTORS if v.kind == "perft"]
+    differences = failed(run_kit(Wrapped(change), perfts))
+    assert differences
+    text = next(iter(differences.values()))
+    assert text.startswith("perft depth ")
+    assert "divide at depth" in text
+    assert ": expected " in text.split("\n")[1]
+
+
 @pytest.mark.parametrize(
     ("hello", "words"),
     [
         ({"ok": False, "error": "unsupported", "message": "v2 only"}, "refused hello"),
-        ({"ok": True, "protocol_version": 2, "rules_version": "1"}, "protocol version 2"),
-        ({"ok": True, "protocol_version": 1, "rules_version": "2"}, "rules version '2'"),
+        (
+            {"ok": True, "protocol": "x", "protocol_version": 1},
+            'hello: protocol: expected "american-sniff/engine", got "x"',
+        ),
+        (
+            {"ok": True, "protocol": PROTOCOL, "protocol_version": 2},
+            "hello: protocol_version: expected 1, got 2",
+        ),
+        (
+            {"ok": True, "protocol": PROTOCOL, "protocol_version": 1, "rules_version": "2"},
+            'hello: rules_version: expected "1", got "2"',
+        ),
+        (
+            {
+                "ok": True,
+                "protocol": PROTOCOL,
+                "protocol_version": 1,
+                "rules_version": "1",
+                "engine": "x",
+                "features": "seed",
+            },
+            "features: expected any list of strings",
+        ),
     ],
 )
 def test_the_handshake_must_agree(hello: dict[str, Any], words: str) -> None:
@@ -332,7 +352,7 @@ def test_the_handshake_must_agree(hello: dict[str, Any], words: str) -> None:
     def change(message: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
         return hello if message["cmd"] == "hello" else answer
 
-    with pytest.raises(EngineError, match=words):
+    with pytest.raises(EngineError, match=re.escape(words)):
         run_kit(Wrapped(change))
 
 
@@ -344,12 +364,13 @@ def test_the_report_as_json() -> None:
     assert report.summary() == "2 vectors: 1 passed, 1 failed (x)"
     data = report.to_dict()
     assert data["format"] == "american-sniff/conformance-report"
-    assert (data["passed"], data["total"], data["failed"]) == (False, 2, 1)
+    assert (data["passed"], data["total"], data["failed"], data["skipped"]) == (False, 2, 1, 0)
     assert data["results"][1] == {
         "id": "a/2",
         "kind": "a",
         "passed": False,
         "difference": "it differs",
+        "skipped": False,
     }
     assert str(results[1]) == "FAIL a/2: it differs"
 
@@ -378,7 +399,7 @@ def test_an_engine_that_does_not_answer_in_time() -> None:
     silent = python("import sys\nfor line in sys.stdin: pass")
     with (
         SubprocessEngine(silent, timeout=0.3) as engine,
-        pytest.raises(EngineError, match=r"no answer to 'hello' within 0\.3 seconds"),
+        pytest.raises(EngineError, match=r"no answer to the request '\{\"cmd\":\"hello\".* 0\.3 s"),
     ):
         run_kit(engine, SMALL)
 
@@ -386,7 +407,10 @@ def test_an_engine_that_does_not_answer_in_time() -> None:
 @pytest.mark.parametrize(
     ("code", "words"),
     [
-        ("input(); print('hello there', flush=True); input()", "not valid JSON"),
+        (
+            "input(); print('hello there', flush=True); input()",
+            "not valid JSON: Expecting value (line 1, column 1): the engine wrote 'hello there",
+        ),
         ("input(); print('[1, 2]', flush=True); input()", "not an object with ok"),
         (
             "import sys; sys.stderr.write('boom\\n'); sys.exit(3)",
@@ -416,3 +440,43 @@ def test_a_subprocess_engine_restarts() -> None:
     assert report.passed
     assert attrs.asdict(report.results[0])["passed"] is True
     assert isinstance(SMALL[0], Vector)
+
+
+@pytest.mark.parametrize(
+    ("broken", "words"),
+    [
+        ("new", "perft: new was refused: internal"),
+        ("move", "the engine refused '"),
+        ("legal", "perft: legal after [] was refused: internal"),
+        ("moves", "answered moves 'all of them'"),
+    ],
+)
+def test_perft_reports_an_engine_that_breaks_its_walk(broken: str, words: str) -> None:
+    """A refused new, a refused move of the engine's own list, a refused or odd legal."""
+
+    def change(message: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
+        cmd = message.get("cmd")
+        if cmd == broken or (broken == "moves" and cmd == "legal"):
+            if broken == "moves":
+                return {"ok": True, "moves": "all of them"}
+            return {"ok": False, "error": "internal", "message": "no"}
+        return answer
+
+    with pytest.raises(EngineError, match=re.escape(words)):
+        perft(Wrapped(change), {"players": 2, "seed": "1"}, 2)
+
+
+def test_perft_counts_one_ply_and_stops_where_the_deals_run_out() -> None:
+    """Depth 1 divides into ones; a position answering no_deal ends its sequences."""
+    counts, divide = perft(LocalEngine(), {"players": 2, "seed": "1"}, 1)
+    assert counts == [len(divide)]
+    assert set(divide.values()) == {1}
+
+    def no_deal(message: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
+        if message.get("cmd") == "legal" and answer.get("moves", [""])[0].endswith(" opens"):
+            return answer
+        if message.get("cmd") == "legal":
+            return {"ok": False, "error": "no_deal", "message": "the deals ran out"}
+        return answer
+
+    assert perft(Wrapped(no_deal), {"players": 2, "seed": "1"}, 3)[0] == [7, 0, 0]

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import io
 import json
+import random
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from american_sniff import REFUSAL_CODES, RULES_VERSION, IllegalMove, new_match
+from american_sniff import ALL_TILES, REFUSAL_CODES, RULES_VERSION, IllegalMove, new_match
+from american_sniff.conformance import generate
 from american_sniff.conformance.protocol import (
     ERROR_KINDS,
     MAX_LINE_BYTES,
@@ -242,13 +245,15 @@ def test_settle_deducts_each_hand_rounded() -> None:
     ("request_", "kind", "words"),
     [
         ({"players": 5, "seed": "1"}, "invalid_deal", "players must be 2, 3 or 4"),
-        ({"players": 2}, "bad_request", "deals, a seed, or both"),
+        ({"players": 2}, "invalid_deal", "deals, a seed, or both"),
         ({"players": 2, "seed": "-1"}, "invalid_deal", "decimal string"),
         ({"players": 2, "seed": "18446744073709551616"}, "invalid_deal", "2**64 - 1"),
         ({"players": 2, "seed": 7}, "bad_request", "$.seed"),
         ({"players": 2, "seed": "1", "scores": [0]}, "invalid_deal", "one integer per side"),
         ({"players": 2, "seed": "1", "scores": [250, 0]}, "invalid_deal", "reach the target"),
-        ({"players": 2, "seed": "1", "round": 0}, "invalid_deal", "round must be 1 or more"),
+        ({"players": 2, "seed": "1", "round": 0}, "invalid_deal", "round must be from 1 to"),
+        ({"players": 2, "seed": "1", "round": 1_000_001}, "invalid_deal", "round must be from 1"),
+        ({"players": 2, "seed": "1", "scores": [-1_000_005, 0]}, "invalid_deal", "lowest"),
         ({"players": 2, "seed": "1", "colour": "red"}, "bad_request", "colour"),
         ({"players": 3, "deals": ["nope"]}, "bad_request", "$.deals[0]"),
     ],
@@ -345,3 +350,50 @@ def test_serve_ends_at_the_end_of_the_input() -> None:
     answers = run([b'{"cmd": "new", "players": 2, "seed": "5"}\n{"cmd": "legal"}'])
     assert len(answers) == 2
     assert answers[1]["ok"]
+
+
+def grammar_cases() -> list[tuple[str, str]]:
+    """The move-text cases docs/protocol.md lists: (text, code or "move")."""
+    page = (Path(__file__).parents[1] / "docs" / "protocol.md").read_text(encoding="utf-8")
+    section = page.split("### The move text", 1)[1].split("### The order of the codes", 1)[0]
+    block = section.split("```text\n", 1)[1].split("```", 1)[0]
+    cases = []
+    for line in block.splitlines():
+        text, _, code = line.rpartition(" ")
+        cases.append((json.loads(text.strip()), code))
+    return cases
+
+
+def test_the_parser_reads_the_grammars_cases_as_the_docs_say() -> None:
+    """Each case of the grammar in the docs: read as a move, or refused with its code."""
+    cases = grammar_cases()
+    assert len(cases) >= 25
+    for text, code in cases:
+        if code == "move":
+            assert str(read_move(text)) == text
+        else:
+            with pytest.raises(IllegalMove) as refused:
+                read_move(text)
+            assert refused.value.code == code, text
+
+
+def test_the_grammar_vector_sends_the_docs_cases() -> None:
+    """The refused cases of the docs are exactly the texts of refusals/move-texts."""
+    refused = [(text, code) for text, code in grammar_cases() if code != "move"]
+    assert refused == list(generate.MOVE_TEXTS)
+    assert {code for _, code in refused} == {"not_a_move", "not_a_tile", "not_a_point"}
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_every_text_the_grammar_makes_is_read(seed: int) -> None:
+    """Texts built from the EBNF's productions read as the moves they spell."""
+    rng = random.Random(seed)
+    tile = rng.choice(ALL_TILES)
+    text = rng.choice(["draw", "pass", f"{tile} opens"])
+    if rng.random() < 0.5:
+        at = rng.choice(ALL_TILES)
+        sides = (
+            ("line_a", "line_b", "branch_a", "branch_b") if at.low == at.high else ("low", "high")
+        )
+        text = f"{tile} on {at} {rng.choice(sides)}"
+    assert str(read_move(text)) == text

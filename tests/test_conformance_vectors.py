@@ -11,17 +11,23 @@ from typing import Any
 import jsonschema  # type: ignore[import-untyped]  # no type stubs among the test dependencies
 import pytest
 
-from american_sniff import REFUSAL_CODES, RULES_VERSION, RoundEnd, new_match
+from american_sniff import REFUSAL_CODES, RULES_VERSION, RoundEnd
+from american_sniff.bots import random_match
 from american_sniff.conformance import generate
 from american_sniff.conformance.loading import (
     KINDS,
     VECTORS_FORMAT,
+    VECTORS_FORMAT_VERSION,
     InvalidVectors,
     Vector,
+    export_vectors,
     load_vectors,
+    manifest_schema,
     read_vectors,
+    vectors_schema,
 )
-from american_sniff.records import MatchRecord, record_match, record_schema
+from american_sniff.conformance.protocol import REFUSAL_ORDER
+from american_sniff.records import record_match, record_schema
 from american_sniff.referee import check_record
 from scenarios import WORKED_EXAMPLE_STEPS
 
@@ -77,7 +83,7 @@ def test_every_file_names_its_format_and_versions() -> None:
     for kind in KINDS:
         doc = json.loads(SHIPPED.joinpath(f"{kind}.json").read_text(encoding="utf-8"))
         assert doc["format"] == VECTORS_FORMAT
-        assert doc["format_version"] == 1
+        assert doc["format_version"] == VECTORS_FORMAT_VERSION == 2
         assert doc["rules_version"] == RULES_VERSION
         assert doc["kind"] == kind
 
@@ -86,19 +92,39 @@ def test_the_kinds_and_their_counts(vectors: tuple[Vector, ...]) -> None:
     """Every kind is there, in order, with ids unique and prefixed by their kind."""
     counts = collections.Counter(vector.kind for vector in vectors)
     assert list(counts) == list(KINDS)
-    assert counts == {"positions": 19, "settlement": 12, "refusals": 36, "matches": 6}
+    assert counts == {
+        "positions": 15,
+        "settlement": 12,
+        "refusals": 37,
+        "order": len(generate.ORDER_PAIRS),
+        "robustness": 6,
+        "seeds": len(generate.SEEDS) + 1,
+        "perft": len(generate.PERFTS),
+        "matches": 3,
+    }
     assert all(vector.id.startswith(vector.kind + "/") for vector in vectors)
     assert all(vector.description for vector in vectors)
+    assert {v.id for v in vectors if v.requires} == {
+        "robustness/bad-seeds",
+        *(v.id for v in vectors if v.kind == "seeds"),
+    }
+
+
+def steps(vector: Vector) -> list[dict[str, Any]]:
+    """The steps of a vector."""
+    found: list[dict[str, Any]] = vector.data["steps"]
+    return found
 
 
 def test_the_worked_examples_come_first(vectors: tuple[Vector, ...]) -> None:
     """The position vectors open with the rules' worked examples, with the text's sums."""
-    first = vectors[0].data
-    assert first["id"] == "positions/worked-examples-1-9"
-    steps = first["steps"]
-    assert [step["move"].split(" ")[0] for step in steps] == [t for t, _ in WORKED_EXAMPLE_STEPS]
-    assert [step["expect"]["end_sum"] for step in steps] == [5, 6, 10, 5, 7, 11, 16, 6, 8]
-    assert [step["expect"]["points"] for step in steps] == [5, 0, 10, 5, 0, 0, 0, 0, 0]
+    first = vectors[0]
+    assert first.id == "positions/worked-examples-1-9"
+    tables = steps(first)
+    moves = tables[-1]["request"]["moves"]
+    assert [move.split(" ")[0] for move in moves] == [t for t, _ in WORKED_EXAMPLE_STEPS]
+    assert [step["expect"]["end_sum"] for step in tables] == [5, 6, 10, 5, 7, 11, 16, 6, 8]
+    assert [step["expect"]["points"] for step in tables] == [5, 0, 10, 5, 0, 0, 0, 0, 0]
     ids = [vector.id for vector in vectors[:5]]
     assert ids[1:] == [f"positions/worked-example-{n}" for n in (10, 11, 12, 13)]
 
@@ -106,82 +132,154 @@ def test_the_worked_examples_come_first(vectors: tuple[Vector, ...]) -> None:
 def test_the_35_maximum_and_the_36_sum(vectors: tuple[Vector, ...]) -> None:
     """One sequence scores 35, the best; another reaches the sum 36, which scores nothing."""
     named = by_id(vectors)
-    best = named["positions/sum-35-the-best-score"].data["steps"][-1]["expect"]
+    best = steps(named["positions/sum-35-the-best-score"])[-1]["expect"]
     assert (best["end_sum"], best["points"]) == (35, 35)
-    top = named["positions/sum-36-the-highest-sum"].data["steps"][-1]["expect"]
+    top = steps(named["positions/sum-36-the-highest-sum"])[-1]["expect"]
     assert (top["end_sum"], top["points"]) == (36, 0)
     sums = [
-        step["expect"]["end_sum"]
-        for vector in vectors
-        if vector.kind == "positions"
-        for step in vector.data["steps"]
+        step["expect"]["end_sum"] for v in vectors if v.kind == "positions" for step in steps(v)
     ]
     assert max(sums) == 36
 
 
+def codes(vectors: tuple[Vector, ...], kind: str) -> list[str]:
+    """The refusal codes the vectors of ``kind`` expect."""
+    return [
+        step["expect"]["code"]
+        for v in vectors
+        if v.kind == kind
+        for step in steps(v)
+        if "code" in step["expect"]
+    ]
+
+
 def test_every_refusal_code_has_a_vector(vectors: tuple[Vector, ...]) -> None:
     """Each code of REFUSAL_CODES is expected by at least one refusal vector."""
-    codes = {v.data["expect"]["code"] for v in vectors if v.kind == "refusals"}
-    assert codes == set(REFUSAL_CODES)
+    assert set(codes(vectors, "refusals")) == set(REFUSAL_CODES)
+
+
+def test_every_pair_of_the_refusal_order_has_a_vector(vectors: tuple[Vector, ...]) -> None:
+    """Each adjacent pair of the order: a vector, or a reason no move breaks both rules."""
+    order = list(REFUSAL_ORDER)
+    assert sorted(order) == sorted(REFUSAL_CODES)
+    paired = {(first, second) for first, second, _, _ in generate.ORDER_PAIRS}
+    never = {(first, second) for first, second, _ in generate.ORDER_EXCLUSIVE}
+    assert not paired & never
+    for first, second in paired | never:
+        assert order.index(first) < order.index(second)
+    assert codes(vectors, "order") == [first for first, _, _, _ in generate.ORDER_PAIRS]
+    named = {v.id for v in vectors if v.kind == "order"}
+    assert named == {f"order/{first}-before-{second}" for first, second in paired}
+
+
+def test_every_bad_json_kind_of_the_docs_has_a_line(vectors: tuple[Vector, ...]) -> None:
+    """Floats, big integers, repeated keys, a byte-order mark: each is a bad_json line."""
+    lines = {step["at"]: step for step in steps(by_id(vectors)["robustness/bad-json"])}
+    for what in ("a float", "an integer above 2**53 - 1", "a repeated key", "a byte-order mark"):
+        assert lines[what]["expect"] == {"ok": False, "error": "bad_json"}
+    assert lines["a byte-order mark"]["line"].startswith("\ufeff")
+
+
+def test_the_seed_vectors_cover_the_edges(vectors: tuple[Vector, ...]) -> None:
+    """Seeds 0, 2**53 - 1, 2**53 + 1 and 2**64 - 1, each over more than one round."""
+    seeded = [v for v in vectors if v.kind == "seeds"]
+    seeds = {int(steps(v)[0]["request"]["seed"]) for v in seeded}
+    assert seeds == {0, (1 << 53) - 1, (1 << 53) + 1, (1 << 64) - 1, 42}
+    both = by_id(vectors)["seeds/deals-then-seed-42"]
+    assert steps(both)[0]["request"]["deals"][0]["opener"] is None
+    for vector in seeded:
+        rounds = {s["expect"].get("round") for s in steps(vector)} - {None}
+        assert len(rounds) >= 2, vector.id
+    blocked = [
+        s
+        for v in seeded
+        for s in steps(v)
+        if (s["expect"].get("round_end") or {}).get("end") == "blocked"
+    ]
+    assert blocked
+
+
+def test_perft_counts_and_divide_agree(vectors: tuple[Vector, ...]) -> None:
+    """The divide sums to the count of the last depth; counts never fall to zero early."""
+    for vector in (v for v in vectors if v.kind == "perft"):
+        data = vector.data
+        assert sum(entry["count"] for entry in data["divide"]) == data["counts"][-1]
+        assert len(data["divide"]) == data["counts"][0]
+        assert all(data["counts"])
 
 
 def test_settlement_covers_every_player_count_and_the_finisher(
     vectors: tuple[Vector, ...],
 ) -> None:
     """Settlements for 2, 3 and 4 players, with and without a finisher, some below zero."""
-    settled = [v.data for v in vectors if v.kind == "settlement"]
-    assert {(s["players"], s["finisher"] is None) for s in settled} == {
+    settled = [steps(v)[0] for v in vectors if v.kind == "settlement"]
+    assert {(s["request"]["players"], s["request"]["finisher"] is None) for s in settled} == {
         (players, blocked) for players in (2, 3, 4) for blocked in (True, False)
     }
     assert any(min(s["expect"]["scores"]) < 0 for s in settled)
-    rounding = by_id(vectors)["settlement/partners-rounded-apart-3-and-3"].data["expect"]
-    assert rounding["side_totals"] == [10, 0]
+    rounding = steps(by_id(vectors)["settlement/partners-rounded-apart-3-and-3"])[0]
+    assert rounding["expect"]["side_totals"] == [10, 0]
 
 
-def test_whole_matches_show_what_the_issue_asks(vectors: tuple[Vector, ...]) -> None:
-    """2, 3 and 4 players; blocked rounds; wins mid-round, one with the last tile; scores below 0.
+def test_whole_matches_show_what_the_issue_asks() -> None:
+    """2, 3 and 4 players; blocked rounds; wins mid-round, with the last tile; scores below 0.
 
     Each match is a valid record (the schema and the referee agree) of a finished match.
     """
     schema = jsonschema.Draft202012Validator(record_schema())
-    matches = [v.data["record"] for v in vectors if v.kind == "matches"]
-    for data in matches:
-        schema.validate(data)
-        record = MatchRecord.from_dict(data)
+    for players, seed, _ in generate.MATCHES:
+        record = record_match(list(random_match(players, seed)))
+        schema.validate(record.to_dict())
         assert check_record(record).ok
         assert record.winner is not None
         assert record.rounds[-1].end is None  # the win ends the match in mid-round
-    for players in (2, 3, 4):
-        mine = [MatchRecord.from_dict(m) for m in matches if m["players"] == players]
-        assert len(mine) == 2
-        ends = [r.end for record in mine for r in record.rounds]
+        ends = [r.end for r in record.rounds]
         assert RoundEnd.BLOCKED in ends
         assert RoundEnd.DOMINO in ends
-        assert any(min(r.scores) < 0 for record in mine for r in record.rounds)
-        assert any(map(_emptied, mine)), f"no {players}-player match is won with the last tile"
+        assert any(min(r.scores) < 0 for r in record.rounds)
+    assert sorted(players for players, _, _ in generate.MATCHES) == [2, 3, 4]
 
 
-def _emptied(record: MatchRecord) -> bool:
-    """Whether the winning placement of ``record`` played the winner's last tile."""
-    last = record.rounds[-1]
-    seat = last.actions[-1].seat
-    placed = sum(1 for a in last.actions if a.seat == seat and a.end_sum is not None)
-    drawn = sum(1 for a in last.actions if a.seat == seat and a.tile is not None)
-    return placed == len(last.hands[seat]) + drawn
+def test_a_match_vector_compares_every_action(vectors: tuple[Vector, ...]) -> None:
+    """A match vector asks legal, move and state at every action, with the whole answers."""
+    for vector in (v for v in vectors if v.kind == "matches"):
+        cmds = [step["request"]["cmd"] for step in steps(vector)]
+        assert cmds[0] == "new"
+        assert cmds[1:-2] == ["legal", "move", "state"] * ((len(cmds) - 3) // 3)
+        assert {"turn", "round", "scores", "winner"} <= set(steps(vector)[2]["expect"])
+
+
+def test_every_file_is_valid_against_the_schema() -> None:
+    """The shipped files pass the vectors schema; a broken one does not."""
+    validator = jsonschema.Draft202012Validator(vectors_schema())
+    validator.check_schema(vectors_schema())
+    for kind in KINDS:
+        validator.validate(json.loads(SHIPPED.joinpath(f"{kind}.json").read_text(encoding="utf-8")))
+    broken = header("perft", vectors=[{"id": "perft/x", "steps": []}])
+    assert not validator.is_valid(broken)
+    step_with_both = {**STEP, "line": "x"}
+    assert not validator.is_valid(header(vectors=[a_vector(steps=[step_with_both])]))
+    assert validator.is_valid(header(vectors=[a_vector()]))
+
+
+def test_the_exported_manifest_is_valid_against_its_schema(tmp_path: Path) -> None:
+    """export_vectors writes a manifest its schema accepts."""
+    manifest = export_vectors(tmp_path)
+    validator = jsonschema.Draft202012Validator(manifest_schema())
+    validator.check_schema(manifest_schema())
+    validator.validate(manifest)
+    assert json.loads((tmp_path / "manifest.json").read_text(encoding="utf-8")) == manifest
+    assert not validator.is_valid({**manifest, "files": [{"name": "x.json"}]})
 
 
 # -- reading ---------------------------------------------------------------------
-
-
-#: The record of a match that has only just begun.
-UNFINISHED = record_match([new_match(2, seed=1)]).to_dict()
 
 
 def header(kind: str = "settlement", **changes: Any) -> dict[str, Any]:
     """A vector file document with no vectors, changed as given."""
     doc: dict[str, Any] = {
         "format": VECTORS_FORMAT,
-        "format_version": 1,
+        "format_version": VECTORS_FORMAT_VERSION,
         "rules_version": RULES_VERSION,
         "kind": kind,
         "vectors": [],
@@ -190,16 +288,16 @@ def header(kind: str = "settlement", **changes: Any) -> dict[str, Any]:
     return doc
 
 
-def settlement_vector(**changes: Any) -> dict[str, Any]:
+STEP = {"at": "settle", "request": {"cmd": "settle"}, "expect": {"ok": True}}
+
+
+def a_vector(**changes: Any) -> dict[str, Any]:
     """A well-formed settlement vector, changed as given."""
     vector: dict[str, Any] = {
         "id": "settlement/x",
         "description": "x",
-        "players": 2,
-        "hands": [[], []],
-        "finisher": None,
-        "scores": [0, 0],
-        "expect": {"deductions": [0, 0], "side_totals": [0, 0], "scores": [0, 0]},
+        "requires": [],
+        "steps": [STEP],
     }
     vector.update(changes)
     return vector
@@ -211,32 +309,59 @@ def settlement_vector(**changes: Any) -> dict[str, Any]:
         ("[]", "must be a JSON object"),
         ("{", "not valid JSON"),
         (header(format="american-sniff/state"), "format"),
-        (header(format_version=2), "format_version"),
+        (header(format_version=1), "format_version"),
         (header(rules_version="0"), "rules_version"),
         (header(kind="quiz"), "kind must be one of"),
         (header(vectors={}), "vectors must be a list"),
         (header(extra=1), "unknown keys extra"),
-        (header(vectors=[settlement_vector(players="2")]), "vector 0"),
-        (header(vectors=[settlement_vector(id="positions/x")]), "must start with"),
-        (header(vectors=[settlement_vector(colour=1)]), "extra fields"),
+        (header(vectors=[a_vector(id=2)]), "vector 0: id must be a str"),
+        (header(vectors=[[]]), "vector 0 must be an object"),
+        (header(vectors=[a_vector(id="positions/x")]), "must start with"),
+        (header(vectors=[a_vector(colour=1)]), "unknown keys colour"),
+        (header(vectors=[a_vector(requires=[1])]), "requires must be a list of strings"),
+        (header(vectors=[a_vector(fresh=1)]), "fresh must be true or false"),
+        (header(vectors=[a_vector(steps=[])]), "steps must not be empty"),
+        (header(vectors=[a_vector(steps=[1])]), "step 0 must be an object"),
+        (header(vectors=[a_vector(steps=[{**STEP, "line": ""}])]), "either request or line"),
+        (header(vectors=[a_vector(steps=[{**STEP, "expect": {}}])]), "expect must hold ok"),
+        (header(vectors=[a_vector(steps=[{**STEP, "at": None}])]), "at must be a str"),
+        (
+            header("perft", vectors=[{**a_vector(id="perft/x"), "steps": None}]),
+            "unknown keys steps",
+        ),
         (
             header(
-                "refusals",
+                "perft",
                 vectors=[
-                    {"id": "refusals/x", "description": "", "move": "draw", "expect": {"code": "x"}}
+                    {
+                        "id": "perft/x",
+                        "description": "",
+                        "requires": [],
+                        "start": {},
+                        "depth": 2,
+                        "counts": [1],
+                        "divide": [],
+                    }
                 ],
             ),
-            "either start and moves, or table",
-        ),
-        (
-            header("matches", vectors=[{"id": "matches/x", "description": "", "record": {}}]),
-            "not 'american-sniff/record'",
+            "one integer per depth",
         ),
         (
             header(
-                "matches", vectors=[{"id": "matches/x", "description": "", "record": UNFINISHED}]
+                "perft",
+                vectors=[
+                    {
+                        "id": "perft/x",
+                        "description": "",
+                        "requires": [],
+                        "start": {},
+                        "depth": 1,
+                        "counts": [1],
+                        "divide": [{"move": "draw"}],
+                    }
+                ],
             ),
-            "must be of a finished match",
+            "divide 0: count must be a int",
         ),
     ],
 )
@@ -251,13 +376,18 @@ def test_read_vectors_refuses_what_is_not_in_the_format(doc: object, words: str)
 
 def test_load_vectors_reads_a_directory(tmp_path: Path) -> None:
     """A directory's *.json files are read in name order; other files are ignored."""
-    (tmp_path / "b.json").write_text(json.dumps(header(vectors=[settlement_vector()])))
+    (tmp_path / "b.json").write_text(json.dumps(header(vectors=[a_vector()])))
     (tmp_path / "notes.txt").write_text("not a vector file")
     loaded = load_vectors(tmp_path)
     assert [v.id for v in loaded] == ["settlement/x"]
-    assert loaded[0].data["players"] == 2
-    (tmp_path / "a.json").write_text(json.dumps(header(vectors=[settlement_vector()])))
+    assert loaded[0].data["steps"] == [STEP]
+    (tmp_path / "a.json").write_text(json.dumps(header(vectors=[a_vector()])))
     with pytest.raises(InvalidVectors, match="two vectors are named 'settlement/x'"):
         load_vectors(tmp_path)
     with pytest.raises(InvalidVectors, match="not a directory"):
         load_vectors(tmp_path / "b.json")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "manifest.json").write_text("{}")  # a manifest is not read as vectors
+    with pytest.raises(InvalidVectors, match="holds no vectors"):
+        load_vectors(empty)

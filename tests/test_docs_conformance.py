@@ -31,7 +31,10 @@ def test_the_pages_name_what_exists() -> None:
     """The vector ids, files and wrong engines the pages name are real."""
     text = (DOCS / "conformance.md").read_text(encoding="utf-8")
     ids = {vector.id for vector in load_vectors()}
-    for named in re.findall(r'"((?:positions|settlement|refusals|matches)/[a-z0-9-]+)"', text):
+    for named in re.findall(
+        r'"((?:positions|settlement|refusals|order|robustness|seeds|perft|matches)/[a-z0-9-]+)"',
+        text,
+    ):
         assert named in ids
     for engine in re.findall(r"`(\w+\.py)`", text):
         assert (WRONG_ENGINES / engine).is_file(), engine

@@ -3,7 +3,8 @@
 It follows docs/rules.md and docs/protocol.md and imports nothing from
 ``american_sniff``, so that the kit is shown to check any engine, not just
 ours. It lists legal moves and open points in its own order (newest tile
-first), which the kit must accept. It deals no match from a seed.
+first), which the kit must accept. It deals matches from a seed with its own
+SplitMix64 and shuffle, written from the description in docs/rules.md.
 
 Run as a program it is a correct engine; the other files of this folder
 subclass :class:`Rules` to break one rule each.
@@ -23,6 +24,26 @@ Point = tuple[Tile, str]
 _TILE = re.compile(r"\[([0-6])\|([0-6])\]")
 _SIDES = ("low", "high", "line_a", "line_b", "branch_a", "branch_b")
 _TARGET = {2: 250, 3: 200, 4: 200}
+#: The documented refusal order (docs/protocol.md): the first broken rule is reported.
+ORDER = (
+    "match_over",
+    "not_a_move",
+    "not_a_tile",
+    "not_a_point",
+    "not_in_hand",
+    "must_place_drawn",
+    "already_on_table",
+    "point_required",
+    "opening_has_no_point",
+    "point_not_open",
+    "values_differ",
+    "must_place",
+    "must_draw",
+    "stock_empty",
+)
+_MAX_ROUND = 1_000_000
+_MIN_SCORE = -1_000_000
+_MASK = (1 << 64) - 1
 
 
 class Refused(Exception):
@@ -59,22 +80,33 @@ def read_tile(word: str, code: str = "not_a_tile") -> Tile:
     return (int(match.group(1)), int(match.group(2)))
 
 
-def read_move(move: str) -> tuple[str, Tile | None, Point | None]:
-    """("draw" | "pass" | "place", tile, point) of a move's text."""
+def read_move(move: str) -> tuple[str, Tile | None, Point | None, set[str]]:
+    """("draw" | "pass" | "place" | "none", tile, point, the text's broken rules).
+
+    It follows the reading of the move-text grammar in docs/protocol.md, step by step.
+    """
     if move in ("draw", "pass"):
-        return move, None, None
+        return move, None, None, set()
     if move.endswith(" opens"):
-        return "place", read_tile(move[: -len(" opens")]), None
-    tile_word, on, point_word = move.partition(" on ")
+        tile = _tile_or_none(move[: -len(" opens")])
+        return "place", tile, None, set() if tile is not None else {"not_a_tile"}
+    tile_word, on, rest = move.partition(" on ")
     if not on:
-        raise Refused("not_a_move", f"not a move: {move!r}")
-    tile = read_tile(tile_word)
-    where, _, side = point_word.partition(" ")
-    at = read_tile(where, "not_a_point")
-    double = at[0] == at[1]
-    if side not in _SIDES or double != (side not in ("low", "high")):
-        raise Refused("not_a_point", f"not a point: {point_word!r}")
-    return "place", tile, (at, side)
+        return "none", None, None, {"not_a_move"}
+    tile = _tile_or_none(tile_word)
+    broken = set() if tile is not None else {"not_a_tile"}
+    where, _, side = rest.partition(" ")
+    at = _tile_or_none(where)
+    if at is None or side not in _SIDES or (at[0] == at[1]) != (side not in ("low", "high")):
+        return "place", tile, None, broken | {"not_a_point"}
+    return "place", tile, (at, side), broken
+
+
+def _tile_or_none(word: str) -> Tile | None:
+    try:
+        return read_tile(word)
+    except Refused:
+        return None
 
 
 def value(point: Point) -> int:
@@ -90,7 +122,16 @@ def rounded(pips: int) -> int:
 
 
 class Rules:
-    """The rule decisions the wrong engines change: each is one method."""
+    """The rule decisions the wrong engines change: each is one method or attribute."""
+
+    #: The order in which broken rules are reported.
+    order: tuple[str, ...] = ORDER
+    #: How a move's text is read.
+    read_move = staticmethod(read_move)
+
+    def first(self, broken: set[str]) -> str:
+        """The refusal code reported for the broken rules."""
+        return min(broken, key=self.order.index)
 
     def opener(self, dealt: int, finisher: int | None) -> int:
         """Who opens a round: the finisher of the round before, else the deal's lot."""
@@ -160,24 +201,28 @@ class Table:
         """The sum of the contributions."""
         return sum(worth for _, worth in self.contributions())
 
-    def check(self, tile: Tile, at: Point | None) -> None:
-        """Refuse the placement of ``tile`` on ``at`` if the rules do."""
+    def broken(self, tile: Tile, at: Point | None) -> set[str]:
+        """The rules the placement of ``tile`` on ``at`` breaks."""
+        broken = set()
         if tile in self.joined:
-            raise Refused("already_on_table", f"{text(tile)} is on the table")
+            broken.add("already_on_table")
         if at is None:
             if self.tiles:
-                raise Refused("point_required", "name the point")
-            return
+                broken.add("point_required")
+            return broken
         if not self.tiles:
-            raise Refused("opening_has_no_point", "the opening tile takes no point")
+            broken.add("opening_has_no_point")
         if at not in set(self.points()):
-            raise Refused("point_not_open", f"{point_text(at)} is not open")
+            broken.add("point_not_open")
         if value(at) not in tile:
-            raise Refused("values_differ", f"{text(tile)} does not fit {point_text(at)}")
+            broken.add("values_differ")
+        return broken
 
     def place(self, tile: Tile, at: Point | None) -> None:
-        """Place ``tile`` on ``at`` (None for the opening)."""
-        self.check(tile, at)
+        """Place ``tile`` on ``at`` (None for the opening), or refuse it."""
+        broken = self.broken(tile, at)
+        if broken:
+            raise Refused(self.rules.first(broken), "the placement breaks a rule")
         double = tile[0] == tile[1]
         if double and self.sniff is None:
             self.sniff = tile
@@ -209,10 +254,17 @@ class Table:
 class Match:
     """A match from given deals: every rule of a round, and the rounds that follow."""
 
-    def __init__(
-        self, rules: Rules, players: int, deals: list[dict[str, Any]], scores: list[int], first: int
+    def __init__(  # noqa: PLR0913, PLR0917 - a match's whole setup
+        self,
+        rules: Rules,
+        players: int,
+        deals: list[dict[str, Any]],
+        scores: list[int],
+        first: int,
+        dealer: Dealer | None = None,
     ) -> None:
         self.rules = rules
+        self.dealer = dealer
         self.players = players
         self.deals = deals
         self.scores = scores
@@ -228,10 +280,16 @@ class Match:
     def deal(self, finisher: int | None) -> None:
         """Start the next round from the next deal."""
         self.round += 1
-        if not self.deals:
+        if self.deals:
+            deal = self.deals.pop(0)
+            if deal.get("opener") is None:
+                assert self.dealer is not None
+                deal = {**deal, "opener": self.dealer.lot()}
+        elif self.dealer is not None:
+            deal = self.dealer.deal(finisher is None)
+        else:
             self.dealt_out = True
             return
-        deal = self.deals.pop(0)
         self.hands = [sorted(read_tile(t) for t in hand) for hand in deal["hands"]]
         self.stock = [read_tile(t) for t in deal["stock"]]
         self.opener = self.rules.opener(deal["opener"], finisher)
@@ -260,18 +318,32 @@ class Match:
 
     def move(self, move: str) -> dict[str, Any]:
         """Apply ``move`` and return the protocol's answer."""
-        if self.winner is not None:
-            raise Refused("match_over", "the match is over")
-        kind, tile, at = read_move(move)
+        kind, tile, at, broken = self.rules.read_move(move)
         seat = self.turn
+        if self.winner is not None:
+            broken.add("match_over")
+        elif kind == "place" and tile is not None:
+            if tile not in self.hands[seat]:
+                broken.add("not_in_hand")
+            if self.drawn is not None and tile != self.drawn:
+                broken.add("must_place_drawn")
+            if "not_a_point" not in broken:
+                broken |= self.table.broken(tile, at)
+        elif kind in ("draw", "pass"):
+            if self.drawn is not None:
+                broken.add("must_place_drawn")
+            if not self.table.tiles or self.can_place(seat):
+                broken.add("must_place")
+            if kind == "draw" and not self.stock:
+                broken.add("stock_empty")
+            if kind == "pass" and self.stock and not self.can_place(seat):
+                broken.add("must_draw")
+        if broken:
+            raise Refused(self.rules.first(broken), f"{move!r} breaks a rule")
         answer: dict[str, Any] = {"seat": seat, "move": move, "tile": None}
         answer.update(end_sum=None, points=None, round_end=None)
         if kind == "place":
             assert tile is not None
-            if tile not in self.hands[seat]:
-                raise Refused("not_in_hand", f"{text(tile)} is not in the hand")
-            if self.drawn is not None and tile != self.drawn:
-                raise Refused("must_place_drawn", "place the drawn tile")
             self.table.place(tile, at)
             self.hands[seat].remove(tile)
             self.drawn = None
@@ -287,25 +359,16 @@ class Match:
                 answer["round_end"] = self.end_round("blocked", None)
             else:
                 self.turn = (seat + 1) % self.players
+        elif kind == "draw":
+            drawn = self.stock.pop(0)
+            self.hands[seat] = sorted([*self.hands[seat], drawn])
+            answer["tile"] = text(drawn)
+            if self.table.fits(drawn):
+                self.drawn = drawn
+            elif not self.stock and not any(map(self.can_place, range(self.players))):
+                answer["round_end"] = self.end_round("blocked", None)
         else:
-            if self.drawn is not None:
-                raise Refused("must_place_drawn", "place the drawn tile")
-            if not self.table.tiles or self.can_place(seat):
-                raise Refused("must_place", "a placement is possible")
-            if kind == "draw":
-                if not self.stock:
-                    raise Refused("stock_empty", "the stock is empty")
-                drawn = self.stock.pop(0)
-                self.hands[seat] = sorted([*self.hands[seat], drawn])
-                answer["tile"] = text(drawn)
-                if self.table.fits(drawn):
-                    self.drawn = drawn
-                elif not self.stock and not any(map(self.can_place, range(self.players))):
-                    answer["round_end"] = self.end_round("blocked", None)
-            else:
-                if self.stock:
-                    raise Refused("must_draw", "the stock has tiles")
-                self.turn = (seat + 1) % self.players
+            self.turn = (seat + 1) % self.players
         over = self.winner is not None or self.dealt_out
         answer.update(scores=list(self.scores), winner=self.winner, round=self.round)
         answer["turn"] = None if over else self.turn
@@ -338,8 +401,154 @@ class Match:
         }
 
 
+def _int(value: object) -> bool:
+    return type(value) is int
+
+
+def _nullable(check: Callable[[object], bool]) -> Callable[[object], bool]:
+    return lambda value: value is None or check(value)
+
+
+def _list_of(check: Callable[[object], bool]) -> Callable[[object], bool]:
+    return lambda value: type(value) is list and all(check(item) for item in value)
+
+
+def _str(value: object) -> bool:
+    return type(value) is str
+
+
+def _deal(value: object) -> bool:
+    return (
+        type(value) is dict
+        and set(value) <= {"hands", "stock", "opener"}
+        and {"hands", "stock"} <= set(value)
+        and _list_of(_list_of(_str))(value["hands"])
+        and _list_of(_str)(value["stock"])
+        and _nullable(_int)(value.get("opener"))
+    )
+
+
+#: Each command's keys: (required, the check of the value).
+_REQUESTS: dict[str, dict[str, tuple[bool, Callable[[object], bool]]]] = {
+    "hello": {"protocol_version": (True, _int), "rules_version": (False, _nullable(_str))},
+    "new": {
+        "players": (True, _int),
+        "deals": (False, _list_of(_deal)),
+        "seed": (False, _nullable(_str)),
+        "scores": (False, _nullable(_list_of(_int))),
+        "round": (False, _nullable(_int)),
+    },
+    "legal": {},
+    "move": {"move": (True, _str)},
+    "state": {},
+    "table": {"moves": (True, _list_of(_str))},
+    "settle": {
+        "players": (True, _int),
+        "hands": (True, _list_of(_list_of(_str))),
+        "finisher": (False, _nullable(_int)),
+        "scores": (False, _nullable(_list_of(_int))),
+    },
+    "quit": {},
+}
+
+
+def check_request(request: dict[str, Any]) -> None:
+    """Refuse a request whose command or keys are not the protocol's."""
+    cmd = request.get("cmd")
+    keys = _REQUESTS.get(cmd) if isinstance(cmd, str) else None
+    if keys is None:
+        raise BadRequest("bad_request", f"unknown cmd {cmd!r}")
+    for key in request:
+        if key != "cmd" and key not in keys:
+            raise BadRequest("bad_request", f"unknown key {key!r}")
+    for key, (required, check) in keys.items():
+        if key not in request:
+            if required:
+                raise BadRequest("bad_request", f"missing key {key!r}")
+        elif not check(request[key]):
+            raise BadRequest("bad_request", f"{key} has the wrong type")
+
+
+def _no_float(text: str) -> Any:
+    raise ValueError(f"not an integer: {text}")
+
+
+def _safe_int(text: str) -> int:
+    number = int(text)
+    if abs(number) > (1 << 53) - 1:
+        raise ValueError(f"{text} is beyond 2**53 - 1")
+    return number
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        raise ValueError("a key appears twice")
+    return result
+
+
+def parse_line(line: str) -> Any:
+    """A request line's JSON, read as strictly as the protocol asks."""
+    if not line.strip():
+        raise ValueError("the line is empty")
+    return json.loads(
+        line,
+        parse_float=_no_float,
+        parse_int=_safe_int,
+        parse_constant=_no_float,
+        object_pairs_hook=_pairs,
+    )
+
+
+def _next(state: int) -> tuple[int, int]:
+    """One SplitMix64 step: (output, state)."""
+    state = (state + 0x9E3779B97F4A7C15) & _MASK
+    z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+    return z ^ (z >> 31), state
+
+
+def _below(n: int, state: int) -> tuple[int, int]:
+    limit = (1 << 64) - (1 << 64) % n
+    while True:
+        out, state = _next(state)
+        if out < limit:
+            return out % n, state
+
+
+class Dealer:
+    """Deals rounds from a seed, as docs/rules.md and american_sniff.rng describe."""
+
+    def __init__(self, seed: int, players: int) -> None:
+        self.state = seed
+        self.players = players
+
+    def lot(self) -> int:
+        """The opener drawn by lot."""
+        opener, self.state = _below(self.players, self.state)
+        return opener
+
+    def deal(self, lot_due: bool) -> dict[str, Any]:
+        """The next round's deal; its opener drawn by lot if one is due."""
+        tiles = [(a, b) for a in range(7) for b in range(a, 7)]
+        for i in range(len(tiles) - 1, 0, -1):
+            j, self.state = _below(i + 1, self.state)
+            tiles[i], tiles[j] = tiles[j], tiles[i]
+        size = {2: 7, 3: 6, 4: 5}[self.players]
+        hands = [tiles[k * size : (k + 1) * size] for k in range(self.players)]
+        opener = self.lot() if lot_due else 0
+        return {
+            "hands": [[text(t) for t in hand] for hand in hands],
+            "stock": [text(t) for t in tiles[self.players * size :]],
+            "opener": opener,
+        }
+
+
 class Engine:
     """Answers protocol requests with :class:`Rules` (or a subclass)."""
+
+    #: How a request line is read.
+    parse = staticmethod(parse_line)
 
     def __init__(self, rules: Rules, name: str) -> None:
         self.rules = rules
@@ -364,43 +573,82 @@ class Engine:
             "state": lambda _: self.current().state(),
             "table": self.table,
             "settle": self.settle,
-            "quit": lambda _: {},
+            "quit": lambda _: {"quit": True},
         }
-        handler = handlers.get(request.get("cmd", ""))
-        if handler is None:
-            raise BadRequest("bad_request", f"unknown cmd {request.get('cmd')!r}")
-        return handler(request)
+        return handlers[request["cmd"]](request)
 
     def hello(self, request: dict[str, Any]) -> dict[str, Any]:
         """The handshake."""
-        if request.get("protocol_version") != 1:
-            raise BadRequest("unsupported", "protocol version 1 only")
+        if request.get("protocol_version") != 1 or request.get("rules_version") not in (None, "1"):
+            raise BadRequest("unsupported", "protocol version 1 and rules version 1 only")
         return {
             "protocol": "american-sniff/engine",
             "protocol_version": 1,
             "rules_version": "1",
             "engine": self.name,
-            "features": [],
+            "features": ["seed"],
         }
 
     def new(self, request: dict[str, Any]) -> dict[str, Any]:
-        """Start a match from the request's deals."""
-        if request.get("seed") is not None:
-            raise BadRequest("unsupported", "this engine deals no match from a seed")
+        """Start a match from the request's deals, then its seed."""
         players = request["players"]
-        scores = request.get("scores") or [0] * (2 if players == 4 else players)
-        first = request.get("round") or 1
-        self.match = Match(self.rules, players, list(request["deals"]), list(scores), first)
+        if players not in _TARGET:
+            raise BadRequest("invalid_deal", "players must be 2, 3 or 4")
+        seed = request.get("seed")
+        if seed is not None and (not re.fullmatch(r"0|[1-9][0-9]*", seed) or int(seed) > _MASK):
+            raise BadRequest("invalid_deal", f"bad seed {seed!r}")
+        deals = list(request.get("deals", []))
+        if seed is None and not deals:
+            raise BadRequest("invalid_deal", "no deals and no seed")
+        for deal in deals:
+            self.check_deal(deal, players, seed is not None)
+        sides = 2 if players == 4 else players
+        scores = request.get("scores")
+        scores = [0] * sides if scores is None else scores
+        if len(scores) != sides or any(
+            s % 5 or not _MIN_SCORE <= s < _TARGET[players] for s in scores
+        ):
+            raise BadRequest("invalid_deal", f"bad scores {scores}")
+        first = request.get("round")
+        first = 1 if first is None else first
+        if not 1 <= first <= _MAX_ROUND:
+            raise BadRequest("invalid_deal", f"bad round {first}")
+        dealer = None if seed is None else Dealer(int(seed), players)
+        self.match = Match(self.rules, players, deals, list(scores), first, dealer)
         return self.match.state()
+
+    def check_deal(self, deal: dict[str, Any], players: int, seeded: bool) -> None:
+        """Refuse a deal that is not one of the whole set to ``players`` players."""
+        size = {2: 7, 3: 6, 4: 5}[players]
+        try:
+            tiles = [read_tile(t) for hand in deal["hands"] for t in hand]
+            tiles += [read_tile(t) for t in deal["stock"]]
+        except Refused:
+            raise BadRequest("invalid_deal", "a tile is not a tile") from None
+        opener = deal.get("opener")
+        if (
+            len(deal["hands"]) != players
+            or any(len(hand) != size for hand in deal["hands"])
+            or len(set(tiles)) != 28
+            or len(tiles) != 28
+            or (opener is None and not seeded)
+            or (opener is not None and not 0 <= opener < players)
+        ):
+            raise BadRequest("invalid_deal", "the deal is not a deal")
 
     def table(self, request: dict[str, Any]) -> dict[str, Any]:
         """The table after the request's placements."""
         table = Table(self.rules)
         for index, move in enumerate(request["moves"]):
             try:
-                kind, tile, at = read_move(move)
-                if kind != "place" or tile is None:
+                kind, tile, at, broken = self.rules.read_move(move)
+                if kind in ("draw", "pass"):
                     raise BadRequest("bad_request", "a table takes placements only")
+                if tile is not None and "not_a_point" not in broken:
+                    broken |= table.broken(tile, at)
+                if broken:
+                    raise Refused(self.rules.first(broken), f"{move!r} breaks a rule")
+                assert tile is not None
                 table.place(tile, at)
             except Refused as refused:
                 refused.index = index  # type: ignore[attr-defined]
@@ -411,7 +659,18 @@ class Engine:
     def settle(self, request: dict[str, Any]) -> dict[str, Any]:
         """The settlement of the request's hands."""
         players = request["players"]
-        hands = [[read_tile(t) for t in hand] for hand in request["hands"]]
+        if players not in _TARGET or len(request["hands"]) != players:
+            raise BadRequest("bad_request", "one hand per seat of 2, 3 or 4")
+        try:
+            hands = [[read_tile(t) for t in hand] for hand in request["hands"]]
+        except Refused:
+            raise BadRequest("bad_request", "a tile is not a tile") from None
+        every = [tile for hand in hands for tile in hand]
+        finisher = request.get("finisher")
+        if len(set(every)) != len(every) or (
+            finisher is not None and (not 0 <= finisher < players or hands[finisher])
+        ):
+            raise BadRequest("bad_request", "a tile twice, or a finisher holding tiles")
         scores = request.get("scores") or [0] * (2 if players == 4 else players)
         deductions, totals, after = self.rules.settle(
             players, hands, request.get("finisher"), list(scores)
@@ -421,9 +680,13 @@ class Engine:
     def line(self, line: str) -> dict[str, Any]:
         """The answer to one request line."""
         try:
-            request = json.loads(line)
+            try:
+                request = self.parse(line)
+            except ValueError as exc:  # JSONDecodeError is a ValueError too
+                raise BadRequest("bad_json", str(exc)) from None
             if not isinstance(request, dict):
                 raise BadRequest("bad_json", "a request is a JSON object")
+            check_request(request)
             return {"ok": True, **self.answer(request)}
         except Refused as refused:
             answer = {"ok": False, "error": "illegal_move", "code": refused.code}
@@ -433,20 +696,23 @@ class Engine:
             return answer
         except BadRequest as bad:
             return {"ok": False, "error": bad.kind, "message": str(bad)}
-        except json.JSONDecodeError as exc:
-            return {"ok": False, "error": "bad_json", "message": str(exc)}
         except Exception as exc:  # an engine answers every line
             return {"ok": False, "error": "internal", "message": repr(exc)}
 
 
-def serve(rules: Rules, name: str) -> None:
-    """Answer the requests on standard input until quit or its end."""
-    engine = Engine(rules, name)
-    for line in sys.stdin:
-        answer = engine.line(line)
+def serve(rules: Rules, name: str, engine: Engine | None = None) -> None:
+    """Answer the requests on standard input until quit or its end (with ``engine`` if given)."""
+    engine = Engine(rules, name) if engine is None else engine
+    for raw in sys.stdin.buffer:
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            answer = {"ok": False, "error": "bad_json", "message": "not UTF-8"}
+        else:
+            answer = engine.line(line)
         sys.stdout.write(json.dumps(answer) + "\n")
         sys.stdout.flush()
-        if answer.get("ok") and json.loads(line).get("cmd") == "quit":
+        if answer.get("ok") and answer.get("quit"):
             break
 
 

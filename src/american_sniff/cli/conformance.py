@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from ..conformance.fuzz import fuzz
 from ..conformance.kit import (
     DEFAULT_TIMEOUT,
     EngineError,
@@ -14,7 +15,8 @@ from ..conformance.kit import (
     VectorResult,
     run_kit,
 )
-from ..conformance.loading import InvalidVectors, load_vectors
+from ..conformance.loading import MANIFEST_NAME, InvalidVectors, export_vectors, load_vectors
+from ..rng import MASK64
 from .options import Command
 
 __all__ = ["COMMAND", "NAME"]
@@ -37,19 +39,60 @@ def _print(result: VectorResult) -> None:
     print(result, flush=True)
 
 
+def _count(text: str) -> int:
+    """An argparse type: a number of matches, 1 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
+    return value
+
+
+def _seed(text: str) -> int:
+    """An argparse type: a seed from 0 to 2**64 - 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 0 <= value <= MASK64:
+        raise argparse.ArgumentTypeError(f"must be from 0 to 2**64 - 1, got {value}")
+    return value
+
+
+def _fail(message: object) -> int:
+    print(f"american-sniff conformance: {message}", file=sys.stderr)
+    return 2
+
+
 def _run(args: argparse.Namespace) -> int:
+    if args.export is not None:
+        try:
+            manifest = export_vectors(args.export)
+        except (InvalidVectors, OSError) as exc:
+            return _fail(exc)
+        count = sum(entry["vectors"] for entry in manifest["files"])
+        print(
+            f"wrote {len(manifest['files'])} vector files ({count} vectors) and "
+            f"{MANIFEST_NAME} to {args.export}"
+        )
+        if args.engine is None:
+            return 0
+    if args.engine is None:
+        return _fail("give --engine CMD (or --export DIR)")
+    if args.fuzz is not None:
+        return _run_fuzz(args)
     try:
         vectors = load_vectors(args.vectors)
     except InvalidVectors as exc:
-        print(f"american-sniff conformance: {exc}", file=sys.stderr)
-        return 2
+        return _fail(exc)
     text = not args.json
     try:
         with SubprocessEngine(args.engine, timeout=args.timeout) as engine:
             report = run_kit(engine, vectors, progress=_print if text else None)
     except EngineError as exc:
-        print(f"american-sniff conformance: {exc}", file=sys.stderr)
-        return 2
+        return _fail(exc)
     if text:
         print(report.summary())
     else:
@@ -57,13 +100,47 @@ def _run(args: argparse.Namespace) -> int:
     return 0 if report.passed else 1
 
 
+def _run_fuzz(args: argparse.Namespace) -> int:
+    try:
+        with SubprocessEngine(args.engine, timeout=args.timeout) as engine:
+            report = fuzz(engine, args.fuzz, args.seed)
+    except EngineError as exc:
+        return _fail(exc)
+    if report.passed:
+        print(report.summary())
+        return 0
+    print(f"{report.difference}\n\nthe requests of the failing match, to replay:")
+    for line in report.lines:
+        print(line)
+    print(report.summary())
+    return 1
+
+
 def _options(parser: argparse.ArgumentParser) -> None:
     """Add the options of ``conformance`` to its parser."""
     parser.add_argument(
         "--engine",
-        required=True,
         metavar="CMD",
         help="the engine's command line (split like a shell does; no shell runs it)",
+    )
+    parser.add_argument(
+        "--fuzz",
+        type=_count,
+        metavar="N",
+        help="play N random matches in lockstep with the library instead of the vectors",
+    )
+    parser.add_argument(
+        "--seed",
+        type=_seed,
+        default=0,
+        metavar="S",
+        help="the fuzzer's seed (default 0): the same seed sends the same requests",
+    )
+    parser.add_argument(
+        "--export",
+        type=Path,
+        metavar="DIR",
+        help="write the vector files and a versioned manifest to DIR",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON report, not text")
     parser.add_argument(
@@ -84,15 +161,20 @@ COMMAND = Command(
     summary="check an engine against the conformance vectors",
     description=(
         "Start the program CMD, talk to it over the engine protocol (docs/protocol.md), "
-        "and run every conformance vector against it: table positions, settlements, "
-        "refusals and whole matches. Prints PASS or FAIL per vector, with the first "
-        "difference, then a one-line summary. Exits 0 when every vector passes, 1 when "
-        "one fails, 2 when the engine or the vectors cannot be used."
+        "and run every conformance vector against it, comparing every field of every "
+        "answer. Prints PASS, FAIL or SKIP per vector, with the first difference, then "
+        "a one-line summary. With --fuzz N, plays N random matches in lockstep with the "
+        "library instead, and prints the requests of the first match that differs. With "
+        "--export DIR, writes the vector files and a manifest for other languages. "
+        "Exits 0 when everything agrees, 1 on a difference, 2 when the engine or the "
+        "vectors cannot be used."
     ),
     examples=(
         'american-sniff conformance --engine "american-sniff engine"',
         'american-sniff conformance --engine "node my-engine.js" --json',
         'american-sniff conformance --engine "./engine" --vectors my-vectors/',
+        'american-sniff conformance --engine "./engine" --fuzz 200 --seed 7',
+        "american-sniff conformance --export vectors/",
     ),
     options=_options,
     run=_run,

@@ -3,10 +3,12 @@
 The vectors shipped in ``american_sniff/conformance/vectors/`` are the output
 of this module, and a test checks that they still are. Each vector is written
 here as a scenario in the rules' own terms (a placement sequence, some hands,
-a deal and a few moves, a seeded match); the expected values come from the
-library, through the same protocol session that ``american-sniff engine``
-serves, and each scenario also states the outcome it is meant to show (the
-refusal code, the sums of the worked examples, a blocked round), which the
+a deal and a few moves, a seeded match) and kept as its requests, each with
+the library's whole answer (the engine's own choices left out: see
+:mod:`~american_sniff.conformance.compare`), from the same protocol session
+that ``american-sniff engine`` serves. Each scenario also states the
+outcome it is meant to show (the refusal code, the sums of the worked
+examples, a blocked round), which the
 generation checks.
 
 Run it with ``--check`` to compare the shipped files with a fresh generation
@@ -24,17 +26,20 @@ from pathlib import Path
 from typing import Any
 
 from ..bots import random_match
+from ..engine import legal_moves
 from ..layout import Layout
 from ..moves import Place
-from ..records import record_match
+from ..records import MatchRecord, OpenerBy, record_match
 from ..referee import check_record
 from ..rng import below
-from ..rules import round_hand
-from ..serial import document_header, move_text, parse_tile_text, tile_text
+from ..rules import RULES_VERSION, round_hand, settle
+from ..serial import move_text, parse_tile_text, tile_text
 from ..state import MatchState, RoundEnd
 from ..tiles import ALL_TILES, Tile
-from .loading import KINDS, VECTORS_FORMAT
-from .protocol import Session
+from .compare import expected_answer
+from .kit import LocalEngine, perft
+from .loading import KINDS, VECTORS_FORMAT, VECTORS_FORMAT_VERSION
+from .protocol import MAX_ROUND, MIN_SCORE, Session
 
 __all__ = ["build", "dumps", "main"]
 
@@ -45,6 +50,47 @@ WIDTH = 200
 def _tiles(text: str) -> tuple[Tile, ...]:
     """The tiles written in ``text``, e.g. ``"[1|4] [4|4]"``."""
     return tuple(parse_tile_text(tile) for tile in re.findall(r"\[\d\|\d\]", text))
+
+
+class Script:
+    """A vector's steps as they are made: each request sent to a fresh library session.
+
+    Every step holds the request (or a raw ``line``) and the library's whole
+    answer less the engine's own choices (:func:`~.compare.expected_answer`).
+    """
+
+    def __init__(self) -> None:
+        self.session = Session()
+        self.steps: list[dict[str, Any]] = []
+
+    def ask(self, request: dict[str, Any], at: str) -> dict[str, Any]:
+        """Send ``request``, keep the step, and return the library's whole answer."""
+        answer: dict[str, Any] = json.loads(self.session.handle_line(json.dumps(request)))
+        expect = expected_answer(request.get("cmd"), answer)
+        self.steps.append({"at": at, "request": request, "expect": expect})
+        return answer
+
+    def ok(self, request: dict[str, Any], at: str) -> dict[str, Any]:
+        """:meth:`ask` a request the scenario expects to succeed."""
+        answer = self.ask(request, at)
+        if not answer["ok"]:
+            raise AssertionError(f"{at}: {request} was refused: {answer}")
+        return answer
+
+    def line(self, line: str, at: str) -> dict[str, Any]:
+        """Send the raw text ``line`` (the kit adds the newline); keep the step."""
+        answer: dict[str, Any] = json.loads(self.session.handle_line(line.encode("utf-8")))
+        self.steps.append({"at": at, "line": line, "expect": expected_answer(None, answer)})
+        return answer
+
+    def vector(self, ident: str, description: str, requires: Sequence[str] = ()) -> dict[str, Any]:
+        """The vector of these steps."""
+        return {
+            "id": ident,
+            "description": description,
+            "requires": list(requires),
+            "steps": self.steps,
+        }
 
 
 def _ok(session: Session, request: dict[str, Any]) -> dict[str, Any]:
@@ -205,7 +251,7 @@ WORKED_SUMS = {
 }
 
 #: Seeds of the random tables: tiles placed one at a time, each a random fit.
-RANDOM_TABLE_SEEDS = (1, 2, 3, 4, 5, 6, 7, 8)
+RANDOM_TABLE_SEEDS = (1, 2, 3, 4)
 
 
 def _random_table(seed: int) -> tuple[str, ...]:
@@ -227,15 +273,15 @@ def _random_table(seed: int) -> tuple[str, ...]:
 
 
 def _position_vector(ident: str, description: str, moves: Sequence[str]) -> dict[str, Any]:
-    session = Session()
-    steps: list[dict[str, Any]] = []
+    script = Script()
+    sums = []
     for count in range(1, len(moves) + 1):
-        answer = _ok(session, {"cmd": "table", "moves": list(moves[:count])})
-        steps.append({"move": moves[count - 1], "expect": answer})
-    sums = WORKED_SUMS.get(ident)
-    if sums is not None and tuple(step["expect"]["end_sum"] for step in steps) != sums:
-        raise AssertionError(f"{ident}: the end sums differ from the rules text's {sums}")
-    return {"id": f"positions/{ident}", "description": description, "steps": steps}
+        request = {"cmd": "table", "moves": list(moves[:count])}
+        sums.append(script.ok(request, f"placement {count} ({moves[count - 1]})")["end_sum"])
+    expected = WORKED_SUMS.get(ident)
+    if expected is not None and tuple(sums) != expected:
+        raise AssertionError(f"{ident}: the end sums differ from the rules text's {expected}")
+    return script.vector(f"positions/{ident}", description)
 
 
 def position_vectors() -> list[dict[str, Any]]:
@@ -366,21 +412,25 @@ _ROUNDING = {1: 0, 2: 0, 3: 5, 4: 5, 5: 5, 7: 5, 8: 10}
 
 
 def settlement_vectors() -> list[dict[str, Any]]:
-    """Revealed hands with their rounded deductions and the sides' totals."""
+    """Revealed hands, their rounded deductions and the sides' totals (by ``rules.settle``)."""
     if any(round_hand(pips) != lost for pips, lost in _ROUNDING.items()):
         raise AssertionError("round_hand differs from worked example 14")
     vectors = []
     for ident, description, players, hands, finisher, scores in SETTLEMENTS:
+        tiles = [_tiles(hand) for hand in hands]
         request = {
+            "cmd": "settle",
             "players": players,
-            "hands": [[tile_text(t) for t in _tiles(hand)] for hand in hands],
+            "hands": [[tile_text(t) for t in hand] for hand in tiles],
             "finisher": finisher,
             "scores": list(scores),
         }
-        answer = _ok(Session(), {"cmd": "settle", **request})
-        vectors.append(
-            {"id": f"settlement/{ident}", "description": description, **request, "expect": answer}
-        )
+        script = Script()
+        answer = script.ok(request, "settle")
+        deductions, after = settle(players, scores, [sum(t.pips for t in hand) for hand in tiles])
+        if answer["deductions"] != list(deductions) or answer["scores"] != list(after):
+            raise AssertionError(f"settlement/{ident}: the session differs from rules.settle")
+        vectors.append(script.vector(f"settlement/{ident}", description))
     return vectors
 
 
@@ -446,6 +496,8 @@ def _fill(deal: dict[str, Any], sizes: Sequence[int]) -> dict[str, Any]:
 
 
 _FOUR = _fill(_FOUR_DEAL, (5, 5, 5, 5))
+#: Seat 1 of the draw deal has just drawn [0|3], which fits.
+_DRAWN = ("[0|0] opens", "draw", "draw", "draw")
 _THREE = _fill(_THREE_DEAL, (6, 6, 6))
 
 #: The refusal scenarios, by the position they start from: (new request fields, moves
@@ -762,39 +814,530 @@ TABLE_REFUSALS: tuple[tuple[str, str, tuple[str, ...], str, str], ...] = (
 )
 
 
+def _refusal_script(
+    ident: str, start: dict[str, Any], moves: Sequence[str], move: str, code: str
+) -> Script:
+    """A refusal scenario's steps: the position, the refused move, and the unchanged match."""
+    script = Script()
+    script.ok({"cmd": "new", **start}, "new")
+    for number, before in enumerate(moves, start=1):
+        script.ok({"cmd": "move", "move": before}, f"move {number} of the position ({before})")
+    script.ask({"cmd": "legal"}, "before the refused move: legal")
+    script.ask({"cmd": "state"}, "before the refused move: state")
+    answer = script.ask({"cmd": "move", "move": move}, f"the refused move ({move})")
+    if answer.get("code") != code:
+        raise AssertionError(f"{ident}: {move!r} gives {answer}, not {code}")
+    script.ask({"cmd": "state"}, "after the refused move: state")
+    script.ask({"cmd": "legal"}, "after the refused move: legal")
+    return script
+
+
+def _table_refusal_script(ident: str, placements: Sequence[str], move: str, code: str) -> Script:
+    script = Script()
+    answer = script.ask({"cmd": "table", "moves": [*placements, move]}, f"table ({move})")
+    if answer.get("code") != code or answer.get("index") != len(placements):
+        raise AssertionError(f"{ident}: {move!r} gives {answer}, not {code}")
+    return script
+
+
+#: Texts that are no move, each refused by the move-text grammar of
+#: docs/protocol.md with its code (the docs list the same texts).
+MOVE_TEXTS: tuple[tuple[str, str], ...] = (
+    ("Draw", "not_a_move"),
+    ("draw ", "not_a_move"),
+    ("", "not_a_move"),
+    ("[1|4]", "not_a_move"),
+    ("[1|4] open", "not_a_move"),
+    ("opens", "not_a_move"),
+    ("[1|4] opens ", "not_a_move"),
+    ("[1|4]on [1|1] line_a", "not_a_move"),
+    (" opens", "not_a_tile"),
+    ("[1|4]  opens", "not_a_tile"),
+    ("[4|1] opens", "not_a_tile"),
+    ("[7|7] opens", "not_a_tile"),
+    ("[ 1|4] opens", "not_a_tile"),
+    (" on [1|1] line_a", "not_a_tile"),
+    ("[4|1] on [9|9] middle", "not_a_tile"),
+    ("[1|4] on [1|1] line_a opens", "not_a_tile"),
+    ("[1|4] on [9|9] line_a", "not_a_point"),
+    ("[1|4] on [1|1]", "not_a_point"),
+    ("[1|4] on ", "not_a_point"),
+    ("[1|4] on [1|1] low", "not_a_point"),
+    ("[1|4] on [1|4] line_a", "not_a_point"),
+    ("[1|4] on [1|1] LINE_A", "not_a_point"),
+    ("[1|4] on [1|1] line_a ", "not_a_point"),
+    ("[1|4] on  [1|1] line_a", "not_a_point"),
+    ("[1|4] on [1|4]high", "not_a_point"),
+    ("[1|4] on [1|1] line_a on [1|1] line_b", "not_a_point"),
+)
+
+
+def _move_text_vector() -> dict[str, Any]:
+    """Every refused text of the grammar's cases, sent as a move; the match stays as it was."""
+    script = Script()
+    script.ok({"cmd": "new", "players": 2, "deals": [_TABLE_DEAL]}, "new")
+    script.ok({"cmd": "move", "move": _OPENED[0]}, f"move 1 of the position ({_OPENED[0]})")
+    for text, code in MOVE_TEXTS:
+        if script.ask({"cmd": "move", "move": text}, f"the move text {text!r}").get("code") != code:
+            raise AssertionError(f"refusals/move-texts: {text!r} is not {code}")
+    script.ok({"cmd": "state"}, "after the refused texts: state")
+    return script.vector(
+        "refusals/move-texts",
+        "The refused cases of the move-text grammar (docs/protocol.md), each with its code.",
+    )
+
+
 def refusal_vectors() -> list[dict[str, Any]]:
     """Positions with an illegal move each, and the refusal code the rules give it."""
     vectors = []
     for ident, description, start, moves, move, code in REFUSALS:
-        session = Session()
-        _ok(session, {"cmd": "new", **start})
-        for before in moves:
-            _ok(session, {"cmd": "move", "move": before})
-        legal = _ok(session, {"cmd": "legal"})["moves"]
-        answer = session.handle({"cmd": "move", "move": move})
-        if answer.get("code") != code:
-            raise AssertionError(f"refusals/{ident}: {move!r} gives {answer}, not {code}")
-        vectors.append(
-            {
-                "id": f"refusals/{ident}",
-                "description": description,
-                "start": start,
-                "moves": list(moves),
-                "move": move,
-                "expect": {"code": code, "legal_moves": legal},
-            }
-        )
+        script = _refusal_script(ident, start, moves, move, code)
+        vectors.append(script.vector(f"refusals/{ident}", description))
     for ident, description, placements, move, code in TABLE_REFUSALS:
-        answer = Session().handle({"cmd": "table", "moves": [*placements, move]})
-        if answer.get("code") != code or answer.get("index") != len(placements):
-            raise AssertionError(f"refusals/{ident}: {move!r} gives {answer}, not {code}")
+        script = _table_refusal_script(ident, placements, move, code)
+        vectors.append(script.vector(f"refusals/{ident}", description))
+    vectors.append(_move_text_vector())
+    return vectors
+
+
+# -- refusal order ------------------------------------------------------------------------
+
+#: For every adjacent pair of the documented refusal order whose two rules can
+#: both be broken by one move: (first code, second code, description, where).
+#: ``where`` is a match scenario (new request fields, moves before, the move) or
+#: a bare table (placements before, the placement).
+ORDER_PAIRS: tuple[tuple[str, str, str, tuple[Any, ...]], ...] = (
+    (
+        "match_over",
+        "not_a_move",
+        "After the match is won, a text of no move form is refused as match_over.",
+        ({"players": 2, "deals": [_TABLE_DEAL], "scores": [245, 0]}, _OPENED, "play [1|4]"),
+    ),
+    (
+        "not_a_tile",
+        "not_a_point",
+        "[4|1] is not a tile and [1|1] has no low side: the tile is named first.",
+        ({"players": 2, "deals": [_TABLE_DEAL]}, _OPENED, "[4|1] on [1|1] low"),
+    ),
+    (
+        "not_a_point",
+        "not_in_hand",
+        "[0|0] is seat 0's and [1|4] has no line_a: the text is checked before the hand.",
+        ({"players": 2, "deals": [_TABLE_DEAL]}, _OPENED, "[0|0] on [1|4] line_a"),
+    ),
+    (
+        "not_in_hand",
+        "must_place_drawn",
+        "Seat 1 drew the fitting [0|3] and places seat 0's [0|1]: not in its hand, first.",
+        ({"players": 2, "deals": [_DRAW_DEAL]}, _DRAWN, "[0|1] on [0|0] line_a"),
+    ),
+    (
+        "must_place_drawn",
+        "point_required",
+        "Seat 1 drew the fitting [0|3] and writes another tile of its hand as an opening.",
+        ({"players": 2, "deals": [_DRAW_DEAL]}, _DRAWN, "[1|2] opens"),
+    ),
+    (
+        "opening_has_no_point",
+        "point_not_open",
+        "The opener names a point on the empty table, where no point is open.",
+        ({"players": 2, "deals": [_TABLE_DEAL]}, (), "[1|4] on [4|4] line_b"),
+    ),
+    (
+        "point_not_open",
+        "values_differ",
+        "[4|4] is not on the table, and [0|2] shows no 4 either.",
+        ({"players": 2, "deals": [_TABLE_DEAL]}, _OPENED, "[0|2] on [4|4] line_b"),
+    ),
+    (
+        "must_place_drawn",
+        "must_place",
+        "Seat 1 drew the fitting [0|3] (so it can place) and draws again.",
+        ({"players": 2, "deals": [_DRAW_DEAL]}, _DRAWN, "draw"),
+    ),
+    (
+        "must_place",
+        "stock_empty",
+        "Seat 1 drew the whole stock; seat 0 can place, and tries to draw from the empty stock.",
+        ({"players": 2, "deals": [_PASS_DEAL]}, ("[0|0] opens", *(["draw"] * 14), "pass"), "draw"),
+    ),
+    (
+        "already_on_table",
+        "point_required",
+        "On a bare table, [1|4] is placed again, written as an opening.",
+        (("[1|4] opens",), "[1|4] opens"),
+    ),
+)
+
+#: Adjacent pairs of the order that no single move can break together, and why.
+ORDER_EXCLUSIVE: tuple[tuple[str, str, str], ...] = (
+    ("not_a_move", "not_a_tile", "a text with no move form has no tile to judge"),
+    ("must_place_drawn", "already_on_table", "in a match a tile on the table is in no hand"),
+    ("point_required", "point_not_open", "a placement written as an opening names no point"),
+    ("must_place", "must_draw", "a player who can place need not draw"),
+)
+
+
+def order_vectors() -> list[dict[str, Any]]:
+    """A move breaking both rules of every adjacent pair of the refusal order."""
+    vectors = []
+    for first, second, description, where in ORDER_PAIRS:
+        ident = f"order/{first}-before-{second}"
+        if len(where) == 3:
+            start, moves, move = where
+            script = _refusal_script(ident, start, moves, move, first)
+            breaks = _second_rule_broken(start, moves, move, first, second)
+        else:
+            placements, move = where
+            script = _table_refusal_script(ident, placements, move, first)
+            breaks = second == "point_required"  # the table holds a tile: a point is needed
+        if not breaks:
+            raise AssertionError(f"{ident}: the move does not break {second}")
+        vectors.append(script.vector(ident, f"{first} before {second}: {description}"))
+    return vectors
+
+
+def _second_rule_broken(
+    start: dict[str, Any], moves: Sequence[str], move: str, first: str, second: str
+) -> bool:
+    """Whether ``move`` also breaks the rule of ``second`` (checked with the rule alone)."""
+    session = Session()
+    _ok(session, {"cmd": "new", **start})
+    for before in moves:
+        _ok(session, {"cmd": "move", "move": before})
+    state = session._state
+    assert state is not None
+    legal = [move_text(m) for m in legal_moves(state)] if state.winner is None else []
+    hand = {tile_text(t) for t in state.hands[state.turn]}
+    words = move.split()
+    checks = {
+        "not_a_move": lambda: not _MOVE_FORM.fullmatch(move),
+        "not_a_point": lambda: len(words) == 4 and f"{words[2]} {words[3]}" not in _POINTS,
+        "not_in_hand": lambda: words[0] not in hand,
+        "must_place_drawn": lambda: state.drawn is not None,
+        "point_required": lambda: move.endswith(" opens") and bool(state.layout.tiles),
+        "point_not_open": lambda: (
+            len(words) == 4
+            and f"{words[2]} {words[3]}" not in {str(p) for p in state.layout.points()}
+        ),
+        "values_differ": lambda: (
+            len(words) == 4 and _point_value(f"{words[2]} {words[3]}") not in _halves(words[0])
+        ),
+        "must_place": lambda: any(m not in ("draw", "pass") for m in legal),
+        "stock_empty": lambda: state.stock_size == 0,
+    }
+    return checks[second]()
+
+
+_MOVE_FORM = re.compile(r"(\[\d\|\d\] (opens|on \[\d\|\d\] \w+))|draw|pass")
+_POINTS = {
+    f"{tile_text(t)} {side}"
+    for t in ALL_TILES
+    for side in (
+        ("line_a", "line_b", "branch_a", "branch_b") if t.low == t.high else ("low", "high")
+    )
+}
+
+
+def _halves(text: str) -> tuple[int, int]:
+    tile = parse_tile_text(text)
+    return tile.low, tile.high
+
+
+def _point_value(point: str) -> int:
+    tile = parse_tile_text(point.split(maxsplit=1)[0])
+    return tile.high if point.endswith(" high") else tile.low
+
+
+# -- robustness --------------------------------------------------------------------------
+
+_NEW = {"cmd": "new", "players": 2, "deals": [_TABLE_DEAL]}
+
+#: Lines that are not one JSON object, each as the docs list the kinds of bad_json.
+BAD_LINES: tuple[tuple[str, str], ...] = (
+    ("not JSON", '{"cmd": "legal"'),
+    ("an empty line", ""),
+    ("only blanks", "   "),
+    ("an array, not an object", '["legal"]'),
+    ("a string, not an object", '"legal"'),
+    ("null", "null"),
+    ("a float", '{"cmd": "new", "players": 2.0, "seed": "1"}'),
+    ("a float written with an exponent", '{"cmd": "new", "players": 2e0, "seed": "1"}'),
+    ("NaN", '{"cmd": "new", "players": NaN, "seed": "1"}'),
+    ("an integer above 2**53 - 1", '{"cmd": "new", "players": 9007199254740992, "seed": "1"}'),
+    ("an integer below -(2**53 - 1)", '{"cmd": "new", "players": 2, "round": -9007199254740992}'),
+    ("a repeated key", '{"cmd": "legal", "cmd": "state"}'),
+    ("a byte-order mark", '\ufeff{"cmd": "legal"}'),
+)
+
+#: Requests that are answered with an error, by the kind of error: (what, request).
+BAD_REQUESTS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("an unknown command", {"cmd": "undo"}),
+    ("no command", {"players": 2}),
+    ("a command that is not a string", {"cmd": 5}),
+    ("an unknown key", {"cmd": "legal", "verbose": True}),
+    ("an unknown key in new", {**_NEW, "variant": "classic"}),
+    ("an unknown key in a deal", {**_NEW, "deals": [{**_TABLE_DEAL, "dealer": 0}]}),
+    ("an unknown key in hello", {"cmd": "hello", "protocol_version": 1, "debug": True}),
+    ("a missing key", {"cmd": "move"}),
+    ("a move that is not a string", {"cmd": "move", "move": 5}),
+    ("players as a string", {**_NEW, "players": "2"}),
+    ("players as a boolean", {**_NEW, "players": True}),
+    ("a seed as a number", {"cmd": "new", "players": 2, "seed": 5}),
+    ("hello of protocol version 2", {"cmd": "hello", "protocol_version": 2}),
+    ("hello of rules version 2", {"cmd": "hello", "protocol_version": 1, "rules_version": "2"}),
+    ("a new with neither deals nor seed", {"cmd": "new", "players": 2}),
+    ("five players", {**_NEW, "players": 5}),
+    ("a deal with a short hand", {**_NEW, "deals": [_fill(_TABLE_DEAL, (6, 7))]}),
+    ("a deal with no opener and no seed", {**_NEW, "deals": [{**_TABLE_DEAL, "opener": None}]}),
+    ("a deal with an opener off the table", {**_NEW, "deals": [{**_TABLE_DEAL, "opener": 2}]}),
+    ("round 0", {**_NEW, "round": 0}),
+    ("round one past the highest", {**_NEW, "round": MAX_ROUND + 1}),
+    ("scores at the target", {**_NEW, "scores": [250, 0]}),
+    ("scores not multiples of 5", {**_NEW, "scores": [12, 0]}),
+    ("scores below the lowest", {**_NEW, "scores": [MIN_SCORE - 5, 0]}),
+    ("scores of the wrong length", {**_NEW, "scores": [0, 0, 0]}),
+    ("a draw in a table", {"cmd": "table", "moves": ["[1|4] opens", "draw"]}),
+    (
+        "a finisher whose hand is not empty",
+        {"cmd": "settle", "players": 2, "hands": [["[1|2]"], ["[3|4]"]], "finisher": 0},
+    ),
+    ("a tile in two hands", {"cmd": "settle", "players": 2, "hands": [["[1|2]"], ["[1|2]"]]}),
+    ("three hands for two players", {"cmd": "settle", "players": 2, "hands": [[], [], []]}),
+)
+
+
+#: Seeds an engine with the ``seed`` feature refuses.
+BAD_SEEDS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("a seed that is not a number", {"cmd": "new", "players": 2, "seed": "abc"}),
+    ("a negative seed", {"cmd": "new", "players": 2, "seed": "-1"}),
+    ("a seed with a leading zero", {"cmd": "new", "players": 2, "seed": "01"}),
+    ("a seed of 2**64", {"cmd": "new", "players": 2, "seed": "18446744073709551616"}),
+)
+
+
+def robustness_vectors() -> list[dict[str, Any]]:
+    """Malformed lines and requests, the bounds of new, no match, and deals that run out."""
+    vectors = []
+    script = Script()
+    for what, line in BAD_LINES:
+        if script.line(line, what)["error"] != "bad_json":
+            raise AssertionError(f"robustness: {what} is not bad_json")
+    vectors.append(
+        script.vector(
+            "robustness/bad-json",
+            "Every kind of line that is not one JSON object, as the docs list them: bad_json.",
+        )
+    )
+    script = Script()
+    script.ok(_NEW, "new: the match the bad requests must leave alone")
+    for what, request in BAD_REQUESTS:
+        if script.ask(request, what)["ok"]:
+            raise AssertionError(f"robustness: {what} was answered ok")
+    script.ok({"cmd": "state"}, "state: the match is as before")
+    vectors.append(
+        script.vector(
+            "robustness/bad-requests",
+            "Unknown commands and keys, wrong types, bad versions, deals, seeds and "
+            "settlements, and the bounds of new: each its error kind; the match stays.",
+        )
+    )
+    script = Script()
+    script.ok(_NEW, "new: the match the bad seeds must leave alone")
+    for what, request in BAD_SEEDS:
+        if script.ask(request, what)["error"] != "invalid_deal":
+            raise AssertionError(f"robustness: {what} is not invalid_deal")
+    script.ok({"cmd": "state"}, "state: the match is as before")
+    vectors.append(
+        script.vector(
+            "robustness/bad-seeds",
+            "Seeds that are not decimal texts of 0 to 2**64 - 1: invalid_deal.",
+            requires=("seed",),
+        )
+    )
+    script = Script()
+    for request in (
+        {**_NEW, "round": MAX_ROUND, "scores": [245, MIN_SCORE]},
+        {**_NEW, "round": None, "scores": None},
+        {**_NEW, "round": 1, "scores": [0, 0]},
+    ):
+        script.ok(request, f"new (round {request['round']}, scores {request['scores']})")
+        script.ok({"cmd": "state"}, "state")
+    vectors.append(
+        script.vector(
+            "robustness/bounds-of-new",
+            f"new at its bounds: round {MAX_ROUND} and a score of {MIN_SCORE}; null and "
+            "explicit defaults.",
+        )
+    )
+    script = Script()
+    script.ok({"cmd": "hello", "protocol_version": 1}, "hello")
+    for cmd in ("legal", "move", "state"):
+        request = {"cmd": cmd, "move": "pass"} if cmd == "move" else {"cmd": cmd}
+        if script.ask(request, f"{cmd} before any new")["error"] != "no_match":
+            raise AssertionError(f"robustness: {cmd} before new is not no_match")
+    script.ok({"cmd": "table", "moves": []}, "table: needs no match")
+    script.ok({"cmd": "quit"}, "quit")
+    vectors.append(
+        {
+            **script.vector(
+                "robustness/no-match",
+                "A fresh engine: legal, move and state before any new answer no_match; "
+                "table needs no match; quit answers ok.",
+            ),
+            "fresh": True,
+        }
+    )
+    vectors.append(_deals_run_out())
+    return vectors
+
+
+def _deals_run_out() -> dict[str, Any]:
+    """The first round of a demo match, given as the only deal, played to its end."""
+    record = record_match(_play(2, 320))
+    first = record.rounds[0]
+    script = Script()
+    script.ok({"cmd": "new", "players": 2, "deals": _record_deals(record)[:1]}, "new")
+    for index, action in enumerate(first.actions):
+        text = move_text(action.move)
+        script.ok({"cmd": "move", "move": text}, f"round 1, action {index} ({text})")
+    for cmd in ("legal", "state", "move"):
+        request = {"cmd": cmd, "move": "pass"} if cmd == "move" else {"cmd": cmd}
+        if script.ask(request, f"{cmd} after the last deal")["error"] != "no_deal":
+            raise AssertionError("robustness: the deals did not run out")
+    script.ok(_NEW, "a new match after the deals ran out")
+    script.ok({"cmd": "legal"}, "legal")
+    return script.vector(
+        "robustness/deals-run-out",
+        "A match of one deal: the move that ends the round answers turn null and the next "
+        "round's number; legal, state and move then answer no_deal; new starts afresh.",
+    )
+
+
+# -- seeded deals ------------------------------------------------------------------------
+
+#: Seeded matches: (players, seed, rounds to play, what it shows).
+SEEDS: tuple[tuple[int, int, int, str], ...] = (
+    (2, 0, 2, "seed 0"),
+    (3, (1 << 53) - 1, 2, "seed 2**53 - 1"),
+    (4, (1 << 53) + 1, 2, "seed 2**53 + 1: a blocked round, then a fresh lot"),
+    (2, (1 << 64) - 1, 2, "seed 2**64 - 1, the largest"),
+)
+
+
+def seed_vectors() -> list[dict[str, Any]]:
+    """Matches dealt from a seed, played by the demo's bots; needs the ``seed`` feature."""
+    vectors = []
+    for players, seed, rounds, shows in SEEDS:
+        script = Script()
+        script.ok({"cmd": "new", "players": players, "seed": str(seed)}, "new")
+        states = _play(players, seed)
+        blocked = False
+        number, index = 1, 0
+        for state in states[1:]:
+            action = state.last_action
+            assert action is not None
+            text = move_text(action.move)
+            where = f"round {number}, action {index}"
+            script.ok({"cmd": "legal"}, f"{where}, before ({text}): legal")
+            answer = script.ok({"cmd": "move", "move": text}, f"{where} ({text})")
+            script.ok({"cmd": "state"}, f"{where}, after ({text}): state")
+            end = answer["round_end"]
+            blocked = blocked or (end is not None and end["end"] == "blocked")
+            number, index = (number + 1, 0) if end is not None else (number, index + 1)
+            if state.round > rounds or state.winner is not None:
+                break
+        script.ok({"cmd": "legal"}, "the next round: legal")
+        if "blocked" in shows and not blocked:
+            raise AssertionError(f"seeds: seed {seed} was meant to show {shows!r}")
+        vectors.append(
+            script.vector(
+                f"seeds/{players}-players-seed-{seed}",
+                f"{players} players from {shows}: every hand, draw and opener of "
+                f"{rounds} rounds, as SplitMix64 and the shuffle deal them.",
+                requires=("seed",),
+            )
+        )
+    vectors.append(_deals_then_seed({**_TABLE_DEAL, "opener": None}, "42"))
+    return vectors
+
+
+def _deals_then_seed(deal: dict[str, Any], seed: str) -> dict[str, Any]:
+    """A deal with no opener (the seed draws its lot), played out; the next round from the seed.
+
+    Each move is the first legal move in text order, so the round ends (every
+    round does) without any chance.
+    """
+    script = Script()
+    script.ok({"cmd": "new", "players": 2, "deals": [deal], "seed": seed}, "new")
+    index = 0
+    while True:
+        moves = sorted(
+            script.ok({"cmd": "legal"}, f"round 1, action {index}, before: legal")["moves"]
+        )
+        answer = script.ok(
+            {"cmd": "move", "move": moves[0]}, f"round 1, action {index} ({moves[0]})"
+        )
+        script.ok({"cmd": "state"}, f"round 1, action {index}, after: state")
+        if answer["round_end"] is not None or answer["winner"] is not None:
+            break
+        index += 1
+    script.ok({"cmd": "legal"}, "round 2, from the seed: legal")
+    return script.vector(
+        f"seeds/deals-then-seed-{seed}",
+        "A given deal with a null opener, whose lot the seed draws, played out (the first "
+        "legal move in text order each time); the next round is dealt from the seed.",
+        requires=("seed",),
+    )
+
+
+# -- perft -------------------------------------------------------------------------------
+
+#: Perft starts: (id, description, new request fields, depth).
+PERFTS: tuple[tuple[str, str, dict[str, Any], int], ...] = (
+    (
+        "two-players-opening",
+        "Two players from the opening: openings, fits, and a later Sniff.",
+        {"players": 2, "deals": [_TABLE_DEAL]},
+        4,
+    ),
+    (
+        "two-players-draws",
+        "Two players, seat 1 holding no blank: draws that miss, then a drawn tile that fits.",
+        {"players": 2, "deals": [_DRAW_DEAL]},
+        5,
+    ),
+    (
+        "three-players",
+        "Three players from the opening.",
+        {"players": 3, "deals": [_THREE]},
+        4,
+    ),
+    (
+        "four-players",
+        "Four players from the opening.",
+        {"players": 4, "deals": [_FOUR]},
+        4,
+    ),
+)
+
+
+def perft_vectors() -> list[dict[str, Any]]:
+    """Counts of the action sequences of each depth from fixed deals, and the divide."""
+    vectors = []
+    for ident, description, start, depth in PERFTS:
+        counts, divide = perft(LocalEngine(), start, depth)
         vectors.append(
             {
-                "id": f"refusals/{ident}",
+                "id": f"perft/{ident}",
                 "description": description,
-                "table": list(placements),
-                "move": move,
-                "expect": {"code": code},
+                "requires": [],
+                "start": start,
+                "depth": depth,
+                "counts": counts,
+                "divide": [
+                    {"move": move, "count": count} for move, count in sorted(divide.items())
+                ],
             }
         )
     return vectors
@@ -805,12 +1348,9 @@ def refusal_vectors() -> list[dict[str, Any]]:
 #: Seeded matches between the random bots of ``american-sniff demo`` (seat k's
 #: bot seeded seed + k + 1), chosen for what they show: (players, seed, what).
 MATCHES: tuple[tuple[int, int, str], ...] = (
-    (2, 320, "a blocked round and a score below zero"),
     (2, 228, "a blocked round, scores below zero, and a win with the last tile (no settlement)"),
     (3, 312, "a blocked round and scores below zero"),
-    (3, 124, "scores below zero and a win with the last tile"),
     (4, 258, "a blocked round, a partnership below zero, and a win with the last tile"),
-    (4, 264, "a blocked round and a partnership ending below zero"),
 )
 
 
@@ -819,8 +1359,43 @@ def _play(players: int, seed: int) -> list[MatchState]:
     return list(random_match(players, seed))
 
 
+def _match_script(record: MatchRecord, deals: list[dict[str, Any]]) -> Script:
+    """The steps of playing ``record`` from ``deals``: legal, move and state at every action."""
+    script = Script()
+    script.ok({"cmd": "new", "players": record.players, "deals": deals}, "new")
+    for played in record.rounds:
+        for index, action in enumerate(played.actions):
+            text = move_text(action.move)
+            where = f"round {played.round}, action {index}"
+            script.ok({"cmd": "legal"}, f"{where}, before ({text}): legal")
+            script.ok({"cmd": "move", "move": text}, f"{where} ({text})")
+            script.ok({"cmd": "state"}, f"{where}, after ({text}): state")
+    script.ok({"cmd": "legal"}, "after the match: legal")
+    script.ask({"cmd": "move", "move": "pass"}, "after the match: move")
+    return script
+
+
+def _record_deals(record: MatchRecord) -> list[dict[str, Any]]:
+    """The deals of ``record``'s rounds, as the ``new`` request takes them.
+
+    Where the finisher of the round before opens, the deal's opener must be
+    ignored; a decoy (the next seat) there catches an engine that uses it.
+    """
+    players = record.players
+    return [
+        {
+            "hands": [[tile_text(t) for t in hand] for hand in played.hands],
+            "stock": [tile_text(t) for t in played.stock],
+            "opener": (played.opener + 1) % players
+            if played.opener_by is OpenerBy.FINISHER
+            else played.opener,
+        }
+        for played in record.rounds
+    ]
+
+
 def match_vectors() -> list[dict[str, Any]]:
-    """Whole seeded matches, each as the match record ``american-sniff demo --record`` writes."""
+    """Whole seeded matches, played from their deals: every answer at every action."""
     vectors = []
     for players, seed, shows in MATCHES:
         states = _play(players, seed)
@@ -829,16 +1404,13 @@ def match_vectors() -> list[dict[str, Any]]:
         report = check_record(record)
         if not report.ok:
             raise AssertionError(f"the record of seed {seed} is not valid: {report}")
-        vectors.append(
-            {
-                "id": f"matches/{players}-players-seed-{seed}",
-                "description": (
-                    f"The match of 'american-sniff demo --players {players} --seed {seed}', "
-                    f"{len(record.rounds)} rounds, {record.action_count} actions: {shows}."
-                ),
-                "record": record.to_dict(),
-            }
+        vector = _match_script(record, _record_deals(record)).vector(
+            f"matches/{players}-players-seed-{seed}",
+            f"The match of 'american-sniff demo --players {players} --seed {seed}', "
+            f"{len(record.rounds)} rounds, {record.action_count} actions, played from "
+            f"its deals (a decoy opener where the finisher opens): {shows}.",
         )
+        vectors.append(vector)
     return vectors
 
 
@@ -865,12 +1437,18 @@ def build() -> dict[str, dict[str, Any]]:
         "positions": position_vectors,
         "settlement": settlement_vectors,
         "refusals": refusal_vectors,
+        "order": order_vectors,
+        "robustness": robustness_vectors,
+        "seeds": seed_vectors,
+        "perft": perft_vectors,
         "matches": match_vectors,
     }
     assert tuple(makers) == KINDS
     return {
         f"{kind}.json": {
-            **document_header(VECTORS_FORMAT),
+            "format": VECTORS_FORMAT,
+            "format_version": VECTORS_FORMAT_VERSION,
+            "rules_version": RULES_VERSION,
             "kind": kind,
             "vectors": make(),
         }

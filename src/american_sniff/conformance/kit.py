@@ -2,14 +2,12 @@
 
 :func:`run_kit` sends each vector's requests to an engine (a
 :class:`SubprocessEngine` for a program in any language, or a
-:class:`LocalEngine` for the library itself, in-process) and compares the
-answers with the vector's expected values. It reports, vector by vector,
-whether the engine passed and, if not, the first difference.
-
-Comparisons are exact, with two allowances: legal moves, open points and
-contributions are compared as multisets, never in the library's order; and an
-answer may hold keys the vector does not mention (only the vector's keys are
-compared).
+:class:`LocalEngine` for the library itself, in-process) and compares every
+answer with the whole answer the vector file holds for it, by the rules of
+:mod:`~american_sniff.conformance.compare`. It judges from the files alone:
+nothing is worked out with the library at run time. It reports, vector by
+vector, whether the engine passed and, if not, the first difference, naming
+the step, the field, and quoting the request and the answer.
 """
 
 from __future__ import annotations
@@ -26,12 +24,11 @@ from typing import IO, Any, Protocol
 
 import attrs
 
-from ..engine import legal_moves
-from ..records import MatchRecord, replay
 from ..rules import RULES_VERSION
 from ..serial import read_json
+from .compare import difference, own_choice_problem, text
 from .loading import Vector, load_vectors
-from .protocol import MAX_LINE_BYTES, PROTOCOL_VERSION, Session
+from .protocol import MAX_LINE_BYTES, PROTOCOL, PROTOCOL_VERSION, Session
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -41,14 +38,15 @@ __all__ = [
     "LocalEngine",
     "SubprocessEngine",
     "VectorResult",
+    "check_step",
     "handshake",
+    "perft",
     "run_kit",
+    "run_vector",
 ]
 
 #: Seconds the kit waits for each answer by default.
 DEFAULT_TIMEOUT = 10.0
-#: Answers whose legal moves, open points or contributions are compared as multisets.
-_SET_KEYS = frozenset({"open_points", "contributions", "moves", "legal_moves"})
 #: How many of the engine's last standard-error lines a failure quotes.
 _STDERR_LINES = 5
 
@@ -66,6 +64,12 @@ class Engine(Protocol):
 
     def request(self, message: Mapping[str, Any]) -> dict[str, Any]:
         """Send one request and return its answer.
+
+        :raises EngineError: if no well-formed answer comes.
+        """
+
+    def send_line(self, line: str) -> dict[str, Any]:
+        """Send one line of text as it is (the newline added) and return its answer.
 
         :raises EngineError: if no well-formed answer comes.
         """
@@ -92,7 +96,11 @@ class LocalEngine:
 
     def request(self, message: Mapping[str, Any]) -> dict[str, Any]:
         """The session's answer to ``message``."""
-        answer: dict[str, Any] = json.loads(self._session.handle_line(json.dumps(message)))
+        return self.send_line(json.dumps(message))
+
+    def send_line(self, line: str) -> dict[str, Any]:
+        """The session's answer to the text ``line``."""
+        answer: dict[str, Any] = json.loads(self._session.handle_line(line.encode("utf-8")))
         return answer
 
     def restart(self) -> None:
@@ -163,11 +171,20 @@ class SubprocessEngine:
             the timeout, or answers with something other than a JSON object
             holding ``ok``.
         """
+        return self.send_line(json.dumps(message, separators=(",", ":")))
+
+    def send_line(self, text_line: str) -> dict[str, Any]:
+        """Write ``text_line`` and a newline, and read the answer line.
+
+        :raises EngineError: as :meth:`request` does; the message quotes the
+            line sent and the engine's answer.
+        """
         process = self._process
         if process is None:
             raise EngineError("the engine is closed")
         assert process.stdin is not None
-        line = json.dumps(message, separators=(",", ":")).encode("utf-8") + b"\n"
+        line = text_line.encode("utf-8") + b"\n"
+        asked = f"the request {text_line[:200]!r}"
         try:
             process.stdin.write(line)
             process.stdin.flush()
@@ -176,19 +193,18 @@ class SubprocessEngine:
         try:
             answer = self._lines.get(timeout=self._timeout)
         except queue.Empty:
-            raise EngineError(
-                f"no answer to {message.get('cmd')!r} within {self._timeout:g} seconds"
-            ) from None
+            raise EngineError(f"no answer to {asked} within {self._timeout:g} seconds") from None
         if answer is None:
-            raise EngineError(f"the engine closed its output{self._exit_note()}")
+            raise EngineError(f"the engine closed its output after {asked}{self._exit_note()}")
+        quoted = answer[:200].decode("utf-8", "replace")
         try:
             data = read_json(
                 answer, max_bytes=MAX_LINE_BYTES + 1, error=ValueError, what="the engine's answer"
             )
         except ValueError as exc:
-            raise EngineError(str(exc)) from None
+            raise EngineError(f"{exc}: the engine wrote {quoted!r} for {asked}") from None
         if not isinstance(data, dict) or type(data.get("ok")) is not bool:
-            raise EngineError(f"the answer is not an object with ok: {answer[:200]!r}")
+            raise EngineError(f"the answer to {asked} is not an object with ok: {quoted!r}")
         return data
 
     def _exit_note(self) -> str:
@@ -270,16 +286,20 @@ class VectorResult:
 
     :ivar id: The vector's id.
     :ivar kind: The vector's kind.
-    :ivar passed: Whether every answer matched.
+    :ivar passed: Whether every answer matched (True for a skipped vector).
     :ivar difference: The first difference found, in words; None if it passed.
+    :ivar skipped: Whether the vector was not run: the engine lacks a feature it requires.
     """
 
     id: str
     kind: str
     passed: bool
     difference: str | None = None
+    skipped: bool = False
 
     def __str__(self) -> str:
+        if self.skipped:
+            return f"SKIP {self.id}: {self.difference}"
         if self.passed:
             return f"PASS {self.id}"
         return f"FAIL {self.id}: {self.difference}"
@@ -298,7 +318,7 @@ class KitReport:
 
     @property
     def passed(self) -> bool:
-        """Whether the engine passed every vector."""
+        """Whether the engine passed every vector it ran."""
         return all(result.passed for result in self.results)
 
     @property
@@ -306,24 +326,35 @@ class KitReport:
         """The vectors the engine failed."""
         return tuple(result for result in self.results if not result.passed)
 
+    @property
+    def skipped(self) -> tuple[VectorResult, ...]:
+        """The vectors not run, for a feature the engine lacks."""
+        return tuple(result for result in self.results if result.skipped)
+
     def summary(self) -> str:
-        """One line: how many vectors passed and failed, and which engine ran them."""
+        """One line: how many vectors passed, failed and were skipped, and which engine ran them."""
         total = len(self.results)
         failed = len(self.failures)
+        skipped = len(self.skipped)
         name = self.engine.get("engine", "the engine")
-        verdict = "all passed" if not failed else f"{total - failed} passed, {failed} failed"
+        verdict = (
+            "all passed" if not failed else f"{total - failed - skipped} passed, {failed} failed"
+        )
+        if skipped:
+            verdict += f", {skipped} skipped"
         return f"{total} vectors: {verdict} ({name})"
 
     def to_dict(self) -> dict[str, Any]:
         """The report as JSON values (what ``american-sniff conformance --json`` prints)."""
         return {
             "format": "american-sniff/conformance-report",
-            "format_version": 1,
+            "format_version": 2,
             "rules_version": RULES_VERSION,
             "engine": dict(self.engine),
             "passed": self.passed,
             "total": len(self.results),
             "failed": len(self.failures),
+            "skipped": len(self.skipped),
             "results": [attrs.asdict(result) for result in self.results],
         }
 
@@ -332,25 +363,28 @@ class KitReport:
 
 
 def handshake(engine: Engine) -> dict[str, Any]:
-    """Send ``hello`` and check the engine's protocol and rules versions; return its answer.
+    """Send ``hello`` and check the engine's protocol, versions and own fields; return its answer.
 
-    :raises EngineError: if the engine refuses, or speaks another version.
+    :raises EngineError: if the engine refuses, or speaks another protocol or version.
     """
     answer = engine.request(
         {"cmd": "hello", "protocol_version": PROTOCOL_VERSION, "rules_version": RULES_VERSION}
     )
     if not answer.get("ok"):
         raise EngineError(f"the engine refused hello: {_refusal(answer)}")
-    if answer.get("protocol_version") != PROTOCOL_VERSION:
-        raise EngineError(
-            f"the engine speaks protocol version {answer.get('protocol_version')!r}, "
-            f"not {PROTOCOL_VERSION}"
-        )
-    if answer.get("rules_version") != RULES_VERSION:
-        raise EngineError(
-            f"the engine plays rules version {answer.get('rules_version')!r}; "
-            f"the vectors are for {RULES_VERSION!r}"
-        )
+    for key, want in (
+        ("protocol", PROTOCOL),
+        ("protocol_version", PROTOCOL_VERSION),
+        ("rules_version", RULES_VERSION),
+    ):
+        if answer.get(key) != want or type(answer.get(key)) is not type(want):
+            raise EngineError(
+                f"hello: {key}: expected {text(want)}, got {text(answer.get(key))} "
+                "(the kit speaks only this protocol and rules version)"
+            )
+    problem = own_choice_problem("hello", answer)
+    if problem:
+        raise EngineError(f"the hello answer: {problem}")
     return answer
 
 
@@ -359,12 +393,16 @@ def run_kit(
     vectors: Sequence[Vector] | None = None,
     *,
     progress: Callable[[VectorResult], None] | None = None,
+    stop_at_failure: bool = False,
 ) -> KitReport:
     """Run ``vectors`` (default: the shipped ones) against ``engine``.
 
     Each result is also given to ``progress`` as soon as it is known. A vector
-    during which the engine fails (exits, times out, answers garbage) fails
-    with that reason, and the engine is restarted for the next one.
+    that requires a feature the engine's ``hello`` does not list is skipped.
+    A vector during which the engine fails (exits, times out, answers
+    garbage) fails with that reason, and the engine is restarted for the next
+    one; so is it before and after a ``fresh`` vector. With
+    ``stop_at_failure`` the run ends at the first failed vector.
 
     >>> report = run_kit(LocalEngine())
     >>> report.passed, report.summary().startswith(f"{len(report.results)} vectors: all passed")
@@ -375,269 +413,146 @@ def run_kit(
     """
     vectors = load_vectors() if vectors is None else vectors
     hello = handshake(engine)
+    features = set(hello["features"])
     results = []
     for vector in vectors:
-        try:
-            difference = _RUNNERS[vector.kind](engine, vector.data)
-        except EngineError as exc:
-            difference = f"the engine failed: {exc}"
-            engine.restart()
-            handshake(engine)
-        result = VectorResult(vector.id, vector.kind, difference is None, difference)
+        missing = sorted(set(vector.requires) - features)
+        if missing:
+            result = VectorResult(
+                vector.id, vector.kind, True, f"needs the feature {', '.join(missing)}", True
+            )
+        else:
+            if vector.fresh:
+                engine.restart()
+            try:
+                found = run_vector(engine, vector)
+            except EngineError as exc:
+                found = f"the engine failed: {exc}"
+                engine.restart()
+                handshake(engine)
+            else:
+                if vector.fresh:
+                    engine.restart()
+                    handshake(engine)
+            result = VectorResult(vector.id, vector.kind, found is None, found)
         if progress is not None:
             progress(result)
         results.append(result)
+        if stop_at_failure and not result.passed:
+            break
     return KitReport(engine=hello, results=tuple(results))
 
 
-# -- the vectors, kind by kind ------------------------------------------------------------
+def run_vector(engine: Engine, vector: Vector) -> str | None:
+    """Run one vector against ``engine``: the first difference in words, or None.
 
-
-def _positions(engine: Engine, vector: Mapping[str, Any]) -> str | None:
-    moves: list[str] = []
-    for number, step in enumerate(vector["steps"], start=1):
-        moves.append(step["move"])
-        answer = engine.request({"cmd": "table", "moves": moves})
-        where = f"step {number} ({step['move']})"
-        if not answer["ok"]:
-            return f"{where}: refused: {_refusal(answer)}"
-        difference = _difference(step["expect"], answer)
-        if difference:
-            return f"{where}: {difference}"
+    :raises EngineError: if the engine fails to answer.
+    """
+    if vector.kind == "perft":
+        return _perft_vector(engine, vector.data)
+    for number, step in enumerate(vector.data["steps"]):
+        found = check_step(engine, step)
+        if found:
+            return f"step {number}, {found}"
     return None
 
 
-def _settlement(engine: Engine, vector: Mapping[str, Any]) -> str | None:
-    answer = engine.request(
-        {
-            "cmd": "settle",
-            "players": vector["players"],
-            "hands": vector["hands"],
-            "finisher": vector["finisher"],
-            "scores": vector["scores"],
-        }
-    )
-    if not answer["ok"]:
-        return f"refused: {_refusal(answer)}"
-    return _difference(vector["expect"], answer)
-
-
-def _refusals(engine: Engine, vector: Mapping[str, Any]) -> str | None:
-    expect = vector["expect"]
-    move = vector["move"]
-    if vector.get("table") is not None:
-        table = vector["table"]
-        answer = engine.request({"cmd": "table", "moves": [*table, move]})
-        return _check_refused(answer, expect["code"], move, index=len(table))
-    problem = _start(engine, vector["start"], vector["moves"])
-    if problem:
-        return problem
-    legal = engine.request({"cmd": "legal"})
-    problem = _check_legal(legal, expect.get("legal_moves"), "before the move")
-    if problem:
-        return problem
-    before = engine.request({"cmd": "state"})
-    if not before["ok"]:
-        return f"state was refused: {_refusal(before)}"
-    problem = _check_refused(engine.request({"cmd": "move", "move": move}), expect["code"], move)
-    if problem:
-        return problem
-    after = engine.request({"cmd": "state"})
-    difference = _difference(before, after)
-    if difference:
-        return f"the refused move changed the state: {difference}"
-    legal = engine.request({"cmd": "legal"})
-    return _check_legal(legal, expect.get("legal_moves"), "after the refused move")
-
-
-def _matches(engine: Engine, vector: Mapping[str, Any]) -> str | None:
-    record = vector["record"]
-    rounds = record["rounds"]
-    problem = _start(engine, {"players": record["players"], "deals": _record_deals(record)}, ())
-    if problem:
-        return problem
-    # The legal moves before each action, from the reference replay of the record.
-    expected_legal = iter(_legal_before_each_action(record))
-    result = record["result"]
-    for number, played in enumerate(rounds, start=1):
-        actions = played["actions"]
-        for index, action in enumerate(actions):
-            where = f"round {number}, action {index} ({action['move']})"
-            answer = engine.request({"cmd": "legal"})
-            problem = _check_legal(answer, next(expected_legal), f"{where}, before")
-            if problem:
-                return problem
-            answer = engine.request({"cmd": "move", "move": action["move"]})
-            if not answer["ok"]:
-                return f"{where}: refused: {_refusal(answer)}"
-            last = index == len(actions) - 1
-            final = result if last and number == len(rounds) else None
-            difference = _difference(_expected_answer(action, played, last, final), answer)
-            if difference:
-                return f"{where}: {difference}"
-    return _check_match_over(engine, result)
-
-
-def _record_deals(record: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The deals of ``record``'s rounds, as the ``new`` request takes them.
-
-    Where the finisher of the round before opens, the deal's opener must be
-    ignored; a decoy (the next seat) there catches an engine that uses it.
-    """
-    players = record["players"]
-    return [
-        {
-            "hands": r["hands"],
-            "stock": r["stock"],
-            "opener": (r["opener"] + 1) % players if r["opener_by"] == "finisher" else r["opener"],
-        }
-        for r in record["rounds"]
-    ]
-
-
-def _expected_answer(
-    action: Mapping[str, Any],
-    played: Mapping[str, Any],
-    last: bool,
-    final: Mapping[str, Any] | None,
-) -> dict[str, Any]:
-    """What the engine must answer to ``action`` of the round ``played``.
-
-    ``last`` says whether the action is the round's last; ``final`` is the
-    record's result when it is the match's last action, None otherwise.
-    """
-    expected = {key: action[key] for key in ("seat", "tile", "end_sum", "points")}
-    if last and played["end"] is not None:
-        expected["round_end"] = {
-            key: played[key] for key in ("end", "finisher", "deductions", "scores")
-        }
+def check_step(engine: Engine, step: Mapping[str, Any]) -> str | None:
+    """Send one step's request (or line) and compare the answer: the difference, or None."""
+    if "line" in step:
+        line, cmd = step["line"], None
     else:
-        expected["round_end"] = None
-    if final is not None:
-        expected.update(winner=final["winner"], scores=final["scores"])
-    else:
-        expected["winner"] = None
-    return expected
-
-
-def _check_match_over(engine: Engine, result: Mapping[str, Any]) -> str | None:
-    """Check the engine's state after the last action against the record's ``result``."""
-    state = engine.request({"cmd": "state"})
-    if not state["ok"]:
-        return f"state after the match was refused: {_refusal(state)}"
-    difference = _difference(result, state)
-    if difference:
-        return f"the final state: {difference}"
-    legal = engine.request({"cmd": "legal"})
-    return _check_legal(legal, [], "after the match was won")
-
-
-def _legal_before_each_action(record: Mapping[str, Any]) -> list[list[str]]:
-    """The legal moves before each action of ``record``, by the library's own replay."""
-    states = list(replay(MatchRecord.from_dict(record)))
-    return [[str(move) for move in legal_moves(state)] for state in states[:-1]]
-
-
-_RUNNERS: Mapping[str, Callable[[Engine, Mapping[str, Any]], str | None]] = {
-    "positions": _positions,
-    "settlement": _settlement,
-    "refusals": _refusals,
-    "matches": _matches,
-}
-
-
-def _start(engine: Engine, start: Mapping[str, Any], moves: Sequence[str]) -> str | None:
-    """Start the vector's match and play ``moves``; a problem in words, or None."""
-    answer = engine.request({"cmd": "new", **start})
-    if not answer["ok"]:
-        return f"new was refused: {_refusal(answer)}"
-    for number, move in enumerate(moves, start=1):
-        answer = engine.request({"cmd": "move", "move": move})
-        if not answer["ok"]:
-            return f"move {number} of the position ({move}) was refused: {_refusal(answer)}"
-    return None
-
-
-def _check_legal(answer: Mapping[str, Any], expected: object, when: str) -> str | None:
-    if not answer["ok"]:
-        return f"legal {when} was refused: {_refusal(answer)}"
-    if expected is None:
+        line, cmd = json.dumps(step["request"], separators=(",", ":")), step["request"].get("cmd")
+    answer = engine.send_line(line)
+    found = difference(step["expect"], answer) or own_choice_problem(cmd, answer)
+    if found is None:
         return None
-    difference = _difference({"legal_moves": expected}, {"legal_moves": answer.get("moves")})
-    return f"{when}: {difference}" if difference else None
+    return f"{step['at']}: {found}\n  request: {line}\n  answer:  {text(answer)}"
 
 
-def _check_refused(
-    answer: Mapping[str, Any], code: str, move: str, index: int | None = None
-) -> str | None:
-    if answer["ok"]:
-        return f"{move!r} was accepted; expected the refusal {code}"
-    if answer.get("error") != "illegal_move" or answer.get("code") != code:
-        return f"{move!r}: expected the refusal {code}, got {_refusal(answer)}"
-    if index is not None and answer.get("index") != index:
-        return f"{move!r}: refused at index {answer.get('index')!r}, expected {index}"
-    return None
+# -- perft ------------------------------------------------------------------------------
+
+
+class _PerftFailure(Exception):
+    """The engine refused a step of the perft walk."""
+
+
+def perft(engine: Engine, start: Mapping[str, Any], depth: int) -> tuple[list[int], dict[str, int]]:
+    """Count the action sequences from ``start`` (a ``new`` request's fields), through the protocol.
+
+    Returns the number of sequences of each length 1 to ``depth``, and the
+    divide: for each first move, the number of sequences of length ``depth``
+    that begin with it. Each position is reached afresh with ``new`` and
+    its moves; a position whose ``legal`` answers no moves (the match is over)
+    or ``no_deal`` (the deals ran out) ends its sequences.
+
+    >>> perft(LocalEngine(), {"players": 2, "seed": "1"}, 2)[0]
+    [7, 25]
+
+    :raises EngineError: if the engine fails to answer, or refuses a step
+        of the walk (its ``new``, or a move its own ``legal`` listed).
+    """
+    counts = [0] * depth
+
+    def legal_at(path: Sequence[str]) -> list[str]:
+        answer = engine.request({"cmd": "new", **start})
+        if not answer["ok"]:
+            raise EngineError(f"perft: new was refused: {_refusal(answer)}")
+        for move in path:
+            answer = engine.request({"cmd": "move", "move": move})
+            if not answer["ok"]:
+                raise EngineError(
+                    f"perft: after {list(path)}, the engine refused {move!r}, "
+                    f"which its legal listed: {_refusal(answer)}"
+                )
+        answer = engine.request({"cmd": "legal"})
+        if not answer["ok"]:
+            if answer.get("error") == "no_deal":
+                return []
+            raise EngineError(f"perft: legal after {list(path)} was refused: {_refusal(answer)}")
+        moves = answer.get("moves")
+        if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
+            raise EngineError(f"perft: legal after {list(path)} answered moves {moves!r}")
+        return sorted(moves)
+
+    def visit(path: list[str]) -> int:
+        moves = legal_at(path)
+        counts[len(path)] += len(moves)
+        if len(path) + 1 == depth:
+            return len(moves)
+        return sum(visit([*path, move]) for move in moves)
+
+    first = legal_at([])
+    counts[0] = len(first)
+    if depth == 1:
+        return counts, dict.fromkeys(first, 1)
+    divide = {move: visit([move]) for move in first}
+    return counts, divide
+
+
+def _perft_vector(engine: Engine, vector: Mapping[str, Any]) -> str | None:
+    counts, divide = perft(engine, vector["start"], vector["depth"])
+    expected: list[int] = vector["counts"]
+    if counts == expected:
+        return None
+    depth = next(d for d, (a, b) in enumerate(zip(expected, counts, strict=True), 1) if a != b)
+    want = {entry["move"]: entry["count"] for entry in vector["divide"]}
+    lines = [
+        f"{move}: expected {want.get(move, 0)}, got {divide.get(move, 0)}"
+        for move in sorted(set(want) | set(divide))
+        if want.get(move, 0) != divide.get(move, 0)
+    ]
+    return (
+        f"perft depth {depth}: expected {expected[depth - 1]} sequences, got "
+        f"{counts[depth - 1]} (counts by depth: expected {expected}, got {counts}); "
+        f"divide at depth {vector['depth']}, the first moves that differ:\n  " + "\n  ".join(lines)
+    )
 
 
 def _refusal(answer: Mapping[str, Any]) -> str:
     """An error answer in words: its kind, its code if any, and its message."""
     kind = answer.get("error")
     code = answer.get("code")
-    text = f"{kind} {code}" if code is not None else f"{kind}"
+    words = f"{kind} {code}" if code is not None else f"{kind}"
     message = answer.get("message")
-    return f"{text} ({message})" if message else text
-
-
-# -- comparing -------------------------------------------------------------------------
-
-
-def _text(value: object) -> str:
-    return json.dumps(value, separators=(", ", ": "), sort_keys=True)
-
-
-def _difference(expected: object, got: object, path: str = "") -> str | None:
-    """The first difference between an expected JSON value and an answer, or None.
-
-    Only the keys of an expected object are compared; the lists named in
-    :data:`_SET_KEYS` are compared as multisets.
-    """
-    if isinstance(expected, dict):
-        if not isinstance(got, dict):
-            return f"{path or 'the answer'}: expected an object, got {_text(got)}"
-        for key, value in expected.items():
-            where = f"{path}.{key}" if path else key
-            if key not in got:
-                return f"{where}: missing (expected {_text(value)})"
-            if key in _SET_KEYS and isinstance(value, list):
-                difference = _multiset_difference(value, got[key], where)
-            else:
-                difference = _difference(value, got[key], where)
-            if difference:
-                return difference
-        return None
-    if isinstance(expected, list) and isinstance(got, list) and len(expected) == len(got):
-        for index, (item, other) in enumerate(zip(expected, got, strict=True)):
-            difference = _difference(item, other, f"{path}[{index}]")
-            if difference:
-                return difference
-        return None
-    if _text(expected) != _text(got):
-        return f"{path}: expected {_text(expected)}, got {_text(got)}"
-    return None
-
-
-def _multiset_difference(expected: list[Any], got: object, path: str) -> str | None:
-    if not isinstance(got, list):
-        return f"{path}: expected a list, got {_text(got)}"
-    want = collections.Counter(_text(item) for item in expected)
-    have = collections.Counter(_text(item) for item in got)
-    if want == have:
-        return None
-    parts = []
-    missing = sorted((want - have).elements())
-    extra = sorted((have - want).elements())
-    if missing:
-        parts.append(f"missing {', '.join(missing)}")
-    if extra:
-        parts.append(f"unexpected {', '.join(extra)}")
-    return f"{path} (compared as a set): {'; '.join(parts)}"
+    return f"{words} ({message})" if message else words

@@ -2,9 +2,11 @@
 
 A vector file is one JSON document in the library's conventions (see
 ``american_sniff.serial``): ``format`` is :data:`VECTORS_FORMAT`, with
-``format_version``, ``rules_version``, the ``kind`` of its vectors (one of
-:data:`KINDS`) and the ``vectors`` themselves, each with a unique ``id``, a
-``description`` and the fields of its kind. ``docs/conformance.md`` describes
+``format_version`` (:data:`VECTORS_FORMAT_VERSION`), ``rules_version``, the
+``kind`` of its vectors (one of :data:`KINDS`) and the ``vectors``
+themselves, each with a unique ``id``, a ``description``, the features it
+``requires``, and its ``steps``: requests (or raw lines) each with the whole
+expected answer. A perft vector holds counts instead of steps. ``docs/conformance.md`` describes
 every field.
 
 The shipped files are package data, read with :mod:`importlib.resources`;
@@ -13,33 +15,60 @@ The shipped files are package data, read with :mod:`importlib.resources`;
 
 from __future__ import annotations
 
+import hashlib
 import importlib.resources
+import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import attrs
 
-from ..errors import InvalidRecord
-from ..records import MatchRecord
-from ..serial import check_header, read_json, structure
+from .. import __version__
+from ..rules import RULES_VERSION
+from ..serial import read_json
+from .protocol import PROTOCOL_VERSION
 
 __all__ = [
     "KINDS",
+    "MANIFEST_FORMAT",
+    "MANIFEST_NAME",
     "MAX_VECTOR_FILE_BYTES",
     "VECTORS_FORMAT",
+    "VECTORS_FORMAT_VERSION",
     "InvalidVectors",
     "Vector",
+    "export_vectors",
     "load_vectors",
+    "manifest_schema",
     "read_vectors",
+    "vectors_schema",
 ]
 
 #: The ``format`` of a vector file.
 VECTORS_FORMAT = "american-sniff/vectors"
 #: The kinds of vectors, in the order the kit runs them (one file each when shipped).
-KINDS = ("positions", "settlement", "refusals", "matches")
+KINDS = (
+    "positions",
+    "settlement",
+    "refusals",
+    "order",
+    "robustness",
+    "seeds",
+    "perft",
+    "matches",
+)
+#: The version of the vector format: 2 holds every request with its whole expected answer.
+VECTORS_FORMAT_VERSION = 2
 #: The longest vector file read (8 MiB; the largest shipped file is a few hundred KB).
 MAX_VECTOR_FILE_BYTES = 8 << 20
+
+#: The ``format`` of the manifest that :func:`export_vectors` writes beside the files.
+MANIFEST_FORMAT = "american-sniff/vectors-manifest"
+#: The manifest's file name (:func:`load_vectors` does not read it as vectors).
+MANIFEST_NAME = "manifest.json"
+
+_T = TypeVar("_T")
 
 
 class InvalidVectors(ValueError):
@@ -53,129 +82,54 @@ class Vector:
     :ivar id: The vector's unique name, its kind first: ``"positions/worked-example-10"``.
     :ivar kind: One of :data:`KINDS`.
     :ivar description: What the vector shows, in words.
+    :ivar requires: The ``hello`` features an engine needs for the vector
+        (``"seed"``); an engine without them skips it.
+    :ivar fresh: Whether the vector starts from a fresh engine (it sends its
+        own ``hello``, and may end with ``quit``).
     :ivar data: The vector's JSON object, every field of its kind (checked on loading).
     """
 
     id: str
     kind: str
     description: str
-    data: Mapping[str, Any] = attrs.field(repr=False)
-
-
-# -- the format, as documents the converter checks -----------------------------------
-
-
-@attrs.frozen
-class _Contribution:
-    point: str
-    value: int
-
-
-@attrs.frozen
-class _Table:
-    open_points: list[str]
-    contributions: list[_Contribution]
-    end_sum: int
-    points: int
-
-
-@attrs.frozen
-class _Step:
-    move: str
-    expect: _Table
-
-
-@attrs.frozen
-class _Position:
-    id: str
-    description: str
-    steps: list[_Step]
-
-
-@attrs.frozen
-class _Settled:
-    deductions: list[int]
-    side_totals: list[int]
-    scores: list[int]
-
-
-@attrs.frozen
-class _Settlement:
-    id: str
-    description: str
-    players: int
-    hands: list[list[str]]
-    finisher: int | None
-    scores: list[int]
-    expect: _Settled
-
-
-@attrs.frozen
-class _Deal:
-    hands: list[list[str]]
-    stock: list[str]
-    opener: int
-
-
-@attrs.frozen
-class _Start:
-    players: int
-    deals: list[_Deal]
-    scores: list[int] | None = None
-    round: int | None = None
-
-
-@attrs.frozen
-class _Refused:
-    code: str
-    legal_moves: list[str] | None = None
-
-
-@attrs.frozen
-class _Refusal:
-    id: str
-    description: str
-    move: str
-    expect: _Refused
-    start: _Start | None = None
-    moves: list[str] | None = None
-    table: list[str] | None = None
-
-
-@attrs.frozen
-class _Match:
-    id: str
-    description: str
-    record: dict[str, Any]
-
-
-_DOCS: Mapping[str, type] = {
-    "positions": _Position,
-    "settlement": _Settlement,
-    "refusals": _Refusal,
-    "matches": _Match,
-}
+    requires: tuple[str, ...] = ()
+    fresh: bool = False
+    data: Mapping[str, Any] = attrs.field(repr=False, factory=dict)
 
 
 # -- reading -------------------------------------------------------------------------
 
+_TOP_KEYS = frozenset({"format", "format_version", "rules_version", "kind", "vectors"})
+_STEP_KEYS = frozenset({"at", "request", "line", "expect"})
+_VECTOR_KEYS = frozenset({"id", "description", "requires", "fresh", "steps"})
+_PERFT_KEYS = frozenset({"id", "description", "requires", "start", "depth", "counts", "divide"})
+
 
 def read_vectors(text: str | bytes, name: str = "the vector file") -> tuple[Vector, ...]:
-    """The vectors of one vector file's text, each checked against its kind's format.
+    """The vectors of one vector file's text, each checked against the format.
 
     :raises InvalidVectors: naming the file and the first problem.
     """
     data = read_json(text, max_bytes=MAX_VECTOR_FILE_BYTES, error=InvalidVectors, what=name)
     if not isinstance(data, dict):
         raise InvalidVectors(f"{name} must be a JSON object, got {type(data).__name__}")
-    try:
-        check_header(data, VECTORS_FORMAT, InvalidVectors)
-    except InvalidVectors as exc:
-        raise InvalidVectors(f"{name}: {exc}") from None
+    if data.get("format") != VECTORS_FORMAT:
+        raise InvalidVectors(
+            f"{name}: format must be {VECTORS_FORMAT!r}, got {data.get('format')!r}"
+        )
+    if data.get("format_version") != VECTORS_FORMAT_VERSION:
+        raise InvalidVectors(
+            f"{name}: format_version {data.get('format_version')!r} is not supported "
+            f"(this library reads version {VECTORS_FORMAT_VERSION})"
+        )
+    if data.get("rules_version") != RULES_VERSION:
+        raise InvalidVectors(
+            f"{name}: rules_version {data.get('rules_version')!r} is not {RULES_VERSION!r}"
+        )
     kind = data.get("kind")
-    if not isinstance(kind, str) or kind not in _DOCS:
+    if not isinstance(kind, str) or kind not in KINDS:
         raise InvalidVectors(f"{name}: kind must be one of {', '.join(KINDS)}, got {kind!r}")
-    extra = set(data) - {"format", "format_version", "rules_version", "kind", "vectors"}
+    extra = set(data) - _TOP_KEYS
     if extra:
         raise InvalidVectors(f"{name}: unknown keys {', '.join(sorted(extra))}")
     items = data.get("vectors")
@@ -184,16 +138,77 @@ def read_vectors(text: str | bytes, name: str = "the vector file") -> tuple[Vect
     vectors = []
     for index, item in enumerate(items):
         where = f"{name}, vector {index}"
-        structure(item, _DOCS[kind], InvalidVectors, where)
-        vector_id = item["id"]
-        if not vector_id.startswith(f"{kind}/"):
-            raise InvalidVectors(f"{where}: the id {vector_id!r} must start with {kind + '/'!r}")
-        if kind == "refusals" and (item.get("table") is None) == (item.get("start") is None):
-            raise InvalidVectors(f"{where}: a refusal has either start and moves, or table")
-        if kind == "matches":
-            _check_record(item["record"], where)
-        vectors.append(Vector(vector_id, kind, item["description"], item))
+        vectors.append(_vector(item, kind, where))
     return tuple(vectors)
+
+
+def _vector(item: object, kind: str, where: str) -> Vector:
+    if not isinstance(item, dict):
+        raise InvalidVectors(f"{where} must be an object")
+    _keys(item, _PERFT_KEYS if kind == "perft" else _VECTOR_KEYS, where)
+    ident = _field(item, "id", str, where)
+    description = _field(item, "description", str, where)
+    if not ident.startswith(f"{kind}/"):
+        raise InvalidVectors(f"{where}: the id {ident!r} must start with {kind + '/'!r}")
+    requires = _field(item, "requires", list, where)
+    if not all(isinstance(feature, str) for feature in requires):
+        raise InvalidVectors(f"{where}: requires must be a list of strings")
+    fresh = item.get("fresh", False)
+    if not isinstance(fresh, bool):
+        raise InvalidVectors(f"{where}: fresh must be true or false")
+    if kind == "perft":
+        _check_perft(item, where)
+    else:
+        steps = _field(item, "steps", list, where)
+        if not steps:
+            raise InvalidVectors(f"{where}: steps must not be empty")
+        for number, step in enumerate(steps):
+            _check_step(step, f"{where}, step {number}")
+    return Vector(ident, kind, description, tuple(requires), fresh, item)
+
+
+def _keys(item: Mapping[str, Any], allowed: Iterable[str], where: str) -> None:
+    extra = set(item) - set(allowed)
+    if extra:
+        raise InvalidVectors(f"{where}: unknown keys {', '.join(sorted(extra))}")
+
+
+def _field(item: Mapping[str, Any], key: str, kind: type[_T], where: str) -> _T:
+    value = item.get(key)
+    if type(value) is not kind:
+        raise InvalidVectors(f"{where}: {key} must be a {kind.__name__}, got {value!r:.80}")
+    return value
+
+
+def _check_step(step: object, where: str) -> None:
+    if not isinstance(step, dict):
+        raise InvalidVectors(f"{where} must be an object")
+    _keys(step, _STEP_KEYS, where)
+    _field(step, "at", str, where)
+    if ("request" in step) == ("line" in step):
+        raise InvalidVectors(f"{where}: a step has either request or line")
+    if "request" in step:
+        _field(step, "request", dict, where)
+    else:
+        _field(step, "line", str, where)
+    expect = _field(step, "expect", dict, where)
+    if type(expect.get("ok")) is not bool:
+        raise InvalidVectors(f"{where}: expect must hold ok, true or false")
+
+
+def _check_perft(item: Mapping[str, Any], where: str) -> None:
+    _field(item, "start", dict, where)
+    depth = _field(item, "depth", int, where)
+    counts = _field(item, "counts", list, where)
+    if depth < 1 or len(counts) != depth or not all(type(c) is int for c in counts):
+        raise InvalidVectors(f"{where}: counts must hold one integer per depth 1 to {depth}")
+    for number, entry in enumerate(_field(item, "divide", list, where)):
+        here = f"{where}, divide {number}"
+        if not isinstance(entry, dict):
+            raise InvalidVectors(f"{here} must be an object")
+        _keys(entry, ("move", "count"), here)
+        _field(entry, "move", str, here)
+        _field(entry, "count", int, here)
 
 
 def load_vectors(directory: str | Path | None = None) -> tuple[Vector, ...]:
@@ -222,7 +237,7 @@ def load_vectors(directory: str | Path | None = None) -> tuple[Vector, ...]:
         files = [
             (entry.name, _read(entry))
             for entry in path.iterdir()
-            if entry.name.endswith(".json") and entry.is_file()
+            if entry.name.endswith(".json") and entry.is_file() and entry.name != MANIFEST_NAME
         ]
     vectors = [vector for name, text in sorted(files) for vector in read_vectors(text, name)]
     if not vectors:
@@ -230,16 +245,6 @@ def load_vectors(directory: str | Path | None = None) -> tuple[Vector, ...]:
         raise InvalidVectors(f"{where} holds no vectors (no .json vector file with a vector)")
     _check_unique(vectors)
     return tuple(sorted(vectors, key=lambda v: KINDS.index(v.kind)))
-
-
-def _check_record(data: object, where: str) -> None:
-    """Refuse a match vector whose record is not a finished match in the record format."""
-    try:
-        record = MatchRecord.from_dict(data)
-    except InvalidRecord as exc:
-        raise InvalidVectors(f"{where}: {exc}") from None
-    if record.winner is None:
-        raise InvalidVectors(f"{where}: the record must be of a finished match (it has no winner)")
 
 
 def _read(path: Path) -> bytes:
@@ -257,3 +262,70 @@ def _check_unique(vectors: Iterable[Vector]) -> None:
         if vector.id in seen:
             raise InvalidVectors(f"two vectors are named {vector.id!r}")
         seen.add(vector.id)
+
+
+def export_vectors(directory: str | Path) -> dict[str, Any]:
+    """Write the shipped vector files, byte for byte, and a manifest into ``directory``.
+
+    The manifest (``manifest.json``, :data:`MANIFEST_FORMAT`) names the
+    versions the files follow and, for each file, its kind, how many vectors
+    it holds, its size and its SHA-256, so that the files can be published
+    as a release asset and checked after download. Returns the manifest.
+
+    :raises InvalidVectors: if ``directory`` exists and is not a directory.
+    """
+    path = Path(directory)
+    if path.exists() and not path.is_dir():
+        raise InvalidVectors(f"{path} exists and is not a directory")
+    path.mkdir(parents=True, exist_ok=True)
+    folder = importlib.resources.files("american_sniff.conformance").joinpath("vectors")
+    entries = []
+    for kind in KINDS:
+        name = f"{kind}.json"
+        data = folder.joinpath(name).read_bytes()
+        (path / name).write_bytes(data)
+        entries.append(
+            {
+                "name": name,
+                "kind": kind,
+                "vectors": len(read_vectors(data, name)),
+                "bytes": len(data),
+                "sha256": hashlib.sha256(data).hexdigest(),
+            }
+        )
+    manifest = {
+        "format": MANIFEST_FORMAT,
+        "format_version": 1,
+        "vectors_format_version": VECTORS_FORMAT_VERSION,
+        "rules_version": RULES_VERSION,
+        "protocol_version": PROTOCOL_VERSION,
+        "library_version": __version__,
+        "files": entries,
+    }
+    text = json.dumps(manifest, indent=2) + "\n"
+    (path / MANIFEST_NAME).write_text(text, encoding="utf-8")
+    return manifest
+
+
+def vectors_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of a vector file, as parsed JSON.
+
+    It ships as ``american_sniff/schemas/vectors.schema.json``. A file is valid
+    against it exactly when :func:`read_vectors` reads it, but for what JSON
+    Schema cannot say (ids unique and prefixed by the kind, one perft count
+    per depth, integers only, no repeated key, the size limit).
+    """
+    return _schema("vectors.schema.json")
+
+
+def manifest_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of the manifest :func:`export_vectors` writes."""
+    return _schema("vectors-manifest.schema.json")
+
+
+def _schema(name: str) -> dict[str, Any]:
+    text = (
+        importlib.resources.files("american_sniff").joinpath(f"schemas/{name}").read_text("utf-8")
+    )
+    schema: dict[str, Any] = json.loads(text)
+    return schema

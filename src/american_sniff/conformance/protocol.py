@@ -17,9 +17,10 @@ message field by field, with a sample session.
 
 :class:`Session` answers requests with the library itself, and :func:`serve`
 runs it over a pair of streams: that is ``american-sniff engine``. The
-functions :func:`table_facts`, :func:`round_end_facts`, :func:`settlement` and
-:func:`read_move` give the answers' parts on their own; the vector generator
-builds its expected values with them.
+functions :func:`table_facts`, :func:`round_end_facts`, :func:`state_facts` and
+:func:`read_move` give the answers' parts on their own. The ``settle``
+command answers with :func:`american_sniff.rules.settle`, the library's one
+settlement.
 """
 
 from __future__ import annotations
@@ -38,8 +39,7 @@ from ..errors import IllegalMove, InvalidDeal
 from ..layout import Layout
 from ..moves import Move, Place
 from ..rng import MASK64
-from ..rules import PLAYER_COUNTS, RULES_VERSION, TARGET, placement_points, round_hand, side_count
-from ..rules import side_of as _side_of
+from ..rules import PLAYER_COUNTS, RULES_VERSION, TARGET, placement_points, settle, side_count
 from ..serial import action_to_json, move_text, parse_tile_text, read_json, structure, tile_text
 from ..state import Deal, MatchState, RoundResult
 from ..tiles import Tile
@@ -47,14 +47,16 @@ from ..tiles import Tile
 __all__ = [
     "ERROR_KINDS",
     "MAX_LINE_BYTES",
+    "MAX_ROUND",
+    "MIN_SCORE",
     "PROTOCOL",
     "PROTOCOL_VERSION",
+    "REFUSAL_ORDER",
     "ProtocolError",
     "Session",
     "read_move",
     "round_end_facts",
     "serve",
-    "settlement",
     "state_facts",
     "table_facts",
 ]
@@ -69,7 +71,10 @@ MAX_LINE_BYTES = 1 << 20
 #: Every ``error`` kind a response can carry, with its meaning.
 ERROR_KINDS: Mapping[str, str] = MappingProxyType(
     {
-        "bad_json": "the line is not one JSON object (not JSON, not UTF-8, or too long)",
+        "bad_json": (
+            "the line is not one JSON object (not JSON, not UTF-8, empty, too long, not an "
+            "object, a float, an integer beyond 2**53 - 1, a repeated key, a byte-order mark)"
+        ),
         "bad_request": "unknown cmd, or a key that is missing, unknown or of the wrong type",
         "unsupported": "a protocol or rules version, or a feature, the engine does not offer",
         "invalid_deal": "a match cannot start as asked (players, deals, seed, scores, round)",
@@ -79,6 +84,33 @@ ERROR_KINDS: Mapping[str, str] = MappingProxyType(
         "internal": "the engine failed to answer; the message says how",
     }
 )
+
+#: The order of the refusal codes (docs/protocol.md, "Refusal codes"): when a
+#: move breaks several rules, the first of them in this order is reported.
+REFUSAL_ORDER = (
+    "match_over",
+    "not_a_move",
+    "not_a_tile",
+    "not_a_point",
+    "not_in_hand",
+    "must_place_drawn",
+    "already_on_table",
+    "point_required",
+    "opening_has_no_point",
+    "point_not_open",
+    "values_differ",
+    "must_place",
+    "must_draw",
+    "stock_empty",
+)
+
+#: The highest first round a ``new`` request may ask for. Bounded so that
+#: every number of every later answer stays exact in JavaScript.
+MAX_ROUND = 1_000_000
+#: The lowest score a ``new`` request may start a side at. A round deducts at
+#: most 170 from a side, so a million rounds later a score is still exact in
+#: JavaScript.
+MIN_SCORE = -1_000_000
 
 #: What the library's engine offers beyond the required commands.
 _FEATURES = ("seed",)
@@ -140,28 +172,27 @@ def round_end_facts(result: RoundResult) -> dict[str, Any]:
     }
 
 
-def settlement(
+def _settle_answer(
     players: int, hands: Sequence[Sequence[Tile]], scores: Sequence[int]
 ) -> dict[str, Any]:
     """The settlement of revealed ``hands``: each hand rounded on its own, deducted from its side.
 
-    Nobody gains, the seat that went out included: settlement only deducts
-    (that seat's empty hand costs nothing). The result has ``deductions`` (per seat),
+    This is :func:`american_sniff.rules.settle` in the protocol's terms (the
+    one settlement of the library), with the sides' totals added. Nobody
+    gains, the seat that went out included: settlement only deducts (that
+    seat's empty hand costs nothing). The result has ``deductions`` (per seat),
     ``side_totals`` (per side: what its seats lose together) and ``scores``
     (``scores`` less the side totals; there is no floor).
 
     >>> from american_sniff import Tile
-    >>> settlement(4, [[Tile(0, 3)], [Tile(1, 1)], [Tile(0, 3)], []], [10, 0])
+    >>> _settle_answer(4, [[Tile(0, 3)], [Tile(1, 1)], [Tile(0, 3)], []], [10, 0])
     {'deductions': [5, 0, 5, 0], 'side_totals': [10, 0], 'scores': [0, 0]}
     """
-    deductions = [round_hand(sum(tile.pips for tile in hand)) for hand in hands]
-    totals = [0] * side_count(players)
-    for seat, amount in enumerate(deductions):
-        totals[_side_of(players, seat)] += amount
+    deductions, after = settle(players, scores, [sum(tile.pips for tile in hand) for hand in hands])
     return {
-        "deductions": deductions,
-        "side_totals": totals,
-        "scores": [score - total for score, total in zip(scores, totals, strict=True)],
+        "deductions": list(deductions),
+        "side_totals": [before - now for before, now in zip(scores, after, strict=True)],
+        "scores": list(after),
     }
 
 
@@ -389,14 +420,14 @@ class Session:
             raise ProtocolError(f"players must be 2, 3 or 4, got {players}", "invalid_deal")
         seed = None if doc.seed is None else _seed(doc.seed)
         if seed is None and not doc.deals:
-            raise ProtocolError("a new match needs deals, a seed, or both")
+            raise ProtocolError("a new match needs deals, a seed, or both", "invalid_deal")
         deals = [
             _made_deal(deal, f"$.deals[{number}]", players, seeded=seed is not None)
             for number, deal in enumerate(doc.deals)
         ]
         first = 1 if doc.round is None else doc.round
-        if first < 1:
-            raise ProtocolError(f"round must be 1 or more, got {first}", "invalid_deal")
+        if not 1 <= first <= MAX_ROUND:
+            raise ProtocolError(f"round must be from 1 to {MAX_ROUND}, got {first}", "invalid_deal")
         state = new_match(players, seed=0 if seed is None else seed, deals=deals)
         scores = state.scores if doc.scores is None else _start_scores(doc.scores, players)
         # The match starts at the given round number and scores; the state's
@@ -472,7 +503,7 @@ class Session:
         if len(scores) != side_count(players):
             raise ProtocolError(f"scores must hold one integer per side ({side_count(players)})")
         # The finisher is checked, but changes nothing: settlement only deducts.
-        return settlement(players, hands, scores)
+        return _settle_answer(players, hands, scores)
 
 
 class _Refused(IllegalMove):
@@ -527,6 +558,11 @@ def _start_scores(given: Sequence[int], players: int) -> tuple[int, ...]:
     if max(scores) >= TARGET[players]:
         raise ProtocolError(
             f"scores {list(scores)} already reach the target {TARGET[players]}",
+            "invalid_deal",
+        )
+    if min(scores) < MIN_SCORE:
+        raise ProtocolError(
+            f"scores {list(scores)} go below the lowest starting score {MIN_SCORE}",
             "invalid_deal",
         )
     if any(score % 5 for score in scores):
