@@ -397,3 +397,19 @@ def test_every_text_the_grammar_makes_is_read(seed: int) -> None:
         )
         text = f"{tile} on {at} {rng.choice(sides)}"
     assert str(read_move(text)) == text
+
+
+@pytest.mark.parametrize(
+    ("request_", "says"),
+    [
+        ({}, "the request has no cmd"),
+        ({"cmd": None}, "cmd must be a string, got null"),
+        ({"cmd": 3}, "cmd must be a string, got int"),
+        ({"cmd": "jump"}, 'unknown cmd "jump"'),
+    ],
+)
+def test_a_bad_cmd_is_named_without_python_reprs(request_: dict[str, Any], says: str) -> None:
+    """The message says what is wrong with cmd in JSON's words (null, not None)."""
+    answer = refused(Session(), request_, "bad_request")
+    assert answer["message"].startswith(says), answer
+    assert "None" not in answer["message"]

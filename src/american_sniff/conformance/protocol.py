@@ -371,7 +371,13 @@ class Session:
         cmd = body.pop("cmd", None)
         if not isinstance(cmd, str) or cmd not in _REQUESTS:
             known = ", ".join(_REQUESTS)
-            raise ProtocolError(f"unknown cmd {cmd!r} (the commands are {known})")
+            if "cmd" not in request:
+                raise ProtocolError(f"the request has no cmd (the commands are {known})")
+            if not isinstance(cmd, str):
+                got = type(cmd).__name__ if cmd is not None else "null"
+                raise ProtocolError(f"cmd must be a string, got {got} (the commands are {known})")
+            named = json.dumps(cmd, ensure_ascii=False)
+            raise ProtocolError(f"unknown cmd {named} (the commands are {known})")
         doc: Any = structure(body, _REQUESTS[cmd], ProtocolError, f"the {cmd} request")
         if cmd == "hello":
             return self._hello(doc)
