@@ -20,12 +20,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from .engine import apply
+from .engine import apply, seeded_deal
 from .errors import IllegalMove, InvalidState
 from .layout import Layout
 from .moves import Draw, Pass, Place
-from .rng import MASK64
-from .rules import HAND_SIZE, PLAYER_COUNTS, TARGET, side_count, side_of
+from .rng import MASK64, below
+from .rules import HAND_SIZE, PLAYER_COUNTS, TARGET, lot_is_due, side_count, side_of
 from .state import Action, Deal, MatchState, RoundEnd, RoundInfo, RoundResult, tile_index
 from .tiles import ALL_TILES, Tile
 
@@ -86,6 +86,7 @@ def _validate(state: MatchState) -> None:
     _compare(state, replayed)
     _check_last_round(info, start_scores)
     _check_actions_before(info)
+    _check_deal(info, start_hands)
 
 
 # -- plain checks ----------------------------------------------------------------
@@ -335,6 +336,87 @@ def _start_hands(
     return tuple(
         tuple(sorted((ALL_TILES[t.index] for t in hand), key=tile_index)) for hand in dealt
     )
+
+
+# -- the deal and its source ---------------------------------------------------------
+# SplitMix64's state moves by the same constant with every output, so the
+# generator state where a round began is its state after the deal (``rng``)
+# less one constant per output the deal and the lot drew: 27 for the shuffle
+# of the 28 tiles, one for a lot, and (with odds below 2**-58 each) a redraw.
+# And the state is the seed plus one constant per output of the whole match,
+# so how many outputs came before the round is known too, and bounded.
+
+_GAMMA = 0x9E3779B97F4A7C15
+_GAMMA_INVERSE = pow(_GAMMA, -1, 1 << 64)
+#: Redraws looked for in one deal and lot (each has odds below 2**-58).
+_REDRAWS = 4
+#: The most outputs a round's deal and lot may draw, redraws included.
+_MOST_PER_ROUND = 27 + 1 + _REDRAWS
+
+
+def _check_deal(info: RoundInfo, start_hands: tuple[tuple[Tile, ...], ...]) -> None:
+    """The round's deal comes from its source: the seed where the generator stood, or a Deal.
+
+    A round dealt from the seed must be the seeded deal from the generator
+    state where the round began, and that state must be the seed advanced by
+    no more outputs than the rounds before could draw. A round dealt from a
+    given Deal (``info.given``) may hold any deal; its lot, if drawn, must
+    still come from the generator.
+    """
+    if type(info.given) is not bool:
+        raise InvalidState(f"given must be True or False, got {info.given!r}")
+    last = info.last_round
+    lot_due = lot_is_due(None if last is None or last.end is RoundEnd.BLOCKED else last.finisher)
+    if info.given:
+        starts = [info.rng]  # the Deal gave the opener, or no lot was due
+        if lot_due:
+            lot = (info.opener, info.rng)
+            starts += [s for s in _starts(info.rng, 1) if below(info.players, s) == lot]
+    elif info.deals:
+        raise InvalidState(
+            f"round {info.round} is marked as dealt from the seed, but given deals remain "
+            "to be used first"
+        )
+    else:
+        starts = [s for s in _starts(info.rng, 27) if _deals(info, s, start_hands, lot_due)]
+        if not starts:
+            raise InvalidState(
+                f"round {info.round} is marked as dealt from the seed, but its hands and "
+                "stock are not the seeded deal from where the generator stood (rng): "
+                "a hand, the stock's order or rng was changed"
+            )
+    if not any(_reachable(info, start) for start in starts):
+        raise InvalidState(
+            f"rng {info.rng} cannot be where the generator of seed {info.seed} stands "
+            f"after the deal of round {info.round}"
+        )
+
+
+def _starts(rng: int, least: int) -> list[int]:
+    """The generator states from which ``least`` outputs, or a few more, lead to ``rng``."""
+    return [(rng - count * _GAMMA) & MASK64 for count in range(least, least + 1 + _REDRAWS + 1)]
+
+
+def _deals(
+    info: RoundInfo, start: int, start_hands: tuple[tuple[Tile, ...], ...], lot_due: bool
+) -> bool:
+    """Whether the seeded deal (and lot, if due) from ``start`` is this round's, ending at rng."""
+    hands, stock, after = seeded_deal(info.players, start)
+    if hands != start_hands or stock != info.deck:
+        return False
+    if lot_due:
+        lot, after = below(info.players, after)
+        if lot != info.opener:
+            return False
+    return after == info.rng
+
+
+def _reachable(info: RoundInfo, start: int) -> bool:
+    """Whether the rounds before this one could leave the seed's generator at ``start``."""
+    outputs = ((start - info.seed) * _GAMMA_INVERSE) & MASK64
+    if info.round == 1:
+        return outputs == 0
+    return outputs <= (info.round - 1) * _MOST_PER_ROUND
 
 
 # -- the replay --------------------------------------------------------------------

@@ -49,7 +49,7 @@ moment. What stays known afterwards, for the current round:
 from __future__ import annotations
 
 import json
-from typing import Any, overload
+from typing import Any, NamedTuple, overload
 
 import attrs
 
@@ -147,10 +147,6 @@ class SpectatorView:
     :ivar voids: For each seat, the values it is known not to hold (see the
         module's notes). The same for every viewer: it comes from public facts.
     :ivar seq: The sequence number: how many actions the match has had.
-    :ivar last_action: The action that led to this view, as the viewer sees
-        it (another seat's drawn tile hidden), or None at the match's start.
-        At a round's start it is the action that ended the round before, with
-        that round's result as its ``round_result``.
     """
 
     players: int
@@ -166,9 +162,25 @@ class SpectatorView:
     last_round: RoundResult | None
     voids: tuple[frozenset[int], ...]
     seq: int
-    last_action: Action | None
     #: The round's actions as the viewer sees them, newest first (see :attr:`history`).
     _log: ActionLog = attrs.field(alias="log", default=None, repr=False)
+    #: In a round's first view, the action that ended the round before (see
+    #: :attr:`last_action`); else None.
+    _ended: Action | None = attrs.field(alias="ended", default=None, repr=False)
+
+    @property
+    def last_action(self) -> Action | None:
+        """The action that led to this view, as the viewer sees it; None at the match's start.
+
+        Another seat's drawn tile is hidden. At a round's start it is the
+        action that ended the round before, with that round's result (as in
+        :attr:`last_round`) as its ``round_result``.
+        """
+        node = self._log
+        if node is None:
+            return self._ended
+        seat, move, tile, end_sum, points, scores, _ = node
+        return Action(seat, move, tile, end_sum, points, scores, None, self.winner)
 
     @property
     def viewer(self) -> int | None:
@@ -283,20 +295,21 @@ def _preview(layout: Layout, move: Move) -> MovePreview:
 # reused while the entry lives), and bounded: when full, it starts afresh.
 
 
-@attrs.frozen
-class _Seen:
+class _Seen(NamedTuple):
     """What views know after one node of an action log.
 
     ``hidden[v]`` is the log as viewer ``v`` sees it (index ``players``: a
-    spectator); ``voids`` are masks; ``current``, ``draws``, ``known`` and
-    ``shown`` follow the turn under way (see :func:`_step`).
+    spectator); ``voids`` are masks and ``void_sets`` the same as sets;
+    ``current``, ``draws``, ``known`` and ``shown`` follow the turn under way
+    (see :func:`_step`).
     """
 
     node: ActionLog
-    count: int
+    actions: int
     layout: Layout
     hidden: tuple[ActionLog, ...]
     voids: tuple[int, ...]
+    void_sets: tuple[frozenset[int], ...]
     current: int
     draws: int
     known: int
@@ -309,7 +322,24 @@ _SEEN_LIMIT = 1 << 14
 
 def _start(players: int) -> _Seen:
     """What is known before a round's first action."""
-    return _Seen(None, 0, Layout.empty(), (None,) * (players + 1), (0,) * players, -1, 0, 0, 0)
+    return _STARTS[players]
+
+
+_STARTS = {
+    players: _Seen(
+        None,
+        0,
+        Layout.empty(),
+        (None,) * (players + 1),
+        (0,) * players,
+        (frozenset(),) * players,
+        -1,
+        0,
+        0,
+        0,
+    )
+    for players in rules.PLAYER_COUNTS
+}
 
 
 def _step(before: _Seen, node: ActionLog, layout: Layout | None) -> _Seen:
@@ -322,16 +352,10 @@ def _step(before: _Seen, node: ActionLog, layout: Layout | None) -> _Seen:
     seat, move, tile, end_sum, points, scores, _ = node
     # The hidden logs: a drawn tile shows to the seat that drew it only.
     hidden = tuple(
-        (
-            seat,
-            move,
-            tile if viewer == seat else None,
-            end_sum,
-            points,
-            scores,
-            prev,
-        )
-        for viewer, prev in enumerate(before.hidden)
+        [
+            (seat, move, tile if viewer == seat else None, end_sum, points, scores, prev)
+            for viewer, prev in enumerate(before.hidden)
+        ]
     )
     voids = list(before.voids)
     current, draws, known, shown = before.current, before.draws, before.known, before.shown
@@ -354,7 +378,12 @@ def _step(before: _Seen, node: ActionLog, layout: Layout | None) -> _Seen:
         # draws show none of them either, but may show values known before.
         voids[seat] = shown | (known if kept == 0 else 0)
         current = -1
-    return _Seen(node, before.count + 1, table, hidden, tuple(voids), current, draws, known, shown)
+    sets = before.void_sets
+    if voids[seat] != before.voids[seat]:
+        sets = sets[:seat] + (_VALUES_OF_MASK[voids[seat]],) + sets[seat + 1 :]
+    return _Seen(
+        node, before.actions + 1, table, hidden, tuple(voids), sets, current, draws, known, shown
+    )
 
 
 def _seen(log: ActionLog, players: int, layout: Layout) -> _Seen:
@@ -415,34 +444,54 @@ def view_for(
     """
     if type(state) is not MatchState:
         raise TypeError(f"view_for() needs a MatchState, got {state!r}")
+    info = state.info
+    players = info.players
     if seat is not None:
-        check_seat(state.players, seat)
-    players = state.players
-    seen = _seen(log_of(state), players, state.layout)
+        check_seat(players, seat)
+    layout = state.layout
+    seen = _seen(log_of(state), players, layout)
     viewer = players if seat is None else seat
-    last = state.last_round
-    public = {
-        "players": players,
-        "round": state.round,
-        "opener": state.opener,
-        "turn": state.turn,
-        "target": TARGET[players],
-        "scores": state.scores,
-        "winner": state.winner,
-        "hand_sizes": tuple([len(hand) for hand in state.hands]),
-        "stock_size": state.stock_size,
-        "layout": state.layout,
-        "last_round": None if last is None else _public_result(last, viewer, last_round_history),
-        "voids": tuple([_VALUES_OF_MASK[mask] for mask in seen.voids]),
-        "seq": state.info.actions_before + seen.count,
-        "last_action": _last_action(state, seen, viewer, last_round_history),
-        "log": seen.hidden[viewer],
-    }
+    last = info.last_round
+    public = None if last is None else _public_result(last, viewer, last_round_history)
+    ended = None if seen.actions else _ended(state, viewer, last_round_history)
+    hand_sizes = tuple([len(hand) for hand in state.hands])
+    stock_size = len(info.deck) - state.drawn_count
+    seq = info.actions_before + seen.actions
     if seat is None:
-        return SpectatorView(**public)  # type: ignore[arg-type]
+        return SpectatorView(
+            players=players,
+            round=info.round,
+            opener=info.opener,
+            turn=state.turn,
+            target=TARGET[players],
+            scores=state.scores,
+            winner=state.winner,
+            hand_sizes=hand_sizes,
+            stock_size=stock_size,
+            layout=layout,
+            last_round=public,
+            voids=seen.void_sets,
+            seq=seq,
+            log=seen.hidden[viewer],
+            ended=ended,
+        )
     to_move = state.winner is None and state.turn == seat
     return PlayerView(
-        **public,  # type: ignore[arg-type]
+        players=players,
+        round=info.round,
+        opener=info.opener,
+        turn=state.turn,
+        target=TARGET[players],
+        scores=state.scores,
+        winner=state.winner,
+        hand_sizes=hand_sizes,
+        stock_size=stock_size,
+        layout=layout,
+        last_round=public,
+        voids=seen.void_sets,
+        seq=seq,
+        log=seen.hidden[viewer],
+        ended=ended,
         seat=seat,
         hand=state.hands[seat],
         drawn=state.drawn if to_move else None,
@@ -466,7 +515,28 @@ def spectator_view(state: MatchState, *, last_round_history: bool = False) -> Sp
     return view_for(state, None, last_round_history=last_round_history)
 
 
+#: The public forms of the last rounds' results, by the result's id (the entry
+#: holds the result, so the id cannot be reused while it lives).
+_PUBLIC: dict[tuple[int, int, bool], tuple[RoundResult, RoundResult]] = {}
+
+
 def _public_result(result: RoundResult, viewer: int, with_history: bool) -> RoundResult:
+    """``result`` without its history, or with the tiles ``viewer`` may not see hidden in it.
+
+    Made once per result and viewer: every view of the round shares it.
+    """
+    key = (id(result), viewer, with_history)
+    entry = _PUBLIC.get(key)
+    if entry is not None and entry[0] is result:
+        return entry[1]
+    if len(_PUBLIC) >= _SEEN_LIMIT:
+        _PUBLIC.clear()
+    public = _hide_in_result(result, viewer, with_history)
+    _PUBLIC[key] = (result, public)
+    return public
+
+
+def _hide_in_result(result: RoundResult, viewer: int, with_history: bool) -> RoundResult:
     """``result`` without its history, or with the tiles ``viewer`` may not see hidden in it."""
     log: ActionLog = None
     if with_history:
@@ -484,14 +554,8 @@ def _public_result(result: RoundResult, viewer: int, with_history: bool) -> Roun
     return attrs.evolve(result, log=log)
 
 
-def _last_action(
-    state: MatchState, seen: _Seen, viewer: int, last_round_history: bool
-) -> Action | None:
-    """The action that led to ``state``, as ``viewer`` sees it."""
-    node = seen.hidden[viewer]
-    if node is not None:
-        seat, move, tile, end_sum, points, scores, _ = node
-        return Action(seat, move, tile, end_sum, points, scores, None, state.winner)
+def _ended(state: MatchState, viewer: int, last_round_history: bool) -> Action | None:
+    """In a round's first state, the action that ended the round before, as ``viewer`` sees it."""
     action = state.last_action
     if action is None:
         return None
@@ -629,7 +693,7 @@ def apply_event(view: SpectatorView, event: ViewEvent) -> SpectatorView:
         "layout": layout,
         "voids": event.voids,
         "seq": event.seq,
-        "last_action": action,
+        "ended": None,
         "log": (seat, move, action.tile, action.end_sum, action.points, action.scores, view._log),
     }
     if isinstance(view, PlayerView):
@@ -663,7 +727,7 @@ def known_voids(history: tuple[Action, ...], players: int) -> tuple[frozenset[in
     for action in history:
         log = (action.seat, action.move, None, None, 0, (), log)
         seen = _step(seen, log, None)
-    return tuple([_VALUES_OF_MASK[mask] for mask in seen.voids])
+    return seen.void_sets
 
 
 # -- JSON: writing ----------------------------------------------------------------------
@@ -979,6 +1043,7 @@ def _view_from(doc: _ViewDoc, where: str) -> SpectatorView:
     log = _log(doc.history, players, scores, f"{where}.history", "the history")
     last_round = None if doc.last_round is None else _round_from(doc.last_round, players, where)
     last_action = _last_action_from(doc, players, log, last_round, where)
+    ended = last_action if log is None else None
     public: dict[str, Any] = {
         "players": players,
         "round": _count(doc.round, f"{where}.round"),
@@ -993,7 +1058,7 @@ def _view_from(doc: _ViewDoc, where: str) -> SpectatorView:
         "last_round": last_round,
         "voids": _voids(doc.voids, players, f"{where}.voids"),
         "seq": _count(doc.seq, f"{where}.seq"),
-        "last_action": last_action,
+        "ended": ended,
         "log": log,
     }
     if doc.target != TARGET[players]:
