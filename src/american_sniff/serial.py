@@ -73,10 +73,12 @@ __all__ = [
     "FORMAT_VERSION",
     "MAX_SAFE_INTEGER",
     "MAX_STATE_BYTES",
+    "SCHEMA_NAMES",
     "STATE_FORMAT",
     "ActionDoc",
     "action_log_from",
     "action_to_json",
+    "format_schema",
     "move_text",
     "parse_move_text",
     "parse_tile_text",
@@ -100,6 +102,32 @@ MAX_SAFE_INTEGER = 2**53 - 1
 _MAX_DIGITS = 20
 
 _E = TypeVar("_E", bound=ValueError)
+
+
+# -- the schemas ----------------------------------------------------------------------
+
+#: The formats that ship a JSON Schema, by the short name ``format_schema`` takes.
+SCHEMA_NAMES = ("state", "view", "event", "record")
+
+
+def format_schema(name: str) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of a format, as parsed JSON.
+
+    ``name`` is ``"state"``, ``"view"`` (a player's or a spectator's),
+    ``"event"`` or ``"record"``; the schemas ship with the package as
+    ``american_sniff/schemas/NAME.schema.json``. A document the library
+    writes is valid against its schema; validity says nothing of the rules,
+    which the readers check.
+
+    :raises ValueError: if ``name`` is not one of those.
+    """
+    if name not in SCHEMA_NAMES:
+        raise ValueError(f"no schema named {name!r}; the schemas are {', '.join(SCHEMA_NAMES)}")
+    from importlib import resources  # noqa: PLC0415 - only schema users need it
+
+    text = resources.files(__package__).joinpath(f"schemas/{name}.schema.json").read_text("utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
 
 
 # -- reading JSON safely --------------------------------------------------------------

@@ -378,7 +378,11 @@ def _check_deal(info: RoundInfo, start_hands: tuple[tuple[Tile, ...], ...]) -> N
             "to be used first"
         )
     else:
-        starts = [s for s in _starts(info.rng, 27) if _deals(info, s, start_hands, lot_due)]
+        # The fewest outputs first: a redraw is all but unheard of.
+        first = next(
+            (s for s in _starts(info.rng, 27) if _deals(info, s, start_hands, lot_due)), None
+        )
+        starts = [] if first is None else [first]
         if not starts:
             raise InvalidState(
                 f"round {info.round} is marked as dealt from the seed, but its hands and "
