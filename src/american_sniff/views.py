@@ -1,12 +1,12 @@
 """What a seat, or a spectator, may see of a match; and one action at a time.
 
-* :func:`~american_sniff.view_for` gives a :class:`PlayerView`: one seat's own
-  hand and everything public. :func:`spectator_view` (also
-  ``view_for(state, None)``) gives a :class:`SpectatorView`: everything public
+* :func:`~american_sniff.view_for` gives a :class:`~american_sniff.PlayerView`: one seat's own
+  hand and everything public. :func:`~american_sniff.spectator_view` (also
+  ``view_for(state, None)``) gives a :class:`~american_sniff.SpectatorView`: everything public
   and nothing any one seat alone may see (no hand, no drawn tile, no legal
   moves, no tile drawn by anyone).
-* :func:`event_for` gives the :class:`ViewEvent` of one action as a seat (or a
-  spectator) sees it, with a sequence number; :func:`apply_event` turns the
+* :func:`~american_sniff.event_for` gives the :class:`~american_sniff.ViewEvent` of one action as a seat (or a
+  spectator) sees it, with a sequence number; :func:`~american_sniff.apply_event` turns the
   view before the action into the view after it, exactly. A server sends the
   first view once and then one small event per action.
 
@@ -25,7 +25,7 @@ previous action was already seen is one step from it. A view of a state seen
 cold (say, just loaded) walks its round once. The history and the previous
 round's history are built as tuples only when read.
 
-**Sequence numbers.** :attr:`SpectatorView.seq` is how many actions the match
+**Sequence numbers.** A view's ``seq`` is how many actions the match
 has had: 0 at its start, and one more with each action, across rounds. The
 event of an action carries the number of the view it leads to, so a server
 can refuse a move sent for an older view.
@@ -123,9 +123,9 @@ class MovePreview:
 
 @attrs.frozen(kw_only=True)
 class SpectatorView:
-    """What everyone may see of a match at one moment; made by :func:`spectator_view`.
+    """What everyone may see of a match at one moment; made by :func:`~american_sniff.spectator_view`.
 
-    A :class:`PlayerView` is a spectator's view plus one seat's own hand, its
+    A :class:`~american_sniff.PlayerView` is a spectator's view plus one seat's own hand, its
     drawn tile, its legal moves and its own drawn tiles in the history.
 
     :ivar players: The number of players (2, 3 or 4).
@@ -214,11 +214,11 @@ class SpectatorView:
 
     @classmethod
     def from_json(cls, text: str | bytes) -> SpectatorView:
-        """Read a spectator's view written by :meth:`to_json`.
+        """Read a spectator's view written by :meth:`~american_sniff.SpectatorView.to_json`.
 
         :raises InvalidView: naming the first problem, if ``text`` is not a
             spectator's view (a player's view is refused: use
-            :meth:`PlayerView.from_json`).
+            :meth:`~american_sniff.PlayerView.from_json`).
         """
         view = view_from_json(text)
         if type(view) is not SpectatorView:
@@ -230,7 +230,7 @@ class SpectatorView:
 class PlayerView(SpectatorView):
     """What ``seat`` may see of a match at one moment; made by :func:`~american_sniff.view_for`.
 
-    Everything in a :class:`SpectatorView`, and:
+    Everything in a :class:`~american_sniff.SpectatorView`, and:
 
     :ivar seat: The seat this view belongs to.
     :ivar hand: The seat's own tiles, sorted.
@@ -268,7 +268,7 @@ class PlayerView(SpectatorView):
 
     @classmethod
     def from_json(cls, text: str | bytes) -> PlayerView:
-        """Read a player's view written by :meth:`to_json`; ``view_for`` gives the same view.
+        """Read a player's view written by :meth:`~american_sniff.SpectatorView.to_json`; ``view_for`` gives the same view.
 
         :raises InvalidView: naming the first problem, if ``text`` is not a
             player's view in the view format, or is not consistent (a table
@@ -571,9 +571,9 @@ def _ended(state: MatchState, viewer: int, last_round_history: bool) -> Action |
 
 @attrs.frozen(kw_only=True)
 class ViewEvent:
-    """One action as one seat (or a spectator) sees it; made by :func:`event_for`.
+    """One action as one seat (or a spectator) sees it; made by :func:`~american_sniff.event_for`.
 
-    :func:`apply_event` applies it to the view before the action and gives the
+    :func:`~american_sniff.apply_event` applies it to the view before the action and gives the
     view after it. It holds nothing the viewer may not see.
 
     :ivar viewer: The seat it is for, or None for a spectator.
@@ -606,7 +606,7 @@ class ViewEvent:
 
     @classmethod
     def from_json(cls, text: str | bytes) -> ViewEvent:
-        """Read an event written by :meth:`to_json`.
+        """Read an event written by :meth:`~american_sniff.SpectatorView.to_json`.
 
         :raises InvalidView: naming the first problem.
         """
@@ -908,7 +908,7 @@ class _EventDoc:
 
 
 def view_from_json(text: object) -> SpectatorView:
-    """Read a view document: a :class:`PlayerView`, or a :class:`SpectatorView` if its seat is null.
+    """Read a view document: a :class:`~american_sniff.PlayerView`, or a :class:`~american_sniff.SpectatorView` if its seat is null.
 
     :raises InvalidView: naming the first problem.
     """
