@@ -5,9 +5,10 @@
   ``view_for(state, None)``) gives a :class:`~american_sniff.SpectatorView`: everything public
   and nothing any one seat alone may see (no hand, no drawn tile, no legal
   moves, no tile drawn by anyone).
-* :func:`~american_sniff.event_for` gives the :class:`~american_sniff.ViewEvent` of one action as a seat (or a
-  spectator) sees it, with a sequence number; :func:`~american_sniff.apply_event` turns the
-  view before the action into the view after it, exactly. A server sends the
+* :func:`~american_sniff.event_for` gives the :class:`~american_sniff.ViewEvent`
+  of one action as a seat (or a spectator) sees it, with a sequence number;
+  :func:`~american_sniff.apply_event` turns the view before the action into the
+  view after it, exactly. A server sends the
   first view once and then one small event per action.
 
 A view holds the table, how many tiles each hand and the stock hold, the
@@ -123,30 +124,13 @@ class MovePreview:
 
 @attrs.frozen(kw_only=True)
 class SpectatorView:
-    """What everyone may see of a match at one moment; made by :func:`~american_sniff.spectator_view`.
+    """What everyone may see of a match at one moment; see :func:`~american_sniff.spectator_view`.
 
-    A :class:`~american_sniff.PlayerView` is a spectator's view plus one seat's own hand, its
-    drawn tile, its legal moves and its own drawn tiles in the history.
+    A :class:`~american_sniff.PlayerView` is a spectator's view plus one
+    seat's own hand, its drawn tile, its legal moves and its own drawn tiles
+    in the history.
 
-    :ivar players: The number of players (2, 3 or 4).
-    :ivar round: The round being played, 1 for the first.
-    :ivar opener: The seat that opened the round.
-    :ivar turn: The seat to move; once the match is over, the seat whose
-        placement won it.
-    :ivar target: The raw points a side needs to win.
-    :ivar scores: Each side's score (per partnership with 4 players).
-    :ivar winner: The side that won, or None while the match goes on.
-    :ivar hand_sizes: How many tiles each seat holds, seat 0 first.
-    :ivar stock_size: How many tiles are left to draw.
-    :ivar layout: The table: its placements, open points, contributions and
-        end sum.
-    :ivar last_round: The previous round's result (public: hands are revealed
-        at settlement); None in the first round. Its history is empty unless
-        the view was made with ``last_round_history=True``, and then it hides
-        the tiles the viewer may not see.
-    :ivar voids: For each seat, the values it is known not to hold (see the
-        module's notes). The same for every viewer: it comes from public facts.
-    :ivar seq: The sequence number: how many actions the match has had.
+    (The fields it shares with a player's view are listed below.)
     """
 
     players: int
@@ -230,7 +214,7 @@ class SpectatorView:
 class PlayerView(SpectatorView):
     """What ``seat`` may see of a match at one moment; made by :func:`~american_sniff.view_for`.
 
-    Everything in a :class:`~american_sniff.SpectatorView`, and:
+    Everything in a :class:`~american_sniff.SpectatorView` (listed below), and:
 
     :ivar seat: The seat this view belongs to.
     :ivar hand: The seat's own tiles, sorted.
@@ -268,7 +252,7 @@ class PlayerView(SpectatorView):
 
     @classmethod
     def from_json(cls, text: str | bytes) -> PlayerView:
-        """Read a player's view written by :meth:`~american_sniff.SpectatorView.to_json`; ``view_for`` gives the same view.
+        """Read a player's view written by ``to_json``: the very view written.
 
         :raises InvalidView: naming the first problem, if ``text`` is not a
             player's view in the view format, or is not consistent (a table
@@ -278,6 +262,32 @@ class PlayerView(SpectatorView):
         if type(view) is not PlayerView:
             raise InvalidView("the view is a spectator's view (its seat is null)")
         return view
+
+
+#: The fields every view has, documented once for both view classes.
+_PUBLIC_FIELDS_DOC = """
+    :ivar players: The number of players (2, 3 or 4).
+    :ivar round: The round being played, 1 for the first.
+    :ivar opener: The seat that opened the round.
+    :ivar turn: The seat to move; once the match is over, the seat whose
+        placement won it.
+    :ivar target: The raw points a side needs to win.
+    :ivar scores: Each side's score (per partnership with 4 players).
+    :ivar winner: The side that won, or None while the match goes on.
+    :ivar hand_sizes: How many tiles each seat holds, seat 0 first.
+    :ivar stock_size: How many tiles are left to draw.
+    :ivar layout: The table: its placements, open points, contributions and
+        end sum.
+    :ivar last_round: The previous round's result (public: hands are revealed
+        at settlement); None in the first round. Its history is empty unless
+        the view was made with ``last_round_history=True``, and then it hides
+        the tiles the viewer may not see.
+    :ivar voids: For each seat, the values it is known not to hold (see the
+        module's notes). The same for every viewer: it comes from public facts.
+    :ivar seq: The sequence number: how many actions the match has had.
+"""
+SpectatorView.__doc__ = (SpectatorView.__doc__ or "") + _PUBLIC_FIELDS_DOC
+PlayerView.__doc__ = (PlayerView.__doc__ or "") + _PUBLIC_FIELDS_DOC
 
 
 def _preview(layout: Layout, move: Move) -> MovePreview:
@@ -908,7 +918,7 @@ class _EventDoc:
 
 
 def view_from_json(text: object) -> SpectatorView:
-    """Read a view document: a :class:`~american_sniff.PlayerView`, or a :class:`~american_sniff.SpectatorView` if its seat is null.
+    """Read a view document: a player's view, or a spectator's if its seat is null.
 
     :raises InvalidView: naming the first problem.
     """
