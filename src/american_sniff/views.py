@@ -528,6 +528,9 @@ def spectator_view(state: MatchState, *, last_round_history: bool = False) -> Sp
 #: The public forms of the last rounds' results, by the result's id (the entry
 #: holds the result, so the id cannot be reused while it lives).
 _PUBLIC: dict[tuple[int, int, bool], tuple[RoundResult, RoundResult]] = {}
+#: How many public results are kept (each holds a finished round); when full,
+#: the table starts afresh.
+_PUBLIC_LIMIT = 1 << 10
 
 
 def _public_result(result: RoundResult, viewer: int, with_history: bool) -> RoundResult:
@@ -539,7 +542,7 @@ def _public_result(result: RoundResult, viewer: int, with_history: bool) -> Roun
     entry = _PUBLIC.get(key)
     if entry is not None and entry[0] is result:
         return entry[1]
-    if len(_PUBLIC) >= _SEEN_LIMIT:
+    if len(_PUBLIC) >= _PUBLIC_LIMIT:
         _PUBLIC.clear()
     public = _hide_in_result(result, viewer, with_history)
     _PUBLIC[key] = (result, public)
