@@ -148,7 +148,7 @@ def test_honest_states_with_seeded_or_given_deals_all_load(
 
 def _mutate(doc: dict[str, Any], chooser: random.Random) -> None:
     """One random change of the kinds a forger makes: tiles moved, numbers changed."""
-    kind = chooser.randrange(4)
+    kind = chooser.randrange(5)
     places = [("hands", seat) for seat in range(len(doc["hands"]))] + [("stock", None)]
     places = [p for p in places if (doc["hands"][p[1]] if p[1] is not None else doc["stock"])]
     if kind == 0 and len(places) > 1:  # swap two tiles of two places
@@ -161,6 +161,13 @@ def _mutate(doc: dict[str, Any], chooser: random.Random) -> None:
                 doc["hands"][place[1]] = _sort(tiles)
     elif kind == 1:  # the stock reordered
         chooser.shuffle(doc["stock"])
+    elif kind == 4 and doc["last_round"] is not None:  # the last round's hands traded
+        revealed = doc["last_round"]["hands"]
+        one, other = chooser.sample(range(len(revealed)), 2)
+        if revealed[one] and revealed[other]:
+            i, j = chooser.randrange(len(revealed[one])), chooser.randrange(len(revealed[other]))
+            revealed[one][i], revealed[other][j] = revealed[other][j], revealed[one][i]
+            revealed[one], revealed[other] = _sort(revealed[one]), _sort(revealed[other])
     elif kind == 2:  # the generator state moved
         doc["rng"] = str((int(doc["rng"]) + chooser.randrange(1, 2**64)) % 2**64)
     else:  # the opener or the turn changed

@@ -476,6 +476,7 @@ def _end_round(
         deductions=deductions,
         scores=settled,
         log=log,
+        given=info.given,
     )
     return _start_round(
         players=info.players,

@@ -340,6 +340,7 @@ class _RoundDoc:
     deductions: list[int]
     scores: list[int]
     history: list[ActionDoc]
+    dealt_from: str = "seed"  # absent from older documents
 
 
 @attrs.frozen
@@ -462,6 +463,7 @@ def _round_doc(result: RoundResult) -> dict[str, Any]:
         "deductions": list(result.deductions),
         "scores": list(result.scores),
         "history": [action_to_json(a) for a in result.history],
+        "dealt_from": "deal" if result.given else "seed",
     }
 
 
@@ -718,6 +720,7 @@ def _round_from(doc: _RoundDoc, players: int) -> RoundResult:
         deductions=tuple(doc.deductions),
         scores=tuple(doc.scores),
         log=log,
+        given=_given(doc.dealt_from),
     )
 
 

@@ -226,6 +226,8 @@ class RoundResult:
     :ivar deductions: What settlement took from each seat: its hand's pips
         rounded to the nearest multiple of five, each hand on its own.
     :ivar scores: Each side's score after settlement.
+    :ivar given: Whether the round was dealt from a given :class:`Deal` (else
+        from the seed).
     """
 
     round: int
@@ -237,6 +239,7 @@ class RoundResult:
     scores: tuple[int, ...]
     #: The round's action log, newest first (see :attr:`history`).
     _log: ActionLog = attrs.field(alias="log", default=None, repr=False)
+    given: bool = False
 
     @property
     def history(self) -> tuple[Action, ...]:

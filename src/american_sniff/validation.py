@@ -31,6 +31,8 @@ from .tiles import ALL_TILES, Tile
 
 __all__ = ["validate_state"]
 
+#: More actions than any round can hold.
+_MOST_ACTIONS = 4 * len(ALL_TILES)
 #: The largest round number and score a state may hold: JavaScript's largest
 #: exact integer, so that the JSON of any valid state is exact there too.
 MAX_ROUND = MAX_SCORE = 2**53 - 1
@@ -173,10 +175,11 @@ def _check_actions_before(info: RoundInfo) -> None:
     if info.round > 1 and info.last_round is not None:
         # The previous round's actions, and at least one for each round before it.
         least = len(info.last_round.history) + info.round - 2
-        if count < least:
+        most = (info.round - 1) * _MOST_ACTIONS
+        if not least <= count <= most:
             raise InvalidState(
                 f"actions_before is {count}, but the rounds before round {info.round} "
-                f"held at least {least} actions"
+                f"held from {least} to {most} actions"
             )
 
 
@@ -200,7 +203,7 @@ def _check_fields(state: MatchState, players: int) -> None:
 
 def _nodes(history: tuple[Action, ...], players: int, what: str) -> tuple[Action, ...]:
     """The actions of ``history``, oldest first, each checked for types."""
-    if len(history) > 4 * len(ALL_TILES):
+    if len(history) > _MOST_ACTIONS:
         raise InvalidState(f"{what} is longer than any round can be")
     for index, action in enumerate(history, start=1):
         seat, move, tile = action.seat, action.move, action.tile
@@ -389,11 +392,44 @@ def _check_deal(info: RoundInfo, start_hands: tuple[tuple[Tile, ...], ...]) -> N
                 "stock are not the seeded deal from where the generator stood (rng): "
                 "a hand, the stock's order or rng was changed"
             )
-    if not any(_reachable(info, start) for start in starts):
+    starts = [start for start in starts if _reachable(info, start)]
+    if not starts:
         raise InvalidState(
             f"rng {info.rng} cannot be where the generator of seed {info.seed} stands "
             f"after the deal of round {info.round}"
         )
+    if info.last_round is not None and not info.last_round.given:
+        _check_previous_deal(info, info.last_round, starts)
+
+
+def _check_previous_deal(info: RoundInfo, result: RoundResult, starts: list[int]) -> None:
+    """The previous round, dealt from the seed, is the seeded deal that led to this round.
+
+    ``starts`` are where the generator may have stood when this round began:
+    where the previous round's deal (and its lot, if one was drawn) left it.
+    Its hands as dealt, the tiles it drew in order, and the lot must match.
+    """
+    players = info.players
+    nodes = result.history
+    dealt = _start_hands(result.hands, nodes, players, f" of round {result.round}")
+    drew = tuple(a.tile for a in nodes if type(a.move) is Draw and a.tile is not None)
+    opener = nodes[0].seat
+    for start in starts:
+        for lot in (False, True):
+            for before in _starts(start, 27 + lot):
+                hands, stock, after = seeded_deal(players, before)
+                if hands != dealt or stock[: len(drew)] != drew:
+                    continue
+                if lot:
+                    chosen, after = below(players, after)
+                    if chosen != opener:
+                        continue
+                if after == start:
+                    return
+    raise InvalidState(
+        f"round {result.round} is marked as dealt from the seed, but its hands and the "
+        "tiles drawn are not the seeded deal that leads to this round's generator state"
+    )
 
 
 def _starts(rng: int, least: int) -> list[int]:
@@ -557,7 +593,15 @@ def _check_replays(info: RoundInfo, result: RoundResult) -> None:
     dealt = {t for hand in start_hands for t in hand}
     rest = [t for t in ALL_TILES if t not in dealt and t not in drew]
     replay_info = RoundInfo(
-        players, info.seed, result.round, nodes[0].seat, (*drew, *rest), (), 0, None
+        players,
+        info.seed,
+        result.round,
+        nodes[0].seat,
+        (*drew, *rest),
+        (),
+        0,
+        None,
+        given=result.given,
     )
     replayed = _replay(replay_info, start_hands, start_scores_before, nodes, name)
     if not isinstance(replayed, RoundResult):

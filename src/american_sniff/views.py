@@ -778,6 +778,7 @@ def _round_doc(result: RoundResult) -> dict[str, Any]:
         "scores": list(result.scores),
         "placements": _placements(result.layout),
         "history": [action_to_json(a) for a in history] if history else None,
+        "dealt_from": "deal" if result.given else "seed",
     }
 
 
@@ -874,6 +875,7 @@ class _ViewRoundDoc:
     scores: list[int]
     placements: list[str]
     history: list[ActionDoc] | None
+    dealt_from: str
 
 
 @attrs.frozen
@@ -1147,7 +1149,14 @@ def _round_from(doc: _ViewRoundDoc, players: int, where: str) -> RoundResult:
         deductions=tuple(doc.deductions),
         scores=tuple(doc.scores),
         log=log,
+        given=_dealt_from(doc.dealt_from, where),
     )
+
+
+def _dealt_from(text: str, where: str) -> bool:
+    if text not in ("seed", "deal"):
+        raise InvalidView(f"{where}.dealt_from must be 'seed' or 'deal', got {text!r}")
+    return text == "deal"
 
 
 def _before_settlement(doc: _ViewRoundDoc) -> tuple[int, ...]:
