@@ -14,8 +14,9 @@ same positions: one that then runs the step once on each position, and one
 that does not. The steps:
 
 * ``apply``: the engine's move (a legal move handed out for the state);
-* ``view``: ``view_for`` of the seat to move, when the view of the state
-  before was already made (as in a loop that views every state);
+* ``view``: ``view_for`` of the seat to move, when that seat's view of the
+  state before was already made and the engine has listed the legal moves
+  (as in a loop that views every state);
 * ``view_cold``: ``view_for`` of a state no view has seen (say, just loaded):
   it walks the round once;
 * ``view_json``: ``view.to_json()``;
@@ -95,8 +96,11 @@ def prepare(step: str, pairs: list[tuple[Any, Any]]) -> Callable[[], None]:
 
     afters = [after for _, after in pairs]
     if step in ("view", "event"):
-        for before, _ in pairs:  # the views of the states before, as a loop makes them
-            view_for(before, before.turn)
+        # As in a loop that views every state: the view of the state before,
+        # for the same seat, is made, and the engine has listed the legal moves.
+        for before, after in pairs:
+            view_for(before, after.turn)
+            legal_moves(after)
     steps: dict[str, Callable[[], object]] = {
         "apply": lambda: [apply(s, move) for s, move in [(s, legal_moves(s)[0]) for s, _ in pairs]],
         "view": lambda: [view_for(s, s.turn) for s in afters],
