@@ -11,7 +11,8 @@ point of a round.
 
 Each count is the difference of two runs of a child Python that builds the
 same positions: one that then runs the step once on each position, and one
-that does not. The steps:
+that does not (both with string hashing fixed and the cyclic garbage
+collector off, so that the runs differ by the step alone). The steps:
 
 * ``apply``: the engine's move (a legal move handed out for the state);
 * ``view``: ``view_for`` of the seat to move, when that seat's view of the
@@ -37,6 +38,7 @@ needs ``valgrind`` on the PATH.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import random
 import re
@@ -157,6 +159,10 @@ def simulate(players: int, matches: int, with_views: bool) -> int:
 
 def child(args: list[str]) -> None:
     """The measured process: build the work, and run it unless told ``--setup-only``."""
+    # A collection of the cyclic garbage collector falls where the allocations
+    # so far put it, so a run and its setup-only twin would not collect at the
+    # same points; without it the difference is the step's own cost.
+    gc.disable()
     kind, players, count, work = args[0], int(args[1]), int(args[2]), args[3]
     setup_only = args[4:] == ["--setup-only"]
     if kind == "step":
