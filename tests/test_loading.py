@@ -7,6 +7,8 @@ replay.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import random
 from typing import Any
@@ -21,6 +23,11 @@ from american_sniff.serial import parse_tile_text
 from scenarios import random_play
 
 KEY = b"a server's own key, kept secret"
+
+
+def _hmac(text: str) -> str:
+    """The signature a signed save of ``text`` carries under KEY."""
+    return hmac.new(KEY, text.encode(), hashlib.sha256).hexdigest()
 
 
 def _round_state(players: int, seed: int, round_: int, actions: int) -> MatchState:
@@ -223,5 +230,9 @@ def test_a_signed_save_is_refused_with_another_key_or_once_changed() -> None:
         MatchState.from_json(state.to_json(), key=KEY)
     with pytest.raises(ValueError, match="at least 16"):
         state.to_json(key=b"short")
+    odd = '{"format":"american-sniff/state","format_version":1,"rules_version":"1"}'
+    signed_odd = odd[:-1] + ',"signature":"' + _hmac(odd) + '"}'
+    with pytest.raises(InvalidState, match="signed state is not in the format"):
+        MatchState.from_json(signed_odd, key=KEY)
     with pytest.raises(ValueError, match="at least 16"):
         MatchState.from_json(text, key="a text key is not bytes")  # type: ignore[arg-type]
