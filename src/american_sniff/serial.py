@@ -40,6 +40,8 @@ The state format is documented field by field in ``docs/formats.md``.
 from __future__ import annotations
 
 import functools
+import hashlib
+import hmac
 import json
 import re
 from collections.abc import Callable
@@ -47,6 +49,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, get_origin
 
 import attrs
 
+from ._fast import placed
 from .errors import IllegalMove, InvalidState
 from .layout import Layout, Point, Side
 from .moves import Draw, Move, Pass, Place
@@ -71,9 +74,12 @@ __all__ = [
     "FORMAT_VERSION",
     "MAX_SAFE_INTEGER",
     "MAX_STATE_BYTES",
+    "SCHEMA_NAMES",
     "STATE_FORMAT",
     "ActionDoc",
+    "action_log_from",
     "action_to_json",
+    "format_schema",
     "move_text",
     "parse_move_text",
     "parse_tile_text",
@@ -97,6 +103,32 @@ MAX_SAFE_INTEGER = 2**53 - 1
 _MAX_DIGITS = 20
 
 _E = TypeVar("_E", bound=ValueError)
+
+
+# -- the schemas ----------------------------------------------------------------------
+
+#: The formats that ship a JSON Schema, by the short name ``format_schema`` takes.
+SCHEMA_NAMES = ("state", "view", "event", "record")
+
+
+def format_schema(name: str) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of a format, as parsed JSON.
+
+    ``name`` is ``"state"``, ``"view"`` (a player's or a spectator's),
+    ``"event"`` or ``"record"``; the schemas ship with the package as
+    ``american_sniff/schemas/NAME.schema.json``. A document the library
+    writes is valid against its schema; validity says nothing of the rules,
+    which the readers check.
+
+    :raises ValueError: if ``name`` is not one of those.
+    """
+    if name not in SCHEMA_NAMES:
+        raise ValueError(f"no schema named {name!r}; the schemas are {', '.join(SCHEMA_NAMES)}")
+    from importlib import resources  # noqa: PLC0415 - only schema users need it
+
+    text = resources.files(__package__).joinpath(f"schemas/{name}.schema.json").read_text("utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
 
 
 # -- reading JSON safely --------------------------------------------------------------
@@ -309,6 +341,7 @@ class _RoundDoc:
     deductions: list[int]
     scores: list[int]
     history: list[ActionDoc]
+    dealt_from: str = "seed"  # absent from older documents
 
 
 @attrs.frozen
@@ -330,6 +363,12 @@ class _StateDoc:
     history: list[ActionDoc]
     deals: list[_DealDoc]
     last_round: _RoundDoc | None
+    # Absent from documents written before they were added: read as 0 (which
+    # validation accepts in the first round only) and "seed".
+    actions_before: int = 0
+    dealt_from: str = "seed"
+    # A signed save's signature (see state_to_json); checked only with the key.
+    signature: str | None = None
 
 
 def _strict(kind: type) -> Callable[[object, type], object]:
@@ -425,6 +464,7 @@ def _round_doc(result: RoundResult) -> dict[str, Any]:
         "deductions": list(result.deductions),
         "scores": list(result.scores),
         "history": [action_to_json(a) for a in result.history],
+        "dealt_from": "deal" if result.given else "seed",
     }
 
 
@@ -472,39 +512,122 @@ def state_to_dict(state: MatchState) -> dict[str, Any]:
             for deal in info.deals
         ],
         "last_round": round_result_to_json(info.last_round),
+        "actions_before": info.actions_before,
+        "dealt_from": "deal" if info.given else "seed",
     }
 
 
-def state_to_json(state: MatchState) -> str:
-    """The state as compact JSON text.
+def state_to_json(state: MatchState, *, key: bytes | None = None) -> str:
+    """The state as compact JSON text; signed with ``key`` if one is given.
 
     This is :meth:`MatchState.to_json <american_sniff.MatchState.to_json>`.
+    A signed save ends with a ``signature`` key: the HMAC-SHA256, under
+    ``key``, of the same text without it (see :func:`state_from_json`).
+
+    :raises ValueError: if ``key`` is not bytes of at least 16 bytes.
     """
-    return json.dumps(state_to_dict(state), separators=(",", ":"))
+    text = json.dumps(state_to_dict(state), separators=(",", ":"))
+    if key is None:
+        return text
+    return f'{text[:-1]},"signature":"{_signature(_check_key(key), text)}"}}'
+
+
+#: The length of the ``,"signature":"..."}`` that ends a signed save.
+_SIGNATURE_TAIL = len(',"signature":""}') + 64
+
+
+def _check_key(key: object) -> bytes:
+    if not isinstance(key, bytes) or len(key) < 16:
+        raise ValueError("a signing key must be bytes, at least 16 of them (32 random is best)")
+    return key
+
+
+def _signature(key: bytes, text: str) -> str:
+    return hmac.new(key, text.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def _signed_text(text: object, key: bytes) -> str:
+    """The unsigned text of a signed save, if its signature is right under ``key``."""
+    if isinstance(text, bytes | bytearray):
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError:
+            raise InvalidState("the state is not UTF-8 text") from None
+    if not isinstance(text, str):
+        raise InvalidState(f"the state must be JSON text (str or bytes), got {type(text).__name__}")
+    if len(text) > MAX_STATE_BYTES:
+        raise InvalidState(
+            f"the state is {len(text)} characters long; at most {MAX_STATE_BYTES} are read"
+        )
+    head, tail = text[:-_SIGNATURE_TAIL], text[-_SIGNATURE_TAIL:]
+    if not (tail.startswith(',"signature":"') and tail.endswith('"}')):
+        raise InvalidState("the state is not signed: it does not end with its signature")
+    unsigned = head + "}"
+    if not hmac.compare_digest(_signature(key, unsigned), tail[14:-2]):
+        raise InvalidState("the state's signature is wrong: it was not written with this key")
+    return unsigned
 
 
 # -- reading ------------------------------------------------------------------------------
 
 
-def state_from_json(text: object) -> MatchState:
-    """Load and check a state document.
+def state_from_json(text: object, *, key: bytes | None = None) -> MatchState:
+    """Load a state document: checked completely, or, with ``key``, trusted if signed with it.
 
     This is :meth:`MatchState.from_json <american_sniff.MatchState.from_json>`.
 
-    :raises InvalidState: naming the first problem.
+    Without ``key`` every field is checked and the round is replayed (see
+    :func:`~american_sniff.validate_state`); a signature, if any, is ignored.
+    With ``key`` the text must be a save that :func:`state_to_json` signed
+    with that very key: its signature is checked and the state is built with
+    no replay, in time proportional to the text's length.
+
+    :raises InvalidState: naming the first problem (with ``key``: also a
+        missing or wrong signature).
+    :raises ValueError: if ``key`` is not bytes of at least 16 bytes.
     """
-    data = read_json(text, max_bytes=MAX_STATE_BYTES, error=InvalidState, what="the state")
+    if key is not None:
+        # The library wrote this very text: the plain parser reads it as is.
+        data = json.loads(_signed_text(text, _check_key(key)))
+    else:
+        data = read_json(text, max_bytes=MAX_STATE_BYTES, error=InvalidState, what="the state")
     if isinstance(data, dict):
         check_header(data, STATE_FORMAT, InvalidState)
-    doc = structure(data, _StateDoc, InvalidState, "the state")
+    if key is not None:
+        try:
+            doc = _signed_doc(data)
+        except (TypeError, KeyError) as exc:  # only a key holder could write such a text
+            raise InvalidState(f"the signed state is not in the format: {exc!r}") from None
+    else:
+        doc = structure(data, _StateDoc, InvalidState, "the state")
     try:
-        state = _build_state(doc)
+        state = _build_state(doc, trusted=key is not None)
     except InvalidState:
         raise
     except (ValueError, TypeError, KeyError, IndexError) as exc:
         raise InvalidState(f"the state cannot be built: {exc}") from None
-    validate_state(state)
+    if key is None:
+        validate_state(state)
     return state
+
+
+def _signed_doc(data: dict[str, Any]) -> _StateDoc:
+    """The document classes of a signed save, built straight from its parsed JSON.
+
+    The library wrote the text (its signature says so), so its shape needs no
+    checking: the converter's field-by-field checks are left out.
+    """
+    last = data["last_round"]
+    return _StateDoc(
+        **{
+            **data,
+            "history": [ActionDoc(**action) for action in data["history"]],
+            "deals": [_DealDoc(**deal) for deal in data["deals"]],
+            "last_round": None
+            if last is None
+            else _RoundDoc(**{**last, "history": [ActionDoc(**a) for a in last["history"]]}),
+        }
+    )
 
 
 def check_header(data: dict[str, Any], expected: str, error: type[ValueError]) -> None:
@@ -538,14 +661,22 @@ def _hands_from(doc: list[list[str]], what: str) -> tuple[tuple[Tile, ...], ...]
     return tuple(_tile_list(hand, f"{what}[{seat}]") for seat, hand in enumerate(doc))
 
 
-def _log_from(
-    actions: list[ActionDoc], players: int, final_scores: tuple[int, ...], what: str
+def action_log_from(
+    actions: list[ActionDoc],
+    players: int,
+    final_scores: tuple[int, ...],
+    what: str,
+    *,
+    hidden_draws: bool = False,
 ) -> ActionLog:
     """The action log of a history, with each action's scores worked out from ``final_scores``.
 
     The scores after each action are not written in the document: they are the
     final scores less the points claimed by the placements that follow it.
     The replay in :func:`~american_sniff.validate_state` then checks every claim.
+    With ``hidden_draws`` (a view's history), a draw's tile may be null.
+
+    :raises InvalidState: naming the first action not in the format.
     """
     moves: list[tuple[int, Move, Tile | None, int | None, int]] = []
     for index, action in enumerate(actions):
@@ -557,7 +688,7 @@ def _log_from(
         if not 0 <= action.seat < players:
             raise InvalidState(f"{where}.seat must be from 0 to {players - 1}, got {action.seat}")
         drew = type(move) is Draw
-        if drew != (action.tile is not None):
+        if drew != (action.tile is not None) and not (drew and hidden_draws):
             need = "the tile drawn" if drew else "null"
             raise InvalidState(f"{where}.tile must be {need} for {action.move!r}")
         placed = type(move) is Place
@@ -578,7 +709,8 @@ def _log_from(
     return log
 
 
-def _layout_from(log: ActionLog, what: str) -> Layout:
+def _layout_from(log: ActionLog, what: str, trusted: bool = False) -> Layout:
+    """The table that the placements of ``log`` build; ``trusted``: the library's own, unchecked."""
     placements = []
     node = log
     while node is not None:
@@ -586,6 +718,10 @@ def _layout_from(log: ActionLog, what: str) -> Layout:
             placements.append(node[1])
         node = node[6]
     layout = Layout.empty()
+    if trusted:
+        for move in reversed(placements):
+            layout = placed(layout, move.tile, None if move.at is None else move.at.order)
+        return layout
     for index, move in enumerate(reversed(placements)):
         try:
             layout = layout.place(move.tile, move.at)
@@ -597,7 +733,7 @@ def _layout_from(log: ActionLog, what: str) -> Layout:
     return layout
 
 
-def _round_from(doc: _RoundDoc, players: int) -> RoundResult:
+def _round_from(doc: _RoundDoc, players: int, trusted: bool = False) -> RoundResult:
     if doc.end not in ("domino", "blocked"):
         raise InvalidState(f"$.last_round.end must be 'domino' or 'blocked', got {doc.end!r}")
     if len(doc.deductions) != players:
@@ -607,21 +743,26 @@ def _round_from(doc: _RoundDoc, players: int) -> RoundResult:
         raise InvalidState("$.last_round.scores must hold one integer per side")
     for seat, amount in enumerate(doc.deductions):
         before[side_of(players, seat)] += amount
-    log = _log_from(doc.history, players, tuple(before), "$.last_round.history")
+    log = action_log_from(doc.history, players, tuple(before), "$.last_round.history")
     return RoundResult(
         round=doc.round,
         end=RoundEnd(doc.end),
         finisher=doc.finisher,
-        layout=_layout_from(log, "$.last_round.history"),
+        layout=_layout_from(log, "$.last_round.history", trusted),
         hands=_hands_from(doc.hands, "$.last_round.hands"),
         deductions=tuple(doc.deductions),
         scores=tuple(doc.scores),
         log=log,
+        given=_given(doc.dealt_from),
     )
 
 
-def _build_state(doc: _StateDoc) -> MatchState:
-    """The state a document describes, unchecked beyond its shape (see validate_state)."""
+def _build_state(doc: _StateDoc, *, trusted: bool = False) -> MatchState:
+    """The state a document describes, unchecked beyond its shape (see validate_state).
+
+    ``trusted``: the document is one the library signed, so its table is built
+    without checking each placement again.
+    """
     players = doc.players
     if players not in (2, 3, 4):
         raise InvalidState(f"$.players must be 2, 3 or 4, got {players}")
@@ -632,7 +773,7 @@ def _build_state(doc: _StateDoc) -> MatchState:
         raise InvalidState(f"$.scores must hold one integer per side, got {len(scores)}")
     if len(doc.hands) != players:
         raise InvalidState(f"$.hands must hold {players} hands, got {len(doc.hands)}")
-    log = _log_from(doc.history, players, scores, "$.history")
+    log = action_log_from(doc.history, players, scores, "$.history")
     drawn_tiles = _drawn_tiles(log)
     info = RoundInfo(
         players=players,
@@ -642,20 +783,30 @@ def _build_state(doc: _StateDoc) -> MatchState:
         deck=(*drawn_tiles, *_tile_list(doc.stock, "$.stock")),
         deals=_deals_from(doc.deals),
         rng=rng,
-        last_round=None if doc.last_round is None else _round_from(doc.last_round, players),
+        last_round=None
+        if doc.last_round is None
+        else _round_from(doc.last_round, players, trusted),
+        actions_before=doc.actions_before,
+        given=_given(doc.dealt_from),
     )
     hands = tuple(tuple(sorted(hand, key=tile_index)) for hand in _hands_from(doc.hands, "$.hands"))
     return MatchState(
         info=info,
         turn=doc.turn,
         hands=hands,
-        layout=_layout_from(log, "$.history"),
+        layout=_layout_from(log, "$.history", trusted),
         scores=scores,
         winner=doc.winner,
         drawn=None if doc.drawn is None else _tile_list([doc.drawn], "$.drawn")[0],
         drawn_count=len(drawn_tiles),
         log=log,
     )
+
+
+def _given(dealt_from: str) -> bool:
+    if dealt_from not in ("seed", "deal"):
+        raise InvalidState(f"$.dealt_from must be 'seed' or 'deal', got {dealt_from!r}")
+    return dealt_from == "deal"
 
 
 def _drawn_tiles(log: ActionLog) -> list[Tile]:
