@@ -30,7 +30,7 @@ def record_frames(record: MatchRecord) -> dict[str, Any]:
     >>> states.append(apply(states[0], legal_moves(states[0])[0]))
     >>> frames = record_frames(record_match(states))["frames"]
     >>> len(frames), frames[1]["action"]["seat"]
-    (2, 0)
+    (2, 1)
 
     :raises InvalidRecord: if the record cannot be replayed.
     """
