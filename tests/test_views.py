@@ -6,20 +6,27 @@ import json
 import random
 import re
 
+import attrs
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from american_sniff import (
     Draw,
+    InvalidView,
     MatchState,
     Pass,
     Place,
     PlayerView,
+    SpectatorView,
     Tile,
+    ViewEvent,
     apply,
+    apply_event,
+    event_for,
     legal_moves,
     new_match,
+    spectator_view,
     view_for,
 )
 from american_sniff.views import known_voids
@@ -28,26 +35,36 @@ from scenarios import DRAW_DEAL, PASS_DEAL, act, deal
 _TILE_TEXT = re.compile(r"\[\d\|\d\]")
 
 
-def _hidden(state: MatchState, seat: int) -> set[Tile]:
-    """The tiles ``seat`` may not see: the other hands (drawn tiles included) and the stock."""
+def _hidden(state: MatchState, seat: int | None) -> set[Tile]:
+    """The tiles ``seat`` (None: a spectator) may not see: other hands and the stock."""
     others = {t for s, hand in enumerate(state.hands) if s != seat for t in hand}
     return others | set(state.stock)
 
 
-def _check_view(state: MatchState, seat: int) -> None:
-    """Assert that the view of ``seat`` shows nothing hidden, as a value and as JSON."""
-    view = view_for(state, seat)
+def _check_view(state: MatchState, seat: int | None) -> None:
+    """Assert that the view of ``seat`` shows nothing hidden, as a value and as JSON.
+
+    With ``seat=None``, the spectator's view: nothing that any one seat alone sees.
+    """
+    view = view_for(state, seat, last_round_history=True)
     hidden = _hidden(state, seat)
-    assert view.hand == state.hands[seat]
-    assert not hidden & set(view.hand)
+    if isinstance(view, PlayerView):
+        assert seat is not None
+        assert view.hand == state.hands[seat]
+        assert not hidden & set(view.hand)
+        if view.drawn is not None:
+            assert view.drawn in view.hand
+    else:
+        assert seat is None
     assert not hidden & set(view.layout.tiles)
     for action in view.history:
-        assert action.tile is None or action.tile not in hidden
-    if view.drawn is not None:
-        assert view.drawn in view.hand
+        assert action.tile is None or (action.tile not in hidden and action.seat == seat)
     doc = json.loads(view.to_json())
-    # The previous round is over: its revealed hands are public, checked apart.
+    # The previous round is over: its revealed hands are public, checked apart
+    # (and so is the action that ended it, the last action of a round's start).
     last_round = doc.pop("last_round")
+    if not doc["history"]:
+        doc.pop("last_action")
     shown = set(_TILE_TEXT.findall(json.dumps(doc)))
     assert not shown & {str(t) for t in hidden}, (seat, shown & {str(t) for t in hidden})
     for key in ("seed", "rng", "stock", "deals", "hands"):
@@ -72,7 +89,7 @@ def test_no_hidden_tile_ever_appears_in_a_view_or_its_json(
 ) -> None:
     """Other hands, the stock and a tile another seat drew never show in a seat's view."""
     for state in _play(players, seed, steps)[-40:]:
-        for seat in range(players):
+        for seat in (*range(players), None):
             _check_view(state, seat)
 
 
@@ -165,9 +182,12 @@ def test_the_view_json_follows_the_shared_conventions() -> None:
         "stock_size",
         "table",
         "legal_moves",
+        "previews",
         "history",
         "last_round",
         "voids",
+        "seq",
+        "last_action",
     ]
     assert doc["format"] == "american-sniff/view"
     assert doc["table"] == {
@@ -190,7 +210,7 @@ def test_the_view_json_follows_the_shared_conventions() -> None:
 def test_view_for_refuses_what_is_not_a_state_or_a_seat() -> None:
     """A wrong state argument is a TypeError; a seat out of range a ValueError."""
     with pytest.raises(TypeError, match="view_for"):
-        view_for("state", 0)  # type: ignore[arg-type]
+        view_for("state", 0)  # type: ignore[call-overload]
     with pytest.raises(ValueError, match="seat must be an integer from 0 to 1"):
         view_for(new_match(2, seed=1), 2)
 
@@ -299,3 +319,160 @@ def test_a_seeded_match_keeps_old_voids_through_a_one_draw_turn() -> None:
     assert found
     for turn in found:
         _check_one_draw_turn(*turn)
+
+
+# -- spectators ----------------------------------------------------------------------------
+
+
+@given(st.sampled_from([2, 3, 4]), st.integers(0, 2**32), st.integers(1, 300))
+def test_a_spectator_sees_exactly_what_every_seat_sees(players: int, seed: int, steps: int) -> None:
+    """The spectator's view is each seat's view less the seat's own parts, for every seat."""
+    state = _play(players, seed, steps)[-1]
+    spectator = view_for(state, None, last_round_history=True)
+    assert spectator == spectator_view(state, last_round_history=True)
+    assert type(spectator) is SpectatorView
+    assert spectator.viewer is None
+    assert not spectator.is_my_turn
+    assert all(action.tile is None for action in spectator.history)
+    for seat in range(players):
+        mine = view_for(state, seat, last_round_history=True)
+        for field in attrs.fields(SpectatorView):
+            if field.name not in ("_log", "last_round", "last_action"):
+                assert getattr(mine, field.name) == getattr(spectator, field.name), field.name
+        assert [attrs.evolve(a, tile=None) for a in mine.history] == list(spectator.history)
+        if mine.last_round is not None and spectator.last_round is not None:
+            assert mine.last_round.hands == spectator.last_round.hands
+            assert [a.move for a in mine.last_round.history] == [
+                a.move for a in spectator.last_round.history
+            ]
+
+
+# -- sequence numbers, previews, the previous round ---------------------------------------
+
+
+def test_the_sequence_number_counts_the_actions_of_the_match() -> None:
+    """0 at the start, one more with each action, across the rounds; a load keeps it."""
+    states = _play(2, 5, 3000)
+    assert states[-1].round > 2
+    for number, state in enumerate(states):
+        assert view_for(state, 0).seq == number
+    later = next(s for s in states if s.round == 3)
+    assert view_for(MatchState.from_json(later.to_json()), 1).seq == states.index(later)
+
+
+@given(st.sampled_from([2, 3, 4]), st.integers(0, 2**32), st.integers(0, 300))
+def test_each_preview_is_what_the_move_gives(players: int, seed: int, steps: int) -> None:
+    """A legal move's preview is the end sum and the points that applying it gives."""
+    state = _play(players, seed, steps)[-1]
+    if state.is_over:
+        return
+    view = view_for(state, state.turn)
+    assert [p.move for p in view.previews] == list(view.legal_moves)
+    for preview in view.previews:
+        action = apply(state, preview.move).last_action
+        assert action is not None
+        assert (preview.end_sum, preview.points) == (action.end_sum, action.points)
+
+
+def test_a_round_start_view_carries_the_result_and_the_history_only_on_request() -> None:
+    """The previous round's result is in every view; its actions only when asked for."""
+    state = next(s for s in _play(3, 2, 3000) if s.round == 2)
+    assert state.last_round is not None
+    short = view_for(state, 0)
+    assert short.last_round is not None
+    assert short.last_round.history == ()
+    assert short.last_round.hands == state.last_round.hands
+    assert short.last_round.layout == state.last_round.layout
+    full = view_for(state, 0, last_round_history=True)
+    assert full.last_round is not None
+    assert [a.move for a in full.last_round.history] == [a.move for a in state.last_round.history]
+    assert len(short.to_json()) < len(full.to_json())
+    assert short.last_action is not None
+    assert short.last_action.round_result == short.last_round
+
+
+# -- events --------------------------------------------------------------------------------
+
+
+@given(st.sampled_from([2, 3, 4]), st.integers(0, 2**32), st.integers(1, 250))
+def test_events_rebuild_every_later_view_exactly(players: int, seed: int, steps: int) -> None:
+    """The first view and then one event per action give every view, also through JSON."""
+    states = _play(players, seed, steps)
+    for seat in (*range(players), None):
+        view = view_for(states[0], seat)
+        from_text = view
+        for state in states[1:]:
+            event = event_for(state, seat)
+            assert event.seq == view.seq + 1
+            view = apply_event(view, event)
+            assert view == view_for(state, seat)
+            from_text = apply_event(from_text, ViewEvent.from_json(event.to_json()))
+        assert from_text == view
+
+
+@given(st.sampled_from([2, 3, 4]), st.integers(0, 2**32), st.integers(1, 400))
+def test_no_event_leaks_a_hidden_tile(players: int, seed: int, steps: int) -> None:
+    """An event shows a drawn tile only to the seat that drew it, and no other hidden tile."""
+    for state in _play(players, seed, steps)[-30:]:
+        if state.last_action is None:
+            continue
+        for seat in (*range(players), None):
+            event = event_for(state, seat)
+            action = event.action
+            if isinstance(action.move, Draw):
+                assert (action.tile is not None) == (action.seat == seat)
+            if event.next_round is not None:
+                _check_view(state, seat)
+                continue
+            doc = json.loads(event.to_json())
+            shown = set(_TILE_TEXT.findall(json.dumps(doc)))
+            assert not shown & {str(t) for t in _hidden(state, seat)}
+
+
+def test_an_event_must_follow_the_view_and_be_for_its_viewer() -> None:
+    """A stale or skipped event, or one for another viewer, is refused; so is the match start."""
+    states = _play(2, 1, 3)
+    with pytest.raises(ValueError, match="start of the match"):
+        event_for(states[0], 0)
+    view = view_for(states[0], 0)
+    with pytest.raises(ValueError, match="sequence number 2; the view expects 1"):
+        apply_event(view, event_for(states[2], 0))
+    with pytest.raises(ValueError, match="for viewer 1"):
+        apply_event(view, event_for(states[1], 1))
+
+
+# -- reading views back --------------------------------------------------------------------
+
+
+@given(st.sampled_from([2, 3, 4]), st.integers(0, 2**32), st.integers(0, 600), st.booleans())
+def test_views_read_back_equal(players: int, seed: int, steps: int, full: bool) -> None:
+    """``PlayerView.from_json`` and ``SpectatorView.from_json`` give back the very view."""
+    state = _play(players, seed, steps)[-1]
+    for seat in range(players):
+        view = view_for(state, seat, last_round_history=full)
+        assert PlayerView.from_json(view.to_json()) == view
+    spectator = spectator_view(state, last_round_history=full)
+    assert SpectatorView.from_json(spectator.to_json()) == spectator
+
+
+def test_a_view_that_does_not_add_up_is_refused() -> None:
+    """A tampered table, preview, last action or viewer kind is refused with InvalidView."""
+    state = _play(2, 3, 12)[-1]
+    text = view_for(state, state.turn).to_json()
+    doc = json.loads(text)
+    changes = {
+        "table": {**doc["table"], "end_sum": doc["table"]["end_sum"] + 1},
+        "previews": [{**p, "points": p["points"] + 5} for p in doc["previews"]],
+        "last_action": None,
+        "voids": [[7], []],
+        "seat": 5,
+    }
+    for key, value in changes.items():
+        with pytest.raises(InvalidView):
+            PlayerView.from_json(json.dumps({**doc, key: value}))
+    with pytest.raises(InvalidView, match="player's view"):
+        SpectatorView.from_json(text)
+    with pytest.raises(InvalidView, match="spectator's view"):
+        PlayerView.from_json(spectator_view(state).to_json())
+    with pytest.raises(InvalidView, match="not valid JSON"):
+        PlayerView.from_json("{")

@@ -10,7 +10,14 @@
 from .bots import Bot, GreedyBot, RandomBot, SearchBot, make_bot
 from .engine import apply, legal_moves, new_match, score_of
 from .engine import compiled as _compiled
-from .errors import REFUSAL_CODES, IllegalMove, InvalidDeal, InvalidRecord, InvalidState
+from .errors import (
+    REFUSAL_CODES,
+    IllegalMove,
+    InvalidDeal,
+    InvalidRecord,
+    InvalidState,
+    InvalidView,
+)
 from .layout import Connection, Contribution, Layout, Point, Side, parse_point
 from .moves import Draw, Move, Pass, Place, parse_move
 from .records import (
@@ -29,7 +36,16 @@ from .rules import RULES_VERSION, TARGET, placement_points, round_hand
 from .state import Action, Deal, MatchState, RoundEnd, RoundInfo, RoundResult
 from .tiles import ALL_TILES, Tile, parse_tile
 from .validation import validate_state
-from .views import PlayerView, view_for
+from .views import (
+    MovePreview,
+    PlayerView,
+    SpectatorView,
+    ViewEvent,
+    apply_event,
+    event_for,
+    spectator_view,
+    view_for,
+)
 
 __version__ = "0.1.0"
 
@@ -57,10 +73,12 @@ __all__ = [
     "InvalidDeal",
     "InvalidRecord",
     "InvalidState",
+    "InvalidView",
     "Layout",
     "MatchRecord",
     "MatchState",
     "Move",
+    "MovePreview",
     "OpenerBy",
     "Pass",
     "Place",
@@ -75,11 +93,15 @@ __all__ = [
     "RoundResult",
     "SearchBot",
     "Side",
+    "SpectatorView",
     "Tile",
+    "ViewEvent",
     "__version__",
     "apply",
+    "apply_event",
     "check_record",
     "dump_record",
+    "event_for",
     "legal_moves",
     "load_record",
     "make_bot",
@@ -92,6 +114,7 @@ __all__ = [
     "replay",
     "round_hand",
     "score_of",
+    "spectator_view",
     "validate_state",
     "view_for",
 ]

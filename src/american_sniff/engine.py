@@ -110,6 +110,7 @@ def new_match(
         scores=(0,) * rules.side_count(players),
         finisher=None,
         last_round=None,
+        actions_before=0,
     )
 
 
@@ -150,8 +151,12 @@ def _start_round(
     scores: tuple[int, ...],
     finisher: int | None,
     last_round: RoundResult | None,
+    actions_before: int,
 ) -> MatchState:
-    """The first state of round ``number``: deal it, then pick who opens."""
+    """The first state of round ``number``: deal it, then pick who opens.
+
+    ``actions_before`` is how many actions the match had before it.
+    """
     hands, stock, lot, deals, rng = _deal(players, rng, deals)
     # The player who went out opens; otherwise a lot is drawn (unless a deal gave it).
     if rules.lot_is_due(finisher) and lot is None:
@@ -165,6 +170,7 @@ def _start_round(
         deals=deals,
         rng=rng,
         last_round=last_round,
+        actions_before=actions_before,
     )
     return new_state(
         info=info,
@@ -465,7 +471,18 @@ def _end_round(
         scores=settled,
         finisher=finisher,
         last_round=result,
+        actions_before=info.actions_before + _length(log),
     )
+
+
+def _length(log: ActionLog) -> int:
+    """How many actions the action ``log`` holds (walked once per round, at its end)."""
+    count = 0
+    node = log
+    while node is not None:
+        count += 1
+        node = node[6]
+    return count
 
 
 # -- scores ------------------------------------------------------------------

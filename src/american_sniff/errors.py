@@ -5,7 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-__all__ = ["REFUSAL_CODES", "IllegalMove", "InvalidDeal", "InvalidRecord", "InvalidState"]
+__all__ = [
+    "REFUSAL_CODES",
+    "IllegalMove",
+    "InvalidDeal",
+    "InvalidRecord",
+    "InvalidState",
+    "InvalidView",
+]
 
 
 #: Every refusal code an :class:`IllegalMove` can carry, with its meaning.
@@ -75,6 +82,18 @@ class InvalidState(ValueError):
     an illegal action in the history, a hand size no play could reach, a
     winner below the target, a wrong type, an unknown key, a wrong format or
     rules version, ...).
+    """
+
+
+class InvalidView(ValueError):
+    """A view or event document that cannot be read (``american-sniff/view`` or ``/event``).
+
+    Raised by :meth:`PlayerView.from_json <american_sniff.PlayerView.from_json>`,
+    :meth:`SpectatorView.from_json <american_sniff.SpectatorView.from_json>` and
+    :meth:`ViewEvent.from_json <american_sniff.ViewEvent.from_json>`: the text is
+    not JSON, not in the format, or not consistent (a table that is no legal
+    sequence of placements, counts that do not add up). The message names the
+    first problem and where it is.
     """
 
 

@@ -73,6 +73,7 @@ __all__ = [
     "MAX_STATE_BYTES",
     "STATE_FORMAT",
     "ActionDoc",
+    "action_log_from",
     "action_to_json",
     "move_text",
     "parse_move_text",
@@ -330,6 +331,9 @@ class _StateDoc:
     history: list[ActionDoc]
     deals: list[_DealDoc]
     last_round: _RoundDoc | None
+    # Absent from documents written before it was added: read as 0 (validation
+    # then accepts it in the first round only).
+    actions_before: int = 0
 
 
 def _strict(kind: type) -> Callable[[object, type], object]:
@@ -472,6 +476,7 @@ def state_to_dict(state: MatchState) -> dict[str, Any]:
             for deal in info.deals
         ],
         "last_round": round_result_to_json(info.last_round),
+        "actions_before": info.actions_before,
     }
 
 
@@ -538,14 +543,22 @@ def _hands_from(doc: list[list[str]], what: str) -> tuple[tuple[Tile, ...], ...]
     return tuple(_tile_list(hand, f"{what}[{seat}]") for seat, hand in enumerate(doc))
 
 
-def _log_from(
-    actions: list[ActionDoc], players: int, final_scores: tuple[int, ...], what: str
+def action_log_from(
+    actions: list[ActionDoc],
+    players: int,
+    final_scores: tuple[int, ...],
+    what: str,
+    *,
+    hidden_draws: bool = False,
 ) -> ActionLog:
     """The action log of a history, with each action's scores worked out from ``final_scores``.
 
     The scores after each action are not written in the document: they are the
     final scores less the points claimed by the placements that follow it.
     The replay in :func:`~american_sniff.validate_state` then checks every claim.
+    With ``hidden_draws`` (a view's history), a draw's tile may be null.
+
+    :raises InvalidState: naming the first action not in the format.
     """
     moves: list[tuple[int, Move, Tile | None, int | None, int]] = []
     for index, action in enumerate(actions):
@@ -557,7 +570,7 @@ def _log_from(
         if not 0 <= action.seat < players:
             raise InvalidState(f"{where}.seat must be from 0 to {players - 1}, got {action.seat}")
         drew = type(move) is Draw
-        if drew != (action.tile is not None):
+        if drew != (action.tile is not None) and not (drew and hidden_draws):
             need = "the tile drawn" if drew else "null"
             raise InvalidState(f"{where}.tile must be {need} for {action.move!r}")
         placed = type(move) is Place
@@ -607,7 +620,7 @@ def _round_from(doc: _RoundDoc, players: int) -> RoundResult:
         raise InvalidState("$.last_round.scores must hold one integer per side")
     for seat, amount in enumerate(doc.deductions):
         before[side_of(players, seat)] += amount
-    log = _log_from(doc.history, players, tuple(before), "$.last_round.history")
+    log = action_log_from(doc.history, players, tuple(before), "$.last_round.history")
     return RoundResult(
         round=doc.round,
         end=RoundEnd(doc.end),
@@ -632,7 +645,7 @@ def _build_state(doc: _StateDoc) -> MatchState:
         raise InvalidState(f"$.scores must hold one integer per side, got {len(scores)}")
     if len(doc.hands) != players:
         raise InvalidState(f"$.hands must hold {players} hands, got {len(doc.hands)}")
-    log = _log_from(doc.history, players, scores, "$.history")
+    log = action_log_from(doc.history, players, scores, "$.history")
     drawn_tiles = _drawn_tiles(log)
     info = RoundInfo(
         players=players,
@@ -643,6 +656,7 @@ def _build_state(doc: _StateDoc) -> MatchState:
         deals=_deals_from(doc.deals),
         rng=rng,
         last_round=None if doc.last_round is None else _round_from(doc.last_round, players),
+        actions_before=doc.actions_before,
     )
     hands = tuple(tuple(sorted(hand, key=tile_index)) for hand in _hands_from(doc.hands, "$.hands"))
     return MatchState(

@@ -269,6 +269,9 @@ class RoundInfo:
     :ivar deals: Deals still to be used for later rounds, if the match was given deals.
     :ivar rng: The generator state for the next deal or lot.
     :ivar last_round: The result of the previous round, or None in the first round.
+    :ivar actions_before: How many actions the match had before this round began
+        (0 in the first round); with the round's own actions it makes the
+        sequence number of views and events (:mod:`american_sniff.views`).
     """
 
     players: int
@@ -279,6 +282,7 @@ class RoundInfo:
     deals: tuple[Deal, ...]
     rng: int
     last_round: RoundResult | None
+    actions_before: int = 0
 
 
 @attrs.frozen(repr=False, weakref_slot=False)

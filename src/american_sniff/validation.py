@@ -85,6 +85,7 @@ def _validate(state: MatchState) -> None:
         )
     _compare(state, replayed)
     _check_last_round(info, start_scores)
+    _check_actions_before(info)
 
 
 # -- plain checks ----------------------------------------------------------------
@@ -157,6 +158,25 @@ def _check_info(info: object) -> RoundInfo:
     if info.last_round is not None and type(info.last_round) is not RoundResult:
         raise InvalidState(f"last_round must be a RoundResult or None, got {info.last_round!r}")
     return info
+
+
+def _check_actions_before(info: RoundInfo) -> None:
+    """The match's count of earlier actions is possible: 0 in round 1, else each round had one."""
+    count = info.actions_before
+    if not _is_int(count) or not 0 <= count <= MAX_ROUND:
+        raise InvalidState(f"actions_before must be an integer from 0 to 2**53 - 1, got {count!r}")
+    if info.round == 1 and count:
+        raise InvalidState(
+            f"the first round has no actions before it, but actions_before is {count}"
+        )
+    if info.round > 1 and info.last_round is not None:
+        # The previous round's actions, and at least one for each round before it.
+        least = len(info.last_round.history) + info.round - 2
+        if count < least:
+            raise InvalidState(
+                f"actions_before is {count}, but the rounds before round {info.round} "
+                f"held at least {least} actions"
+            )
 
 
 def _check_fields(state: MatchState, players: int) -> None:

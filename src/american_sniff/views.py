@@ -1,11 +1,34 @@
-"""What one seat may see of a match: :class:`PlayerView` and :func:`~american_sniff.view_for`.
+"""What a seat, or a spectator, may see of a match; and one action at a time.
 
-A view holds the seat's own hand and everything public: the table, how many
-tiles each hand and the stock hold, the scores, whose turn it is, the round's
-actions (a draw by another seat shows that a tile was drawn, not which), the
-previous round's result (its hands are revealed at settlement), and what each
-seat is known not to hold. It never holds the other hands, the stock, the
-seed or the generator state, from which the deal could be worked out.
+* :func:`~american_sniff.view_for` gives a :class:`PlayerView`: one seat's own
+  hand and everything public. :func:`spectator_view` (also
+  ``view_for(state, None)``) gives a :class:`SpectatorView`: everything public
+  and nothing any one seat alone may see (no hand, no drawn tile, no legal
+  moves, no tile drawn by anyone).
+* :func:`event_for` gives the :class:`ViewEvent` of one action as a seat (or a
+  spectator) sees it, with a sequence number; :func:`apply_event` turns the
+  view before the action into the view after it, exactly. A server sends the
+  first view once and then one small event per action.
+
+A view holds the table, how many tiles each hand and the stock hold, the
+scores, whose turn it is, the round's actions (a draw by another seat shows
+that a tile was drawn, not which), the previous round's *result* (its hands
+are revealed at settlement; its actions only on request), and what each seat
+is known not to hold. It never holds the other hands, the stock, the seed or
+the generator state, from which the deal could be worked out.
+
+**Cost.** A view costs the same at any point of a round. What views need
+beyond the state (the voids, the histories with hidden draws, the sequence
+number) is worked out once per action and kept beside the state's own action
+log, as a chain that shares every earlier link: the view of a state whose
+previous action was already seen is one step from it. A view of a state seen
+cold (say, just loaded) walks its round once. The history and the previous
+round's history are built as tuples only when read.
+
+**Sequence numbers.** :attr:`SpectatorView.seq` is how many actions the match
+has had: 0 at its start, and one more with each action, across rounds. The
+event of an action carries the number of the view it leads to, so a server
+can refuse a move sent for an older view.
 
 **Known voids.** The rules make a player place whenever they can, so a seat
 that draws or passes shows that it holds no tile with any value open at that
@@ -26,29 +49,85 @@ moment. What stays known afterwards, for the current round:
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, overload
 
 import attrs
 
+from . import rules
+from ._fast import log_of, placed
 from .engine import legal_moves
+from .errors import InvalidState, InvalidView
 from .layout import Connection, Layout
-from .moves import Draw, Move, Place
+from .moves import Draw, Move, Pass, Place
 from .rules import TARGET
-from .serial import action_to_json, document_header, round_result_to_json, tile_text
-from .state import Action, ActionLog, MatchState, RoundResult, check_seat
+from .serial import (
+    ActionDoc,
+    action_log_from,
+    action_to_json,
+    check_header,
+    document_header,
+    parse_move_text,
+    parse_tile_text,
+    read_json,
+    structure,
+    tile_text,
+)
+from .state import Action, ActionLog, MatchState, RoundEnd, RoundResult, check_seat
 from .tiles import Tile
 
-__all__ = ["VIEW_FORMAT", "PlayerView", "known_voids", "view_for", "view_to_dict"]
+__all__ = [
+    "EVENT_FORMAT",
+    "MAX_VIEW_BYTES",
+    "VIEW_FORMAT",
+    "MovePreview",
+    "PlayerView",
+    "SpectatorView",
+    "ViewEvent",
+    "apply_event",
+    "event_for",
+    "event_from_json",
+    "event_to_dict",
+    "known_voids",
+    "spectator_view",
+    "view_for",
+    "view_from_json",
+    "view_to_dict",
+]
 
-#: The ``format`` of a view document.
+#: The ``format`` of a view document (a player's or a spectator's).
 VIEW_FORMAT = "american-sniff/view"
+#: The ``format`` of an event document.
+EVENT_FORMAT = "american-sniff/event"
+
+#: The set of values of each 7-bit mask (bit ``v`` for value ``v``).
+_VALUES_OF_MASK: tuple[frozenset[int], ...] = tuple(
+    frozenset(v for v in range(7) if mask >> v & 1) for mask in range(128)
+)
 
 
 @attrs.frozen
-class PlayerView:
-    """What ``seat`` may see of a match at one moment; made by :func:`~american_sniff.view_for`.
+class MovePreview:
+    """What a legal move would give: the end sum after it and the points it scores.
 
-    :ivar seat: The seat this view belongs to.
+    :ivar move: The legal move.
+    :ivar end_sum: The table's end sum after the placement; None for a draw
+        or a pass.
+    :ivar points: What the placement would score (0 if it scores nothing);
+        0 for a draw or a pass.
+    """
+
+    move: Move
+    end_sum: int | None
+    points: int
+
+
+@attrs.frozen(kw_only=True)
+class SpectatorView:
+    """What everyone may see of a match at one moment; made by :func:`spectator_view`.
+
+    A :class:`PlayerView` is a spectator's view plus one seat's own hand, its
+    drawn tile, its legal moves and its own drawn tiles in the history.
+
     :ivar players: The number of players (2, 3 or 4).
     :ivar round: The round being played, 1 for the first.
     :ivar opener: The seat that opened the round.
@@ -57,25 +136,23 @@ class PlayerView:
     :ivar target: The raw points a side needs to win.
     :ivar scores: Each side's score (per partnership with 4 players).
     :ivar winner: The side that won, or None while the match goes on.
-    :ivar hand: The seat's own tiles, sorted.
-    :ivar drawn: A tile this seat has just drawn that fits, and so must be
-        placed now; else None. (Whether another seat's drawn tile fits is not
-        shown.)
     :ivar hand_sizes: How many tiles each seat holds, seat 0 first.
     :ivar stock_size: How many tiles are left to draw.
     :ivar layout: The table: its placements, open points, contributions and
         end sum.
-    :ivar legal_moves: This seat's legal moves if it is to move, else empty.
-    :ivar history: The round's actions so far, oldest first; another seat's
-        draw has ``tile=None``.
     :ivar last_round: The previous round's result (public: hands are revealed
-        at settlement), with other seats' drawn tiles hidden in its history;
-        None in the first round.
+        at settlement); None in the first round. Its history is empty unless
+        the view was made with ``last_round_history=True``, and then it hides
+        the tiles the viewer may not see.
     :ivar voids: For each seat, the values it is known not to hold (see the
         module's notes). The same for every viewer: it comes from public facts.
+    :ivar seq: The sequence number: how many actions the match has had.
+    :ivar last_action: The action that led to this view, as the viewer sees
+        it (another seat's drawn tile hidden), or None at the match's start.
+        At a round's start it is the action that ended the round before, with
+        that round's result as its ``round_result``.
     """
 
-    seat: int
     players: int
     round: int
     opener: int
@@ -83,15 +160,83 @@ class PlayerView:
     target: int
     scores: tuple[int, ...]
     winner: int | None
-    hand: tuple[Tile, ...]
-    drawn: Tile | None
     hand_sizes: tuple[int, ...]
     stock_size: int
     layout: Layout
-    legal_moves: tuple[Move, ...]
-    history: tuple[Action, ...]
     last_round: RoundResult | None
     voids: tuple[frozenset[int], ...]
+    seq: int
+    last_action: Action | None
+    #: The round's actions as the viewer sees them, newest first (see :attr:`history`).
+    _log: ActionLog = attrs.field(alias="log", default=None, repr=False)
+
+    @property
+    def viewer(self) -> int | None:
+        """The seat this view belongs to; None for a spectator."""
+        return None
+
+    @property
+    def history(self) -> tuple[Action, ...]:
+        """The round's actions so far, oldest first, with hidden tiles hidden.
+
+        Built when read: the view keeps them as a chain shared with earlier views.
+        """
+        actions: list[Action] = []
+        node = self._log
+        while node is not None:
+            seat, move, tile, end_sum, points, scores, node = node
+            actions.append(Action(seat, move, tile, end_sum, points, scores))
+        actions.reverse()
+        if actions and self.winner is not None:
+            actions[-1] = attrs.evolve(actions[-1], winner=self.winner)
+        return tuple(actions)
+
+    @property
+    def is_my_turn(self) -> bool:
+        """Whether the viewer is to move (and the match goes on); never for a spectator."""
+        return False
+
+    def to_json(self) -> str:
+        """The view as JSON text, in the documented view format (``docs/formats.md``)."""
+        return json.dumps(view_to_dict(self), separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> SpectatorView:
+        """Read a spectator's view written by :meth:`to_json`.
+
+        :raises InvalidView: naming the first problem, if ``text`` is not a
+            spectator's view (a player's view is refused: use
+            :meth:`PlayerView.from_json`).
+        """
+        view = view_from_json(text)
+        if type(view) is not SpectatorView:
+            raise InvalidView("the view is a player's view (its seat is not null)")
+        return view
+
+
+@attrs.frozen(kw_only=True)
+class PlayerView(SpectatorView):
+    """What ``seat`` may see of a match at one moment; made by :func:`~american_sniff.view_for`.
+
+    Everything in a :class:`SpectatorView`, and:
+
+    :ivar seat: The seat this view belongs to.
+    :ivar hand: The seat's own tiles, sorted.
+    :ivar drawn: A tile this seat has just drawn that fits, and so must be
+        placed now; else None. (Whether another seat's drawn tile fits is not
+        shown.)
+    :ivar legal_moves: This seat's legal moves if it is to move, else empty.
+    """
+
+    seat: int
+    hand: tuple[Tile, ...]
+    drawn: Tile | None
+    legal_moves: tuple[Move, ...]
+
+    @property
+    def viewer(self) -> int | None:
+        """The seat this view belongs to."""
+        return self.seat
 
     @property
     def is_my_turn(self) -> bool:
@@ -99,159 +244,865 @@ class PlayerView:
         return self.winner is None and self.turn == self.seat
 
     @property
-    def last_action(self) -> Action | None:
-        """The last action, as in :attr:`MatchState.last_action`, with hidden tiles hidden."""
-        if self.history:
-            return self.history[-1]
-        if self.last_round is not None:
-            return self.last_round.history[-1]
-        return None
+    def previews(self) -> tuple[MovePreview, ...]:
+        """For each legal move, in order, the end sum and points it would give.
 
-    def to_json(self) -> str:
-        """The view as JSON text, in the documented view format (``docs/formats.md``)."""
-        return json.dumps(view_to_dict(self), separators=(",", ":"))
+        >>> from american_sniff import new_match
+        >>> view = view_for(new_match(2, seed=1), 1)
+        >>> view.previews[0]
+        MovePreview(move=Place(Tile(0, 1)), end_sum=1, points=0)
+        """
+        return tuple(_preview(self.layout, move) for move in self.legal_moves)
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> PlayerView:
+        """Read a player's view written by :meth:`to_json`; ``view_for`` gives the same view.
+
+        :raises InvalidView: naming the first problem, if ``text`` is not a
+            player's view in the view format, or is not consistent (a table
+            that is not a legal sequence, counts that do not add up).
+        """
+        view = view_from_json(text)
+        if type(view) is not PlayerView:
+            raise InvalidView("the view is a spectator's view (its seat is null)")
+        return view
 
 
-def view_for(state: MatchState, seat: int) -> PlayerView:
-    """What ``seat`` may see of ``state``.
+def _preview(layout: Layout, move: Move) -> MovePreview:
+    if type(move) is not Place:
+        return MovePreview(move, None, 0)
+    at = move.at
+    end_sum = placed(layout, move.tile, None if at is None else at.order).end_sum
+    return MovePreview(move, end_sum, rules.placement_points(end_sum))
+
+
+# -- what views keep beside the state --------------------------------------------------
+# For each node of a round's action log that a view has seen: the public facts
+# that the view needs after that action, worked out from those after the node
+# before. Kept by node identity (the entry holds the node, so its id cannot be
+# reused while the entry lives), and bounded: when full, it starts afresh.
+
+
+@attrs.frozen
+class _Seen:
+    """What views know after one node of an action log.
+
+    ``hidden[v]`` is the log as viewer ``v`` sees it (index ``players``: a
+    spectator); ``voids`` are masks; ``current``, ``draws``, ``known`` and
+    ``shown`` follow the turn under way (see :func:`_step`).
+    """
+
+    node: ActionLog
+    count: int
+    layout: Layout
+    hidden: tuple[ActionLog, ...]
+    voids: tuple[int, ...]
+    current: int
+    draws: int
+    known: int
+    shown: int
+
+
+_SEEN: dict[int, _Seen] = {}
+_SEEN_LIMIT = 1 << 14
+
+
+def _start(players: int) -> _Seen:
+    """What is known before a round's first action."""
+    return _Seen(None, 0, Layout.empty(), (None,) * (players + 1), (0,) * players, -1, 0, 0, 0)
+
+
+def _step(before: _Seen, node: ActionLog, layout: Layout | None) -> _Seen:
+    """What is known after ``node``, from what was known before it.
+
+    ``layout`` is the table after the node, if the caller has it (else it is
+    placed here).
+    """
+    assert node is not None
+    seat, move, tile, end_sum, points, scores, _ = node
+    # The hidden logs: a drawn tile shows to the seat that drew it only.
+    hidden = tuple(
+        (
+            seat,
+            move,
+            tile if viewer == seat else None,
+            end_sum,
+            points,
+            scores,
+            prev,
+        )
+        for viewer, prev in enumerate(before.hidden)
+    )
+    voids = list(before.voids)
+    current, draws, known, shown = before.current, before.draws, before.known, before.shown
+    table = before.layout
+    if seat != current:
+        current, draws, known, shown = seat, 0, voids[seat], table.value_mask
+    if type(move) is Place:
+        if layout is None:
+            layout = table.place(move.tile, move.at)
+        table = layout
+    if type(move) is Draw:
+        # It could not place; the tile it drew may show anything until its turn ends.
+        draws += 1
+        voids[seat] = 0
+    elif type(move) is Place and draws == 0:
+        current = -1  # a placement by choice tells nothing new
+    else:
+        kept = draws if type(move) is Pass else draws - 1  # the placed tile was just drawn
+        # The hand held none of the values shown. Tiles it kept from this turn's
+        # draws show none of them either, but may show values known before.
+        voids[seat] = shown | (known if kept == 0 else 0)
+        current = -1
+    return _Seen(node, before.count + 1, table, hidden, tuple(voids), current, draws, known, shown)
+
+
+def _seen(log: ActionLog, players: int, layout: Layout) -> _Seen:
+    """What is known after the newest node of ``log``, whose table is ``layout``."""
+    if log is None:
+        return _start(players)
+    entry = _SEEN.get(id(log))
+    if entry is not None and entry.node is log:
+        return entry
+    # Walk back to the newest node already seen (the one before, as a rule).
+    pending = []
+    node: ActionLog = log
+    known = None
+    while node is not None:
+        entry = _SEEN.get(id(node))
+        if entry is not None and entry.node is node:
+            known = entry
+            break
+        pending.append(node)
+        node = node[6]
+    state = _start(players) if known is None else known
+    if len(_SEEN) + len(pending) > _SEEN_LIMIT:
+        _SEEN.clear()
+    for node in reversed(pending):
+        state = _step(state, node, layout if node is log else None)
+        _SEEN[id(node)] = state
+    return state
+
+
+# -- views ---------------------------------------------------------------------------
+
+
+@overload
+def view_for(state: MatchState, seat: int, *, last_round_history: bool = False) -> PlayerView: ...
+
+
+@overload
+def view_for(
+    state: MatchState, seat: None, *, last_round_history: bool = False
+) -> SpectatorView: ...
+
+
+def view_for(
+    state: MatchState, seat: int | None, *, last_round_history: bool = False
+) -> PlayerView | SpectatorView:
+    """What ``seat`` may see of ``state``; with ``seat=None``, what a spectator may see.
+
+    The view costs the same at any point of a round (see the module's notes).
+    The previous round's actions are left out unless ``last_round_history``.
 
     >>> from american_sniff import new_match
     >>> view = view_for(new_match(2, seed=1), 0)
-    >>> len(view.hand), view.hand_sizes, view.stock_size
-    (7, (7, 7), 14)
+    >>> len(view.hand), view.hand_sizes, view.stock_size, view.seq
+    (7, (7, 7), 14, 0)
 
     :raises TypeError: if ``state`` is not a :class:`MatchState`.
-    :raises ValueError: if ``seat`` is not a seat of the match.
+    :raises ValueError: if ``seat`` is neither None nor a seat of the match.
     """
     if type(state) is not MatchState:
         raise TypeError(f"view_for() needs a MatchState, got {state!r}")
-    check_seat(state.players, seat)
-    to_move = state.winner is None and state.turn == seat
+    if seat is not None:
+        check_seat(state.players, seat)
+    players = state.players
+    seen = _seen(log_of(state), players, state.layout)
+    viewer = players if seat is None else seat
     last = state.last_round
+    public = {
+        "players": players,
+        "round": state.round,
+        "opener": state.opener,
+        "turn": state.turn,
+        "target": TARGET[players],
+        "scores": state.scores,
+        "winner": state.winner,
+        "hand_sizes": tuple([len(hand) for hand in state.hands]),
+        "stock_size": state.stock_size,
+        "layout": state.layout,
+        "last_round": None if last is None else _public_result(last, viewer, last_round_history),
+        "voids": tuple([_VALUES_OF_MASK[mask] for mask in seen.voids]),
+        "seq": state.info.actions_before + seen.count,
+        "last_action": _last_action(state, seen, viewer, last_round_history),
+        "log": seen.hidden[viewer],
+    }
+    if seat is None:
+        return SpectatorView(**public)  # type: ignore[arg-type]
+    to_move = state.winner is None and state.turn == seat
     return PlayerView(
+        **public,  # type: ignore[arg-type]
         seat=seat,
-        players=state.players,
-        round=state.round,
-        opener=state.opener,
-        turn=state.turn,
-        target=TARGET[state.players],
-        scores=state.scores,
-        winner=state.winner,
         hand=state.hands[seat],
         drawn=state.drawn if to_move else None,
-        hand_sizes=tuple(len(hand) for hand in state.hands),
-        stock_size=state.stock_size,
-        layout=state.layout,
         legal_moves=legal_moves(state) if to_move else (),
-        history=_hide_draws(state.history, seat),
-        last_round=None if last is None else _public_result(last, seat),
-        voids=known_voids(state.history, state.players),
     )
 
 
-def view_to_dict(view: PlayerView) -> dict[str, Any]:
-    """The view document as a dict of JSON values.
+def spectator_view(state: MatchState, *, last_round_history: bool = False) -> SpectatorView:
+    """What a spectator may see of ``state``: ``view_for(state, None)``.
 
-    :meth:`PlayerView.to_json <american_sniff.PlayerView.to_json>` writes it.
+    Everything every seat may see, and nothing any one seat alone may see: no
+    hand, no drawn tile, no legal moves, and no tile drawn by anyone.
+
+    >>> from american_sniff import new_match
+    >>> view = spectator_view(new_match(3, seed=1))
+    >>> view.viewer, view.hand_sizes, view.stock_size
+    (None, (6, 6, 6), 10)
+
+    :raises TypeError: if ``state`` is not a :class:`MatchState`.
     """
-    layout = view.layout
-    return {
-        **document_header(VIEW_FORMAT),
-        "players": view.players,
-        "seat": view.seat,
-        "round": view.round,
-        "opener": view.opener,
-        "turn": view.turn,
-        "target": view.target,
-        "scores": list(view.scores),
-        "winner": view.winner,
-        "hand": [tile_text(t) for t in view.hand],
-        "drawn": None if view.drawn is None else tile_text(view.drawn),
-        "hand_sizes": list(view.hand_sizes),
-        "stock_size": view.stock_size,
-        "table": {
-            "placements": [str(Place(t, c.at if c else None)) for t, c in _placements(layout)],
-            "open_points": [str(p) for p in layout.points()],
-            "contributions": [
-                {"point": str(c.point), "value": c.value} for c in layout.contributions()
-            ],
-            "end_sum": layout.end_sum,
-            "sniff": None if layout.sniff is None else tile_text(layout.sniff),
-        },
-        "legal_moves": [str(m) for m in view.legal_moves],
-        "history": [action_to_json(a) for a in view.history],
-        "last_round": round_result_to_json(view.last_round),
-        "voids": [sorted(values) for values in view.voids],
-    }
+    return view_for(state, None, last_round_history=last_round_history)
 
 
-def _placements(layout: Layout) -> list[tuple[Tile, Connection | None]]:
-    """Each tile of the table in the order placed, with the connection it made (None first)."""
-    connections = iter(layout.connections)
-    return [(tile, None if n == 0 else next(connections)) for n, tile in enumerate(layout.tiles)]
+def _public_result(result: RoundResult, viewer: int, with_history: bool) -> RoundResult:
+    """``result`` without its history, or with the tiles ``viewer`` may not see hidden in it."""
+    log: ActionLog = None
+    if with_history:
+        for action in result.history:
+            tile = action.tile if action.seat == viewer else None
+            log = (
+                action.seat,
+                action.move,
+                tile,
+                action.end_sum,
+                action.points,
+                action.scores,
+                log,
+            )
+    return attrs.evolve(result, log=log)
 
 
-def _hide_draws(actions: tuple[Action, ...], seat: int) -> tuple[Action, ...]:
-    """``actions`` with the tiles that other seats drew hidden."""
-    return tuple(
-        attrs.evolve(action, tile=None)
-        if action.tile is not None and action.seat != seat
-        else action
-        for action in actions
+def _last_action(
+    state: MatchState, seen: _Seen, viewer: int, last_round_history: bool
+) -> Action | None:
+    """The action that led to ``state``, as ``viewer`` sees it."""
+    node = seen.hidden[viewer]
+    if node is not None:
+        seat, move, tile, end_sum, points, scores, _ = node
+        return Action(seat, move, tile, end_sum, points, scores, None, state.winner)
+    action = state.last_action
+    if action is None:
+        return None
+    result = action.round_result
+    assert result is not None  # a round's first state: the round before ended
+    public = _public_result(result, viewer, last_round_history)
+    tile = action.tile if action.seat == viewer else None
+    return attrs.evolve(action, tile=tile, round_result=public)
+
+
+# -- events ---------------------------------------------------------------------------
+
+
+@attrs.frozen(kw_only=True)
+class ViewEvent:
+    """One action as one seat (or a spectator) sees it; made by :func:`event_for`.
+
+    :func:`apply_event` applies it to the view before the action and gives the
+    view after it. It holds nothing the viewer may not see.
+
+    :ivar viewer: The seat it is for, or None for a spectator.
+    :ivar seq: The sequence number of the view it leads to (one more than the
+        view before).
+    :ivar action: The action, another seat's drawn tile hidden, with the
+        ``winner`` it made (its ``round_result`` is always None: see
+        ``next_round``).
+    :ivar turn: The seat to move after the action.
+    :ivar drawn: The viewer's drawn tile that must be placed now, or None.
+    :ivar legal_moves: The viewer's legal moves after the action (empty when
+        it is not to move, and for a spectator).
+    :ivar voids: What each seat is known not to hold after the action.
+    :ivar next_round: If the action ended the round, the viewer's view of the
+        next round's start (which carries the round's result); else None.
+    """
+
+    viewer: int | None
+    seq: int
+    action: Action
+    turn: int
+    drawn: Tile | None
+    legal_moves: tuple[Move, ...]
+    voids: tuple[frozenset[int], ...]
+    next_round: SpectatorView | None
+
+    def to_json(self) -> str:
+        """The event as JSON text, in the documented event format (``docs/formats.md``)."""
+        return json.dumps(event_to_dict(self), separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> ViewEvent:
+        """Read an event written by :meth:`to_json`.
+
+        :raises InvalidView: naming the first problem.
+        """
+        return event_from_json(text)
+
+
+def event_for(state: MatchState, seat: int | None) -> ViewEvent:
+    """The event of the action that led to ``state``, as ``seat`` (None: a spectator) sees it.
+
+    ``apply_event(view_for(before, seat), event_for(after, seat))`` equals
+    ``view_for(after, seat)``. It costs the same at any point of a round.
+
+    >>> from american_sniff import apply, legal_moves, new_match
+    >>> state = new_match(2, seed=1)
+    >>> after = apply(state, legal_moves(state)[0])
+    >>> event = event_for(after, 0)
+    >>> event.seq, str(event.action)
+    (1, 'seat 1: [0|1] opens, sum 1, 0 points')
+    >>> apply_event(view_for(state, 0), event) == view_for(after, 0)
+    True
+
+    :raises ValueError: if no action led to ``state`` (it starts the match),
+        or ``seat`` is neither None nor a seat of the match.
+    :raises TypeError: if ``state`` is not a :class:`MatchState`.
+    """
+    view = view_for(state, seat)
+    action = view.last_action
+    if action is None:
+        raise ValueError("no action led to this state: it is the start of the match")
+    started = action.round_result is not None
+    return ViewEvent(
+        viewer=seat,
+        seq=view.seq,
+        action=attrs.evolve(action, round_result=None),
+        turn=view.turn,
+        drawn=view.drawn if isinstance(view, PlayerView) else None,
+        legal_moves=view.legal_moves if isinstance(view, PlayerView) else (),
+        voids=view.voids,
+        next_round=view if started else None,
     )
 
 
-def _public_result(result: RoundResult, seat: int) -> RoundResult:
-    """``result`` with other seats' drawn tiles hidden in its history."""
-    log: ActionLog = None
-    for action in _hide_draws(result.history, seat):
-        log = (
-            action.seat,
-            action.move,
-            action.tile,
-            action.end_sum,
-            action.points,
-            action.scores,
-            log,
+@overload
+def apply_event(view: PlayerView, event: ViewEvent) -> PlayerView: ...
+
+
+@overload
+def apply_event(view: SpectatorView, event: ViewEvent) -> SpectatorView: ...
+
+
+def apply_event(view: SpectatorView, event: ViewEvent) -> SpectatorView:
+    """The view after ``event``, from the view before it; the same as ``view_for`` gives.
+
+    It costs the same at any point of a round.
+
+    :raises ValueError: if the event is for another viewer, or does not follow
+        ``view`` (its sequence number is not the next one).
+    """
+    if event.viewer != view.viewer:
+        raise ValueError(f"the event is for viewer {event.viewer}, the view for {view.viewer}")
+    if event.seq != view.seq + 1:
+        raise ValueError(
+            f"the event has sequence number {event.seq}; the view expects {view.seq + 1}"
         )
-    return attrs.evolve(result, log=log)
+    if event.next_round is not None:
+        return event.next_round
+    action = event.action
+    seat, move = action.seat, action.move
+    hand_sizes = list(view.hand_sizes)
+    stock_size = view.stock_size
+    layout = view.layout
+    if type(move) is Place:
+        hand_sizes[seat] -= 1
+        layout = layout.place(move.tile, move.at)
+    elif type(move) is Draw:
+        hand_sizes[seat] += 1
+        stock_size -= 1
+    changes: dict[str, Any] = {
+        "turn": event.turn,
+        "scores": action.scores,
+        "winner": action.winner,
+        "hand_sizes": tuple(hand_sizes),
+        "stock_size": stock_size,
+        "layout": layout,
+        "voids": event.voids,
+        "seq": event.seq,
+        "last_action": action,
+        "log": (seat, move, action.tile, action.end_sum, action.points, action.scores, view._log),
+    }
+    if isinstance(view, PlayerView):
+        hand = view.hand
+        if type(move) is Place and seat == view.seat:
+            hand = tuple([tile for tile in hand if tile != move.tile])
+        elif type(move) is Draw and action.tile is not None:
+            hand = tuple(sorted((*hand, action.tile), key=_tile_order))
+        changes.update(hand=hand, drawn=event.drawn, legal_moves=event.legal_moves)
+    return attrs.evolve(view, **changes)
+
+
+def _tile_order(tile: Tile) -> int:
+    return tile.index
+
+
+# -- known voids ---------------------------------------------------------------------
 
 
 def known_voids(history: tuple[Action, ...], players: int) -> tuple[frozenset[int], ...]:
     """For each seat, the values it is known not to hold after the round's ``history``.
 
     Only public facts are used (who drew, passed or placed, and the table), so
-    the result is the same for every viewer. See the module's notes.
+    the result is the same for every viewer. See the module's notes; views
+    keep the same facts step by step.
 
     :raises IllegalMove: if a placement of ``history`` does not fit the table.
     """
-    voids: list[frozenset[int]] = [frozenset()] * players
-    table = Layout.empty()
-    current = -1  # the seat whose turn is under way, or -1 between turns
-    draws = 0  # how many tiles it has drawn this turn
-    known = frozenset[int]()  # what was known of it when its turn began
-    shown = frozenset[int]()  # the values open during its turn
+    seen = _start(players)
+    log: ActionLog = None
     for action in history:
-        seat = action.seat
-        if seat != current:
-            current, draws, known = seat, 0, voids[seat]
-            shown = frozenset(v for v in range(7) if table.value_mask >> v & 1)
-        move = action.move
-        if isinstance(move, Draw):
-            # It could not place; the tile it drew may show anything until its
-            # turn ends.
-            draws += 1
-            voids[seat] = frozenset()
-            continue
-        kept = draws  # a pass keeps every tile drawn this turn
-        if isinstance(move, Place):
-            table = table.place(move.tile, move.at)
-            if draws == 0:
-                current = -1
-                continue  # a placement by choice tells nothing new
-            kept -= 1  # the placed tile is the one just drawn
-        # The hand held none of the values shown. Tiles it kept from this turn's
-        # draws show none of them either, but may show values known before.
-        voids[seat] = shown | (known if kept == 0 else frozenset())
-        current = -1
-    return tuple(voids)
+        log = (action.seat, action.move, None, None, 0, (), log)
+        seen = _step(seen, log, None)
+    return tuple([_VALUES_OF_MASK[mask] for mask in seen.voids])
+
+
+# -- JSON: writing ----------------------------------------------------------------------
+
+
+def _placements(layout: Layout) -> list[str]:
+    """The moves that built the table, in the order placed."""
+    connections = iter(layout.connections)
+    entries: list[tuple[Tile, Connection | None]] = [
+        (tile, None if n == 0 else next(connections)) for n, tile in enumerate(layout.tiles)
+    ]
+    return [str(Place(tile, None if c is None else c.at)) for tile, c in entries]
+
+
+def _table_doc(layout: Layout) -> dict[str, Any]:
+    return {
+        "placements": _placements(layout),
+        "open_points": [str(p) for p in layout.points()],
+        "contributions": [
+            {"point": str(c.point), "value": c.value} for c in layout.contributions()
+        ],
+        "end_sum": layout.end_sum,
+        "sniff": None if layout.sniff is None else tile_text(layout.sniff),
+    }
+
+
+def _round_doc(result: RoundResult) -> dict[str, Any]:
+    history = result.history
+    return {
+        "round": result.round,
+        "end": result.end.value,
+        "finisher": result.finisher,
+        "hands": [[tile_text(t) for t in hand] for hand in result.hands],
+        "deductions": list(result.deductions),
+        "scores": list(result.scores),
+        "placements": _placements(result.layout),
+        "history": [action_to_json(a) for a in history] if history else None,
+    }
+
+
+def view_to_dict(view: SpectatorView) -> dict[str, Any]:
+    """The view document as a dict of JSON values (what ``view.to_json()`` writes).
+
+    A spectator's view has ``seat``, ``hand`` and ``drawn`` null and
+    ``legal_moves`` and ``previews`` null.
+    """
+    player = view if isinstance(view, PlayerView) else None
+    last = view.last_action
+    return {
+        **document_header(VIEW_FORMAT),
+        "players": view.players,
+        "seat": None if player is None else player.seat,
+        "round": view.round,
+        "opener": view.opener,
+        "turn": view.turn,
+        "target": view.target,
+        "scores": list(view.scores),
+        "winner": view.winner,
+        "hand": None if player is None else [tile_text(t) for t in player.hand],
+        "drawn": None if player is None or player.drawn is None else tile_text(player.drawn),
+        "hand_sizes": list(view.hand_sizes),
+        "stock_size": view.stock_size,
+        "table": _table_doc(view.layout),
+        "legal_moves": None if player is None else [str(m) for m in player.legal_moves],
+        "previews": None
+        if player is None
+        else [
+            {"move": str(p.move), "end_sum": p.end_sum, "points": p.points} for p in player.previews
+        ],
+        "history": [action_to_json(a) for a in view.history],
+        "last_round": None if view.last_round is None else _round_doc(view.last_round),
+        "voids": [sorted(values) for values in view.voids],
+        "seq": view.seq,
+        "last_action": None if last is None else action_to_json(last),
+    }
+
+
+def event_to_dict(event: ViewEvent) -> dict[str, Any]:
+    """The event document as a dict of JSON values (what ``event.to_json()`` writes)."""
+    action = event.action
+    return {
+        **document_header(EVENT_FORMAT),
+        "viewer": event.viewer,
+        "seq": event.seq,
+        "action": action_to_json(action),
+        "scores": list(action.scores),
+        "winner": action.winner,
+        "turn": event.turn,
+        "drawn": None if event.drawn is None else tile_text(event.drawn),
+        "legal_moves": [str(m) for m in event.legal_moves],
+        "voids": [sorted(values) for values in event.voids],
+        "next_round": None if event.next_round is None else view_to_dict(event.next_round),
+    }
+
+
+# -- JSON: reading ----------------------------------------------------------------------
+
+#: The longest view or event text that reading accepts: 256 KiB.
+MAX_VIEW_BYTES = 1 << 18
+
+
+@attrs.frozen
+class _TableDoc:
+    placements: list[str]
+    open_points: list[str]
+    contributions: list[_ContributionDoc]
+    end_sum: int
+    sniff: str | None
+
+
+@attrs.frozen
+class _ContributionDoc:
+    point: str
+    value: int
+
+
+@attrs.frozen
+class _PreviewDoc:
+    move: str
+    end_sum: int | None
+    points: int
+
+
+@attrs.frozen
+class _ViewRoundDoc:
+    round: int
+    end: str
+    finisher: int | None
+    hands: list[list[str]]
+    deductions: list[int]
+    scores: list[int]
+    placements: list[str]
+    history: list[ActionDoc] | None
+
+
+@attrs.frozen
+class _ViewDoc:
+    format: str
+    format_version: int
+    rules_version: str
+    players: int
+    seat: int | None
+    round: int
+    opener: int
+    turn: int
+    target: int
+    scores: list[int]
+    winner: int | None
+    hand: list[str] | None
+    drawn: str | None
+    hand_sizes: list[int]
+    stock_size: int
+    table: _TableDoc
+    legal_moves: list[str] | None
+    previews: list[_PreviewDoc] | None
+    history: list[ActionDoc]
+    last_round: _ViewRoundDoc | None
+    voids: list[list[int]]
+    seq: int
+    last_action: ActionDoc | None
+
+
+@attrs.frozen
+class _EventDoc:
+    format: str
+    format_version: int
+    rules_version: str
+    viewer: int | None
+    seq: int
+    action: ActionDoc
+    scores: list[int]
+    winner: int | None
+    turn: int
+    drawn: str | None
+    legal_moves: list[str]
+    voids: list[list[int]]
+    next_round: _ViewDoc | None
+
+
+def view_from_json(text: object) -> SpectatorView:
+    """Read a view document: a :class:`PlayerView`, or a :class:`SpectatorView` if its seat is null.
+
+    :raises InvalidView: naming the first problem.
+    """
+    data = read_json(text, max_bytes=MAX_VIEW_BYTES, error=InvalidView, what="the view")
+    if isinstance(data, dict):
+        check_header(data, VIEW_FORMAT, InvalidView)
+    return _view_from(structure(data, _ViewDoc, InvalidView, "the view"), "$")
+
+
+def event_from_json(text: object) -> ViewEvent:
+    """Read an event document.
+
+    :raises InvalidView: naming the first problem.
+    """
+    data = read_json(text, max_bytes=MAX_VIEW_BYTES, error=InvalidView, what="the event")
+    if isinstance(data, dict):
+        check_header(data, EVENT_FORMAT, InvalidView)
+        if isinstance(data.get("next_round"), dict):
+            check_header(data["next_round"], VIEW_FORMAT, InvalidView)
+    doc = structure(data, _EventDoc, InvalidView, "the event")
+    next_round = None if doc.next_round is None else _view_from(doc.next_round, "$.next_round")
+    players = len(doc.voids)
+    if players not in rules.PLAYER_COUNTS:
+        raise InvalidView(f"$.voids must hold one list per seat, got {players}")
+    action = _action_from(doc.action, doc.scores, doc.winner, players, "$.action")
+    if next_round is not None and next_round.viewer != doc.viewer:
+        raise InvalidView("$.next_round is a view for another viewer than the event's")
+    return ViewEvent(
+        viewer=_optional_seat(doc.viewer, players, "$.viewer"),
+        seq=_count(doc.seq, "$.seq"),
+        action=action,
+        turn=_seat(doc.turn, players, "$.turn"),
+        drawn=None if doc.drawn is None else _tile(doc.drawn, "$.drawn"),
+        legal_moves=tuple(_move(m, f"$.legal_moves[{i}]") for i, m in enumerate(doc.legal_moves)),
+        voids=_voids(doc.voids, players, "$.voids"),
+        next_round=next_round,
+    )
+
+
+def _seat(value: int, players: int, where: str) -> int:
+    if not 0 <= value < players:
+        raise InvalidView(f"{where} must be a seat from 0 to {players - 1}, got {value}")
+    return value
+
+
+def _optional_seat(value: int | None, players: int, where: str) -> int | None:
+    return None if value is None else _seat(value, players, where)
+
+
+def _count(value: int, where: str) -> int:
+    if value < 0:
+        raise InvalidView(f"{where} must not be negative, got {value}")
+    return value
+
+
+def _tile(text: str, where: str) -> Tile:
+    try:
+        return parse_tile_text(text)
+    except ValueError as exc:
+        raise InvalidView(f"{where}: {exc}") from None
+
+
+def _move(text: str, where: str) -> Move:
+    try:
+        return parse_move_text(text)
+    except ValueError as exc:
+        raise InvalidView(f"{where}: {exc}") from None
+
+
+def _voids(docs: list[list[int]], players: int, where: str) -> tuple[frozenset[int], ...]:
+    if len(docs) != players:
+        raise InvalidView(f"{where} must hold {players} lists, one per seat")
+    for seat, values in enumerate(docs):
+        if values != sorted(set(values)) or any(not 0 <= v <= 6 for v in values):
+            raise InvalidView(f"{where}[{seat}] must be distinct values from 0 to 6, in order")
+    return tuple(frozenset(values) for values in docs)
+
+
+def _action_from(
+    doc: ActionDoc, scores: list[int], winner: int | None, players: int, where: str
+) -> Action:
+    log = _log([doc], players, tuple(scores), where, "the action", check_sides=True)
+    assert log is not None
+    seat, move, tile, end_sum, points, after, _ = log
+    return Action(seat, move, tile, end_sum, points, after, None, winner)
+
+
+def _log(  # noqa: PLR0913 - one keyword-only switch beyond the five
+    docs: list[ActionDoc],
+    players: int,
+    scores: tuple[int, ...],
+    where: str,
+    what: str,
+    *,
+    check_sides: bool = False,
+) -> ActionLog:
+    if check_sides and len(scores) != rules.side_count(players):
+        raise InvalidView(f"{where}: the scores must hold one integer per side")
+    try:
+        return action_log_from(docs, players, scores, where, hidden_draws=True)
+    except InvalidState as exc:
+        raise InvalidView(f"{what}: {exc}") from None
+
+
+def _layout(placements: list[str], where: str) -> Layout:
+    layout = Layout.empty()
+    for index, text in enumerate(placements):
+        move = _move(text, f"{where}[{index}]")
+        if type(move) is not Place:
+            raise InvalidView(f"{where}[{index}] is not a placement: {text!r}")
+        try:
+            layout = layout.place(move.tile, move.at)
+        except ValueError as exc:
+            raise InvalidView(f"{where}[{index}] ({text}) is illegal: {exc}") from None
+    return layout
+
+
+def _view_from(doc: _ViewDoc, where: str) -> SpectatorView:
+    """The view a document describes; every derived key must agree with the rest."""
+    players = doc.players
+    if players not in rules.PLAYER_COUNTS:
+        raise InvalidView(f"{where}.players must be 2, 3 or 4, got {players}")
+    sides = rules.side_count(players)
+    scores = tuple(doc.scores)
+    if len(scores) != sides:
+        raise InvalidView(f"{where}.scores must hold one integer per side, got {len(scores)}")
+    layout = _layout(doc.table.placements, f"{where}.table.placements")
+    if _table_doc(layout) != attrs.asdict(doc.table):
+        raise InvalidView(f"{where}.table does not match the table its placements build")
+    if len(doc.hand_sizes) != players:
+        raise InvalidView(f"{where}.hand_sizes must hold {players} integers")
+    log = _log(doc.history, players, scores, f"{where}.history", "the history")
+    last_round = None if doc.last_round is None else _round_from(doc.last_round, players, where)
+    last_action = _last_action_from(doc, players, log, last_round, where)
+    public: dict[str, Any] = {
+        "players": players,
+        "round": _count(doc.round, f"{where}.round"),
+        "opener": _seat(doc.opener, players, f"{where}.opener"),
+        "turn": _seat(doc.turn, players, f"{where}.turn"),
+        "target": doc.target,
+        "scores": scores,
+        "winner": None if doc.winner is None else _seat(doc.winner, sides, f"{where}.winner"),
+        "hand_sizes": tuple(_count(n, f"{where}.hand_sizes") for n in doc.hand_sizes),
+        "stock_size": _count(doc.stock_size, f"{where}.stock_size"),
+        "layout": layout,
+        "last_round": last_round,
+        "voids": _voids(doc.voids, players, f"{where}.voids"),
+        "seq": _count(doc.seq, f"{where}.seq"),
+        "last_action": last_action,
+        "log": log,
+    }
+    if doc.target != TARGET[players]:
+        raise InvalidView(f"{where}.target is {TARGET[players]} with {players} players")
+    _check_draws_shown(log, doc.seat, f"{where}.history")
+    if last_round is not None:
+        _check_draws_shown(_log_of(last_round), doc.seat, f"{where}.last_round.history")
+    if doc.seat is None:
+        for key in ("hand", "drawn", "legal_moves", "previews"):
+            if getattr(doc, key) is not None:
+                raise InvalidView(f"{where}.{key} must be null in a spectator's view")
+        return SpectatorView(**public)
+    seat = _seat(doc.seat, players, f"{where}.seat")
+    if doc.hand is None or doc.legal_moves is None or doc.previews is None:
+        raise InvalidView(f"{where}: a player's view has a hand, legal moves and previews")
+    hand = tuple(_tile(t, f"{where}.hand[{i}]") for i, t in enumerate(doc.hand))
+    if list(hand) != sorted(set(hand), key=_tile_order) or len(hand) != doc.hand_sizes[seat]:
+        raise InvalidView(f"{where}.hand must be distinct tiles, sorted, as many as its size")
+    view = PlayerView(
+        **public,
+        seat=seat,
+        hand=hand,
+        drawn=None if doc.drawn is None else _tile(doc.drawn, f"{where}.drawn"),
+        legal_moves=tuple(
+            _move(m, f"{where}.legal_moves[{i}]") for i, m in enumerate(doc.legal_moves)
+        ),
+    )
+    previews = [attrs.astuple(p) for p in doc.previews]
+    if previews != [(str(p.move), p.end_sum, p.points) for p in view.previews]:
+        raise InvalidView(f"{where}.previews do not match the legal moves on this table")
+    return view
+
+
+def _check_draws_shown(log: ActionLog, viewer: int | None, where: str) -> None:
+    """A view shows the tiles its own seat drew and hides every other."""
+    while log is not None:
+        seat, move, tile, *_, log = log
+        if type(move) is Draw and (tile is not None) != (seat == viewer):
+            need = "the tile drawn" if seat == viewer else "null (hidden from this viewer)"
+            raise InvalidView(f"{where}: the tile of a draw by seat {seat} must be {need}")
+
+
+def _log_of(result: RoundResult) -> ActionLog:
+    """The log of a finished round, newest first, from its history."""
+    log: ActionLog = None
+    for a in result.history:
+        log = (a.seat, a.move, a.tile, a.end_sum, a.points, a.scores, log)
+    return log
+
+
+def _round_from(doc: _ViewRoundDoc, players: int, where: str) -> RoundResult:
+    where = f"{where}.last_round"
+    try:
+        end = RoundEnd(doc.end)
+    except ValueError:
+        raise InvalidView(f"{where}.end must be 'domino' or 'blocked', got {doc.end!r}") from None
+    if len(doc.deductions) != players or len(doc.hands) != players:
+        raise InvalidView(f"{where}: the hands and deductions must hold one entry per seat")
+    if len(doc.scores) != rules.side_count(players):
+        raise InvalidView(f"{where}.scores must hold one integer per side")
+    layout = _layout(doc.placements, f"{where}.placements")
+    log = None
+    if doc.history is not None:
+        log = _log(doc.history, players, _before_settlement(doc), f"{where}.history", "last round")
+    return RoundResult(
+        round=doc.round,
+        end=end,
+        finisher=None if doc.finisher is None else _seat(doc.finisher, players, where),
+        layout=layout,
+        hands=tuple(
+            tuple(_tile(t, f"{where}.hands[{s}]") for t in hand) for s, hand in enumerate(doc.hands)
+        ),
+        deductions=tuple(doc.deductions),
+        scores=tuple(doc.scores),
+        log=log,
+    )
+
+
+def _before_settlement(doc: _ViewRoundDoc) -> tuple[int, ...]:
+    """The scores a round ended at, before its settlement took the deductions."""
+    players = len(doc.deductions)
+    before = list(doc.scores)
+    for seat, amount in enumerate(doc.deductions):
+        before[rules.side_of(players, seat)] += amount
+    return tuple(before)
+
+
+def _last_action_from(
+    doc: _ViewDoc,
+    players: int,
+    log: ActionLog,
+    last_round: RoundResult | None,
+    where: str,
+) -> Action | None:
+    """The view's last action: the newest of its history, or the one that ended the round before."""
+    if doc.last_action is None:
+        if log is not None or last_round is not None:
+            raise InvalidView(f"{where}.last_action is null, but an action led to this view")
+        return None
+    if log is not None:
+        seat, move, tile, end_sum, points, scores, _ = log
+        action = Action(seat, move, tile, end_sum, points, scores, None, doc.winner)
+    elif doc.last_round is not None and last_round is not None:
+        action = _action_from(
+            doc.last_action, list(_before_settlement(doc.last_round)), None, players, where
+        )
+        action = attrs.evolve(action, round_result=last_round)
+    else:
+        raise InvalidView(f"{where}.last_action is given, but no action led to this view")
+    if action_to_json(action) != attrs.asdict(doc.last_action):
+        raise InvalidView(f"{where}.last_action does not match the history")
+    return action
