@@ -19,8 +19,10 @@ Routes:
 * ``WS /ws/{id}``: the game. The browser's first message is
   ``{"type": "hello", "token": T}``; from then on the server sends
   ``{"type": "state", ...}`` after every change, holding the view document of
-  the token's seat or the spectator view (:mod:`american_sniff.web.hosting`)
-  and pictures made from it, and nothing else. The browser sends ``move``
+  the token's seat or the spectator view (:mod:`american_sniff.web.hosting`),
+  the event of the last action as that viewer sees it
+  (:func:`~american_sniff.views.event_for`), and pictures made from the view
+  (the table and the tallies), and nothing else. The browser sends ``move``
   (with the ``seq`` it saw), ``hint``, ``undo`` and ``continue``.
 """
 
@@ -45,6 +47,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from ..errors import InvalidRecord
 from ..records import MAX_RECORD_BYTES, MatchRecord
 from ..render import render_svg, tally_svg
+from ..views import event_for, event_to_dict
 from .frames import record_frames
 from .game import BOT_KINDS, HUMAN, Game, GameError, new_setup
 from .hosting import viewer_document
@@ -111,14 +114,16 @@ class Server:
     def payload(self, game: Game, viewer: int | str) -> dict[str, Any]:
         """The message that tells ``viewer`` how the match stands: its view and nothing more."""
         state = game.state
-        doc = viewer_document(state, viewer, game.seq)
+        doc = viewer_document(state, viewer)
         last = doc["last_round"]
+        seat = viewer if isinstance(viewer, int) else None
         return {
             "type": "state",
             "match": game.id,
             "you": viewer,
             "seats": [s.kind for s in game.setup.seats],
             "view": doc,
+            "event": None if game.seq == 0 else event_to_dict(event_for(state, seat)),
             "table": _svg(render_svg(state.layout, caption=False)),
             "last_table": None
             if state.last_round is None

@@ -205,7 +205,7 @@ class Game:
 
     @property
     def seq(self) -> int:
-        """How many actions the match has had."""
+        """How many actions the match has had: the views' sequence number."""
         return len(self.states) - 1
 
     def viewer(self, token: str) -> int | str | None:

@@ -102,7 +102,8 @@ function receive(message) {
 
 function myMoves() {
   const view = current.view;
-  return view.legal_moves.map((move, i) => ({ move, preview: view.previews[i] }));
+  // The library's previews: for each legal move, the end sum and points it gives.
+  return (view.previews || []).map((p) => ({ move: p.move, preview: p }));
 }
 
 function draw() {
@@ -112,7 +113,7 @@ function draw() {
   if (!selected && playable.size === 1) selected = [...playable][0];
   if (selected && !playable.has(selected)) selected = null;
   document.body.dataset.seq = view.seq;
-  document.body.dataset.turn = (view.legal_moves.length > 0) ? "mine" : "other";
+  document.body.dataset.turn = (view.legal_moves || []).length > 0 ? "mine" : "other";
   $("who").textContent = current.you === "spectator" ? "Watching" : `You are seat ${current.you}`;
   drawStatus(view, moves);
   drawTable(moves);
@@ -194,7 +195,8 @@ function drawSum(view) {
   }
   const ends = table.contributions.map((c) => `${prettySide(c.point)} ${c.value}`).join(" + ");
   const last = view.last_action;
-  const placed = last && last.end_sum !== null && !last.ended_round ? last : null;
+  // At a round's start the last action is the one that ended the round before.
+  const placed = last && last.end_sum !== null && view.history.length ? last : null;
   line.replaceChildren(
     el("span", { text: `Counted ends: ${ends || "none"} = ${table.end_sum}. ` }),
     placed
@@ -276,7 +278,7 @@ function drawLog(view) {
 
 function drawControls(view) {
   const seat = typeof current.you === "number";
-  $("hint").disabled = !seat || !(view.legal_moves.length > 0);
+  $("hint").disabled = !seat || !(view.legal_moves || []).length;
   $("hint").hidden = !seat;
   $("undo").disabled = !current.can_undo;
   $("undo").hidden = !seat;
