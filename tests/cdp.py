@@ -66,6 +66,10 @@ class _Connection:
         finally:
             self._socket.settimeout(60)
 
+    @property
+    def closed(self) -> bool:
+        return not self._socket.connected
+
     def close(self) -> None:
         self._socket.close()
 
@@ -130,7 +134,11 @@ class Page:
         return result["result"].get("value")
 
     def wait(self, expression: str, timeout: float = 30.0) -> Any:
-        """Wait until ``expression`` is truthy in the page; its value."""
+        """Wait until ``expression`` is truthy in the page; its value.
+
+        The value must be JSON (a DOM node comes back as ``{}``: wrap it in
+        ``Boolean(...)``).
+        """
         deadline = time.monotonic() + timeout
         while True:
             value = self.js(expression)
@@ -184,7 +192,9 @@ class Page:
         path.write_bytes(base64.b64decode(shot["data"]))
 
     def close(self) -> None:
-        """Stop talking to the tab."""
+        """Stop talking to the tab (again: nothing)."""
+        if self._cdp.closed:
+            return
         self._collect()
         self._cdp.close()
 
@@ -219,6 +229,7 @@ class Browser:
         port, path = port_file.read_text().split()[:2]
         self._port = int(port)
         self._browser = _Connection(f"ws://127.0.0.1:{self._port}{path}")
+        self._pages: list[Page] = []
 
     def page(self, *, new_context: bool = False) -> Page:
         """A new tab; with ``new_context``, in a browser context of its own (no shared storage)."""
@@ -228,10 +239,16 @@ class Browser:
                 "browserContextId"
             ]
         target = self._browser.call("Target.createTarget", **params)["targetId"]
-        return Page(f"ws://127.0.0.1:{self._port}/devtools/page/{target}")
+        page = Page(f"ws://127.0.0.1:{self._port}/devtools/page/{target}")
+        self._pages.append(page)
+        return page
 
     def close(self) -> None:
         """Stop Chromium and remove its profile."""
+        for page in self._pages:
+            page.close()
+        if hasattr(self, "_browser"):
+            self._browser.close()
         if self._process.poll() is None:
             self._process.terminate()
             try:

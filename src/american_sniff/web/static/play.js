@@ -65,6 +65,8 @@ function connect() {
   socket.onopen = () => socket.send(JSON.stringify({ type: "hello", token }));
   socket.onmessage = (event) => receive(JSON.parse(event.data));
   socket.onclose = (event) => {
+    document.body.dataset.connected = "no";
+    document.body.dataset.need = "wait";
     if (event.code === 4404) return;
     $("status").textContent = "The connection was lost: reconnecting…";
     setTimeout(connect, 1000);
@@ -74,6 +76,7 @@ function connect() {
 function send(message) {
   $("error").textContent = "";
   if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
+  else $("error").textContent = "Not connected to the server: reconnecting…";
 }
 
 function receive(message) {
@@ -95,6 +98,7 @@ function receive(message) {
     hint = null;
   }
   current = message;
+  document.body.dataset.connected = "yes";
   draw();
 }
 
@@ -125,6 +129,11 @@ function draw() {
   drawLog(view);
   drawControls(view);
   drawOverlay(view);
+  // What the page waits for, for tests and for assistive tools: a placement,
+  // going on from a settlement, nothing (the match's end), or another seat.
+  const shown = $("settlement").classList.contains("shown");
+  document.body.dataset.need = view.winner !== null ? "end"
+    : shown ? "settlement" : playable.size ? "place" : "wait";
 }
 
 function drawStatus(view, moves) {
@@ -135,6 +144,8 @@ function drawStatus(view, moves) {
   } else if (current.waiting_for.length && !moves.length) {
     const names = current.waiting_for.map((s) => seatName(s, false)).join(", ");
     status.textContent = `Waiting for ${names} to go on from the settlement.`;
+  } else if (moves.length && !moves.some((m) => m.move.includes(" "))) {
+    status.textContent = moves[0].move === "draw" ? "You cannot place: you draw from the stock." : "You cannot place and the stock is empty: you pass.";
   } else if (moves.length) {
     status.className = "yours";
     status.textContent = view.drawn
