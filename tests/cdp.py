@@ -185,6 +185,7 @@ class Page:
     def screenshot(self, path: Path, width: int) -> None:
         """A PNG of the whole page at ``width`` CSS pixels."""
         self.size(width, 800, mobile=width < 500)
+        self.js("window.scrollTo(0, 0)")
         height = int(self.js("document.documentElement.scrollHeight"))
         self.size(width, min(height, 2400), mobile=width < 500)
         self._cdp.pump(0.3)

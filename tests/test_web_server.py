@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from american_sniff import MatchRecord, Place, replay, view_for
-from american_sniff.web.game import BOT_KINDS, Game, GameError, bot_seed, new_setup
-from american_sniff.web.store import LogEntry, Store
+from american_sniff import MatchRecord, replay, view_for
+from american_sniff.web.game import BOT_KINDS, Game
+from american_sniff.web.store import Store
 from web_leaks import hidden_tiles
 
 pytest.importorskip("starlette")
@@ -394,64 +394,3 @@ def test_the_pages_are_served(client: TestClient) -> None:
         response = client.get(path)
         assert response.status_code == 200, path
     assert client.get("/api/kinds").json()["kinds"] == ["human", *BOT_KINDS]
-
-
-# -- the game and the store without a server ----------------------------------------------
-
-
-def _to_a_placement_of_seat_0(game: Game) -> None:
-    """Play the bot, and seat 0's forced draws and passes, until seat 0 may place."""
-    while True:
-        state = game.state
-        if state.turn != 0:
-            game.play(game.bot_move())
-            continue
-        moves = view_for(state, 0).legal_moves
-        if any(isinstance(m, Place) for m in moves):
-            return
-        game.play(moves[0])
-
-
-def test_the_log_is_append_only_and_replays(tmp_path: Path) -> None:
-    """Moves, an undo and a continue are log entries; loading replays them to the same states."""
-    store = Store(tmp_path / "m.sqlite3")
-    game = Game.create(store, new_setup(2, ["human", "greedy"], seed=8))
-    _to_a_placement_of_seat_0(game)
-    move = next(m for m in view_for(game.state, 0).legal_moves if isinstance(m, Place))
-    game.move(0, str(move), game.seq)
-    point = game.undo_point(0)
-    assert point == game.seq - 1
-    game.undo(0)
-    stored = store.load(game.id)
-    assert stored is not None
-    kinds = [entry.kind for entry in stored.log]
-    assert kinds[-1] == "undo"
-    assert kinds.count("move") == point + 1
-    again = Game.load(store, game.id)
-    assert again is not None
-    assert again.states == game.states
-    with pytest.raises(ValueError, match="one of move"):
-        store.append(game.id, LogEntry("erase", "0"))
-    with pytest.raises(ValueError, match="no match"):
-        store.append("nope", LogEntry("move", "draw"))
-    assert Game.load(store, "nope") is None
-
-
-def test_bots_choose_the_same_after_a_restart() -> None:
-    """A bot's choice depends only on the seed, the seat and the action count."""
-    assert bot_seed(1, 0, 0) != bot_seed(1, 1, 0)
-    store = Store(":memory:")
-    setup = new_setup(2, ["human", "search"], seed=6)
-    one, two = Game.create(store, setup), Game.create(store, setup)
-    while one.state.turn != 1:
-        move = view_for(one.state, 0).legal_moves[0]
-        one.play(move)
-        two.play(move)
-    assert one.bot_move() == two.bot_move()
-
-
-def test_new_setup_refuses_a_bool_and_reads_seeds() -> None:
-    """Seeds may be text (decimal or 0x); True is not a player count."""
-    assert new_setup(2, ["human", "greedy"], seed="0x10").seed == 16
-    with pytest.raises(GameError, match="2, 3 or 4"):
-        new_setup(True, ["human"])

@@ -1,7 +1,7 @@
 """The replay viewer's frames: a record played again, one picture per action.
 
 A record holds every hand and the stock, so the viewer shows everything: each
-frame has the table as an SVG figure, every hand, the stock's size, the
+frame has the table as an SVG figure and its counted ends, every hand, the stock's size, the
 scores and what the action did; a frame that ends a round also has its
 settlement.
 """
@@ -61,7 +61,8 @@ def _frame(state: MatchState, previous: MatchState | None) -> dict[str, Any]:
         "hands": [[tile_text(t) for t in hand] for hand in hands],
         "stock_size": state.stock_size if result is None else None,
         "end_sum": layout.end_sum,
-        "table": _svg(render_svg(layout)),
+        "ends": [f"{c.point} {c.value}" for c in layout.contributions()],
+        "table": _svg(render_svg(layout, caption=False)),
         "action": None
         if action is None
         else {

@@ -280,7 +280,7 @@ function drawScores(view) {
 function drawLog(view) {
   const log = $("log");
   log.replaceChildren();
-  log.append(el("li", { class: "muted", text: `Round ${view.round}: ${seatName(view.opener, false)} opened.` }));
+  log.append(el("li", { class: "muted", text: `Round ${view.round}: ${seatName(view.opener, false)} ${view.opener === current.you ? "open" : "opens"}.` }));
   for (const action of view.history) {
     log.append(el("li", { class: action.points ? "score" : "", text: actionText(action) }));
   }

@@ -21,6 +21,8 @@ function show(at) {
   $("replay-frame").innerHTML = frame.table;
   const svg = $("replay-frame").querySelector("svg");
   if (svg) { svg.removeAttribute("width"); svg.removeAttribute("height"); }
+  const ends = frame.ends.map((e) => e.replace(/_a\b/, " A").replace(/_b\b/, " B")).join(" + ");
+  $("replay-ends").textContent = frame.ends.length ? `Counted ends: ${ends} = ${frame.end_sum}.` : "";
   const scores = frame.scores.map((s, side) => `${sideName(players, side)} ${s}`).join("; ");
   $("replay-sum").textContent = `Scores: ${scores}.` + (frame.stock_size === null ? "" : ` Stock: ${frame.stock_size}.`);
   $("replay-hands").replaceChildren(...frame.hands.map((hand, seat) => el("div", { class: "seat" + (frame.turn === seat ? " turn" : "") },
