@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import sys
 from pathlib import Path
 
@@ -59,3 +60,15 @@ def test_a_database_that_cannot_be_opened_is_one_clear_line(
     assert main(["serve", "--db", str(tmp_path)]) == 1
     error = capsys.readouterr().err
     assert f"cannot open the database {tmp_path}" in error
+
+
+def test_a_port_in_use_is_one_clear_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """Serving on a port another program holds fails with the port named, before serving."""
+    pytest.importorskip("uvicorn")
+    pytest.importorskip("starlette")
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        assert main(["serve", "--port", str(port), "--db", ":memory:"]) == 1
+    assert f"cannot listen on 127.0.0.1 port {port}" in capsys.readouterr().err

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -47,7 +47,7 @@ def _token(url: str) -> str:
 
 
 def _game(client: TestClient, match_id: str) -> Game:
-    game = client.app.state.server.game(match_id)  # type: ignore[attr-defined]
+    game = cast(Any, client.app).state.server.game(match_id)
     assert isinstance(game, Game)
     return game
 
@@ -332,7 +332,7 @@ def test_a_match_survives_a_restart(db: Path) -> None:
 def test_records_are_given_as_the_rules_say(client: TestClient) -> None:
     """A running match's record only to the operator's key; a finished one to its links."""
     made = _create(client, 2, ["human", "greedy"], seed=4)
-    server = client.app.state.server  # type: ignore[attr-defined]
+    server = cast(Any, client.app).state.server
     token = _token(made["seats"][0]["url"])
     url = f"/api/matches/{made['id']}/record"
     refused = client.get(url, params={"token": token})

@@ -7,6 +7,7 @@ and uvicorn). Matches are kept in a SQLite file and survive a restart.
 from __future__ import annotations
 
 import argparse
+import socket
 import sys
 from pathlib import Path
 
@@ -71,24 +72,30 @@ def _run(args: argparse.Namespace) -> int:
     except Exception as error:  # sqlite3 errors, a directory, no permission
         print(f"american-sniff serve: cannot open the database {path}: {error}", file=sys.stderr)
         return 1
+    # Bind the socket here, so that the address printed is the one served
+    # (with --port 0, the port the system chose) and a port in use is one line.
+    family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind((args.host, args.port))
+        listener.listen(128)  # browsers may connect at once: they wait for the server
+    except OSError as error:
+        listener.close()
+        store.close()
+        print(
+            f"american-sniff serve: cannot listen on {args.host} port {args.port}: "
+            f"{error.strerror or error}",
+            file=sys.stderr,
+        )
+        return 1
+    port = listener.getsockname()[1]
     app = create_app(store, bot_delay=args.bot_delay)
-    config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning")
-    server = uvicorn.Server(config)
     key = app.state.server.key
-
-    original = server.startup
-
-    async def startup(sockets: object = None) -> None:
-        await original(sockets)  # type: ignore[arg-type]
-        port = args.port
-        for bound in server.servers:
-            for sock in bound.sockets:
-                port = sock.getsockname()[1]
-        print(f"American Sniff is served at {server_url(args.host, port, key)}", flush=True)
-        print(f"Matches are kept in {path.resolve()}. Ctrl-C stops the server.", flush=True)
-
-    server.startup = startup  # type: ignore[method-assign]
-    server.run()
+    print(f"American Sniff is served at {server_url(args.host, port, key)}", flush=True)
+    print(f"Matches are kept in {path.resolve()}. Ctrl-C stops the server.", flush=True)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    server.run(sockets=[listener])
     return 0
 
 

@@ -85,3 +85,14 @@ async function fetchJson(url, options) {
   if (!response.ok) throw new Error(body.error || `the server said ${response.status}`);
   return body;
 }
+
+// Fit a table figure to its box: as wide as the box allows, but never more
+// than a little above its natural size (a short table stays tile-sized).
+function fitFigure(svg) {
+  if (!svg) return;
+  const natural = Number(svg.getAttribute("width"));
+  svg.removeAttribute("width");
+  svg.removeAttribute("height");
+  if (natural) svg.style.maxWidth = `${Math.round(natural * 1.15)}px`;
+  svg.style.marginInline = "auto";
+}

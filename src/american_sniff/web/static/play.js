@@ -159,11 +159,7 @@ function drawStatus(view, moves) {
 function drawTable(moves) {
   const box = $("table");
   box.innerHTML = current.table;
-  const svg = box.querySelector("svg");
-  if (svg) {
-    svg.removeAttribute("width");
-    svg.removeAttribute("height");
-  }
+  fitFigure(box.querySelector("svg"));
   const mine = selected ? moves.filter((m) => m.move.split(" ")[0] === selected) : [];
   const byPoint = new Map();
   for (const m of mine) {
@@ -336,6 +332,7 @@ function drawSettlement(view, last) {
   const scores = last.scores.map((s, side) => `${capital(sideLabel(side))} ${s}`).join("; ");
   const picture = el("div", { class: "last-table" });
   picture.innerHTML = current.last_table || "";
+  fitFigure(picture.querySelector("svg"));
   $("settlement-body").replaceChildren(
     el("table", {}, el("tr", {}, el("th", { text: "Seat" }), el("th", { text: "Hand revealed" }), el("th", { text: "Deducted" })), ...rows),
     el("p", { text: `Scores after the settlement: ${scores}.` }),

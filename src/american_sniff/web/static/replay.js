@@ -19,14 +19,13 @@ function show(at) {
     : "The deal.";
   $("replay-title").textContent = `Action ${index} of ${replay.frames.length - 1}, round ${frame.round}. ${what}`;
   $("replay-frame").innerHTML = frame.table;
-  const svg = $("replay-frame").querySelector("svg");
-  if (svg) { svg.removeAttribute("width"); svg.removeAttribute("height"); }
+  fitFigure($("replay-frame").querySelector("svg"));
   const ends = frame.ends.map((e) => e.replace(/_a\b/, " A").replace(/_b\b/, " B")).join(" + ");
   $("replay-ends").textContent = frame.ends.length ? `Counted ends: ${ends} = ${frame.end_sum}.` : "";
   const scores = frame.scores.map((s, side) => `${sideName(players, side)} ${s}`).join("; ");
   $("replay-sum").textContent = `Scores: ${scores}.` + (frame.stock_size === null ? "" : ` Stock: ${frame.stock_size}.`);
   $("replay-hands").replaceChildren(...frame.hands.map((hand, seat) => el("div", { class: "seat" + (frame.turn === seat ? " turn" : "") },
-    el("span", { class: "name", text: replay.names[seat] }), ...hand.map((t) => tileSvg(t, 14)))));
+    el("span", { class: "name", text: replay.names[seat] }), ...hand.map((t) => tileSvg(t, 18)))));
   const settled = frame.settlement;
   let text = "";
   if (settled) {
