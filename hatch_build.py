@@ -31,6 +31,7 @@ to ``src/`` take effect at once.
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import shutil
@@ -114,6 +115,76 @@ def check_runtime_needs(c_dir: Path, dependencies: list[str]) -> None:
         )
 
 
+def source_docstrings(source: Path) -> dict[str, str]:
+    """The docstring of each function and method of a module: ``name`` or ``Class.name``."""
+    tree = ast.parse(source.read_text("utf-8"))
+    found: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            doc = ast.get_docstring(node)
+            if doc:
+                found[node.name] = doc
+        elif isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+                    doc = ast.get_docstring(item)
+                    if doc:
+                        found[f"{node.name}.{item.name}"] = doc
+    return found
+
+
+def add_docstrings(c_dir: Path, sources: list[Path]) -> int:
+    r"""Put each compiled function's docstring in the C that mypyc wrote; return how many.
+
+    mypyc gives a compiled function only its text signature (``"apply(state,
+    move)\n--\n\n"``: CPython reads what precedes ``--`` as
+    ``__text_signature__`` and the rest as ``__doc__``), so ``help()`` would
+    show no docstring. The source's docstring is appended after the ``--``
+    line of each function and method whose C name (``CPyPy_<module>___<name>``
+    or ``CPyPy_<module>___<Class>___<name>``) names one, and a read-only
+    property's getter (``<module>___<Class>_get_<name>``) gets its docstring.
+    """
+    from mypyc.codegen.cstring import encode_bytes_as_c_string  # noqa: PLC0415
+
+    docs = {source.stem: source_docstrings(source) for source in sources}
+    stems = "|".join(re.escape(stem) for stem in sorted(docs, key=len, reverse=True))
+    pattern = re.compile(
+        r"(\(PyCFunction\)CPyPy_(?P<module>" + stems + r")___(?P<name>\w+),\s*"
+        r"[A-Z_ |]+,\s*PyDoc_STR\(\"(?P<signature>(?:[^\"\\]|\\.)*?\\n--\\n\\n))\"\)"
+    )
+    count = 0
+
+    def fill(match: re.Match[str]) -> str:
+        nonlocal count
+        module_docs = docs[match["module"]]
+        name = match["name"]
+        doc = module_docs.get(name) or module_docs.get(name.replace("___", ".", 1))
+        if doc is None:
+            return match[0]
+        count += 1
+        return match[1] + encode_bytes_as_c_string(doc.encode("utf-8")) + '")'
+
+    # A read-only property: {name, getter, NULL setter, doc, closure}.
+    getter = re.compile(
+        r"(\(getter\)(?P<module>" + stems + r")___(?P<cls>\w+?)_get_(?P<name>\w+),\s*NULL, )NULL"
+    )
+
+    def fill_getter(match: re.Match[str]) -> str:
+        nonlocal count
+        doc = docs[match["module"]].get(f"{match['cls']}.{match['name']}")
+        if doc is None:
+            return match[0]
+        count += 1
+        return match[1] + '"' + encode_bytes_as_c_string(doc.encode("utf-8")) + '"'
+
+    for path in c_dir.rglob("*.c"):
+        text = path.read_text("utf-8")
+        filled = getter.sub(fill_getter, pattern.sub(fill, text))
+        if filled != text:
+            path.write_text(filled, "utf-8")
+    return count
+
+
 def compile_modules(
     root: Path, sources: list[Path], work: Path, dependencies: list[str]
 ) -> dict[str, str]:
@@ -151,6 +222,7 @@ def compile_modules(
     if missing:
         raise RuntimeError(f"mypyc made no extension for {', '.join(missing)}")
     check_runtime_needs(work / "c", dependencies)
+    add_docstrings(work / "c", sources)
     command = build_ext(Distribution({"name": "american-sniff", "ext_modules": extensions}))
     command.build_lib = str(work / "lib")
     command.build_temp = str(work / "temp")

@@ -139,6 +139,7 @@ def test_the_document_holds_everything_needed_to_go_on() -> None:
         "deals",
         "last_round",
         "actions_before",
+        "dealt_from",
     ]
     assert (doc["format"], doc["format_version"], doc["rules_version"]) == (
         "american-sniff/state",

@@ -52,7 +52,7 @@ from .state import (
 )
 from .tiles import ALL_TILES, Tile
 
-__all__ = ["apply", "compiled", "legal_moves", "new_match", "score_of"]
+__all__ = ["apply", "compiled", "legal_moves", "new_match", "score_of", "seeded_deal"]
 
 
 def compiled() -> bool:
@@ -126,6 +126,19 @@ def _deal(
     if deals:
         deal = deals[0]
         return deal.hands, deal.stock, deal.opener, deals[1:], rng
+    hands, stock, rng = seeded_deal(players, rng)
+    return hands, stock, None, deals, rng
+
+
+def seeded_deal(
+    players: int, rng: int
+) -> tuple[tuple[tuple[Tile, ...], ...], tuple[Tile, ...], int]:
+    """The deal from the generator state ``rng``: ``(hands, stock, generator state after)``.
+
+    The set is shuffled with the generator (:mod:`american_sniff.rng`); the
+    hands are cut from the front of the shuffled tiles in seat order, each
+    sorted, and the rest is the stock in draw order.
+    """
     # Shuffling the tile indices gives the same order as shuffling the tiles,
     # and integers sort in C.
     size = rules.hand_size(players)
@@ -138,7 +151,7 @@ def _deal(
         ]
     )
     stock = tuple([tiles[i] for i in order[players * size :]])
-    return hands, stock, None, deals, rng
+    return hands, stock, rng
 
 
 def _start_round(
@@ -157,6 +170,7 @@ def _start_round(
 
     ``actions_before`` is how many actions the match had before it.
     """
+    given = bool(deals)
     hands, stock, lot, deals, rng = _deal(players, rng, deals)
     # The player who went out opens; otherwise a lot is drawn (unless a deal gave it).
     if rules.lot_is_due(finisher) and lot is None:
@@ -171,6 +185,7 @@ def _start_round(
         rng=rng,
         last_round=last_round,
         actions_before=actions_before,
+        given=given,
     )
     return new_state(
         info=info,
@@ -461,6 +476,7 @@ def _end_round(
         deductions=deductions,
         scores=settled,
         log=log,
+        given=info.given,
     )
     return _start_round(
         players=info.players,

@@ -40,6 +40,8 @@ The state format is documented field by field in ``docs/formats.md``.
 from __future__ import annotations
 
 import functools
+import hashlib
+import hmac
 import json
 import re
 from collections.abc import Callable
@@ -71,10 +73,12 @@ __all__ = [
     "FORMAT_VERSION",
     "MAX_SAFE_INTEGER",
     "MAX_STATE_BYTES",
+    "SCHEMA_NAMES",
     "STATE_FORMAT",
     "ActionDoc",
     "action_log_from",
     "action_to_json",
+    "format_schema",
     "move_text",
     "parse_move_text",
     "parse_tile_text",
@@ -98,6 +102,32 @@ MAX_SAFE_INTEGER = 2**53 - 1
 _MAX_DIGITS = 20
 
 _E = TypeVar("_E", bound=ValueError)
+
+
+# -- the schemas ----------------------------------------------------------------------
+
+#: The formats that ship a JSON Schema, by the short name ``format_schema`` takes.
+SCHEMA_NAMES = ("state", "view", "event", "record")
+
+
+def format_schema(name: str) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of a format, as parsed JSON.
+
+    ``name`` is ``"state"``, ``"view"`` (a player's or a spectator's),
+    ``"event"`` or ``"record"``; the schemas ship with the package as
+    ``american_sniff/schemas/NAME.schema.json``. A document the library
+    writes is valid against its schema; validity says nothing of the rules,
+    which the readers check.
+
+    :raises ValueError: if ``name`` is not one of those.
+    """
+    if name not in SCHEMA_NAMES:
+        raise ValueError(f"no schema named {name!r}; the schemas are {', '.join(SCHEMA_NAMES)}")
+    from importlib import resources  # noqa: PLC0415 - only schema users need it
+
+    text = resources.files(__package__).joinpath(f"schemas/{name}.schema.json").read_text("utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
 
 
 # -- reading JSON safely --------------------------------------------------------------
@@ -310,6 +340,7 @@ class _RoundDoc:
     deductions: list[int]
     scores: list[int]
     history: list[ActionDoc]
+    dealt_from: str = "seed"  # absent from older documents
 
 
 @attrs.frozen
@@ -331,9 +362,12 @@ class _StateDoc:
     history: list[ActionDoc]
     deals: list[_DealDoc]
     last_round: _RoundDoc | None
-    # Absent from documents written before it was added: read as 0 (validation
-    # then accepts it in the first round only).
+    # Absent from documents written before they were added: read as 0 (which
+    # validation accepts in the first round only) and "seed".
     actions_before: int = 0
+    dealt_from: str = "seed"
+    # A signed save's signature (see state_to_json); checked only with the key.
+    signature: str | None = None
 
 
 def _strict(kind: type) -> Callable[[object, type], object]:
@@ -429,6 +463,7 @@ def _round_doc(result: RoundResult) -> dict[str, Any]:
         "deductions": list(result.deductions),
         "scores": list(result.scores),
         "history": [action_to_json(a) for a in result.history],
+        "dealt_from": "deal" if result.given else "seed",
     }
 
 
@@ -477,27 +512,81 @@ def state_to_dict(state: MatchState) -> dict[str, Any]:
         ],
         "last_round": round_result_to_json(info.last_round),
         "actions_before": info.actions_before,
+        "dealt_from": "deal" if info.given else "seed",
     }
 
 
-def state_to_json(state: MatchState) -> str:
-    """The state as compact JSON text.
+def state_to_json(state: MatchState, *, key: bytes | None = None) -> str:
+    """The state as compact JSON text; signed with ``key`` if one is given.
 
     This is :meth:`MatchState.to_json <american_sniff.MatchState.to_json>`.
+    A signed save ends with a ``signature`` key: the HMAC-SHA256, under
+    ``key``, of the same text without it (see :func:`state_from_json`).
+
+    :raises ValueError: if ``key`` is not bytes of at least 16 bytes.
     """
-    return json.dumps(state_to_dict(state), separators=(",", ":"))
+    text = json.dumps(state_to_dict(state), separators=(",", ":"))
+    if key is None:
+        return text
+    return f'{text[:-1]},"signature":"{_signature(_check_key(key), text)}"}}'
+
+
+#: The length of the ``,"signature":"..."}`` that ends a signed save.
+_SIGNATURE_TAIL = len(',"signature":""}') + 64
+
+
+def _check_key(key: object) -> bytes:
+    if not isinstance(key, bytes) or len(key) < 16:
+        raise ValueError("a signing key must be bytes, at least 16 of them (32 random is best)")
+    return key
+
+
+def _signature(key: bytes, text: str) -> str:
+    return hmac.new(key, text.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def _signed_text(text: object, key: bytes) -> str:
+    """The unsigned text of a signed save, if its signature is right under ``key``."""
+    if isinstance(text, bytes | bytearray):
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError:
+            raise InvalidState("the state is not UTF-8 text") from None
+    if not isinstance(text, str):
+        raise InvalidState(f"the state must be JSON text (str or bytes), got {type(text).__name__}")
+    if len(text) > MAX_STATE_BYTES:
+        raise InvalidState(
+            f"the state is {len(text)} characters long; at most {MAX_STATE_BYTES} are read"
+        )
+    head, tail = text[:-_SIGNATURE_TAIL], text[-_SIGNATURE_TAIL:]
+    if not (tail.startswith(',"signature":"') and tail.endswith('"}')):
+        raise InvalidState("the state is not signed: it does not end with its signature")
+    unsigned = head + "}"
+    if not hmac.compare_digest(_signature(key, unsigned), tail[14:-2]):
+        raise InvalidState("the state's signature is wrong: it was not written with this key")
+    return unsigned
 
 
 # -- reading ------------------------------------------------------------------------------
 
 
-def state_from_json(text: object) -> MatchState:
-    """Load and check a state document.
+def state_from_json(text: object, *, key: bytes | None = None) -> MatchState:
+    """Load a state document: checked completely, or, with ``key``, trusted if signed with it.
 
     This is :meth:`MatchState.from_json <american_sniff.MatchState.from_json>`.
 
-    :raises InvalidState: naming the first problem.
+    Without ``key`` every field is checked and the round is replayed (see
+    :func:`~american_sniff.validate_state`); a signature, if any, is ignored.
+    With ``key`` the text must be a save that :func:`state_to_json` signed
+    with that very key: its signature is checked and the state is built with
+    no replay, in time proportional to the text's length.
+
+    :raises InvalidState: naming the first problem (with ``key``: also a
+        missing or wrong signature).
+    :raises ValueError: if ``key`` is not bytes of at least 16 bytes.
     """
+    if key is not None:
+        text = _signed_text(text, _check_key(key))
     data = read_json(text, max_bytes=MAX_STATE_BYTES, error=InvalidState, what="the state")
     if isinstance(data, dict):
         check_header(data, STATE_FORMAT, InvalidState)
@@ -508,7 +597,8 @@ def state_from_json(text: object) -> MatchState:
         raise
     except (ValueError, TypeError, KeyError, IndexError) as exc:
         raise InvalidState(f"the state cannot be built: {exc}") from None
-    validate_state(state)
+    if key is None:
+        validate_state(state)
     return state
 
 
@@ -630,6 +720,7 @@ def _round_from(doc: _RoundDoc, players: int) -> RoundResult:
         deductions=tuple(doc.deductions),
         scores=tuple(doc.scores),
         log=log,
+        given=_given(doc.dealt_from),
     )
 
 
@@ -657,6 +748,7 @@ def _build_state(doc: _StateDoc) -> MatchState:
         rng=rng,
         last_round=None if doc.last_round is None else _round_from(doc.last_round, players),
         actions_before=doc.actions_before,
+        given=_given(doc.dealt_from),
     )
     hands = tuple(tuple(sorted(hand, key=tile_index)) for hand in _hands_from(doc.hands, "$.hands"))
     return MatchState(
@@ -670,6 +762,12 @@ def _build_state(doc: _StateDoc) -> MatchState:
         drawn_count=len(drawn_tiles),
         log=log,
     )
+
+
+def _given(dealt_from: str) -> bool:
+    if dealt_from not in ("seed", "deal"):
+        raise InvalidState(f"$.dealt_from must be 'seed' or 'deal', got {dealt_from!r}")
+    return dealt_from == "deal"
 
 
 def _drawn_tiles(log: ActionLog) -> list[Tile]:

@@ -226,6 +226,8 @@ class RoundResult:
     :ivar deductions: What settlement took from each seat: its hand's pips
         rounded to the nearest multiple of five, each hand on its own.
     :ivar scores: Each side's score after settlement.
+    :ivar given: Whether the round was dealt from a given :class:`Deal` (else
+        from the seed).
     """
 
     round: int
@@ -237,6 +239,7 @@ class RoundResult:
     scores: tuple[int, ...]
     #: The round's action log, newest first (see :attr:`history`).
     _log: ActionLog = attrs.field(alias="log", default=None, repr=False)
+    given: bool = False
 
     @property
     def history(self) -> tuple[Action, ...]:
@@ -272,6 +275,9 @@ class RoundInfo:
     :ivar actions_before: How many actions the match had before this round began
         (0 in the first round); with the round's own actions it makes the
         sequence number of views and events (:mod:`american_sniff.views`).
+    :ivar given: Whether this round was dealt from a given :class:`Deal`
+        (else it was dealt from the seed, and loading checks that it is the
+        seeded deal).
     """
 
     players: int
@@ -283,6 +289,7 @@ class RoundInfo:
     rng: int
     last_round: RoundResult | None
     actions_before: int = 0
+    given: bool = False
 
 
 @attrs.frozen(repr=False, weakref_slot=False)
@@ -419,29 +426,39 @@ class MatchState:
         """The number of scoring sides."""
         return side_count(self.info.players)
 
-    def to_json(self) -> str:
+    def to_json(self, *, key: bytes | None = None) -> str:
         """The state as JSON text, in the documented state format.
 
         The text holds everything needed to go on playing; see
         :mod:`american_sniff.serial` for the conventions and ``docs/formats.md``
-        for the format, field by field.
+        for the format, field by field. With ``key`` (bytes, at least 16; keep
+        it secret on the server) the text is signed, HMAC-SHA256, so that
+        ``from_json(text, key=key)`` loads it fast, with no replay.
         """
         # The JSON layer (and cattrs) loads only when used: the rules core
         # imports nothing beyond attrs and the standard library.
         from .serial import state_to_json  # noqa: PLC0415
 
-        return state_to_json(self)
+        return state_to_json(self, key=key)
 
     @classmethod
-    def from_json(cls, text: str | bytes) -> MatchState:
+    def from_json(cls, text: str | bytes, *, key: bytes | None = None) -> MatchState:
         """Load a state saved with :meth:`to_json`, checking everything.
 
+        Without ``key`` (untrusted text) every field is checked and the round
+        replayed once, and a seeded deal must be the seed's. With ``key`` the
+        text must be signed with it (``to_json(key=key)``): the signature is
+        checked and nothing is replayed, so the load costs time in proportion
+        to the text's length.
+
         :raises InvalidState: naming the first problem, if ``text`` is not
-            JSON, not in the state format, or not a state the rules can reach.
+            JSON, not in the state format, or not a state the rules can reach
+            (with ``key``: also if it is not signed with that key).
+        :raises ValueError: if ``key`` is not bytes of at least 16 bytes.
         """
         from .serial import state_from_json  # noqa: PLC0415
 
-        return state_from_json(text)
+        return state_from_json(text, key=key)
 
     def _check_seat(self, seat: object) -> None:
         """Raise :class:`ValueError` unless ``seat`` is a seat of this match."""

@@ -20,17 +20,19 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from .engine import apply
+from .engine import apply, seeded_deal
 from .errors import IllegalMove, InvalidState
 from .layout import Layout
 from .moves import Draw, Pass, Place
-from .rng import MASK64
-from .rules import HAND_SIZE, PLAYER_COUNTS, TARGET, side_count, side_of
+from .rng import MASK64, below
+from .rules import HAND_SIZE, PLAYER_COUNTS, TARGET, lot_is_due, side_count, side_of
 from .state import Action, Deal, MatchState, RoundEnd, RoundInfo, RoundResult, tile_index
 from .tiles import ALL_TILES, Tile
 
 __all__ = ["validate_state"]
 
+#: More actions than any round can hold.
+_MOST_ACTIONS = 4 * len(ALL_TILES)
 #: The largest round number and score a state may hold: JavaScript's largest
 #: exact integer, so that the JSON of any valid state is exact there too.
 MAX_ROUND = MAX_SCORE = 2**53 - 1
@@ -86,6 +88,7 @@ def _validate(state: MatchState) -> None:
     _compare(state, replayed)
     _check_last_round(info, start_scores)
     _check_actions_before(info)
+    _check_deal(info, start_hands)
 
 
 # -- plain checks ----------------------------------------------------------------
@@ -172,10 +175,11 @@ def _check_actions_before(info: RoundInfo) -> None:
     if info.round > 1 and info.last_round is not None:
         # The previous round's actions, and at least one for each round before it.
         least = len(info.last_round.history) + info.round - 2
-        if count < least:
+        most = (info.round - 1) * _MOST_ACTIONS
+        if not least <= count <= most:
             raise InvalidState(
                 f"actions_before is {count}, but the rounds before round {info.round} "
-                f"held at least {least} actions"
+                f"held from {least} to {most} actions"
             )
 
 
@@ -199,7 +203,7 @@ def _check_fields(state: MatchState, players: int) -> None:
 
 def _nodes(history: tuple[Action, ...], players: int, what: str) -> tuple[Action, ...]:
     """The actions of ``history``, oldest first, each checked for types."""
-    if len(history) > 4 * len(ALL_TILES):
+    if len(history) > _MOST_ACTIONS:
         raise InvalidState(f"{what} is longer than any round can be")
     for index, action in enumerate(history, start=1):
         seat, move, tile = action.seat, action.move, action.tile
@@ -337,6 +341,124 @@ def _start_hands(
     )
 
 
+# -- the deal and its source ---------------------------------------------------------
+# SplitMix64's state moves by the same constant with every output, so the
+# generator state where a round began is its state after the deal (``rng``)
+# less one constant per output the deal and the lot drew: 27 for the shuffle
+# of the 28 tiles, one for a lot, and (with odds below 2**-58 each) a redraw.
+# And the state is the seed plus one constant per output of the whole match,
+# so how many outputs came before the round is known too, and bounded.
+
+_GAMMA = 0x9E3779B97F4A7C15
+_GAMMA_INVERSE = pow(_GAMMA, -1, 1 << 64)
+#: Redraws looked for in one deal and lot (each has odds below 2**-58).
+_REDRAWS = 4
+#: The most outputs a round's deal and lot may draw, redraws included.
+_MOST_PER_ROUND = 27 + 1 + _REDRAWS
+
+
+def _check_deal(info: RoundInfo, start_hands: tuple[tuple[Tile, ...], ...]) -> None:
+    """The round's deal comes from its source: the seed where the generator stood, or a Deal.
+
+    A round dealt from the seed must be the seeded deal from the generator
+    state where the round began, and that state must be the seed advanced by
+    no more outputs than the rounds before could draw. A round dealt from a
+    given Deal (``info.given``) may hold any deal; its lot, if drawn, must
+    still come from the generator.
+    """
+    if type(info.given) is not bool:
+        raise InvalidState(f"given must be True or False, got {info.given!r}")
+    last = info.last_round
+    lot_due = lot_is_due(None if last is None or last.end is RoundEnd.BLOCKED else last.finisher)
+    if info.given:
+        starts = [info.rng]  # the Deal gave the opener, or no lot was due
+        if lot_due:
+            lot = (info.opener, info.rng)
+            starts += [s for s in _starts(info.rng, 1) if below(info.players, s) == lot]
+    elif info.deals:
+        raise InvalidState(
+            f"round {info.round} is marked as dealt from the seed, but given deals remain "
+            "to be used first"
+        )
+    else:
+        # The fewest outputs first: a redraw is all but unheard of.
+        first = next(
+            (s for s in _starts(info.rng, 27) if _deals(info, s, start_hands, lot_due)), None
+        )
+        starts = [] if first is None else [first]
+        if not starts:
+            raise InvalidState(
+                f"round {info.round} is marked as dealt from the seed, but its hands and "
+                "stock are not the seeded deal from where the generator stood (rng): "
+                "a hand, the stock's order or rng was changed"
+            )
+    starts = [start for start in starts if _reachable(info, start)]
+    if not starts:
+        raise InvalidState(
+            f"rng {info.rng} cannot be where the generator of seed {info.seed} stands "
+            f"after the deal of round {info.round}"
+        )
+    if info.last_round is not None and not info.last_round.given:
+        _check_previous_deal(info, info.last_round, starts)
+
+
+def _check_previous_deal(info: RoundInfo, result: RoundResult, starts: list[int]) -> None:
+    """The previous round, dealt from the seed, is the seeded deal that led to this round.
+
+    ``starts`` are where the generator may have stood when this round began:
+    where the previous round's deal (and its lot, if one was drawn) left it.
+    Its hands as dealt, the tiles it drew in order, and the lot must match.
+    """
+    players = info.players
+    nodes = result.history
+    dealt = _start_hands(result.hands, nodes, players, f" of round {result.round}")
+    drew = tuple(a.tile for a in nodes if type(a.move) is Draw and a.tile is not None)
+    opener = nodes[0].seat
+    for start in starts:
+        for lot in (False, True):
+            for before in _starts(start, 27 + lot):
+                hands, stock, after = seeded_deal(players, before)
+                if hands != dealt or stock[: len(drew)] != drew:
+                    continue
+                if lot:
+                    chosen, after = below(players, after)
+                    if chosen != opener:
+                        continue
+                if after == start:
+                    return
+    raise InvalidState(
+        f"round {result.round} is marked as dealt from the seed, but its hands and the "
+        "tiles drawn are not the seeded deal that leads to this round's generator state"
+    )
+
+
+def _starts(rng: int, least: int) -> list[int]:
+    """The generator states from which ``least`` outputs, or a few more, lead to ``rng``."""
+    return [(rng - count * _GAMMA) & MASK64 for count in range(least, least + 1 + _REDRAWS + 1)]
+
+
+def _deals(
+    info: RoundInfo, start: int, start_hands: tuple[tuple[Tile, ...], ...], lot_due: bool
+) -> bool:
+    """Whether the seeded deal (and lot, if due) from ``start`` is this round's, ending at rng."""
+    hands, stock, after = seeded_deal(info.players, start)
+    if hands != start_hands or stock != info.deck:
+        return False
+    if lot_due:
+        lot, after = below(info.players, after)
+        if lot != info.opener:
+            return False
+    return after == info.rng
+
+
+def _reachable(info: RoundInfo, start: int) -> bool:
+    """Whether the rounds before this one could leave the seed's generator at ``start``."""
+    outputs = ((start - info.seed) * _GAMMA_INVERSE) & MASK64
+    if info.round == 1:
+        return outputs == 0
+    return outputs <= (info.round - 1) * _MOST_PER_ROUND
+
+
 # -- the replay --------------------------------------------------------------------
 
 
@@ -471,7 +593,15 @@ def _check_replays(info: RoundInfo, result: RoundResult) -> None:
     dealt = {t for hand in start_hands for t in hand}
     rest = [t for t in ALL_TILES if t not in dealt and t not in drew]
     replay_info = RoundInfo(
-        players, info.seed, result.round, nodes[0].seat, (*drew, *rest), (), 0, None
+        players,
+        info.seed,
+        result.round,
+        nodes[0].seat,
+        (*drew, *rest),
+        (),
+        0,
+        None,
+        given=result.given,
     )
     replayed = _replay(replay_info, start_hands, start_scores_before, nodes, name)
     if not isinstance(replayed, RoundResult):

@@ -1,13 +1,14 @@
 """What a seat, or a spectator, may see of a match; and one action at a time.
 
-* :func:`~american_sniff.view_for` gives a :class:`PlayerView`: one seat's own
-  hand and everything public. :func:`spectator_view` (also
-  ``view_for(state, None)``) gives a :class:`SpectatorView`: everything public
+* :func:`~american_sniff.view_for` gives a :class:`~american_sniff.PlayerView`: one seat's own
+  hand and everything public. :func:`~american_sniff.spectator_view` (also
+  ``view_for(state, None)``) gives a :class:`~american_sniff.SpectatorView`: everything public
   and nothing any one seat alone may see (no hand, no drawn tile, no legal
   moves, no tile drawn by anyone).
-* :func:`event_for` gives the :class:`ViewEvent` of one action as a seat (or a
-  spectator) sees it, with a sequence number; :func:`apply_event` turns the
-  view before the action into the view after it, exactly. A server sends the
+* :func:`~american_sniff.event_for` gives the :class:`~american_sniff.ViewEvent`
+  of one action as a seat (or a spectator) sees it, with a sequence number;
+  :func:`~american_sniff.apply_event` turns the view before the action into the
+  view after it, exactly. A server sends the
   first view once and then one small event per action.
 
 A view holds the table, how many tiles each hand and the stock hold, the
@@ -25,7 +26,7 @@ previous action was already seen is one step from it. A view of a state seen
 cold (say, just loaded) walks its round once. The history and the previous
 round's history are built as tuples only when read.
 
-**Sequence numbers.** :attr:`SpectatorView.seq` is how many actions the match
+**Sequence numbers.** A view's ``seq`` is how many actions the match
 has had: 0 at its start, and one more with each action, across rounds. The
 event of an action carries the number of the view it leads to, so a server
 can refuse a move sent for an older view.
@@ -49,7 +50,7 @@ moment. What stays known afterwards, for the current round:
 from __future__ import annotations
 
 import json
-from typing import Any, overload
+from typing import Any, NamedTuple, overload
 
 import attrs
 
@@ -123,34 +124,13 @@ class MovePreview:
 
 @attrs.frozen(kw_only=True)
 class SpectatorView:
-    """What everyone may see of a match at one moment; made by :func:`spectator_view`.
+    """What everyone may see of a match at one moment; see :func:`~american_sniff.spectator_view`.
 
-    A :class:`PlayerView` is a spectator's view plus one seat's own hand, its
-    drawn tile, its legal moves and its own drawn tiles in the history.
+    A :class:`~american_sniff.PlayerView` is a spectator's view plus one
+    seat's own hand, its drawn tile, its legal moves and its own drawn tiles
+    in the history.
 
-    :ivar players: The number of players (2, 3 or 4).
-    :ivar round: The round being played, 1 for the first.
-    :ivar opener: The seat that opened the round.
-    :ivar turn: The seat to move; once the match is over, the seat whose
-        placement won it.
-    :ivar target: The raw points a side needs to win.
-    :ivar scores: Each side's score (per partnership with 4 players).
-    :ivar winner: The side that won, or None while the match goes on.
-    :ivar hand_sizes: How many tiles each seat holds, seat 0 first.
-    :ivar stock_size: How many tiles are left to draw.
-    :ivar layout: The table: its placements, open points, contributions and
-        end sum.
-    :ivar last_round: The previous round's result (public: hands are revealed
-        at settlement); None in the first round. Its history is empty unless
-        the view was made with ``last_round_history=True``, and then it hides
-        the tiles the viewer may not see.
-    :ivar voids: For each seat, the values it is known not to hold (see the
-        module's notes). The same for every viewer: it comes from public facts.
-    :ivar seq: The sequence number: how many actions the match has had.
-    :ivar last_action: The action that led to this view, as the viewer sees
-        it (another seat's drawn tile hidden), or None at the match's start.
-        At a round's start it is the action that ended the round before, with
-        that round's result as its ``round_result``.
+    (The fields it shares with a player's view are listed below.)
     """
 
     players: int
@@ -166,9 +146,25 @@ class SpectatorView:
     last_round: RoundResult | None
     voids: tuple[frozenset[int], ...]
     seq: int
-    last_action: Action | None
     #: The round's actions as the viewer sees them, newest first (see :attr:`history`).
     _log: ActionLog = attrs.field(alias="log", default=None, repr=False)
+    #: In a round's first view, the action that ended the round before (see
+    #: :attr:`last_action`); else None.
+    _ended: Action | None = attrs.field(alias="ended", default=None, repr=False)
+
+    @property
+    def last_action(self) -> Action | None:
+        """The action that led to this view, as the viewer sees it; None at the match's start.
+
+        Another seat's drawn tile is hidden. At a round's start it is the
+        action that ended the round before, with that round's result (as in
+        :attr:`last_round`) as its ``round_result``.
+        """
+        node = self._log
+        if node is None:
+            return self._ended
+        seat, move, tile, end_sum, points, scores, _ = node
+        return Action(seat, move, tile, end_sum, points, scores, None, self.winner)
 
     @property
     def viewer(self) -> int | None:
@@ -202,11 +198,11 @@ class SpectatorView:
 
     @classmethod
     def from_json(cls, text: str | bytes) -> SpectatorView:
-        """Read a spectator's view written by :meth:`to_json`.
+        """Read a spectator's view written by :meth:`~american_sniff.SpectatorView.to_json`.
 
         :raises InvalidView: naming the first problem, if ``text`` is not a
             spectator's view (a player's view is refused: use
-            :meth:`PlayerView.from_json`).
+            :meth:`~american_sniff.PlayerView.from_json`).
         """
         view = view_from_json(text)
         if type(view) is not SpectatorView:
@@ -218,7 +214,7 @@ class SpectatorView:
 class PlayerView(SpectatorView):
     """What ``seat`` may see of a match at one moment; made by :func:`~american_sniff.view_for`.
 
-    Everything in a :class:`SpectatorView`, and:
+    Everything in a :class:`~american_sniff.SpectatorView` (listed below), and:
 
     :ivar seat: The seat this view belongs to.
     :ivar hand: The seat's own tiles, sorted.
@@ -256,7 +252,7 @@ class PlayerView(SpectatorView):
 
     @classmethod
     def from_json(cls, text: str | bytes) -> PlayerView:
-        """Read a player's view written by :meth:`to_json`; ``view_for`` gives the same view.
+        """Read a player's view written by ``to_json``: the very view written.
 
         :raises InvalidView: naming the first problem, if ``text`` is not a
             player's view in the view format, or is not consistent (a table
@@ -266,6 +262,32 @@ class PlayerView(SpectatorView):
         if type(view) is not PlayerView:
             raise InvalidView("the view is a spectator's view (its seat is null)")
         return view
+
+
+#: The fields every view has, documented once for both view classes.
+_PUBLIC_FIELDS_DOC = """
+    :ivar players: The number of players (2, 3 or 4).
+    :ivar round: The round being played, 1 for the first.
+    :ivar opener: The seat that opened the round.
+    :ivar turn: The seat to move; once the match is over, the seat whose
+        placement won it.
+    :ivar target: The raw points a side needs to win.
+    :ivar scores: Each side's score (per partnership with 4 players).
+    :ivar winner: The side that won, or None while the match goes on.
+    :ivar hand_sizes: How many tiles each seat holds, seat 0 first.
+    :ivar stock_size: How many tiles are left to draw.
+    :ivar layout: The table: its placements, open points, contributions and
+        end sum.
+    :ivar last_round: The previous round's result (public: hands are revealed
+        at settlement); None in the first round. Its history is empty unless
+        the view was made with ``last_round_history=True``, and then it hides
+        the tiles the viewer may not see.
+    :ivar voids: For each seat, the values it is known not to hold (see the
+        module's notes). The same for every viewer: it comes from public facts.
+    :ivar seq: The sequence number: how many actions the match has had.
+"""
+SpectatorView.__doc__ = (SpectatorView.__doc__ or "") + _PUBLIC_FIELDS_DOC
+PlayerView.__doc__ = (PlayerView.__doc__ or "") + _PUBLIC_FIELDS_DOC
 
 
 def _preview(layout: Layout, move: Move) -> MovePreview:
@@ -283,20 +305,21 @@ def _preview(layout: Layout, move: Move) -> MovePreview:
 # reused while the entry lives), and bounded: when full, it starts afresh.
 
 
-@attrs.frozen
-class _Seen:
+class _Seen(NamedTuple):
     """What views know after one node of an action log.
 
     ``hidden[v]`` is the log as viewer ``v`` sees it (index ``players``: a
-    spectator); ``voids`` are masks; ``current``, ``draws``, ``known`` and
-    ``shown`` follow the turn under way (see :func:`_step`).
+    spectator); ``voids`` are masks and ``void_sets`` the same as sets;
+    ``current``, ``draws``, ``known`` and ``shown`` follow the turn under way
+    (see :func:`_step`).
     """
 
     node: ActionLog
-    count: int
+    actions: int
     layout: Layout
     hidden: tuple[ActionLog, ...]
     voids: tuple[int, ...]
+    void_sets: tuple[frozenset[int], ...]
     current: int
     draws: int
     known: int
@@ -309,7 +332,24 @@ _SEEN_LIMIT = 1 << 14
 
 def _start(players: int) -> _Seen:
     """What is known before a round's first action."""
-    return _Seen(None, 0, Layout.empty(), (None,) * (players + 1), (0,) * players, -1, 0, 0, 0)
+    return _STARTS[players]
+
+
+_STARTS = {
+    players: _Seen(
+        None,
+        0,
+        Layout.empty(),
+        (None,) * (players + 1),
+        (0,) * players,
+        (frozenset(),) * players,
+        -1,
+        0,
+        0,
+        0,
+    )
+    for players in rules.PLAYER_COUNTS
+}
 
 
 def _step(before: _Seen, node: ActionLog, layout: Layout | None) -> _Seen:
@@ -322,16 +362,10 @@ def _step(before: _Seen, node: ActionLog, layout: Layout | None) -> _Seen:
     seat, move, tile, end_sum, points, scores, _ = node
     # The hidden logs: a drawn tile shows to the seat that drew it only.
     hidden = tuple(
-        (
-            seat,
-            move,
-            tile if viewer == seat else None,
-            end_sum,
-            points,
-            scores,
-            prev,
-        )
-        for viewer, prev in enumerate(before.hidden)
+        [
+            (seat, move, tile if viewer == seat else None, end_sum, points, scores, prev)
+            for viewer, prev in enumerate(before.hidden)
+        ]
     )
     voids = list(before.voids)
     current, draws, known, shown = before.current, before.draws, before.known, before.shown
@@ -354,7 +388,12 @@ def _step(before: _Seen, node: ActionLog, layout: Layout | None) -> _Seen:
         # draws show none of them either, but may show values known before.
         voids[seat] = shown | (known if kept == 0 else 0)
         current = -1
-    return _Seen(node, before.count + 1, table, hidden, tuple(voids), current, draws, known, shown)
+    sets = before.void_sets
+    if voids[seat] != before.voids[seat]:
+        sets = sets[:seat] + (_VALUES_OF_MASK[voids[seat]],) + sets[seat + 1 :]
+    return _Seen(
+        node, before.actions + 1, table, hidden, tuple(voids), sets, current, draws, known, shown
+    )
 
 
 def _seen(log: ActionLog, players: int, layout: Layout) -> _Seen:
@@ -415,34 +454,54 @@ def view_for(
     """
     if type(state) is not MatchState:
         raise TypeError(f"view_for() needs a MatchState, got {state!r}")
+    info = state.info
+    players = info.players
     if seat is not None:
-        check_seat(state.players, seat)
-    players = state.players
-    seen = _seen(log_of(state), players, state.layout)
+        check_seat(players, seat)
+    layout = state.layout
+    seen = _seen(log_of(state), players, layout)
     viewer = players if seat is None else seat
-    last = state.last_round
-    public = {
-        "players": players,
-        "round": state.round,
-        "opener": state.opener,
-        "turn": state.turn,
-        "target": TARGET[players],
-        "scores": state.scores,
-        "winner": state.winner,
-        "hand_sizes": tuple([len(hand) for hand in state.hands]),
-        "stock_size": state.stock_size,
-        "layout": state.layout,
-        "last_round": None if last is None else _public_result(last, viewer, last_round_history),
-        "voids": tuple([_VALUES_OF_MASK[mask] for mask in seen.voids]),
-        "seq": state.info.actions_before + seen.count,
-        "last_action": _last_action(state, seen, viewer, last_round_history),
-        "log": seen.hidden[viewer],
-    }
+    last = info.last_round
+    public = None if last is None else _public_result(last, viewer, last_round_history)
+    ended = None if seen.actions else _ended(state, viewer, last_round_history)
+    hand_sizes = tuple([len(hand) for hand in state.hands])
+    stock_size = len(info.deck) - state.drawn_count
+    seq = info.actions_before + seen.actions
     if seat is None:
-        return SpectatorView(**public)  # type: ignore[arg-type]
+        return SpectatorView(
+            players=players,
+            round=info.round,
+            opener=info.opener,
+            turn=state.turn,
+            target=TARGET[players],
+            scores=state.scores,
+            winner=state.winner,
+            hand_sizes=hand_sizes,
+            stock_size=stock_size,
+            layout=layout,
+            last_round=public,
+            voids=seen.void_sets,
+            seq=seq,
+            log=seen.hidden[viewer],
+            ended=ended,
+        )
     to_move = state.winner is None and state.turn == seat
     return PlayerView(
-        **public,  # type: ignore[arg-type]
+        players=players,
+        round=info.round,
+        opener=info.opener,
+        turn=state.turn,
+        target=TARGET[players],
+        scores=state.scores,
+        winner=state.winner,
+        hand_sizes=hand_sizes,
+        stock_size=stock_size,
+        layout=layout,
+        last_round=public,
+        voids=seen.void_sets,
+        seq=seq,
+        log=seen.hidden[viewer],
+        ended=ended,
         seat=seat,
         hand=state.hands[seat],
         drawn=state.drawn if to_move else None,
@@ -466,7 +525,31 @@ def spectator_view(state: MatchState, *, last_round_history: bool = False) -> Sp
     return view_for(state, None, last_round_history=last_round_history)
 
 
+#: The public forms of the last rounds' results, by the result's id (the entry
+#: holds the result, so the id cannot be reused while it lives).
+_PUBLIC: dict[tuple[int, int, bool], tuple[RoundResult, RoundResult]] = {}
+#: How many public results are kept (each holds a finished round); when full,
+#: the table starts afresh.
+_PUBLIC_LIMIT = 1 << 10
+
+
 def _public_result(result: RoundResult, viewer: int, with_history: bool) -> RoundResult:
+    """``result`` without its history, or with the tiles ``viewer`` may not see hidden in it.
+
+    Made once per result and viewer: every view of the round shares it.
+    """
+    key = (id(result), viewer, with_history)
+    entry = _PUBLIC.get(key)
+    if entry is not None and entry[0] is result:
+        return entry[1]
+    if len(_PUBLIC) >= _PUBLIC_LIMIT:
+        _PUBLIC.clear()
+    public = _hide_in_result(result, viewer, with_history)
+    _PUBLIC[key] = (result, public)
+    return public
+
+
+def _hide_in_result(result: RoundResult, viewer: int, with_history: bool) -> RoundResult:
     """``result`` without its history, or with the tiles ``viewer`` may not see hidden in it."""
     log: ActionLog = None
     if with_history:
@@ -484,14 +567,8 @@ def _public_result(result: RoundResult, viewer: int, with_history: bool) -> Roun
     return attrs.evolve(result, log=log)
 
 
-def _last_action(
-    state: MatchState, seen: _Seen, viewer: int, last_round_history: bool
-) -> Action | None:
-    """The action that led to ``state``, as ``viewer`` sees it."""
-    node = seen.hidden[viewer]
-    if node is not None:
-        seat, move, tile, end_sum, points, scores, _ = node
-        return Action(seat, move, tile, end_sum, points, scores, None, state.winner)
+def _ended(state: MatchState, viewer: int, last_round_history: bool) -> Action | None:
+    """In a round's first state, the action that ended the round before, as ``viewer`` sees it."""
     action = state.last_action
     if action is None:
         return None
@@ -507,9 +584,9 @@ def _last_action(
 
 @attrs.frozen(kw_only=True)
 class ViewEvent:
-    """One action as one seat (or a spectator) sees it; made by :func:`event_for`.
+    """One action as one seat (or a spectator) sees it; made by :func:`~american_sniff.event_for`.
 
-    :func:`apply_event` applies it to the view before the action and gives the
+    :func:`~american_sniff.apply_event` applies it to the view before the action and gives the
     view after it. It holds nothing the viewer may not see.
 
     :ivar viewer: The seat it is for, or None for a spectator.
@@ -542,7 +619,7 @@ class ViewEvent:
 
     @classmethod
     def from_json(cls, text: str | bytes) -> ViewEvent:
-        """Read an event written by :meth:`to_json`.
+        """Read an event written by :meth:`~american_sniff.SpectatorView.to_json`.
 
         :raises InvalidView: naming the first problem.
         """
@@ -629,7 +706,7 @@ def apply_event(view: SpectatorView, event: ViewEvent) -> SpectatorView:
         "layout": layout,
         "voids": event.voids,
         "seq": event.seq,
-        "last_action": action,
+        "ended": None,
         "log": (seat, move, action.tile, action.end_sum, action.points, action.scores, view._log),
     }
     if isinstance(view, PlayerView):
@@ -663,7 +740,7 @@ def known_voids(history: tuple[Action, ...], players: int) -> tuple[frozenset[in
     for action in history:
         log = (action.seat, action.move, None, None, 0, (), log)
         seen = _step(seen, log, None)
-    return tuple([_VALUES_OF_MASK[mask] for mask in seen.voids])
+    return seen.void_sets
 
 
 # -- JSON: writing ----------------------------------------------------------------------
@@ -701,6 +778,7 @@ def _round_doc(result: RoundResult) -> dict[str, Any]:
         "scores": list(result.scores),
         "placements": _placements(result.layout),
         "history": [action_to_json(a) for a in history] if history else None,
+        "dealt_from": "deal" if result.given else "seed",
     }
 
 
@@ -797,6 +875,7 @@ class _ViewRoundDoc:
     scores: list[int]
     placements: list[str]
     history: list[ActionDoc] | None
+    dealt_from: str
 
 
 @attrs.frozen
@@ -844,7 +923,7 @@ class _EventDoc:
 
 
 def view_from_json(text: object) -> SpectatorView:
-    """Read a view document: a :class:`PlayerView`, or a :class:`SpectatorView` if its seat is null.
+    """Read a view document: a player's view, or a spectator's if its seat is null.
 
     :raises InvalidView: naming the first problem.
     """
@@ -979,6 +1058,7 @@ def _view_from(doc: _ViewDoc, where: str) -> SpectatorView:
     log = _log(doc.history, players, scores, f"{where}.history", "the history")
     last_round = None if doc.last_round is None else _round_from(doc.last_round, players, where)
     last_action = _last_action_from(doc, players, log, last_round, where)
+    ended = last_action if log is None else None
     public: dict[str, Any] = {
         "players": players,
         "round": _count(doc.round, f"{where}.round"),
@@ -993,7 +1073,7 @@ def _view_from(doc: _ViewDoc, where: str) -> SpectatorView:
         "last_round": last_round,
         "voids": _voids(doc.voids, players, f"{where}.voids"),
         "seq": _count(doc.seq, f"{where}.seq"),
-        "last_action": last_action,
+        "ended": ended,
         "log": log,
     }
     if doc.target != TARGET[players]:
@@ -1069,7 +1149,14 @@ def _round_from(doc: _ViewRoundDoc, players: int, where: str) -> RoundResult:
         deductions=tuple(doc.deductions),
         scores=tuple(doc.scores),
         log=log,
+        given=_dealt_from(doc.dealt_from, where),
     )
+
+
+def _dealt_from(text: str, where: str) -> bool:
+    if text not in ("seed", "deal"):
+        raise InvalidView(f"{where}.dealt_from must be 'seed' or 'deal', got {text!r}")
+    return text == "deal"
 
 
 def _before_settlement(doc: _ViewRoundDoc) -> tuple[int, ...]:

@@ -1,0 +1,253 @@
+"""Instruction counts of the hosting step: views, events, saving and loading, under callgrind.
+
+A server that hosts matches does more per action than ``apply``: it makes a
+view or an event for each client, and may save and load the state. This
+script counts the instructions of each step, by valgrind's callgrind (the
+counts repeat exactly on the same build, unlike timings on a shared machine),
+at two points of a round: its **start** (its first five actions) and **late**
+(its 20th action on), in round 3 of seeded random matches, for 2 and 4
+players. A step that costs the same at both points costs the same at any
+point of a round.
+
+Each count is the difference of two runs of a child Python that builds the
+same positions: one that then runs the step once on each position, and one
+that does not (both with string hashing fixed and the cyclic garbage
+collector off, so that the runs differ by the step alone). The steps:
+
+* ``apply``: the engine's move (a legal move handed out for the state);
+* ``view``: ``view_for`` of the seat to move, when that seat's view of the
+  state before was already made and the engine has listed the legal moves
+  (as in a loop that views every state);
+* ``view_cold``: ``view_for`` of a state no view has seen (say, just loaded):
+  it walks the round once;
+* ``view_json``: ``view.to_json()``;
+* ``event``: ``event_for(state, seat).to_json()``, the per-action message;
+* ``state_json``: ``state.to_json()``;
+* ``load``: ``MatchState.from_json(text)``, untrusted text, fully validated;
+* ``load_signed``: ``MatchState.from_json(text, key=KEY)``, the server's own
+  signed save, no replay.
+
+It also plays whole random matches (``simulate``): the raw engine loop
+against the loop of ``american-sniff simulate`` (random bots choosing from a
+view whenever there is a choice), and prints the ratio.
+
+Usage: ``python benchmarks/hosting.py [--positions N] [--matches N]``; it
+needs ``valgrind`` on the PATH.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from typing import Any
+
+STEPS = (
+    "apply",
+    "view",
+    "view_cold",
+    "view_json",
+    "event",
+    "state_json",
+    "load",
+    "load_signed",
+)
+WHERE = ("start", "late")
+#: The key of the signed saves measured (any 32 bytes).
+KEY = bytes(range(32))
+
+
+def positions(players: int, where: str, count: int) -> list[tuple[Any, Any]]:
+    """``count`` pairs (state before, state after one random action) of round 3.
+
+    ``where`` is ``start`` (the after-state is among the round's first five
+    actions) or ``late`` (its 20th action on). Each pair is from another
+    match, so that no view made for one pair serves another.
+    """
+    from american_sniff import apply, legal_moves, new_match  # noqa: PLC0415
+
+    found: list[tuple[Any, Any]] = []
+    seed = 0
+    while len(found) < count:
+        rng = random.Random(seed)
+        state = new_match(players, seed=seed)
+        seed += 1
+        index = 0
+        while state.winner is None and state.round <= 3:
+            moves = legal_moves(state)
+            after = apply(state, moves[rng.randrange(len(moves))])
+            index = index + 1 if after.round == state.round else 0
+            wanted = (where == "start" and 3 <= index <= 5) or (where == "late" and index >= 20)
+            if after.round == 3 and state.round == 3 and after.winner is None and wanted:
+                found.append((state, after))
+                break
+            state = after
+    return found[:count]
+
+
+def prepare(step: str, pairs: list[tuple[Any, Any]]) -> Callable[[], None]:
+    """Do the setup ``step`` needs, and return the step: one run on each pair."""
+    from american_sniff import MatchState, apply, event_for, legal_moves, view_for  # noqa: PLC0415
+
+    afters = [after for _, after in pairs]
+    if step in ("view", "event"):
+        # As in a loop that views every state: the view of the state before,
+        # for the same seat, is made, and the engine has listed the legal moves.
+        for before, after in pairs:
+            view_for(before, after.turn)
+            legal_moves(after)
+    steps: dict[str, Callable[[], object]] = {
+        "apply": lambda: [apply(s, move) for s, move in [(s, legal_moves(s)[0]) for s, _ in pairs]],
+        "view": lambda: [view_for(s, s.turn) for s in afters],
+        "view_cold": lambda: [view_for(s, s.turn) for s in afters],
+        "event": lambda: [event_for(s, s.turn).to_json() for s in afters],
+        "state_json": lambda: [s.to_json() for s in afters],
+    }
+    if step == "view_json":
+        views = [view_for(s, s.turn) for s in afters]
+        steps[step] = lambda: [v.to_json() for v in views]
+    elif step == "load":
+        texts = [s.to_json() for s in afters]
+        steps[step] = lambda: [MatchState.from_json(t) for t in texts]
+    elif step == "load_signed":
+        signed = [s.to_json(key=KEY) for s in afters]
+        steps[step] = lambda: [MatchState.from_json(t, key=KEY) for t in signed]
+    if step == "apply":  # the legal moves are listed in the setup, as a loop does
+        for state, _ in pairs:
+            legal_moves(state)
+    work = steps[step]
+
+    def run() -> None:
+        work()
+
+    return run
+
+
+def simulate(players: int, matches: int, with_views: bool) -> int:
+    """Play ``matches`` random matches; return the number of actions.
+
+    Without views, moves are chosen uniformly from ``legal_moves``; with
+    views, as ``american-sniff simulate`` does: a random bot chooses from the
+    seat's view whenever there is more than one legal move.
+    """
+    from american_sniff import RandomBot, apply, legal_moves, new_match, view_for  # noqa: PLC0415
+
+    actions = 0
+    for seed in range(matches):
+        state = new_match(players, seed=seed)
+        rng = random.Random(seed)
+        bots = [RandomBot(seed=seed * 8 + seat) for seat in range(players)]
+        while state.winner is None:
+            moves = legal_moves(state)
+            if len(moves) == 1:
+                move = moves[0]
+            elif with_views:
+                move = bots[state.turn].choose(view_for(state, state.turn))
+            else:
+                move = moves[rng.randrange(len(moves))]
+            state = apply(state, move)
+            actions += 1
+    return actions
+
+
+def child(args: list[str]) -> None:
+    """The measured process: build the work, and run it unless told ``--setup-only``."""
+    # A collection of the cyclic garbage collector falls where the allocations
+    # so far put it, so a run and its setup-only twin would not collect at the
+    # same points; without it the difference is the step's own cost.
+    gc.disable()
+    kind, players, count, work = args[0], int(args[1]), int(args[2]), args[3]
+    setup_only = args[4:] == ["--setup-only"]
+    if kind == "step":
+        step, where = work.split(":")
+        pairs = positions(players, where, count)
+        run = prepare(step, pairs)
+        if not setup_only:
+            run()
+        print(len(pairs))
+    else:
+        # Both runs play the raw matches once (so the setup is the same); the
+        # measured one then plays them as asked, and counts those actions.
+        simulate(players, count, False)
+        print(1 if setup_only else simulate(players, count, work == "views"))
+
+
+def instructions(args: list[str]) -> tuple[int, int]:
+    """Instructions of one child run, and the count it printed."""
+    with tempfile.TemporaryDirectory() as folder:
+        out = os.path.join(folder, "callgrind.out")
+        result = subprocess.run(
+            [
+                "valgrind",
+                "--tool=callgrind",
+                f"--callgrind-out-file={out}",
+                sys.executable,
+                __file__,
+                "--child",
+                *args,
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+            # String hashing is randomised per process, which moves the counts.
+            env={**os.environ, "PYTHONHASHSEED": "0"},
+        )
+    found = re.search(r"Collected : (\d+)", result.stderr)
+    if found is None:
+        raise RuntimeError(f"callgrind printed no count:\n{result.stderr}")
+    return int(found.group(1)), int(result.stdout.split()[0])
+
+
+def per_item(args: list[str]) -> float:
+    """Instructions per item of a work: the run less its setup-only twin."""
+    total, items = instructions(args)
+    base, _ = instructions([*args, "--setup-only"])
+    return (total - base) / items
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Print the instructions of each hosting step, and the simulate ratio."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["--child"]:
+        child(args[1:])
+        return 0
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--positions", type=int, default=30, help="positions per point")
+    parser.add_argument("--matches", type=int, default=6, help="matches for simulate")
+    parser.add_argument("--steps", default=",".join(STEPS), help="the steps to measure")
+    parser.add_argument("--players", default="2,4", help="the player counts")
+    options = parser.parse_args(args)
+    if shutil.which("valgrind") is None:
+        print("valgrind is not installed (apt-get install valgrind)", file=sys.stderr)
+        return 1
+    from american_sniff import COMPILED  # noqa: PLC0415
+
+    print(f"build: {'mypyc-compiled' if COMPILED else 'pure Python'}")
+    for players in (int(p) for p in options.players.split(",")):
+        for step in options.steps.split(","):
+            counts = [
+                per_item(["step", str(players), str(options.positions), f"{step}:{where}"])
+                for where in WHERE
+            ]
+            print(
+                f"{players} players {step:<12} start {counts[0]:>11,.0f}"
+                f"   late {counts[1]:>11,.0f} instructions"
+            )
+        raw = per_item(["simulate", str(players), str(options.matches), "raw"])
+        views = per_item(["simulate", str(players), str(options.matches), "views"])
+        print(
+            f"{players} players simulate: raw {raw:,.0f}, with bots and views {views:,.0f} "
+            f"instructions/action; ratio {views / raw:.2f}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,122 @@
+"""``help()`` shows every public docstring, in the pure build and in the compiled one.
+
+mypyc gives a compiled function only its signature; the build hook
+(``hatch_build.add_docstrings``) writes each source docstring into the C that
+mypyc generates. CI runs this file against the compiled wheel too, where it
+checks that the hook did its work.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import pydoc
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from american_sniff import (
+    COMPILED,
+    Layout,
+    apply,
+    engine,
+    legal_moves,
+    new_match,
+    rng,
+    rules,
+    score_of,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_help_of_apply_shows_its_docstring() -> None:
+    """``help(apply)`` prints the docstring's first line and what it raises."""
+    text = pydoc.plain(pydoc.render_doc(apply))
+    assert "The state after ``move``; ``state`` itself is left as it was." in text
+    assert ":raises IllegalMove:" in text
+    print("compiled build:", COMPILED)
+
+
+@pytest.mark.parametrize("module", [engine, rules, rng], ids=lambda m: m.__name__)
+def test_every_public_function_of_the_compiled_modules_has_its_docstring(
+    module: ModuleType,
+) -> None:
+    """Each function of the module's ``__all__`` documents itself."""
+    names = [n for n in module.__all__ if inspect.isroutine(getattr(module, n))]
+    assert names
+    for name in names:
+        assert inspect.getdoc(getattr(module, name)), f"{module.__name__}.{name} has no docstring"
+
+
+#: Layout's public methods and properties (its fields are documented by the class).
+LAYOUT_API = (
+    "empty",
+    "is_empty",
+    "count",
+    "points",
+    "contributions",
+    "fits",
+    "tiles",
+    "connections",
+    "place",
+    "check_place",
+)
+
+
+def test_every_public_layout_method_and_property_has_its_docstring() -> None:
+    """Layout is a native class when compiled: its methods and properties keep their docstrings."""
+    for name in LAYOUT_API:
+        assert inspect.getdoc(getattr(Layout, name)), f"Layout.{name} has no docstring"
+    assert inspect.getdoc(Layout)
+    for function in (legal_moves, new_match, score_of):
+        assert inspect.getdoc(function)
+
+
+@pytest.fixture(scope="module")
+def hook() -> object:
+    """``hatch_build.py`` from the project's root (skips where it is not beside the tests)."""
+    pytest.importorskip("hatchling")
+    pytest.importorskip("mypyc")
+    path = ROOT / "hatch_build.py"
+    if not path.is_file():
+        pytest.skip("hatch_build.py is not beside the tests")
+    spec = importlib.util.spec_from_file_location("hatch_build_docs", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_hook_writes_docstrings_into_mypyc_output(hook: object, tmp_path: Path) -> None:
+    """Functions, methods and read-only properties get the source's docstrings in the C."""
+    source = tmp_path / "demo.py"
+    source.write_text(
+        'def run(x: int) -> int:\n    """Run it: "quoted", \\\\ and all."""\n    return x\n\n\n'
+        "class Box:\n"
+        '    def open(self) -> None:\n        """Open the box."""\n\n'
+        "    @property\n"
+        '    def empty(self) -> bool:\n        """Whether it is empty."""\n        return True\n'
+        "\n\ndef bare() -> None:\n    pass\n",
+        "utf-8",
+    )
+    c_dir = tmp_path / "c"
+    c_dir.mkdir()
+    generated = (
+        '{"run", (PyCFunction)CPyPy_demo___run, METH_FASTCALL | METH_KEYWORDS, '
+        'PyDoc_STR("run(x)\\n--\\n\\n") /* docstring */},\n'
+        '{"bare", (PyCFunction)CPyPy_demo___bare, METH_FASTCALL | METH_KEYWORDS, '
+        'PyDoc_STR("bare()\\n--\\n\\n") /* docstring */},\n'
+        '{"open",\n (PyCFunction)CPyPy_demo___Box___open,\n'
+        ' METH_FASTCALL | METH_KEYWORDS, PyDoc_STR("open($self)\\n--\\n\\n")},\n'
+        '{"empty",\n (getter)demo___Box_get_empty,\nNULL, NULL, NULL},\n'
+    )
+    (c_dir / "demo.c").write_text(generated, "utf-8")
+    assert hook.add_docstrings(c_dir, [source]) == 3  # type: ignore[attr-defined]
+    text = (c_dir / "demo.c").read_text("utf-8")
+    assert 'PyDoc_STR("run(x)\\n--\\n\\nRun it: \\"quoted\\", \\\\ and all.")' in text
+    assert 'PyDoc_STR("bare()\\n--\\n\\n")' in text
+    assert 'PyDoc_STR("open($self)\\n--\\n\\nOpen the box.")' in text
+    assert 'NULL, "Whether it is empty.", NULL}' in text

@@ -1,0 +1,227 @@
+"""Loading at server speed, safely: the deal tied to its source, forgeries, signed saves.
+
+Untrusted text is validated completely and its deal tied to the seed (or
+marked as given); the server's own saves, signed with its key, load with no
+replay.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from american_sniff import ALL_TILES, Deal, InvalidState, MatchState, apply, legal_moves, new_match
+from american_sniff.engine import seeded_deal
+from american_sniff.serial import parse_tile_text
+from scenarios import random_play
+
+KEY = b"a server's own key, kept secret"
+
+
+def _round_state(players: int, seed: int, round_: int, actions: int) -> MatchState:
+    """A state of round ``round_`` after about ``actions`` of its actions (random play)."""
+    chooser = random.Random(seed)
+    state = new_match(players, seed=seed)
+    count = 0
+    while not state.is_over:
+        if state.round == round_:
+            if count >= actions:
+                return state
+            count += 1
+        state = apply(state, chooser.choice(legal_moves(state)))
+    raise AssertionError("the match ended too early")
+
+
+def _doc(state: MatchState) -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads(state.to_json())
+    return loaded
+
+
+def _refused(doc: dict[str, Any]) -> str:
+    with pytest.raises(InvalidState) as error:
+        MatchState.from_json(json.dumps(doc))
+    return str(error.value)
+
+
+def _sort(hand: list[str]) -> list[str]:
+    return sorted(hand, key=lambda text: parse_tile_text(text).index)
+
+
+# -- the three forgeries ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("round_", [1, 3])
+def test_a_hand_tile_swapped_with_a_stock_tile_is_refused(round_: int) -> None:
+    """Seat 0 trades a tile of its hand for the stock's next tile: not the seeded deal."""
+    doc = _doc(_round_state(2, 11, round_, 2))
+    mine, theirs = doc["hands"][0][0], doc["stock"][0]
+    doc["hands"][0] = _sort([theirs, *doc["hands"][0][1:]])
+    doc["stock"][0] = mine
+    assert "not the seeded deal" in _refused(doc)
+
+
+@pytest.mark.parametrize("round_", [1, 3])
+def test_a_reordered_stock_is_refused(round_: int) -> None:
+    """The stock reordered so that the next draw gives a chosen tile: not the seeded deal."""
+    doc = _doc(_round_state(3, 4, round_, 1))
+    assert len(doc["stock"]) > 1
+    doc["stock"] = [doc["stock"][-1], *doc["stock"][:-1]]
+    assert "not the seeded deal" in _refused(doc)
+
+
+def _doubles(hand: tuple[Any, ...]) -> int:
+    return sum(tile.is_double for tile in hand)
+
+
+def test_a_generator_state_chosen_for_the_next_deal_is_refused() -> None:
+    """An rng searched for so that the next round deals seat 0 four doubles or more: refused."""
+    state = _round_state(4, 2, 2, 3)
+    doc = _doc(state)
+    tries = 0
+    forged = state.info.rng
+    while _doubles(seeded_deal(4, forged)[0][0]) < 4:
+        forged = (forged * 6364136223846793005 + 1442695040888963407) % 2**64
+        tries += 1
+    assert tries > 0
+    doc["rng"] = str(forged)
+    assert "not the seeded deal" in _refused(doc)
+
+
+@given(st.integers(0, 2**64 - 1))
+def test_any_other_generator_state_is_refused(rng: int) -> None:
+    """Whatever rng replaces the true one, the round is no longer the seeded deal."""
+    state = _round_state(2, 7, 2, 5)
+    doc = _doc(state)
+    if rng == state.info.rng:
+        return
+    doc["rng"] = str(rng)
+    _refused(doc)
+
+
+@pytest.mark.parametrize("round_", [1, 2])
+def test_a_seeded_round_cannot_pass_for_a_given_one(round_: int) -> None:
+    """Calling a seeded round 'dealt from a deal' does not free it: its rng does not fit."""
+    doc = _doc(_round_state(2, 7, round_, 5))
+    doc["dealt_from"] = "deal"
+    assert "cannot be where the generator" in _refused(doc)
+
+
+# -- honest states load ---------------------------------------------------------------------
+
+
+def _random_deal(players: int, seed: int, opener: int | None) -> Deal:
+    tiles = list(ALL_TILES)
+    random.Random(seed).shuffle(tiles)
+    size = {2: 7, 3: 6, 4: 5}[players]
+    hands = [tiles[i * size : (i + 1) * size] for i in range(players)]
+    return Deal(hands=hands, stock=tiles[players * size :], opener=opener)
+
+
+@given(
+    st.sampled_from([2, 3, 4]),
+    st.integers(0, 2**64 - 1),
+    st.integers(0, 2),
+    st.booleans(),
+    st.integers(0, 2**32),
+)
+def test_honest_states_with_seeded_or_given_deals_all_load(
+    players: int, seed: int, given_deals: int, with_opener: bool, play: int
+) -> None:
+    """Every state of a match, dealt from the seed or from given deals, loads as itself."""
+    deals = [
+        _random_deal(players, play + n, (play + n) % players if with_opener else None)
+        for n in range(given_deals)
+    ]
+    states = random_play(new_match(players, seed=seed, deals=deals), 400, play)
+    for state in states[::7] + states[-3:]:
+        assert MatchState.from_json(state.to_json()) == state
+        assert state.info.given == (state.round <= given_deals)
+
+
+# -- the mutation fuzzer ------------------------------------------------------------------
+
+
+def _mutate(doc: dict[str, Any], chooser: random.Random) -> None:
+    """One random change of the kinds a forger makes: tiles moved, numbers changed."""
+    kind = chooser.randrange(5)
+    places = [("hands", seat) for seat in range(len(doc["hands"]))] + [("stock", None)]
+    places = [p for p in places if (doc["hands"][p[1]] if p[1] is not None else doc["stock"])]
+    if kind == 0 and len(places) > 1:  # swap two tiles of two places
+        first, second = chooser.sample(places, 2)
+        lists = [doc["hands"][p[1]] if p[1] is not None else doc["stock"] for p in (first, second)]
+        i, j = chooser.randrange(len(lists[0])), chooser.randrange(len(lists[1]))
+        lists[0][i], lists[1][j] = lists[1][j], lists[0][i]
+        for place, tiles in zip((first, second), lists, strict=True):
+            if place[1] is not None:
+                doc["hands"][place[1]] = _sort(tiles)
+    elif kind == 1:  # the stock reordered
+        chooser.shuffle(doc["stock"])
+    elif kind == 4 and doc["last_round"] is not None:  # the last round's hands traded
+        revealed = doc["last_round"]["hands"]
+        one, other = chooser.sample(range(len(revealed)), 2)
+        if revealed[one] and revealed[other]:
+            i, j = chooser.randrange(len(revealed[one])), chooser.randrange(len(revealed[other]))
+            revealed[one][i], revealed[other][j] = revealed[other][j], revealed[one][i]
+            revealed[one], revealed[other] = _sort(revealed[one]), _sort(revealed[other])
+    elif kind == 2:  # the generator state moved
+        doc["rng"] = str((int(doc["rng"]) + chooser.randrange(1, 2**64)) % 2**64)
+    else:  # the opener or the turn changed
+        key = chooser.choice(["opener", "turn"])
+        doc[key] = (doc[key] + chooser.randrange(1, doc["players"])) % doc["players"]
+
+
+@given(st.sampled_from([2, 3, 4]), st.integers(0, 2**32), st.integers(0, 2**32))
+def test_mutated_states_are_refused_unless_they_are_honest(
+    players: int, seed: int, mutation: int
+) -> None:
+    """A mutant that loads is the very state it was made from (the change changed nothing)."""
+    chooser = random.Random(mutation)
+    states = random_play(new_match(players, seed=seed), 300, seed)
+    for state in chooser.sample(states, min(len(states), 8)):
+        doc = _doc(state)
+        _mutate(doc, chooser)
+        try:
+            loaded = MatchState.from_json(json.dumps(doc))
+        except InvalidState:
+            continue
+        assert loaded == state
+
+
+# -- signed saves ---------------------------------------------------------------------------
+
+
+@given(st.sampled_from([2, 3, 4]), st.integers(0, 2**32), st.integers(0, 500))
+def test_a_signed_save_loads_as_itself_with_its_key(players: int, seed: int, steps: int) -> None:
+    """``from_json(text, key=key)`` gives back the state ``to_json(key=key)`` wrote."""
+    state = random_play(new_match(players, seed=seed), steps, seed)[-1]
+    text = state.to_json(key=KEY)
+    assert MatchState.from_json(text, key=KEY) == state
+    assert MatchState.from_json(text.encode(), key=KEY) == state
+    assert MatchState.from_json(text) == state  # without the key: checked in full
+
+
+def test_a_signed_save_is_refused_with_another_key_or_once_changed() -> None:
+    """A wrong key, a changed byte, or a missing signature are refused; nothing is trusted."""
+    state = _round_state(2, 3, 2, 4)
+    text = state.to_json(key=KEY)
+    with pytest.raises(InvalidState, match="signature is wrong"):
+        MatchState.from_json(text, key=b"another key, not the server's")
+    forged = (
+        text.replace('"turn":0', '"turn":1')
+        if '"turn":0' in text
+        else text.replace('"turn":1', '"turn":0')
+    )
+    assert forged != text
+    with pytest.raises(InvalidState, match="signature is wrong"):
+        MatchState.from_json(forged, key=KEY)
+    with pytest.raises(InvalidState, match="not signed"):
+        MatchState.from_json(state.to_json(), key=KEY)
+    with pytest.raises(ValueError, match="at least 16"):
+        state.to_json(key=b"short")
+    with pytest.raises(ValueError, match="at least 16"):
+        MatchState.from_json(text, key="a text key is not bytes")  # type: ignore[arg-type]
