@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -106,3 +107,74 @@ def test_the_store_keeps_a_key_and_lists_matches(tmp_path: Path) -> None:
         store.create(one.id, 0.0, one.setup.to_dict())
     assert store.ids() == [one.id]
     store.close()
+
+
+@pytest.mark.parametrize(
+    ("players", "kinds", "seed", "words"),
+    [
+        (5, ["human"] * 5, 1, "2, 3 or 4 players"),
+        (2, "human,greedy", 1, "each of the 2 seats"),
+        (2, ["human", "sage"], 1, "not 'sage'"),
+        (2, ["greedy", "greedy"], 1, "played by a person"),
+        (2, ["human", "greedy"], 2**64, "2**64 - 1"),
+        (2, ["human", "greedy"], "seven", "2**64 - 1"),
+    ],
+)
+def test_a_wrong_setup_says_what_is_wrong(
+    players: object, kinds: object, seed: object, words: str
+) -> None:
+    """Each wrong setup is a GameError whose message names the problem."""
+    with pytest.raises(GameError, match=re.escape(words)):
+        new_setup(players, kinds, seed)
+
+
+def test_a_match_of_one_person_and_a_bot_from_start_to_end() -> None:
+    """Moves, refusals, hints, forced moves, the settlement wait and the record; no server."""
+    store = Store(":memory:")
+    game = Game.create(store, new_setup(2, ["human", "greedy"], seed=4))
+    assert new_setup(2, ["human", "greedy"]).seed >= 0  # a random seed when none is given
+    with pytest.raises(GameError, match="turn"):
+        game.move(1 - game.state.turn, "draw", 0)
+    waited = False
+    while game.state.winner is None:
+        state = game.state
+        if game.waiting_for():
+            assert game.waiting_for() == [0]
+            assert not game.bot_to_move()
+            waited = True
+            game.go_on(0)
+            game.go_on(0)  # twice is once
+            continue
+        if state.turn == 1:
+            assert game.bot_to_move()
+            with pytest.raises(GameError, match="turn"):
+                game.hint(0)
+            game.play(game.bot_move())
+            continue
+        forced = game.forced()
+        if forced is not None:
+            game.play(forced)
+            continue
+        hint = game.hint(0)
+        assert hint in view_for(state, 0).legal_moves
+        with pytest.raises(GameError, match="changed"):
+            game.move(0, str(hint), game.seq + 1)
+        with pytest.raises(GameError, match="notation"):
+            game.move(0, None, game.seq)
+        with pytest.raises(GameError, match="refused"):
+            game.move(0, "[6|6] on [0|0] branch_a", game.seq)
+        game.move(0, str(hint), game.seq)
+    assert waited
+    assert game.forced() is None
+    assert game.undo_point(0) is None  # the match is over
+    with pytest.raises(GameError, match="undo"):
+        game.undo(0)
+    with pytest.raises(GameError, match="over"):
+        game.move(0, "draw", game.seq)
+    record = game.record()
+    assert record.winner == game.state.winner
+    assert record.names[0] == "seat 0 (person)"
+    resumed = Game.load(store, game.id)
+    assert resumed is not None
+    assert resumed.states == game.states
+    assert resumed.waiting_for() == game.waiting_for() == []
