@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, get_origin
 
 import attrs
 
+from ._fast import placed
 from .errors import IllegalMove, InvalidState
 from .layout import Layout, Point, Side
 from .moves import Draw, Move, Pass, Place
@@ -586,13 +587,15 @@ def state_from_json(text: object, *, key: bytes | None = None) -> MatchState:
     :raises ValueError: if ``key`` is not bytes of at least 16 bytes.
     """
     if key is not None:
-        text = _signed_text(text, _check_key(key))
-    data = read_json(text, max_bytes=MAX_STATE_BYTES, error=InvalidState, what="the state")
+        # The library wrote this very text: the plain parser reads it as is.
+        data = json.loads(_signed_text(text, _check_key(key)))
+    else:
+        data = read_json(text, max_bytes=MAX_STATE_BYTES, error=InvalidState, what="the state")
     if isinstance(data, dict):
         check_header(data, STATE_FORMAT, InvalidState)
     doc = structure(data, _StateDoc, InvalidState, "the state")
     try:
-        state = _build_state(doc)
+        state = _build_state(doc, trusted=key is not None)
     except InvalidState:
         raise
     except (ValueError, TypeError, KeyError, IndexError) as exc:
@@ -681,7 +684,8 @@ def action_log_from(
     return log
 
 
-def _layout_from(log: ActionLog, what: str) -> Layout:
+def _layout_from(log: ActionLog, what: str, trusted: bool = False) -> Layout:
+    """The table that the placements of ``log`` build; ``trusted``: the library's own, unchecked."""
     placements = []
     node = log
     while node is not None:
@@ -689,6 +693,10 @@ def _layout_from(log: ActionLog, what: str) -> Layout:
             placements.append(node[1])
         node = node[6]
     layout = Layout.empty()
+    if trusted:
+        for move in reversed(placements):
+            layout = placed(layout, move.tile, None if move.at is None else move.at.order)
+        return layout
     for index, move in enumerate(reversed(placements)):
         try:
             layout = layout.place(move.tile, move.at)
@@ -700,7 +708,7 @@ def _layout_from(log: ActionLog, what: str) -> Layout:
     return layout
 
 
-def _round_from(doc: _RoundDoc, players: int) -> RoundResult:
+def _round_from(doc: _RoundDoc, players: int, trusted: bool = False) -> RoundResult:
     if doc.end not in ("domino", "blocked"):
         raise InvalidState(f"$.last_round.end must be 'domino' or 'blocked', got {doc.end!r}")
     if len(doc.deductions) != players:
@@ -715,7 +723,7 @@ def _round_from(doc: _RoundDoc, players: int) -> RoundResult:
         round=doc.round,
         end=RoundEnd(doc.end),
         finisher=doc.finisher,
-        layout=_layout_from(log, "$.last_round.history"),
+        layout=_layout_from(log, "$.last_round.history", trusted),
         hands=_hands_from(doc.hands, "$.last_round.hands"),
         deductions=tuple(doc.deductions),
         scores=tuple(doc.scores),
@@ -724,8 +732,12 @@ def _round_from(doc: _RoundDoc, players: int) -> RoundResult:
     )
 
 
-def _build_state(doc: _StateDoc) -> MatchState:
-    """The state a document describes, unchecked beyond its shape (see validate_state)."""
+def _build_state(doc: _StateDoc, *, trusted: bool = False) -> MatchState:
+    """The state a document describes, unchecked beyond its shape (see validate_state).
+
+    ``trusted``: the document is one the library signed, so its table is built
+    without checking each placement again.
+    """
     players = doc.players
     if players not in (2, 3, 4):
         raise InvalidState(f"$.players must be 2, 3 or 4, got {players}")
@@ -746,7 +758,9 @@ def _build_state(doc: _StateDoc) -> MatchState:
         deck=(*drawn_tiles, *_tile_list(doc.stock, "$.stock")),
         deals=_deals_from(doc.deals),
         rng=rng,
-        last_round=None if doc.last_round is None else _round_from(doc.last_round, players),
+        last_round=None
+        if doc.last_round is None
+        else _round_from(doc.last_round, players, trusted),
         actions_before=doc.actions_before,
         given=_given(doc.dealt_from),
     )
@@ -755,7 +769,7 @@ def _build_state(doc: _StateDoc) -> MatchState:
         info=info,
         turn=doc.turn,
         hands=hands,
-        layout=_layout_from(log, "$.history"),
+        layout=_layout_from(log, "$.history", trusted),
         scores=scores,
         winner=doc.winner,
         drawn=None if doc.drawn is None else _tile_list([doc.drawn], "$.drawn")[0],

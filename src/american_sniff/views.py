@@ -55,10 +55,10 @@ from typing import Any, NamedTuple, overload
 import attrs
 
 from . import rules
-from ._fast import log_of, placed
+from ._fast import OPEN, PLACE, POINT_OF_KEY, log_of, placed
 from .engine import legal_moves
 from .errors import InvalidState, InvalidView
-from .layout import Connection, Layout
+from .layout import Layout
 from .moves import Draw, Move, Pass, Place
 from .rules import TARGET
 from .serial import (
@@ -747,18 +747,20 @@ def known_voids(history: tuple[Action, ...], players: int) -> tuple[frozenset[in
 
 
 def _placements(layout: Layout) -> list[str]:
-    """The moves that built the table, in the order placed."""
-    connections = iter(layout.connections)
-    entries: list[tuple[Tile, Connection | None]] = [
-        (tile, None if n == 0 else next(connections)) for n, tile in enumerate(layout.tiles)
-    ]
-    return [str(Place(tile, None if c is None else c.at)) for tile, c in entries]
+    """The moves that built the table, in the order placed (the engine's own moves)."""
+    tiles = layout.tiles
+    if not tiles:
+        return []
+    moves = [str(OPEN[tiles[0].index])]
+    for tile, connection in zip(tiles[1:], layout.connections, strict=True):
+        moves.append(str(PLACE[tile.index][connection.at.order]))
+    return moves
 
 
 def _table_doc(layout: Layout) -> dict[str, Any]:
     return {
         "placements": _placements(layout),
-        "open_points": [str(p) for p in layout.points()],
+        "open_points": [str(POINT_OF_KEY[key]) for key in layout.open_keys],
         "contributions": [
             {"point": str(c.point), "value": c.value} for c in layout.contributions()
         ],
@@ -767,7 +769,34 @@ def _table_doc(layout: Layout) -> dict[str, Any]:
     }
 
 
+#: The documents of the public results views hold, by the result's id (the
+#: entry holds the result, so the id cannot be reused while it lives): every
+#: view of a round writes the same one.
+_ROUND_DOCS: dict[int, tuple[RoundResult, dict[str, Any]]] = {}
+
+
 def _round_doc(result: RoundResult) -> dict[str, Any]:
+    """The document of a finished round: a fresh copy of the one made for the round."""
+    entry = _ROUND_DOCS.get(id(result))
+    if entry is None or entry[0] is not result:
+        if len(_ROUND_DOCS) >= _PUBLIC_LIMIT:
+            _ROUND_DOCS.clear()
+        entry = (result, _new_round_doc(result))
+        _ROUND_DOCS[id(result)] = entry
+    doc = entry[1]
+    history = doc["history"]
+    # A copy, so that a caller who changes the dict it gets changes no other view's.
+    return {
+        **doc,
+        "hands": [list(hand) for hand in doc["hands"]],
+        "deductions": list(doc["deductions"]),
+        "scores": list(doc["scores"]),
+        "placements": list(doc["placements"]),
+        "history": None if history is None else [dict(action) for action in history],
+    }
+
+
+def _new_round_doc(result: RoundResult) -> dict[str, Any]:
     history = result.history
     return {
         "round": result.round,
