@@ -1,19 +1,24 @@
-"""pytest's configuration for the whole repository (the tests have their own in tests/).
+"""Collection rules for the whole repository (tests/, the doctests of src/, docs/).
 
-The doctests of src/ run under pytest (``--doctest-modules``). The environments
-of ``american_sniff.envs`` need optional extras; where an extra is not
-installed, their modules are left out of the collection instead of failing it.
+Some modules of the package need an optional extra. Where the extra is not
+installed, their doctests are left out of the collection instead of failing
+it; the step of ``.ci/run`` that installs each extra tests its modules.
+
+* ``american_sniff.envs``: the ``rl`` and ``openspiel`` extras;
+* ``american_sniff.web.app``: the ``web`` extra (Starlette). The rest of
+  ``american_sniff.web`` needs nothing beyond the base install.
 """
 
 from __future__ import annotations
 
 import importlib.util
 
-# The module of american_sniff.envs that each extra's package is needed by.
+# Each module that needs an extra, with the packages it imports.
 _NEEDS = {
     "src/american_sniff/envs/pettingzoo.py": ("pettingzoo", "gymnasium", "numpy"),
     "src/american_sniff/envs/gymnasium.py": ("gymnasium", "numpy"),
     "src/american_sniff/envs/openspiel.py": ("pyspiel", "numpy"),
+    "src/american_sniff/web/app.py": ("starlette",),
 }
 
 collect_ignore = [

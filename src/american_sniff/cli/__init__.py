@@ -19,6 +19,7 @@ from . import demo as _demo
 from . import engine as _engine
 from . import play as _play
 from . import render as _render
+from . import serve as _serve
 from . import simulate as _simulate
 from .demo import demo
 
@@ -30,7 +31,7 @@ EXIT_BROKEN_PIPE = 141
 EXIT_INTERRUPTED = 130
 
 #: The command modules, in the order ``--help`` lists them.
-_COMMANDS = (_demo, _play, _simulate, _check, _render, _engine, _conformance)
+_COMMANDS = (_demo, _play, _serve, _simulate, _check, _render, _engine, _conformance)
 
 
 def parser() -> argparse.ArgumentParser:

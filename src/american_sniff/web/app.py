@@ -1,0 +1,379 @@
+"""The browser game's ASGI application (Starlette): pages, a JSON API and one WebSocket per browser.
+
+Routes:
+
+* ``GET /``: the start page (set up a match, open a record in the viewer);
+  ``GET /play/{id}``: the game page; ``GET /replay``: the replay viewer. The
+  pages are package data (``web/static``) and need no build step.
+* ``POST /api/matches``: a new match; answers with each human seat's link and
+  the spectator link. Each link carries its secret token after ``#``, so that
+  it never reaches a server log.
+* ``GET /api/matches?key=KEY``: the stored matches with their links, for the
+  server's operator (the key is printed by ``american-sniff serve``).
+* ``GET /api/matches/{id}/record?token=T``: the match's record (a download).
+  A finished match's record is given to any of its links; a running match's
+  only with the operator's key, since it holds every hand and the stock.
+* ``POST /api/replay``: a record's text in, the replay viewer's frames out;
+  ``GET /api/matches/{id}/frames?token=T``: the same for a stored match, as
+  its record is given.
+* ``WS /ws/{id}``: the game. The browser's first message is
+  ``{"type": "hello", "token": T}``; from then on the server sends
+  ``{"type": "state", ...}`` after every change, holding the view document of
+  the token's seat or the spectator view (:mod:`american_sniff.web.hosting`),
+  the event of the last action as that viewer sees it
+  (:func:`~american_sniff.views.event_for`), and pictures made from the view
+  (the table and the tallies), and nothing else. The browser sends ``move``
+  (with the ``seq`` it saw), ``hint``, ``undo`` and ``continue``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import Awaitable, Callable
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from ..errors import InvalidRecord
+from ..records import MAX_RECORD_BYTES, MatchRecord
+from ..render import render_svg, tally_svg
+from ..views import event_for, event_to_dict
+from .frames import record_frames
+from .game import BOT_KINDS, HUMAN, Game, GameError, new_setup
+from .hosting import viewer_document
+from .store import Store
+
+__all__ = ["STATIC", "Server", "create_app"]
+
+#: The directory of the pages, scripts and styles.
+STATIC = Path(str(resources.files("american_sniff.web") / "static"))
+
+#: The longest WebSocket message a browser may send.
+_MAX_MESSAGE = 4096
+
+
+def _svg(document: str) -> str:
+    """An SVG document without its XML declaration, to go inline in a page."""
+    if document.startswith("<?xml"):
+        document = document.split("\n", 1)[1]
+    return document
+
+
+class Server:
+    """The state of one running server: the store, the games in memory, the open sockets.
+
+    :param store: Where matches are kept.
+    :param bot_delay: Seconds a bot waits before each action, so that a
+        person can follow the play (0 in tests).
+    """
+
+    def __init__(self, store: Store, bot_delay: float = 0.7) -> None:
+        self.store = store
+        self.bot_delay = bot_delay
+        self.key = store.meta("key", _token())
+        self._games: dict[str, Game] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._sockets: dict[str, dict[WebSocket, int | str]] = {}
+        self._drivers: dict[str, asyncio.Task[None]] = {}
+
+    # -- games -------------------------------------------------------------------------
+
+    def game(self, match_id: str) -> Game | None:
+        """The match ``match_id``, loaded from the store the first time."""
+        game = self._games.get(match_id)
+        if game is None:
+            game = Game.load(self.store, match_id)
+            if game is not None:
+                self._games[match_id] = game
+        return game
+
+    def lock(self, match_id: str) -> asyncio.Lock:
+        """The lock every change of the match holds."""
+        return self._locks.setdefault(match_id, asyncio.Lock())
+
+    def links(self, game: Game, base: str) -> dict[str, Any]:
+        """Each human seat's link and the spectator link of ``game``."""
+        seats = [
+            {"seat": n, "kind": s.kind, "url": f"{base}play/{game.id}#{s.token}"}
+            for n, s in enumerate(game.setup.seats)
+            if s.token is not None
+        ]
+        spectator = f"{base}play/{game.id}#{game.setup.spectator}"
+        return {"id": game.id, "seats": seats, "spectator": spectator}
+
+    def payload(self, game: Game, viewer: int | str) -> dict[str, Any]:
+        """The message that tells ``viewer`` how the match stands: its view and nothing more."""
+        state = game.state
+        doc = viewer_document(state, viewer)
+        last = doc["last_round"]
+        seat = viewer if isinstance(viewer, int) else None
+        return {
+            "type": "state",
+            "match": game.id,
+            "you": viewer,
+            "seats": [s.kind for s in game.setup.seats],
+            "view": doc,
+            "event": None if game.seq == 0 else event_to_dict(event_for(state, seat)),
+            "table": _svg(render_svg(state.layout, caption=False)),
+            "last_table": None
+            if state.last_round is None
+            else _svg(render_svg(state.last_round.layout, caption=False)),
+            "tallies": [_svg(tally_svg(score)) for score in doc["scores"]],
+            "waiting_for": game.waiting_for(),
+            "can_undo": isinstance(viewer, int) and game.undo_point(viewer) is not None,
+            "settled": last is not None,
+        }
+
+    async def broadcast(self, game: Game) -> None:
+        """Send every browser of ``game`` its payload."""
+        for socket, viewer in list(self._sockets.get(game.id, {}).items()):
+            try:
+                await socket.send_json(self.payload(game, viewer))
+            except Exception:  # a browser that went away
+                self._sockets[game.id].pop(socket, None)
+
+    def drive(self, game: Game) -> None:
+        """Let the bots (and forced draws and passes) play until a person is to choose."""
+        task = self._drivers.get(game.id)
+        if task is None or task.done():
+            self._drivers[game.id] = asyncio.create_task(self._drive(game))
+
+    async def _drive(self, game: Game) -> None:
+        while True:
+            async with self.lock(game.id):
+                forced = game.forced()
+                if forced is None and not game.bot_to_move():
+                    return
+            if self.bot_delay:
+                await asyncio.sleep(self.bot_delay)
+            async with self.lock(game.id):
+                move = game.forced()
+                if move is None:
+                    if not game.bot_to_move():
+                        return
+                    move = await run_in_threadpool(game.bot_move)
+                game.play(move)
+            await self.broadcast(game)
+
+    async def close(self) -> None:
+        """Stop the bots' tasks and close the store."""
+        for task in self._drivers.values():
+            task.cancel()
+        for task in self._drivers.values():
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self.store.close()
+
+    # -- the WebSocket -----------------------------------------------------------------
+
+    async def socket(self, socket: WebSocket) -> None:
+        """One browser's connection to one match."""
+        await socket.accept()
+        match_id = socket.path_params["match_id"]
+        game = self.game(match_id)
+        viewer = None
+        if game is not None:
+            try:
+                hello = json.loads(await socket.receive_text())
+                token = hello.get("token") if isinstance(hello, dict) else None
+                viewer = game.viewer(token) if isinstance(token, str) else None
+            except (WebSocketDisconnect, ValueError):
+                return
+        if game is None or viewer is None:
+            await socket.send_json({"type": "error", "message": "no match has this link"})
+            await socket.close(code=4404)
+            return
+        self._sockets.setdefault(match_id, {})[socket] = viewer
+        try:
+            await socket.send_json(self.payload(game, viewer))
+            self.drive(game)
+            while True:
+                text = await socket.receive_text()
+                await self._message(game, viewer, socket, text)
+        except WebSocketDisconnect:
+            pass
+        finally:
+            self._sockets.get(match_id, {}).pop(socket, None)
+
+    async def _message(self, game: Game, viewer: int | str, socket: WebSocket, text: str) -> None:
+        """Carry out one message of a browser and answer it."""
+        try:
+            if len(text) > _MAX_MESSAGE:
+                raise GameError("the message is too long")
+            try:
+                message = json.loads(text)
+            except ValueError:
+                raise GameError("a message is a JSON object") from None
+            if not isinstance(message, dict):
+                raise GameError("a message is a JSON object")
+            kind = message.get("type")
+            if not isinstance(viewer, int):
+                raise GameError("a spectator watches: only the seats play")
+            async with self.lock(game.id):
+                if kind == "move":
+                    game.move(viewer, message.get("move"), message.get("seq"))
+                elif kind == "undo":
+                    game.undo(viewer)
+                elif kind == "continue":
+                    game.go_on(viewer)
+                elif kind == "hint":
+                    move = await run_in_threadpool(game.hint, viewer)
+                    await socket.send_json({"type": "hint", "move": str(move), "seq": game.seq})
+                    return
+                else:
+                    raise GameError("the messages are move, hint, undo and continue")
+        except GameError as error:
+            await socket.send_json({"type": "error", "message": str(error)})
+            return
+        await self.broadcast(game)
+        self.drive(game)
+
+    # -- HTTP --------------------------------------------------------------------------
+
+    async def create(self, request: Request) -> Response:
+        """``POST /api/matches``: a new match from ``{"players", "seats", "seed"}``."""
+        try:
+            body = await request.json()
+        except ValueError:
+            return _refuse("the request is not JSON")
+        if not isinstance(body, dict):
+            return _refuse("the request is a JSON object")
+        try:
+            setup = new_setup(body.get("players"), body.get("seats"), body.get("seed"))
+        except GameError as error:
+            return _refuse(str(error))
+        game = Game.create(self.store, setup)
+        self._games[game.id] = game
+        return JSONResponse(self.links(game, str(request.base_url)), status_code=201)
+
+    async def matches(self, request: Request) -> Response:
+        """``GET /api/matches?key=KEY``: every stored match with its links (the operator's)."""
+        if request.query_params.get("key") != self.key:
+            return _refuse("the list of matches needs the server's key", 403)
+        listed = []
+        for match_id in self.store.ids():
+            game = self.game(match_id)
+            if game is None:  # pragma: no cover - the ids come from the store
+                continue
+            state = game.state
+            listed.append(
+                {
+                    **self.links(game, str(request.base_url)),
+                    "players": game.setup.players,
+                    "kinds": [s.kind for s in game.setup.seats],
+                    "round": state.round,
+                    "scores": list(state.scores),
+                    "winner": state.winner,
+                }
+            )
+        return JSONResponse({"matches": listed})
+
+    def _record_of(self, request: Request) -> tuple[Game | None, MatchRecord | Response]:
+        game = self.game(request.path_params["match_id"])
+        if game is None:
+            return None, _refuse("there is no such match", 404)
+        token = request.query_params.get("token", "")
+        key = request.query_params.get("key", "")
+        if key != self.key:
+            if game.viewer(token) is None:
+                return game, _refuse("this link is not one of the match's", 403)
+            if game.state.winner is None:
+                return game, _refuse(
+                    "a running match's record holds every hand: it is given when the match "
+                    "is over, or to the server's operator",
+                    403,
+                )
+        return game, game.record()
+
+    async def record(self, request: Request) -> Response:
+        """``GET /api/matches/{id}/record``: the record, as a file to save."""
+        game, record = self._record_of(request)
+        if isinstance(record, Response):
+            return record
+        assert game is not None
+        return Response(
+            record.to_json(pretty=True),
+            media_type="application/json",
+            headers={"Content-Disposition": f'attachment; filename="sniff-{game.id}.json"'},
+        )
+
+    async def frames(self, request: Request) -> Response:
+        """``GET /api/matches/{id}/frames``: the replay viewer's frames of a stored match."""
+        _, record = self._record_of(request)
+        if isinstance(record, Response):
+            return record
+        return JSONResponse(await run_in_threadpool(record_frames, record))
+
+    async def replay(self, request: Request) -> Response:
+        """``POST /api/replay``: the replay viewer's frames of the record sent."""
+        body = await request.body()
+        if len(body) > MAX_RECORD_BYTES:
+            return _refuse("the record is too long")
+        try:
+            record = MatchRecord.from_json(body)
+            frames = await run_in_threadpool(record_frames, record)
+        except (InvalidRecord, ValueError) as error:
+            return _refuse(f"this record cannot be replayed: {error}")
+        return JSONResponse(frames)
+
+    async def kinds(self, request: Request) -> Response:
+        """``GET /api/kinds``: who may sit in a seat."""
+        return JSONResponse({"kinds": [HUMAN, *BOT_KINDS]})
+
+
+def _token() -> str:
+    import secrets  # noqa: PLC0415 - only the first start of a database needs one
+
+    return secrets.token_urlsafe(16)
+
+
+def _refuse(message: str, status: int = 400) -> Response:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+def _page(name: str) -> Callable[[Request], Awaitable[Response]]:
+    async def page(request: Request) -> Response:
+        return FileResponse(STATIC / name, media_type="text/html")
+
+    return page
+
+
+def create_app(store: Store, *, bot_delay: float = 0.7) -> Starlette:
+    """The application serving the matches of ``store``.
+
+    ``bot_delay`` is how long each bot waits before it acts, in seconds. The
+    :class:`Server` is ``app.state.server``.
+    """
+    server = Server(store, bot_delay=bot_delay)
+    routes = [
+        Route("/", _page("index.html")),
+        Route("/play/{match_id}", _page("play.html")),
+        Route("/replay", _page("replay.html")),
+        Route("/api/kinds", server.kinds),
+        Route("/api/matches", server.create, methods=["POST"]),
+        Route("/api/matches", server.matches, methods=["GET"]),
+        Route("/api/matches/{match_id}/record", server.record),
+        Route("/api/matches/{match_id}/frames", server.frames),
+        Route("/api/replay", server.replay, methods=["POST"]),
+        WebSocketRoute("/ws/{match_id}", server.socket),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> Any:
+        yield
+        await server.close()
+
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.server = server
+    return app

@@ -1,0 +1,359 @@
+"""One match of the browser game: its setup, its states, its bots, its log.
+
+A :class:`Game` is rebuilt from its stored log (:mod:`american_sniff.web.store`)
+by replaying it with the engine, so a match survives a restart of the server;
+every change (a move, an undo, a seat going on after a settlement) is written
+to the log before it takes effect in memory.
+
+Bots are made afresh for every choice, seeded from the match's seed, the seat
+and the number of actions so far: a bot's choice is a pure function of what it
+sees and of that seed, so a resumed match goes on exactly as it would have.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+import attrs
+
+from ..bots import make_bot
+from ..engine import apply, new_match
+from ..errors import IllegalMove
+from ..moves import Draw, Move, Pass, Place
+from ..records import MatchRecord, record_match
+from ..rng import MASK64, check_seed, next_u64
+from ..serial import parse_move_text
+from ..state import MatchState
+from ..views import view_for
+from .hosting import SPECTATOR
+from .store import LogEntry, Store, StoredMatch
+
+__all__ = [
+    "BOT_KINDS",
+    "HUMAN",
+    "Game",
+    "GameError",
+    "SeatSetup",
+    "Setup",
+    "bot_seed",
+    "new_setup",
+]
+
+#: The kind of a seat that a person plays.
+HUMAN = "human"
+
+#: The bots a seat may be given, by name: the library's bot kind and its options.
+#: The search bot comes in three strengths (deals sampled per choice).
+BOT_KINDS: Mapping[str, tuple[str, Mapping[str, Any]]] = MappingProxyType(
+    {
+        "random": ("random", {}),
+        "greedy": ("greedy", {}),
+        "search-quick": ("search", {"playouts": 8}),
+        "search": ("search", {"playouts": 24}),
+        "search-strong": ("search", {"playouts": 64}),
+    }
+)
+
+#: The search bot that gives hints.
+HINT_BOT = ("search", {"playouts": 24})
+
+
+class GameError(ValueError):
+    """A request the game refuses: the message says why, for the player to read."""
+
+
+@attrs.frozen
+class SeatSetup:
+    """Who sits in one seat.
+
+    :ivar kind: :data:`HUMAN`, or a name of :data:`BOT_KINDS`.
+    :ivar token: The secret in a human seat's link; None for a bot.
+    """
+
+    kind: str
+    token: str | None
+
+    @property
+    def is_human(self) -> bool:
+        """Whether a person plays this seat."""
+        return self.kind == HUMAN
+
+
+@attrs.frozen
+class Setup:
+    """What a match was set up with.
+
+    :ivar players: 2, 3 or 4.
+    :ivar seed: The match's seed (deals, lots and bots).
+    :ivar seats: Who sits in each seat, seat 0 first.
+    :ivar spectator: The secret in the spectator link.
+    """
+
+    players: int
+    seed: int
+    seats: tuple[SeatSetup, ...]
+    spectator: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The setup as JSON values (the seed as decimal text: it may exceed 2**53)."""
+        return {
+            "players": self.players,
+            "seed": str(self.seed),
+            "seats": [{"kind": s.kind, "token": s.token} for s in self.seats],
+            "spectator": self.spectator,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Setup:
+        """The setup that :meth:`to_dict` wrote."""
+        return cls(
+            players=int(data["players"]),
+            seed=check_seed(int(data["seed"])),
+            seats=tuple(SeatSetup(s["kind"], s["token"]) for s in data["seats"]),
+            spectator=str(data["spectator"]),
+        )
+
+
+def new_setup(players: object, kinds: object, seed: object = None) -> Setup:
+    """A setup with fresh tokens for ``kinds`` (one per seat), checked.
+
+    >>> setup = new_setup(2, ["human", "greedy"], seed=1)
+    >>> setup.seats[0].is_human, setup.seats[1].token
+    (True, None)
+
+    :raises GameError: if the player count, a seat kind or the seed is wrong,
+        or no seat is human.
+    """
+    if players not in (2, 3, 4) or isinstance(players, bool) or not isinstance(players, int):
+        raise GameError(f"a match has 2, 3 or 4 players, not {players!r}")
+    if not isinstance(kinds, (list, tuple)) or len(kinds) != players:
+        raise GameError(f"name who sits in each of the {players} seats")
+    for kind in kinds:
+        if kind != HUMAN and kind not in BOT_KINDS:
+            raise GameError(
+                f"a seat is {HUMAN!r} or one of the bots {', '.join(BOT_KINDS)}, not {kind!r}"
+            )
+    if HUMAN not in kinds:
+        raise GameError("at least one seat must be played by a person")
+    if seed is None:
+        seed = secrets.randbits(64)
+    try:
+        seed = check_seed(seed if isinstance(seed, int) else int(str(seed), 0))
+    except ValueError:
+        raise GameError(f"a seed is an integer from 0 to 2**64 - 1, not {seed!r}") from None
+    return Setup(
+        players=players,
+        seed=seed,
+        seats=tuple(
+            SeatSetup(kind, secrets.token_urlsafe(16) if kind == HUMAN else None) for kind in kinds
+        ),
+        spectator=secrets.token_urlsafe(16),
+    )
+
+
+def bot_seed(seed: int, seat: int, seq: int) -> int:
+    """The seed of the bot that makes the choice of ``seat`` after ``seq`` actions.
+
+    >>> bot_seed(1, 0, 0) == bot_seed(1, 0, 0) != bot_seed(1, 0, 1)
+    True
+    """
+    return next_u64((seed + 0x9E3779B97F4A7C15 * (seq * 4 + seat + 1)) & MASK64)[0]
+
+
+class Game:
+    """A match being played: its setup, every state from the first, the seats that went on.
+
+    Made from a stored match (:meth:`load`) or a new one (:meth:`create`);
+    each change goes to ``store`` first. Not safe to share between threads
+    without a lock (the server holds one per game).
+    """
+
+    def __init__(self, stored: StoredMatch, store: Store) -> None:
+        self.id = stored.id
+        self.created = stored.created
+        self.setup = Setup.from_dict(stored.setup)
+        self._store = store
+        self.states: list[MatchState] = [new_match(self.setup.players, seed=self.setup.seed)]
+        self._continued: set[tuple[int, int]] = set()
+        for entry in stored.log:
+            self._replay(entry)
+
+    @classmethod
+    def create(cls, store: Store, setup: Setup) -> Game:
+        """A new match with ``setup``, stored in ``store``."""
+        match_id = secrets.token_urlsafe(9)
+        created = time.time()
+        store.create(match_id, created, setup.to_dict())
+        return cls(StoredMatch(match_id, created, setup.to_dict(), ()), store)
+
+    @classmethod
+    def load(cls, store: Store, match_id: str) -> Game | None:
+        """The stored match ``match_id``, resumed, or None if there is none."""
+        stored = store.load(match_id)
+        return None if stored is None else cls(stored, store)
+
+    # -- what it is now ----------------------------------------------------------------
+
+    @property
+    def state(self) -> MatchState:
+        """The current state."""
+        return self.states[-1]
+
+    @property
+    def seq(self) -> int:
+        """How many actions the match has had: the views' sequence number."""
+        return len(self.states) - 1
+
+    def viewer(self, token: str) -> int | str | None:
+        """The seat whose token ``token`` is, :data:`SPECTATOR`, or None for no such token."""
+        if not token:
+            return None
+        for seat, setup in enumerate(self.setup.seats):
+            if setup.token is not None and secrets.compare_digest(setup.token, token):
+                return seat
+        if secrets.compare_digest(self.setup.spectator, token):
+            return SPECTATOR
+        return None
+
+    def waiting_for(self) -> list[int]:
+        """The human seats that have not yet gone on from the last settlement (bots wait)."""
+        state = self.state
+        if state.round == 1 or state.winner is not None or state.history:
+            return []
+        return [
+            seat
+            for seat, setup in enumerate(self.setup.seats)
+            if setup.is_human and (seat, state.round) not in self._continued
+        ]
+
+    def bot_to_move(self) -> bool:
+        """Whether a bot is to move now (the match goes on and no person is still reading)."""
+        state = self.state
+        return (
+            state.winner is None
+            and not self.setup.seats[state.turn].is_human
+            and not self.waiting_for()
+        )
+
+    def forced(self) -> Move | None:
+        """A draw or a pass that a human seat to move must make (made for them), else None."""
+        state = self.state
+        if state.winner is not None or not self.setup.seats[state.turn].is_human:
+            return None
+        moves = view_for(state, state.turn).legal_moves
+        if len(moves) == 1 and isinstance(moves[0], (Draw, Pass)):
+            return moves[0]
+        return None
+
+    def against_bots_only(self, seat: int) -> bool:
+        """Whether ``seat`` is the only human seat."""
+        return all(s.is_human == (n == seat) for n, s in enumerate(self.setup.seats))
+
+    def undo_point(self, seat: int) -> int | None:
+        """How many actions the match goes back to if ``seat`` takes back its last placement.
+
+        None if it may not: another person plays too, it has placed nothing
+        that can be taken back, or the match is over.
+        """
+        if not self.against_bots_only(seat) or self.state.winner is not None:
+            return None
+        for index in range(len(self.states) - 1, 0, -1):
+            action = self.states[index].last_action
+            if action is not None and action.seat == seat and isinstance(action.move, Place):
+                return index - 1
+        return None
+
+    def record(self) -> MatchRecord:
+        """The match's record so far (finished or not), seats named by who plays them."""
+        names = [
+            f"seat {n} ({s.kind if not s.is_human else 'person'})"
+            for n, s in enumerate(self.setup.seats)
+        ]
+        return record_match(self.states, names=names)
+
+    # -- changes -----------------------------------------------------------------------
+
+    def move(self, viewer: int | str | None, text: object, seq: object) -> Move:
+        """Make the move ``text`` for the seat ``viewer``, which must be to move at ``seq``.
+
+        :raises GameError: if it is not that seat's turn, ``seq`` is stale or
+            the move is not legal (the message names the rule).
+        """
+        state = self.state
+        if not isinstance(viewer, int):
+            raise GameError("only a seat can move")
+        if state.winner is not None:
+            raise GameError("the match is over")
+        if state.turn != viewer:
+            raise GameError(f"it is seat {state.turn}'s turn, not yours")
+        if seq != self.seq:
+            raise GameError("the table has changed since: look again and choose")
+        if not isinstance(text, str):
+            raise GameError("a move is text in the notation, like '[1|4] on [4|4] line B'")
+        try:
+            move = parse_move_text(text)
+            self._apply(move)
+        except (IllegalMove, ValueError) as error:
+            raise GameError(f"that move is refused: {error}") from None
+        self._continued.add((viewer, self.state.round))
+        return move
+
+    def bot_move(self) -> Move:
+        """The move of the bot to move (see the module's notes); nothing is applied."""
+        state = self.state
+        kind, options = BOT_KINDS[self.setup.seats[state.turn].kind]
+        bot = make_bot(kind, bot_seed(self.setup.seed, state.turn, self.seq), **options)
+        return bot.choose(view_for(state, state.turn))
+
+    def hint(self, seat: int) -> Move:
+        """What the search bot would play for ``seat`` now.
+
+        :raises GameError: if ``seat`` is not to move.
+        """
+        state = self.state
+        if state.winner is not None or state.turn != seat:
+            raise GameError("a hint is given when it is your turn")
+        kind, options = HINT_BOT
+        bot = make_bot(kind, bot_seed(self.setup.seed, seat, self.seq) ^ 1, **options)
+        return bot.choose(view_for(state, seat))
+
+    def play(self, move: Move) -> None:
+        """Apply ``move`` (a bot's or a forced one), and log it."""
+        self._apply(move)
+
+    def undo(self, seat: int) -> None:
+        """Take back ``seat``'s last placement and every action after it.
+
+        :raises GameError: if it may not (see :meth:`undo_point`).
+        """
+        point = self.undo_point(seat)
+        if point is None:
+            raise GameError("undo is for a match against bots only, after a placement of yours")
+        self._store.append(self.id, LogEntry("undo", str(point)))
+        del self.states[point + 1 :]
+
+    def go_on(self, seat: int) -> None:
+        """``seat`` has seen the last settlement: bots may open the next round."""
+        key = (seat, self.state.round)
+        if key in self._continued:
+            return
+        self._store.append(self.id, LogEntry("continue", f"{seat} {self.state.round}"))
+        self._continued.add(key)
+
+    def _apply(self, move: Move) -> None:
+        state = apply(self.state, move)
+        self._store.append(self.id, LogEntry("move", str(move)))
+        self.states.append(state)
+
+    def _replay(self, entry: LogEntry) -> None:
+        if entry.kind == "move":
+            self.states.append(apply(self.state, parse_move_text(entry.value)))
+        elif entry.kind == "undo":
+            del self.states[int(entry.value) + 1 :]
+        else:
+            seat, number = entry.value.split()
+            self._continued.add((int(seat), int(number)))

@@ -1,0 +1,98 @@
+// Shared by the pages of the browser game: tiles drawn as SVG, small helpers.
+"use strict";
+
+// Where the pips of each number lie on a half, as (column, row) in a 3x3 grid
+// (the same spots as the library's SVG figures).
+const PIP_SPOTS = [
+  [],
+  [[1, 1]],
+  [[2, 0], [0, 2]],
+  [[2, 0], [1, 1], [0, 2]],
+  [[0, 0], [2, 0], [0, 2], [2, 2]],
+  [[0, 0], [2, 0], [1, 1], [0, 2], [2, 2]],
+  [[0, 0], [0, 1], [0, 2], [2, 0], [2, 1], [2, 2]],
+];
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value);
+  }
+  for (const child of children) {
+    if (child === null || child === undefined) continue;
+    node.append(child);
+  }
+  return node;
+}
+
+function svgEl(tag, attrs) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [key, value] of Object.entries(attrs || {})) node.setAttribute(key, value);
+  return node;
+}
+
+// "[1|4]" -> [1, 4]
+function tileValues(text) {
+  const match = /^\[(\d)\|(\d)\]$/.exec(text);
+  return match ? [Number(match[1]), Number(match[2])] : null;
+}
+
+// An upright tile (low half on top), `size` pixels wide.
+function tileSvg(text, size) {
+  const [low, high] = tileValues(text);
+  const w = size, h = size * 2;
+  const svg = svgEl("svg", { viewBox: `0 0 ${w} ${h}`, width: w, height: h, class: "tile-face" });
+  svg.append(svgEl("rect", { x: 1, y: 1, width: w - 2, height: h - 2, rx: 4, class: "tile-body" }));
+  svg.append(svgEl("line", { x1: 4, y1: h / 2, x2: w - 4, y2: h / 2, class: "tile-line" }));
+  [[low, 0], [high, w]].forEach(([value, top]) => {
+    for (const [column, row] of PIP_SPOTS[value]) {
+      svg.append(svgEl("circle", {
+        cx: w * (0.25 + 0.25 * column), cy: top + w * (0.25 + 0.25 * row),
+        r: Math.max(1.6, w / 11), class: "pip",
+      }));
+    }
+  });
+  const title = svgEl("title", {});
+  title.textContent = text;
+  svg.append(title);
+  return svg;
+}
+
+// A face-down tile, for the hands one may not see.
+function backSvg(size) {
+  const svg = svgEl("svg", { viewBox: `0 0 ${size} ${size * 2}`, width: size, height: size * 2, class: "tile-back" });
+  svg.append(svgEl("rect", { x: 1, y: 1, width: size - 2, height: size * 2 - 2, rx: 3 }));
+  return svg;
+}
+
+function sideName(players, side) {
+  if (players === 4) return side === 0 ? "seats 0 + 2" : "seats 1 + 3";
+  return `seat ${side}`;
+}
+
+function kindName(kind) {
+  return kind === "human" ? "person" : `${kind} bot`;
+}
+
+async function fetchJson(url, options) {
+  const response = await fetch(url, options);
+  const body = await response.json();
+  if (!response.ok) throw new Error(body.error || `the server said ${response.status}`);
+  return body;
+}
+
+// Fit a table figure to its box: as wide as the box allows, but never more
+// than a little above its natural size (a short table stays tile-sized).
+function fitFigure(svg) {
+  if (!svg) return;
+  const natural = Number(svg.getAttribute("width"));
+  svg.removeAttribute("width");
+  svg.removeAttribute("height");
+  if (natural) svg.style.maxWidth = `${Math.round(natural * 1.15)}px`;
+  svg.style.marginInline = "auto";
+}

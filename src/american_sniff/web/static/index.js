@@ -1,0 +1,71 @@
+// The start page: set up a match (who sits where), then hand out its links.
+"use strict";
+
+const KINDS = ["human", "random", "greedy", "search-quick", "search", "search-strong"];
+const $ = (id) => document.getElementById(id);
+
+function seatRows() {
+  const players = Number($("players").value);
+  const box = $("seat-rows");
+  const before = [...box.querySelectorAll("select")].map((s) => s.value);
+  box.replaceChildren();
+  for (let seat = 0; seat < players; seat++) {
+    const select = el("select", { id: `seat-${seat}`, name: `seat-${seat}` },
+      ...KINDS.map((k) => el("option", { value: k, text: k === "human" ? "a person" : `${k} bot` })));
+    select.value = before[seat] || (seat === 0 ? "human" : "search");
+    const team = players === 4 ? ` (partner of seat ${(seat + 2) % 4})` : "";
+    box.append(el("div", { class: "row" }, el("label", { for: `seat-${seat}`, text: `Seat ${seat}${team}` }), select));
+  }
+}
+
+function linkRow(label, url) {
+  return el("div", {},
+    el("div", {}, el("strong", { text: label }), " ", el("a", { href: url, text: "open", target: "_blank" })),
+    el("input", { value: url, readonly: "", "aria-label": label, onfocus: (e) => e.target.select() }));
+}
+
+$("players").addEventListener("change", seatRows);
+$("setup").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  $("error").textContent = "";
+  const players = Number($("players").value);
+  const seats = [];
+  for (let seat = 0; seat < players; seat++) seats.push($(`seat-${seat}`).value);
+  const seed = $("seed").value.trim();
+  try {
+    const made = await fetchJson("/api/matches", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ players, seats, seed: seed === "" ? null : seed }),
+    });
+    const links = $("links");
+    links.replaceChildren(
+      ...made.seats.map((s) => linkRow(`Seat ${s.seat}`, s.url)),
+      linkRow("Spectators", made.spectator));
+    $("links-panel").hidden = false;
+    if (made.seats.length === 1) location.href = made.seats[0].url;
+  } catch (error) {
+    $("error").textContent = error.message;
+  }
+});
+
+async function storedMatches() {
+  const key = new URLSearchParams(location.hash.slice(1)).get("key");
+  if (!key) return;
+  const listed = await fetchJson(`/api/matches?key=${encodeURIComponent(key)}`);
+  const box = $("matches");
+  box.replaceChildren(...listed.matches.map((m) => {
+    const state = m.winner === null ? `round ${m.round}, scores ${m.scores.join(" : ")}` : `over, ${sideName(m.players, m.winner)} won`;
+    const record = `/api/matches/${m.id}/record?key=${encodeURIComponent(key)}`;
+    return el("div", { class: "stored" },
+      el("div", { text: `${m.players} players (${m.kinds.map(kindName).join(", ")}): ${state}` }),
+      ...m.seats.map((s) => el("a", { href: s.url, text: `seat ${s.seat} ` })),
+      el("a", { href: m.spectator, text: "watch " }),
+      el("a", { href: record, download: "", text: "record " }),
+      el("a", { href: `/replay#match=${m.id}&key=${encodeURIComponent(key)}`, text: "replay" }));
+  }));
+  $("matches-panel").hidden = listed.matches.length === 0;
+}
+
+seatRows();
+storedMatches().catch((error) => { $("error").textContent = error.message; });

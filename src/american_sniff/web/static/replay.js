@@ -1,0 +1,82 @@
+// The replay viewer: a record's frames (from the server), stepped through with the keyboard.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+let replay = null;
+let index = 0;
+
+function show(at) {
+  if (!replay) return;
+  index = Math.max(0, Math.min(replay.frames.length - 1, at));
+  const frame = replay.frames[index];
+  const players = replay.players;
+  $("slider").value = index;
+  document.body.dataset.frame = index;
+  const action = frame.action;
+  const what = action
+    ? `${replay.names[action.seat]}: ${action.text.replace(/_a\b/, " A").replace(/_b\b/, " B")}` +
+      (action.end_sum !== null ? ` (sum ${action.end_sum}, scores ${action.points})` : "")
+    : "The deal.";
+  $("replay-title").textContent = `Action ${index} of ${replay.frames.length - 1}, round ${frame.round}. ${what}`;
+  $("replay-frame").innerHTML = frame.table;
+  fitFigure($("replay-frame").querySelector("svg"));
+  const ends = frame.ends.map((e) => e.replace(/_a\b/, " A").replace(/_b\b/, " B")).join(" + ");
+  $("replay-ends").textContent = frame.ends.length ? `Counted ends: ${ends} = ${frame.end_sum}.` : "";
+  const scores = frame.scores.map((s, side) => `${sideName(players, side)} ${s}`).join("; ");
+  $("replay-sum").textContent = `Scores: ${scores}.` + (frame.stock_size === null ? "" : ` Stock: ${frame.stock_size}.`);
+  $("replay-hands").replaceChildren(...frame.hands.map((hand, seat) => el("div", { class: "seat" + (frame.turn === seat ? " turn" : "") },
+    el("span", { class: "name", text: replay.names[seat] }), ...hand.map((t) => tileSvg(t, 18)))));
+  const settled = frame.settlement;
+  let text = "";
+  if (settled) {
+    const how = settled.end === "blocked" ? "The round was blocked." : `${replay.names[settled.finisher]} went out.`;
+    text = `${how} Deducted: ${settled.deductions.join(", ")}. Scores after the settlement: ${settled.scores.join(", ")}.`;
+  } else if (frame.winner !== null) {
+    text = `${sideName(players, frame.winner)} won the match.`;
+  }
+  $("replay-settlement").textContent = text;
+}
+
+function roundStep(direction) {
+  if (!replay) return;
+  const round = replay.frames[index].round;
+  let at = index;
+  while (at + direction >= 0 && at + direction < replay.frames.length && replay.frames[at + direction].round === round) at += direction;
+  show(at === index ? index + direction : at + (direction > 0 ? direction : 0));
+}
+
+function open(frames) {
+  replay = frames;
+  $("viewer").hidden = false;
+  $("slider").max = frames.frames.length - 1;
+  show(0);
+}
+
+$("file").addEventListener("change", async () => {
+  $("error").textContent = "";
+  const file = $("file").files[0];
+  if (!file) return;
+  try {
+    open(await fetchJson("/api/replay", { method: "POST", body: await file.text() }));
+  } catch (error) {
+    $("error").textContent = error.message;
+  }
+});
+$("first").onclick = () => show(0);
+$("prev").onclick = () => show(index - 1);
+$("next").onclick = () => show(index + 1);
+$("last").onclick = () => show(Infinity);
+$("slider").oninput = () => show(Number($("slider").value));
+document.addEventListener("keydown", (event) => {
+  if (event.target.tagName === "INPUT" && event.target.type !== "range") return;
+  const steps = { ArrowRight: () => show(index + 1), ArrowLeft: () => show(index - 1), Home: () => show(0),
+    End: () => show(Infinity), PageDown: () => roundStep(1), PageUp: () => roundStep(-1) };
+  if (steps[event.key]) { event.preventDefault(); steps[event.key](); }
+});
+
+const params = new URLSearchParams(location.hash.slice(1));
+if (params.get("match")) {
+  const query = params.get("key") ? `key=${encodeURIComponent(params.get("key"))}` : `token=${encodeURIComponent(params.get("token") || "")}`;
+  fetchJson(`/api/matches/${params.get("match")}/frames?${query}`).then(open)
+    .catch((error) => { $("error").textContent = error.message; });
+}

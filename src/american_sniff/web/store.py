@@ -1,0 +1,179 @@
+"""Where the browser game keeps its matches: one SQLite file, with an append-only log per match.
+
+A match is stored as what it was set up with (its players, its seed, who
+sits where, each seat's secret token) and a log of what happened, one row per
+entry, never changed once written:
+
+* ``move``: a move in the library's notation (``str(move)``), made by the seat
+  to move;
+* ``undo``: the number of moves the match goes back to (an undo against bots);
+* ``continue``: a seat has seen a round's settlement and goes on (the entry's
+  text is ``"SEAT ROUND"``).
+
+A match is resumed by replaying its log from ``new_match(players, seed=seed)``
+(see :mod:`american_sniff.web.game`): the states themselves are never stored,
+so a stored match cannot hold a state that play does not reach.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+__all__ = ["LOG_KINDS", "LogEntry", "Store", "StoredMatch"]
+
+#: The kinds of log entry.
+LOG_KINDS = ("move", "undo", "continue")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS matches (
+    id TEXT PRIMARY KEY,
+    created REAL NOT NULL,
+    setup TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS log (
+    match_id TEXT NOT NULL REFERENCES matches(id),
+    n INTEGER NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('move', 'undo', 'continue')),
+    value TEXT NOT NULL,
+    PRIMARY KEY (match_id, n)
+);
+"""
+
+
+@attrs.frozen
+class LogEntry:
+    """One entry of a match's log.
+
+    :ivar kind: One of :data:`LOG_KINDS`.
+    :ivar value: The move text, the move count an undo goes back to, or
+        ``"SEAT ROUND"`` for a ``continue``.
+    """
+
+    kind: str
+    value: str
+
+
+@attrs.frozen
+class StoredMatch:
+    """A match as stored: its id, its setup and its log.
+
+    :ivar id: The match's id (in its links).
+    :ivar created: When it was created, in seconds since the epoch.
+    :ivar setup: What it was set up with, as JSON values (see
+        :class:`american_sniff.web.game.Setup`).
+    :ivar log: Its log entries, oldest first.
+    """
+
+    id: str
+    created: float
+    setup: dict[str, Any]
+    log: tuple[LogEntry, ...]
+
+
+class Store:
+    """A SQLite database of matches; safe to use from several threads.
+
+    ``path`` is the database file (created if missing), or ``":memory:"``.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA foreign_keys = ON")
+        with self._lock:
+            self._db.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        """Close the database."""
+        with self._lock:
+            self._db.close()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def meta(self, key: str, default: str) -> str:
+        """The stored value of ``key``; ``default`` is stored (and returned) if there is none."""
+        with self._transaction() as db:
+            row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+            if row is not None:
+                return str(row[0])
+            db.execute("INSERT INTO meta (key, value) VALUES (?, ?)", (key, default))
+            return default
+
+    def create(self, match_id: str, created: float, setup: dict[str, Any]) -> None:
+        """Store a new match with an empty log.
+
+        :raises ValueError: if a match with that id exists.
+        """
+        try:
+            with self._transaction() as db:
+                db.execute(
+                    "INSERT INTO matches (id, created, setup) VALUES (?, ?, ?)",
+                    (match_id, created, json.dumps(setup, sort_keys=True)),
+                )
+        except sqlite3.IntegrityError:
+            raise ValueError(f"a match with the id {match_id!r} exists") from None
+
+    def append(self, match_id: str, entry: LogEntry) -> int:
+        """Add ``entry`` at the end of the match's log; return its number (0 for the first).
+
+        :raises ValueError: if the kind is unknown or there is no such match.
+        """
+        if entry.kind not in LOG_KINDS:
+            raise ValueError(f"a log entry is one of {', '.join(LOG_KINDS)}, got {entry.kind!r}")
+        with self._transaction() as db:
+            if db.execute("SELECT 1 FROM matches WHERE id = ?", (match_id,)).fetchone() is None:
+                raise ValueError(f"there is no match {match_id!r}")
+            row = db.execute(
+                "SELECT COALESCE(MAX(n) + 1, 0) FROM log WHERE match_id = ?", (match_id,)
+            ).fetchone()
+            number = int(row[0])
+            db.execute(
+                "INSERT INTO log (match_id, n, kind, value) VALUES (?, ?, ?, ?)",
+                (match_id, number, entry.kind, entry.value),
+            )
+        return number
+
+    def load(self, match_id: str) -> StoredMatch | None:
+        """The match with that id, or None."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT created, setup FROM matches WHERE id = ?", (match_id,)
+            ).fetchone()
+            if row is None:
+                return None
+            entries = self._db.execute(
+                "SELECT kind, value FROM log WHERE match_id = ? ORDER BY n", (match_id,)
+            ).fetchall()
+        return StoredMatch(
+            id=match_id,
+            created=float(row[0]),
+            setup=json.loads(row[1]),
+            log=tuple(LogEntry(str(kind), str(value)) for kind, value in entries),
+        )
+
+    def ids(self) -> list[str]:
+        """Every stored match's id, the newest first."""
+        with self._lock:
+            rows = self._db.execute("SELECT id FROM matches ORDER BY created DESC, id").fetchall()
+        return [str(row[0]) for row in rows]

@@ -1,0 +1,180 @@
+"""The browser game's matches without a server: the store, the log, the bots, the setup."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from american_sniff import Place, new_match, view_for
+from american_sniff.web.game import Game, GameError, bot_seed, new_setup
+from american_sniff.web.hosting import SPECTATOR, viewer_document
+from american_sniff.web.store import LogEntry, Store
+
+
+def _to_a_placement_of_seat_0(game: Game) -> None:
+    """Play the bot, and seat 0's forced draws and passes, until seat 0 may place."""
+    while True:
+        state = game.state
+        if state.turn != 0:
+            game.play(game.bot_move())
+            continue
+        moves = view_for(state, 0).legal_moves
+        if any(isinstance(m, Place) for m in moves):
+            return
+        game.play(moves[0])
+
+
+def test_the_log_is_append_only_and_replays(tmp_path: Path) -> None:
+    """Moves, an undo and a continue are log entries; loading replays them to the same states."""
+    store = Store(tmp_path / "m.sqlite3")
+    game = Game.create(store, new_setup(2, ["human", "greedy"], seed=8))
+    _to_a_placement_of_seat_0(game)
+    move = next(m for m in view_for(game.state, 0).legal_moves if isinstance(m, Place))
+    game.move(0, str(move), game.seq)
+    point = game.undo_point(0)
+    assert point == game.seq - 1
+    game.undo(0)
+    stored = store.load(game.id)
+    assert stored is not None
+    kinds = [entry.kind for entry in stored.log]
+    assert kinds[-1] == "undo"
+    assert kinds.count("move") == point + 1
+    again = Game.load(store, game.id)
+    assert again is not None
+    assert again.states == game.states
+    with pytest.raises(ValueError, match="one of move"):
+        store.append(game.id, LogEntry("erase", "0"))
+    with pytest.raises(ValueError, match="no match"):
+        store.append("nope", LogEntry("move", "draw"))
+    assert Game.load(store, "nope") is None
+
+
+def test_bots_choose_the_same_after_a_restart() -> None:
+    """A bot's choice depends only on the seed, the seat and the action count."""
+    assert bot_seed(1, 0, 0) != bot_seed(1, 1, 0)
+    store = Store(":memory:")
+    setup = new_setup(2, ["human", "search"], seed=6)
+    one, two = Game.create(store, setup), Game.create(store, setup)
+    while one.state.turn != 1:
+        move = view_for(one.state, 0).legal_moves[0]
+        one.play(move)
+        two.play(move)
+    assert one.bot_move() == two.bot_move()
+
+
+def test_new_setup_refuses_a_bool_and_reads_seeds() -> None:
+    """Seeds may be text (decimal or 0x); True is not a player count."""
+    assert new_setup(2, ["human", "greedy"], seed="0x10").seed == 16
+    with pytest.raises(GameError, match="2, 3 or 4"):
+        new_setup(True, ["human"])
+
+
+def test_viewer_documents_are_the_library_views() -> None:
+    """A seat gets its view document, a spectator the spectator's; nothing else is a viewer."""
+    state = new_match(3, seed=2)
+    assert viewer_document(state, 1) == json.loads(view_for(state, 1).to_json())
+    assert viewer_document(state, SPECTATOR) == json.loads(view_for(state, None).to_json())
+    assert viewer_document(state, SPECTATOR)["hand"] is None
+    with pytest.raises(ValueError, match="seat number"):
+        viewer_document(state, True)
+
+
+def test_tokens_name_their_seat_and_nothing_else() -> None:
+    """Each human seat's token is its own; the spectator's is the spectator's; others none."""
+    store = Store(":memory:")
+    game = Game.create(store, new_setup(3, ["human", "greedy", "human"], seed=1))
+    tokens = [s.token for s in game.setup.seats]
+    assert tokens[1] is None
+    assert [game.viewer(t) for t in tokens if t] == [0, 2]
+    assert game.viewer(game.setup.spectator) == SPECTATOR
+    assert game.viewer("") is None
+    assert game.viewer("x" * 22) is None
+    with pytest.raises(GameError, match="only a seat"):
+        game.move(SPECTATOR, "draw", 0)
+    store.close()
+
+
+def test_the_store_keeps_a_key_and_lists_matches(tmp_path: Path) -> None:
+    """The operator's key is made once and kept; matches are listed newest first."""
+    store = Store(tmp_path / "k.sqlite3")
+    key = store.meta("key", "first")
+    assert store.meta("key", "second") == key == "first"
+    one = Game.create(store, new_setup(2, ["human", "greedy"], seed=1))
+    with pytest.raises(ValueError, match="exists"):
+        store.create(one.id, 0.0, one.setup.to_dict())
+    assert store.ids() == [one.id]
+    store.close()
+
+
+@pytest.mark.parametrize(
+    ("players", "kinds", "seed", "words"),
+    [
+        (5, ["human"] * 5, 1, "2, 3 or 4 players"),
+        (2, "human,greedy", 1, "each of the 2 seats"),
+        (2, ["human", "sage"], 1, "not 'sage'"),
+        (2, ["greedy", "greedy"], 1, "played by a person"),
+        (2, ["human", "greedy"], 2**64, "2**64 - 1"),
+        (2, ["human", "greedy"], "seven", "2**64 - 1"),
+    ],
+)
+def test_a_wrong_setup_says_what_is_wrong(
+    players: object, kinds: object, seed: object, words: str
+) -> None:
+    """Each wrong setup is a GameError whose message names the problem."""
+    with pytest.raises(GameError, match=re.escape(words)):
+        new_setup(players, kinds, seed)
+
+
+def test_a_match_of_one_person_and_a_bot_from_start_to_end() -> None:
+    """Moves, refusals, hints, forced moves, the settlement wait and the record; no server."""
+    store = Store(":memory:")
+    game = Game.create(store, new_setup(2, ["human", "greedy"], seed=4))
+    assert new_setup(2, ["human", "greedy"]).seed >= 0  # a random seed when none is given
+    with pytest.raises(GameError, match="turn"):
+        game.move(1 - game.state.turn, "draw", 0)
+    waited = False
+    while game.state.winner is None:
+        state = game.state
+        if game.waiting_for():
+            assert game.waiting_for() == [0]
+            assert not game.bot_to_move()
+            waited = True
+            game.go_on(0)
+            game.go_on(0)  # twice is once
+            continue
+        if state.turn == 1:
+            assert game.bot_to_move()
+            with pytest.raises(GameError, match="turn"):
+                game.hint(0)
+            game.play(game.bot_move())
+            continue
+        forced = game.forced()
+        if forced is not None:
+            game.play(forced)
+            continue
+        hint = game.hint(0)
+        assert hint in view_for(state, 0).legal_moves
+        with pytest.raises(GameError, match="changed"):
+            game.move(0, str(hint), game.seq + 1)
+        with pytest.raises(GameError, match="notation"):
+            game.move(0, None, game.seq)
+        with pytest.raises(GameError, match="refused"):
+            game.move(0, "[6|6] on [0|0] branch_a", game.seq)
+        game.move(0, str(hint), game.seq)
+    assert waited
+    assert game.forced() is None
+    assert game.undo_point(0) is None  # the match is over
+    with pytest.raises(GameError, match="undo"):
+        game.undo(0)
+    with pytest.raises(GameError, match="over"):
+        game.move(0, "draw", game.seq)
+    record = game.record()
+    assert record.winner == game.state.winner
+    assert record.names[0] == "seat 0 (person)"
+    resumed = Game.load(store, game.id)
+    assert resumed is not None
+    assert resumed.states == game.states
+    assert resumed.waiting_for() == game.waiting_for() == []

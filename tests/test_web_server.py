@@ -1,0 +1,396 @@
+"""The browser game's server, driven as a browser would drive it (Starlette's TestClient)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+
+from american_sniff import MatchRecord, replay, view_for
+from american_sniff.web.game import BOT_KINDS, Game
+from american_sniff.web.store import Store
+from web_leaks import hidden_tiles
+
+pytest.importorskip("starlette")
+pytest.importorskip("httpx2")  # TestClient's transport (Starlette 1 and later)
+
+from starlette.testclient import TestClient, WebSocketTestSession
+
+from american_sniff.web.app import create_app
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    """A fresh database file."""
+    return tmp_path / "matches.sqlite3"
+
+
+@pytest.fixture
+def client(db: Path) -> Iterator[TestClient]:
+    """A client of a server on ``db`` whose bots do not wait."""
+    with TestClient(create_app(Store(db), bot_delay=0)) as test_client:
+        yield test_client
+
+
+def _create(client: TestClient, players: int, seats: list[str], seed: int = 7) -> dict[str, Any]:
+    response = client.post("/api/matches", json={"players": players, "seats": seats, "seed": seed})
+    assert response.status_code == 201, response.text
+    made: dict[str, Any] = response.json()
+    return made
+
+
+def _token(url: str) -> str:
+    return url.split("#", 1)[1]
+
+
+def _game(client: TestClient, match_id: str) -> Game:
+    game = cast(Any, client.app).state.server.game(match_id)
+    assert isinstance(game, Game)
+    return game
+
+
+def _hello(ws: WebSocketTestSession, token: str) -> dict[str, Any]:
+    ws.send_text(json.dumps({"type": "hello", "token": token}))
+    message: dict[str, Any] = ws.receive_json()
+    return message
+
+
+class _Seat:
+    """One browser of a seat: every message received, checked for hidden tiles as it comes."""
+
+    def __init__(self, ws: WebSocketTestSession, game: Game, seat: int | None) -> None:
+        self.ws, self.game, self.seat = ws, game, seat
+        self.received: list[dict[str, Any]] = []
+
+    def receive(self) -> dict[str, Any]:
+        text = self.ws.receive_text()
+        assert not hidden_tiles(text, self.game.states, self.seat), text
+        message: dict[str, Any] = json.loads(text)
+        self.received.append(message)
+        return message
+
+    def until(self, seq: int) -> dict[str, Any]:
+        """Read messages until a state message with sequence number ``seq`` or more."""
+        while True:
+            message = self.receive()
+            if message["type"] == "state" and message["view"]["seq"] >= seq:
+                return message
+
+    def send(self, **message: Any) -> None:
+        self.ws.send_text(json.dumps(message))
+
+
+def _my_choice(seat: _Seat, message: dict[str, Any]) -> dict[str, Any]:
+    """Read state messages until the seat has something to do: place, go on, or see the end."""
+    while True:
+        if message["type"] == "state":
+            view = message["view"]
+            if view["winner"] is not None or seat.seat in message["waiting_for"]:
+                return message
+            if any(" " in m for m in view["legal_moves"] or []):
+                return message
+        message = seat.receive()
+
+
+def _play_to_end(seat: _Seat, first: dict[str, Any], limit: int = 3000) -> dict[str, Any]:
+    """Answer every state with the first legal placement, and go on after each settlement."""
+    message = first
+    for _ in range(limit):
+        view = message["view"]
+        if view["winner"] is not None:
+            return message
+        if seat.seat in message["waiting_for"]:
+            seat.send(type="continue")
+        elif any(" " in m for m in view["legal_moves"] or []):
+            move = next(m for m in view["legal_moves"] if " " in m)
+            seat.send(type="move", move=move, seq=view["seq"])
+        message = seat.receive()
+        while message["type"] != "state":
+            message = seat.receive()
+    raise AssertionError("the match did not end")
+
+
+def test_a_whole_match_against_bots_over_the_websocket(client: TestClient) -> None:
+    """One person against three bots plays to the end; no message names a hidden tile."""
+    made = _create(client, 4, ["human", "greedy", "search-quick", "random"])
+    game = _game(client, made["id"])
+    with client.websocket_connect(f"/ws/{made['id']}") as ws:
+        ws.send_text(json.dumps({"type": "hello", "token": _token(made["seats"][0]["url"])}))
+        seat = _Seat(ws, game, 0)
+        last = _play_to_end(seat, seat.receive())
+    assert last["view"]["winner"] == game.state.winner is not None
+    assert game.state.round > 1  # a settlement was seen on the way
+    assert any(m["type"] == "state" and m["view"]["last_round"] for m in seat.received)
+    # Every seat's choice after the first was sent as the library's event too.
+    events = [m["event"] for m in seat.received if m["type"] == "state" and m["event"]]
+    assert events
+    assert all(e["format"] == "american-sniff/event" for e in events)
+
+
+def test_every_payload_is_the_seat_view_or_the_spectator_view(client: TestClient) -> None:
+    """The view in each message is exactly what view_for gives that seat, or a spectator."""
+    made = _create(client, 2, ["human", "human"])
+    game = _game(client, made["id"])
+    with client.websocket_connect(f"/ws/{made['id']}") as ws:
+        message = _hello(ws, _token(made["seats"][0]["url"]))
+        assert message["view"] == json.loads(view_for(game.state, 0).to_json())
+        assert "hands" not in json.dumps(message["view"]).replace('"hand_sizes"', "")
+    with client.websocket_connect(f"/ws/{made['id']}") as ws:
+        message = _hello(ws, _token(made["spectator"]))
+        assert message["you"] == "spectator"
+        assert message["view"] == json.loads(view_for(game.state, None).to_json())
+        assert message["view"]["hand"] is None
+
+
+def test_a_wrong_link_is_refused(client: TestClient) -> None:
+    """A token that is not the match's gets an error and nothing of the match."""
+    made = _create(client, 2, ["human", "greedy"])
+    with client.websocket_connect(f"/ws/{made['id']}") as ws:
+        message = _hello(ws, "not-a-token")
+    assert message == {"type": "error", "message": "no match has this link"}
+    with client.websocket_connect("/ws/nosuchmatch") as ws:
+        assert ws.receive_json()["type"] == "error"
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        ({"players": 5, "seats": ["human"] * 5}, "2, 3 or 4 players"),
+        ({"players": 2, "seats": ["human"]}, "each of the 2 seats"),
+        ({"players": 2, "seats": ["human", "wizard"]}, "not 'wizard'"),
+        ({"players": 2, "seats": ["greedy", "random"]}, "played by a person"),
+        ({"players": 2, "seats": ["human", "greedy"], "seed": "x"}, "2**64 - 1"),
+        ([], "JSON object"),
+    ],
+)
+def test_a_bad_setup_is_refused_with_a_reason(client: TestClient, body: Any, words: str) -> None:
+    """Each wrong setup gets a 400 whose message says what is wrong."""
+    response = client.post("/api/matches", json=body)
+    assert response.status_code == 400
+    assert words in response.json()["error"]
+
+
+def test_bad_messages_get_clear_errors(client: TestClient) -> None:
+    """Stale, illegal, out-of-turn and malformed messages are refused with a reason."""
+    made = _create(client, 2, ["human", "human"], seed=3)
+    game = _game(client, made["id"])
+    turn = game.state.turn
+    tokens = [_token(s["url"]) for s in made["seats"]]
+    with client.websocket_connect(f"/ws/{made['id']}") as ws:
+        first = _hello(ws, tokens[turn])
+        moves = first["view"]["legal_moves"]
+        cases = [
+            ({"type": "move", "move": moves[0], "seq": 5}, "has changed"),
+            ({"type": "move", "move": "[6|6] on [0|0] high", "seq": 0}, "refused"),
+            ({"type": "move", "move": 12, "seq": 0}, "notation"),
+            ({"type": "dance"}, "messages are"),
+            ({"type": "undo"}, "against bots only"),
+        ]
+        for message, words in cases:
+            ws.send_text(json.dumps(message))
+            answer = ws.receive_json()
+            assert answer["type"] == "error", answer
+            assert words in answer["message"], answer
+        ws.send_text("not json")
+        assert "JSON object" in ws.receive_json()["message"]
+        ws.send_text("x" * 5000)
+        assert "too long" in ws.receive_json()["message"]
+    with client.websocket_connect(f"/ws/{made['id']}") as ws:
+        _hello(ws, tokens[1 - turn])
+        ws.send_text(json.dumps({"type": "move", "move": moves[0], "seq": 0}))
+        assert "turn" in ws.receive_json()["message"]
+    with client.websocket_connect(f"/ws/{made['id']}") as ws:
+        _hello(ws, _token(made["spectator"]))
+        ws.send_text(json.dumps({"type": "move", "move": moves[0], "seq": 0}))
+        assert "spectator" in ws.receive_json()["message"]
+    assert game.seq == 0  # nothing was applied
+
+
+def test_two_people_play_one_match_each_seeing_only_their_view(client: TestClient) -> None:
+    """Two seats of one match, each its own socket: each move reaches both, no hidden tile."""
+    made = _create(client, 3, ["human", "greedy", "human"], seed=11)
+    game = _game(client, made["id"])
+    tokens = {s["seat"]: _token(s["url"]) for s in made["seats"]}
+    with (
+        client.websocket_connect(f"/ws/{made['id']}") as ws0,
+        client.websocket_connect(f"/ws/{made['id']}") as ws2,
+    ):
+        seats = {0: _Seat(ws0, game, 0), 2: _Seat(ws2, game, 2)}
+        ws0.send_text(json.dumps({"type": "hello", "token": tokens[0]}))
+        ws2.send_text(json.dumps({"type": "hello", "token": tokens[2]}))
+        latest = {n: s.receive() for n, s in seats.items()}
+        placed = 0
+        while placed < 12 and game.state.winner is None:
+            # Bring both browsers up to date, then let the seat to move (if a person) act.
+            seq = game.seq
+            latest = {
+                n: s.until(seq) if latest[n]["view"]["seq"] < seq else latest[n]
+                for n, s in seats.items()
+            }
+            if game.waiting_for():
+                for n in game.waiting_for():
+                    seats[n].send(type="continue")
+                    latest[n] = seats[n].receive()
+                continue
+            turn = game.state.turn
+            if turn not in seats or not game.setup.seats[turn].is_human:
+                latest = {n: s.until(seq + 1) for n, s in seats.items()}
+                continue
+            view = latest[turn]["view"]
+            move = next((m for m in view["legal_moves"] if " " in m), None)
+            if move is None:  # a forced draw or pass, made by the server
+                latest = {n: s.until(seq + 1) for n, s in seats.items()}
+                continue
+            seats[turn].send(type="move", move=move, seq=view["seq"])
+            latest = {n: s.until(seq + 1) for n, s in seats.items()}
+            placed += 1
+    assert placed == 12 or game.state.winner is not None
+    for n, seat in seats.items():
+        hands = {tuple(m["view"]["hand"]) for m in seat.received if m["type"] == "state"}
+        assert hands  # each saw its own hand, and (checked as received) nothing hidden
+        assert all(m["you"] == n for m in seat.received if m["type"] == "state")
+
+
+def test_hint_undo_and_settlement_wait(client: TestClient) -> None:
+    """A hint is a legal move; undo takes back the last placement; bots wait after a settlement."""
+    made = _create(client, 2, ["human", "greedy"], seed=2)
+    game = _game(client, made["id"])
+    with client.websocket_connect(f"/ws/{made['id']}") as ws:
+        seat = _Seat(ws, game, 0)
+        ws.send_text(json.dumps({"type": "hello", "token": _token(made["seats"][0]["url"])}))
+        message = seat.receive()
+        while not any(" " in m for m in message["view"]["legal_moves"] or []):
+            message = seat.receive()
+        seat.send(type="hint")
+        hint = seat.receive()
+        while hint["type"] != "hint":
+            hint = seat.receive()
+        assert hint["move"] in message["view"]["legal_moves"]
+        seq = message["view"]["seq"]
+        seat.send(type="move", move=hint["move"], seq=seq)
+        after = _my_choice(seat, seat.until(seq + 1))
+        assert after["can_undo"]
+        seat.send(type="undo")
+        undone = seat.receive()
+        assert undone["view"]["seq"] == seq
+        assert undone["view"] == json.loads(view_for(game.state, 0).to_json())
+        assert undone["can_undo"] == (game.undo_point(0) is not None)
+        # Play on to the first settlement: then the bot waits until the seat goes on.
+        message = undone
+        while True:
+            message = _my_choice(seat, message)
+            view = message["view"]
+            if view["winner"] is not None or message["waiting_for"]:
+                break
+            move = next(m for m in view["legal_moves"] if " " in m)
+            seat.send(type="move", move=move, seq=view["seq"])
+            message = seat.receive()
+    if view["winner"] is None:
+        assert message["waiting_for"] == [0]
+        assert view["last_round"]["hands"]  # the revealed hands
+        if view["turn"] != 0:
+            assert game.seq == view["seq"]  # the bot waits for the seat
+            with client.websocket_connect(f"/ws/{made['id']}") as ws:
+                seat = _Seat(ws, game, 0)
+                ws.send_text(
+                    json.dumps({"type": "hello", "token": _token(made["seats"][0]["url"])})
+                )
+                assert seat.receive()["waiting_for"] == [0]  # still, after a reload
+                seat.send(type="continue")
+                moved = seat.until(view["seq"] + 1)
+            assert moved["waiting_for"] == []
+
+
+def test_a_match_survives_a_restart(db: Path) -> None:
+    """A server on the same database resumes every match where it stood, links and all."""
+    with TestClient(create_app(Store(db), bot_delay=0)) as client:
+        made = _create(client, 2, ["human", "random"], seed=9)
+        token = _token(made["seats"][0]["url"])
+        game = _game(client, made["id"])
+        with client.websocket_connect(f"/ws/{made['id']}") as ws:
+            seat = _Seat(ws, game, 0)
+            ws.send_text(json.dumps({"type": "hello", "token": token}))
+            message = seat.receive()
+            for _ in range(3):
+                while not any(" " in m for m in message["view"]["legal_moves"] or []):
+                    message = seat.receive()
+                view = message["view"]
+                seat.send(type="move", move=view["legal_moves"][0], seq=view["seq"])
+                message = seat.until(view["seq"] + 1)
+            before = seat.until(game.seq)
+        states = list(game.states)
+    with TestClient(create_app(Store(db), bot_delay=0)) as client:
+        with client.websocket_connect(f"/ws/{made['id']}") as ws:
+            resumed = _hello(ws, token)
+        assert resumed["view"] == before["view"]
+        assert _game(client, made["id"]).states == states
+
+
+def test_records_are_given_as_the_rules_say(client: TestClient) -> None:
+    """A running match's record only to the operator's key; a finished one to its links."""
+    made = _create(client, 2, ["human", "greedy"], seed=4)
+    server = cast(Any, client.app).state.server
+    token = _token(made["seats"][0]["url"])
+    url = f"/api/matches/{made['id']}/record"
+    refused = client.get(url, params={"token": token})
+    assert refused.status_code == 403
+    assert "every hand" in refused.json()["error"]
+    assert client.get(url, params={"token": "nope"}).status_code == 403
+    assert client.get("/api/matches/none/record").status_code == 404
+    running = client.get(url, params={"key": server.key})
+    assert running.status_code == 200
+    record = MatchRecord.from_json(running.text)
+    assert record.winner is None
+    listed = client.get("/api/matches", params={"key": server.key}).json()["matches"]
+    assert [m["id"] for m in listed] == [made["id"]]
+    assert client.get("/api/matches").status_code == 403
+    # Finish the match, then any of its links gets the record and the replay's frames.
+    game = _game(client, made["id"])
+    with client.websocket_connect(f"/ws/{made['id']}") as ws:
+        seat = _Seat(ws, game, 0)
+        ws.send_text(json.dumps({"type": "hello", "token": token}))
+        _play_to_end(seat, seat.receive())
+    done = client.get(url, params={"token": _token(made["spectator"])})
+    assert done.status_code == 200
+    assert "attachment" in done.headers["content-disposition"]
+    record = MatchRecord.from_json(done.text)
+    assert list(replay(record))[-1] == game.state
+    frames = client.get(f"/api/matches/{made['id']}/frames", params={"token": token}).json()
+    assert len(frames["frames"]) == game.seq + 1
+    assert frames["winner"] == game.state.winner
+
+
+def test_an_uploaded_record_opens_in_the_replay_viewer(client: TestClient) -> None:
+    """POST /api/replay gives one frame per action; a broken record gets its reason."""
+    made = _create(client, 3, ["human", "greedy", "greedy"], seed=5)
+    game = _game(client, made["id"])
+    while game.state.round == 1:
+        move = game.bot_move() if game.bot_to_move() else None
+        if move is None:
+            state = game.state
+            move = next(m for m in view_for(state, state.turn).legal_moves)
+        game.play(move)
+    text = game.record().to_json()
+    frames = client.post("/api/replay", content=text).json()["frames"]
+    assert len(frames) == game.seq + 1
+    settled = [f for f in frames if f["settlement"]]
+    assert len(settled) == 1
+    assert settled[0]["hands"] == [
+        [str(t) for t in hand]
+        for hand in game.states[-1].last_round.hands  # type: ignore[union-attr]
+    ]
+    bad = client.post("/api/replay", content=text.replace('"players":3', '"players":9'))
+    assert bad.status_code == 400
+    assert "cannot be replayed" in bad.json()["error"]
+    assert client.post("/api/replay", content=b"x" * (17 << 20)).status_code == 400
+
+
+def test_the_pages_are_served(client: TestClient) -> None:
+    """The three pages and their scripts come from package data."""
+    for path in ("/", "/play/abc", "/replay", "/static/play.js", "/static/style.css"):
+        response = client.get(path)
+        assert response.status_code == 200, path
+    assert client.get("/api/kinds").json()["kinds"] == ["human", *BOT_KINDS]
