@@ -6,7 +6,8 @@ it; the step of ``.ci/run`` that installs each extra tests its modules.
 
 * ``american_sniff.envs``: the ``rl`` and ``openspiel`` extras;
 * ``american_sniff.web.app``: the ``web`` extra (Starlette). The rest of
-  ``american_sniff.web`` needs nothing beyond the base install.
+  ``american_sniff.web`` needs nothing beyond the base install;
+* ``tests/cdp.py``, the browser tests' driver: the ``web-test`` extra.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ _NEEDS = {
     "src/american_sniff/envs/gymnasium.py": ("gymnasium", "numpy"),
     "src/american_sniff/envs/openspiel.py": ("pyspiel", "numpy"),
     "src/american_sniff/web/app.py": ("starlette",),
+    # The browser tests' DevTools driver (the web-test extra).
+    "tests/cdp.py": ("websocket",),
 }
 
 collect_ignore = [
