@@ -137,14 +137,14 @@ def _truncated(good: Path) -> str:
         (_truncated, "the record is not valid JSON: "),
         ("", "the record is not valid JSON: Expecting value (line 1, column 1)"),
         (b"\xff\x00garbage", "the record is not UTF-8 text"),
-        ('{"format": "american-sniff/state"}', "the document's format is 'american-sniff/state'"),
+        ('{"format": "american-sniff/state"}', 'the document\'s format is "american-sniff/state"'),
         (
             lambda good: good.read_text().replace('"format_version": 1', '"format_version": 2'),
             "format_version 2 is not supported (this library reads 1)",
         ),
         (
             lambda good: good.read_text().replace('"rules_version": "1"', '"rules_version": "9"'),
-            "rules_version '9' is not supported",
+            'rules_version "9" is not supported',
         ),
         (
             lambda good: good.read_text().replace('"players": 2', '"players": "2"'),

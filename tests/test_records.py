@@ -329,9 +329,9 @@ def _delete(key: str) -> Any:
 #: Documents that are not records, with the words the error must hold. Each one
 #: is refused by the loader and by the schema alike.
 MALFORMED: tuple[tuple[str, Any, str], ...] = (
-    ("format", _set("format", "american-sniff/state"), "format is 'american-sniff/state'"),
+    ("format", _set("format", "american-sniff/state"), 'format is "american-sniff/state"'),
     ("format_version", _set("format_version", 2), "format_version 2 is not supported"),
-    ("rules_version", _set("rules_version", "0"), "rules_version '0' is not supported"),
+    ("rules_version", _set("rules_version", "0"), 'rules_version "0" is not supported'),
     ("missing key", _delete("names"), "names"),
     ("unknown key", _set("comment", "hi"), "comment"),
     ("players", _set("players", 5), "$.players must be 2, 3 or 4"),
@@ -360,7 +360,7 @@ MALFORMED: tuple[tuple[str, Any, str], ...] = (
     ("no rounds", _set("rounds", []), "$.rounds must hold at least one round"),
     ("hands", _set("rounds.0.hands", ["[0|0]"]), "$.rounds[0].hands[0]"),
     ("huge", _set("rounds.0.scores.0", 2**53), "at most 2**53 - 1 in size"),
-    ("top level", lambda doc: doc.clear(), "format is None"),
+    ("top level", lambda doc: doc.clear(), "format is missing"),
 )
 
 

@@ -357,9 +357,9 @@ def test_a_wrong_previous_round_is_refused() -> None:
         (lambda d: d.update(rng=str(2**64)), "$.rng must be a decimal string"),
         (lambda d: d["hands"][0].__setitem__(0, "[4|1]"), "'[4|1]' is not a tile"),
         (lambda d: d["history"][0].update(move="[0|1] onto"), "$.history[0].move"),
-        (lambda d: d.update(format="american-sniff/record"), "format is 'american-sniff/record'"),
+        (lambda d: d.update(format="american-sniff/record"), 'format is "american-sniff/record"'),
         (lambda d: d.update(format_version=2), "format_version 2 is not supported"),
-        (lambda d: d.update(rules_version="2"), "rules_version '2' is not supported"),
+        (lambda d: d.update(rules_version="2"), 'rules_version "2" is not supported'),
     ],
 )
 def test_wrong_types_unknown_keys_and_versions_are_refused(

@@ -597,7 +597,9 @@ def state_from_json(text: object, *, key: bytes | None = None) -> MatchState:
         try:
             doc = _signed_doc(data)
         except (TypeError, KeyError) as exc:  # only a key holder could write such a text
-            raise InvalidState(f"the signed state is not in the format: {exc!r}") from None
+            raise InvalidState(
+                f"the signed state is not in the format: {type(exc).__name__} {exc}"
+            ) from None
     else:
         doc = structure(data, _StateDoc, InvalidState, "the state")
     try:
@@ -630,20 +632,43 @@ def _signed_doc(data: dict[str, Any]) -> _StateDoc:
     )
 
 
+def json_words(value: object) -> str:
+    """A value read from JSON, written as JSON writes it (``null``, not ``None``).
+
+    Messages about a document quote what it holds in its own language; a
+    missing key reads as ``missing``. Long values are cut to 60 characters.
+
+    >>> json_words(None), json_words("x"), json_words([1, True])
+    ('null', '"x"', '[1, true]')
+    """
+    if value is _MISSING:
+        return "missing"
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = type(value).__name__
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+_MISSING = object()
+
+
 def check_header(data: dict[str, Any], expected: str, error: type[ValueError]) -> None:
     """Refuse a document of another format, format version or rules version."""
-    kind = data.get("format")
+    kind = data.get("format", _MISSING)
     if kind != expected:
-        raise error(f"the document's format is {kind!r}, not {expected!r}")
-    version = data.get("format_version")
+        raise error(f"the document's format is {json_words(kind)}, not {json_words(expected)}")
+    version = data.get("format_version", _MISSING)
     if version != FORMAT_VERSION or type(version) is not int:
         raise error(
-            f"format_version {version!r} is not supported (this library reads {FORMAT_VERSION})"
+            f"format_version {json_words(version)} is not supported"
+            f" (this library reads {FORMAT_VERSION})"
         )
-    rules = data.get("rules_version")
+    rules = data.get("rules_version", _MISSING)
     if rules != RULES_VERSION:
         raise error(
-            f"rules_version {rules!r} is not supported (this library plays {RULES_VERSION!r})"
+            f"rules_version {json_words(rules)} is not supported"
+            f" (this library plays {json_words(RULES_VERSION)})"
         )
 
 
@@ -735,7 +760,9 @@ def _layout_from(log: ActionLog, what: str, trusted: bool = False) -> Layout:
 
 def _round_from(doc: _RoundDoc, players: int, trusted: bool = False) -> RoundResult:
     if doc.end not in ("domino", "blocked"):
-        raise InvalidState(f"$.last_round.end must be 'domino' or 'blocked', got {doc.end!r}")
+        raise InvalidState(
+            f"$.last_round.end must be 'domino' or 'blocked', got {json_words(doc.end)}"
+        )
     if len(doc.deductions) != players:
         raise InvalidState(f"$.last_round.deductions must hold {players} integers")
     before = list(doc.scores)
@@ -805,7 +832,7 @@ def _build_state(doc: _StateDoc, *, trusted: bool = False) -> MatchState:
 
 def _given(dealt_from: str) -> bool:
     if dealt_from not in ("seed", "deal"):
-        raise InvalidState(f"$.dealt_from must be 'seed' or 'deal', got {dealt_from!r}")
+        raise InvalidState(f"$.dealt_from must be 'seed' or 'deal', got {json_words(dealt_from)}")
     return dealt_from == "deal"
 
 
