@@ -5,7 +5,7 @@ from __future__ import annotations
 import typing
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import american_sniff
@@ -96,6 +96,7 @@ def test_make_bot_builds_each_bot_by_name_with_its_seed_and_options() -> None:
     """The registry names the three bots; the repr rebuilds the bot."""
     assert list(BOTS) == ["random", "greedy", "search"]
     assert repr(make_bot("random", 3)) == "RandomBot(seed=3)"
+    assert repr(RandomBot(seed=3, rng=4)) == "RandomBot(seed=3, rng=4)"
     assert repr(make_bot("greedy")) == "GreedyBot(seed=0)"
     search = make_bot("search", 5, playouts=7, rollout="random", depth=None)
     assert isinstance(search, SearchBot)
@@ -194,9 +195,62 @@ def test_greedy_bot_picks_what_greedy_choice_picks_and_scores_the_most() -> None
         state = apply(state, move)
 
 
+@pytest.mark.strength
 def test_greedy_beats_random_clearly() -> None:
     """Over 100 two-player and 40 four-player matches greedy wins far more than half."""
     two = run_tournament(["greedy", "random"], players=2, matches=100, seed=2024)
     assert two.bots[0].low > 0.75, two.table()
     four = run_tournament(["greedy", "random"], players=4, matches=40, seed=2024)
     assert four.bots[0].low > 0.6, four.table()
+
+
+# -- bots that survive a restart -------------------------------------------------------
+
+
+def _lineup(players: int, seed: int) -> list[Bot]:
+    """A mixed lineup: every kind of bot, each seeded from the match seed."""
+    kinds: list[Bot] = [
+        SearchBot(seed=seed + 1, playouts=2),
+        RandomBot(seed=seed + 2),
+        GreedyBot(seed=seed + 3),
+        SearchBot(seed=seed + 4, playouts=1, depth=None, rollout="random"),
+    ]
+    return kinds[:players]
+
+
+def _play_on(
+    state: MatchState, bots: list[Bot], actions: int | None
+) -> tuple[MatchState, list[object]]:
+    """Play ``actions`` actions (or to the end of the match); every move made."""
+    moves: list[object] = []
+    while state.winner is None and (actions is None or len(moves) < actions):
+        move = bots[state.turn].choose(view_for(state, state.turn))
+        moves.append(move)
+        state = apply(state, move)
+    return state, moves
+
+
+@given(
+    players=st.sampled_from([2, 3, 4]),
+    seed=st.integers(min_value=0, max_value=2**32),
+    cut=st.floats(min_value=0, max_value=1),
+)
+@settings(max_examples=6, deadline=None)
+def test_a_bot_match_resumed_from_json_at_a_random_action_is_identical(
+    players: int, seed: int, cut: float
+) -> None:
+    """Kill a match of bots at any action, rebuild the state from JSON and the bots from repr."""
+    start = new_match(players, seed=seed)
+    whole, moves = _play_on(start, _lineup(players, seed), None)
+    at = int(cut * len(moves))
+    bots = _lineup(players, seed)
+    killed, first = _play_on(start, bots, at)
+    saved_state, saved_bots = killed.to_json(), [repr(bot) for bot in bots]
+    del killed, bots  # the server is restarted: only the saved text survives
+    names = {"SearchBot": SearchBot, "RandomBot": RandomBot, "GreedyBot": GreedyBot}
+    state = MatchState.from_json(saved_state)
+    rebuilt = [typing.cast(Bot, eval(text, names)) for text in saved_bots]
+    end, rest = _play_on(state, rebuilt, None)
+    assert first + rest == moves
+    assert end == whole
+    assert end.to_json() == whole.to_json()

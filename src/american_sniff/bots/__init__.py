@@ -22,10 +22,11 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
+from ._seeded import decision_rng
 from .base import Bot
 from .greedy import GreedyBot
 from .random_bot import RandomBot, random_match, random_match_bots
-from .search import Determiniser, SearchBot
+from .search import Determiniser, SearchBot, winning_moves
 
 __all__ = [
     "BOTS",
@@ -34,9 +35,11 @@ __all__ = [
     "GreedyBot",
     "RandomBot",
     "SearchBot",
+    "decision_rng",
     "make_bot",
     "random_match",
     "random_match_bots",
+    "winning_moves",
 ]
 
 #: The bots of this package by name (read-only): ``"random"``, ``"greedy"``, ``"search"``.

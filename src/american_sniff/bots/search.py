@@ -26,15 +26,16 @@ import attrs
 
 from ..engine import apply, legal_moves
 from ..moves import Move, Place
-from ..rng import below, next_u64, shuffled
-from ..rules import side_of
+from ..rng import below, check_seed, next_u64, shuffled
+from ..rules import placement_points, side_of
 from ..state import MatchState, RoundInfo, tile_index
 from ..tiles import ALL_TILES, Tile
 from ..views import PlayerView
-from ._seeded import SeededBot
+from ._seeded import decision_rng
+from .base import moves_to_choose_from
 from .greedy import greedy_choice
 
-__all__ = ["ROLLOUT_POLICIES", "Determiniser", "SearchBot", "playout_value"]
+__all__ = ["ROLLOUT_POLICIES", "Determiniser", "SearchBot", "playout_value", "winning_moves"]
 
 #: The default policies a playout can use, by name.
 ROLLOUT_POLICIES = ("greedy", "random")
@@ -229,18 +230,41 @@ _POLICIES: dict[str, _Policy] = {"greedy": _greedy_policy, "random": _random_pol
 def playout_value(start: MatchState, end: MatchState, seat: int) -> float:
     """How good ``end`` is for ``seat``'s side, compared with ``start``.
 
-    The points its side gained from ``start`` to ``end`` (settlement included)
-    less the mean of what the other sides gained; a side that won the match in
-    between adds its target to its gain (so a win outweighs any number of
-    points, and a loss costs as much).
+    If a side won the match in between, the value is ``2 * target`` when it
+    is ``seat``'s side and ``-2 * target`` otherwise, however many points
+    the win took: a won match is worth the same however it is won, so a
+    playout never prefers a bigger, later win to a win now. Otherwise it is
+    the points ``seat``'s side gained from ``start`` to ``end`` (settlement
+    included) less the mean of what the other sides gained, which is always
+    less than ``2 * target`` in size.
     """
     players = start.players
     mine = side_of(players, seat)
-    gains = [after - before for after, before in zip(end.scores, start.scores, strict=True)]
     if end.winner is not None:
-        gains[end.winner] += end.target
+        return float(2 * end.target if end.winner == mine else -2 * end.target)
+    gains = [after - before for after, before in zip(end.scores, start.scores, strict=True)]
     others = [gain for side, gain in enumerate(gains) if side != mine]
     return gains[mine] - sum(others) / len(others)
+
+
+def winning_moves(view: PlayerView) -> tuple[Move, ...]:
+    """The legal moves of ``view`` that win the match at once, in ``legal_moves`` order.
+
+    A placement wins when the points it scores take its side to the target.
+
+    >>> from american_sniff import new_match, view_for
+    >>> winning_moves(view_for(new_match(2, seed=1), 1))
+    ()
+    """
+    side = side_of(view.players, view.seat)
+    need = view.target - view.scores[side]
+    wins: list[Move] = []
+    for move in view.legal_moves:
+        if type(move) is Place:
+            points = placement_points(view.layout.place(move.tile, move.at).end_sum)
+            if points and points >= need:
+                wins.append(move)
+    return tuple(wins)
 
 
 def _play_out(
@@ -261,21 +285,27 @@ def _play_out(
 
 
 @attrs.define(eq=False)
-class SearchBot(SeededBot):
+class SearchBot:
     """Determinised Monte Carlo: tries each legal move on sampled deals, keeps the best.
 
-    For each of ``playouts`` deals sampled by :class:`~american_sniff.bots.Determiniser` (or as many
-    as fit in ``seconds``), every legal move is played, then the game goes on
-    with the ``rollout`` policy for every seat for ``depth`` more placements
-    (or to the end of the round);
-    :func:`~american_sniff.bots.search.playout_value` scores the result for
-    this seat's side. The move with the best total wins; on a
-    tie, the first in ``view.legal_moves`` order. A lone legal move is
-    returned at once, without sampling.
+    A lone legal move is returned at once. A placement that wins the match at
+    once is always played (the first such in ``view.legal_moves`` order, see
+    :func:`winning_moves`): a won match is worth the same however it is won.
+    Otherwise, for each of ``playouts`` deals sampled by
+    :class:`~american_sniff.bots.Determiniser` (or as many as fit in
+    ``seconds``), every legal move is played, then the game goes on with the
+    ``rollout`` policy for every seat for ``depth`` more placements (or to the
+    end of the round); :func:`~american_sniff.bots.search.playout_value`
+    scores the result for this seat's side. The move with the best total
+    wins; on a tie, the first in ``view.legal_moves`` order.
 
-    With a playout budget (``seconds=None``) play is reproducible from the
-    seed. A time budget makes the number of samples depend on the machine, so
-    the same seed may choose differently.
+    The bot keeps no state between choices. Each choice draws from a
+    generator started at :func:`~american_sniff.bots.decision_rng` of the
+    seed and the view, so with a playout budget (``seconds=None``) a choice
+    is a pure function of the bot's fields and the view, and ``eval(repr(bot))``
+    rebuilds the bot exactly, at any moment of a match. A time budget makes
+    the number of samples depend on the machine, so the same seed may choose
+    differently.
 
     >>> from american_sniff import new_match, view_for
     >>> bot = SearchBot(seed=3, playouts=8)
@@ -285,8 +315,8 @@ class SearchBot(SeededBot):
     >>> bot.choose(view_for(state, state.turn))
     Place(Tile(4, 6))
 
-    :ivar seed: Where the bot's generator starts (0 to 2**64 - 1); it drives the
-        sampling of deals and random playouts.
+    :ivar seed: Where each choice's generator is derived from (0 to 2**64 - 1);
+        it drives the sampling of deals and random playouts.
     :ivar playouts: How many deals to sample for each choice (at least 1);
         each legal move is played out once on each.
     :ivar seconds: A time budget per choice instead: sample deals until it is
@@ -301,6 +331,7 @@ class SearchBot(SeededBot):
     #: The bot's name in the registry (:func:`~american_sniff.make_bot`).
     name: ClassVar[str] = "search"
 
+    seed: int = attrs.field(default=0, converter=check_seed)
     playouts: int = attrs.field(default=32)
     seconds: float | None = attrs.field(default=None)
     rollout: str = attrs.field(default="greedy")
@@ -328,12 +359,22 @@ class SearchBot(SeededBot):
         if value not in _POLICIES:
             raise ValueError(f"rollout must be one of {', '.join(ROLLOUT_POLICIES)}, got {value!r}")
 
-    def _choose_among(self, moves: tuple[Move, ...], view: PlayerView) -> Move:
-        """The one of ``moves`` with the best total over the sampled deals."""
+    def choose(self, view: PlayerView) -> Move:
+        """The move with the best total over the sampled deals (see the class notes).
+
+        :raises TypeError: if ``view`` is not a :class:`~american_sniff.PlayerView`.
+        :raises ValueError: if the view's seat has no move to make.
+        """
+        moves = moves_to_choose_from(view, self)
+        if len(moves) == 1:
+            return moves[0]
+        wins = winning_moves(view)
+        if wins:
+            return wins[0]
         determiniser = Determiniser(view)
         policy = _POLICIES[self.rollout]
         totals = [0.0] * len(moves)
-        rng = self._rng
+        rng = decision_rng(self.seed, view)
         deadline = None if self.seconds is None else time.monotonic() + self.seconds
         samples = 0
         while True:
@@ -347,6 +388,5 @@ class SearchBot(SeededBot):
                     break
             elif time.monotonic() >= deadline:
                 break
-        self._rng = rng
         best = max(totals)
         return moves[totals.index(best)]
