@@ -32,7 +32,9 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
+
+import attrs
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -40,6 +42,7 @@ from american_sniff import (
     Bot,
     GreedyBot,
     PlayerView,
+    SearchBot,
     apply,
     make_bot,
     new_match,
@@ -76,9 +79,21 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return kind, options
 
 
+@attrs.define(eq=False)
+class SeatVoidSearch(SearchBot):
+    """The search bot sampling from the seat-wide voids only: ``search0`` in a spec.
+
+    It measures what reading each tile's voids from the history is worth.
+    """
+
+    history: ClassVar[bool] = False
+
+
 def make(spec: str, seed: int) -> Bot:
     """A bot from its spec, seeded ``seed``."""
     kind, options = parse_spec(spec)
+    if kind == "search0":
+        return SeatVoidSearch(seed=seed, **options)
     if kind == "dmc":
         return DmcBot(seed=seed, **options)
     if kind == "level":
@@ -184,22 +199,24 @@ def cost(factory: Callable[[int], Bot], views: list[PlayerView]) -> float:
     return 1000 * (time.process_time() - start) / len(views)
 
 
-def calibrate(spec_a: str, kind_b: str, players: int, count: int) -> None:
-    """Print B's budget whose cost per decision matches A's."""
+def calibrate(spec_a: str, spec_b: str, players: int, count: int) -> None:
+    """Print B's budget whose cost per decision matches A's (B's other options kept)."""
     views = positions(players, count, 12345)
     target = cost(lambda s: make(spec_a, s), views)
+    kind_b = spec_b.partition(":")[0]
     key = "deals" if kind_b == "dmc" else "playouts"
-    per_unit = cost(lambda s: make(f"{kind_b}:{key}=4", s), views) / 4
+    base = spec_b + ("," if ":" in spec_b else ":")
+    per_unit = cost(lambda s: make(f"{base}{key}=4", s), views) / 4
     guess = max(1, round(target / per_unit))
     best = None
     for budget in sorted({max(1, guess - 1), guess, guess + 1}):
-        spec = f"{kind_b}:{key}={budget}"
+        spec = f"{base}{key}={budget}"
         ms = cost(lambda s: make(spec, s), views)  # noqa: B023 - called at once
-        print(f"{kind_b}:{key}={budget}: {ms:.2f} ms (target {spec_a}: {target:.2f} ms)")
+        print(f"{spec}: {ms:.2f} ms (target {spec_a}: {target:.2f} ms)")
         if best is None or abs(ms - target) < best[0]:
             best = (abs(ms - target), budget)
     assert best is not None
-    print(f"best: {kind_b}:{key}={best[1]}")
+    print(f"best: {base}{key}={best[1]}")
 
 
 def main() -> None:
@@ -216,7 +233,7 @@ def main() -> None:
     parser.add_argument("--positions", type=int, default=200)
     args = parser.parse_args()
     if args.calibrate:
-        calibrate(args.a, parse_spec(args.b)[0], args.players, args.positions)
+        calibrate(args.a, args.b, args.players, args.positions)
         return
     cell = match_cell(args.a, args.b, args)
     print(

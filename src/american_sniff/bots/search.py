@@ -25,9 +25,10 @@ from typing import ClassVar
 import attrs
 
 from ..engine import apply, legal_moves
-from ..moves import Move, Place
+from ..layout import Layout
+from ..moves import Draw, Move, Place
 from ..rng import below, check_seed, next_u64, shuffled
-from ..rules import placement_points, side_of
+from ..rules import HAND_SIZE, placement_points, side_of
 from ..state import MatchState, RoundInfo, tile_index
 from ..tiles import ALL_TILES, Tile
 from ..views import PlayerView
@@ -35,13 +36,83 @@ from ._seeded import decision_rng
 from .base import moves_to_choose_from
 from .greedy import greedy_choice
 
-__all__ = ["ROLLOUT_POLICIES", "Determiniser", "SearchBot", "playout_value", "winning_moves"]
+__all__ = [
+    "ROLLOUT_POLICIES",
+    "Determiniser",
+    "SearchBot",
+    "playout_value",
+    "tile_voids",
+    "winning_moves",
+]
 
 #: The default policies a playout can use, by name.
 ROLLOUT_POLICIES = ("greedy", "random")
 
 #: A split of one group of tiles: how many go to each location.
 _Split = tuple[int, ...]
+
+
+def tile_voids(view: PlayerView) -> tuple[tuple[frozenset[int], ...], ...]:
+    """For each seat, the values each of its hidden tiles is known not to show, oldest first.
+
+    :attr:`PlayerView.voids <american_sniff.PlayerView.voids>` knows one set per
+    seat, and forgets what was known before a draw: the drawn tile may show
+    anything. But the tiles the seat held before the draw still show none of
+    the values it could not match then. This reads the round's history and
+    keeps one set per tile *slot* of each other seat (the view's own seat
+    gets an empty tuple):
+
+    * a round starts with one slot per dealt tile, knowing nothing;
+    * when a seat draws or passes, it holds nothing that matches a value
+      then open: every slot it holds learns those values; a draw then adds a
+      new slot that knows nothing yet;
+    * a placement right after the seat's own draw is of the tile just drawn:
+      the newest slot goes;
+    * a placement by choice could be of any slot whose values allow the
+      tile; the *oldest* such slot goes. The slots' sets are nested (a slot
+      learns everything a newer one learns), so this keeps the weakest
+      knowledge that agrees with the facts: nothing is ever excluded that the
+      seat may hold.
+
+    The newest slot's set is the seat's :attr:`~american_sniff.PlayerView.voids`
+    entry, or a superset of it; older slots often know more.
+
+    >>> from american_sniff import new_match, view_for
+    >>> mine, theirs = tile_voids(view_for(new_match(2, seed=1), 0))
+    >>> mine, theirs == (frozenset(),) * 7
+    ((), True)
+    """
+    players = view.players
+    slots: list[list[frozenset[int]]] = [
+        [] if seat == view.seat else [frozenset()] * HAND_SIZE[players] for seat in range(players)
+    ]
+    table = Layout.empty()
+    last_drew = -1  # the seat whose previous action was a draw, if any
+    for action in view.history:
+        seat, move = action.seat, action.move
+        mine = slots[seat]
+        if type(move) is Place:
+            if seat != view.seat and mine:
+                if last_drew == seat:
+                    mine.pop()
+                else:
+                    values = (1 << move.tile.low) | (1 << move.tile.high)
+                    for index, known in enumerate(mine):
+                        if not any(values >> v & 1 for v in known):
+                            del mine[index]
+                            break
+                    else:  # pragma: no cover - a real history always finds one
+                        mine.pop()
+            table = table.place(move.tile, move.at)
+            last_drew = -1
+            continue
+        if seat != view.seat:
+            shown = frozenset(v for v in range(7) if table.value_mask >> v & 1)
+            slots[seat] = mine = [known | shown for known in mine]
+            if type(move) is Draw:
+                mine.append(frozenset())
+        last_drew = seat if type(move) is Draw else -1
+    return tuple(tuple(seat_slots) for seat_slots in slots)
 
 
 class Determiniser:
@@ -54,6 +125,12 @@ class Determiniser:
     respect this and the hand and stock sizes, :meth:`sample` picks one
     uniformly (it counts them exactly), then puts the stock in a uniformly
     random order.
+
+    With ``history=True`` (the default) each hidden tile of a seat must also
+    agree with what is known of one of that seat's tile slots
+    (:func:`tile_voids`: a tile kept since before a draw keeps the voids
+    known then); each slot takes one tile, and every way to fill the slots
+    is equally likely. ``history=False`` uses the seat-wide voids only.
 
     A sampled state starts at the view's moment: it has the view's table,
     scores, turn, round, opener and drawn tile, an empty action history, seed
@@ -74,11 +151,11 @@ class Determiniser:
         that a real match can show), or the match is over.
     """
 
-    __slots__ = ("_choices", "_groups", "_locations", "_others", "_view", "count")
+    __slots__ = ("_capacities", "_choices", "_groups", "_locations", "_others", "_view", "count")
 
     count: int
 
-    def __init__(self, view: PlayerView) -> None:
+    def __init__(self, view: PlayerView, *, history: bool = True) -> None:
         if not isinstance(view, PlayerView):
             raise TypeError(f"Determiniser needs a PlayerView, got {view!r}")
         if view.winner is not None:
@@ -86,25 +163,43 @@ class Determiniser:
         self._view = view
         seen = {t.index for t in view.hand} | {t.index for t in view.layout.tiles}
         hidden = [t for t in ALL_TILES if t.index not in seen]
-        # Locations: each other seat, then the stock (always last).
-        self._others = tuple(s for s in range(view.players) if s != view.seat)
-        capacities = tuple(view.hand_sizes[s] for s in self._others) + (view.stock_size,)
-        if sum(capacities) != len(hidden):
+        others = tuple(s for s in range(view.players) if s != view.seat)
+        total = sum(view.hand_sizes[s] for s in others) + view.stock_size
+        if total != len(hidden):
             raise ValueError(
-                f"the view hides {len(hidden)} tiles, but its hand sizes and stock "
-                f"hold {sum(capacities)}"
+                f"the view hides {len(hidden)} tiles, but its hand sizes and stock hold {total}"
             )
-        stock = len(self._others)
+        # Locations: for each other seat, one per kind of slot (the values its
+        # tiles are known not to show) with its number of slots; then the
+        # stock (always last).
+        slots = tile_voids(view) if history else ()
+        kinds: list[tuple[int, frozenset[int], int]] = []
+        for seat in others:
+            known = slots[seat] if slots else ()
+            if len(known) != view.hand_sizes[seat] or not known:
+                kinds.append((seat, view.voids[seat], view.hand_sizes[seat]))
+                continue
+            counts: dict[frozenset[int], int] = {}
+            for slot in known:
+                # Every slot knows the seat-wide voids already; the union only
+                # matters for a view made by hand.
+                voids = slot | view.voids[seat]
+                counts[voids] = counts.get(voids, 0) + 1
+            kinds.extend((seat, voids, n) for voids, n in sorted(counts.items(), key=str))
+        self._others = tuple(seat for seat, _, _ in kinds)
+        capacities = tuple(n for _, _, n in kinds) + (view.stock_size,)
+        stock = len(kinds)
         groups: dict[tuple[int, ...], list[Tile]] = {}
         for tile in hidden:
             where = tuple(
                 location
-                for location, seat in enumerate(self._others)
-                if tile.low not in view.voids[seat] and tile.high not in view.voids[seat]
+                for location, (_, voids, _) in enumerate(kinds)
+                if tile.low not in voids and tile.high not in voids
             ) + (stock,)
             groups.setdefault(where, []).append(tile)
         self._groups = tuple((where, tuple(tiles)) for where, tiles in sorted(groups.items()))
         self._locations = len(capacities)
+        self._capacities = capacities
         self._choices: dict[tuple[int, tuple[int, ...]], tuple[list[_Split], list[int]]] = {}
         self.count = self._count(0, capacities)
         if self.count == 0:
@@ -168,7 +263,7 @@ class Determiniser:
         stock; then one output as the generator state for later rounds.
         """
         view = self._view
-        capacities = tuple(view.hand_sizes[s] for s in self._others) + (view.stock_size,)
+        capacities = self._capacities
         placed: list[list[Tile]] = [[] for _ in range(self._locations)]
         for group, (_, tiles) in enumerate(self._groups):
             splits, weights = self._choices[(group, capacities)]
@@ -186,10 +281,11 @@ class Determiniser:
             capacities = tuple(c - k for c, k in zip(capacities, split, strict=True))
         stock, rng = shuffled(tuple(placed[-1]), rng)
         later, rng = next_u64(rng)
-        hands: list[tuple[Tile, ...]] = [()] * view.players
-        hands[view.seat] = view.hand
+        held: list[list[Tile]] = [[] for _ in range(view.players)]
         for location, seat in enumerate(self._others):
-            hands[seat] = tuple(sorted(placed[location], key=tile_index))
+            held[seat].extend(placed[location])
+        hands = [tuple(sorted(tiles, key=tile_index)) for tiles in held]
+        hands[view.seat] = view.hand
         info = RoundInfo(
             players=view.players,
             seed=0,
@@ -330,6 +426,9 @@ class SearchBot:
 
     #: The bot's name in the registry (:func:`~american_sniff.make_bot`).
     name: ClassVar[str] = "search"
+    #: Whether the sampling reads the history for each tile's voids
+    #: (:func:`tile_voids`); a subclass may turn it off to measure its worth.
+    history: ClassVar[bool] = True
 
     seed: int = attrs.field(default=0, converter=check_seed)
     playouts: int = attrs.field(default=32)
@@ -371,7 +470,7 @@ class SearchBot:
         wins = winning_moves(view)
         if wins:
             return wins[0]
-        determiniser = Determiniser(view)
+        determiniser = Determiniser(view, history=self.history)
         policy = _POLICIES[self.rollout]
         totals = [0.0] * len(moves)
         rng = decision_rng(self.seed, view)
