@@ -17,9 +17,10 @@ Bots are written ``kind[:option=value,...]``: ``search:playouts=8``,
     python benchmarks/versus.py --calibrate search:playouts=8 dmc --players 4
     python benchmarks/versus.py ... --jobs 2 --json benchmarks/results.jsonl
 
-``--calibrate A B`` times A on a fixed set of positions and prints the budget
-of B (its ``deals``, or ``playouts``) whose mean CPU time per decision is
-closest to A's on the same positions.
+``--table FILE`` prints the cells of a JSON-lines file as a Markdown table
+(the seeds of a cell merged). ``--calibrate A B`` times A on a fixed set of
+positions and prints the budget of B (its ``deals``, or ``playouts``) whose
+mean CPU time per decision is closest to A's on the same positions.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import multiprocessing
 import os
 import sys
 import time
+import typing
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -92,6 +94,14 @@ class SeatVoidSearch(SearchBot):
 def make(spec: str, seed: int) -> Bot:
     """A bot from its spec, seeded ``seed``."""
     kind, options = parse_spec(spec)
+    if kind == "searchx":  # experiments: class-level settings given as options
+        settings = {
+            k: options.pop(k)
+            for k in list(options)
+            if k in {"pips", "history", "halving", "beta", "tiebreak"}
+        }
+        variant = attrs.define(eq=False)(type("SearchX", (SearchBot,), settings))
+        return typing.cast(Bot, variant(seed=seed, **options))
     if kind == "search0":
         return SeatVoidSearch(seed=seed, **options)
     if kind == "dmc":
@@ -219,11 +229,33 @@ def calibrate(spec_a: str, spec_b: str, players: int, count: int) -> None:
     print(f"best: {base}{key}={best[1]}")
 
 
+def table(path: str) -> None:
+    """Print the cells of a JSON-lines file as one Markdown table, each cell's seeds merged too."""
+    with open(path, encoding="utf-8") as lines:
+        cells = [json.loads(line) for line in lines if line.strip()]
+    print("| players | A | B | seeds | A wins | A's rate (95% CI) | A ms | B ms |")
+    print("| ---: | :--- | :--- | :--- | ---: | :---: | ---: | ---: |")
+    groups: dict[tuple[int, str, str], list[dict[str, Any]]] = {}
+    for cell in cells:
+        groups.setdefault((cell["players"], cell["a"], cell["b"]), []).append(cell)
+    for (players, a, b), runs in groups.items():
+        wins = sum(r["a_wins"] for r in runs)
+        n = sum(r["matches"] for r in runs)
+        low, high = wilson(wins, n)
+        a_ms = sum(r["a_ms"] * r["matches"] for r in runs) / n
+        b_ms = sum(r["b_ms"] * r["matches"] for r in runs) / n
+        seeds = ",".join(str(r["seed"]) for r in runs)
+        print(
+            f"| {players} | {a} | {b} | {seeds} | {wins}/{n} | {wins / n:.1%} "
+            f"({low:.1%}-{high:.1%}) | {a_ms:.2f} | {b_ms:.2f} |"
+        )
+
+
 def main() -> None:
-    """Run one cell, or calibrate."""
+    """Run one cell, calibrate, or print a table."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("a")
-    parser.add_argument("b")
+    parser.add_argument("a", help="bot A (or, with --table, a JSON-lines file)")
+    parser.add_argument("b", nargs="?", default="greedy", help="bot B")
     parser.add_argument("--players", type=int, default=2, choices=(2, 4))
     parser.add_argument("--pairs", type=int, default=200, help="pairs of matches (seats swapped)")
     parser.add_argument("--seed", type=int, default=1)
@@ -231,7 +263,11 @@ def main() -> None:
     parser.add_argument("--json", help="append the cell's summary as a JSON line to this file")
     parser.add_argument("--calibrate", action="store_true")
     parser.add_argument("--positions", type=int, default=200)
+    parser.add_argument("--table", action="store_true", help="print the cells of the file A")
     args = parser.parse_args()
+    if args.table:
+        table(args.a)
+        return
     if args.calibrate:
         calibrate(args.a, args.b, args.players, args.positions)
         return

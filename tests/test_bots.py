@@ -23,7 +23,7 @@ from american_sniff import (
     placement_points,
     view_for,
 )
-from american_sniff.bots import BOTS, Bot, GreedyBot, RandomBot, SearchBot, make_bot
+from american_sniff.bots import BOTS, LEVELS, Bot, GreedyBot, RandomBot, SearchBot, make_bot
 from american_sniff.bots.greedy import greedy_choice
 from american_sniff.rng import below
 from american_sniff.tournament import run_tournament
@@ -94,7 +94,7 @@ def test_the_bots_are_exported_from_the_package() -> None:
 
 def test_make_bot_builds_each_bot_by_name_with_its_seed_and_options() -> None:
     """The registry names the three bots; the repr rebuilds the bot."""
-    assert list(BOTS) == ["random", "greedy", "search"]
+    assert list(BOTS) == ["random", "greedy", "search", *LEVELS]
     assert repr(make_bot("random", 3)) == "RandomBot(seed=3)"
     assert repr(RandomBot(seed=3, rng=4)) == "RandomBot(seed=3, rng=4)"
     assert repr(make_bot("greedy")) == "GreedyBot(seed=0)"
@@ -103,6 +103,23 @@ def test_make_bot_builds_each_bot_by_name_with_its_seed_and_options() -> None:
     assert (search.seed, search.playouts, search.rollout, search.depth) == (5, 7, "random", None)
     rebuilt = eval(repr(search), {"SearchBot": SearchBot})  # the repr is the constructor call
     assert repr(rebuilt) == repr(search)
+
+
+def test_the_levels_are_search_bots_whose_budgets_grow() -> None:
+    """The levels' playouts grow from easy to expert; a level's options can be overridden."""
+    assert list(LEVELS) == ["easy", "medium", "hard", "expert"]
+    budgets = []
+    for name, options in LEVELS.items():
+        bot = make_bot(name, seed=4)
+        assert isinstance(bot, SearchBot)
+        assert repr(bot) == repr(SearchBot(seed=4, **options))
+        assert repr(eval(repr(bot), {"SearchBot": SearchBot})) == repr(bot)
+        budgets.append(bot.playouts)
+    assert budgets == sorted(budgets)
+    assert len(set(budgets)) == len(budgets)
+    tuned = make_bot("expert", seed=1, depth=2)
+    assert isinstance(tuned, SearchBot)
+    assert (tuned.playouts, tuned.depth) == (LEVELS["expert"]["playouts"], 2)
 
 
 def test_make_bot_names_the_problem() -> None:
