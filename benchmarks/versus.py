@@ -9,9 +9,11 @@ target). The CPU time of each decision with two legal moves or more is
 measured with ``time.process_time`` around ``choose`` and reported per bot, so
 that "equal CPU time per decision" can be checked in the same run.
 
-Bots are written ``kind[:option=value,...]``: ``search:playouts=8``,
-``dmc:deals=5``, ``level:hard`` (a named level of ``make_bot``), ``greedy``,
-``random``.
+Bots are written ``kind[:option=value,...]``: any name of ``make_bot``
+(``search:playouts=8``, ``hard``, ``greedy``, ``random``), ``dmc:deals=5``
+(:mod:`dmc_bot`), or ``search0:playouts=8``, the search bot sampling from the
+seat-wide voids only. (The experiments of commit 5e9812c, reported in
+``bots-results.md``, were run with its ``searchx`` kind.)
 
     python benchmarks/versus.py search:playouts=8 dmc:deals=3 --players 2 --pairs 200
     python benchmarks/versus.py --calibrate search:playouts=8 dmc --players 4
@@ -32,7 +34,6 @@ import multiprocessing
 import os
 import sys
 import time
-import typing
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -94,20 +95,10 @@ class SeatVoidSearch(SearchBot):
 def make(spec: str, seed: int) -> Bot:
     """A bot from its spec, seeded ``seed``."""
     kind, options = parse_spec(spec)
-    if kind == "searchx":  # experiments: class-level settings given as options
-        settings = {
-            k: options.pop(k)
-            for k in list(options)
-            if k in {"pips", "history", "halving", "beta", "tiebreak"}
-        }
-        variant = attrs.define(eq=False)(type("SearchX", (SearchBot,), settings))
-        return typing.cast(Bot, variant(seed=seed, **options))
     if kind == "search0":
         return SeatVoidSearch(seed=seed, **options)
     if kind == "dmc":
         return DmcBot(seed=seed, **options)
-    if kind == "level":
-        return make_bot(options.pop("name", "medium"), seed=seed, **options)
     return make_bot(kind, seed=seed, **options)
 
 

@@ -3,10 +3,12 @@
 A seat cannot see the other hands or the stock, so the bot samples them: a
 *determinisation* is a whole :class:`~american_sniff.MatchState` that agrees
 with everything the view shows (the table, the scores, whose turn it is, this
-seat's hand, every hand size and the stock size) and with what each seat is
-known not to hold (:attr:`PlayerView.voids <american_sniff.PlayerView.voids>`).
-Every such deal is equally likely: :class:`~american_sniff.bots.Determiniser` counts them exactly
-and samples one uniformly.
+seat's hand, every hand size and the stock size) and with what each of the
+other seats' tiles is known not to show (:func:`tile_voids`, read from the
+round's history: a tile kept since before a draw keeps the voids known then).
+Every way to fill those tile slots is equally likely:
+:class:`~american_sniff.bots.Determiniser` counts them exactly and samples one
+uniformly.
 
 For each sampled deal the bot plays every legal move, then plays on for a few
 placements with a fast default policy for every seat (greedy by default), and
@@ -28,7 +30,7 @@ from ..engine import apply, legal_moves
 from ..layout import Layout
 from ..moves import Draw, Move, Place
 from ..rng import below, check_seed, next_u64, shuffled
-from ..rules import HAND_SIZE, placement_points, round_hand, side_of
+from ..rules import HAND_SIZE, placement_points, side_of
 from ..state import MatchState, RoundInfo, tile_index
 from ..tiles import ALL_TILES, Tile
 from ..views import PlayerView
@@ -38,7 +40,6 @@ from .greedy import greedy_choice
 
 __all__ = [
     "ROLLOUT_POLICIES",
-    "ChoiceModel",
     "Determiniser",
     "SearchBot",
     "playout_value",
@@ -114,81 +115,6 @@ def tile_voids(view: PlayerView) -> tuple[tuple[frozenset[int], ...], ...]:
                 mine.append(frozenset())
         last_drew = seat if type(move) is Draw else -1
     return tuple(tuple(seat_slots) for seat_slots in slots)
-
-
-class ChoiceModel:
-    """How likely each sampled deal makes the other seats' recent choices.
-
-    Players take points when they can. So a seat that placed a tile scoring
-    nothing, when a tile it might hold would have scored, more likely did not
-    hold that tile. The model: a seat choosing by choice among its legal
-    placements picks one with probability proportional to
-    ``exp(beta * points)``. For each other seat, its last ``last`` placements
-    by choice since its last draw of the round are read; the hand it held at
-    each is its sampled hand now plus the tiles it placed since (a seat that
-    has not drawn since holds no other tile). :meth:`weight` is the product
-    of the chances of those choices on a sampled deal, up to a factor that is
-    the same for every deal, so a search can weight each deal's playouts by it.
-
-    >>> from american_sniff import new_match, view_for
-    >>> from american_sniff.bots import Determiniser
-    >>> view = view_for(new_match(2, seed=1), 0)
-    >>> model = ChoiceModel(view, beta=0.2)
-    >>> model.weight(Determiniser(view).sample(1)[0])
-    1.0
-
-    :ivar beta: How strongly points draw a choice (0 reads nothing).
-    """
-
-    __slots__ = ("_records", "beta")
-
-    beta: float
-
-    def __init__(self, view: PlayerView, beta: float, last: int = 3) -> None:
-        self.beta = beta
-        records: list[list[tuple[Layout, Tile, int]]] = [[] for _ in range(view.players)]
-        placed: list[list[Tile]] = [[] for _ in range(view.players)]
-        table = Layout.empty()
-        last_drew = -1
-        for action in view.history:
-            seat, move = action.seat, action.move
-            if type(move) is Place:
-                if seat not in (view.seat, last_drew):
-                    records[seat].append((table, move.tile, len(placed[seat])))
-                placed[seat].append(move.tile)
-                table = table.place(move.tile, move.at)
-            elif type(move) is Draw:
-                records[seat] = []
-            last_drew = seat if type(move) is Draw else -1
-        seen = {t.index for t in view.hand} | {t.index for t in view.layout.tiles}
-        hidden = [t for t in ALL_TILES if t.index not in seen]
-        # For each choice: the seat, the tiles placed since (the chosen one
-        # first), and each candidate tile's sum of exp(beta * points) over its
-        # placements then.
-        self._records: list[tuple[int, tuple[Tile, ...], dict[int, float]]] = []
-        if not beta:
-            return
-        for seat, kept in enumerate(records):
-            for then, _, since in kept[-last:]:
-                later = tuple(placed[seat][since:])
-                worth: dict[int, float] = {}
-                for tile in (*hidden, *later):
-                    if then.is_empty:
-                        sums = [then.place(tile).end_sum]
-                    else:
-                        sums = [then.place(tile, at).end_sum for at in then.fits(tile)]
-                    worth[tile.index] = sum(math.exp(beta * placement_points(e)) for e in sums)
-                self._records.append((seat, later, worth))
-
-    def weight(self, world: MatchState) -> float:
-        """The (relative) chance of the recorded choices on the deal ``world``."""
-        weight = 1.0
-        for seat, later, worth in self._records:
-            total = sum(worth[t.index] for t in world.hands[seat]) + sum(
-                worth[t.index] for t in later
-            )
-            weight /= total
-        return weight
 
 
 class Determiniser:
@@ -399,7 +325,7 @@ def _random_policy(state: MatchState, rng: int) -> tuple[Move, int]:
 _POLICIES: dict[str, _Policy] = {"greedy": _greedy_policy, "random": _random_policy}
 
 
-def playout_value(start: MatchState, end: MatchState, seat: int, pips: float = 0.0) -> float:
+def playout_value(start: MatchState, end: MatchState, seat: int) -> float:
     """How good ``end`` is for ``seat``'s side, compared with ``start``.
 
     If a side won the match in between, the value is ``2 * target`` when it
@@ -415,21 +341,8 @@ def playout_value(start: MatchState, end: MatchState, seat: int, pips: float = 0
     if end.winner is not None:
         return float(2 * end.target if end.winner == mine else -2 * end.target)
     gains = [float(after - before) for after, before in zip(end.scores, start.scores, strict=True)]
-    if pips and end.round == start.round:
-        # The round goes on: count what settlement would take now, ``pips`` times.
-        for other, hand in enumerate(end.hands):
-            gains[side_of(players, other)] -= pips * round_hand(sum(t.pips for t in hand))
     others = [gain for side, gain in enumerate(gains) if side != mine]
     return gains[mine] - sum(others) / len(others)
-
-
-def _greedy_key(view: PlayerView, index: int) -> tuple[int, int, int]:
-    """How the greedy bot ranks legal move ``index`` of ``view``: points, pips, earliest."""
-    move = view.legal_moves[index]
-    if type(move) is not Place:
-        return (0, 0, -index)
-    points = placement_points(view.layout.place(move.tile, move.at).end_sum)
-    return (points, move.tile.pips, -index)
 
 
 def winning_moves(view: PlayerView) -> tuple[Move, ...]:
@@ -518,16 +431,6 @@ class SearchBot:
     #: Whether the sampling reads the history for each tile's voids
     #: (:func:`tile_voids`); a subclass may turn it off to measure its worth.
     history: ClassVar[bool] = True
-    #: How much of the settlement that the hands would cost now counts in a
-    #: playout's value when the round goes on (see :func:`playout_value`).
-    pips: ClassVar[float] = 0.0
-    #: Whether a playout budget is spent by sequential halving.
-    halving: ClassVar[bool] = False
-    #: Whether equal totals go to the greedy bot's preference (the most
-    #: points now, then the heaviest tile), not to the first legal move.
-    tiebreak: ClassVar[bool] = False
-    #: The :class:`ChoiceModel`'s ``beta``: 0 reads nothing from the choices.
-    beta: ClassVar[float] = 0.0
 
     seed: int = attrs.field(default=0, converter=check_seed)
     playouts: int = attrs.field(default=32)
@@ -573,51 +476,18 @@ class SearchBot:
         policy = _POLICIES[self.rollout]
         totals = [0.0] * len(moves)
         rng = decision_rng(self.seed, view)
-        model = ChoiceModel(view, self.beta) if self.beta else None
-        if self.seconds is None and self.halving and len(moves) > 2:
-            return moves[self._halve(moves, view, determiniser, policy, rng)]
         deadline = None if self.seconds is None else time.monotonic() + self.seconds
         samples = 0
         while True:
             world, rng = determiniser.sample(rng)
-            weight = 1.0 if model is None else model.weight(world)
             for index, move in enumerate(moves):
                 end, rng = _play_out(apply(world, move), policy, rng, self.depth)
-                totals[index] += weight * playout_value(world, end, view.seat, self.pips)
+                totals[index] += playout_value(world, end, view.seat)
             samples += 1
             if deadline is None:
                 if samples >= self.playouts:
                     break
             elif time.monotonic() >= deadline:
                 break
-        if self.tiebreak:
-            return moves[max(range(len(moves)), key=lambda i: (totals[i], *_greedy_key(view, i)))]
         best = max(totals)
         return moves[totals.index(best)]
-
-    def _halve(
-        self,
-        moves: tuple[Move, ...],
-        view: PlayerView,
-        determiniser: Determiniser,
-        policy: _Policy,
-        rng: int,
-    ) -> int:
-        """Sequential halving of ``playouts * len(moves)`` playouts: the index of the move kept."""
-        budget = self.playouts * len(moves)
-        steps = math.ceil(math.log2(len(moves)))
-        alive = list(range(len(moves)))
-        totals = [0.0] * len(moves)
-        for _ in range(steps):
-            for _ in range(max(1, budget // (steps * len(alive)))):
-                world, rng = determiniser.sample(rng)
-                for index in alive:
-                    end, rng = _play_out(apply(world, moves[index]), policy, rng, self.depth)
-                    totals[index] += playout_value(world, end, view.seat, self.pips)
-            # Every move alive has seen the same deals: keep the better half
-            # (on a tie, the first in legal order).
-            alive.sort(key=lambda index: (-totals[index], index))
-            alive = sorted(alive[: (len(alive) + 1) // 2])
-            if len(alive) == 1:
-                break
-        return min(alive, key=lambda index: (-totals[index], index))
