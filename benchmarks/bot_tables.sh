@@ -10,7 +10,7 @@
 #    two seeds of 100 pairs (400 matches a cell). The DMC budgets are those
 #    of `versus.py --calibrate` (ms per decision closest to the search's).
 # b: each level against the one below (easy against RandomBot), same sizes.
-# c: strength against budget: search at 1..128 playouts against the DMC bot
+# c: strength against budget: search at 1 to 128 playouts against the DMC bot
 #    at its instant budget, one seed of 100 pairs (200 matches a cell).
 set -eu
 cd "$(dirname "$0")"
@@ -20,12 +20,12 @@ cell() { python versus.py "$@" --jobs "$JOBS" --json "$OUT"; }
 part=${1:-abc}
 case $part in *a*)
   for seed in 11 12; do
-    cell search:playouts=8 dmc:deals=${DMC2_8:-9} --players 2 --pairs 100 --seed $seed
-    cell search:playouts=8 dmc:deals=${DMC4_8:-9} --players 4 --pairs 100 --seed $seed
+    cell search:playouts=8 dmc:deals=${DMC2_8:-10} --players 2 --pairs 100 --seed $seed
+    cell search:playouts=8 dmc:deals=${DMC4_8:-10} --players 4 --pairs 100 --seed $seed
   done
   for seed in 11 12; do
-    cell search:playouts=64 dmc:deals=${DMC2_64:-72} --players 2 --pairs 100 --seed $seed
-    cell search:playouts=64 dmc:deals=${DMC4_64:-72} --players 4 --pairs 100 --seed $seed
+    cell search:playouts=64 dmc:deals=${DMC2_64:-74} --players 2 --pairs 100 --seed $seed
+    cell search:playouts=64 dmc:deals=${DMC4_64:-66} --players 4 --pairs 100 --seed $seed
   done
 esac
 case $part in *b*)
@@ -39,9 +39,9 @@ case $part in *b*)
   done
 esac
 case $part in *c*)
-  for players in 2 4; do
-    for playouts in 1 2 4 8 16 32 64 128; do
-      cell search:playouts=$playouts dmc:deals=${DMC2_8:-9} --players $players --pairs 100 --seed 31
+  for playouts in 1 4 16 32 64 128; do
+    for players in 2 4; do
+      cell search:playouts=$playouts dmc:deals=${DMC2_8:-10} --players $players --pairs 100 --seed 31
     done
   done
 esac

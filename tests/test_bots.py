@@ -213,6 +213,15 @@ def test_greedy_bot_picks_what_greedy_choice_picks_and_scores_the_most() -> None
 
 
 @pytest.mark.strength
+def test_the_easiest_level_beats_random_clearly() -> None:
+    """Over 100 two-player and 40 four-player matches "easy" wins far more than half."""
+    two = run_tournament(["easy", "random"], players=2, matches=100, seed=7)
+    assert two.bots[0].low > 0.75, two.table()
+    four = run_tournament(["easy", "random"], players=4, matches=40, seed=7)
+    assert four.bots[0].low > 0.6, four.table()
+
+
+@pytest.mark.strength
 def test_greedy_beats_random_clearly() -> None:
     """Over 100 two-player and 40 four-player matches greedy wins far more than half."""
     two = run_tournament(["greedy", "random"], players=2, matches=100, seed=2024)
