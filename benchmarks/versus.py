@@ -12,7 +12,8 @@ that "equal CPU time per decision" can be checked in the same run.
 Bots are written ``kind[:option=value,...]``: any name of ``make_bot``
 (``search:playouts=8``, ``hard``, ``greedy``, ``random``), ``dmc:deals=5``
 (:mod:`dmc_bot`), or ``search0:playouts=8``, the search bot sampling from the
-seat-wide voids only. (The experiments of commit 5e9812c, reported in
+seat-wide voids only, or ``search1:playouts=8``, the search bot whose
+playouts count no settlement when cut short. (The experiments of commit 5e9812c, reported in
 ``bots-results.md``, were run with its ``searchx`` kind.)
 
     python benchmarks/versus.py search:playouts=8 dmc:deals=3 --players 2 --pairs 200
@@ -92,9 +93,21 @@ class SeatVoidSearch(SearchBot):
     history: ClassVar[bool] = False
 
 
+@attrs.define(eq=False)
+class UnsettledSearch(SearchBot):
+    """The search bot whose playouts cut short count no settlement: ``search1`` in a spec.
+
+    It measures what counting the hands' pips at the cut is worth.
+    """
+
+    settle: ClassVar[bool] = False
+
+
 def make(spec: str, seed: int) -> Bot:
     """A bot from its spec, seeded ``seed``."""
     kind, options = parse_spec(spec)
+    if kind == "search1":
+        return UnsettledSearch(seed=seed, **options)
     if kind == "search0":
         return SeatVoidSearch(seed=seed, **options)
     if kind == "dmc":

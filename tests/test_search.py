@@ -23,6 +23,7 @@ from american_sniff import (
     legal_moves,
     new_match,
     placement_points,
+    round_hand,
     view_for,
 )
 from american_sniff.bots import Bot, Determiniser, GreedyBot, SearchBot, winning_moves
@@ -326,14 +327,34 @@ def test_playout_value_is_own_gain_less_the_others_mean_and_a_win_is_worth_the_s
     """Gains are measured from the start; a won match is worth twice the target, however won."""
     start = new_match(3, seed=1)
     end = attrs.evolve(start, scores=(20, 5, -5))
-    assert playout_value(start, end, 0) == 20 - 0
-    assert playout_value(start, end, 1) == 5 - 7.5
+    assert playout_value(start, end, 0, settle=False) == 20 - 0
+    assert playout_value(start, end, 1, settle=False) == 5 - 7.5
     won = attrs.evolve(start, scores=(200, 10, 0), winner=0)
     assert playout_value(start, won, 0) == 400
     assert playout_value(start, attrs.evolve(won, scores=(235, 10, 0)), 0) == 400
     assert playout_value(start, won, 2) == -400
     four = new_match(4, seed=1)
-    assert playout_value(four, attrs.evolve(four, scores=(15, 10)), 2) == 5
+    assert playout_value(four, attrs.evolve(four, scores=(15, 10)), 2, settle=False) == 5
+
+
+def test_a_playout_cut_short_counts_the_settlement_the_hands_would_cost() -> None:
+    """In a round still going, each hand's rounded pips come off its side's gain."""
+    start = new_match(3, seed=1)
+    end = attrs.evolve(start, scores=(20, 5, -5))
+    cost = [round_hand(sum(t.pips for t in hand)) for hand in end.hands]
+    assert any(cost)
+    gains = [20 - cost[0], 5 - cost[1], -5 - cost[2]]
+    assert playout_value(start, end, 0) == gains[0] - (gains[1] + gains[2]) / 2
+    assert playout_value(start, end, 1) == gains[1] - (gains[0] + gains[2]) / 2
+    four = new_match(4, seed=1)
+    cost = [round_hand(sum(t.pips for t in hand)) for hand in four.hands]
+    sides = [cost[0] + cost[2], cost[1] + cost[3]]
+    assert playout_value(four, four, 1) == sides[0] - sides[1]
+    # After the round's end, its settlement is in the scores already: nothing more counts.
+    state = four
+    while state.round == four.round:
+        state = apply(state, legal_moves(state)[0])
+    assert playout_value(four, state, 0) == playout_value(four, state, 0, settle=False)
 
 
 def _wins(summary_wins: dict[str, int], names: Sequence[str]) -> list[int]:

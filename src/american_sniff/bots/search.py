@@ -30,7 +30,7 @@ from ..engine import apply, legal_moves
 from ..layout import Layout
 from ..moves import Draw, Move, Place
 from ..rng import below, check_seed, next_u64, shuffled
-from ..rules import HAND_SIZE, placement_points, side_of
+from ..rules import HAND_SIZE, placement_points, round_hand, side_of
 from ..state import MatchState, RoundInfo, tile_index
 from ..tiles import ALL_TILES, Tile
 from ..views import PlayerView
@@ -325,22 +325,32 @@ def _random_policy(state: MatchState, rng: int) -> tuple[Move, int]:
 _POLICIES: dict[str, _Policy] = {"greedy": _greedy_policy, "random": _random_policy}
 
 
-def playout_value(start: MatchState, end: MatchState, seat: int) -> float:
+def playout_value(start: MatchState, end: MatchState, seat: int, *, settle: bool = True) -> float:
     """How good ``end`` is for ``seat``'s side, compared with ``start``.
 
     If a side won the match in between, the value is ``2 * target`` when it
     is ``seat``'s side and ``-2 * target`` otherwise, however many points
     the win took: a won match is worth the same however it is won, so a
-    playout never prefers a bigger, later win to a win now. Otherwise it is
-    the points ``seat``'s side gained from ``start`` to ``end`` (settlement
-    included) less the mean of what the other sides gained, which is always
-    less than ``2 * target`` in size.
+    playout never prefers a bigger, later win to a win now.
+
+    Otherwise it is the points ``seat``'s side gained from ``start`` to
+    ``end`` less the mean of what the other sides gained. A round that ended
+    counts its settlement; with ``settle`` (the default), a round still going
+    at ``end`` counts what settlement would take if it ended there: each
+    hand's pips rounded (:func:`~american_sniff.round_hand`), taken from its
+    side. So shedding heavy tiles counts, not only the points scored.
     """
     players = start.players
     mine = side_of(players, seat)
     if end.winner is not None:
         return float(2 * end.target if end.winner == mine else -2 * end.target)
-    gains = [float(after - before) for after, before in zip(end.scores, start.scores, strict=True)]
+    gains = [after - before for after, before in zip(end.scores, start.scores, strict=True)]
+    if settle and end.round == start.round:
+        for other, hand in enumerate(end.hands):
+            pips = 0
+            for tile in hand:
+                pips += tile.pips
+            gains[side_of(players, other)] -= round_hand(pips)
     others = [gain for side, gain in enumerate(gains) if side != mine]
     return gains[mine] - sum(others) / len(others)
 
@@ -431,6 +441,9 @@ class SearchBot:
     #: Whether the sampling reads the history for each tile's voids
     #: (:func:`tile_voids`); a subclass may turn it off to measure its worth.
     history: ClassVar[bool] = True
+    #: Whether a playout cut short in a round counts the settlement that the
+    #: hands would cost then (:func:`playout_value`); a subclass may turn it off.
+    settle: ClassVar[bool] = True
 
     seed: int = attrs.field(default=0, converter=check_seed)
     playouts: int = attrs.field(default=32)
@@ -482,7 +495,7 @@ class SearchBot:
             world, rng = determiniser.sample(rng)
             for index, move in enumerate(moves):
                 end, rng = _play_out(apply(world, move), policy, rng, self.depth)
-                totals[index] += playout_value(world, end, view.seat)
+                totals[index] += playout_value(world, end, view.seat, settle=self.settle)
             samples += 1
             if deadline is None:
                 if samples >= self.playouts:
