@@ -4,8 +4,9 @@ A seat cannot see the other hands or the stock, so the bot samples them: a
 *determinisation* is a whole :class:`~american_sniff.MatchState` that agrees
 with everything the view shows (the table, the scores, whose turn it is, this
 seat's hand, every hand size and the stock size) and with what each of the
-other seats' tiles is known not to show (:func:`tile_voids`, read from the
-round's history: a tile kept since before a draw keeps the voids known then).
+other seats' tiles is known not to show
+(:func:`~american_sniff.bots.search.tile_voids`, read from the round's
+history: a tile kept since before a draw keeps the voids known then).
 Every way to fill those tile slots is equally likely:
 :class:`~american_sniff.bots.Determiniser` counts them exactly and samples one
 uniformly.
@@ -130,7 +131,7 @@ class Determiniser:
 
     With ``history=True`` (the default) each hidden tile of a seat must also
     agree with what is known of one of that seat's tile slots
-    (:func:`tile_voids`: a tile kept since before a draw keeps the voids
+    (:func:`~american_sniff.bots.search.tile_voids`: a tile kept since before a draw keeps the voids
     known then); each slot takes one tile, and every way to fill the slots
     is equally likely. ``history=False`` uses the seat-wide voids only.
 
@@ -398,7 +399,7 @@ class SearchBot:
 
     A lone legal move is returned at once. A placement that wins the match at
     once is always played (the first such in ``view.legal_moves`` order, see
-    :func:`winning_moves`): a won match is worth the same however it is won.
+    :func:`~american_sniff.bots.winning_moves`): a won match is worth the same however it is won.
     Otherwise, for each of ``playouts`` deals sampled by
     :class:`~american_sniff.bots.Determiniser` (or as many as fit in
     ``seconds``), every legal move is played, then the game goes on with the
@@ -439,10 +440,12 @@ class SearchBot:
     #: The bot's name in the registry (:func:`~american_sniff.make_bot`).
     name: ClassVar[str] = "search"
     #: Whether the sampling reads the history for each tile's voids
-    #: (:func:`tile_voids`); a subclass may turn it off to measure its worth.
+    #: (:func:`~american_sniff.bots.search.tile_voids`); a subclass may turn
+    #: it off to measure its worth.
     history: ClassVar[bool] = True
     #: Whether a playout cut short in a round counts the settlement that the
-    #: hands would cost then (:func:`playout_value`); a subclass may turn it off.
+    #: hands would cost then (:func:`~american_sniff.bots.search.playout_value`);
+    #: a subclass may turn it off.
     settle: ClassVar[bool] = True
 
     seed: int = attrs.field(default=0, converter=check_seed)
