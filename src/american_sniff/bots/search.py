@@ -131,9 +131,9 @@ class Determiniser:
 
     With ``history=True`` (the default) each hidden tile of a seat must also
     agree with what is known of one of that seat's tile slots
-    (:func:`~american_sniff.bots.search.tile_voids`: a tile kept since before a draw keeps the voids
-    known then); each slot takes one tile, and every way to fill the slots
-    is equally likely. ``history=False`` uses the seat-wide voids only.
+    (:func:`~american_sniff.bots.search.tile_voids`: a tile kept since
+    before a draw keeps the voids known then); each slot takes one tile, and
+    every way to fill the slots is equally likely. ``history=False`` uses the seat-wide voids only.
 
     A sampled state starts at the view's moment: it has the view's table,
     scores, turn, round, opener and drawn tile, an empty action history, seed
@@ -148,7 +148,10 @@ class Determiniser:
     (True, [6, 6, 6], 10)
 
     :ivar count: How many ways to share the hidden tiles agree with the view
-        (the stock's order not counted).
+        (the stock's order not counted): with ``history=False``, ways to share
+        them among the hands and the stock; with the history, among the
+        kinds of tile slot (slots that know the same) and the stock, so a hand
+        may be counted once for each way its tiles fill its slots.
     :raises TypeError: if ``view`` is not a :class:`~american_sniff.PlayerView`.
     :raises ValueError: if no deal agrees with the view (the view is not one
         that a real match can show), or the match is over.
