@@ -1,4 +1,8 @@
-"""How the search bot's strength grows with its budget: the table of ``docs/bots.md``.
+"""How the search bot's strength against greedy grows with its budget (a quick look).
+
+The measured tables of ``docs/bots.md`` and ``bots-results.md`` come from
+``versus.py`` and ``bot_tables.sh`` instead (seats swapped on each deal,
+against the independent DMC bot at equal CPU time, several seeds).
 
 For each playout budget it plays a tournament of two-player matches, search
 against greedy (seats alternate, see :mod:`american_sniff.tournament`), and
@@ -7,7 +11,7 @@ the search bot's choices on a fixed set of positions (every position with two
 legal moves or more from seeded greedy-against-greedy matches), by the
 process's CPU time, which other processes disturb less than the wall clock.
 
-    python benchmarks/strength.py                      # the docs' table (some minutes)
+    python benchmarks/strength.py                      # some minutes
     python benchmarks/strength.py --playouts 1,8 --matches 20 --positions 50
 """
 

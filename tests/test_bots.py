@@ -5,7 +5,7 @@ from __future__ import annotations
 import typing
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import american_sniff
@@ -23,7 +23,7 @@ from american_sniff import (
     placement_points,
     view_for,
 )
-from american_sniff.bots import BOTS, Bot, GreedyBot, RandomBot, SearchBot, make_bot
+from american_sniff.bots import BOTS, LEVELS, Bot, GreedyBot, RandomBot, SearchBot, make_bot
 from american_sniff.bots.greedy import greedy_choice
 from american_sniff.rng import below
 from american_sniff.tournament import run_tournament
@@ -41,7 +41,12 @@ def _play(players: int, seed: int, bots: list[Bot]) -> MatchState:
 # -- the protocol --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", sorted(BOTS))
+#: Every bot class of the registry, and the cheapest level (the others are
+#: the same class with bigger budgets, too slow to play here).
+_KINDS = sorted((set(BOTS) - set(LEVELS)) | {"easy"})
+
+
+@pytest.mark.parametrize("name", _KINDS)
 def test_every_bot_takes_a_player_view_and_refuses_a_match_state(name: str) -> None:
     """A bot's ``choose`` is typed to take a PlayerView, and refuses a MatchState at run time."""
     bot = make_bot(name, 1, **({"playouts": 1} if name == "search" else {}))
@@ -53,7 +58,7 @@ def test_every_bot_takes_a_player_view_and_refuses_a_match_state(name: str) -> N
         bot.choose(state)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("name", sorted(BOTS))
+@pytest.mark.parametrize("name", _KINDS)
 def test_a_bot_refuses_a_view_where_it_is_not_to_move(name: str) -> None:
     """Not this seat's turn, or a finished match: the bot says there is nothing to choose."""
     bot = make_bot(name, 1, **({"playouts": 1} if name == "search" else {}))
@@ -67,7 +72,7 @@ def test_a_bot_refuses_a_view_where_it_is_not_to_move(name: str) -> None:
 
 
 @given(state=mid_match_states(max_steps=300), seed=st.integers(0, 2**64 - 1))
-@pytest.mark.parametrize("name", sorted(BOTS))
+@pytest.mark.parametrize("name", _KINDS)
 def test_a_bot_only_returns_legal_moves(name: str, state: MatchState, seed: int) -> None:
     """Whatever the position, every bot returns one of the legal moves of the seat to move."""
     if state.is_over:
@@ -94,14 +99,32 @@ def test_the_bots_are_exported_from_the_package() -> None:
 
 def test_make_bot_builds_each_bot_by_name_with_its_seed_and_options() -> None:
     """The registry names the three bots; the repr rebuilds the bot."""
-    assert list(BOTS) == ["random", "greedy", "search"]
+    assert list(BOTS) == ["random", "greedy", "search", *LEVELS]
     assert repr(make_bot("random", 3)) == "RandomBot(seed=3)"
+    assert repr(RandomBot(seed=3, rng=4)) == "RandomBot(seed=3, rng=4)"
     assert repr(make_bot("greedy")) == "GreedyBot(seed=0)"
     search = make_bot("search", 5, playouts=7, rollout="random", depth=None)
     assert isinstance(search, SearchBot)
     assert (search.seed, search.playouts, search.rollout, search.depth) == (5, 7, "random", None)
     rebuilt = eval(repr(search), {"SearchBot": SearchBot})  # the repr is the constructor call
     assert repr(rebuilt) == repr(search)
+
+
+def test_the_levels_are_search_bots_whose_budgets_grow() -> None:
+    """The levels' playouts grow from easy to expert; a level's options can be overridden."""
+    assert list(LEVELS) == ["easy", "medium", "hard", "expert"]
+    budgets = []
+    for name, options in LEVELS.items():
+        bot = make_bot(name, seed=4)
+        assert isinstance(bot, SearchBot)
+        assert repr(bot) == repr(SearchBot(seed=4, **options))
+        assert repr(eval(repr(bot), {"SearchBot": SearchBot})) == repr(bot)
+        budgets.append(bot.playouts)
+    assert budgets == sorted(budgets)
+    assert len(set(budgets)) == len(budgets)
+    tuned = make_bot("expert", seed=1, depth=2)
+    assert isinstance(tuned, SearchBot)
+    assert (tuned.playouts, tuned.depth) == (LEVELS["expert"]["playouts"], 2)
 
 
 def test_make_bot_names_the_problem() -> None:
@@ -194,9 +217,71 @@ def test_greedy_bot_picks_what_greedy_choice_picks_and_scores_the_most() -> None
         state = apply(state, move)
 
 
+@pytest.mark.strength
+def test_the_easiest_level_beats_random_clearly() -> None:
+    """Over 100 two-player and 40 four-player matches "easy" wins far more than half."""
+    two = run_tournament(["easy", "random"], players=2, matches=100, seed=7)
+    assert two.bots[0].low > 0.75, two.table()
+    four = run_tournament(["easy", "random"], players=4, matches=40, seed=7)
+    assert four.bots[0].low > 0.6, four.table()
+
+
+@pytest.mark.strength
 def test_greedy_beats_random_clearly() -> None:
     """Over 100 two-player and 40 four-player matches greedy wins far more than half."""
     two = run_tournament(["greedy", "random"], players=2, matches=100, seed=2024)
     assert two.bots[0].low > 0.75, two.table()
     four = run_tournament(["greedy", "random"], players=4, matches=40, seed=2024)
     assert four.bots[0].low > 0.6, four.table()
+
+
+# -- bots that survive a restart -------------------------------------------------------
+
+
+def _lineup(players: int, seed: int) -> list[Bot]:
+    """A mixed lineup: every kind of bot, each seeded from the match seed."""
+    kinds: list[Bot] = [
+        SearchBot(seed=seed + 1, playouts=2),
+        RandomBot(seed=seed + 2),
+        GreedyBot(seed=seed + 3),
+        SearchBot(seed=seed + 4, playouts=1, depth=None, rollout="random"),
+    ]
+    return kinds[:players]
+
+
+def _play_on(
+    state: MatchState, bots: list[Bot], actions: int | None
+) -> tuple[MatchState, list[object]]:
+    """Play ``actions`` actions (or to the end of the match); every move made."""
+    moves: list[object] = []
+    while state.winner is None and (actions is None or len(moves) < actions):
+        move = bots[state.turn].choose(view_for(state, state.turn))
+        moves.append(move)
+        state = apply(state, move)
+    return state, moves
+
+
+@given(
+    players=st.sampled_from([2, 3, 4]),
+    seed=st.integers(min_value=0, max_value=2**32),
+    cut=st.floats(min_value=0, max_value=1),
+)
+@settings(max_examples=6, deadline=None)
+def test_a_bot_match_resumed_from_json_at_a_random_action_is_identical(
+    players: int, seed: int, cut: float
+) -> None:
+    """Kill a match of bots at any action, rebuild the state from JSON and the bots from repr."""
+    start = new_match(players, seed=seed)
+    whole, moves = _play_on(start, _lineup(players, seed), None)
+    at = int(cut * len(moves))
+    bots = _lineup(players, seed)
+    killed, first = _play_on(start, bots, at)
+    saved_state, saved_bots = killed.to_json(), [repr(bot) for bot in bots]
+    del killed, bots  # the server is restarted: only the saved text survives
+    names = {"SearchBot": SearchBot, "RandomBot": RandomBot, "GreedyBot": GreedyBot}
+    state = MatchState.from_json(saved_state)
+    rebuilt = [typing.cast(Bot, eval(text, names)) for text in saved_bots]
+    end, rest = _play_on(state, rebuilt, None)
+    assert first + rest == moves
+    assert end == whole
+    assert end.to_json() == whole.to_json()

@@ -16,15 +16,18 @@ from american_sniff import (
     ALL_TILES,
     Deal,
     MatchState,
+    Place,
     PlayerView,
     Tile,
     apply,
     legal_moves,
     new_match,
+    placement_points,
+    round_hand,
     view_for,
 )
-from american_sniff.bots import Determiniser, GreedyBot, SearchBot
-from american_sniff.bots.search import playout_value
+from american_sniff.bots import Bot, Determiniser, GreedyBot, SearchBot, winning_moves
+from american_sniff.bots.search import playout_value, tile_voids
 from american_sniff.tournament import run_tournament
 from strategies import mid_match_states
 
@@ -108,7 +111,7 @@ def test_the_count_of_deals_is_exact(players: int) -> None:
             for seat in range(players):
                 view = view_for(state, seat)
                 if len(_hidden(view)) <= 10:
-                    assert Determiniser(view).count == _brute_force_count(view), view
+                    assert Determiniser(view, history=False).count == _brute_force_count(view), view
                     checked += 1
                     with_voids += any(view.voids)
             state = apply(state, bot.choose(view_for(state, state.turn)))
@@ -142,6 +145,75 @@ def test_every_agreeing_deal_is_equally_likely() -> None:
     assert len(seen) == determiniser.count
     mean = draws / determiniser.count
     assert all(0.75 * mean < n < 1.25 * mean for n in seen.values()), seen
+
+
+def _matches_slots(hand: Sequence[Tile], slots: Sequence[frozenset[int]]) -> bool:
+    """Whether each tile of ``hand`` can go to its own slot that allows it (a matching)."""
+    free = list(range(len(slots)))
+    if len(hand) != len(slots):
+        return False
+
+    def fill(tiles: list[Tile]) -> bool:
+        if not tiles:
+            return True
+        tile = tiles[0]
+        for slot in list(free):
+            if _allowed(tile, slots[slot]):
+                free.remove(slot)
+                if fill(tiles[1:]):
+                    return True
+                free.append(slot)
+        return False
+
+    return fill(list(hand))
+
+
+@given(state=mid_match_states(max_steps=400), seat=st.integers(0, 3))
+def test_tile_voids_never_exclude_a_tile_a_seat_holds(state: MatchState, seat: int) -> None:
+    """Every real hidden hand fills its seat's slots, and they know the view's voids."""
+    if state.is_over:
+        return
+    view = view_for(state, seat % state.players)
+    slots = tile_voids(view)
+    for other in range(state.players):
+        if other == view.seat:
+            assert slots[other] == ()
+            continue
+        assert all(known >= view.voids[other] for known in slots[other])
+        assert _matches_slots(state.hands[other], slots[other]), (other, slots[other])
+    assert Determiniser(view).count >= 1
+
+
+def test_a_tile_kept_since_before_a_draw_keeps_its_older_voids() -> None:
+    """The slots rule out deals that the seat-wide voids allow, and the samples obey them.
+
+    Over the first rounds of some greedy matches, every deal sampled with the
+    history fills each seat's slots; and in many positions a deal sampled from
+    the seat-wide voids alone does not (it gives a seat a tile that it would
+    have had to play before it drew).
+    """
+    sharper = 0
+    rng = 5
+    for seed in range(40):
+        state = new_match(2, seed=seed)
+        bot = GreedyBot()
+        while state.winner is None and state.round == 1:
+            view = view_for(state, state.turn)
+            other = 1 - view.seat
+            slots = tile_voids(view)[other]
+            if any(known > view.voids[other] for known in slots):
+                for history in (True, False):
+                    determiniser = Determiniser(view, history=history)
+                    fits = []
+                    for _ in range(10):
+                        world, rng = determiniser.sample(rng)
+                        fits.append(_matches_slots(world.hands[other], slots))
+                    if history:
+                        assert all(fits)
+                    else:
+                        sharper += not all(fits)
+            state = apply(state, bot.choose(view))
+    assert sharper > 10
 
 
 def test_the_search_sees_only_the_view() -> None:
@@ -224,6 +296,21 @@ def test_a_time_budget_is_kept() -> None:
     assert 0.05 <= time.monotonic() - start < 2
 
 
+def test_a_choice_is_a_pure_function_of_the_seed_and_the_view() -> None:
+    """A bot that has chosen many times chooses as a fresh one; the seed matters."""
+    state = new_match(3, seed=8)
+    used = SearchBot(seed=9, playouts=2)
+    views: list[PlayerView] = []
+    while state.winner is None and len(views) < 40:
+        view = view_for(state, state.turn)
+        views.append(view)
+        state = apply(state, used.choose(view))
+    for view in views:
+        assert used.choose(view) is SearchBot(seed=9, playouts=2).choose(view)
+    other = [SearchBot(seed=10, playouts=2).choose(view) for view in views]
+    assert other != [used.choose(view) for view in views]
+
+
 def test_a_lone_move_leaves_the_generator_alone() -> None:
     """Returning a lone legal move samples nothing, so later choices are unchanged."""
     state = new_match(2, seed=1)
@@ -236,23 +323,45 @@ def test_a_lone_move_leaves_the_generator_alone() -> None:
     assert [used.choose(later) for _ in range(3)] == [fresh.choose(later) for _ in range(3)]
 
 
-def test_playout_value_is_own_gain_less_the_others_mean_and_a_win_counts_the_target() -> None:
-    """Gains are measured from the start; the winning side adds the target to its gain."""
+def test_playout_value_is_own_gain_less_the_others_mean_and_a_win_is_worth_the_same() -> None:
+    """Gains are measured from the start; a won match is worth twice the target, however won."""
     start = new_match(3, seed=1)
     end = attrs.evolve(start, scores=(20, 5, -5))
-    assert playout_value(start, end, 0) == 20 - 0
-    assert playout_value(start, end, 1) == 5 - 7.5
+    assert playout_value(start, end, 0, settle=False) == 20 - 0
+    assert playout_value(start, end, 1, settle=False) == 5 - 7.5
     won = attrs.evolve(start, scores=(200, 10, 0), winner=0)
-    assert playout_value(start, won, 0) == 400 - 5
-    assert playout_value(start, won, 2) == 0 - 205
+    assert playout_value(start, won, 0) == 400
+    assert playout_value(start, attrs.evolve(won, scores=(235, 10, 0)), 0) == 400
+    assert playout_value(start, won, 2) == -400
     four = new_match(4, seed=1)
-    assert playout_value(four, attrs.evolve(four, scores=(15, 10)), 2) == 5
+    assert playout_value(four, attrs.evolve(four, scores=(15, 10)), 2, settle=False) == 5
+
+
+def test_a_playout_cut_short_counts_the_settlement_the_hands_would_cost() -> None:
+    """In a round still going, each hand's rounded pips come off its side's gain."""
+    start = new_match(3, seed=1)
+    end = attrs.evolve(start, scores=(20, 5, -5))
+    cost = [round_hand(sum(t.pips for t in hand)) for hand in end.hands]
+    assert any(cost)
+    gains = [20 - cost[0], 5 - cost[1], -5 - cost[2]]
+    assert playout_value(start, end, 0) == gains[0] - (gains[1] + gains[2]) / 2
+    assert playout_value(start, end, 1) == gains[1] - (gains[0] + gains[2]) / 2
+    four = new_match(4, seed=1)
+    cost = [round_hand(sum(t.pips for t in hand)) for hand in four.hands]
+    sides = [cost[0] + cost[2], cost[1] + cost[3]]
+    assert playout_value(four, four, 1) == sides[0] - sides[1]
+    # After the round's end, its settlement is in the scores already: nothing more counts.
+    state = four
+    while state.round == four.round:
+        state = apply(state, legal_moves(state)[0])
+    assert playout_value(four, state, 0) == playout_value(four, state, 0, settle=False)
 
 
 def _wins(summary_wins: dict[str, int], names: Sequence[str]) -> list[int]:
     return [summary_wins[name] for name in names]
 
 
+@pytest.mark.strength
 def test_search_beats_greedy_in_most_of_200_two_player_matches() -> None:
     """The search bot wins at least 60% of 200 seeded whole matches against greedy.
 
@@ -269,3 +378,90 @@ def test_search_beats_greedy_in_most_of_200_two_player_matches() -> None:
     search, greedy = _wins(summary.wins, ["search", "greedy"])
     assert search + greedy == 200
     assert search >= 120, summary.table()
+
+
+# -- a win now is never declined -----------------------------------------------------
+
+
+def _scores_of(state: MatchState, move: object) -> int:
+    """What a placement scores in ``state``, by the engine (0 for anything else)."""
+    if not isinstance(move, Place):
+        return 0
+    return placement_points(state.layout.place(move.tile, move.at).end_sum)
+
+
+def _one_short(state: MatchState, points: int) -> MatchState:
+    """``state`` with the mover's side ``points`` short of the target."""
+    side = state.side_of(state.turn)
+    scores = list(state.scores)
+    scores[side] = state.target - points
+    return attrs.evolve(state, scores=tuple(scores))
+
+
+_WIN_BUDGETS: list[Bot] = [
+    SearchBot(seed=3, playouts=1),
+    SearchBot(seed=3, playouts=8),
+    SearchBot(seed=3, playouts=64),
+    SearchBot(seed=3, playouts=4, depth=None, rollout="random"),
+    GreedyBot(),
+]
+
+
+@given(state=mid_match_states(), pick=st.integers(min_value=0, max_value=30))
+def test_whenever_a_legal_move_wins_the_match_at_once_the_bots_play_a_winning_move(
+    state: MatchState, pick: int
+) -> None:
+    """Put the mover just short of the target: every search budget and greedy take a win."""
+    if state.winner is not None:
+        return
+    scoring = sorted({_scores_of(state, m) for m in legal_moves(state)} - {0})
+    if not scoring:
+        return
+    # Short by one of the scores on offer: the moves scoring that much or more win.
+    position = _one_short(state, scoring[pick % len(scoring)])
+    view = view_for(position, position.turn)
+    side = position.side_of(position.turn)
+    wins = {m for m in view.legal_moves if apply(position, m).winner == side}
+    assert wins
+    assert set(winning_moves(view)) == wins
+    for bot in _WIN_BUDGETS:
+        assert bot.choose(view) in wins, bot
+
+
+def _endgames(count: int) -> list[MatchState]:
+    """Two-player positions like the issue's: the stock empty, the opponent on one tile.
+
+    In each, one placement scores more than another, and the mover is exactly
+    the best placement's points short of the target.
+    """
+    found: list[MatchState] = []
+    greedy = GreedyBot()
+    seed = 0
+    while len(found) < count:
+        state = new_match(2, seed=seed)
+        seed += 1
+        while state.winner is None and len(found) < count:
+            moves = legal_moves(state)
+            other = 1 - state.turn
+            points = {_scores_of(state, m) for m in moves}
+            if (
+                state.stock_size == 0
+                and len(state.hands[other]) == 1
+                and max(points) > 0
+                and len(points) > 1
+            ):
+                found.append(_one_short(state, max(points)))
+                break
+            state = apply(state, greedy.choose(view_for(state, state.turn)))
+    return found
+
+
+def test_in_endgames_like_the_issues_the_bot_plays_the_win_at_every_budget() -> None:
+    """235 of 250 with the stock empty: the 15-or-more placement is played, not a smaller one."""
+    for position in _endgames(6):
+        view = view_for(position, position.turn)
+        best = max(_scores_of(position, m) for m in view.legal_moves)
+        for bot in _WIN_BUDGETS:
+            move = bot.choose(view)
+            assert _scores_of(position, move) == best
+            assert apply(position, move).winner == position.side_of(position.turn)

@@ -22,37 +22,72 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
+from ._seeded import decision_rng
 from .base import Bot
 from .greedy import GreedyBot
 from .random_bot import RandomBot, random_match, random_match_bots
-from .search import Determiniser, SearchBot
+from .search import Determiniser, SearchBot, winning_moves
 
 __all__ = [
     "BOTS",
+    "LEVELS",
     "Bot",
     "Determiniser",
     "GreedyBot",
     "RandomBot",
     "SearchBot",
+    "decision_rng",
     "make_bot",
     "random_match",
     "random_match_bots",
+    "winning_moves",
 ]
 
-#: The bots of this package by name (read-only): ``"random"``, ``"greedy"``, ``"search"``.
+#: The difficulty levels a game can offer, easiest first: each is a
+#: :class:`~american_sniff.SearchBot` with these options (read-only). ``"medium"`` is the
+#: instant budget and ``"expert"`` the strong one; ``benchmarks/levels.md``
+#: measures each against the one below.
+LEVELS: Mapping[str, Mapping[str, Any]] = MappingProxyType(
+    {
+        "easy": MappingProxyType({"playouts": 1}),
+        "medium": MappingProxyType({"playouts": 8}),
+        "hard": MappingProxyType({"playouts": 24}),
+        "expert": MappingProxyType({"playouts": 64}),
+    }
+)
+
+
+def _level(name: str) -> Callable[..., Bot]:
+    """The factory of the level ``name``: a search bot with the level's options."""
+
+    def make(seed: int = 0, **options: Any) -> SearchBot:
+        return SearchBot(seed=seed, **{**LEVELS[name], **options})
+
+    make.__name__ = make.__qualname__ = f"{name}_level"
+    make.__doc__ = f"A SearchBot at the {name} level: {dict(LEVELS[name])}."
+    return make
+
+
+#: The bots of this package by name (read-only): ``"random"``, ``"greedy"``,
+#: ``"search"``, then the levels of :data:`LEVELS` (search bots with set budgets).
 BOTS: Mapping[str, Callable[..., Bot]] = MappingProxyType(
     {"random": RandomBot, "greedy": GreedyBot, "search": SearchBot}
+    | {name: _level(name) for name in LEVELS}
 )
 
 
 def make_bot(name: str, seed: int = 0, **options: Any) -> Bot:
     """A new bot of the kind ``name``, with its generator at ``seed``.
 
-    ``options`` go to the bot's class: for ``"search"``, ``playouts``,
-    ``seconds`` and ``rollout`` (see :class:`SearchBot`).
+    ``options`` go to the bot's class: for ``"search"`` and the levels,
+    ``playouts``, ``seconds``, ``rollout`` and ``depth`` (see
+    :class:`SearchBot`); a level's own options come first, and ``options``
+    override them.
 
     >>> make_bot("search", seed=2, playouts=16)
     SearchBot(seed=2, playouts=16, seconds=None, rollout='greedy', depth=4)
+    >>> make_bot("hard", seed=2)
+    SearchBot(seed=2, playouts=24, seconds=None, rollout='greedy', depth=4)
 
     :raises ValueError: if no bot has that name, or an option or the seed is
         out of range.

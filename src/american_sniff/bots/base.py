@@ -9,10 +9,14 @@ commands, a game server) makes the view with
     state = apply(state, move)
 
 The returned move is one of ``view.legal_moves`` (the very object). Bots are
-seeded: a bot keeps a SplitMix64 generator state (:mod:`american_sniff.rng`)
-that starts at its seed and advances only as its documentation says, so a
-match between bots is reproducible from the seeds alone. Each seat needs its
-own bot object.
+seeded with SplitMix64 (:mod:`american_sniff.rng`), so a match between bots is
+reproducible from the seeds alone: the random bot keeps a generator state
+(its public ``rng``) that starts at its seed and advances only as its
+documentation says, and the search bot derives a fresh generator for each
+choice from its seed and the view
+(:func:`~american_sniff.bots.decision_rng`). Each bot's ``repr`` rebuilds it
+exactly at any moment, so a restarted server can resume its bots. Each seat
+needs its own bot object.
 """
 
 from __future__ import annotations

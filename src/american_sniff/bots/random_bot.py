@@ -17,7 +17,7 @@ from ._seeded import SeededBot
 __all__ = ["RandomBot", "random_match", "random_match_bots"]
 
 
-@attrs.define(eq=False)
+@attrs.define(eq=False, repr=False)
 class RandomBot(SeededBot):
     """Chooses uniformly among the legal moves, from its own seeded generator.
 
@@ -30,6 +30,10 @@ class RandomBot(SeededBot):
     * if ``n == 1``, it returns that move and leaves the generator alone;
     * otherwise ``i, state = below(n, state)`` and it returns ``moves[i]``.
 
+    The state is the public field ``rng``: the ``repr`` shows it once it has
+    moved, so ``eval(repr(bot))`` rebuilds the bot exactly at any moment (to
+    save it, keep ``seed`` and ``rng``).
+
     >>> from american_sniff import new_match, view_for
     >>> bot = RandomBot(seed=1)
     >>> bot
@@ -37,8 +41,11 @@ class RandomBot(SeededBot):
     >>> state = new_match(2, seed=1)
     >>> bot.choose(view_for(state, state.turn))
     Place(Tile(2, 5))
+    >>> bot
+    RandomBot(seed=1, rng=11400714819323198486)
 
     :ivar seed: Where the bot's generator starts: an integer from 0 to 2**64 - 1.
+    :ivar rng: The generator's state now; the seed until the first choice.
     """
 
     #: The bot's name in the registry (:func:`~american_sniff.make_bot`).
@@ -46,7 +53,7 @@ class RandomBot(SeededBot):
 
     def _choose_among(self, moves: tuple[Move, ...], view: PlayerView) -> Move:
         """One of ``moves``, chosen uniformly (see the class notes)."""
-        index, self._rng = below(len(moves), self._rng)
+        index, self.rng = below(len(moves), self.rng)
         return moves[index]
 
 

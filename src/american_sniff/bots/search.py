@@ -3,10 +3,13 @@
 A seat cannot see the other hands or the stock, so the bot samples them: a
 *determinisation* is a whole :class:`~american_sniff.MatchState` that agrees
 with everything the view shows (the table, the scores, whose turn it is, this
-seat's hand, every hand size and the stock size) and with what each seat is
-known not to hold (:attr:`PlayerView.voids <american_sniff.PlayerView.voids>`).
-Every such deal is equally likely: :class:`~american_sniff.bots.Determiniser` counts them exactly
-and samples one uniformly.
+seat's hand, every hand size and the stock size) and with what each of the
+other seats' tiles is known not to show
+(:func:`~american_sniff.bots.search.tile_voids`, read from the round's
+history: a tile kept since before a draw keeps the voids known then).
+Every way to fill those tile slots is equally likely:
+:class:`~american_sniff.bots.Determiniser` counts them exactly and samples one
+uniformly.
 
 For each sampled deal the bot plays every legal move, then plays on for a few
 placements with a fast default policy for every seat (greedy by default), and
@@ -25,22 +28,94 @@ from typing import ClassVar
 import attrs
 
 from ..engine import apply, legal_moves
-from ..moves import Move, Place
-from ..rng import below, next_u64, shuffled
-from ..rules import side_of
+from ..layout import Layout
+from ..moves import Draw, Move, Place
+from ..rng import below, check_seed, next_u64, shuffled
+from ..rules import HAND_SIZE, placement_points, round_hand, side_of
 from ..state import MatchState, RoundInfo, tile_index
 from ..tiles import ALL_TILES, Tile
 from ..views import PlayerView
-from ._seeded import SeededBot
+from ._seeded import decision_rng
+from .base import moves_to_choose_from
 from .greedy import greedy_choice
 
-__all__ = ["ROLLOUT_POLICIES", "Determiniser", "SearchBot", "playout_value"]
+__all__ = [
+    "ROLLOUT_POLICIES",
+    "Determiniser",
+    "SearchBot",
+    "playout_value",
+    "tile_voids",
+    "winning_moves",
+]
 
 #: The default policies a playout can use, by name.
 ROLLOUT_POLICIES = ("greedy", "random")
 
 #: A split of one group of tiles: how many go to each location.
 _Split = tuple[int, ...]
+
+
+def tile_voids(view: PlayerView) -> tuple[tuple[frozenset[int], ...], ...]:
+    """For each seat, the values each of its hidden tiles is known not to show, oldest first.
+
+    :attr:`PlayerView.voids <american_sniff.PlayerView.voids>` knows one set per
+    seat, and forgets what was known before a draw: the drawn tile may show
+    anything. But the tiles the seat held before the draw still show none of
+    the values it could not match then. This reads the round's history and
+    keeps one set per tile *slot* of each other seat (the view's own seat
+    gets an empty tuple):
+
+    * a round starts with one slot per dealt tile, knowing nothing;
+    * when a seat draws or passes, it holds nothing that matches a value
+      then open: every slot it holds learns those values; a draw then adds a
+      new slot that knows nothing yet;
+    * a placement right after the seat's own draw is of the tile just drawn:
+      the newest slot goes;
+    * a placement by choice could be of any slot whose values allow the
+      tile; the *oldest* such slot goes. The slots' sets are nested (a slot
+      learns everything a newer one learns), so this keeps the weakest
+      knowledge that agrees with the facts: nothing is ever excluded that the
+      seat may hold.
+
+    The newest slot's set is the seat's :attr:`~american_sniff.PlayerView.voids`
+    entry, or a superset of it; older slots often know more.
+
+    >>> from american_sniff import new_match, view_for
+    >>> mine, theirs = tile_voids(view_for(new_match(2, seed=1), 0))
+    >>> mine, theirs == (frozenset(),) * 7
+    ((), True)
+    """
+    players = view.players
+    slots: list[list[frozenset[int]]] = [
+        [] if seat == view.seat else [frozenset()] * HAND_SIZE[players] for seat in range(players)
+    ]
+    table = Layout.empty()
+    last_drew = -1  # the seat whose previous action was a draw, if any
+    for action in view.history:
+        seat, move = action.seat, action.move
+        mine = slots[seat]
+        if type(move) is Place:
+            if seat != view.seat and mine:
+                if last_drew == seat:
+                    mine.pop()
+                else:
+                    values = (1 << move.tile.low) | (1 << move.tile.high)
+                    for index, known in enumerate(mine):
+                        if not any(values >> v & 1 for v in known):
+                            del mine[index]
+                            break
+                    else:  # pragma: no cover - a real history always finds one
+                        mine.pop()
+            table = table.place(move.tile, move.at)
+            last_drew = -1
+            continue
+        if seat != view.seat:
+            shown = frozenset(v for v in range(7) if table.value_mask >> v & 1)
+            slots[seat] = mine = [known | shown for known in mine]
+            if type(move) is Draw:
+                mine.append(frozenset())
+        last_drew = seat if type(move) is Draw else -1
+    return tuple(tuple(seat_slots) for seat_slots in slots)
 
 
 class Determiniser:
@@ -53,6 +128,12 @@ class Determiniser:
     respect this and the hand and stock sizes, :meth:`sample` picks one
     uniformly (it counts them exactly), then puts the stock in a uniformly
     random order.
+
+    With ``history=True`` (the default) each hidden tile of a seat must also
+    agree with what is known of one of that seat's tile slots
+    (:func:`~american_sniff.bots.search.tile_voids`: a tile kept since
+    before a draw keeps the voids known then); each slot takes one tile, and
+    every way to fill the slots is equally likely. ``history=False`` uses the seat-wide voids only.
 
     A sampled state starts at the view's moment: it has the view's table,
     scores, turn, round, opener and drawn tile, an empty action history, seed
@@ -67,17 +148,20 @@ class Determiniser:
     (True, [6, 6, 6], 10)
 
     :ivar count: How many ways to share the hidden tiles agree with the view
-        (the stock's order not counted).
+        (the stock's order not counted): with ``history=False``, ways to share
+        them among the hands and the stock; with the history, among the
+        kinds of tile slot (slots that know the same) and the stock, so a hand
+        may be counted once for each way its tiles fill its slots.
     :raises TypeError: if ``view`` is not a :class:`~american_sniff.PlayerView`.
     :raises ValueError: if no deal agrees with the view (the view is not one
         that a real match can show), or the match is over.
     """
 
-    __slots__ = ("_choices", "_groups", "_locations", "_others", "_view", "count")
+    __slots__ = ("_capacities", "_choices", "_groups", "_locations", "_others", "_view", "count")
 
     count: int
 
-    def __init__(self, view: PlayerView) -> None:
+    def __init__(self, view: PlayerView, *, history: bool = True) -> None:
         if not isinstance(view, PlayerView):
             raise TypeError(f"Determiniser needs a PlayerView, got {view!r}")
         if view.winner is not None:
@@ -85,25 +169,43 @@ class Determiniser:
         self._view = view
         seen = {t.index for t in view.hand} | {t.index for t in view.layout.tiles}
         hidden = [t for t in ALL_TILES if t.index not in seen]
-        # Locations: each other seat, then the stock (always last).
-        self._others = tuple(s for s in range(view.players) if s != view.seat)
-        capacities = tuple(view.hand_sizes[s] for s in self._others) + (view.stock_size,)
-        if sum(capacities) != len(hidden):
+        others = tuple(s for s in range(view.players) if s != view.seat)
+        total = sum(view.hand_sizes[s] for s in others) + view.stock_size
+        if total != len(hidden):
             raise ValueError(
-                f"the view hides {len(hidden)} tiles, but its hand sizes and stock "
-                f"hold {sum(capacities)}"
+                f"the view hides {len(hidden)} tiles, but its hand sizes and stock hold {total}"
             )
-        stock = len(self._others)
+        # Locations: for each other seat, one per kind of slot (the values its
+        # tiles are known not to show) with its number of slots; then the
+        # stock (always last).
+        slots = tile_voids(view) if history else ()
+        kinds: list[tuple[int, frozenset[int], int]] = []
+        for seat in others:
+            known = slots[seat] if slots else ()
+            if len(known) != view.hand_sizes[seat] or not known:
+                kinds.append((seat, view.voids[seat], view.hand_sizes[seat]))
+                continue
+            counts: dict[frozenset[int], int] = {}
+            for slot in known:
+                # Every slot knows the seat-wide voids already; the union only
+                # matters for a view made by hand.
+                voids = slot | view.voids[seat]
+                counts[voids] = counts.get(voids, 0) + 1
+            kinds.extend((seat, voids, n) for voids, n in sorted(counts.items(), key=str))
+        self._others = tuple(seat for seat, _, _ in kinds)
+        capacities = tuple(n for _, _, n in kinds) + (view.stock_size,)
+        stock = len(kinds)
         groups: dict[tuple[int, ...], list[Tile]] = {}
         for tile in hidden:
             where = tuple(
                 location
-                for location, seat in enumerate(self._others)
-                if tile.low not in view.voids[seat] and tile.high not in view.voids[seat]
+                for location, (_, voids, _) in enumerate(kinds)
+                if tile.low not in voids and tile.high not in voids
             ) + (stock,)
             groups.setdefault(where, []).append(tile)
         self._groups = tuple((where, tuple(tiles)) for where, tiles in sorted(groups.items()))
         self._locations = len(capacities)
+        self._capacities = capacities
         self._choices: dict[tuple[int, tuple[int, ...]], tuple[list[_Split], list[int]]] = {}
         self.count = self._count(0, capacities)
         if self.count == 0:
@@ -167,7 +269,7 @@ class Determiniser:
         stock; then one output as the generator state for later rounds.
         """
         view = self._view
-        capacities = tuple(view.hand_sizes[s] for s in self._others) + (view.stock_size,)
+        capacities = self._capacities
         placed: list[list[Tile]] = [[] for _ in range(self._locations)]
         for group, (_, tiles) in enumerate(self._groups):
             splits, weights = self._choices[(group, capacities)]
@@ -185,10 +287,11 @@ class Determiniser:
             capacities = tuple(c - k for c, k in zip(capacities, split, strict=True))
         stock, rng = shuffled(tuple(placed[-1]), rng)
         later, rng = next_u64(rng)
-        hands: list[tuple[Tile, ...]] = [()] * view.players
-        hands[view.seat] = view.hand
+        held: list[list[Tile]] = [[] for _ in range(view.players)]
         for location, seat in enumerate(self._others):
-            hands[seat] = tuple(sorted(placed[location], key=tile_index))
+            held[seat].extend(placed[location])
+        hands = [tuple(sorted(tiles, key=tile_index)) for tiles in held]
+        hands[view.seat] = view.hand
         info = RoundInfo(
             players=view.players,
             seed=0,
@@ -226,21 +329,54 @@ def _random_policy(state: MatchState, rng: int) -> tuple[Move, int]:
 _POLICIES: dict[str, _Policy] = {"greedy": _greedy_policy, "random": _random_policy}
 
 
-def playout_value(start: MatchState, end: MatchState, seat: int) -> float:
+def playout_value(start: MatchState, end: MatchState, seat: int, *, settle: bool = True) -> float:
     """How good ``end`` is for ``seat``'s side, compared with ``start``.
 
-    The points its side gained from ``start`` to ``end`` (settlement included)
-    less the mean of what the other sides gained; a side that won the match in
-    between adds its target to its gain (so a win outweighs any number of
-    points, and a loss costs as much).
+    If a side won the match in between, the value is ``2 * target`` when it
+    is ``seat``'s side and ``-2 * target`` otherwise, however many points
+    the win took: a won match is worth the same however it is won, so a
+    playout never prefers a bigger, later win to a win now.
+
+    Otherwise it is the points ``seat``'s side gained from ``start`` to
+    ``end`` less the mean of what the other sides gained. A round that ended
+    counts its settlement; with ``settle`` (the default), a round still going
+    at ``end`` counts what settlement would take if it ended there: each
+    hand's pips rounded (:func:`~american_sniff.round_hand`), taken from its
+    side. So shedding heavy tiles counts, not only the points scored.
     """
     players = start.players
     mine = side_of(players, seat)
-    gains = [after - before for after, before in zip(end.scores, start.scores, strict=True)]
     if end.winner is not None:
-        gains[end.winner] += end.target
+        return float(2 * end.target if end.winner == mine else -2 * end.target)
+    gains = [after - before for after, before in zip(end.scores, start.scores, strict=True)]
+    if settle and end.round == start.round:
+        for other, hand in enumerate(end.hands):
+            pips = 0
+            for tile in hand:
+                pips += tile.pips
+            gains[side_of(players, other)] -= round_hand(pips)
     others = [gain for side, gain in enumerate(gains) if side != mine]
     return gains[mine] - sum(others) / len(others)
+
+
+def winning_moves(view: PlayerView) -> tuple[Move, ...]:
+    """The legal moves of ``view`` that win the match at once, in ``legal_moves`` order.
+
+    A placement wins when the points it scores take its side to the target.
+
+    >>> from american_sniff import new_match, view_for
+    >>> winning_moves(view_for(new_match(2, seed=1), 1))
+    ()
+    """
+    side = side_of(view.players, view.seat)
+    need = view.target - view.scores[side]
+    wins: list[Move] = []
+    for move in view.legal_moves:
+        if type(move) is Place:
+            points = placement_points(view.layout.place(move.tile, move.at).end_sum)
+            if points and points >= need:
+                wins.append(move)
+    return tuple(wins)
 
 
 def _play_out(
@@ -261,21 +397,27 @@ def _play_out(
 
 
 @attrs.define(eq=False)
-class SearchBot(SeededBot):
+class SearchBot:
     """Determinised Monte Carlo: tries each legal move on sampled deals, keeps the best.
 
-    For each of ``playouts`` deals sampled by :class:`~american_sniff.bots.Determiniser` (or as many
-    as fit in ``seconds``), every legal move is played, then the game goes on
-    with the ``rollout`` policy for every seat for ``depth`` more placements
-    (or to the end of the round);
-    :func:`~american_sniff.bots.search.playout_value` scores the result for
-    this seat's side. The move with the best total wins; on a
-    tie, the first in ``view.legal_moves`` order. A lone legal move is
-    returned at once, without sampling.
+    A lone legal move is returned at once. A placement that wins the match at
+    once is always played (the first such in ``view.legal_moves`` order, see
+    :func:`~american_sniff.bots.winning_moves`): a won match is worth the same however it is won.
+    Otherwise, for each of ``playouts`` deals sampled by
+    :class:`~american_sniff.bots.Determiniser` (or as many as fit in
+    ``seconds``), every legal move is played, then the game goes on with the
+    ``rollout`` policy for every seat for ``depth`` more placements (or to the
+    end of the round); :func:`~american_sniff.bots.search.playout_value`
+    scores the result for this seat's side. The move with the best total
+    wins; on a tie, the first in ``view.legal_moves`` order.
 
-    With a playout budget (``seconds=None``) play is reproducible from the
-    seed. A time budget makes the number of samples depend on the machine, so
-    the same seed may choose differently.
+    The bot keeps no state between choices. Each choice draws from a
+    generator started at :func:`~american_sniff.bots.decision_rng` of the
+    seed and the view, so with a playout budget (``seconds=None``) a choice
+    is a pure function of the bot's fields and the view, and ``eval(repr(bot))``
+    rebuilds the bot exactly, at any moment of a match. A time budget makes
+    the number of samples depend on the machine, so the same seed may choose
+    differently.
 
     >>> from american_sniff import new_match, view_for
     >>> bot = SearchBot(seed=3, playouts=8)
@@ -285,8 +427,8 @@ class SearchBot(SeededBot):
     >>> bot.choose(view_for(state, state.turn))
     Place(Tile(4, 6))
 
-    :ivar seed: Where the bot's generator starts (0 to 2**64 - 1); it drives the
-        sampling of deals and random playouts.
+    :ivar seed: Where each choice's generator is derived from (0 to 2**64 - 1);
+        it drives the sampling of deals and random playouts.
     :ivar playouts: How many deals to sample for each choice (at least 1);
         each legal move is played out once on each.
     :ivar seconds: A time budget per choice instead: sample deals until it is
@@ -300,7 +442,16 @@ class SearchBot(SeededBot):
 
     #: The bot's name in the registry (:func:`~american_sniff.make_bot`).
     name: ClassVar[str] = "search"
+    #: Whether the sampling reads the history for each tile's voids
+    #: (:func:`~american_sniff.bots.search.tile_voids`); a subclass may turn
+    #: it off to measure its worth.
+    history: ClassVar[bool] = True
+    #: Whether a playout cut short in a round counts the settlement that the
+    #: hands would cost then (:func:`~american_sniff.bots.search.playout_value`);
+    #: a subclass may turn it off.
+    settle: ClassVar[bool] = True
 
+    seed: int = attrs.field(default=0, converter=check_seed)
     playouts: int = attrs.field(default=32)
     seconds: float | None = attrs.field(default=None)
     rollout: str = attrs.field(default="greedy")
@@ -328,25 +479,34 @@ class SearchBot(SeededBot):
         if value not in _POLICIES:
             raise ValueError(f"rollout must be one of {', '.join(ROLLOUT_POLICIES)}, got {value!r}")
 
-    def _choose_among(self, moves: tuple[Move, ...], view: PlayerView) -> Move:
-        """The one of ``moves`` with the best total over the sampled deals."""
-        determiniser = Determiniser(view)
+    def choose(self, view: PlayerView) -> Move:
+        """The move with the best total over the sampled deals (see the class notes).
+
+        :raises TypeError: if ``view`` is not a :class:`~american_sniff.PlayerView`.
+        :raises ValueError: if the view's seat has no move to make.
+        """
+        moves = moves_to_choose_from(view, self)
+        if len(moves) == 1:
+            return moves[0]
+        wins = winning_moves(view)
+        if wins:
+            return wins[0]
+        determiniser = Determiniser(view, history=self.history)
         policy = _POLICIES[self.rollout]
         totals = [0.0] * len(moves)
-        rng = self._rng
+        rng = decision_rng(self.seed, view)
         deadline = None if self.seconds is None else time.monotonic() + self.seconds
         samples = 0
         while True:
             world, rng = determiniser.sample(rng)
             for index, move in enumerate(moves):
                 end, rng = _play_out(apply(world, move), policy, rng, self.depth)
-                totals[index] += playout_value(world, end, view.seat)
+                totals[index] += playout_value(world, end, view.seat, settle=self.settle)
             samples += 1
             if deadline is None:
                 if samples >= self.playouts:
                     break
             elif time.monotonic() >= deadline:
                 break
-        self._rng = rng
         best = max(totals)
         return moves[totals.index(best)]
