@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -27,9 +28,26 @@ def _to_a_placement_of_seat_0(game: Game) -> None:
         game.play(moves[0])
 
 
-def test_the_log_is_append_only_and_replays(tmp_path: Path) -> None:
+Stores = Callable[[str | Path], Store]
+
+
+@pytest.fixture
+def stores() -> Iterator[Stores]:
+    """Opens stores that are closed after the test (Python 3.13 warns of an unclosed one)."""
+    opened: list[Store] = []
+
+    def open_store(path: str | Path) -> Store:
+        opened.append(Store(path))
+        return opened[-1]
+
+    yield open_store
+    for store in opened:
+        store.close()
+
+
+def test_the_log_is_append_only_and_replays(tmp_path: Path, stores: Stores) -> None:
     """Moves, an undo and a continue are log entries; loading replays them to the same states."""
-    store = Store(tmp_path / "m.sqlite3")
+    store = stores(tmp_path / "m.sqlite3")
     game = Game.create(store, new_setup(2, ["human", "greedy"], seed=8))
     _to_a_placement_of_seat_0(game)
     move = next(m for m in view_for(game.state, 0).legal_moves if isinstance(m, Place))
@@ -52,10 +70,10 @@ def test_the_log_is_append_only_and_replays(tmp_path: Path) -> None:
     assert Game.load(store, "nope") is None
 
 
-def test_bots_choose_the_same_after_a_restart() -> None:
+def test_bots_choose_the_same_after_a_restart(stores: Stores) -> None:
     """A bot's choice depends only on the seed, the seat and the action count."""
     assert bot_seed(1, 0, 0) != bot_seed(1, 1, 0)
-    store = Store(":memory:")
+    store = stores(":memory:")
     setup = new_setup(2, ["human", "search"], seed=6)
     one, two = Game.create(store, setup), Game.create(store, setup)
     while one.state.turn != 1:
@@ -82,9 +100,9 @@ def test_viewer_documents_are_the_library_views() -> None:
         viewer_document(state, True)
 
 
-def test_tokens_name_their_seat_and_nothing_else() -> None:
+def test_tokens_name_their_seat_and_nothing_else(stores: Stores) -> None:
     """Each human seat's token is its own; the spectator's is the spectator's; others none."""
-    store = Store(":memory:")
+    store = stores(":memory:")
     game = Game.create(store, new_setup(3, ["human", "greedy", "human"], seed=1))
     tokens = [s.token for s in game.setup.seats]
     assert tokens[1] is None
@@ -97,9 +115,9 @@ def test_tokens_name_their_seat_and_nothing_else() -> None:
     store.close()
 
 
-def test_the_store_keeps_a_key_and_lists_matches(tmp_path: Path) -> None:
+def test_the_store_keeps_a_key_and_lists_matches(tmp_path: Path, stores: Stores) -> None:
     """The operator's key is made once and kept; matches are listed newest first."""
-    store = Store(tmp_path / "k.sqlite3")
+    store = stores(tmp_path / "k.sqlite3")
     key = store.meta("key", "first")
     assert store.meta("key", "second") == key == "first"
     one = Game.create(store, new_setup(2, ["human", "greedy"], seed=1))
@@ -128,9 +146,9 @@ def test_a_wrong_setup_says_what_is_wrong(
         new_setup(players, kinds, seed)
 
 
-def test_a_match_of_one_person_and_a_bot_from_start_to_end() -> None:
+def test_a_match_of_one_person_and_a_bot_from_start_to_end(stores: Stores) -> None:
     """Moves, refusals, hints, forced moves, the settlement wait and the record; no server."""
-    store = Store(":memory:")
+    store = stores(":memory:")
     game = Game.create(store, new_setup(2, ["human", "greedy"], seed=4))
     assert new_setup(2, ["human", "greedy"]).seed >= 0  # a random seed when none is given
     with pytest.raises(GameError, match="turn"):

@@ -100,6 +100,14 @@ class Store:
         with self._lock:
             self._db.close()
 
+    def __enter__(self) -> Store:
+        """The store itself; leaving the ``with`` block closes it."""
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        """Close the database."""
+        self.close()
+
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
