@@ -11,12 +11,24 @@ where the API has them. In one run, alternating the workloads run by run:
 * ``gymnasium``: the single-agent environment against random bots; a step
   is one ``env.step`` (the agent's action, then the bots' up to its next
   turn, so several actions of the match);
-* ``openspiel``: the ``american_sniff`` game through OpenSpiel's API
-  (``legal_actions`` or ``chance_outcomes``, then ``apply_action``), and
-  ``openspiel+obs`` the same with the observation tensor of the player to act
-  read at each decision;
-* ``team_dominoes`` and ``team_dominoes+obs``: OpenSpiel's own
-  ``python_team_dominoes`` through the same loops.
+* ``openspiel``: the ``american_sniff`` game through OpenSpiel's API, and
+  ``team_dominoes`` OpenSpiel's own ``python_team_dominoes`` (4 players),
+  both through one loop, call for call: ``is_terminal()``, then
+  ``is_chance_node()``; at a chance node ``chance_outcomes()``, at a decision
+  ``legal_actions()``; then ``apply_action()`` with an outcome or action
+  picked by ``random.Random.randrange``. **One step is one** ``apply_action``
+  **call**, a chance outcome (a dealt or drawn tile, a lot) or a player's
+  action; the share of chance steps in each game is printed.
+  ``openspiel+obs`` and ``team_dominoes+obs``: the same, with
+  ``observation_tensor(current_player())`` read before each decision.
+
+Both games are Python games behind OpenSpiel's C++ layer. Each game answers
+the calls it implements in Python (``is_terminal``, ``chance_outcomes``, and
+for ``american_sniff`` also ``is_chance_node``, ``legal_actions`` and
+``observation_tensor``); the others go through the C++ layer and back
+(``apply_action`` always, for both). The generator is Python's, for every
+workload: numpy's costs a microsecond a call, which would only blur what is
+measured.
 
 The ratio printed is american_sniff's steps per second over
 python_team_dominoes', through the OpenSpiel API (the issue's goal: at least
@@ -71,7 +83,7 @@ def _pettingzoo(players: int, seconds: float, seed: int) -> tuple[int, float]:
     from american_sniff.envs.pettingzoo import AmericanSniffEnv  # noqa: PLC0415
 
     env = AmericanSniffEnv(players=players)
-    rng = np.random.default_rng(seed)
+    pick = random.Random(seed).randrange
     steps = 0
     start = time.process_time()
     end = start + seconds
@@ -84,7 +96,7 @@ def _pettingzoo(players: int, seconds: float, seed: int) -> tuple[int, float]:
             if terminated or truncated:
                 break
             legal = np.flatnonzero(observation["action_mask"])
-            env.step(int(legal[rng.integers(len(legal))]))
+            env.step(int(legal[pick(len(legal))]))
             steps += 1
     return steps, time.process_time() - start
 
@@ -95,7 +107,7 @@ def _gymnasium(players: int, seconds: float, seed: int) -> tuple[int, float]:
     from american_sniff.envs.gymnasium import AmericanSniffGymEnv  # noqa: PLC0415
 
     env = AmericanSniffGymEnv(players=players, opponent="random")
-    rng = np.random.default_rng(seed)
+    pick = random.Random(seed).randrange
     steps = 0
     start = time.process_time()
     end = start + seconds
@@ -106,15 +118,14 @@ def _gymnasium(players: int, seconds: float, seed: int) -> tuple[int, float]:
         terminated = False
         while not terminated:
             legal = np.flatnonzero(observation["action_mask"])
-            observation, _, terminated, _, _ = env.step(int(legal[rng.integers(len(legal))]))
+            observation, _, terminated, _, _ = env.step(int(legal[pick(len(legal))]))
             steps += 1
     return steps, time.process_time() - start
 
 
 def _spiel(name: str, params: dict[str, Any], observe: bool) -> Workload:
     def run(players: int, seconds: float, seed: int) -> tuple[int, float]:
-        import numpy as np  # noqa: PLC0415 (an extra)
-        import pyspiel  # noqa: PLC0415
+        import pyspiel  # noqa: PLC0415 (an extra)
 
         if name == "american_sniff":
             import american_sniff.envs.openspiel  # noqa: F401, PLC0415 (registers the game)
@@ -124,8 +135,9 @@ def _spiel(name: str, params: dict[str, Any], observe: bool) -> Workload:
             from open_spiel.python.games import team_dominoes  # noqa: F401, PLC0415 (registers it)
 
             game = pyspiel.load_game(name, params)
-        rng = np.random.default_rng(seed)
-        steps = 0
+        # The one loop both games run: the same calls, in the same order.
+        pick = random.Random(seed).randrange
+        steps = chance = 0
         start = time.process_time()
         end = start + seconds
         while time.process_time() < end:
@@ -133,16 +145,22 @@ def _spiel(name: str, params: dict[str, Any], observe: bool) -> Workload:
             while not state.is_terminal():
                 if state.is_chance_node():
                     outcomes = state.chance_outcomes()
-                    state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+                    state.apply_action(outcomes[pick(len(outcomes))][0])
+                    chance += 1
                 else:
                     if observe:
                         state.observation_tensor(state.current_player())
                     actions = state.legal_actions()
-                    state.apply_action(actions[rng.integers(len(actions))])
+                    state.apply_action(actions[pick(len(actions))])
                 steps += 1
+        _CHANCE_SHARE[name] = chance / steps
         return steps, time.process_time() - start
 
     return run
+
+
+#: The share of chance steps among each OpenSpiel game's steps, in the last run.
+_CHANCE_SHARE: dict[str, float] = {}
 
 
 #: Each workload, and the modules it needs.
@@ -195,6 +213,8 @@ def main(argv: list[str] | None = None) -> int:
     for ours, theirs in (("openspiel", "team_dominoes"), ("openspiel+obs", "team_dominoes+obs")):
         if ours in median and theirs in median:
             print(f"ratio {ours} / {theirs}: {median[ours] / median[theirs]:.2f}x")
+    for game, share in _CHANCE_SHARE.items():
+        print(f"chance steps among {game}'s: {share:.0%}")
     return 0
 
 

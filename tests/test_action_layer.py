@@ -32,6 +32,7 @@ from american_sniff.actions import (
     POINTS,
     action_mask,
     action_of,
+    legal_action_moves,
     legal_actions,
     move_of,
     placement_action,
@@ -125,9 +126,24 @@ def test_round_trip_on_every_legal_move_of_300_random_matches() -> None:
                 assert move_of(state, action) is move
                 found.append(action)
             assert sorted(found) == list(actions)
+            pairs = legal_action_moves(state)
+            assert [a for a, _ in pairs] == list(actions)
+            assert all(move is move_of(state, a) for a, move in pairs)
             checked += len(moves)
             state = apply(state, rng.choice(moves))
     assert checked > 300 * 100
+
+
+def test_legal_action_moves_pairs_each_action_with_its_move_even_for_new_objects() -> None:
+    """Moves equal to the engine's but not its objects (say, read back) give the same pairs."""
+    state = new_match(3, seed=8)
+    for _ in range(12):
+        state = apply(state, legal_moves(state)[-1])
+    again = MatchState.from_json(state.to_json())
+    assert legal_action_moves(again) == legal_action_moves(state)
+    assert [a for a, _ in legal_action_moves(again)] == list(legal_actions(state))
+    with pytest.raises(TypeError, match="legal_action_moves"):
+        legal_action_moves("a state")  # type: ignore[arg-type]
 
 
 def test_an_action_out_of_range_is_refused_clearly() -> None:

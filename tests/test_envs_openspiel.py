@@ -17,7 +17,8 @@ import american_sniff.envs.openspiel  # noqa: F401 (registers the game)
 from american_sniff import apply, legal_moves, new_match
 from american_sniff.actions import DRAW_ACTION, NUM_ACTIONS, action_of, legal_actions
 from american_sniff.envs.openspiel import AmericanSniffState
-from american_sniff.observation import OBSERVATION_SIZE, information_state
+from american_sniff.observation import OBSERVATION_SIZE, encode, information_state
+from american_sniff.state import RoundEnd
 from american_sniff.views import view_for
 
 
@@ -237,3 +238,114 @@ def test_the_worked_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert "match 2: IS-MCTS at seat 1" in out
     assert "won" in out
     assert "of 2 against SearchBot (2 playouts)" in out
+
+
+def _same_answers(state: AmericanSniffState, players: int) -> None:
+    """The answers given in Python are the C++ layer's, and the observations the views'."""
+    assert state.is_chance_node() == pyspiel.State.is_chance_node(state)
+    assert state.legal_actions() == pyspiel.State.legal_actions(state)
+    for player in range(players):
+        assert state.legal_actions(player) == pyspiel.State.legal_actions(state, player)
+    if state.is_chance_node():
+        assert state.legal_actions() == [a for a, _ in state.chance_outcomes()]
+        return
+    if state.is_terminal():
+        return
+    for player in range(players):
+        expected = [float(x) for x in encode(view_for(state.match, player))]
+        assert state.observation_tensor(player) == expected
+        assert pyspiel.State.observation_tensor(state, player) == expected
+        assert state.information_state_tensor(player) == expected
+        assert pyspiel.State.information_state_tensor(state, player) == expected
+    assert state.observation_tensor() == state.observation_tensor(state.current_player())
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_python_answers_are_the_cpp_layers(players: int) -> None:
+    """At every step of random matches, the queries answered in Python agree with OpenSpiel's C++.
+
+    Also on copies: clones and serialised states carry on with the same
+    answers and the same history.
+    """
+    game = pyspiel.load_game("american_sniff", {"players": players, "max_moves": 700})
+    rng = np.random.default_rng(players)
+    for _ in range(2):
+        state = game.new_initial_state()
+        step = 0
+        while not state.is_terminal():
+            _same_answers(state, players)
+            if step % 41 == 40:
+                for copy in (
+                    state.clone(),
+                    pyspiel.deserialize_game_and_state(
+                        pyspiel.serialize_game_and_state(game, state)
+                    )[1],
+                ):
+                    assert copy.history() == state.history()
+                    _same_answers(copy, players)
+                    copy.apply_action(copy.legal_actions()[0])  # leaves the original alone
+            if state.is_chance_node():
+                _chance(state, rng)
+            else:
+                actions = state.legal_actions()
+                state.apply_action(actions[rng.integers(len(actions))])
+            step += 1
+        _same_answers(state, players)
+
+
+def test_every_round_is_dealt_by_chance_nodes_even_after_a_draw_that_blocks() -> None:
+    """A round that ends blocked on a draw of the stock's last tile is followed by a dealt round.
+
+    (The next round's hands come from chance nodes, not from the engine's own deal.)
+    """
+    game = pyspiel.load_game("american_sniff", {"players": 2})
+    rng = np.random.default_rng(12)
+    blocked_on_draws = 0
+    for _ in range(12):
+        state = game.new_initial_state()
+        last_player_action = None
+        chance_since = 0
+        round_number = 0
+        while not state.is_terminal():
+            if state.is_chance_node():
+                _chance(state, rng)
+                chance_since += 1
+                continue
+            match = state.match
+            if match.round != round_number:
+                # The deal, and maybe a lot, since the last player's action (and its draw).
+                assert chance_since >= 14
+                last = match.last_round
+                if last is not None and last.end is RoundEnd.BLOCKED:
+                    blocked_on_draws += last_player_action == DRAW_ACTION
+                round_number = match.round
+            actions = state.legal_actions()
+            last_player_action = actions[rng.integers(len(actions))]
+            state.apply_action(last_player_action)
+            chance_since = 0
+    assert blocked_on_draws > 0
+
+
+def test_bad_chance_outcomes_are_refused_and_change_nothing() -> None:
+    """A tile already dealt, or not in the stock, or a lot for no seat, is a clear error."""
+    game = pyspiel.load_game("american_sniff", {"players": 2})
+    state = game.new_initial_state()
+    with pytest.raises(ValueError, match="lot"):
+        state.apply_action(5)
+    state.apply_action(0)
+    state.apply_action(3)
+    with pytest.raises(ValueError, match="not a tile left to deal"):
+        state.apply_action(3)
+    assert [a for a, _ in state.chance_outcomes()] == [i for i in range(28) if i != 3]
+    rng = np.random.default_rng(2)
+    while state.is_chance_node() or DRAW_ACTION not in state.legal_actions():
+        if state.is_chance_node():
+            _chance(state, rng)
+        else:
+            actions = state.legal_actions()
+            state.apply_action(actions[rng.integers(len(actions))])
+    state.apply_action(DRAW_ACTION)
+    hand_tile = state.match.hands[state.match.turn][0].index
+    with pytest.raises(ValueError, match="not a tile of the stock"):
+        state.apply_action(hand_tile)
+    assert state.is_chance_node()

@@ -46,6 +46,7 @@ order, so that equal states always give the same list and the same mask.
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import NoReturn
 
 from .engine import apply, legal_moves
@@ -65,6 +66,7 @@ __all__ = [
     "POINTS",
     "action_mask",
     "action_of",
+    "legal_action_moves",
     "legal_actions",
     "move_of",
     "placement_action",
@@ -153,6 +155,26 @@ def _action(move: Move) -> int:
     raise ValueError(f"not a move: {move!r}")
 
 
+# The action of each move object seen, by identity: the engine hands out the
+# same move objects again and again, so the action is worked out once per
+# object. The entry keeps the move, so its id cannot be reused while the entry
+# lives; bounded, in case some build made new move objects each time.
+_SEEN: dict[int, tuple[Move, int]] = {}
+_SEEN_LIMIT = 1 << 12
+
+
+def _action_of_object(move: Move) -> int:
+    """``_action(move)``, remembered by the move object's identity."""
+    entry = _SEEN.get(id(move))
+    if entry is not None and entry[0] is move:
+        return entry[1]
+    action = _action(move)
+    if len(_SEEN) >= _SEEN_LIMIT:
+        _SEEN.clear()
+    _SEEN[id(move)] = (move, action)
+    return action
+
+
 def _check_state(state: object, function: str) -> MatchState:
     if type(state) is not MatchState:
         raise TypeError(f"{function}() needs a MatchState, got {state!r}")
@@ -167,7 +189,35 @@ def legal_actions(state: MatchState) -> tuple[int, ...]:
     :raises TypeError: if ``state`` is not a :class:`~american_sniff.MatchState`.
     """
     _check_state(state, "legal_actions")
-    return tuple(sorted(map(_action, legal_moves(state))))
+    return tuple(sorted(map(_action_of_object, legal_moves(state))))
+
+
+def legal_action_moves(state: MatchState) -> tuple[tuple[int, Move], ...]:
+    """Each legal action with its move, in increasing action order: ``(action, move)`` pairs.
+
+    The actions are those of :func:`legal_actions` and each move is
+    ``move_of(state, action)``, the very object
+    :func:`~american_sniff.legal_moves` lists (so that applying it needs no
+    check). An environment that keeps them beside the state turns an action
+    into its move with one look-up.
+
+    >>> from american_sniff import new_match
+    >>> legal_action_moves(new_match(2, seed=1))[:2]
+    ((1, Place(Tile(0, 1))), (4, Place(Tile(0, 4))))
+
+    :raises TypeError: if ``state`` is not a :class:`~american_sniff.MatchState`.
+    """
+    _check_state(state, "legal_action_moves")
+    seen = _SEEN
+    pairs = []
+    for move in legal_moves(state):
+        entry = seen.get(id(move))
+        pairs.append(
+            (entry[1] if entry is not None and entry[0] is move else _action_of_object(move), move)
+        )
+    if len(pairs) > 1:
+        pairs.sort(key=itemgetter(0))
+    return tuple(pairs)
 
 
 def action_mask(state: MatchState) -> tuple[int, ...]:
@@ -178,7 +228,7 @@ def action_mask(state: MatchState) -> tuple[int, ...]:
     _check_state(state, "action_mask")
     mask = [0] * NUM_ACTIONS
     for move in legal_moves(state):
-        mask[_action(move)] = 1
+        mask[_action_of_object(move)] = 1
     return tuple(mask)
 
 

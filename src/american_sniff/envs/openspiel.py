@@ -50,19 +50,20 @@ bot can search it.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
 import attrs
 import numpy as np
 import pyspiel
 
-from ..actions import ACTION_MOVES, DRAW_ACTION, NUM_ACTIONS, legal_actions, move_of
+from ..actions import ACTION_MOVES, NUM_ACTIONS, legal_action_moves, move_of
 from ..engine import apply, new_match
-from ..moves import Draw
+from ..moves import Draw, Move
 from ..observation import (
     OBSERVATION_SIZE,
-    encode,
+    RoundFacts,
+    encode_list,
     information_state,
     observation_string,
 )
@@ -77,6 +78,11 @@ __all__ = ["GAME_TYPE", "AmericanSniffGame", "AmericanSniffState"]
 _DEFAULT_MAX_MOVES = 10_000
 _T = TypeVar("_T")
 _CHANCE = int(pyspiel.PlayerId.CHANCE)
+_DRAW = Draw()
+_ALL_INDICES = tuple(range(len(ALL_TILES)))
+#: The actions of a round since its facts were last brought up to date, newest
+#: first: (seat, move, the open values before it, the node before) or None.
+_Record = tuple[int, Move, int, "_Record"] | None
 _TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 
 #: The game's type, as registered with OpenSpiel under the short name ``american_sniff``.
@@ -151,6 +157,19 @@ class AmericanSniffState(pyspiel.State):
     :ivar match: The engine's :class:`~american_sniff.MatchState`. While a
         round is being dealt it holds the tiles dealt so far, and the rest
         lie in its stock.
+
+    **Speed.** Every call from Python into OpenSpiel's C++ layer and back
+    costs about a microsecond, more than most of what the game does in a
+    step. So the queries that Python code calls at every step
+    (:meth:`is_chance_node`, :meth:`legal_actions`, :meth:`observation_tensor`
+    and :meth:`information_state_tensor`) are answered here in Python, with the
+    very results the C++ layer gives (which C++ callers still get, through the
+    usual hooks); applying an action goes through OpenSpiel as always, so that
+    its history and move number stay its own. The legal actions are kept with
+    their moves once worked out, the chance outcomes likewise, and the
+    round's public facts that observations need (what each seat placed, its
+    known voids) are kept as actions happen rather than worked out from a
+    view (see :class:`american_sniff.observation.RoundFacts`).
     """
 
     def __init__(self, game: AmericanSniffGame) -> None:
@@ -158,9 +177,11 @@ class AmericanSniffState(pyspiel.State):
         self._players = game.players
         self._max_moves = game.max_moves
         # The round's state before its deal, the tiles dealt so far (by index,
-        # in order), and the engine's state with them dealt (made when needed).
+        # in order), those not dealt yet, and the engine's state with them
+        # dealt (made when needed).
         self._base = _Shared(game.blank)
-        self._deal: _Shared[tuple[int, ...]] = _Shared(())
+        self._deal: tuple[int, ...] = ()
+        self._left: tuple[int, ...] = _ALL_INDICES
         self._match: _Shared[MatchState] | None = None
         self._lot_due = True  # the round's opener is still to be drawn by lot
         self._dealing = True
@@ -170,6 +191,15 @@ class AmericanSniffState(pyspiel.State):
         self._resamples = 0  # how many times resample_from_infostate was called on this state
         self._opener = 0  # the round's opener, once known
         self._player = _CHANCE  # who acts now (see _next_player)
+        # Caches, shared by copies (they describe this very moment, and copies
+        # replace them rather than change them): the legal actions with their
+        # moves, and the chance outcomes.
+        self._legal: _Shared[tuple[list[int], dict[int, Move]]] | None = None
+        self._chance: _Shared[list[tuple[int, float]]] | None = None
+        # The round's public facts as of some action, and the actions since
+        # (newest first, as (seat, move, open values before, older) nodes).
+        self._facts = _Shared(RoundFacts(1, (0,) * game.players, (0,) * game.players))
+        self._since: _Shared[_Record] = _Shared(None)
 
     @property
     def match(self) -> MatchState:
@@ -181,6 +211,7 @@ class AmericanSniffState(pyspiel.State):
     @match.setter
     def match(self, state: MatchState) -> None:
         self._match = _Shared(state)
+        self._legal = None
 
     # -- the OpenSpiel API ---------------------------------------------------
 
@@ -188,24 +219,79 @@ class AmericanSniffState(pyspiel.State):
         """The player to move, or CHANCE, or TERMINAL."""
         return self._player
 
+    def is_chance_node(self) -> bool:
+        """Whether chance acts now (as OpenSpiel's own, without the trip through C++)."""
+        return self._player == _CHANCE
+
+    def is_terminal(self) -> bool:
+        """Whether a side has won, or the match reached ``max_moves`` actions."""
+        return self._player == _TERMINAL
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        """The legal actions of ``player`` (by default the one to act), as OpenSpiel's own.
+
+        At a chance node, the chance outcomes' actions; at the end, none; for
+        a player not to move, none.
+
+        :raises pyspiel.SpielError: for a negative ``player`` other than the one to act.
+        """
+        acting = self._player
+        if acting == _TERMINAL:
+            return []
+        if acting == _CHANCE:
+            return [outcome for outcome, _ in self._chance_outcomes()]
+        if player is None or player == acting:
+            return self._legal_pairs()[0].copy()
+        if player < 0:
+            raise pyspiel.SpielError(f"Called LegalActions for pseudo-player {player}")
+        return []
+
     def _legal_actions(self, player: int) -> list[int]:
-        return list(legal_actions(self.match))
+        return self._legal_pairs()[0].copy()
+
+    def _legal_pairs(self) -> tuple[list[int], dict[int, Move]]:
+        """The legal actions of the player to move, and the move of each (worked out once)."""
+        if self._legal is None:
+            pairs = legal_action_moves(self.match)
+            self._legal = _Shared(([a for a, _ in pairs], dict(pairs)))
+        return self._legal.value
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """The outcomes of this chance node, each with the same probability."""
-        if self._dealing and self._lot_due:
-            outcomes = list(range(self._players))
-        elif self._dealing:
-            dealt = set(self._deal.value)
-            outcomes = [i for i in range(len(ALL_TILES)) if i not in dealt]
-        else:  # the tile drawn
-            outcomes = sorted(tile.index for tile in self.match.stock)
-        p = 1.0 / len(outcomes)
-        return [(outcome, p) for outcome in outcomes]
+        return self._chance_outcomes().copy()
+
+    def _chance_outcomes(self) -> list[tuple[int, float]]:
+        if self._chance is None:
+            if self._dealing and self._lot_due:
+                outcomes: Sequence[int] = range(self._players)
+            elif self._dealing:
+                outcomes = self._left
+            else:  # the tile drawn
+                outcomes = sorted(tile.index for tile in self.match.stock)
+            p = 1.0 / len(outcomes)
+            self._chance = _Shared([(outcome, p) for outcome in outcomes])
+        return self._chance.value
+
+    def observation_tensor(self, player: int | None = None) -> list[float]:
+        """``player``'s observation tensor (by default the player to act), as OpenSpiel's own.
+
+        :raises pyspiel.SpielError: if ``player`` is not a player of the game.
+        """
+        if player is None:
+            player = self._player
+        if type(player) is not int or not 0 <= player < self._players:
+            raise pyspiel.SpielError(f"no observation for player {player!r}")
+        return encode_list(self.match, player, self._round_facts(), 1.0)
+
+    def information_state_tensor(self, player: int | None = None) -> list[float]:
+        """The same numbers as :meth:`observation_tensor` (see the module)."""
+        return self.observation_tensor(player)
 
     def _apply_action(self, action: int) -> None:
         self._moves += 1
         self._advance(action)
+        self._legal = None
+        self._chance = None
         self._player = self._next_player()
 
     def _next_player(self) -> int:
@@ -219,40 +305,84 @@ class AmericanSniffState(pyspiel.State):
 
     def _advance(self, action: int) -> None:
         if self._dealing:
-            if self._lot_due:
-                self._lot_due = False
-                self._opener = action
-            else:
-                self._deal = _Shared((*self._deal.value, action))
-                if len(self._deal.value) == self._players * HAND_SIZE[self._players]:
-                    self._dealing = False
-            self._match = None
+            self._deal_one(action)
             return
         state = self.match
         if self._drawing:
+            if not any(tile.index == action for tile in state.stock):
+                raise ValueError(f"chance outcome {action} is not a tile of the stock")
             self._drawing = False
             deck, start = state.info.deck, state.drawn_count
             rest = tuple(t for t in deck[start:] if t.index != action)
             deck = deck[:start] + (ALL_TILES[action],) + rest
-            self.match = apply(
-                attrs.evolve(state, info=attrs.evolve(state.info, deck=deck)), Draw()
-            )
+            stacked = attrs.evolve(state, info=attrs.evolve(state.info, deck=deck))
+            self._record(stacked, _DRAW, apply(stacked, _DRAW))
             return
-        if action == DRAW_ACTION:
-            move_of(state, action)  # refuses a draw that is not legal
+        move = self._legal_pairs()[1].get(action)
+        if move is None:
+            move_of(state, action)  # raises the error that says why
+        assert move is not None
+        if move == _DRAW:
             self._drawing = True
             return
-        after = apply(state, move_of(state, action))
+        self._record(state, move, apply(state, move))
+
+    def _deal_one(self, action: int) -> None:
+        """The chance node of a round's lot or of one tile of its deal."""
+        if self._lot_due:
+            if type(action) is not int or not 0 <= action < self._players:
+                raise ValueError(f"the lot's outcome is a seat, 0 to {self._players - 1}: {action}")
+            self._lot_due = False
+            self._opener = action
+        else:
+            left = self._left
+            if action not in left:
+                raise ValueError(f"chance outcome {action} is not a tile left to deal")
+            at = left.index(action)
+            self._left = left[:at] + left[at + 1 :]
+            self._deal = (*self._deal, action)
+            if len(self._deal) == self._players * HAND_SIZE[self._players]:
+                self._dealing = False
+        self._match = None
+
+    def _record(self, before: MatchState, move: Move, after: MatchState) -> None:
+        """Make ``after`` the engine's state, and note the action for the round's facts.
+
+        A move that ended the round (a placement, or drawing the last tile
+        when that blocks the round) leads to the next round's chance nodes.
+        """
         self.match = after
-        if after.winner is None and after.round != state.round:
+        if after.round == before.round:
+            self._since = _Shared((before.turn, move, before.layout.value_mask, self._since.value))
+            return
+        players = self._players
+        self._facts = _Shared(RoundFacts(after.round, (0,) * players, (0,) * players))
+        self._since = _Shared(None)
+        if after.winner is None:
             # A new round: its deal (and its lot, after a block) are chance nodes.
             last = after.last_round
             self._lot_due = last is not None and last.end is RoundEnd.BLOCKED
             self._opener = after.opener
             self._base = _Shared(after)
-            self._deal = _Shared(())
+            self._deal = ()
+            self._left = _ALL_INDICES
             self._match = None
             self._dealing = True
+
+    def _round_facts(self) -> RoundFacts:
+        """The public facts of the round so far (brought up to date with the actions since)."""
+        node = self._since.value
+        facts = self._facts.value
+        if node is not None:
+            pending = []
+            while node is not None:
+                pending.append(node)
+                node = node[3]
+            for seat, move, values, _ in reversed(pending):
+                facts = facts.step(seat, move, values)
+            self._facts = _Shared(facts)
+            self._since = _Shared(None)
+        return facts
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -260,10 +390,6 @@ class AmericanSniffState(pyspiel.State):
                 return f"lot: seat {action} opens"
             return f"{'deal' if self._dealing else 'draw'} {ALL_TILES[action]}"
         return str(ACTION_MOVES[action])
-
-    def is_terminal(self) -> bool:
-        """Whether a side has won, or the match reached ``max_moves`` actions."""
-        return self._player == _TERMINAL
 
     def returns(self) -> list[float]:
         """Each player's return, at the end; 0 before (see the module)."""
@@ -311,13 +437,12 @@ class AmericanSniffState(pyspiel.State):
         """The round's state with the tiles dealt so far in the hands, the rest in the stock."""
         base = self._base.value
         size = HAND_SIZE[self._players]
-        deal = self._deal.value
+        deal = self._deal
         hands = tuple(
             tuple(ALL_TILES[i] for i in sorted(deal[seat * size : (seat + 1) * size]))
             for seat in range(self._players)
         )
-        dealt = set(deal)
-        stock = tuple(t for t in ALL_TILES if t.index not in dealt)
+        stock = tuple(ALL_TILES[i] for i in self._left)
         opener = base.opener if self._lot_due else self._opener
         info = attrs.evolve(base.info, deck=stock, opener=opener)
         return attrs.evolve(base, info=info, hands=hands, turn=opener, drawn_count=0)
@@ -398,7 +523,7 @@ class _Observer:
 
     def set_from(self, state: AmericanSniffState, player: int) -> None:
         """Fill :attr:`tensor` with ``player``'s observation of ``state``."""
-        self.tensor[:] = encode(view_for(state.match, player))
+        self.tensor[:] = encode_list(state.match, player, state._round_facts(), 1.0)
 
     def string_from(self, state: AmericanSniffState, player: int) -> str:
         """``player``'s observation (or information state) of ``state`` as text."""
