@@ -15,6 +15,7 @@ from gymnasium.utils.env_checker import check_env
 from american_sniff import IllegalMove, apply, make_bot, new_match, view_for
 from american_sniff.actions import NUM_ACTIONS, legal_actions, move_of
 from american_sniff.envs.gymnasium import ENV_ID, AmericanSniffGymEnv
+from american_sniff.observation import encode
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -117,3 +118,24 @@ def test_search_bots_as_opponents() -> None:
     observation, _ = env.reset(seed=5)
     observation, *_ = env.step(int(np.flatnonzero(observation["action_mask"])[0]))
     assert observation["observation"].shape == (375,)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_every_observation_is_the_encoded_view(players: int) -> None:
+    """The agent's observation after the bots' moves is encode(view_for) of its seat, every step."""
+    env = AmericanSniffGymEnv(players=players, seat=1, opponent="random")
+    rng = np.random.default_rng(players)
+    observation, _ = env.reset(seed=9)
+    terminated = truncated = False
+    steps = 0
+    while not (terminated or truncated):
+        state = env.state_of_match
+        assert state is not None
+        expected = np.array(encode(view_for(state, 1)), dtype=np.float32)
+        np.testing.assert_array_equal(observation["observation"], expected)
+        legal = np.flatnonzero(observation["action_mask"])
+        observation, _, terminated, truncated, _ = env.step(int(legal[rng.integers(len(legal))]))
+        steps += 1
+    expected = np.array(encode(view_for(env.state_of_match, 1)), dtype=np.float32)  # type: ignore[arg-type]
+    np.testing.assert_array_equal(observation["observation"], expected)
+    assert steps > 20

@@ -12,9 +12,10 @@ pytest.importorskip("pettingzoo")
 import numpy as np
 from pettingzoo.test import api_test, seed_test
 
-from american_sniff import IllegalMove, new_match
+from american_sniff import IllegalMove, new_match, view_for
 from american_sniff.actions import NUM_ACTIONS, legal_actions
-from american_sniff.envs.pettingzoo import AmericanSniffEnv, action_of_input
+from american_sniff.envs.pettingzoo import AmericanSniffEnv, action_of_input, encoded
+from american_sniff.observation import encode
 
 # What PettingZoo's api_test says of any environment it does not know by name
 # whose observations are dicts (with an action mask) and whose finished agents
@@ -167,3 +168,36 @@ def test_bad_options_are_refused() -> None:
         AmericanSniffEnv(render_mode="rgb_array")
     with pytest.raises(ValueError, match="a seed is an integer"):
         AmericanSniffEnv().reset(seed="7")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_every_observation_is_the_encoded_view(players: int) -> None:
+    """At every step of whole episodes, each agent's observation is encode(view_for) of its seat.
+
+    The environment keeps the round's facts as actions happen; the result must
+    be the view's encoding, entry for entry, and the mask the legal actions.
+    """
+    env = AmericanSniffEnv(players=players)
+    rng = np.random.default_rng(players)
+    for episode in range(2):
+        env.reset(seed=40 + episode)
+        while True:
+            state = env.state_of_match
+            assert state is not None
+            for seat, agent in enumerate(env.possible_agents):
+                observation = env.observe(agent)
+                assert observation is not None
+                expected = np.array(encode(view_for(state, seat)), dtype=np.float32)
+                assert observation["observation"].dtype == np.float32
+                np.testing.assert_array_equal(observation["observation"], expected)
+                np.testing.assert_array_equal(
+                    observation["observation"], encoded(state, seat)["observation"]
+                )
+                legal = legal_actions(state) if state.turn == seat and not state.is_over else ()
+                assert list(np.flatnonzero(observation["action_mask"])) == list(legal)
+            _, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                break
+            mask = env.observe(env.agent_selection)["action_mask"]  # type: ignore[index]
+            choices = np.flatnonzero(mask)
+            env.step(int(choices[rng.integers(len(choices))]))

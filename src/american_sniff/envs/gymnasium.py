@@ -47,9 +47,11 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from ..actions import ACTION_MOVES, NUM_ACTIONS, legal_actions, move_of
+from ..actions import NUM_ACTIONS, legal_action_moves, legal_actions, move_of
 from ..bots import BOTS, Bot, make_bot
 from ..engine import apply, new_match
+from ..moves import Move
+from ..observation import RoundFacts
 from ..rng import MASK64
 from ..rules import PLAYER_COUNTS, side_of
 from ..state import MatchState, check_seat
@@ -121,6 +123,7 @@ class AmericanSniffGymEnv(gymnasium.Env[dict[str, Any], Any]):
         self.action_space = gymnasium.spaces.Discrete(NUM_ACTIONS)
         self.state_of_match: MatchState | None = None
         self._bots: list[Bot] = []
+        self._facts = RoundFacts(1, (0,) * players, (0,) * players)  # the round's public facts
         self._steps = 0
         self._over = False  # the episode has ended (terminated or truncated)
 
@@ -137,6 +140,7 @@ class AmericanSniffGymEnv(gymnasium.Env[dict[str, Any], Any]):
         self._steps = 0
         self._over = False
         state = new_match(self.players, seed=number)
+        self._facts = RoundFacts.start(state)
         self.state_of_match = self._play_bots(state)
         return self._observe(), self._info()
 
@@ -148,13 +152,14 @@ class AmericanSniffGymEnv(gymnasium.Env[dict[str, Any], Any]):
         if self._over:
             raise RuntimeError("the episode is over: call reset() to start another")
         number = action_of_input(action)
-        if number not in legal_actions(state):
+        move = dict(legal_action_moves(state)).get(number)
+        if move is None:
             if self.illegal_action == "raise":
                 move_of(state, number)  # raises the IllegalMove that says why
                 raise AssertionError(f"action {number} is not legal, yet move_of() took it")
             self._over = True
             return self._observe(), -1.0, True, False, {**self._info(), "illegal_action": True}
-        after = self._play_bots(apply(state, ACTION_MOVES[number]))
+        after = self._play_bots(self._apply(state, move))
         self.state_of_match = after
         self._steps += 1
         reward = rewards(self.reward, state, after)[self.seat]
@@ -179,12 +184,18 @@ class AmericanSniffGymEnv(gymnasium.Env[dict[str, Any], Any]):
         """``state`` after the bots' actions up to the agent's turn or the end of the match."""
         while state.winner is None and state.turn != self.seat:
             seat = state.turn
-            state = apply(state, self._bots[seat].choose(view_for(state, seat)))
+            state = self._apply(state, self._bots[seat].choose(view_for(state, seat)))
         return state
+
+    def _apply(self, state: MatchState, move: Move) -> MatchState:
+        """``apply(state, move)``, with the round's facts kept up to date."""
+        after = apply(state, move)
+        self._facts = self._facts.after(state, move, after)
+        return after
 
     def _observe(self) -> dict[str, np.ndarray]:
         assert self.state_of_match is not None
-        return encoded(self.state_of_match, self.seat)
+        return encoded(self.state_of_match, self.seat, self._facts)
 
     def _info(self) -> dict[str, Any]:
         state = self.state_of_match

@@ -46,6 +46,8 @@ text, ``"human"`` prints it.
 
 from __future__ import annotations
 
+import array
+from collections.abc import Mapping
 from typing import Any
 
 import gymnasium
@@ -53,13 +55,13 @@ import numpy as np
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
-from ..actions import ACTION_MOVES, NUM_ACTIONS, legal_actions, move_of
+from ..actions import NUM_ACTIONS, legal_action_moves, move_of
 from ..engine import apply, new_match
-from ..observation import OBSERVATION_BOUNDS, OBSERVATION_SIZE, encode
+from ..moves import Move
+from ..observation import OBSERVATION_BOUNDS, OBSERVATION_SIZE, RoundFacts, encode_list
 from ..render import render_text
 from ..rules import PLAYER_COUNTS
 from ..state import MatchState
-from ..views import view_for
 from .rewards import REWARDS, check_choice, match_seed, rewards
 
 __all__ = [
@@ -106,12 +108,26 @@ def action_of_input(action: object) -> int:
     raise ValueError(f"an action is an integer from 0 to {NUM_ACTIONS - 1}, got {action!r}")
 
 
-def encoded(state: MatchState, seat: int) -> dict[str, np.ndarray]:
-    """The observation dict of ``seat`` in ``state``."""
+def encoded(
+    state: MatchState,
+    seat: int,
+    facts: RoundFacts | None = None,
+    legal: Mapping[int, Move] | None = None,
+) -> dict[str, np.ndarray]:
+    """The observation dict of ``seat`` in ``state``.
+
+    The observation is ``encode(view_for(state, seat))``, worked out from the
+    round's ``facts`` (:class:`~american_sniff.observation.RoundFacts`) when
+    given, else from the round's history. ``legal``, if given, is
+    ``dict(legal_action_moves(state))`` (kept by an environment that has it).
+    """
     mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
     if state.winner is None and state.turn == seat:
-        mask[list(legal_actions(state))] = 1
-    observation = np.array(encode(view_for(state, seat)), dtype=np.float32)
+        mask[list(dict(legal_action_moves(state)) if legal is None else legal)] = 1
+    if facts is None:
+        facts = RoundFacts.start(state)
+    values = array.array("f", encode_list(state, seat, facts, 1.0))
+    observation = np.frombuffer(values, dtype=np.float32)
     return {"observation": observation, "action_mask": mask}
 
 
@@ -177,6 +193,10 @@ class AmericanSniffEnv(AECEnv[str, dict[str, np.ndarray], int]):
         self.state_of_match: MatchState | None = None
         self._np_random: np.random.Generator | None = None
         self._steps = 0
+        # The round's public facts, kept action by action, and the legal
+        # actions with their moves of the state they were worked out for.
+        self._facts: RoundFacts | None = None
+        self._legal: tuple[MatchState | None, dict[int, Move]] = (None, {})
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
         """The observation space of ``agent`` (the same object on every call)."""
@@ -196,6 +216,7 @@ class AmericanSniffEnv(AECEnv[str, dict[str, np.ndarray], int]):
                 self._np_random, _ = seeding.np_random(None)
             number = int(self._np_random.integers(0, 2**63))
         self.state_of_match = new_match(self.players, seed=number)
+        self._facts = RoundFacts.start(self.state_of_match)
         self._steps = 0
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -207,9 +228,18 @@ class AmericanSniffEnv(AECEnv[str, dict[str, np.ndarray], int]):
 
     def observe(self, agent: str) -> dict[str, np.ndarray] | None:
         """``agent``'s observation dict (see the module)."""
-        if self.state_of_match is None:
+        state = self.state_of_match
+        if state is None:
             return None
-        return encoded(self.state_of_match, self._seat[agent])
+        return encoded(state, self._seat[agent], self._facts, self._legal_moves(state))
+
+    def _legal_moves(self, state: MatchState) -> dict[int, Move]:
+        """The legal actions of ``state`` with their moves (worked out once per state)."""
+        known, moves = self._legal
+        if known is not state:
+            moves = dict(legal_action_moves(state))
+            self._legal = (state, moves)
+        return moves
 
     def step(self, action: int | None) -> None:
         """The agent to act plays ``action`` (None for an agent already done)."""
@@ -221,7 +251,8 @@ class AmericanSniffEnv(AECEnv[str, dict[str, np.ndarray], int]):
         assert state is not None
         number = action_of_input(action)
         self._cumulative_rewards[agent] = 0.0
-        if number not in legal_actions(state):
+        move = self._legal_moves(state).get(number)
+        if move is None:
             if self.illegal_action == "raise":
                 move_of(state, number)  # raises the IllegalMove that says why
                 raise AssertionError(f"action {number} is not legal, yet move_of() took it")
@@ -230,8 +261,10 @@ class AmericanSniffEnv(AECEnv[str, dict[str, np.ndarray], int]):
             self.infos[agent] = {"illegal_action": True}
             self._accumulate_rewards()
             return
-        after = apply(state, ACTION_MOVES[number])
+        after = apply(state, move)
         self.state_of_match = after
+        assert self._facts is not None
+        self._facts = self._facts.after(state, move, after)
         self._steps += 1
         gains = rewards(self.reward, state, after)
         self.rewards = {a: gains[self._seat[a]] for a in self.agents}
