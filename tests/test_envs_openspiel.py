@@ -14,7 +14,7 @@ import pyspiel
 from open_spiel.python.algorithms import ismcts, mcts
 
 import american_sniff.envs.openspiel  # noqa: F401 (registers the game)
-from american_sniff import apply, legal_moves, new_match
+from american_sniff import IllegalMove, apply, legal_moves, new_match
 from american_sniff.actions import DRAW_ACTION, NUM_ACTIONS, action_of, legal_actions
 from american_sniff.envs.openspiel import AmericanSniffState
 from american_sniff.observation import OBSERVATION_SIZE, encode, information_state
@@ -337,6 +337,8 @@ def test_bad_chance_outcomes_are_refused_and_change_nothing() -> None:
     with pytest.raises(ValueError, match="not a tile left to deal"):
         state.apply_action(3)
     assert [a for a, _ in state.chance_outcomes()] == [i for i in range(28) if i != 3]
+    assert state.history() == [0, 3]
+    assert state.move_number() == 2
     rng = np.random.default_rng(2)
     while state.is_chance_node() or DRAW_ACTION not in state.legal_actions():
         if state.is_chance_node():
@@ -344,6 +346,11 @@ def test_bad_chance_outcomes_are_refused_and_change_nothing() -> None:
         else:
             actions = state.legal_actions()
             state.apply_action(actions[rng.integers(len(actions))])
+    before = state.serialize()
+    illegal = next(a for a in range(NUM_ACTIONS) if a not in state.legal_actions())
+    with pytest.raises(IllegalMove):
+        state.apply_action(illegal)
+    assert state.serialize() == before
     state.apply_action(DRAW_ACTION)
     hand_tile = state.match.hands[state.match.turn][0].index
     with pytest.raises(ValueError, match="not a tile of the stock"):

@@ -190,7 +190,7 @@ class AmericanSniffState(pyspiel.State):
         self._reward = game.reward
         self._resamples = 0  # how many times resample_from_infostate was called on this state
         self._opener = 0  # the round's opener, once known
-        self._player = _CHANCE  # who acts now (see _next_player)
+        self._player = _CHANCE  # who acts now: CHANCE, TERMINAL or the seat to move
         # Caches, shared by copies (they describe this very moment, and copies
         # replace them rather than change them): the legal actions with their
         # moves, and the chance outcomes.
@@ -252,8 +252,8 @@ class AmericanSniffState(pyspiel.State):
     def _legal_pairs(self) -> tuple[list[int], dict[int, Move]]:
         """The legal actions of the player to move, and the move of each (worked out once)."""
         if self._legal is None:
-            pairs = legal_action_moves(self.match)
-            self._legal = _Shared(([a for a, _ in pairs], dict(pairs)))
+            moves = dict(legal_action_moves(self.match))
+            self._legal = _Shared((list(moves), moves))
         return self._legal.value
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
@@ -288,20 +288,18 @@ class AmericanSniffState(pyspiel.State):
         return self.observation_tensor(player)
 
     def _apply_action(self, action: int) -> None:
+        self._advance(action)  # first: an action refused changes nothing
         self._moves += 1
-        self._advance(action)
         self._legal = None
         self._chance = None
-        self._player = self._next_player()
-
-    def _next_player(self) -> int:
-        """Who acts in this state: CHANCE, TERMINAL or the seat to move."""
+        # Who acts next: CHANCE, TERMINAL or the seat to move.
         if self._moves >= self._max_moves:
-            return _TERMINAL
-        if self._dealing or self._drawing:
-            return _CHANCE
-        state = self.match
-        return _TERMINAL if state.winner is not None else state.turn
+            self._player = _TERMINAL
+        elif self._dealing or self._drawing:
+            self._player = _CHANCE
+        else:
+            state = self.match
+            self._player = _TERMINAL if state.winner is not None else state.turn
 
     def _advance(self, action: int) -> None:
         if self._dealing:
@@ -322,7 +320,7 @@ class AmericanSniffState(pyspiel.State):
         if move is None:
             move_of(state, action)  # raises the error that says why
         assert move is not None
-        if move == _DRAW:
+        if type(move) is Draw:
             self._drawing = True
             return
         self._record(state, move, apply(state, move))
@@ -336,9 +334,10 @@ class AmericanSniffState(pyspiel.State):
             self._opener = action
         else:
             left = self._left
-            if action not in left:
-                raise ValueError(f"chance outcome {action} is not a tile left to deal")
-            at = left.index(action)
+            try:
+                at = left.index(action)
+            except ValueError:
+                raise ValueError(f"chance outcome {action} is not a tile left to deal") from None
             self._left = left[:at] + left[at + 1 :]
             self._deal = (*self._deal, action)
             if len(self._deal) == self._players * HAND_SIZE[self._players]:
