@@ -11,6 +11,9 @@ where the API has them. In one run, alternating the workloads run by run:
 * ``gymnasium``: the single-agent environment against random bots; a step
   is one ``env.step`` (the agent's action, then the bots' up to its next
   turn, so several actions of the match);
+* ``floor``: a Python game that does nothing (28 chance steps and 28
+  decisions a game) through the same loop: what the loop and OpenSpiel's
+  C++ layer cost alone, so the most any Python game can reach;
 * ``openspiel``: the ``american_sniff`` game through OpenSpiel's API, and
   ``team_dominoes`` OpenSpiel's own ``python_team_dominoes`` (4 players),
   both through one loop, call for call: ``is_terminal()``, then
@@ -123,11 +126,103 @@ def _gymnasium(players: int, seconds: float, seed: int) -> tuple[int, float]:
     return steps, time.process_time() - start
 
 
+def _floor_game() -> Any:
+    """A Python game that does nothing: 28 chance steps, then 28 decisions, of 3 choices each.
+
+    It answers ``is_chance_node`` and ``legal_actions`` in Python as
+    ``american_sniff`` does; its rate through the loop is what the loop and
+    OpenSpiel's C++ layer cost alone, the most any Python game could reach.
+    """
+    import pyspiel  # noqa: PLC0415 (an extra)
+
+    if "floor_game" in _FLOOR:
+        return _FLOOR["floor_game"]
+    game_type = pyspiel.GameType(
+        short_name="benchmark_floor",
+        long_name="A game that does nothing (benchmarks/envs.py)",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.GENERAL_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=2,
+        min_num_players=2,
+        provides_information_state_string=False,
+        provides_information_state_tensor=False,
+        provides_observation_string=False,
+        provides_observation_tensor=False,
+        parameter_specification={},
+    )
+    info = pyspiel.GameInfo(
+        num_distinct_actions=3,
+        max_chance_outcomes=3,
+        num_players=2,
+        min_utility=0.0,
+        max_utility=0.0,
+        max_game_length=56,
+    )
+    outcomes = [(0, 1 / 3), (1, 1 / 3), (2, 1 / 3)]
+
+    class State(pyspiel.State):  # type: ignore[misc]
+        def __init__(self, game: Any) -> None:
+            super().__init__(game)
+            self.steps = 0
+            self.player = -1
+
+        def current_player(self) -> int:
+            return self.player
+
+        def is_chance_node(self) -> bool:
+            return self.player == -1
+
+        def is_terminal(self) -> bool:
+            return self.player == -4
+
+        def legal_actions(self, player: int | None = None) -> list[int]:
+            return [0, 1, 2]
+
+        def _legal_actions(self, player: int) -> list[int]:
+            return [0, 1, 2]
+
+        def chance_outcomes(self) -> list[tuple[int, float]]:
+            return outcomes.copy()
+
+        def _apply_action(self, action: int) -> None:
+            self.steps += 1
+            self.player = -4 if self.steps == 56 else -1 if self.steps < 28 else self.steps % 2
+
+        def returns(self) -> list[float]:
+            return [0.0, 0.0]
+
+        def _action_to_string(self, player: int, action: int) -> str:
+            return str(action)
+
+        def __str__(self) -> str:
+            return str(self.steps)
+
+    class Game(pyspiel.Game):  # type: ignore[misc]
+        def __init__(self, params: Any = None) -> None:
+            super().__init__(game_type, info, params or {})
+
+        def new_initial_state(self) -> State:
+            return State(self)
+
+    pyspiel.register_game(game_type, Game)
+    _FLOOR["floor_game"] = Game
+    return Game
+
+
+_FLOOR: dict[str, Any] = {}
+
+
 def _spiel(name: str, params: dict[str, Any], observe: bool) -> Workload:
     def run(players: int, seconds: float, seed: int) -> tuple[int, float]:
         import pyspiel  # noqa: PLC0415 (an extra)
 
-        if name == "american_sniff":
+        if name == "benchmark_floor":
+            _floor_game()
+            game = pyspiel.load_game(name)
+        elif name == "american_sniff":
             import american_sniff.envs.openspiel  # noqa: F401, PLC0415 (registers the game)
 
             game = pyspiel.load_game(name, {**params, "players": players})
@@ -172,6 +267,7 @@ WORKLOADS: dict[str, tuple[Workload, tuple[str, ...]]] = {
     "openspiel+obs": (_spiel("american_sniff", {}, True), ("pyspiel", "numpy")),
     "team_dominoes": (_spiel("python_team_dominoes", {}, False), ("pyspiel", "numpy")),
     "team_dominoes+obs": (_spiel("python_team_dominoes", {}, True), ("pyspiel", "numpy")),
+    "floor": (_spiel("benchmark_floor", {}, False), ("pyspiel",)),
 }
 
 
@@ -213,6 +309,11 @@ def main(argv: list[str] | None = None) -> int:
     for ours, theirs in (("openspiel", "team_dominoes"), ("openspiel+obs", "team_dominoes+obs")):
         if ours in median and theirs in median:
             print(f"ratio {ours} / {theirs}: {median[ours] / median[theirs]:.2f}x")
+    if "floor" in median and "team_dominoes" in median:
+        print(
+            f"ratio floor / team_dominoes: {median['floor'] / median['team_dominoes']:.2f}x "
+            "(the most a Python game can reach through this loop)"
+        )
     for game, share in _CHANCE_SHARE.items():
         print(f"chance steps among {game}'s: {share:.0%}")
     return 0
