@@ -259,10 +259,13 @@ def move_of(state: MatchState, action: int) -> Move:
     _check_state(state, "move_of")
     if type(action) is not int or not 0 <= action < NUM_ACTIONS:
         raise ValueError(f"an action is an integer from 0 to {NUM_ACTIONS - 1}, got {action!r}")
-    wanted = _MOVES[action]
+    seen = _SEEN
     for move in legal_moves(state):
-        if move == wanted:
+        entry = seen.get(id(move))
+        found = entry[1] if entry is not None and entry[0] is move else _action_of_object(move)
+        if found == action:
             return move
+    wanted = _MOVES[action]
     try:
         _refuse(state, wanted)
     except IllegalMove as error:
