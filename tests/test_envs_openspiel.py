@@ -356,3 +356,19 @@ def test_bad_chance_outcomes_are_refused_and_change_nothing() -> None:
     with pytest.raises(ValueError, match="not a tile of the stock"):
         state.apply_action(hand_tile)
     assert state.is_chance_node()
+
+
+def test_observations_of_no_player_are_refused() -> None:
+    """An observation tensor for a seat the game lacks, or for chance, is OpenSpiel's error."""
+    game = pyspiel.load_game("american_sniff", {"players": 3})
+    state = game.new_initial_state()
+    with pytest.raises(pyspiel.SpielError):
+        state.observation_tensor()  # chance is to act
+    with pytest.raises(pyspiel.SpielError):
+        state.information_state_tensor(3)
+    rng = np.random.default_rng(4)
+    while state.is_chance_node():
+        _chance(state, rng)
+    for answer in (state.legal_actions, lambda player: pyspiel.State.legal_actions(state, player)):
+        with pytest.raises(pyspiel.SpielError):
+            answer(-1)

@@ -32,8 +32,11 @@ legal ones are :func:`~american_sniff.actions.legal_actions`.
 numbers of :func:`american_sniff.observation.encode`; the observation string
 is :func:`~american_sniff.observation.observation_string` and the
 information-state string :func:`~american_sniff.observation.information_state`,
-all from the player's :class:`~american_sniff.PlayerView`. (The tensor is the
-same for both: it is not perfect-recall.)
+all of the player's :class:`~american_sniff.PlayerView`. (The tensor is the
+same for both: it is not perfect-recall.) The tensors are worked out with
+:func:`~american_sniff.observation.encode_state` from the round's public facts,
+kept as the actions happen, which gives the view's very numbers without
+building the view.
 
 **Returns** are per side and come at the end (OpenSpiel's MCTS bot needs
 terminal rewards). With the parameter ``reward="outcome"`` (the default), +1
