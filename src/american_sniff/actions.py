@@ -209,12 +209,15 @@ def legal_action_moves(state: MatchState) -> tuple[tuple[int, Move], ...]:
     """
     _check_state(state, "legal_action_moves")
     seen = _SEEN
-    pairs = []
-    for move in legal_moves(state):
-        entry = seen.get(id(move))
-        pairs.append(
-            (entry[1] if entry is not None and entry[0] is move else _action_of_object(move), move)
+    pairs = [
+        (
+            e[1]
+            if (e := seen.get(id(move))) is not None and e[0] is move
+            else _action_of_object(move),
+            move,
         )
+        for move in legal_moves(state)
+    ]
     if len(pairs) > 1:
         pairs.sort(key=itemgetter(0))
     return tuple(pairs)

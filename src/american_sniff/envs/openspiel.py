@@ -194,11 +194,9 @@ class AmericanSniffState(pyspiel.State):
         self._resamples = 0  # how many times resample_from_infostate was called on this state
         self._opener = 0  # the round's opener, once known
         self._player = _CHANCE  # who acts now: CHANCE, TERMINAL or the seat to move
-        # Caches, shared by copies (they describe this very moment, and copies
-        # replace them rather than change them): the legal actions with their
-        # moves, and the chance outcomes.
+        # The legal actions with their moves, once worked out: shared by copies
+        # (it describes this very moment, and copies replace it, never change it).
         self._legal: _Shared[tuple[list[int], dict[int, Move]]] | None = None
-        self._chance: _Shared[list[tuple[int, float]]] | None = None
         # The round's public facts as of some action, and the actions since
         # (newest first, as (seat, move, open values before, older) nodes).
         self._facts = _Shared(RoundFacts(1, (0,) * game.players, (0,) * game.players))
@@ -207,9 +205,10 @@ class AmericanSniffState(pyspiel.State):
     @property
     def match(self) -> MatchState:
         """The engine's state (see the class)."""
-        if self._match is None:
-            self._match = _Shared(self._dealt())
-        return self._match.value
+        match = self._match
+        if match is None:
+            match = self._match = _Shared(self._dealt())
+        return match.value
 
     @match.setter
     def match(self, state: MatchState) -> None:
@@ -239,13 +238,14 @@ class AmericanSniffState(pyspiel.State):
         :raises pyspiel.SpielError: for a negative ``player`` other than the one to act.
         """
         acting = self._player
+        if acting >= 0 and (player is None or player == acting):
+            legal = self._legal
+            return (self._legal_pairs() if legal is None else legal.value)[0].copy()
         if acting == _TERMINAL:
             return []
         if acting == _CHANCE:
-            return [outcome for outcome, _ in self._chance_outcomes()]
-        if player is None or player == acting:
-            return self._legal_pairs()[0].copy()
-        if player < 0:
+            return [outcome for outcome, _ in self.chance_outcomes()]
+        if player is not None and player < 0:
             raise pyspiel.SpielError(f"Called LegalActions for pseudo-player {player}")
         return []
 
@@ -254,26 +254,20 @@ class AmericanSniffState(pyspiel.State):
 
     def _legal_pairs(self) -> tuple[list[int], dict[int, Move]]:
         """The legal actions of the player to move, and the move of each (worked out once)."""
-        if self._legal is None:
+        legal = self._legal
+        if legal is None:
             moves = dict(legal_action_moves(self.match))
-            self._legal = _Shared((list(moves), moves))
-        return self._legal.value
+            legal = self._legal = _Shared((list(moves), moves))
+        return legal.value
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """The outcomes of this chance node, each with the same probability."""
-        return self._chance_outcomes().copy()
-
-    def _chance_outcomes(self) -> list[tuple[int, float]]:
-        if self._chance is None:
-            if self._dealing and self._lot_due:
-                outcomes: Sequence[int] = range(self._players)
-            elif self._dealing:
-                outcomes = self._left
-            else:  # the tile drawn
-                outcomes = sorted(tile.index for tile in self.match.stock)
-            p = 1.0 / len(outcomes)
-            self._chance = _Shared([(outcome, p) for outcome in outcomes])
-        return self._chance.value
+        if self._dealing:
+            outcomes: Sequence[int] = range(self._players) if self._lot_due else self._left
+        else:  # the tile drawn
+            outcomes = sorted([tile.index for tile in self.match.stock])
+        p = 1.0 / len(outcomes)
+        return [(outcome, p) for outcome in outcomes]
 
     def observation_tensor(self, player: int | None = None) -> list[float]:
         """``player``'s observation tensor (by default the player to act), as OpenSpiel's own.
@@ -291,10 +285,13 @@ class AmericanSniffState(pyspiel.State):
         return self.observation_tensor(player)
 
     def _apply_action(self, action: int) -> None:
-        self._advance(action)  # first: an action refused changes nothing
+        # First the action, so that one refused changes nothing.
+        if self._dealing:
+            self._deal_one(action)
+        else:
+            self._play(action)
         self._moves += 1
         self._legal = None
-        self._chance = None
         # Who acts next: CHANCE, TERMINAL or the seat to move.
         if self._moves >= self._max_moves:
             self._player = _TERMINAL
@@ -304,10 +301,8 @@ class AmericanSniffState(pyspiel.State):
             state = self.match
             self._player = _TERMINAL if state.winner is not None else state.turn
 
-    def _advance(self, action: int) -> None:
-        if self._dealing:
-            self._deal_one(action)
-            return
+    def _play(self, action: int) -> None:
+        """A player's action, or the chance node of a drawn tile."""
         state = self.match
         if self._drawing:
             if not any(tile.index == action for tile in state.stock):
@@ -319,7 +314,8 @@ class AmericanSniffState(pyspiel.State):
             stacked = attrs.evolve(state, info=attrs.evolve(state.info, deck=deck))
             self._record(stacked, _DRAW, apply(stacked, _DRAW))
             return
-        move = self._legal_pairs()[1].get(action)
+        legal = self._legal
+        move = (self._legal_pairs() if legal is None else legal.value)[1].get(action)
         if move is None:
             move_of(state, action)  # raises the error that says why
         assert move is not None
@@ -353,7 +349,7 @@ class AmericanSniffState(pyspiel.State):
         A move that ended the round (a placement, or drawing the last tile
         when that blocks the round) leads to the next round's chance nodes.
         """
-        self.match = after
+        self._match = _Shared(after)
         if after.round == before.round:
             self._since = _Shared((before.turn, move, before.layout.value_mask, self._since.value))
             return
