@@ -162,17 +162,17 @@ class AmericanSniffState(pyspiel.State):
         lie in its stock.
 
     **Speed.** Every call from Python into OpenSpiel's C++ layer and back
-    costs about a microsecond, more than most of what the game does in a
-    step. So the queries that Python code calls at every step
-    (:meth:`is_chance_node`, :meth:`legal_actions`, :meth:`observation_tensor`
-    and :meth:`information_state_tensor`) are answered here in Python, with the
-    very results the C++ layer gives (which C++ callers still get, through the
-    usual hooks); applying an action goes through OpenSpiel as always, so that
-    its history and move number stay its own. The legal actions are kept with
-    their moves once worked out, the chance outcomes likewise, and the
-    round's public facts that observations need (what each seat placed, its
-    known voids) are kept as actions happen rather than worked out from a
-    view (see :class:`american_sniff.observation.RoundFacts`).
+    costs about a microsecond. So the queries that Python code makes at every
+    step (:meth:`is_chance_node`, :meth:`legal_actions`,
+    :meth:`observation_tensor` and :meth:`information_state_tensor`) are
+    answered here in Python, with the very results the C++ layer gives (which
+    C++ callers still get, through the usual hooks); applying an action goes
+    through OpenSpiel as always, so that its history and move number stay its
+    own. The legal actions are kept with the engine's moves once worked out,
+    the tiles left to deal are kept as the deal goes, and the round's public
+    facts that observations need (what each seat placed, its known voids) are
+    kept as actions happen rather than worked out from a view (see
+    :class:`american_sniff.observation.RoundFacts`).
     """
 
     def __init__(self, game: AmericanSniffGame) -> None:
