@@ -372,3 +372,19 @@ def test_observations_of_no_player_are_refused() -> None:
     for answer in (state.legal_actions, lambda player: pyspiel.State.legal_actions(state, player)):
         with pytest.raises(pyspiel.SpielError):
             answer(-1)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_cpp_code_plays_whole_matches_through_the_game(players: int) -> None:
+    """OpenSpiel's C++ evaluate_bots, with its C++ random bots, plays whole matches.
+
+    Every call then comes from C++ (chance outcomes, legal actions, applying,
+    returns), through the hooks rather than the Python answers.
+    """
+    game = pyspiel.load_game("american_sniff", {"players": players})
+    bots = [pyspiel.make_uniform_random_bot(p, 10 + p) for p in range(players)]
+    returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, 3)
+    assert sorted(set(returns)) == [-1.0, 1.0]
+    if players == 4:
+        assert returns[0] == returns[2]
+        assert returns[1] == returns[3]
