@@ -42,9 +42,10 @@ from typing import Any, TypeVar
 
 import attrs
 
-from .engine import apply, new_match
-from .errors import IllegalMove, InvalidDeal, InvalidRecord
+from .engine import new_match
+from .errors import InvalidDeal, InvalidRecord
 from .moves import Draw, Move, Pass, Place
+from .replayer import IllegalAction, ReplayError, deal_difference, hands_as_dealt, replay_actions
 from .rules import PLAYER_COUNTS
 from .serial import (
     MAX_SAFE_INTEGER,
@@ -776,20 +777,11 @@ def _round_record(
     ``result`` is the round's :class:`~american_sniff.RoundResult` if it
     ended, else None and ``scores`` are the scores where the record stops.
     """
-    # The hands as dealt: what each seat holds, plus what it placed, less what it drew.
-    # (A drawn tile may have been placed since: add the placed tiles first.)
-    history = state.history
-    dealt = [list(hand) for hand in state.hands]
-    for action in history:
-        if type(action.move) is Place:
-            dealt[action.seat].append(action.move.tile)
-    for action in history:
-        if action.tile is not None:
-            dealt[action.seat].remove(action.tile)
+    dealt = hands_as_dealt(state.hands, state.history)
     previous = state.last_round
     return RoundRecord(
         round=state.round,
-        hands=[sorted(hand) for hand in dealt],
+        hands=dealt,
         stock=state.info.deck,
         opener=state.opener,
         opener_by=OpenerBy.FINISHER
@@ -886,21 +878,15 @@ def replay(record: MatchRecord) -> Iterator[MatchState]:
         difference = _start_difference(state, round_record, source)
         if difference is not None:
             raise InvalidRecord(f"round {number}: {difference}")
-        for index, action in enumerate(round_record.actions):
-            where = f"round {number}, action {index} ({action.move})"
-            if state.winner is not None:
-                raise InvalidRecord(f"{where} comes after side {state.winner} won the match")
-            if state.round != number:
-                raise InvalidRecord(f"{where} comes after the round ended")
-            if action.seat != state.turn:
-                raise InvalidRecord(
-                    f"{where} is made by seat {action.seat}, but it is seat {state.turn}'s turn"
-                )
-            try:
-                state = apply(state, action.move)
-            except IllegalMove as error:
-                raise InvalidRecord(f"{where} is illegal [{error.code}]: {error}") from error
-            yield state
+        where = f"round {number}, action {{index}} ({{move}})"
+        try:
+            for after in replay_actions(state, round_record.actions, round=number, where=where):
+                state = after
+                yield state
+        except ReplayError as error:
+            problem = error.problem
+            cause = problem.error if isinstance(problem, IllegalAction) else None
+            raise InvalidRecord(str(error)) from cause
         if number < len(rounds):
             if state.winner is not None:
                 raise InvalidRecord(f"round {number + 1} comes after side {state.winner} won")
@@ -929,30 +915,19 @@ def seed_discrepancy(record: MatchRecord, seed: int) -> tuple[int, str] | None:
         difference = _start_difference(state, round_record, f"seed {seed}")
         if difference is not None:
             return number, difference
-        for action in round_record.actions:
-            if state.winner is not None or state.round != number or action.seat != state.turn:
-                return None
-            try:
-                state = apply(state, action.move)
-            except IllegalMove:
-                return None
+        try:
+            for after in replay_actions(state, round_record.actions, round=number):
+                state = after
+        except ReplayError:
+            return None
     return None
 
 
 def _start_difference(state: MatchState, round_record: RoundRecord, source: str) -> str | None:
     """How the round starting at ``state`` differs from ``round_record``'s start, if it does."""
-    dealt = tuple(tuple(sorted(hand)) for hand in round_record.hands)
-    for seat, hand in enumerate(state.hands):
-        if seat >= len(dealt) or dealt[seat] != hand:
-            recorded = _text(dealt[seat]) if seat < len(dealt) else "nothing"
-            return f"{source} deals hand {seat} as {_text(hand)}, not {recorded} as recorded"
-    if len(dealt) != len(state.hands):
-        return f"{source} deals {len(state.hands)} hands, not {len(dealt)} as recorded"
-    if round_record.stock != state.stock:
-        return f"{source} deals the stock as {_text(state.stock)}, not as recorded"
-    if round_record.opener != state.opener:
-        return f"seat {state.opener} opens by {source}, not seat {round_record.opener} as recorded"
-    return None
+    return deal_difference(
+        state, round_record.hands, round_record.stock, round_record.opener, source
+    )
 
 
 def _text(tiles: Sequence[Tile]) -> str:
