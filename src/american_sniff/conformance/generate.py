@@ -31,9 +31,10 @@ from ..layout import Layout
 from ..moves import Place
 from ..records import MatchRecord, OpenerBy, record_match
 from ..referee import check_record
+from ..replayer import Problem, step
 from ..rng import below
 from ..rules import RULES_VERSION, round_hand, settle
-from ..serial import move_text, parse_tile_text, tile_text
+from ..serial import move_text, parse_move_text, parse_tile_text, tile_text
 from ..state import MatchState, RoundEnd
 from ..tiles import ALL_TILES, Tile
 from .compare import expected_answer
@@ -1003,10 +1004,13 @@ def _second_rule_broken(
     """Whether ``move`` also breaks the rule of ``second`` (checked with the rule alone)."""
     session = Session()
     _ok(session, {"cmd": "new", **start})
-    for before in moves:
-        _ok(session, {"cmd": "move", "move": before})
-    state = session._state
+    state = session.state
     assert state is not None
+    for before in moves:
+        after = step(state, state.turn, parse_move_text(before))
+        if isinstance(after, Problem):
+            raise AssertionError(f"{start}: {after.describe(before)}")
+        state = after
     legal = [move_text(m) for m in legal_moves(state)] if state.winner is None else []
     hand = {tile_text(t) for t in state.hands[state.turn]}
     words = move.split()
