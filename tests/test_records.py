@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import random
@@ -35,6 +36,8 @@ from american_sniff import (
     legal_moves,
     load_record,
     new_match,
+    parse_move,
+    parse_tile,
     record_match,
     replay,
 )
@@ -439,7 +442,8 @@ def _parses(parser: Any, text: str) -> bool:
 
 def test_the_tile_and_move_patterns_accept_exactly_what_the_parsers_read() -> None:
     """Every tile text and every move over the whole set: schema pattern and parser agree."""
-    from american_sniff.serial import parse_move_text, parse_tile_text
+    parse_tile_text = functools.partial(parse_tile, strict=True)
+    parse_move_text = functools.partial(parse_move, strict=True)
 
     tile_pattern = _pattern("$defs", "tile")
     move_pattern = _pattern("$defs", "move")

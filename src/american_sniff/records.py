@@ -42,9 +42,10 @@ from typing import Any, TypeVar
 
 import attrs
 
+from ._json import pretty_json, read_u64
 from .engine import new_match
 from .errors import InvalidDeal, InvalidRecord
-from .moves import Draw, Move, Pass, Place
+from .moves import Draw, Move, Pass, Place, parse_move
 from .replayer import IllegalAction, ReplayError, deal_difference, hands_as_dealt, replay_actions
 from .rules import PLAYER_COUNTS
 from .serial import (
@@ -53,14 +54,12 @@ from .serial import (
     check_header,
     document_header,
     move_text,
-    parse_move_text,
-    parse_tile_text,
     read_json,
     structure,
     tile_text,
 )
 from .state import Action, Deal, MatchState, RoundEnd, RoundResult
-from .tiles import Tile
+from .tiles import Tile, parse_tile
 
 __all__ = [
     "MAX_RECORD_BYTES",
@@ -362,7 +361,7 @@ class MatchRecord:
         """
         doc = self.to_dict()
         if pretty:
-            return _pretty(doc, 0)
+            return pretty_json(doc, width=_WIDTH, flat_scalars=True)
         return json.dumps(doc, separators=(",", ":"))
 
     @classmethod
@@ -429,30 +428,6 @@ def _round_to_dict(record: RoundRecord) -> dict[str, Any]:
 #: The width up to which :meth:`~american_sniff.MatchRecord.to_json` puts a
 #: nested value on one line.
 _WIDTH = 100
-
-
-def _is_scalar(value: object) -> bool:
-    return not isinstance(value, dict | list)
-
-
-def _pretty(value: object, depth: int) -> str:
-    """JSON text: scalar-only lists and objects on one line, others when they fit."""
-    inline = json.dumps(value, separators=(", ", ": "))
-    members = value.values() if isinstance(value, dict) else value
-    if _is_scalar(value) or not value:
-        return inline
-    assert isinstance(members, Iterable)
-    if all(map(_is_scalar, members)) or len(inline) + 2 * depth <= _WIDTH:
-        return inline
-    pad = "  " * (depth + 1)
-    if isinstance(value, dict):
-        lines = [f"{pad}{json.dumps(k)}: {_pretty(v, depth + 1)}" for k, v in value.items()]
-        opening, closing = "{", "}"
-    else:
-        assert isinstance(value, list)
-        lines = [f"{pad}{_pretty(v, depth + 1)}" for v in value]
-        opening, closing = "[", "]"
-    return opening + "\n" + ",\n".join(lines) + "\n" + "  " * depth + closing
 
 
 def dump_record(record: MatchRecord, path: str | Path) -> None:
@@ -526,12 +501,9 @@ class _RecordDoc:
     result: _ResultDoc
 
 
-_SEED_DIGITS = 20
-
-
 def _tile(text: str, where: str) -> Tile:
     try:
-        return parse_tile_text(text)
+        return parse_tile(text, strict=True)
     except ValueError as exc:
         raise InvalidRecord(f"{where}: {exc}") from None
 
@@ -542,7 +514,7 @@ def _tiles(texts: list[str], where: str) -> tuple[Tile, ...]:
 
 def _action_from(doc: ActionDoc, where: str) -> ActionRecord:
     try:
-        move = parse_move_text(doc.move)
+        move = parse_move(doc.move, strict=True)
     except ValueError as exc:
         raise InvalidRecord(f"{where}.move: {exc}") from None
     return _built(
@@ -604,14 +576,7 @@ def _round_from(doc: _RoundDoc, where: str) -> RoundRecord:
 
 def _seed_from(text: str) -> int:
     """The seed written ``text``: decimal digits, no leading zero, below 2**64."""
-    # The length is checked first: int() of a huge string is slow, and refused.
-    digits = len(text) <= _SEED_DIGITS and text.isascii() and text.isdigit()
-    if not digits or (text[0] == "0" and text != "0") or int(text) >= 1 << 64:
-        raise InvalidRecord(
-            "$.seed must be null or a decimal string of an integer from 0 to 2**64 - 1, "
-            f"without leading zeros; got {text[:30]!r}"
-        )
-    return int(text)
+    return read_u64(text, "$.seed", InvalidRecord, nullable=True)
 
 
 def _record_from(doc: _RecordDoc) -> MatchRecord:

@@ -59,7 +59,7 @@ from ._fast import OPEN, PLACE, POINT_OF_KEY, log_of, placed
 from .engine import legal_moves
 from .errors import InvalidState, InvalidView
 from .layout import Layout
-from .moves import Draw, Move, Pass, Place
+from .moves import Draw, Move, Pass, Place, parse_move
 from .rules import TARGET
 from .serial import (
     ActionDoc,
@@ -67,14 +67,12 @@ from .serial import (
     action_to_json,
     check_header,
     document_header,
-    parse_move_text,
-    parse_tile_text,
     read_json,
     structure,
     tile_text,
 )
 from .state import Action, ActionLog, MatchState, RoundEnd, RoundResult, check_seat
-from .tiles import Tile
+from .tiles import Tile, parse_tile
 
 __all__ = [
     "EVENT_FORMAT",
@@ -1010,14 +1008,14 @@ def _count(value: int, where: str) -> int:
 
 def _tile(text: str, where: str) -> Tile:
     try:
-        return parse_tile_text(text)
+        return parse_tile(text, strict=True)
     except ValueError as exc:
         raise InvalidView(f"{where}: {exc}") from None
 
 
 def _move(text: str, where: str) -> Move:
     try:
-        return parse_move_text(text)
+        return parse_move(text, strict=True)
     except ValueError as exc:
         raise InvalidView(f"{where}: {exc}") from None
 

@@ -18,7 +18,8 @@ message field by field, with a sample session.
 :class:`Session` answers requests with the library itself, and :func:`serve`
 runs it over a pair of streams: that is ``american-sniff engine``. The
 functions :func:`table_facts`, :func:`round_end_facts`, :func:`state_facts` and
-:func:`read_move` give the answers' parts on their own. The ``settle``
+:func:`~american_sniff.parse_move` (with ``strict=True``) give the answers' parts
+on their own. The ``settle``
 command answers with :func:`american_sniff.rules.settle`, the library's one
 settlement.
 """
@@ -26,23 +27,22 @@ settlement.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, BinaryIO
 
 import attrs
 
-from .. import __version__, serial
+from .. import __version__
+from .._json import deprecated, read_u64
 from ..engine import apply, legal_moves, new_match
 from ..errors import IllegalMove, InvalidDeal
 from ..layout import Layout
-from ..moves import Move, Place
-from ..rng import MASK64
+from ..moves import Move, Place, parse_move
 from ..rules import PLAYER_COUNTS, RULES_VERSION, TARGET, placement_points, settle, side_count
-from ..serial import action_to_json, move_text, parse_tile_text, read_json, structure, tile_text
+from ..serial import action_to_json, move_text, read_json, structure, tile_text
 from ..state import Deal, MatchState, RoundResult
-from ..tiles import Tile
+from ..tiles import Tile, parse_tile
 
 __all__ = [
     "ERROR_KINDS",
@@ -114,8 +114,6 @@ MIN_SCORE = -1_000_000
 
 #: What the library's engine offers beyond the required commands.
 _FEATURES = ("seed",)
-
-_U64 = re.compile(r"0|[1-9][0-9]{0,19}")
 
 
 class ProtocolError(ValueError):
@@ -220,21 +218,17 @@ def state_facts(state: MatchState) -> dict[str, Any]:
 # -- reading moves ------------------------------------------------------------------
 
 
-def read_move(text: str) -> Move:
-    """The move written ``text`` (``"[1|4] opens"``, ``"[1|2] on [1|1] line_b"``, ``"draw"``, ``"pass"``).
+def _read_move(text: str) -> Move:
+    return parse_move(text, strict=True)
 
-    Tiles are written ``[a|b]`` with ``a <= b`` and sides by their names, as in
-    every document of the library; this is
-    :func:`american_sniff.serial.parse_move_text`.
 
-    >>> read_move("[1|2] on [1|1] branch_a")
-    Place(Tile(1, 2), Point(Tile(1, 1), Side.BRANCH_A))
-
-    :raises IllegalMove: with code ``not_a_move`` if ``text`` has none of
-        those forms, ``not_a_tile`` if the placed tile is not a tile written so,
-        ``not_a_point`` if the point is not a side the tile has.
-    """  # noqa: E501 (the forms read best on one line)
-    return serial.parse_move_text(text)
+#: Deprecated: :func:`american_sniff.parse_move` with ``strict=True``, the one
+#: reader of the move notation (this was an alias of it).
+read_move = deprecated(
+    "american_sniff.conformance.protocol.read_move",
+    "american_sniff.parse_move(text, strict=True)",
+    _read_move,
+)
 
 
 # -- the requests, as documents the converter reads ---------------------------------
@@ -303,7 +297,7 @@ def _tiles(texts: Sequence[str], where: str, kind: str) -> tuple[Tile, ...]:
     tiles = []
     for position, text in enumerate(texts):
         try:
-            tiles.append(parse_tile_text(text))
+            tiles.append(parse_tile(text, strict=True))
         except ValueError as exc:
             raise ProtocolError(f"{where}[{position}]: {exc}", kind) from None
     return tuple(tiles)
@@ -466,7 +460,7 @@ class Session:
     def _move(self, state: MatchState, doc: _Move) -> dict[str, Any]:
         if state.winner is not None:
             raise IllegalMove(f"the match is over: side {state.winner} has won", "match_over")
-        after = apply(state, read_move(doc.move))
+        after = apply(state, parse_move(doc.move, strict=True))
         self._state = after
         action = after.last_action
         assert action is not None  # every state made by apply has one
@@ -485,7 +479,7 @@ class Session:
         layout = Layout.empty()
         for index, text in enumerate(doc.moves):
             try:
-                move = read_move(text)
+                move = parse_move(text, strict=True)
                 if not isinstance(move, Place):
                     raise ProtocolError(f"$.moves[{index}]: a table takes placements, not {text!r}")
                 layout = layout.place(move.tile, move.at)
@@ -585,12 +579,11 @@ def _start_scores(given: Sequence[int], players: int) -> tuple[int, ...]:
 
 
 def _seed(text: str) -> int:
-    if not _U64.fullmatch(text) or int(text) > MASK64:
-        raise ProtocolError(
-            f"seed must be a decimal string of an integer from 0 to 2**64 - 1, got {text!r}",
-            "invalid_deal",
-        )
-    return int(text)
+    return read_u64(text, "seed", _invalid_deal)
+
+
+def _invalid_deal(message: str) -> ProtocolError:
+    return ProtocolError(message, "invalid_deal")
 
 
 # -- serving -------------------------------------------------------------------------
