@@ -119,3 +119,19 @@ def test_the_deprecated_readers_warn_and_delegate() -> None:
         assert serial.parse_tile_text("[1|4]") is parse_tile("[1|4]", strict=True)
     with pytest.deprecated_call(), pytest.raises(IllegalMove):
         serial.parse_tile_text("[4|1]")
+
+
+def test_the_deprecated_json_writers_warn_and_return_the_dicts() -> None:
+    """action_to_json and round_result_to_json are action_to_dict and round_result_to_dict."""
+    from scenarios import demo_match
+
+    state = next(s for s in demo_match(2, 2) if s.round == 2)
+    result = state.last_round
+    action = state.last_action
+    assert result is not None
+    assert action is not None
+    with pytest.deprecated_call(match=r"use american_sniff\.serial\.action_to_dict"):
+        assert serial.action_to_json(action) == serial.action_to_dict(action)
+    with pytest.deprecated_call(match=r"use american_sniff\.serial\.round_result_to_dict"):
+        assert serial.round_result_to_json(result) == serial.round_result_to_dict(result)
+    assert isinstance(serial.action_to_dict(action), dict)

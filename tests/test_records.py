@@ -43,7 +43,7 @@ from american_sniff import (
 )
 from american_sniff import records as records_module
 from american_sniff.records import RECORD_FORMAT, record_schema, seed_discrepancy
-from american_sniff.serial import FORMAT_VERSION, action_to_json
+from american_sniff.serial import FORMAT_VERSION, action_to_dict
 from scenarios import demo_match
 
 #: Seeded demo matches: (players, seed). Between them they have wins in mid-round,
@@ -136,7 +136,7 @@ def test_action_records_write_the_actions_as_the_state_format_does() -> None:
     for number, rnd in enumerate(doc["rounds"], start=1):
         following = next((s for s in states if s.round == number + 1), states[-1])
         history = following.last_round.history if number < len(doc["rounds"]) else following.history  # type: ignore[union-attr]
-        assert rnd["actions"] == [action_to_json(a) for a in history]
+        assert rnd["actions"] == [action_to_dict(a) for a in history]
 
 
 def test_feeding_one_state_per_round_gives_the_same_record() -> None:

@@ -78,12 +78,14 @@ __all__ = [
     "STATE_FORMAT",
     "ActionDoc",
     "action_log_from",
+    "action_to_dict",
     "action_to_json",
     "format_schema",
     "move_text",
     "parse_move_text",
     "parse_tile_text",
     "read_json",
+    "round_result_to_dict",
     "state_from_json",
     "state_to_dict",
     "state_to_json",
@@ -371,7 +373,7 @@ def _hands_doc(hands: tuple[tuple[Tile, ...], ...]) -> list[list[str]]:
     return [[tile_text(t) for t in hand] for hand in hands]
 
 
-def action_to_json(action: Action, *, hide_tile: bool = False) -> dict[str, Any]:
+def action_to_dict(action: Action, *, hide_tile: bool = False) -> dict[str, Any]:
     """The JSON object of one action (see the module's conventions)."""
     placed = isinstance(action.move, Place)
     return {
@@ -391,12 +393,12 @@ def _round_doc(result: RoundResult) -> dict[str, Any]:
         "hands": _hands_doc(result.hands),
         "deductions": list(result.deductions),
         "scores": list(result.scores),
-        "history": [action_to_json(a) for a in result.history],
+        "history": [action_to_dict(a) for a in result.history],
         "dealt_from": "deal" if result.given else "seed",
     }
 
 
-def round_result_to_json(result: RoundResult | None) -> dict[str, Any] | None:
+def round_result_to_dict(result: RoundResult | None) -> dict[str, Any] | None:
     """The JSON object of a finished round, or None."""
     return None if result is None else _round_doc(result)
 
@@ -430,7 +432,7 @@ def state_to_dict(state: MatchState) -> dict[str, Any]:
         "hands": _hands_doc(state.hands),
         "stock": [tile_text(t) for t in state.stock],
         "drawn": None if state.drawn is None else tile_text(state.drawn),
-        "history": [action_to_json(a) for a in state.history],
+        "history": [action_to_dict(a) for a in state.history],
         "deals": [
             {
                 "hands": _hands_doc(deal.hands),
@@ -439,7 +441,7 @@ def state_to_dict(state: MatchState) -> dict[str, Any]:
             }
             for deal in info.deals
         ],
-        "last_round": round_result_to_json(info.last_round),
+        "last_round": round_result_to_dict(info.last_round),
         "actions_before": info.actions_before,
         "dealt_from": "deal" if info.given else "seed",
     }
@@ -458,6 +460,18 @@ def state_to_json(state: MatchState, *, key: bytes | None = None) -> str:
     if key is None:
         return text
     return f'{text[:-1]},"signature":"{_signature(_check_key(key), text)}"}}'
+
+
+#: Deprecated: :func:`action_to_dict` (the name said JSON text, the value is a dict).
+action_to_json = deprecated(
+    "american_sniff.serial.action_to_json", "american_sniff.serial.action_to_dict", action_to_dict
+)
+#: Deprecated: :func:`round_result_to_dict` (the value is a dict, not JSON text).
+round_result_to_json = deprecated(
+    "american_sniff.serial.round_result_to_json",
+    "american_sniff.serial.round_result_to_dict",
+    round_result_to_dict,
+)
 
 
 #: The length of the ``,"signature":"..."}`` that ends a signed save.

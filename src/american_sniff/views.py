@@ -64,7 +64,7 @@ from .rules import TARGET
 from .serial import (
     ActionDoc,
     action_log_from,
-    action_to_json,
+    action_to_dict,
     check_header,
     document_header,
     read_json,
@@ -804,7 +804,7 @@ def _new_round_doc(result: RoundResult) -> dict[str, Any]:
         "deductions": list(result.deductions),
         "scores": list(result.scores),
         "placements": _placements(result.layout),
-        "history": [action_to_json(a) for a in history] if history else None,
+        "history": [action_to_dict(a) for a in history] if history else None,
         "dealt_from": "deal" if result.given else "seed",
     }
 
@@ -838,11 +838,11 @@ def view_to_dict(view: SpectatorView) -> dict[str, Any]:
         else [
             {"move": str(p.move), "end_sum": p.end_sum, "points": p.points} for p in player.previews
         ],
-        "history": [action_to_json(a) for a in view.history],
+        "history": [action_to_dict(a) for a in view.history],
         "last_round": None if view.last_round is None else _round_doc(view.last_round),
         "voids": [sorted(values) for values in view.voids],
         "seq": view.seq,
-        "last_action": None if last is None else action_to_json(last),
+        "last_action": None if last is None else action_to_dict(last),
     }
 
 
@@ -853,7 +853,7 @@ def event_to_dict(event: ViewEvent) -> dict[str, Any]:
         **document_header(EVENT_FORMAT),
         "viewer": event.viewer,
         "seq": event.seq,
-        "action": action_to_json(action),
+        "action": action_to_dict(action),
         "scores": list(action.scores),
         "winner": action.winner,
         "turn": event.turn,
@@ -1217,6 +1217,6 @@ def _last_action_from(
         action = attrs.evolve(action, round_result=last_round)
     else:
         raise InvalidView(f"{where}.last_action is given, but no action led to this view")
-    if action_to_json(action) != attrs.asdict(doc.last_action):
+    if action_to_dict(action) != attrs.asdict(doc.last_action):
         raise InvalidView(f"{where}.last_action does not match the history")
     return action

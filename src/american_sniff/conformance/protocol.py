@@ -40,7 +40,7 @@ from ..errors import IllegalMove, InvalidDeal
 from ..layout import Layout
 from ..moves import Move, Place, parse_move
 from ..rules import PLAYER_COUNTS, RULES_VERSION, TARGET, placement_points, settle, side_count
-from ..serial import action_to_json, move_text, read_json, structure, tile_text
+from ..serial import action_to_dict, move_text, read_json, structure, tile_text
 from ..state import Deal, MatchState, RoundResult
 from ..tiles import Tile, parse_tile
 
@@ -467,7 +467,7 @@ class Session:
         result = action.round_result
         over = after.winner is not None or self._outlasted(after)
         return {
-            **action_to_json(action),
+            **action_to_dict(action),
             "scores": list(after.scores),
             "round_end": None if result is None else round_end_facts(result),
             "winner": after.winner,
