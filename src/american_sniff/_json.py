@@ -8,6 +8,7 @@ each convention is written once:
   generator state) as a decimal string, so that JavaScript reads it exactly;
 * :func:`pretty_json`: JSON text for people and diffs, short lists and
   objects on one line;
+* :class:`DealDoc`: a deal as every format writes it;
 * :func:`deprecated`: a public name that went away, kept as a thin alias that
   warns and delegates.
 
@@ -24,12 +25,32 @@ import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+import attrs
+
 from .rng import MASK64
 
-__all__ = ["deprecated", "pretty_json", "read_u64", "u64_text"]
+__all__ = ["DealDoc", "deprecated", "pretty_json", "read_u64", "u64_text"]
 
 #: A 64-bit unsigned integer in decimal: no sign, no leading zero, at most 20 digits.
 _U64 = re.compile(r"0|[1-9][0-9]{0,19}")
+
+
+@attrs.frozen
+class DealDoc:
+    """A deal as the formats write it, before its texts are read.
+
+    The saved state's ``deals`` and the engine protocol's ``new`` request hold
+    it. Every key is required; the protocol fills in a missing ``opener`` with
+    null before reading (a deal there may leave it out).
+
+    :ivar hands: Each seat's hand, tiles as text.
+    :ivar stock: The stock in draw order, tiles as text.
+    :ivar opener: The seat that opens if a lot is due, or null.
+    """
+
+    hands: list[list[str]]
+    stock: list[str]
+    opener: int | None
 
 
 def u64_text(value: int) -> str:

@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, get_origin
 import attrs
 
 from ._fast import placed
-from ._json import deprecated, read_u64, u64_text
+from ._json import DealDoc, deprecated, read_u64, u64_text
 from .errors import InvalidState
 from .layout import Layout
 from .moves import Draw, Move, Place, parse_move
@@ -256,13 +256,6 @@ class ActionDoc:
 
 
 @attrs.frozen
-class _DealDoc:
-    hands: list[list[str]]
-    stock: list[str]
-    opener: int | None
-
-
-@attrs.frozen
 class _RoundDoc:
     round: int
     end: str
@@ -291,7 +284,7 @@ class _StateDoc:
     stock: list[str]
     drawn: str | None
     history: list[ActionDoc]
-    deals: list[_DealDoc]
+    deals: list[DealDoc]
     last_round: _RoundDoc | None
     # Absent from documents written before they were added: read as 0 (which
     # validation accepts in the first round only) and "seed".
@@ -566,7 +559,7 @@ def _signed_doc(data: dict[str, Any]) -> _StateDoc:
         **{
             **data,
             "history": [ActionDoc(**action) for action in data["history"]],
-            "deals": [_DealDoc(**deal) for deal in data["deals"]],
+            "deals": [DealDoc(**deal) for deal in data["deals"]],
             "last_round": None
             if last is None
             else _RoundDoc(**{**last, "history": [ActionDoc(**a) for a in last["history"]]}),
@@ -790,7 +783,7 @@ def _drawn_tiles(log: ActionLog) -> list[Tile]:
     return drawn_tiles
 
 
-def _deals_from(docs: list[_DealDoc]) -> tuple[Deal, ...]:
+def _deals_from(docs: list[DealDoc]) -> tuple[Deal, ...]:
     """The deals of a state document's ``deals`` list."""
     deals = []
     for number, deal in enumerate(docs):

@@ -34,7 +34,7 @@ from typing import Any, BinaryIO
 import attrs
 
 from .. import __version__
-from .._json import deprecated, read_u64
+from .._json import DealDoc, deprecated, read_u64
 from ..engine import apply, legal_moves, new_match
 from ..errors import IllegalMove, InvalidDeal
 from ..layout import Layout
@@ -241,16 +241,9 @@ class _Hello:
 
 
 @attrs.frozen
-class _DealDoc:
-    hands: list[list[str]]
-    stock: list[str]
-    opener: int | None = None
-
-
-@attrs.frozen
 class _New:
     players: int
-    deals: list[_DealDoc] = attrs.Factory(list)
+    deals: list[DealDoc] = attrs.Factory(list)
     seed: str | None = None
     scores: list[int] | None = None
     round: int | None = None
@@ -377,6 +370,9 @@ class Session:
                 raise ProtocolError(f"cmd must be a string, got {got} (the commands are {known})")
             named = json.dumps(cmd, ensure_ascii=False)
             raise ProtocolError(f"unknown cmd {named} (the commands are {known})")
+        if cmd == "new" and isinstance(body.get("deals"), list):
+            # A deal of the protocol may leave out its opener (the state's may not).
+            body["deals"] = [_with_opener(deal) for deal in body["deals"]]
         doc: Any = structure(body, _REQUESTS[cmd], ProtocolError, f"the {cmd} request")
         if cmd == "hello":
             return self._hello(doc)
@@ -523,7 +519,12 @@ def _failure(kind: str, message: str) -> dict[str, Any]:
     return {"ok": False, "error": kind, "message": message}
 
 
-def _made_deal(deal: _DealDoc, where: str, players: int, *, seeded: bool) -> Deal:
+def _with_opener(deal: object) -> object:
+    """A deal object of a ``new`` request, with ``"opener": null`` if it has none."""
+    return {"opener": None, **deal} if isinstance(deal, dict) else deal
+
+
+def _made_deal(deal: DealDoc, where: str, players: int, *, seeded: bool) -> Deal:
     """The deal written at ``where`` of a ``new`` request for ``players``.
 
     Its opener may be null only when the request is ``seeded`` (the lot draws it).
