@@ -13,6 +13,7 @@ from american_sniff import (
     InvalidRecord,
     MatchState,
     Pass,
+    Place,
     apply,
     legal_moves,
     new_match,
@@ -25,6 +26,7 @@ from american_sniff.replayer import (
     AfterWin,
     ClaimDiffers,
     IllegalAction,
+    IllegalPlacement,
     Problem,
     ReplayError,
     WrongSeat,
@@ -32,6 +34,7 @@ from american_sniff.replayer import (
     deal_difference,
     hands_as_dealt,
     replay_actions,
+    replay_table,
     step,
 )
 from scenarios import demo_match
@@ -225,3 +228,16 @@ def test_validation_and_records_say_an_illegal_action_the_same_way() -> None:
     rounds = (attrs.evolve(record.rounds[0], actions=actions), *record.rounds[1:])
     with pytest.raises(InvalidRecord, match=rf"round 1, action {index} \(draw\) is illegal \["):
         list(replay(attrs.evolve(record, rounds=rounds)))
+
+
+def test_replay_table_builds_the_table_or_names_the_first_refused_placement() -> None:
+    """The placements of a finished round rebuild its table; a repeated tile is refused."""
+    result = _round_states(2)[0].last_round
+    assert result is not None
+    placements = [a.move for a in result.history if isinstance(a.move, Place)]
+    assert replay_table(placements) == result.layout
+    refused = replay_table([*placements[:3], placements[1]], first=1)
+    assert refused == IllegalPlacement(4, placements[1], refused.error)  # type: ignore[union-attr]
+    assert isinstance(refused, IllegalPlacement)
+    assert (refused.kind, refused.code) == ("illegal_action", "already_on_table")
+    assert refused.describe("p") == f"p is illegal: {placements[1].tile} is already on the table"

@@ -24,7 +24,9 @@ action 3"``); the sentence that says *what* is wrong is the problem's own
 (:meth:`Problem.describe`).
 
 :func:`hands_as_dealt` rebuilds a round's hands as dealt from what the seats
-hold now and the round's actions.
+hold now and the round's actions, and :func:`replay_table` a table from its
+placements alone (a loaded state's table, the engine protocol's ``table``
+request), its problem an :class:`IllegalPlacement`.
 
 >>> from american_sniff import new_match, Draw
 >>> start = new_match(2, seed=3)
@@ -44,6 +46,7 @@ import attrs
 
 from .engine import apply
 from .errors import IllegalMove
+from .layout import Layout
 from .moves import Draw, Move, Place
 from .state import Action, MatchState, tile_index
 from .tiles import ALL_TILES, Tile
@@ -55,6 +58,7 @@ __all__ = [
     "ClaimDiffers",
     "Claimed",
     "IllegalAction",
+    "IllegalPlacement",
     "Problem",
     "ReplayError",
     "WrongSeat",
@@ -62,6 +66,7 @@ __all__ = [
     "deal_difference",
     "hands_as_dealt",
     "replay_actions",
+    "replay_table",
     "step",
 ]
 
@@ -299,6 +304,55 @@ def replay_actions(  # noqa: PLR0913 - keyword-only options, each with a default
                 raise ReplayError(differences[0], where.format(index=index, move=action.move))
         yield after
         state = after
+
+
+@attrs.frozen
+class IllegalPlacement:
+    """A placement of a table's sequence that the table built before it refuses.
+
+    :ivar index: The placement's position, as the caller counts.
+    :ivar move: The placement.
+    :ivar error: The refusal, as :meth:`Layout.place <american_sniff.Layout.place>`
+        raised it.
+    """
+
+    index: int
+    move: Place
+    error: IllegalMove
+
+    kind: ClassVar[str] = "illegal_action"
+
+    @property
+    def code(self) -> str:
+        """The refusal code (:attr:`IllegalMove.code <american_sniff.IllegalMove.code>`)."""
+        return self.error.code
+
+    def describe(self, where: str) -> str:
+        """``"... is illegal: [5|5] is already on the table"``."""
+        return f"{where} is illegal: {self.error}"
+
+
+def replay_table(placements: Iterable[Place], *, first: int = 0) -> Layout | IllegalPlacement:
+    """The table that ``placements`` build from an empty one, in order; or the first refused.
+
+    Only the table is replayed (no hands, no turns): this is how a saved
+    table, or the engine protocol's ``table`` request, is rebuilt. The
+    placements are numbered from ``first`` and read one at a time, so an
+    iterator that raises on a bad entry stops the replay there.
+
+    >>> from american_sniff import Place, Tile, parse_point
+    >>> replay_table([Place(Tile(3, 3)), Place(Tile(3, 4), parse_point("[3|3] line_a"))]).end_sum
+    10
+    >>> print(replay_table([Place(Tile(3, 3)), Place(Tile(3, 3))], first=1).describe("placement 2"))
+    placement 2 is illegal: [3|3] is already on the table
+    """
+    layout = Layout.empty()
+    for index, move in enumerate(placements, start=first):
+        try:
+            layout = layout.place(move.tile, move.at)
+        except IllegalMove as error:
+            return IllegalPlacement(index, move, error)
+    return layout
 
 
 def hands_as_dealt(

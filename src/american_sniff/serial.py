@@ -53,6 +53,7 @@ from ._json import DealDoc, deprecated, read_u64, u64_text
 from .errors import InvalidState
 from .layout import Layout
 from .moves import Draw, Move, Place, parse_move
+from .replayer import IllegalPlacement, replay_table
 from .rules import RULES_VERSION, side_of
 from .state import (
     Action,
@@ -682,15 +683,13 @@ def _layout_from(log: ActionLog, what: str, trusted: bool = False) -> Layout:
         for move in reversed(placements):
             layout = placed(layout, move.tile, None if move.at is None else move.at.order)
         return layout
-    for index, move in enumerate(reversed(placements)):
-        try:
-            layout = layout.place(move.tile, move.at)
-        except ValueError as exc:
-            raise InvalidState(
-                f"the table is not a legal sequence of placements: placement {index + 1} "
-                f"of {what} ({move}) is illegal: {exc}"
-            ) from None
-    return layout
+    table = replay_table(reversed(placements), first=1)
+    if isinstance(table, IllegalPlacement):
+        raise InvalidState(
+            "the table is not a legal sequence of placements: "
+            + table.describe(f"placement {table.index} of {what} ({table.move})")
+        )
+    return table
 
 
 def _round_from(doc: _RoundDoc, players: int, trusted: bool = False) -> RoundResult:

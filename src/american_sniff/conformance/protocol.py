@@ -27,7 +27,7 @@ settlement.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, BinaryIO
 
@@ -39,6 +39,7 @@ from ..engine import apply, legal_moves, new_match
 from ..errors import IllegalMove, InvalidDeal
 from ..layout import Layout
 from ..moves import Move, Place, parse_move
+from ..replayer import IllegalPlacement, replay_table
 from ..rules import PLAYER_COUNTS, RULES_VERSION, TARGET, placement_points, settle, side_count
 from ..serial import action_to_dict, move_text, read_json, structure, tile_text
 from ..state import Deal, MatchState, RoundResult
@@ -472,15 +473,10 @@ class Session:
         }
 
     def _table(self, doc: _Table) -> dict[str, Any]:
-        layout = Layout.empty()
-        for index, text in enumerate(doc.moves):
-            try:
-                move = parse_move(text, strict=True)
-                if not isinstance(move, Place):
-                    raise ProtocolError(f"$.moves[{index}]: a table takes placements, not {text!r}")
-                layout = layout.place(move.tile, move.at)
-            except IllegalMove as exc:
-                raise _Refused(f"$.moves[{index}]: {exc}", exc.code, index) from None
+        layout = replay_table(_placements(doc.moves))
+        if isinstance(layout, IllegalPlacement):
+            index = layout.index
+            raise _Refused(f"$.moves[{index}]: {layout.error}", layout.code, index)
         return {**table_facts(layout), "points": placement_points(layout.end_sum)}
 
     def _settle(self, doc: _Settle) -> dict[str, Any]:
@@ -517,6 +513,18 @@ class _Refused(IllegalMove):
 
 def _failure(kind: str, message: str) -> dict[str, Any]:
     return {"ok": False, "error": kind, "message": message}
+
+
+def _placements(texts: Sequence[str]) -> Iterator[Place]:
+    """The placements written ``texts``, read one at a time (a table request's moves)."""
+    for index, text in enumerate(texts):
+        try:
+            move = parse_move(text, strict=True)
+        except IllegalMove as exc:
+            raise _Refused(f"$.moves[{index}]: {exc}", exc.code, index) from None
+        if not isinstance(move, Place):
+            raise ProtocolError(f"$.moves[{index}]: a table takes placements, not {text!r}")
+        yield move
 
 
 def _with_opener(deal: object) -> object:
