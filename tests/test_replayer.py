@@ -241,3 +241,22 @@ def test_replay_table_builds_the_table_or_names_the_first_refused_placement() ->
     assert isinstance(refused, IllegalPlacement)
     assert (refused.kind, refused.code) == ("illegal_action", "already_on_table")
     assert refused.describe("p") == f"p is illegal: {placements[1].tile} is already on the table"
+
+
+def test_the_referee_plays_each_action_of_a_seeded_record_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """check_record replays a record with a seed once (it used to replay it twice)."""
+    from american_sniff import check_record, replayer
+
+    record = record_match(STATES)
+    assert record.seed is not None
+    played: list[object] = []
+
+    def counting(state: MatchState, move: object) -> MatchState:
+        played.append(move)
+        return apply(state, move)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(replayer, "apply", counting)
+    assert check_record(record).ok
+    assert len(played) == record.action_count
