@@ -260,3 +260,24 @@ def test_the_referee_plays_each_action_of_a_seeded_record_once(
     monkeypatch.setattr(replayer, "apply", counting)
     assert check_record(record).ok
     assert len(played) == record.action_count
+
+
+def test_after_a_round_the_seed_does_not_deal_the_referee_goes_on_from_the_deals() -> None:
+    """One replay from the seed until it differs; then the recorded deals, still fully checked."""
+    from american_sniff import check_record
+
+    record = record_match(STATES)
+    second, third = record.rounds[1], record.rounds[2]
+    drawn = sum(1 for action in second.actions if type(action.move) is Draw)
+    stock = list(second.stock)
+    assert len(stock) - drawn >= 2  # two undrawn tiles to swap: the actions stay legal
+    stock[-1], stock[-2] = stock[-2], stock[-1]
+    index = next(i for i, a in enumerate(third.actions) if a.points is not None)
+    actions = list(third.actions)
+    actions[index] = attrs.evolve(actions[index], points=actions[index].points + 5)  # type: ignore[operator]
+    rounds = list(record.rounds)
+    rounds[1] = attrs.evolve(second, stock=stock)
+    rounds[2] = attrs.evolve(third, actions=actions)
+    report = check_record(attrs.evolve(record, rounds=rounds))
+    found = [(d.kind, d.round, d.action) for d in report.discrepancies]
+    assert found == [("seed", 2, None), ("points", 3, index)]

@@ -28,11 +28,19 @@ from typing import Any
 
 import attrs
 
-from .engine import apply, new_match
+from .engine import new_match
 from .errors import InvalidDeal
 from .moves import Place
 from .records import ActionRecord, MatchRecord, OpenerBy, RoundRecord
-from .replayer import IllegalAction, Problem, WrongSeat, deal_difference, step
+from .replayer import (
+    IllegalAction,
+    Problem,
+    ReplayError,
+    WrongSeat,
+    deal_difference,
+    replay_actions,
+    step,
+)
 from .serial import document_header
 from .state import Action, Deal, MatchState, RoundEnd, RoundResult
 
@@ -348,10 +356,11 @@ class _Referee:
         assert record.seed is not None
         state = new_match(record.players, seed=record.seed, deals=deals)
         for position, earlier in enumerate(record.rounds[: number - 1], start=1):
-            for action in earlier.actions:
-                if state.round != position or state.winner is not None:
-                    break
-                state = apply(state, action.move)
+            try:
+                for after in replay_actions(state, earlier.actions, round=position):
+                    state = after
+            except ReplayError:
+                pass  # actions after the round's end: reported, and skipped, the first time
         return state
 
     def check_opener(self, state: MatchState, round_record: RoundRecord, number: int) -> None:
