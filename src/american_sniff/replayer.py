@@ -257,12 +257,14 @@ def claim_differences(
     ``fields``), e.g. two :class:`~american_sniff.Action` values, or an
     :class:`~american_sniff.ActionRecord` and ``ActionRecord.of(action)``.
     """
+    differing = [field for field in fields if getattr(claim, field) != getattr(rules, field)]
+    if not differing:  # the common case, kept cheap: every load replays its round
+        return ()
     seat: int = getattr(claim, "seat")  # noqa: B009 - any object with the fields
     move: Move = getattr(claim, "move")  # noqa: B009
     return tuple(
         ClaimDiffers(index, seat, move, field, getattr(claim, field), getattr(rules, field))
-        for field in fields
-        if getattr(claim, field) != getattr(rules, field)
+        for field in differing
     )
 
 
