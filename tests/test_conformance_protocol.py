@@ -10,7 +10,14 @@ from typing import Any
 
 import pytest
 
-from american_sniff import ALL_TILES, REFUSAL_CODES, RULES_VERSION, IllegalMove, new_match
+from american_sniff import (
+    ALL_TILES,
+    REFUSAL_CODES,
+    RULES_VERSION,
+    IllegalMove,
+    new_match,
+    parse_move,
+)
 from american_sniff.conformance import generate
 from american_sniff.conformance.protocol import (
     ERROR_KINDS,
@@ -18,7 +25,6 @@ from american_sniff.conformance.protocol import (
     PROTOCOL,
     PROTOCOL_VERSION,
     Session,
-    read_move,
     serve,
 )
 from scenarios import DRAW_DEAL, PASS_DEAL
@@ -181,7 +187,7 @@ def test_winning_ends_the_match() -> None:
 def test_read_move_names_what_the_text_is_not(text: str, code: str) -> None:
     """Text that is no move, no tile or no point is refused with the matching code."""
     with pytest.raises(IllegalMove) as error:
-        read_move(text)
+        parse_move(text, strict=True)
     assert error.value.code == code
     assert code in REFUSAL_CODES
 
@@ -189,7 +195,7 @@ def test_read_move_names_what_the_text_is_not(text: str, code: str) -> None:
 def test_read_move_reads_every_form() -> None:
     """Each form reads back to the move whose str() it is."""
     for text in ("draw", "pass", "[1|4] opens", "[1|2] on [1|1] branch_b", "[0|6] on [0|6] high"):
-        assert str(read_move(text)) == text
+        assert str(parse_move(text, strict=True)) == text
 
 
 def test_table_places_tiles_on_a_bare_table() -> None:
@@ -370,10 +376,10 @@ def test_the_parser_reads_the_grammars_cases_as_the_docs_say() -> None:
     assert len(cases) >= 25
     for text, code in cases:
         if code == "move":
-            assert str(read_move(text)) == text
+            assert str(parse_move(text, strict=True)) == text
         else:
             with pytest.raises(IllegalMove) as refused:
-                read_move(text)
+                parse_move(text, strict=True)
             assert refused.value.code == code, text
 
 
@@ -396,7 +402,7 @@ def test_every_text_the_grammar_makes_is_read(seed: int) -> None:
             ("line_a", "line_b", "branch_a", "branch_b") if at.low == at.high else ("low", "high")
         )
         text = f"{tile} on {at} {rng.choice(sides)}"
-    assert str(read_move(text)) == text
+    assert str(parse_move(text, strict=True)) == text
 
 
 @pytest.mark.parametrize(

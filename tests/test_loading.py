@@ -17,9 +17,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from american_sniff import ALL_TILES, Deal, InvalidState, MatchState, apply, legal_moves, new_match
+from american_sniff import (
+    ALL_TILES,
+    Deal,
+    InvalidState,
+    MatchState,
+    apply,
+    legal_moves,
+    new_match,
+    parse_tile,
+)
 from american_sniff.engine import seeded_deal
-from american_sniff.serial import parse_tile_text
 from scenarios import random_play
 
 KEY = b"a server's own key, kept secret"
@@ -56,7 +64,7 @@ def _refused(doc: dict[str, Any]) -> str:
 
 
 def _sort(hand: list[str]) -> list[str]:
-    return sorted(hand, key=lambda text: parse_tile_text(text).index)
+    return sorted(hand, key=lambda text: parse_tile(text, strict=True).index)
 
 
 # -- the three forgeries ------------------------------------------------------------------

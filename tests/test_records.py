@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import random
@@ -35,12 +36,14 @@ from american_sniff import (
     legal_moves,
     load_record,
     new_match,
+    parse_move,
+    parse_tile,
     record_match,
     replay,
 )
 from american_sniff import records as records_module
 from american_sniff.records import RECORD_FORMAT, record_schema, seed_discrepancy
-from american_sniff.serial import FORMAT_VERSION, action_to_json
+from american_sniff.serial import FORMAT_VERSION, action_to_dict
 from scenarios import demo_match
 
 #: Seeded demo matches: (players, seed). Between them they have wins in mid-round,
@@ -133,7 +136,7 @@ def test_action_records_write_the_actions_as_the_state_format_does() -> None:
     for number, rnd in enumerate(doc["rounds"], start=1):
         following = next((s for s in states if s.round == number + 1), states[-1])
         history = following.last_round.history if number < len(doc["rounds"]) else following.history  # type: ignore[union-attr]
-        assert rnd["actions"] == [action_to_json(a) for a in history]
+        assert rnd["actions"] == [action_to_dict(a) for a in history]
 
 
 def test_feeding_one_state_per_round_gives_the_same_record() -> None:
@@ -439,7 +442,8 @@ def _parses(parser: Any, text: str) -> bool:
 
 def test_the_tile_and_move_patterns_accept_exactly_what_the_parsers_read() -> None:
     """Every tile text and every move over the whole set: schema pattern and parser agree."""
-    from american_sniff.serial import parse_move_text, parse_tile_text
+    parse_tile_text = functools.partial(parse_tile, strict=True)
+    parse_move_text = functools.partial(parse_move, strict=True)
 
     tile_pattern = _pattern("$defs", "tile")
     move_pattern = _pattern("$defs", "move")

@@ -24,9 +24,10 @@ from american_sniff import (
     apply,
     legal_moves,
     new_match,
+    parse_move,
 )
-from american_sniff.conformance.protocol import read_move
-from american_sniff.serial import MAX_STATE_BYTES, parse_move_text
+from american_sniff.conformance.protocol import read_move  # deprecated: its alias is tested
+from american_sniff.serial import MAX_STATE_BYTES
 from scenarios import DRAW_DEAL
 
 ROUNDTRIP_MATCHES = int(os.environ.get("ROUNDTRIP_MATCHES", "30"))
@@ -497,10 +498,10 @@ def test_numbers_javascript_cannot_hold_are_refused() -> None:
 def test_a_move_text_is_refused_with_the_protocol_code(text: str, code: str, message: str) -> None:
     """The one move-text reader refuses with the refusal code the protocol answers with."""
     with pytest.raises(IllegalMove) as caught:
-        parse_move_text(text)
+        parse_move(text, strict=True)
     assert caught.value.code == code
     assert str(caught.value).startswith(message)
-    with pytest.raises(IllegalMove) as again:
+    with pytest.raises(IllegalMove) as again, pytest.deprecated_call():
         read_move(text)
     assert (again.value.code, str(again.value)) == (code, str(caught.value))
 
@@ -508,7 +509,9 @@ def test_a_move_text_is_refused_with_the_protocol_code(text: str, code: str, mes
 def test_move_texts_read_back_to_the_interned_moves() -> None:
     """Each form reads back to its move; a placement read twice is the same object."""
     for text in ("draw", "pass", "[1|4] opens", "[1|2] on [1|1] branch_b"):
-        move = parse_move_text(text)
+        move = parse_move(text, strict=True)
         assert str(move) == text
-        assert parse_move_text(text) == move
-    assert parse_move_text("[1|2] on [1|1] branch_b") is parse_move_text("[1|2] on [1|1] branch_b")
+        assert parse_move(text, strict=True) == move
+    assert parse_move("[1|2] on [1|1] branch_b", strict=True) is parse_move(
+        "[1|2] on [1|1] branch_b", strict=True
+    )

@@ -13,6 +13,7 @@ import enum
 
 import attrs
 
+from .errors import IllegalMove
 from .tiles import Tile, parse_tile
 
 __all__ = ["Connection", "Contribution", "Point", "Side", "parse_point", "point_of_key"]
@@ -109,24 +110,51 @@ class Point:
         return (point_of_key, (self.order,))
 
 
-def parse_point(text: str) -> Point:
-    """Parse a point written as ``str(point)`` does: a tile, a space, a side value.
+def parse_point(text: str, *, strict: bool = False) -> Point:
+    """Read a point written as ``str(point)`` does: a tile, a space, a side value.
+
+    Lenient by default: the tile as :func:`~american_sniff.parse_tile` reads
+    it, any space before the side. With ``strict``, only the form every
+    document of the library writes: ``"[a|b] SIDE"`` with ``a <= b`` and one
+    space.
 
     >>> parse_point("[4|1] high")
     Point(Tile(1, 4), Side.HIGH)
+    >>> parse_point("[1|1] branch_a", strict=True)
+    Point(Tile(1, 1), Side.BRANCH_A)
 
-    :raises ValueError: if ``text`` is not a point in that notation, or names a
-        side the tile does not have.
+    :raises IllegalMove: (a :class:`ValueError`) with code ``not_a_point`` if
+        ``text`` is not a point in that notation, or names a side the tile does
+        not have.
     """
     if not isinstance(text, str):
-        raise ValueError(f"a point is written as text, got {text!r}")
+        raise IllegalMove(f"a point is written as text, got {text!r}", "not_a_point")
+    if strict:
+        tile_text, _, side = text.partition(" ")
+        if side not in _SIDES:
+            raise IllegalMove(
+                f"not a point: {text!r} (expected '[a|b] SIDE' with SIDE one of {_SIDE_LIST})",
+                "not_a_point",
+            )
+        try:
+            return Point(parse_tile(tile_text, strict=True), _SIDES[side])
+        except ValueError as exc:
+            raise IllegalMove(f"not a point: {text!r}: {exc}", "not_a_point") from None
     words = text.rsplit(None, 1)
-    sides = [side.value for side in Side]
-    if len(words) != 2 or words[1] not in sides:
-        raise ValueError(
-            f"not a point: {text!r} (expected '[a|b] SIDE' with SIDE one of {', '.join(sides)})"
+    if len(words) != 2 or words[1] not in _SIDES:
+        raise IllegalMove(
+            f"not a point: {text!r} (expected '[a|b] SIDE' with SIDE one of {_SIDE_LIST})",
+            "not_a_point",
         )
-    return Point(parse_tile(words[0]), Side(words[1]))
+    try:
+        return Point(parse_tile(words[0]), _SIDES[words[1]])
+    except ValueError as exc:
+        raise IllegalMove(str(exc), "not_a_point") from None
+
+
+#: The sides by their values, and the values as a list for messages.
+_SIDES = {side.value: side for side in Side}
+_SIDE_LIST = ", ".join(_SIDES)
 
 
 @attrs.frozen(repr=False)

@@ -42,9 +42,11 @@ from typing import Any, TypeVar
 
 import attrs
 
-from .engine import apply, new_match
-from .errors import IllegalMove, InvalidDeal, InvalidRecord
-from .moves import Draw, Move, Pass, Place
+from ._json import pretty_json, read_u64
+from .engine import new_match
+from .errors import InvalidDeal, InvalidRecord
+from .moves import Draw, Move, Pass, Place, parse_move
+from .replayer import IllegalAction, ReplayError, deal_difference, hands_as_dealt, replay_actions
 from .rules import PLAYER_COUNTS
 from .serial import (
     MAX_SAFE_INTEGER,
@@ -52,14 +54,12 @@ from .serial import (
     check_header,
     document_header,
     move_text,
-    parse_move_text,
-    parse_tile_text,
     read_json,
     structure,
     tile_text,
 )
 from .state import Action, Deal, MatchState, RoundEnd, RoundResult
-from .tiles import Tile
+from .tiles import Tile, parse_tile
 
 __all__ = [
     "MAX_RECORD_BYTES",
@@ -361,7 +361,7 @@ class MatchRecord:
         """
         doc = self.to_dict()
         if pretty:
-            return _pretty(doc, 0)
+            return pretty_json(doc, width=_WIDTH, flat_scalars=True)
         return json.dumps(doc, separators=(",", ":"))
 
     @classmethod
@@ -428,30 +428,6 @@ def _round_to_dict(record: RoundRecord) -> dict[str, Any]:
 #: The width up to which :meth:`~american_sniff.MatchRecord.to_json` puts a
 #: nested value on one line.
 _WIDTH = 100
-
-
-def _is_scalar(value: object) -> bool:
-    return not isinstance(value, dict | list)
-
-
-def _pretty(value: object, depth: int) -> str:
-    """JSON text: scalar-only lists and objects on one line, others when they fit."""
-    inline = json.dumps(value, separators=(", ", ": "))
-    members = value.values() if isinstance(value, dict) else value
-    if _is_scalar(value) or not value:
-        return inline
-    assert isinstance(members, Iterable)
-    if all(map(_is_scalar, members)) or len(inline) + 2 * depth <= _WIDTH:
-        return inline
-    pad = "  " * (depth + 1)
-    if isinstance(value, dict):
-        lines = [f"{pad}{json.dumps(k)}: {_pretty(v, depth + 1)}" for k, v in value.items()]
-        opening, closing = "{", "}"
-    else:
-        assert isinstance(value, list)
-        lines = [f"{pad}{_pretty(v, depth + 1)}" for v in value]
-        opening, closing = "[", "]"
-    return opening + "\n" + ",\n".join(lines) + "\n" + "  " * depth + closing
 
 
 def dump_record(record: MatchRecord, path: str | Path) -> None:
@@ -525,12 +501,9 @@ class _RecordDoc:
     result: _ResultDoc
 
 
-_SEED_DIGITS = 20
-
-
 def _tile(text: str, where: str) -> Tile:
     try:
-        return parse_tile_text(text)
+        return parse_tile(text, strict=True)
     except ValueError as exc:
         raise InvalidRecord(f"{where}: {exc}") from None
 
@@ -541,7 +514,7 @@ def _tiles(texts: list[str], where: str) -> tuple[Tile, ...]:
 
 def _action_from(doc: ActionDoc, where: str) -> ActionRecord:
     try:
-        move = parse_move_text(doc.move)
+        move = parse_move(doc.move, strict=True)
     except ValueError as exc:
         raise InvalidRecord(f"{where}.move: {exc}") from None
     return _built(
@@ -603,14 +576,7 @@ def _round_from(doc: _RoundDoc, where: str) -> RoundRecord:
 
 def _seed_from(text: str) -> int:
     """The seed written ``text``: decimal digits, no leading zero, below 2**64."""
-    # The length is checked first: int() of a huge string is slow, and refused.
-    digits = len(text) <= _SEED_DIGITS and text.isascii() and text.isdigit()
-    if not digits or (text[0] == "0" and text != "0") or int(text) >= 1 << 64:
-        raise InvalidRecord(
-            "$.seed must be null or a decimal string of an integer from 0 to 2**64 - 1, "
-            f"without leading zeros; got {text[:30]!r}"
-        )
-    return int(text)
+    return read_u64(text, "$.seed", InvalidRecord, nullable=True)
 
 
 def _record_from(doc: _RecordDoc) -> MatchRecord:
@@ -776,20 +742,11 @@ def _round_record(
     ``result`` is the round's :class:`~american_sniff.RoundResult` if it
     ended, else None and ``scores`` are the scores where the record stops.
     """
-    # The hands as dealt: what each seat holds, plus what it placed, less what it drew.
-    # (A drawn tile may have been placed since: add the placed tiles first.)
-    history = state.history
-    dealt = [list(hand) for hand in state.hands]
-    for action in history:
-        if type(action.move) is Place:
-            dealt[action.seat].append(action.move.tile)
-    for action in history:
-        if action.tile is not None:
-            dealt[action.seat].remove(action.tile)
+    dealt = hands_as_dealt(state.hands, state.history)
     previous = state.last_round
     return RoundRecord(
         round=state.round,
-        hands=[sorted(hand) for hand in dealt],
+        hands=dealt,
         stock=state.info.deck,
         opener=state.opener,
         opener_by=OpenerBy.FINISHER
@@ -886,21 +843,15 @@ def replay(record: MatchRecord) -> Iterator[MatchState]:
         difference = _start_difference(state, round_record, source)
         if difference is not None:
             raise InvalidRecord(f"round {number}: {difference}")
-        for index, action in enumerate(round_record.actions):
-            where = f"round {number}, action {index} ({action.move})"
-            if state.winner is not None:
-                raise InvalidRecord(f"{where} comes after side {state.winner} won the match")
-            if state.round != number:
-                raise InvalidRecord(f"{where} comes after the round ended")
-            if action.seat != state.turn:
-                raise InvalidRecord(
-                    f"{where} is made by seat {action.seat}, but it is seat {state.turn}'s turn"
-                )
-            try:
-                state = apply(state, action.move)
-            except IllegalMove as error:
-                raise InvalidRecord(f"{where} is illegal [{error.code}]: {error}") from error
-            yield state
+        where = f"round {number}, action {{index}} ({{move}})"
+        try:
+            for after in replay_actions(state, round_record.actions, round=number, where=where):
+                state = after
+                yield state
+        except ReplayError as error:
+            problem = error.problem
+            cause = problem.error if isinstance(problem, IllegalAction) else None
+            raise InvalidRecord(str(error)) from cause
         if number < len(rounds):
             if state.winner is not None:
                 raise InvalidRecord(f"round {number + 1} comes after side {state.winner} won")
@@ -929,30 +880,19 @@ def seed_discrepancy(record: MatchRecord, seed: int) -> tuple[int, str] | None:
         difference = _start_difference(state, round_record, f"seed {seed}")
         if difference is not None:
             return number, difference
-        for action in round_record.actions:
-            if state.winner is not None or state.round != number or action.seat != state.turn:
-                return None
-            try:
-                state = apply(state, action.move)
-            except IllegalMove:
-                return None
+        try:
+            for after in replay_actions(state, round_record.actions, round=number):
+                state = after
+        except ReplayError:
+            return None
     return None
 
 
 def _start_difference(state: MatchState, round_record: RoundRecord, source: str) -> str | None:
     """How the round starting at ``state`` differs from ``round_record``'s start, if it does."""
-    dealt = tuple(tuple(sorted(hand)) for hand in round_record.hands)
-    for seat, hand in enumerate(state.hands):
-        if seat >= len(dealt) or dealt[seat] != hand:
-            recorded = _text(dealt[seat]) if seat < len(dealt) else "nothing"
-            return f"{source} deals hand {seat} as {_text(hand)}, not {recorded} as recorded"
-    if len(dealt) != len(state.hands):
-        return f"{source} deals {len(state.hands)} hands, not {len(dealt)} as recorded"
-    if round_record.stock != state.stock:
-        return f"{source} deals the stock as {_text(state.stock)}, not as recorded"
-    if round_record.opener != state.opener:
-        return f"seat {state.opener} opens by {source}, not seat {round_record.opener} as recorded"
-    return None
+    return deal_difference(
+        state, round_record.hands, round_record.stock, round_record.opener, source
+    )
 
 
 def _text(tiles: Sequence[Tile]) -> str:

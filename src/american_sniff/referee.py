@@ -28,10 +28,19 @@ from typing import Any
 
 import attrs
 
-from .engine import apply, new_match
-from .errors import IllegalMove, InvalidDeal
+from .engine import new_match
+from .errors import InvalidDeal
 from .moves import Place
-from .records import ActionRecord, MatchRecord, OpenerBy, RoundRecord, seed_discrepancy
+from .records import ActionRecord, MatchRecord, OpenerBy, RoundRecord
+from .replayer import (
+    IllegalAction,
+    Problem,
+    ReplayError,
+    WrongSeat,
+    deal_difference,
+    replay_actions,
+    step,
+)
 from .serial import document_header
 from .state import Action, Deal, MatchState, RoundEnd, RoundResult
 
@@ -275,13 +284,19 @@ class _Referee:
         return deals, None
 
     def replay(self) -> MatchState | None:
-        """Replay every round; the last state, or None if the replay stopped."""
+        """Replay every round; the last state, or None if the replay stopped.
+
+        A record with a seed is replayed once, from its seed, for as long as
+        the seed deals every round as recorded (the states are then those of
+        the recorded deals); from the first round the seed does not deal, the
+        replay goes on from the recorded deals, and the seed is reported.
+        """
         record = self.record
         rounds = record.rounds
         deals, bad_deal = self.deals()
-        seed_problem = None if record.seed is None else seed_discrepancy(record, record.seed)
+        seeded = record.seed is not None
         seed = 0 if record.seed is None else record.seed
-        state = new_match(record.players, seed=seed, deals=deals)
+        state = new_match(record.players, seed=seed, deals=() if seeded else deals)
         for number, round_record in enumerate(rounds, start=1):
             if state.winner is not None:
                 later = len(rounds) - number + 1
@@ -306,18 +321,46 @@ class _Referee:
                 kind, message = problem
                 self.add(kind, number, None, message, fatal=True)
                 return None
-            if seed_problem is not None and seed_problem[0] == number:
-                self.add(
-                    "seed",
-                    number,
-                    None,
-                    f"the record's seed does not deal this round as recorded: {seed_problem[1]}",
+            if seeded:
+                difference = deal_difference(
+                    state,
+                    round_record.hands,
+                    round_record.stock,
+                    round_record.opener,
+                    f"seed {seed}",
                 )
+                if difference is not None:
+                    self.add(
+                        "seed",
+                        number,
+                        None,
+                        f"the record's seed does not deal this round as recorded: {difference}",
+                    )
+                    # From here on the recorded deals: replay them up to this round.
+                    seeded = False
+                    state = self.restart(deals, number)
             self.check_opener(state, round_record, number)
             after = self.play_round(state, round_record, number)
             if after is None:
                 return None
             state = after
+        return state
+
+    def restart(self, deals: list[Deal], number: int) -> MatchState:
+        """The first state of round ``number`` when the record's deals are played.
+
+        The rounds before it were dealt by the seed as recorded, and played
+        without a fatal discrepancy: only their states are needed again.
+        """
+        record = self.record
+        assert record.seed is not None
+        state = new_match(record.players, seed=record.seed, deals=deals)
+        for position, earlier in enumerate(record.rounds[: number - 1], start=1):
+            try:
+                for after in replay_actions(state, earlier.actions, round=position):
+                    state = after
+            except ReplayError:
+                pass  # actions after the round's end: reported, and skipped, the first time
         return state
 
     def check_opener(self, state: MatchState, round_record: RoundRecord, number: int) -> None:
@@ -373,28 +416,17 @@ class _Referee:
         self, state: MatchState, action: ActionRecord, number: int, index: int
     ) -> MatchState | None:
         """The state after ``action``; None, with a fatal discrepancy, if the rules refuse it."""
+        after = step(state, action.seat, action.move, index=index)
+        if not isinstance(after, Problem):
+            return after
         where = f"seat {action.seat}: {action.move}"
-        if action.seat != state.turn:
-            self.add(
-                "wrong_seat",
-                number,
-                index,
-                f"{where}, but it is seat {state.turn}'s turn",
-                fatal=True,
-            )
-            return None
-        try:
-            return apply(state, action.move)
-        except IllegalMove as error:
-            self.add(
-                "illegal_action",
-                number,
-                index,
-                f"{where} is illegal: {error}",
-                code=error.code,
-                fatal=True,
-            )
-            return None
+        if isinstance(after, WrongSeat):
+            message = f"{where}, but it is seat {after.turn}'s turn"
+        else:
+            assert isinstance(after, IllegalAction)  # the winner is looked at before
+            message = f"{where} is illegal: {after.error}"
+        self.add(after.kind, number, index, message, code=after.code, fatal=True)
+        return None
 
     def check_round_end(
         self,

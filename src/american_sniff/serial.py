@@ -43,16 +43,17 @@ import functools
 import hashlib
 import hmac
 import json
-import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar, get_origin
 
 import attrs
 
 from ._fast import placed
-from .errors import IllegalMove, InvalidState
-from .layout import Layout, Point, Side
-from .moves import Draw, Move, Pass, Place
+from ._json import DealDoc, deprecated, read_u64, u64_text
+from .errors import InvalidState
+from .layout import Layout
+from .moves import Draw, Move, Place, parse_move
+from .replayer import IllegalPlacement, replay_table
 from .rules import RULES_VERSION, side_of
 from .state import (
     Action,
@@ -64,7 +65,7 @@ from .state import (
     RoundResult,
     tile_index,
 )
-from .tiles import ALL_TILES, Tile
+from .tiles import Tile, parse_tile
 from .validation import validate_state
 
 if TYPE_CHECKING:
@@ -78,12 +79,14 @@ __all__ = [
     "STATE_FORMAT",
     "ActionDoc",
     "action_log_from",
+    "action_to_dict",
     "action_to_json",
     "format_schema",
     "move_text",
     "parse_move_text",
     "parse_tile_text",
     "read_json",
+    "round_result_to_dict",
     "state_from_json",
     "state_to_dict",
     "state_to_json",
@@ -201,28 +204,10 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 # -- text forms of tiles, points, moves and big integers ---------------------------------
 
-_SIDES = {side.value: side for side in Side}
-_SIDE_LIST = ", ".join(_SIDES)
-
 
 def tile_text(tile: Tile) -> str:
     """A tile as the formats write it: ``"[1|4]"``."""
     return str(tile)
-
-
-def parse_tile_text(text: str) -> Tile:
-    """The tile written ``"[a|b]"`` with ``a <= b``; the library's own instance.
-
-    :raises ValueError: if ``text`` is not a tile in exactly that form.
-    """
-    tile = _TILE_OF_TEXT.get(text)
-    if tile is None:
-        raise ValueError(f"{text!r} is not a tile written '[a|b]' with a <= b")
-    return tile
-
-
-#: Every tile by its text: reading a tile is one look-up.
-_TILE_OF_TEXT = {str(tile): tile for tile in ALL_TILES}
 
 
 def move_text(move: Move) -> str:
@@ -230,76 +215,22 @@ def move_text(move: Move) -> str:
     return str(move)
 
 
-def parse_move_text(text: str) -> Move:
-    """The move written as ``str(move)`` writes it, in exactly that form.
-
-    The forms are ``"[a|b] opens"``, ``"[a|b] on [c|d] SIDE"``, ``"draw"`` and
-    ``"pass"``, with ``a <= b`` and SIDE a :class:`~american_sniff.Side` value.
-    Every document of the library, and the engine protocol, writes moves so.
-
-    >>> parse_move_text("[1|2] on [1|1] branch_a")
-    Place(Tile(1, 2), Point(Tile(1, 1), Side.BRANCH_A))
-
-    :raises IllegalMove: (a :class:`ValueError`) with code ``not_a_move`` if
-        ``text`` has none of those forms, ``not_a_tile`` if the placed tile is
-        not written as above, ``not_a_point`` if the point is not a side written
-        as above.
-    """
-    move = _MOVE_OF_TEXT.get(text)
-    if move is not None:
-        return move
-    if text == "draw":
-        return Draw()
-    if text == "pass":
-        return Pass()
-    if text.endswith(" opens"):
-        return Place(_move_tile(text[: -len(" opens")]))
-    tile, on, at = text.partition(" on ")
-    if not on:
-        raise IllegalMove(
-            f"not a move: {text!r} (expected '[a|b] opens', '[a|b] on [c|d] SIDE', "
-            "'draw' or 'pass')",
-            "not_a_move",
-        )
-    move = Place(_move_tile(tile), _move_point(at))
-    _MOVE_OF_TEXT[text] = move  # at most 28 * 144 distinct texts
-    return move
+def _parse_tile_text(text: str) -> Tile:
+    return parse_tile(text, strict=True)
 
 
-def _move_tile(text: str) -> Tile:
-    """The placed tile of a move's text, refused with the code ``not_a_tile``."""
-    try:
-        return parse_tile_text(text)
-    except ValueError as exc:
-        raise IllegalMove(f"not a tile: {exc}", "not_a_tile") from None
+def _parse_move_text(text: str) -> Move:
+    return parse_move(text, strict=True)
 
 
-def _move_point(text: str) -> Point:
-    """The point of a move's text, refused with the code ``not_a_point``."""
-    tile, _, side = text.partition(" ")
-    if side not in _SIDES:
-        raise IllegalMove(
-            f"not a point: {text!r} (expected '[a|b] SIDE' with SIDE one of {_SIDE_LIST})",
-            "not_a_point",
-        )
-    try:
-        return Point(parse_tile_text(tile), _SIDES[side])
-    except ValueError as exc:
-        raise IllegalMove(f"not a point: {text!r}: {exc}", "not_a_point") from None
-
-
-#: Moves already read, by their text (only texts that parsed are kept).
-_MOVE_OF_TEXT: dict[str, Move] = {}
-
-
-def _u64_text(value: int) -> str:
-    return str(value)
-
-
-def _parse_u64(text: str, what: str) -> int:
-    if not re.fullmatch(r"0|[1-9][0-9]{0,19}", text) or int(text) >= 1 << 64:
-        raise InvalidState(f"{what} must be a decimal string of an integer from 0 to 2**64 - 1")
-    return int(text)
+#: Deprecated: :func:`~american_sniff.parse_tile` with ``strict=True``.
+parse_tile_text = deprecated(
+    "american_sniff.serial.parse_tile_text", "parse_tile(text, strict=True)", _parse_tile_text
+)
+#: Deprecated: :func:`~american_sniff.parse_move` with ``strict=True``.
+parse_move_text = deprecated(
+    "american_sniff.serial.parse_move_text", "parse_move(text, strict=True)", _parse_move_text
+)
 
 
 # -- the documents, as attrs classes the converter reads and writes ---------------------
@@ -323,13 +254,6 @@ class ActionDoc:
     tile: str | None
     end_sum: int | None
     points: int | None
-
-
-@attrs.frozen
-class _DealDoc:
-    hands: list[list[str]]
-    stock: list[str]
-    opener: int | None
 
 
 @attrs.frozen
@@ -361,7 +285,7 @@ class _StateDoc:
     stock: list[str]
     drawn: str | None
     history: list[ActionDoc]
-    deals: list[_DealDoc]
+    deals: list[DealDoc]
     last_round: _RoundDoc | None
     # Absent from documents written before they were added: read as 0 (which
     # validation accepts in the first round only) and "seed".
@@ -443,7 +367,7 @@ def _hands_doc(hands: tuple[tuple[Tile, ...], ...]) -> list[list[str]]:
     return [[tile_text(t) for t in hand] for hand in hands]
 
 
-def action_to_json(action: Action, *, hide_tile: bool = False) -> dict[str, Any]:
+def action_to_dict(action: Action, *, hide_tile: bool = False) -> dict[str, Any]:
     """The JSON object of one action (see the module's conventions)."""
     placed = isinstance(action.move, Place)
     return {
@@ -463,12 +387,12 @@ def _round_doc(result: RoundResult) -> dict[str, Any]:
         "hands": _hands_doc(result.hands),
         "deductions": list(result.deductions),
         "scores": list(result.scores),
-        "history": [action_to_json(a) for a in result.history],
+        "history": [action_to_dict(a) for a in result.history],
         "dealt_from": "deal" if result.given else "seed",
     }
 
 
-def round_result_to_json(result: RoundResult | None) -> dict[str, Any] | None:
+def round_result_to_dict(result: RoundResult | None) -> dict[str, Any] | None:
     """The JSON object of a finished round, or None."""
     return None if result is None else _round_doc(result)
 
@@ -492,8 +416,8 @@ def state_to_dict(state: MatchState) -> dict[str, Any]:
     return {
         **document_header(STATE_FORMAT),
         "players": info.players,
-        "seed": _u64_text(info.seed),
-        "rng": _u64_text(info.rng),
+        "seed": u64_text(info.seed),
+        "rng": u64_text(info.rng),
         "round": info.round,
         "opener": info.opener,
         "turn": state.turn,
@@ -502,7 +426,7 @@ def state_to_dict(state: MatchState) -> dict[str, Any]:
         "hands": _hands_doc(state.hands),
         "stock": [tile_text(t) for t in state.stock],
         "drawn": None if state.drawn is None else tile_text(state.drawn),
-        "history": [action_to_json(a) for a in state.history],
+        "history": [action_to_dict(a) for a in state.history],
         "deals": [
             {
                 "hands": _hands_doc(deal.hands),
@@ -511,7 +435,7 @@ def state_to_dict(state: MatchState) -> dict[str, Any]:
             }
             for deal in info.deals
         ],
-        "last_round": round_result_to_json(info.last_round),
+        "last_round": round_result_to_dict(info.last_round),
         "actions_before": info.actions_before,
         "dealt_from": "deal" if info.given else "seed",
     }
@@ -530,6 +454,18 @@ def state_to_json(state: MatchState, *, key: bytes | None = None) -> str:
     if key is None:
         return text
     return f'{text[:-1]},"signature":"{_signature(_check_key(key), text)}"}}'
+
+
+#: Deprecated: :func:`action_to_dict` (the name said JSON text, the value is a dict).
+action_to_json = deprecated(
+    "american_sniff.serial.action_to_json", "american_sniff.serial.action_to_dict", action_to_dict
+)
+#: Deprecated: :func:`round_result_to_dict` (the value is a dict, not JSON text).
+round_result_to_json = deprecated(
+    "american_sniff.serial.round_result_to_json",
+    "american_sniff.serial.round_result_to_dict",
+    round_result_to_dict,
+)
 
 
 #: The length of the ``,"signature":"..."}`` that ends a signed save.
@@ -624,7 +560,7 @@ def _signed_doc(data: dict[str, Any]) -> _StateDoc:
         **{
             **data,
             "history": [ActionDoc(**action) for action in data["history"]],
-            "deals": [_DealDoc(**deal) for deal in data["deals"]],
+            "deals": [DealDoc(**deal) for deal in data["deals"]],
             "last_round": None
             if last is None
             else _RoundDoc(**{**last, "history": [ActionDoc(**a) for a in last["history"]]}),
@@ -676,7 +612,7 @@ def _tile_list(texts: list[str], what: str) -> tuple[Tile, ...]:
     tiles = []
     for position, text in enumerate(texts):
         try:
-            tiles.append(parse_tile_text(text))
+            tiles.append(parse_tile(text, strict=True))
         except ValueError as exc:
             raise InvalidState(f"{what}[{position}]: {exc}") from None
     return tuple(tiles)
@@ -707,7 +643,7 @@ def action_log_from(
     for index, action in enumerate(actions):
         where = f"{what}[{index}]"
         try:
-            move = parse_move_text(action.move)
+            move = parse_move(action.move, strict=True)
         except ValueError as exc:
             raise InvalidState(f"{where}.move: {exc}") from None
         if not 0 <= action.seat < players:
@@ -747,15 +683,13 @@ def _layout_from(log: ActionLog, what: str, trusted: bool = False) -> Layout:
         for move in reversed(placements):
             layout = placed(layout, move.tile, None if move.at is None else move.at.order)
         return layout
-    for index, move in enumerate(reversed(placements)):
-        try:
-            layout = layout.place(move.tile, move.at)
-        except ValueError as exc:
-            raise InvalidState(
-                f"the table is not a legal sequence of placements: placement {index + 1} "
-                f"of {what} ({move}) is illegal: {exc}"
-            ) from None
-    return layout
+    table = replay_table(reversed(placements), first=1)
+    if isinstance(table, IllegalPlacement):
+        raise InvalidState(
+            "the table is not a legal sequence of placements: "
+            + table.describe(f"placement {table.index} of {what} ({table.move})")
+        )
+    return table
 
 
 def _round_from(doc: _RoundDoc, players: int, trusted: bool = False) -> RoundResult:
@@ -793,8 +727,8 @@ def _build_state(doc: _StateDoc, *, trusted: bool = False) -> MatchState:
     players = doc.players
     if players not in (2, 3, 4):
         raise InvalidState(f"$.players must be 2, 3 or 4, got {players}")
-    seed = _parse_u64(doc.seed, "$.seed")
-    rng = _parse_u64(doc.rng, "$.rng")
+    seed = read_u64(doc.seed, "$.seed", InvalidState)
+    rng = read_u64(doc.rng, "$.rng", InvalidState)
     scores = tuple(doc.scores)
     if len(scores) != (2 if players == 4 else players):
         raise InvalidState(f"$.scores must hold one integer per side, got {len(scores)}")
@@ -848,7 +782,7 @@ def _drawn_tiles(log: ActionLog) -> list[Tile]:
     return drawn_tiles
 
 
-def _deals_from(docs: list[_DealDoc]) -> tuple[Deal, ...]:
+def _deals_from(docs: list[DealDoc]) -> tuple[Deal, ...]:
     """The deals of a state document's ``deals`` list."""
     deals = []
     for number, deal in enumerate(docs):

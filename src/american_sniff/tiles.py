@@ -7,6 +7,8 @@ from typing import Any
 
 import attrs
 
+from .errors import IllegalMove
+
 __all__ = ["ALL_TILES", "MAX_PIPS", "Tile", "parse_tile"]
 
 #: The highest number of pips on one half of a tile in a double-six set.
@@ -76,17 +78,36 @@ class Tile:
         return (_interned_tile, (self.index,))
 
 
-def parse_tile(text: str) -> Tile:
-    """Parse a tile written as ``[a|b]`` (either order, spaces allowed).
+def parse_tile(text: str, *, strict: bool = False) -> Tile:
+    """Read a tile written ``[a|b]``; the one reader of the tile notation.
 
-    >>> parse_tile("[4|1]")
+    Lenient by default: the halves in either order, spaces allowed around
+    them. With ``strict``, only the form every document of the library
+    writes: ``"[a|b]"`` with ``a <= b`` and no space; the library's own
+    instance is returned.
+
+    >>> parse_tile("[4|1]"), parse_tile(" [ 1 | 4 ] ")
+    (Tile(1, 4), Tile(1, 4))
+    >>> parse_tile("[1|4]", strict=True)
     Tile(1, 4)
+    >>> parse_tile("[4|1]", strict=True)
+    Traceback (most recent call last):
+    ...
+    american_sniff.errors.IllegalMove: '[4|1]' is not a tile written '[a|b]' with a <= b
 
-    :raises ValueError: if ``text`` is not a tile in that notation.
+    :raises IllegalMove: (a :class:`ValueError`) with code ``not_a_tile`` if
+        ``text`` is not a tile in that notation.
     """
+    if strict:
+        tile = _TILE_OF_TEXT.get(text)
+        if tile is None:
+            raise IllegalMove(f"{text!r} is not a tile written '[a|b]' with a <= b", "not_a_tile")
+        return tile
     match = _TILE_TEXT.fullmatch(text) if isinstance(text, str) else None
     if match is None or max(int(match.group(1)), int(match.group(2))) > MAX_PIPS:
-        raise ValueError(f"not a tile: {text!r} (expected '[a|b]' with halves from 0 to 6)")
+        raise IllegalMove(
+            f"not a tile: {text!r} (expected '[a|b]' with halves from 0 to 6)", "not_a_tile"
+        )
     return Tile(int(match.group(1)), int(match.group(2)))
 
 
@@ -99,3 +120,6 @@ def _interned_tile(index: int) -> Tile:
 ALL_TILES: tuple[Tile, ...] = tuple(
     Tile(a, b) for a in range(MAX_PIPS + 1) for b in range(a, MAX_PIPS + 1)
 )
+
+#: Every tile by its strict text: reading a tile strictly is one look-up.
+_TILE_OF_TEXT = {str(tile): tile for tile in ALL_TILES}

@@ -20,10 +20,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from .engine import apply, seeded_deal
-from .errors import IllegalMove, InvalidState
+from .engine import seeded_deal
+from .errors import InvalidState
 from .layout import Layout
 from .moves import Draw, Pass, Place
+from .replayer import CLAIMS, ReplayError, hands_as_dealt, replay_actions
 from .rng import MASK64, below
 from .rules import HAND_SIZE, PLAYER_COUNTS, TARGET, lot_is_due, side_count, side_of
 from .state import Action, Deal, MatchState, RoundEnd, RoundInfo, RoundResult, tile_index
@@ -311,34 +312,10 @@ def _start_hands(
     round_name: str,
 ) -> tuple[tuple[Tile, ...], ...]:
     """Each hand at the deal: what the seat holds, plus what it placed, less what it drew."""
-    dealt: list[list[Tile]] = [list(hand) for hand in hands]
-    placed = [0] * players
-    drew = [0] * players
-    for action in nodes:
-        if type(action.move) is Place:
-            dealt[action.seat].append(action.move.tile)
-            placed[action.seat] += 1
-    for action in nodes:
-        seat, tile = action.seat, action.tile
-        if type(action.move) is Draw and tile is not None:
-            drew[seat] += 1
-            if tile not in dealt[seat]:
-                raise InvalidState(
-                    f"seat {seat} drew {tile}{round_name}, but neither holds it nor placed it"
-                )
-            dealt[seat].remove(tile)
-    size = HAND_SIZE[players]
-    for seat in range(players):
-        count = len(hands[seat]) + placed[seat] - drew[seat]
-        if count != size:
-            raise InvalidState(
-                f"hand sizes no play can reach{round_name}: seat {seat} holds "
-                f"{len(hands[seat])} tiles, placed {placed[seat]} and drew {drew[seat]}, "
-                f"so it was dealt {count}; with {players} players a hand is dealt {size}"
-            )
-    return tuple(
-        tuple(sorted((ALL_TILES[t.index] for t in hand), key=tile_index)) for hand in dealt
-    )
+    try:
+        return hands_as_dealt(hands, nodes, hand_size=HAND_SIZE[players], round_name=round_name)
+    except ValueError as exc:
+        raise InvalidState(str(exc)) from None
 
 
 # -- the deal and its source ---------------------------------------------------------
@@ -476,31 +453,18 @@ def _replay(
     last action may end the round; if it does, the result is returned.
     """
     state = MatchState(info, info.opener, hands, Layout.empty(), scores, None, None, 0)
-    for index, claim in enumerate(nodes, start=1):
-        seat, move = claim.seat, claim.move
-        where = f"action {index}{round_name} ({move})"
-        if state.winner is not None:
-            raise InvalidState(f"{where} comes after side {state.winner} won the match")
-        if seat != state.turn:
-            raise InvalidState(
-                f"{where} is made by seat {seat}, but it is seat {state.turn}'s turn"
-            )
-        try:
-            after = apply(state, move)
-        except IllegalMove as error:
-            raise InvalidState(f"{where} is illegal: {error}") from None
-        action = after.last_action
-        assert action is not None
-        field = _first_difference(claim, action, ("tile", "end_sum", "points", "scores"))
-        if field is not None:
-            name = {"tile": "tile drawn", "end_sum": "end sum"}.get(field, field)
-            claimed, actual = getattr(claim, field), getattr(action, field)
-            raise InvalidState(f"{where} claims {name} {claimed!r}; the rules give {actual!r}")
-        if action.round_result is not None:
-            if index != len(nodes):
-                raise InvalidState(f"{where} ended the round, but more actions follow it")
-            return action.round_result
-        state = after
+    where = "action {index}" + round_name + " ({move})"
+    try:
+        for after in replay_actions(
+            state, nodes, round=info.round, claims=CLAIMS, first=1, where=where
+        ):
+            state = after
+    except ReplayError as error:
+        raise InvalidState(str(error)) from None
+    if state.round != info.round:
+        result = state.last_round
+        assert result is not None
+        return result
     return state
 
 

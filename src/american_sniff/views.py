@@ -59,22 +59,20 @@ from ._fast import OPEN, PLACE, POINT_OF_KEY, log_of, placed
 from .engine import legal_moves
 from .errors import InvalidState, InvalidView
 from .layout import Layout
-from .moves import Draw, Move, Pass, Place
+from .moves import Draw, Move, Pass, Place, parse_move
 from .rules import TARGET
 from .serial import (
     ActionDoc,
     action_log_from,
-    action_to_json,
+    action_to_dict,
     check_header,
     document_header,
-    parse_move_text,
-    parse_tile_text,
     read_json,
     structure,
     tile_text,
 )
 from .state import Action, ActionLog, MatchState, RoundEnd, RoundResult, check_seat
-from .tiles import Tile
+from .tiles import Tile, parse_tile
 
 __all__ = [
     "EVENT_FORMAT",
@@ -806,7 +804,7 @@ def _new_round_doc(result: RoundResult) -> dict[str, Any]:
         "deductions": list(result.deductions),
         "scores": list(result.scores),
         "placements": _placements(result.layout),
-        "history": [action_to_json(a) for a in history] if history else None,
+        "history": [action_to_dict(a) for a in history] if history else None,
         "dealt_from": "deal" if result.given else "seed",
     }
 
@@ -840,11 +838,11 @@ def view_to_dict(view: SpectatorView) -> dict[str, Any]:
         else [
             {"move": str(p.move), "end_sum": p.end_sum, "points": p.points} for p in player.previews
         ],
-        "history": [action_to_json(a) for a in view.history],
+        "history": [action_to_dict(a) for a in view.history],
         "last_round": None if view.last_round is None else _round_doc(view.last_round),
         "voids": [sorted(values) for values in view.voids],
         "seq": view.seq,
-        "last_action": None if last is None else action_to_json(last),
+        "last_action": None if last is None else action_to_dict(last),
     }
 
 
@@ -855,7 +853,7 @@ def event_to_dict(event: ViewEvent) -> dict[str, Any]:
         **document_header(EVENT_FORMAT),
         "viewer": event.viewer,
         "seq": event.seq,
-        "action": action_to_json(action),
+        "action": action_to_dict(action),
         "scores": list(action.scores),
         "winner": action.winner,
         "turn": event.turn,
@@ -1010,14 +1008,14 @@ def _count(value: int, where: str) -> int:
 
 def _tile(text: str, where: str) -> Tile:
     try:
-        return parse_tile_text(text)
+        return parse_tile(text, strict=True)
     except ValueError as exc:
         raise InvalidView(f"{where}: {exc}") from None
 
 
 def _move(text: str, where: str) -> Move:
     try:
-        return parse_move_text(text)
+        return parse_move(text, strict=True)
     except ValueError as exc:
         raise InvalidView(f"{where}: {exc}") from None
 
@@ -1219,6 +1217,6 @@ def _last_action_from(
         action = attrs.evolve(action, round_result=last_round)
     else:
         raise InvalidView(f"{where}.last_action is given, but no action led to this view")
-    if action_to_json(action) != attrs.asdict(doc.last_action):
+    if action_to_dict(action) != attrs.asdict(doc.last_action):
         raise InvalidView(f"{where}.last_action does not match the history")
     return action

@@ -29,13 +29,12 @@ from ..bots import Bot, make_bot
 from ..engine import apply, new_match
 from ..errors import IllegalMove, InvalidRecord
 from ..layout import Layout
-from ..moves import Draw, Move, Pass, Place
+from ..moves import Draw, Move, Pass, Place, parse_move
 from ..records import MatchRecord, dump_record, load_record, record_match, replay
 from ..render import render_text, tally_text
 from ..render.text import compact_text, end_labels
 from ..rng import MASK64
 from ..rules import RULES_VERSION, placement_points
-from ..serial import parse_move_text
 from ..state import MatchState
 from ..views import PlayerView, view_for
 from .narrate import (
@@ -496,7 +495,7 @@ class _Game:
                 return moves[number - 1]
             return [f"  There is no move {number}: enter 1 to {count}, or ? for help."]
         try:
-            move = parse_move_text(answer)
+            move = parse_move(answer, strict=True)
         except IllegalMove as error:
             return [
                 *textwrap.wrap(

@@ -25,17 +25,19 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from .._json import pretty_json
 from ..bots import random_match
 from ..engine import legal_moves
 from ..layout import Layout
-from ..moves import Place
+from ..moves import Place, parse_move
 from ..records import MatchRecord, OpenerBy, record_match
 from ..referee import check_record
+from ..replayer import Problem, step
 from ..rng import below
 from ..rules import RULES_VERSION, round_hand, settle
-from ..serial import move_text, parse_tile_text, tile_text
+from ..serial import move_text, tile_text
 from ..state import MatchState, RoundEnd
-from ..tiles import ALL_TILES, Tile
+from ..tiles import ALL_TILES, Tile, parse_tile
 from .compare import expected_answer
 from .kit import LocalEngine, perft
 from .loading import KINDS, VECTORS_FORMAT, VECTORS_FORMAT_VERSION
@@ -49,7 +51,7 @@ WIDTH = 200
 
 def _tiles(text: str) -> tuple[Tile, ...]:
     """The tiles written in ``text``, e.g. ``"[1|4] [4|4]"``."""
-    return tuple(parse_tile_text(tile) for tile in re.findall(r"\[\d\|\d\]", text))
+    return tuple(parse_tile(tile, strict=True) for tile in re.findall(r"\[\d\|\d\]", text))
 
 
 class Script:
@@ -490,7 +492,9 @@ def _fill(deal: dict[str, Any], sizes: Sequence[int]) -> dict[str, Any]:
     hands = []
     for hand, size in zip(deal["hands"], sizes, strict=True):
         extra = size - len(hand)
-        hands.append(sorted([*hand, *stock[:extra]], key=lambda t: parse_tile_text(t).index))
+        hands.append(
+            sorted([*hand, *stock[:extra]], key=lambda t: parse_tile(t, strict=True).index)
+        )
         del stock[:extra]
     return {"hands": hands, "stock": stock, "opener": deal["opener"]}
 
@@ -1003,10 +1007,13 @@ def _second_rule_broken(
     """Whether ``move`` also breaks the rule of ``second`` (checked with the rule alone)."""
     session = Session()
     _ok(session, {"cmd": "new", **start})
-    for before in moves:
-        _ok(session, {"cmd": "move", "move": before})
-    state = session._state
+    state = session.state
     assert state is not None
+    for before in moves:
+        after = step(state, state.turn, parse_move(before, strict=True))
+        if isinstance(after, Problem):
+            raise AssertionError(f"{start}: {after.describe(before)}")
+        state = after
     legal = [move_text(m) for m in legal_moves(state)] if state.winner is None else []
     hand = {tile_text(t) for t in state.hands[state.turn]}
     words = move.split()
@@ -1040,12 +1047,12 @@ _POINTS = {
 
 
 def _halves(text: str) -> tuple[int, int]:
-    tile = parse_tile_text(text)
+    tile = parse_tile(text, strict=True)
     return tile.low, tile.high
 
 
 def _point_value(point: str) -> int:
-    tile = parse_tile_text(point.split(maxsplit=1)[0])
+    tile = parse_tile(point.split(maxsplit=1)[0], strict=True)
     return tile.high if point.endswith(" high") else tile.low
 
 
@@ -1465,23 +1472,7 @@ def dumps(value: Any, width: int = WIDTH) -> str:
       "b": ["x", "y"]
     }
     """
-    return _dumps(value, width, 0, 0)
-
-
-def _dumps(value: Any, width: int, indent: int, lead: int) -> str:
-    """``value`` at ``indent``, after ``lead`` characters of its line (a key)."""
-    flat = json.dumps(value, separators=(", ", ": "), ensure_ascii=False)
-    if indent + lead + len(flat) <= width or not isinstance(value, dict | list) or not value:
-        return flat
-    pad = " " * (indent + 2)
-    if isinstance(value, dict):
-        items = []
-        for key, item in value.items():
-            name = json.dumps(key) + ": "
-            items.append(pad + name + _dumps(item, width, indent + 2, len(name)))
-        return "{\n" + ",\n".join(items) + "\n" + " " * indent + "}"
-    items = [pad + _dumps(item, width, indent + 2, 0) for item in value]
-    return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
+    return pretty_json(value, width=width, ensure_ascii=False)
 
 
 def _shipped() -> Path:

@@ -18,7 +18,8 @@ message field by field, with a sample session.
 :class:`Session` answers requests with the library itself, and :func:`serve`
 runs it over a pair of streams: that is ``american-sniff engine``. The
 functions :func:`table_facts`, :func:`round_end_facts`, :func:`state_facts` and
-:func:`read_move` give the answers' parts on their own. The ``settle``
+:func:`~american_sniff.parse_move` (with ``strict=True``) give the answers' parts
+on their own. The ``settle``
 command answers with :func:`american_sniff.rules.settle`, the library's one
 settlement.
 """
@@ -26,23 +27,23 @@ settlement.
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, BinaryIO
 
 import attrs
 
-from .. import __version__, serial
+from .. import __version__
+from .._json import DealDoc, deprecated, read_u64
 from ..engine import apply, legal_moves, new_match
 from ..errors import IllegalMove, InvalidDeal
 from ..layout import Layout
-from ..moves import Move, Place
-from ..rng import MASK64
+from ..moves import Move, Place, parse_move
+from ..replayer import IllegalPlacement, replay_table
 from ..rules import PLAYER_COUNTS, RULES_VERSION, TARGET, placement_points, settle, side_count
-from ..serial import action_to_json, move_text, parse_tile_text, read_json, structure, tile_text
+from ..serial import action_to_dict, move_text, read_json, structure, tile_text
 from ..state import Deal, MatchState, RoundResult
-from ..tiles import Tile
+from ..tiles import Tile, parse_tile
 
 __all__ = [
     "ERROR_KINDS",
@@ -114,8 +115,6 @@ MIN_SCORE = -1_000_000
 
 #: What the library's engine offers beyond the required commands.
 _FEATURES = ("seed",)
-
-_U64 = re.compile(r"0|[1-9][0-9]{0,19}")
 
 
 class ProtocolError(ValueError):
@@ -220,21 +219,17 @@ def state_facts(state: MatchState) -> dict[str, Any]:
 # -- reading moves ------------------------------------------------------------------
 
 
-def read_move(text: str) -> Move:
-    """The move written ``text`` (``"[1|4] opens"``, ``"[1|2] on [1|1] line_b"``, ``"draw"``, ``"pass"``).
+def _read_move(text: str) -> Move:
+    return parse_move(text, strict=True)
 
-    Tiles are written ``[a|b]`` with ``a <= b`` and sides by their names, as in
-    every document of the library; this is
-    :func:`american_sniff.serial.parse_move_text`.
 
-    >>> read_move("[1|2] on [1|1] branch_a")
-    Place(Tile(1, 2), Point(Tile(1, 1), Side.BRANCH_A))
-
-    :raises IllegalMove: with code ``not_a_move`` if ``text`` has none of
-        those forms, ``not_a_tile`` if the placed tile is not a tile written so,
-        ``not_a_point`` if the point is not a side the tile has.
-    """  # noqa: E501 (the forms read best on one line)
-    return serial.parse_move_text(text)
+#: Deprecated: :func:`american_sniff.parse_move` with ``strict=True``, the one
+#: reader of the move notation (this was an alias of it).
+read_move = deprecated(
+    "american_sniff.conformance.protocol.read_move",
+    "american_sniff.parse_move(text, strict=True)",
+    _read_move,
+)
 
 
 # -- the requests, as documents the converter reads ---------------------------------
@@ -247,16 +242,9 @@ class _Hello:
 
 
 @attrs.frozen
-class _DealDoc:
-    hands: list[list[str]]
-    stock: list[str]
-    opener: int | None = None
-
-
-@attrs.frozen
 class _New:
     players: int
-    deals: list[_DealDoc] = attrs.Factory(list)
+    deals: list[DealDoc] = attrs.Factory(list)
     seed: str | None = None
     scores: list[int] | None = None
     round: int | None = None
@@ -303,7 +291,7 @@ def _tiles(texts: Sequence[str], where: str, kind: str) -> tuple[Tile, ...]:
     tiles = []
     for position, text in enumerate(texts):
         try:
-            tiles.append(parse_tile_text(text))
+            tiles.append(parse_tile(text, strict=True))
         except ValueError as exc:
             raise ProtocolError(f"{where}[{position}]: {exc}", kind) from None
     return tuple(tiles)
@@ -336,6 +324,11 @@ class Session:
     def done(self) -> bool:
         """Whether ``quit`` has been answered: the engine should stop reading."""
         return self._done
+
+    @property
+    def state(self) -> MatchState | None:
+        """The state of the match being played, or None before the first ``new``."""
+        return self._state
 
     def handle_line(self, line: bytes | str) -> str:
         """The response line (without its newline) to one request line."""
@@ -378,6 +371,9 @@ class Session:
                 raise ProtocolError(f"cmd must be a string, got {got} (the commands are {known})")
             named = json.dumps(cmd, ensure_ascii=False)
             raise ProtocolError(f"unknown cmd {named} (the commands are {known})")
+        if cmd == "new" and isinstance(body.get("deals"), list):
+            # A deal of the protocol may leave out its opener (the state's may not).
+            body["deals"] = [_with_opener(deal) for deal in body["deals"]]
         doc: Any = structure(body, _REQUESTS[cmd], ProtocolError, f"the {cmd} request")
         if cmd == "hello":
             return self._hello(doc)
@@ -461,14 +457,14 @@ class Session:
     def _move(self, state: MatchState, doc: _Move) -> dict[str, Any]:
         if state.winner is not None:
             raise IllegalMove(f"the match is over: side {state.winner} has won", "match_over")
-        after = apply(state, read_move(doc.move))
+        after = apply(state, parse_move(doc.move, strict=True))
         self._state = after
         action = after.last_action
         assert action is not None  # every state made by apply has one
         result = action.round_result
         over = after.winner is not None or self._outlasted(after)
         return {
-            **action_to_json(action),
+            **action_to_dict(action),
             "scores": list(after.scores),
             "round_end": None if result is None else round_end_facts(result),
             "winner": after.winner,
@@ -477,15 +473,10 @@ class Session:
         }
 
     def _table(self, doc: _Table) -> dict[str, Any]:
-        layout = Layout.empty()
-        for index, text in enumerate(doc.moves):
-            try:
-                move = read_move(text)
-                if not isinstance(move, Place):
-                    raise ProtocolError(f"$.moves[{index}]: a table takes placements, not {text!r}")
-                layout = layout.place(move.tile, move.at)
-            except IllegalMove as exc:
-                raise _Refused(f"$.moves[{index}]: {exc}", exc.code, index) from None
+        layout = replay_table(_placements(doc.moves))
+        if isinstance(layout, IllegalPlacement):
+            index = layout.index
+            raise _Refused(f"$.moves[{index}]: {layout.error}", layout.code, index)
         return {**table_facts(layout), "points": placement_points(layout.end_sum)}
 
     def _settle(self, doc: _Settle) -> dict[str, Any]:
@@ -524,7 +515,24 @@ def _failure(kind: str, message: str) -> dict[str, Any]:
     return {"ok": False, "error": kind, "message": message}
 
 
-def _made_deal(deal: _DealDoc, where: str, players: int, *, seeded: bool) -> Deal:
+def _placements(texts: Sequence[str]) -> Iterator[Place]:
+    """The placements written ``texts``, read one at a time (a table request's moves)."""
+    for index, text in enumerate(texts):
+        try:
+            move = parse_move(text, strict=True)
+        except IllegalMove as exc:
+            raise _Refused(f"$.moves[{index}]: {exc}", exc.code, index) from None
+        if not isinstance(move, Place):
+            raise ProtocolError(f"$.moves[{index}]: a table takes placements, not {text!r}")
+        yield move
+
+
+def _with_opener(deal: object) -> object:
+    """A deal object of a ``new`` request, with ``"opener": null`` if it has none."""
+    return {"opener": None, **deal} if isinstance(deal, dict) else deal
+
+
+def _made_deal(deal: DealDoc, where: str, players: int, *, seeded: bool) -> Deal:
     """The deal written at ``where`` of a ``new`` request for ``players``.
 
     Its opener may be null only when the request is ``seeded`` (the lot draws it).
@@ -580,12 +588,11 @@ def _start_scores(given: Sequence[int], players: int) -> tuple[int, ...]:
 
 
 def _seed(text: str) -> int:
-    if not _U64.fullmatch(text) or int(text) > MASK64:
-        raise ProtocolError(
-            f"seed must be a decimal string of an integer from 0 to 2**64 - 1, got {text!r}",
-            "invalid_deal",
-        )
-    return int(text)
+    return read_u64(text, "seed", _invalid_deal)
+
+
+def _invalid_deal(message: str) -> ProtocolError:
+    return ProtocolError(message, "invalid_deal")
 
 
 # -- serving -------------------------------------------------------------------------

@@ -23,10 +23,9 @@ import attrs
 from ..bots import make_bot
 from ..engine import apply, new_match
 from ..errors import IllegalMove
-from ..moves import Draw, Move, Pass, Place
+from ..moves import Draw, Move, Pass, Place, parse_move
 from ..records import MatchRecord, record_match
 from ..rng import MASK64, check_seed, next_u64
-from ..serial import parse_move_text
 from ..state import MatchState
 from ..views import view_for
 from .hosting import SPECTATOR
@@ -295,7 +294,7 @@ class Game:
         if not isinstance(text, str):
             raise GameError("a move is text in the notation, like '[1|4] on [4|4] line B'")
         try:
-            move = parse_move_text(text)
+            move = parse_move(text, strict=True)
             self._apply(move)
         except (IllegalMove, ValueError) as error:
             raise GameError(f"that move is refused: {error}") from None
@@ -351,7 +350,7 @@ class Game:
 
     def _replay(self, entry: LogEntry) -> None:
         if entry.kind == "move":
-            self.states.append(apply(self.state, parse_move_text(entry.value)))
+            self.states.append(apply(self.state, parse_move(entry.value, strict=True)))
         elif entry.kind == "undo":
             del self.states[int(entry.value) + 1 :]
         else:
