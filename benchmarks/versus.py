@@ -54,6 +54,7 @@ from american_sniff import (
 )
 from american_sniff.rng import MASK64, next_u64
 from dmc_bot import DmcBot
+from search_variants import VARIANTS
 
 
 def wilson(wins: int, n: int, z: float = 1.959964) -> tuple[float, float]:
@@ -106,6 +107,14 @@ class UnsettledSearch(SearchBot):
 def make(spec: str, seed: int) -> Bot:
     """A bot from its spec, seeded ``seed``."""
     kind, options = parse_spec(spec)
+    if kind == "choice":
+        sys.path.insert(0, "/tmp/i19bot")
+        from choice import ChoiceSearch  # type: ignore[import-not-found]  # noqa: PLC0415
+
+        return ChoiceSearch(seed=seed, **options)  # type: ignore[no-any-return]
+    variant = VARIANTS.get(kind)
+    if variant is not None:
+        return variant(seed=seed, **options)
     if kind == "search1":
         return UnsettledSearch(seed=seed, **options)
     if kind == "search0":
