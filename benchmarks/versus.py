@@ -13,8 +13,10 @@ Bots are written ``kind[:option=value,...]``: any name of ``make_bot``
 (``search:playouts=8``, ``hard``, ``greedy``, ``random``), ``dmc:deals=5``
 (:mod:`dmc_bot`), or ``search0:playouts=8``, the search bot sampling from the
 seat-wide voids only, or ``search1:playouts=8``, the search bot whose
-playouts count no settlement when cut short. (The experiments of commit 5e9812c, reported in
-``bots-results.md``, were run with its ``searchx`` kind.)
+playouts count no settlement when cut short, or a variant of
+:mod:`search_variants` (``searchg``, ``searchw``, ``sir``, ``search2``). (The
+experiments of commit 5e9812c, reported in ``bots-results.md``, were run
+with its ``searchx`` kind.)
 
     python benchmarks/versus.py search:playouts=8 dmc:deals=3 --players 2 --pairs 200
     python benchmarks/versus.py --calibrate search:playouts=8 dmc --players 4
