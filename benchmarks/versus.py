@@ -13,8 +13,10 @@ Bots are written ``kind[:option=value,...]``: any name of ``make_bot``
 (``search:playouts=8``, ``hard``, ``greedy``, ``random``), ``dmc:deals=5``
 (:mod:`dmc_bot`), or ``search0:playouts=8``, the search bot sampling from the
 seat-wide voids only, or ``search1:playouts=8``, the search bot whose
-playouts count no settlement when cut short. (The experiments of commit 5e9812c, reported in
-``bots-results.md``, were run with its ``searchx`` kind.)
+playouts count no settlement when cut short, or a variant of
+:mod:`search_variants` (``searchg``, ``searchw``, ``sir``, ``search2``). (The
+experiments of commit 5e9812c, reported in ``bots-results.md``, were run
+with its ``searchx`` kind.)
 
     python benchmarks/versus.py search:playouts=8 dmc:deals=3 --players 2 --pairs 200
     python benchmarks/versus.py --calibrate search:playouts=8 dmc --players 4
@@ -54,6 +56,7 @@ from american_sniff import (
 )
 from american_sniff.rng import MASK64, next_u64
 from dmc_bot import DmcBot
+from search_variants import VARIANTS
 
 
 def wilson(wins: int, n: int, z: float = 1.959964) -> tuple[float, float]:
@@ -106,6 +109,14 @@ class UnsettledSearch(SearchBot):
 def make(spec: str, seed: int) -> Bot:
     """A bot from its spec, seeded ``seed``."""
     kind, options = parse_spec(spec)
+    if kind == "choice":
+        sys.path.insert(0, "/tmp/i19bot")
+        from choice import ChoiceSearch  # type: ignore[import-not-found]  # noqa: PLC0415
+
+        return ChoiceSearch(seed=seed, **options)  # type: ignore[no-any-return]
+    variant = VARIANTS.get(kind)
+    if variant is not None:
+        return variant(seed=seed, **options)
     if kind == "search1":
         return UnsettledSearch(seed=seed, **options)
     if kind == "search0":

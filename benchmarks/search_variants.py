@@ -1,0 +1,273 @@
+"""Variants of the search bot, measured in ``bots-results.md`` and not kept.
+
+Each is :class:`~american_sniff.SearchBot` with one part changed, so that
+``versus.py`` (and ``regret.py``) can play it against the bot itself or the
+DMC bot. None made a measurable difference, so the library's bot has none of
+them; they live here so that the runs can be repeated.
+
+* ``searchg`` (:class:`GuardSearch`): every seat's playout policy is the
+  *guard*: the placement that scores the most points now less the most the
+  next seat could score in reply (with the hand it holds in the sampled
+  deal), then the heaviest tile.
+* ``search2`` (:class:`HeavySettleSearch`): the settlement the hands would
+  cost at a playout's cut counts twice.
+* ``searchw`` (:class:`WinSearch`): a playout is scored by an estimate of the
+  chance to win the match from its end (:func:`win_chance`), not by points.
+* ``sir`` (:class:`ResampledSearch`): ``pool`` deals are sampled, each
+  weighted by how likely it makes the other seats' recent choices (a seat
+  picks among its placements with chance proportional to
+  ``exp(beta * points)``), and ``playouts`` of them are drawn by systematic
+  resampling; the playouts then run on those.
+
+All of them, like the bot, are pure functions of their fields and the view.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import cast
+
+import attrs
+
+from american_sniff import (
+    ALL_TILES,
+    Draw,
+    Layout,
+    MatchState,
+    Move,
+    Place,
+    PlayerView,
+    SearchBot,
+    Tile,
+    apply,
+    legal_moves,
+    placement_points,
+    round_hand,
+)
+from american_sniff.bots import Determiniser, decision_rng, winning_moves
+from american_sniff.bots.base import moves_to_choose_from
+from american_sniff.bots.greedy import greedy_choice
+from american_sniff.bots.search import playout_value
+from american_sniff.rng import below
+from american_sniff.rules import side_of, target
+
+__all__ = [
+    "VARIANTS",
+    "GuardSearch",
+    "HeavySettleSearch",
+    "ResampledSearch",
+    "WinSearch",
+    "play_out",
+    "win_chance",
+]
+
+#: The slope of :func:`win_chance` by number of players: the maximum-likelihood
+#: fit to the outcomes of greedy matches (2 players: 8,136 positions of 400
+#: matches, 0.45; 4 players: 5,596 positions of 300 matches, 0.40).
+WIN_SLOPE = {2: 0.45, 3: 0.42, 4: 0.40}
+
+
+def win_chance(players: int, scores: Sequence[int], side: int) -> float:
+    """The logistic of ``k * (e - d) / sqrt(d + e)``: ``side`` needs ``d`` points, a rival ``e``."""
+    goal = target(players)
+    need = max(1, goal - scores[side])
+    rival = min(max(1, goal - s) for other, s in enumerate(scores) if other != side)
+    z = WIN_SLOPE[players] * (rival - need) / math.sqrt(need + rival)
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+def _greedy(state: MatchState) -> Move:
+    return greedy_choice(legal_moves(state), state.layout)
+
+
+def _best_reply(layout: Layout, hand: Sequence[Tile]) -> int:
+    best = 0
+    for tile in hand:
+        for at in layout.fits(tile):
+            best = max(best, placement_points(layout.place(tile, at).end_sum))
+    return best
+
+
+def _guard(state: MatchState) -> Move:
+    moves = legal_moves(state)
+    if len(moves) == 1:
+        return moves[0]
+    following = state.hands[(state.turn + 1) % state.players]
+    best, best_key = moves[0], (-1000, -1)
+    for move in cast("Sequence[Place]", moves):
+        after = state.layout.place(move.tile, move.at)
+        key = (placement_points(after.end_sum) - _best_reply(after, following), move.tile.pips)
+        if key > best_key:
+            best, best_key = move, key
+    return best
+
+
+def play_out(state: MatchState, guard: bool, depth: int) -> MatchState:
+    """Play on greedily (or with the ``guard``) for ``depth`` placements or to the round's end."""
+    number, left = state.round, depth
+    while left and state.winner is None and state.round == number:
+        move = _guard(state) if guard else _greedy(state)
+        left -= type(move) is Place
+        state = apply(state, move)
+    return state
+
+
+@attrs.define(eq=False)
+class _Variant(SearchBot):
+    """The search bot's loop (greedy playouts, a playout budget) with hooks."""
+
+    guard = False
+
+    def _value(self, start: MatchState, end: MatchState, seat: int) -> float:
+        return playout_value(start, end, seat)
+
+    def _deals(self, view: PlayerView, rng: int) -> list[MatchState]:
+        determiniser = Determiniser(view)
+        deals = []
+        for _ in range(self.playouts):
+            world, rng = determiniser.sample(rng)
+            deals.append(world)
+        return deals
+
+    def choose(self, view: PlayerView) -> Move:
+        """The move with the best total over the deals (see the module notes)."""
+        moves = moves_to_choose_from(view, self)
+        if len(moves) == 1:
+            return moves[0]
+        wins = winning_moves(view)
+        if wins:
+            return wins[0]
+        totals = [0.0] * len(moves)
+        depth = self.depth or 1000
+        for world in self._deals(view, decision_rng(self.seed, view)):
+            for index, move in enumerate(moves):
+                end = play_out(apply(world, move), self.guard, depth)
+                totals[index] += self._value(world, end, view.seat)
+        return moves[totals.index(max(totals))]
+
+
+@attrs.define(eq=False)
+class GuardSearch(_Variant):
+    """Playouts with the guard policy for every seat (``searchg``)."""
+
+    guard = True
+
+
+@attrs.define(eq=False)
+class WinSearch(_Variant):
+    """Playouts scored by :func:`win_chance` at their end (``searchw``)."""
+
+    def _value(self, start: MatchState, end: MatchState, seat: int) -> float:
+        players = start.players
+        mine = side_of(players, seat)
+        if end.winner is not None:
+            return 1.0 if end.winner == mine else 0.0
+        scores = list(end.scores)
+        if end.round == start.round:
+            for other, hand in enumerate(end.hands):
+                scores[side_of(players, other)] -= round_hand(sum(t.pips for t in hand))
+        return win_chance(players, scores, mine)
+
+
+@attrs.define(eq=False)
+class HeavySettleSearch(_Variant):
+    """The settlement at a playout's cut counted twice (``search2``)."""
+
+    def _value(self, start: MatchState, end: MatchState, seat: int) -> float:
+        value = playout_value(start, end, seat)
+        if end.winner is not None or end.round != start.round:
+            return value
+        players = start.players
+        pips = [0] * (2 if players == 4 else players)
+        for other, hand in enumerate(end.hands):
+            pips[side_of(players, other)] += round_hand(sum(t.pips for t in hand))
+        mine = side_of(players, seat)
+        others = [p for side, p in enumerate(pips) if side != mine]
+        return value - (pips[mine] - sum(others) / len(others))
+
+
+class _Choices:
+    """The chance of the other seats' last ``last`` placements by choice, per sampled deal."""
+
+    def __init__(self, view: PlayerView, beta: float, last: int) -> None:
+        records: list[list[tuple[Layout, int]]] = [[] for _ in range(view.players)]
+        placed: list[list[Tile]] = [[] for _ in range(view.players)]
+        table, last_drew = Layout.empty(), -1
+        for action in view.history:
+            seat, move = action.seat, action.move
+            if type(move) is Place:
+                if seat not in (view.seat, last_drew):
+                    records[seat].append((table, len(placed[seat])))
+                placed[seat].append(move.tile)
+                table = table.place(move.tile, move.at)
+            elif type(move) is Draw:
+                records[seat] = []
+            last_drew = seat if type(move) is Draw else -1
+        seen = set(view.hand) | set(view.layout.tiles)
+        hidden = [t for t in ALL_TILES if t not in seen]
+        # For each choice: the seat, the tiles it placed since, and each
+        # tile's sum of exp(beta * points) over its placements then.
+        self.records: list[tuple[int, tuple[Tile, ...], dict[Tile, float]]] = []
+        for seat, kept in enumerate(records):
+            for then, since in kept[-last:]:
+                later = tuple(placed[seat][since:])
+                worth = {}
+                for tile in (*hidden, *later):
+                    ends = (
+                        [then.place(tile).end_sum]
+                        if then.is_empty
+                        else [then.place(tile, at).end_sum for at in then.fits(tile)]
+                    )
+                    worth[tile] = sum(math.exp(beta * placement_points(e)) for e in ends)
+                self.records.append((seat, later, worth))
+
+    def weight(self, world: MatchState) -> float:
+        weight = 1.0
+        for seat, later, worth in self.records:
+            weight /= sum(worth[t] for t in (*world.hands[seat], *later))
+        return weight
+
+
+@attrs.define(eq=False)
+class ResampledSearch(_Variant):
+    """Deals resampled by the other seats' choices (``sir``).
+
+    :ivar beta: How strongly points draw a choice in the model.
+    :ivar pool: Deals sampled before resampling ``playouts`` of them.
+    :ivar last: How many recent choices of each seat are read.
+    """
+
+    beta: float = 1.0
+    pool: int = 64
+    last: int = 3
+
+    def _deals(self, view: PlayerView, rng: int) -> list[MatchState]:
+        determiniser = Determiniser(view)
+        choices = _Choices(view, self.beta, self.last)
+        worlds, weights = [], []
+        for _ in range(self.pool):
+            world, rng = determiniser.sample(rng)
+            worlds.append(world)
+            weights.append(choices.weight(world))
+        step = sum(weights) / self.playouts
+        offset, rng = below(1 << 30, rng)
+        position, reached, index = offset / (1 << 30) * step, weights[0], 0
+        deals = []
+        for _ in range(self.playouts):
+            while reached < position and index < len(worlds) - 1:
+                index += 1
+                reached += weights[index]
+            deals.append(worlds[index])
+            position += step
+        return deals
+
+
+#: The variants by their kind in a ``versus.py`` spec.
+VARIANTS: dict[str, type[SearchBot]] = {
+    "search2": HeavySettleSearch,
+    "searchg": GuardSearch,
+    "searchw": WinSearch,
+    "sir": ResampledSearch,
+    "variant": _Variant,
+}
