@@ -108,14 +108,26 @@ _E = TypeVar("_E", bound=ValueError)
 # -- the schemas ----------------------------------------------------------------------
 
 #: The formats that ship a JSON Schema, by the short name ``format_schema`` takes.
-SCHEMA_NAMES = ("state", "view", "event", "record")
+SCHEMA_NAMES = (
+    "state",
+    "view",
+    "event",
+    "record",
+    "vectors",
+    "vectors-manifest",
+    "protocol-request",
+    "protocol-answer",
+)
 
 
 def format_schema(name: str) -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of a format, as parsed JSON.
 
     ``name`` is ``"state"``, ``"view"`` (a player's or a spectator's),
-    ``"event"`` or ``"record"``; the schemas ship with the package as
+    ``"event"``, ``"record"``, ``"vectors"`` (a conformance vector file),
+    ``"vectors-manifest"``, or ``"protocol-request"`` and
+    ``"protocol-answer"`` (the engine protocol's lines, one definition per
+    command under ``$defs``); the schemas ship with the package as
     ``american_sniff/schemas/NAME.schema.json``. A document the library
     writes is valid against its schema; validity says nothing of the rules,
     which the readers check.
