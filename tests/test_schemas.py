@@ -50,9 +50,11 @@ def test_everything_written_is_valid_against_its_schema(
             full = view_for(state, seat, last_round_history=True)
             assert _errors("view", full.to_json()) == []
         assert _errors("view", spectator_view(state).to_json()) == []
+        assert _errors("view", spectator_view(state).to_json(geometry=True, page=None)) == []
         if state.last_action is not None:
             for viewer in (*range(players), None):
                 assert _errors("event", event_for(state, viewer).to_json()) == []
+    assert _errors("view", view_for(states[-1], 0).to_json(geometry=True)) == []
 
 
 def test_the_schemas_refuse_what_the_readers_refuse() -> None:

@@ -60,6 +60,7 @@ from .engine import legal_moves
 from .errors import InvalidState, InvalidView
 from .layout import Layout
 from .moves import Draw, Move, Pass, Place
+from .render.geometry import DEFAULT_PAGE, HALF, Geometry, Rect, table_geometry
 from .rules import TARGET
 from .serial import (
     ActionDoc,
@@ -88,6 +89,7 @@ __all__ = [
     "event_for",
     "event_from_json",
     "event_to_dict",
+    "geometry_to_dict",
     "known_voids",
     "spectator_view",
     "view_for",
@@ -192,9 +194,30 @@ class SpectatorView:
         """Whether the viewer is to move (and the match goes on); never for a spectator."""
         return False
 
-    def to_json(self) -> str:
-        """The view as JSON text, in the documented view format (``docs/formats.md``)."""
-        return json.dumps(view_to_dict(self), separators=(",", ":"))
+    def to_json(
+        self, *, geometry: bool = False, page: tuple[int, int] | None = DEFAULT_PAGE
+    ) -> str:
+        """The view as JSON text, in the documented view format (``docs/formats.md``).
+
+        With ``geometry=True`` the text holds the table laid out for drawing
+        (:meth:`table_geometry` on ``page``); it costs a search, so it is
+        left out (null) unless asked for.
+        """
+        return json.dumps(view_to_dict(self, geometry=geometry, page=page), separators=(",", ":"))
+
+    def table_geometry(self, page: tuple[int, int] | None = DEFAULT_PAGE) -> Geometry:
+        """The table laid out in the plane for drawing: a rectangle per tile, an anchor per point.
+
+        This is :func:`american_sniff.render.table_geometry` of :attr:`layout`;
+        ``to_json(geometry=True)`` writes it.
+
+        >>> from american_sniff import new_match
+        >>> spectator_view(new_match(2, seed=1)).table_geometry().tiles
+        ()
+
+        :raises ValueError: if ``page`` is not None or a pair of positive integers.
+        """
+        return table_geometry(self.layout, page=page)
 
     @classmethod
     def from_json(cls, text: str | bytes) -> SpectatorView:
@@ -811,11 +834,66 @@ def _new_round_doc(result: RoundResult) -> dict[str, Any]:
     }
 
 
-def view_to_dict(view: SpectatorView) -> dict[str, Any]:
+def _rect(rect: Rect) -> list[int]:
+    return [rect.x0, rect.y0, rect.x1, rect.y1]
+
+
+def geometry_to_dict(geometry: Geometry) -> dict[str, Any]:
+    """The ``geometry`` key of a view document: the table laid out for drawing.
+
+    Rectangles and segments are ``[x0, y0, x1, y1]`` in geometry units
+    (``half`` units to a half tile), ``y`` growing downwards; directions are
+    ``"east"``, ``"south"``, ``"west"`` or ``"north"``. See ``docs/formats.md``.
+
+    >>> from american_sniff import Layout, Tile
+    >>> doc = geometry_to_dict(table_geometry(Layout.empty().place(Tile(1, 4))))
+    >>> doc["tiles"][0]["rect"], doc["anchors"][0]["point"], doc["anchors"][0]["facing"]
+    ([-2, -1, 2, 1], '[1|4] low', 'west')
+    """
+    return {
+        "page": None if geometry.page is None else list(geometry.page),
+        "half": HALF,
+        "bounds": _rect(geometry.bounds),
+        "tiles": [
+            {
+                "tile": tile_text(placed.tile),
+                "rect": _rect(placed.rect),
+                "heading": placed.heading.name.lower(),
+                "low_half": _rect(placed.low_half),
+                "high_half": _rect(placed.high_half),
+                "edges": [
+                    {
+                        "side": edge.side.value,
+                        "segment": [edge.x0, edge.y0, edge.x1, edge.y1],
+                        "facing": edge.facing.name.lower(),
+                    }
+                    for edge in placed.edges
+                ],
+            }
+            for placed in geometry.tiles
+        ],
+        "anchors": [
+            {
+                "point": str(anchor.point),
+                "x": anchor.x,
+                "y": anchor.y,
+                "facing": anchor.facing.name.lower(),
+                "marker": _rect(anchor.marker),
+                "value": anchor.value,
+            }
+            for anchor in geometry.anchors
+        ],
+    }
+
+
+def view_to_dict(
+    view: SpectatorView, *, geometry: bool = False, page: tuple[int, int] | None = DEFAULT_PAGE
+) -> dict[str, Any]:
     """The view document as a dict of JSON values (what ``view.to_json()`` writes).
 
     A spectator's view has ``seat``, ``hand`` and ``drawn`` null and
-    ``legal_moves`` and ``previews`` null.
+    ``legal_moves`` and ``previews`` null. ``geometry`` is null unless asked
+    for (see :meth:`SpectatorView.to_json`).
     """
     player = view if isinstance(view, PlayerView) else None
     last = view.last_action
@@ -845,6 +923,7 @@ def view_to_dict(view: SpectatorView) -> dict[str, Any]:
         "voids": [sorted(values) for values in view.voids],
         "seq": view.seq,
         "last_action": None if last is None else action_to_json(last),
+        "geometry": geometry_to_dict(view.table_geometry(page)) if geometry else None,
     }
 
 
@@ -895,6 +974,42 @@ class _PreviewDoc:
 
 
 @attrs.frozen
+class _EdgeDoc:
+    side: str
+    segment: list[int]
+    facing: str
+
+
+@attrs.frozen
+class _PlacedDoc:
+    tile: str
+    rect: list[int]
+    heading: str
+    low_half: list[int]
+    high_half: list[int]
+    edges: list[_EdgeDoc]
+
+
+@attrs.frozen
+class _AnchorDoc:
+    point: str
+    x: int
+    y: int
+    facing: str
+    marker: list[int]
+    value: int | None
+
+
+@attrs.frozen
+class _GeometryDoc:
+    page: list[int] | None
+    half: int
+    bounds: list[int]
+    tiles: list[_PlacedDoc]
+    anchors: list[_AnchorDoc]
+
+
+@attrs.frozen
 class _ViewRoundDoc:
     round: int
     end: str
@@ -932,6 +1047,7 @@ class _ViewDoc:
     voids: list[list[int]]
     seq: int
     last_action: ActionDoc | None
+    geometry: _GeometryDoc | None
 
 
 @attrs.frozen
@@ -1107,6 +1223,8 @@ def _view_from(doc: _ViewDoc, where: str) -> SpectatorView:
     }
     if doc.target != TARGET[players]:
         raise InvalidView(f"{where}.target is {TARGET[players]} with {players} players")
+    if doc.geometry is not None:
+        _check_geometry(doc.geometry, layout, f"{where}.geometry")
     _check_draws_shown(log, doc.seat, f"{where}.history")
     if last_round is not None:
         _check_draws_shown(_log_of(last_round), doc.seat, f"{where}.last_round.history")
@@ -1134,6 +1252,16 @@ def _view_from(doc: _ViewDoc, where: str) -> SpectatorView:
     if previews != [(str(p.move), p.end_sum, p.points) for p in view.previews]:
         raise InvalidView(f"{where}.previews do not match the legal moves on this table")
     return view
+
+
+def _check_geometry(doc: _GeometryDoc, layout: Layout, where: str) -> None:
+    """The geometry written must be the table's, laid out on the page it names."""
+    page = doc.page
+    if page is not None and (len(page) != 2 or min(page) <= 0):
+        raise InvalidView(f"{where}.page must be null or two positive integers, got {page}")
+    made = table_geometry(layout, page=None if page is None else (page[0], page[1]))
+    if geometry_to_dict(made) != attrs.asdict(doc):
+        raise InvalidView(f"{where} is not the table's geometry on its page")
 
 
 def _check_draws_shown(log: ActionLog, viewer: int | None, where: str) -> None:
