@@ -30,7 +30,7 @@ from american_sniff import (
     view_for,
 )
 from american_sniff.render import DEFAULT_PAGE, table_geometry
-from american_sniff.views import geometry_to_dict, known_voids
+from american_sniff.views import geometry_to_dict, known_voids, view_to_dict
 from scenarios import DRAW_DEAL, PASS_DEAL, act, deal
 
 _TILE_TEXT = re.compile(r"\[\d\|\d\]")
@@ -538,3 +538,23 @@ def test_a_geometry_that_is_not_the_tables_is_refused() -> None:
     for changed in changes:
         with pytest.raises(InvalidView, match="geometry"):
             PlayerView.from_json(json.dumps({**doc, "geometry": changed}))
+
+
+@given(st.sampled_from([2, 3, 4]), st.integers(0, 2**32), st.integers(0, 600), st.booleans())
+def test_the_view_text_is_the_view_dict_written_compactly(
+    players: int, seed: int, steps: int, full: bool
+) -> None:
+    """``to_json`` writes exactly what ``json.dumps`` writes of ``view_to_dict``.
+
+    It joins kept pieces of text; checked for every seat, a spectator, and the
+    states of a match in order.
+    """
+    states = _play(players, seed, steps)
+    for state in states[-30:]:
+        for seat in (*range(players), None):
+            view = view_for(state, seat, last_round_history=full)
+            assert view.to_json() == json.dumps(view_to_dict(view), separators=(",", ":"))
+    view = view_for(states[-1], states[-1].turn)
+    assert view.to_json(geometry=True) == json.dumps(
+        view_to_dict(view, geometry=True), separators=(",", ":")
+    )

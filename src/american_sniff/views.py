@@ -55,7 +55,7 @@ from typing import Any, NamedTuple, overload
 import attrs
 
 from . import rules
-from ._fast import OPEN, PLACE, POINT_OF_KEY, log_of, placed
+from ._fast import OPEN, PLACE, POINT_OF_KEY, WORTH_OF_KEY, is_lone_double, log_of, placed
 from .engine import legal_moves
 from .errors import InvalidState, InvalidView
 from .layout import Layout
@@ -64,6 +64,10 @@ from .render.geometry import DEFAULT_PAGE, HALF, Geometry, Rect, table_geometry
 from .rules import TARGET
 from .serial import (
     ActionDoc,
+    _action_text,
+    _ints_text,
+    _log_text,
+    _tiles_text,
     action_log_from,
     action_to_json,
     check_header,
@@ -74,6 +78,7 @@ from .serial import (
     structure,
     tile_text,
 )
+from .serial import _kept_move_text as _move_text
 from .state import Action, ActionLog, MatchState, RoundEnd, RoundResult, check_seat
 from .tiles import Tile
 
@@ -203,7 +208,7 @@ class SpectatorView:
         (:meth:`table_geometry` on ``page``); it costs a search, so it is
         left out (null) unless asked for.
         """
-        return json.dumps(view_to_dict(self, geometry=geometry, page=page), separators=(",", ":"))
+        return _view_text(self, geometry, page)
 
     def table_geometry(self, page: tuple[int, int] | None = DEFAULT_PAGE) -> Geometry:
         """The table laid out in the plane for drawing: a rectangle per tile, an anchor per point.
@@ -925,6 +930,142 @@ def view_to_dict(
         "last_action": None if last is None else action_to_json(last),
         "geometry": geometry_to_dict(view.table_geometry(page)) if geometry else None,
     }
+
+
+# -- JSON: writing, fast ------------------------------------------------------------------
+# view.to_json() writes json.dumps(view_to_dict(view), separators=(",", ":")),
+# byte for byte (the tests compare them), by joining pieces of text; the pieces
+# shared by many views (the table, the previous round, the histories) are kept
+# once made, so a view's text costs about the same at any point of a round.
+
+_VIEW_HEAD = json.dumps(document_header(VIEW_FORMAT), separators=(",", ":"))[:-1]
+#: The JSON text (a quoted string) of each open point, by its key.
+_POINT_JSON = tuple("" if point is None else f'"{point}"' for point in POINT_OF_KEY)
+#: The JSON text of each table's placements, by the id of its log's newest node.
+_PLACEMENT_TEXTS: dict[int, tuple[object, str]] = {}
+#: The JSON text of each table met (its ``table`` object), by the layout's id.
+_TABLE_TEXTS: dict[int, tuple[Layout, str]] = {}
+#: The JSON text of each public result met (a view's ``last_round``), by its id.
+_VIEW_ROUND_TEXTS: dict[int, tuple[RoundResult, str]] = {}
+_TEXTS_LIMIT = 1 << 12
+
+
+def _placements_text(layout: Layout) -> str:
+    """The JSON list ``_placements(layout)`` gives, kept by the table's chain of placements."""
+    log = layout._log
+    if log is None:
+        return "[]"
+    pending = []
+    node = log
+    text = ""
+    while node is not None:
+        entry = _PLACEMENT_TEXTS.get(id(node))
+        if entry is not None and entry[0] is node:
+            text = entry[1]
+            break
+        pending.append(node)
+        node = node[2]
+    if len(_PLACEMENT_TEXTS) + len(pending) > _TEXTS_LIMIT:
+        _PLACEMENT_TEXTS.clear()
+    for node in reversed(pending):
+        tile, key, _ = node
+        move = OPEN[tile.index] if key is None else PLACE[tile.index][key]
+        piece = f'"{_move_text(move)}"'
+        text = f"{text},{piece}" if text else piece
+        _PLACEMENT_TEXTS[id(node)] = (node, text)
+    return "[" + text + "]"
+
+
+def _table_text(layout: Layout) -> str:
+    """``_table_doc(layout)`` as compact JSON text, kept once made."""
+    entry = _TABLE_TEXTS.get(id(layout))
+    if entry is not None and entry[0] is layout:
+        return entry[1]
+    if len(_TABLE_TEXTS) >= _TEXTS_LIMIT:
+        _TABLE_TEXTS.clear()
+    keys = layout.open_keys
+    worths = [f'{{"point":{_POINT_JSON[key]},"value":{WORTH_OF_KEY[key]}}}' for key in keys]
+    if is_lone_double(keys):
+        del worths[1]  # a lone opening double counts once, at line_a
+    sniff = layout.sniff
+    text = (
+        f'{{"placements":{_placements_text(layout)},'
+        f'"open_points":[{",".join([_POINT_JSON[key] for key in keys])}],'
+        f'"contributions":[{",".join(worths)}],"end_sum":{layout.end_sum},'
+        f'"sniff":{"null" if sniff is None else chr(34) + tile_text(sniff) + chr(34)}}}'
+    )
+    _TABLE_TEXTS[id(layout)] = (layout, text)
+    return text
+
+
+def _view_round_text(result: RoundResult | None) -> str:
+    """``_round_doc(result)`` as compact JSON text, kept once made."""
+    if result is None:
+        return "null"
+    entry = _VIEW_ROUND_TEXTS.get(id(result))
+    if entry is not None and entry[0] is result:
+        return entry[1]
+    if len(_VIEW_ROUND_TEXTS) >= _TEXTS_LIMIT:
+        _VIEW_ROUND_TEXTS.clear()
+    log = result._log
+    finisher = "null" if result.finisher is None else str(result.finisher)
+    hands = ",".join([_tiles_text(hand) for hand in result.hands])
+    text = (
+        f'{{"round":{result.round},"end":"{result.end.value}","finisher":{finisher},'
+        f'"hands":[{hands}],"deductions":{_ints_text(result.deductions)},'
+        f'"scores":{_ints_text(result.scores)},"placements":{_placements_text(result.layout)},'
+        f'"history":{"null" if log is None else _log_text(log)},'
+        f'"dealt_from":"{"deal" if result.given else "seed"}"}}'
+    )
+    _VIEW_ROUND_TEXTS[id(result)] = (result, text)
+    return text
+
+
+def _view_text(view: SpectatorView, geometry: bool, page: tuple[int, int] | None) -> str:
+    """``json.dumps(view_to_dict(view, ...), separators=(",", ":"))``, from kept pieces."""
+    log = view._log
+    if log is not None:
+        last = _action_text(log)  # the newest action alone
+    elif view._ended is not None:
+        last = json.dumps(action_to_json(view._ended), separators=(",", ":"))
+    else:
+        last = "null"
+    winner = "null" if view.winner is None else str(view.winner)
+    voids = ",".join([_ints_text(sorted(values)) for values in view.voids])
+    if isinstance(view, PlayerView):
+        layout = view.layout
+        moves = [_move_text(move) for move in view.legal_moves]
+        previews = []
+        for move, text in zip(view.legal_moves, moves, strict=True):
+            if type(move) is Place:
+                at = move.at
+                end_sum = placed(layout, move.tile, None if at is None else at.order).end_sum
+                points = rules.placement_points(end_sum)
+                previews.append(f'{{"move":"{text}","end_sum":{end_sum},"points":{points}}}')
+            else:
+                previews.append(f'{{"move":"{text}","end_sum":null,"points":0}}')
+        drawn = view.drawn
+        own = (
+            f'"seat":{view.seat}',
+            f'"hand":{_tiles_text(view.hand)}',
+            "null" if drawn is None else f'"{tile_text(drawn)}"',
+            "[" + ",".join([f'"{text}"' for text in moves]) + "]",
+            "[" + ",".join(previews) + "]",
+        )
+    else:
+        own = ('"seat":null', '"hand":null', "null", "null", "null")
+    drawing = "null"
+    if geometry:
+        drawing = json.dumps(geometry_to_dict(view.table_geometry(page)), separators=(",", ":"))
+    return (
+        f'{_VIEW_HEAD},"players":{view.players},{own[0]},"round":{view.round},'
+        f'"opener":{view.opener},"turn":{view.turn},"target":{view.target},'
+        f'"scores":{_ints_text(view.scores)},"winner":{winner},{own[1]},"drawn":{own[2]},'
+        f'"hand_sizes":{_ints_text(view.hand_sizes)},"stock_size":{view.stock_size},'
+        f'"table":{_table_text(view.layout)},"legal_moves":{own[3]},"previews":{own[4]},'
+        f'"history":{_log_text(log)},"last_round":{_view_round_text(view.last_round)},'
+        f'"voids":[{voids}],"seq":{view.seq},"last_action":{last},"geometry":{drawing}}}'
+    )
 
 
 def event_to_dict(event: ViewEvent) -> dict[str, Any]:
