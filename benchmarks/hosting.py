@@ -20,12 +20,23 @@ collector off, so that the runs differ by the step alone). The steps:
   (as in a loop that views every state);
 * ``view_cold``: ``view_for`` of a state no view has seen (say, just loaded):
   it walks the round once;
-* ``view_json``: ``view.to_json()``;
+* ``view_json``: ``view.to_json()``, when the view of the state before was
+  written too (as in a loop that sends every view);
 * ``event``: ``event_for(state, seat).to_json()``, the per-action message;
-* ``state_json``: ``state.to_json()``;
+* ``state_json``: ``state.to_json()``, when the state before was written too
+  (as in a loop that saves every state);
 * ``load``: ``MatchState.from_json(text)``, untrusted text, fully validated;
 * ``load_signed``: ``MatchState.from_json(text, key=KEY)``, the server's own
-  signed save, no replay.
+  signed save, no replay;
+* ``hosting``: the whole hosting step of a server that keeps no state in
+  memory, on untrusted text: ``from_json(text)`` of the state before, the
+  view of the seat to move and its ``to_json()``, ``apply`` of its first
+  legal move, and ``to_json()`` of the state after;
+* ``hosting_signed``: the same on the server's own path: ``from_json(text,
+  key=KEY)`` and ``to_json(key=KEY)``.
+
+The loads run once on every text in the setup, so that what a running
+process keeps (the moves read by their text) is there, as in a server.
 
 It also plays whole random matches (``simulate``): the raw engine loop
 against the loop of ``american-sniff simulate`` (random bots choosing from a
@@ -58,6 +69,8 @@ STEPS = (
     "state_json",
     "load",
     "load_signed",
+    "hosting",
+    "hosting_signed",
 )
 WHERE = ("start", "late")
 #: The key of the signed saves measured (any 32 bytes).
@@ -113,12 +126,31 @@ def prepare(step: str, pairs: list[tuple[Any, Any]]) -> Callable[[], None]:
     if step == "view_json":
         views = [view_for(s, s.turn) for s in afters]
         steps[step] = lambda: [v.to_json() for v in views]
+        for before, after in pairs:
+            view_for(before, after.turn).to_json()
+    elif step == "state_json":
+        for before, _ in pairs:
+            before.to_json()
     elif step == "load":
         texts = [s.to_json() for s in afters]
         steps[step] = lambda: [MatchState.from_json(t) for t in texts]
+        steps[step]()
     elif step == "load_signed":
         signed = [s.to_json(key=KEY) for s in afters]
         steps[step] = lambda: [MatchState.from_json(t, key=KEY) for t in signed]
+        steps[step]()
+    elif step in ("hosting", "hosting_signed"):
+        key = KEY if step == "hosting_signed" else None
+        saved = [before.to_json(key=key) for before, _ in pairs]
+        for text in saved:
+            MatchState.from_json(text, key=key)
+
+        def host(text: str) -> str:
+            state = MatchState.from_json(text, key=key)
+            view_for(state, state.turn).to_json()
+            return apply(state, legal_moves(state)[0]).to_json(key=key)
+
+        steps[step] = lambda: [host(text) for text in saved]
     if step == "apply":  # the legal moves are listed in the setup, as a loop does
         for state, _ in pairs:
             legal_moves(state)
@@ -134,8 +166,10 @@ def simulate(players: int, matches: int, with_views: bool) -> int:
     """Play ``matches`` random matches; return the number of actions.
 
     Without views, moves are chosen uniformly from ``legal_moves``; with
-    views, as ``american-sniff simulate`` does: a random bot chooses from the
-    seat's view whenever there is more than one legal move.
+    views, as ``american-sniff simulate`` does: a random bot chooses whenever
+    there is more than one legal move, from the legal moves alone
+    (``RandomBot.choose_from_moves``, what ``choose(view_for(...))`` would
+    choose) if the library has that, else from the seat's view.
     """
     from american_sniff import RandomBot, apply, legal_moves, new_match, view_for  # noqa: PLC0415
 
@@ -144,10 +178,13 @@ def simulate(players: int, matches: int, with_views: bool) -> int:
         state = new_match(players, seed=seed)
         rng = random.Random(seed)
         bots = [RandomBot(seed=seed * 8 + seat) for seat in range(players)]
+        quick = hasattr(RandomBot, "choose_from_moves")
         while state.winner is None:
             moves = legal_moves(state)
             if len(moves) == 1:
                 move = moves[0]
+            elif with_views and quick:
+                move = bots[state.turn].choose_from_moves(moves)
             elif with_views:
                 move = bots[state.turn].choose(view_for(state, state.turn))
             else:
