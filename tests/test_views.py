@@ -30,7 +30,7 @@ from american_sniff import (
     view_for,
 )
 from american_sniff.render import DEFAULT_PAGE, table_geometry
-from american_sniff.views import geometry_to_dict, known_voids, view_to_dict
+from american_sniff.views import event_to_dict, geometry_to_dict, known_voids, view_to_dict
 from scenarios import DRAW_DEAL, PASS_DEAL, act, deal
 
 _TILE_TEXT = re.compile(r"\[\d\|\d\]")
@@ -544,7 +544,7 @@ def test_a_geometry_that_is_not_the_tables_is_refused() -> None:
 def test_the_view_text_is_the_view_dict_written_compactly(
     players: int, seed: int, steps: int, full: bool
 ) -> None:
-    """``to_json`` writes exactly what ``json.dumps`` writes of ``view_to_dict``.
+    """``to_json`` writes exactly what ``json.dumps`` writes of ``view_to_dict`` (events too).
 
     It joins kept pieces of text; checked for every seat, a spectator, and the
     states of a match in order.
@@ -554,6 +554,10 @@ def test_the_view_text_is_the_view_dict_written_compactly(
         for seat in (*range(players), None):
             view = view_for(state, seat, last_round_history=full)
             assert view.to_json() == json.dumps(view_to_dict(view), separators=(",", ":"))
+        if state.last_action is not None:
+            for seat in (*range(players), None):
+                event = event_for(state, seat)
+                assert event.to_json() == json.dumps(event_to_dict(event), separators=(",", ":"))
     view = view_for(states[-1], states[-1].turn)
     assert view.to_json(geometry=True) == json.dumps(
         view_to_dict(view, geometry=True), separators=(",", ":")

@@ -401,8 +401,9 @@ def _step(before: _Seen, node: ActionLog, layout: Layout | None) -> _Seen:
     if seat != current:
         current, draws, known, shown = seat, 0, voids[seat], table.value_mask
     if type(move) is Place:
-        if layout is None:
-            layout = table.place(move.tile, move.at)
+        if layout is None:  # the log is a state's: its placements are legal
+            at = move.at
+            layout = placed(table, move.tile, None if at is None else at.order)
         table = layout
     if type(move) is Draw:
         # It could not place; the tile it drew may show anything until its turn ends.
@@ -643,7 +644,7 @@ class ViewEvent:
 
     def to_json(self) -> str:
         """The event as JSON text, in the documented event format (``docs/formats.md``)."""
-        return json.dumps(event_to_dict(self), separators=(",", ":"))
+        return _event_text(self)
 
     @classmethod
     def from_json(cls, text: str | bytes) -> ViewEvent:
@@ -678,10 +679,13 @@ def event_for(state: MatchState, seat: int | None) -> ViewEvent:
     if action is None:
         raise ValueError("no action led to this state: it is the start of the match")
     started = action.round_result is not None
+    if started:
+        a = action
+        action = Action(a.seat, a.move, a.tile, a.end_sum, a.points, a.scores, None, a.winner)
     return ViewEvent(
         viewer=seat,
         seq=view.seq,
-        action=attrs.evolve(action, round_result=None),
+        action=action,
         turn=view.turn,
         drawn=view.drawn if isinstance(view, PlayerView) else None,
         legal_moves=view.legal_moves if isinstance(view, PlayerView) else (),
@@ -1065,6 +1069,35 @@ def _view_text(view: SpectatorView, geometry: bool, page: tuple[int, int] | None
         f'"table":{_table_text(view.layout)},"legal_moves":{own[3]},"previews":{own[4]},'
         f'"history":{_log_text(log)},"last_round":{_view_round_text(view.last_round)},'
         f'"voids":[{voids}],"seq":{view.seq},"last_action":{last},"geometry":{drawing}}}'
+    )
+
+
+_EVENT_HEAD = json.dumps(document_header(EVENT_FORMAT), separators=(",", ":"))[:-1]
+
+
+def _event_text(event: ViewEvent) -> str:
+    """``json.dumps(event_to_dict(event), separators=(",", ":"))``, from kept pieces."""
+    action = event.action
+    tile = action.tile
+    move = _move_text(action.move)
+    if type(action.move) is Place:
+        sums = f'"end_sum":{action.end_sum},"points":{action.points}'
+    else:
+        sums = '"end_sum":null,"points":null'
+    viewer = "null" if event.viewer is None else str(event.viewer)
+    winner = "null" if action.winner is None else str(action.winner)
+    drawn = "null" if event.drawn is None else f'"{tile_text(event.drawn)}"'
+    moves = ",".join([f'"{_move_text(m)}"' for m in event.legal_moves])
+    voids = ",".join([_ints_text(sorted(values)) for values in event.voids])
+    view = event.next_round
+    next_round = "null" if view is None else _view_text(view, False, DEFAULT_PAGE)
+    return (
+        f'{_EVENT_HEAD},"viewer":{viewer},"seq":{event.seq},'
+        f'"action":{{"seat":{action.seat},"move":"{move}",'
+        f'"tile":{"null" if tile is None else chr(34) + tile_text(tile) + chr(34)},{sums}}},'
+        f'"scores":{_ints_text(action.scores)},"winner":{winner},"turn":{event.turn},'
+        f'"drawn":{drawn},"legal_moves":[{moves}],"voids":[{voids}],'
+        f'"next_round":{next_round}}}'
     )
 
 
