@@ -743,14 +743,15 @@ def state_from_json(text: object, *, key: bytes | None = None) -> MatchState:
     """
     if key is not None:
         # The library wrote this very text: the plain parser reads it as is.
-        data = json.loads(_signed_text(text, _check_key(key)))
+        unsigned = _signed_text(text, _check_key(key))
+        data = json.loads(unsigned)
     else:
         data = read_json(text, max_bytes=MAX_STATE_BYTES, error=InvalidState, what="the state")
     if isinstance(data, dict):
         check_header(data, STATE_FORMAT, InvalidState)
     if key is not None:
         try:
-            return _signed_state(data)
+            return _signed_state(data, unsigned)
         except (TypeError, KeyError, ValueError, IndexError, AttributeError) as exc:
             # only a key holder could write such a text
             raise InvalidState(
@@ -815,11 +816,34 @@ def _signed_hands(docs: list[list[str]]) -> tuple[tuple[Tile, ...], ...]:
     return tuple([tuple([tiles[text] for text in hand]) for hand in docs])
 
 
-def _signed_state(data: dict[str, Any]) -> MatchState:
-    """The state of a signed save, built straight from its parsed JSON.
+def _keep_signed_texts(text: str, log: ActionLog, result: RoundResult | None) -> None:
+    """Keep the history and the last round of a signed save's ``text`` as the writers would.
 
-    The library wrote the text (its signature says so), so nothing is checked
-    again and nothing is replayed: each action costs a few look-ups.
+    The library wrote the text, in the writers' order of keys, so the history's
+    actions and the last round's object are the very text that ``_log_text``
+    and ``_round_text`` would make of them: saving the next state writes one
+    action more, not the whole round again.
+    """
+    if len(_LOG_TEXTS) + 1 > _TEXTS_LIMIT:
+        _LOG_TEXTS.clear()
+    if len(_ROUND_TEXTS) + 1 > _TEXTS_LIMIT:
+        _ROUND_TEXTS.clear()
+    start = text.find(',"history":[')
+    end = text.find('],"deals":[', start)
+    if log is not None and 0 <= start < end:
+        _LOG_TEXTS[id(log)] = (log, text[start + len(',"history":[') : end])
+    if result is not None:
+        first = text.find(',"last_round":', end)
+        last = text.find(',"actions_before":', first)
+        if 0 <= end < first < last:
+            _ROUND_TEXTS[id(result)] = (result, text[first + len(',"last_round":') : last])
+
+
+def _signed_state(data: dict[str, Any], text: str) -> MatchState:
+    """The state of a signed save, built straight from its parsed JSON ``data``.
+
+    The library wrote the ``text`` (its signature says so), so nothing is
+    checked again and nothing is replayed: each action costs a few look-ups.
     """
     players = data["players"]
     tiles = _TILE_OF_TEXT
@@ -840,7 +864,7 @@ def _signed_state(data: dict[str, Any]) -> MatchState:
             deductions=tuple(last["deductions"]),
             scores=tuple(last["scores"]),
             log=last_log,
-            given=last["dealt_from"] == "deal",
+            given=last.get("dealt_from") == "deal",
         )
     drawn_tiles = _drawn_tiles(log)
     info = RoundInfo(
@@ -861,10 +885,11 @@ def _signed_state(data: dict[str, Any]) -> MatchState:
         ),
         rng=int(data["rng"]),
         last_round=result,
-        actions_before=data["actions_before"],
-        given=data["dealt_from"] == "deal",
+        actions_before=data.get("actions_before", 0),
+        given=data.get("dealt_from") == "deal",
     )
     drawn = data["drawn"]
+    _keep_signed_texts(text, log, result)
     return MatchState(
         info=info,
         turn=data["turn"],
