@@ -42,6 +42,15 @@ It also plays whole random matches (``simulate``): the raw engine loop
 against the loop of ``american-sniff simulate`` (random bots choosing from a
 view whenever there is a choice), and prints the ratio.
 
+**Two ways of counting.** By default (``--method brackets``, when a C
+compiler and valgrind's ``callgrind.h`` are there) one child process runs
+every step under callgrind with instrumentation off, and turns it on around
+each step alone, through callgrind's client requests from a small helper
+library compiled on the fly; the count of an empty bracket is taken off.
+That takes a minute or two. ``--method twins`` is the older way, and needs
+no compiler: each count is the difference of two child runs (below); it
+takes much longer (each run plays its matches under callgrind).
+
 Usage: ``python benchmarks/hosting.py [--positions N] [--matches N]``; it
 needs ``valgrind`` on the PATH.
 """
@@ -249,17 +258,115 @@ def per_item(args: list[str]) -> float:
     return (total - base) / items
 
 
+_HELPER = """#include <valgrind/callgrind.h>
+void cg_start(void) { CALLGRIND_START_INSTRUMENTATION; CALLGRIND_ZERO_STATS; }
+void cg_stop(const char *name) { CALLGRIND_DUMP_STATS_AT(name); CALLGRIND_STOP_INSTRUMENTATION; }
+"""
+
+
+def helper(folder: str) -> str | None:
+    """Compile the client-request helper into ``folder``; its path, or None if it cannot be."""
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        return None
+    source = os.path.join(folder, "brackets.c")
+    library = os.path.join(folder, "libbrackets.so")
+    with open(source, "w", encoding="utf-8") as out:
+        out.write(_HELPER)
+    built = subprocess.run(
+        [compiler, "-O1", "-shared", "-fPIC", "-o", library, source],
+        capture_output=True,
+        check=False,
+    )
+    return library if built.returncode == 0 else None
+
+
+def bracketed_child(args: list[str]) -> None:
+    """The measured process of ``--method brackets``: each step between client requests."""
+    import ctypes  # noqa: PLC0415
+
+    library, players, count, matches = args[0], int(args[1]), int(args[2]), int(args[3])
+    lib = ctypes.CDLL(library)
+    lib.cg_stop.argtypes = [ctypes.c_char_p]
+    gc.disable()  # see child()
+    for _ in range(3):
+        lib.cg_start()
+        lib.cg_stop(b"empty:-:1")
+    for step in args[4].split(","):
+        for where in WHERE:
+            pairs = positions(players, where, count)
+            run = prepare(step, pairs)
+            lib.cg_start()
+            run()
+            lib.cg_stop(f"{step}:{where}:{len(pairs)}".encode())
+    for kind in ("raw", "views"):
+        simulate(players, matches, False)  # the same warm-up before both
+        lib.cg_start()
+        actions = simulate(players, matches, kind == "views")
+        lib.cg_stop(f"simulate:{kind}:{actions}".encode())
+
+
+def bracketed(
+    library: str, folder: str, players: int, options: argparse.Namespace
+) -> dict[tuple[str, str], float]:
+    """Instructions per item of each bracket of one ``bracketed_child`` run."""
+    count, steps, matches = options.positions, options.steps, options.matches
+    out = os.path.join(folder, f"callgrind-{players}.out")
+    subprocess.run(
+        [
+            "valgrind",
+            "--tool=callgrind",
+            "--instr-atstart=no",
+            f"--callgrind-out-file={out}",
+            sys.executable,
+            __file__,
+            "--bracketed-child",
+            library,
+            str(players),
+            str(count),
+            str(matches),
+            steps,
+        ],
+        capture_output=True,
+        check=True,
+        env={**os.environ, "PYTHONHASHSEED": "0"},
+    )
+    counts: list[tuple[str, int]] = []
+    for name in os.listdir(folder):
+        if not name.startswith(f"callgrind-{players}.out."):
+            continue
+        with open(os.path.join(folder, name), encoding="utf-8") as dump:
+            text = dump.read()
+        named = re.search(r"^desc: Trigger: Client Request: (\S+)", text, re.MULTILINE)
+        summed = re.search(r"^(?:summary|totals): (\d+)", text, re.MULTILINE)
+        if named and summed:
+            counts.append((named.group(1), int(summed.group(1))))
+    empty = min(count for name, count in counts if name.startswith("empty:"))
+    result = {}
+    for name, count in counts:
+        step, where, items = name.split(":")
+        if step != "empty":
+            result[(step, where)] = (count - empty) / int(items)
+    return result
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Print the instructions of each hosting step, and the simulate ratio."""
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["--child"]:
         child(args[1:])
         return 0
+    if args[:1] == ["--bracketed-child"]:
+        bracketed_child(args[1:])
+        return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--positions", type=int, default=30, help="positions per point")
     parser.add_argument("--matches", type=int, default=6, help="matches for simulate")
     parser.add_argument("--steps", default=",".join(STEPS), help="the steps to measure")
     parser.add_argument("--players", default="2,4", help="the player counts")
+    parser.add_argument(
+        "--method", choices=("brackets", "twins"), default="brackets", help="how to count"
+    )
     options = parser.parse_args(args)
     if shutil.which("valgrind") is None:
         print("valgrind is not installed (apt-get install valgrind)", file=sys.stderr)
@@ -267,6 +374,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     from american_sniff import COMPILED  # noqa: PLC0415
 
     print(f"build: {'mypyc-compiled' if COMPILED else 'pure Python'}")
+    if options.method == "brackets":
+        with tempfile.TemporaryDirectory() as folder:
+            library = helper(folder)
+            if library is not None:
+                for players in (int(p) for p in options.players.split(",")):
+                    found = bracketed(library, folder, players, options)
+                    for step in options.steps.split(","):
+                        start, late = found[(step, "start")], found[(step, "late")]
+                        print(
+                            f"{players} players {step:<14} start {start:>11,.0f}"
+                            f"   late {late:>11,.0f} instructions"
+                        )
+                    raw, views = found[("simulate", "raw")], found[("simulate", "views")]
+                    print(
+                        f"{players} players simulate: raw {raw:,.0f}, with bots {views:,.0f} "
+                        f"instructions/action; ratio {views / raw:.2f}"
+                    )
+                return 0
+        print("no C compiler for the helper: counting with --method twins", file=sys.stderr)
     for players in (int(p) for p in options.players.split(",")):
         for step in options.steps.split(","):
             counts = [
