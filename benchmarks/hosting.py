@@ -36,7 +36,9 @@ collector off, so that the runs differ by the step alone). The steps:
   key=KEY)`` and ``to_json(key=KEY)``.
 
 The loads run once on every text in the setup, so that what a running
-process keeps (the moves read by their text) is there, as in a server.
+process keeps (the moves read by their text) is there, as in a server; with
+``--method brackets`` every step runs once on other positions first, to the
+same end.
 
 It also plays whole random matches (``simulate``): the raw engine loop
 against the loop of ``american-sniff simulate`` (random bots choosing from a
@@ -292,6 +294,10 @@ def bracketed_child(args: list[str]) -> None:
     for _ in range(3):
         lib.cg_start()
         lib.cg_stop(b"empty:-:1")
+    # What a running process keeps for good (each move's text, the moves read
+    # by their text) is made first, by a round of every step on other positions.
+    for step in STEPS:
+        prepare(step, positions(players, "late", 4))()
     for step in args[4].split(","):
         for where in WHERE:
             pairs = positions(players, where, count)

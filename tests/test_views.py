@@ -562,3 +562,19 @@ def test_the_view_text_is_the_view_dict_written_compactly(
     assert view.to_json(geometry=True) == json.dumps(
         view_to_dict(view, geometry=True), separators=(",", ":")
     )
+
+
+@given(st.sampled_from([2, 3, 4]), st.integers(0, 2**32), st.integers(0, 500))
+def test_the_view_of_a_signed_save_just_loaded_is_written_right(
+    players: int, seed: int, steps: int
+) -> None:
+    """A loaded signed save keeps its history's text; each viewer's text is made from it."""
+    key = b"sixteen bytes or more of key"
+    text = _play(players, seed, steps)[-1].to_json(key=key)
+    for seat in (*range(players), None):
+        state = MatchState.from_json(text, key=key)
+        view = view_for(state, seat)
+        assert view.to_json() == json.dumps(view_to_dict(view), separators=(",", ":"))
+        if state.winner is None:
+            after = view_for(apply(state, legal_moves(state)[0]), seat)
+            assert after.to_json() == json.dumps(view_to_dict(after), separators=(",", ":"))

@@ -50,6 +50,7 @@ moment. What stays known afterwards, for the current round:
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, NamedTuple, overload
 
 import attrs
@@ -63,6 +64,7 @@ from .moves import Draw, Move, Pass, Place
 from .render.geometry import DEFAULT_PAGE, HALF, Geometry, Rect, table_geometry
 from .rules import TARGET
 from .serial import (
+    _LOG_TEXTS,
     ActionDoc,
     _action_text,
     _ints_text,
@@ -488,8 +490,10 @@ def view_for(
     if seat is not None:
         check_seat(players, seat)
     layout = state.layout
-    seen = _seen(log_of(state), players, layout)
+    log = log_of(state)
+    seen = _seen(log, players, layout)
     viewer = players if seat is None else seat
+    _keep_hidden_text(log, seen.hidden[viewer], viewer)
     last = info.last_round
     public = None if last is None else _public_result(last, viewer, last_round_history)
     ended = None if seen.actions else _ended(state, viewer, last_round_history)
@@ -1023,6 +1027,40 @@ def _view_round_text(result: RoundResult | None) -> str:
     )
     _VIEW_ROUND_TEXTS[id(result)] = (result, text)
     return text
+
+
+#: A draw's action in the text of a history: its seat and its tile.
+_DRAW_TEXT = re.compile(r'\{"seat":([0-9]),"move":"draw","tile":"\[[0-6]\|[0-6]\]"')
+
+
+def _keep_hidden_text(log: ActionLog, hidden: ActionLog, viewer: int) -> None:
+    """Keep the text of a viewer's history made from the round's own text, if that is kept.
+
+    A viewer's history is the round's with other seats' drawn tiles hidden, so
+    its text is the round's text (kept, say, by a signed load) with those
+    tiles written null. This is done only when neither the viewer's history
+    nor the one before it has a text yet: otherwise writing the view adds one
+    action to the text already made.
+    """
+    kept = _LOG_TEXTS.get(id(log))
+    if kept is None or kept[0] is not log or hidden is None:
+        return
+    entry = _LOG_TEXTS.get(id(hidden))
+    if entry is not None and entry[0] is hidden:
+        return
+    before = hidden[6]
+    if before is not None:
+        entry = _LOG_TEXTS.get(id(before))
+        if entry is not None and entry[0] is before:
+            return
+    mine = str(viewer)
+
+    def hide(draw: re.Match[str]) -> str:
+        if draw.group(1) == mine:
+            return draw.group(0)
+        return f'{{"seat":{draw.group(1)},"move":"draw","tile":null'
+
+    _LOG_TEXTS[id(hidden)] = (hidden, _DRAW_TEXT.sub(hide, kept[1]))
 
 
 def _view_text(view: SpectatorView, geometry: bool, page: tuple[int, int] | None) -> str:
