@@ -117,6 +117,8 @@ SCHEMA_NAMES = (
     "vectors-manifest",
     "protocol-request",
     "protocol-answer",
+    "report",
+    "conformance-report",
 )
 
 
@@ -127,7 +129,8 @@ def format_schema(name: str) -> dict[str, Any]:
     ``"event"``, ``"record"``, ``"vectors"`` (a conformance vector file),
     ``"vectors-manifest"``, or ``"protocol-request"`` and
     ``"protocol-answer"`` (the engine protocol's lines, one definition per
-    command under ``$defs``); the schemas ship with the package as
+    command under ``$defs``), ``"report"`` (the referee's) or
+    ``"conformance-report"`` (the kit's); the schemas ship with the package as
     ``american_sniff/schemas/NAME.schema.json``. A document the library
     writes is valid against its schema; validity says nothing of the rules,
     which the readers check.
