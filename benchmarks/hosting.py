@@ -20,16 +20,38 @@ collector off, so that the runs differ by the step alone). The steps:
   (as in a loop that views every state);
 * ``view_cold``: ``view_for`` of a state no view has seen (say, just loaded):
   it walks the round once;
-* ``view_json``: ``view.to_json()``;
+* ``view_json``: ``view.to_json()``, when the view of the state before was
+  written too (as in a loop that sends every view);
 * ``event``: ``event_for(state, seat).to_json()``, the per-action message;
-* ``state_json``: ``state.to_json()``;
+* ``state_json``: ``state.to_json()``, when the state before was written too
+  (as in a loop that saves every state);
 * ``load``: ``MatchState.from_json(text)``, untrusted text, fully validated;
 * ``load_signed``: ``MatchState.from_json(text, key=KEY)``, the server's own
-  signed save, no replay.
+  signed save, no replay;
+* ``hosting``: the whole hosting step of a server that keeps no state in
+  memory, on untrusted text: ``from_json(text)`` of the state before, the
+  view of the seat to move and its ``to_json()``, ``apply`` of its first
+  legal move, and ``to_json()`` of the state after;
+* ``hosting_signed``: the same on the server's own path: ``from_json(text,
+  key=KEY)`` and ``to_json(key=KEY)``.
+
+The loads run once on every text in the setup, so that what a running
+process keeps (the moves read by their text) is there, as in a server; with
+``--method brackets`` every step runs once on other positions first, to the
+same end.
 
 It also plays whole random matches (``simulate``): the raw engine loop
 against the loop of ``american-sniff simulate`` (random bots choosing from a
 view whenever there is a choice), and prints the ratio.
+
+**Two ways of counting.** By default (``--method brackets``, when a C
+compiler and valgrind's ``callgrind.h`` are there) one child process runs
+every step under callgrind with instrumentation off, and turns it on around
+each step alone, through callgrind's client requests from a small helper
+library compiled on the fly; the count of an empty bracket is taken off.
+That takes a minute or two. ``--method twins`` is the older way, and needs
+no compiler: each count is the difference of two child runs (below); it
+takes much longer (each run plays its matches under callgrind).
 
 Usage: ``python benchmarks/hosting.py [--positions N] [--matches N]``; it
 needs ``valgrind`` on the PATH.
@@ -58,6 +80,8 @@ STEPS = (
     "state_json",
     "load",
     "load_signed",
+    "hosting",
+    "hosting_signed",
 )
 WHERE = ("start", "late")
 #: The key of the signed saves measured (any 32 bytes).
@@ -113,12 +137,31 @@ def prepare(step: str, pairs: list[tuple[Any, Any]]) -> Callable[[], None]:
     if step == "view_json":
         views = [view_for(s, s.turn) for s in afters]
         steps[step] = lambda: [v.to_json() for v in views]
+        for before, after in pairs:
+            view_for(before, after.turn).to_json()
+    elif step == "state_json":
+        for before, _ in pairs:
+            before.to_json()
     elif step == "load":
         texts = [s.to_json() for s in afters]
         steps[step] = lambda: [MatchState.from_json(t) for t in texts]
+        steps[step]()
     elif step == "load_signed":
         signed = [s.to_json(key=KEY) for s in afters]
         steps[step] = lambda: [MatchState.from_json(t, key=KEY) for t in signed]
+        steps[step]()
+    elif step in ("hosting", "hosting_signed"):
+        key = KEY if step == "hosting_signed" else None
+        saved = [before.to_json(key=key) for before, _ in pairs]
+        for text in saved:
+            MatchState.from_json(text, key=key)
+
+        def host(text: str) -> str:
+            state = MatchState.from_json(text, key=key)
+            view_for(state, state.turn).to_json()
+            return apply(state, legal_moves(state)[0]).to_json(key=key)
+
+        steps[step] = lambda: [host(text) for text in saved]
     if step == "apply":  # the legal moves are listed in the setup, as a loop does
         for state, _ in pairs:
             legal_moves(state)
@@ -134,8 +177,10 @@ def simulate(players: int, matches: int, with_views: bool) -> int:
     """Play ``matches`` random matches; return the number of actions.
 
     Without views, moves are chosen uniformly from ``legal_moves``; with
-    views, as ``american-sniff simulate`` does: a random bot chooses from the
-    seat's view whenever there is more than one legal move.
+    views, as ``american-sniff simulate`` does: a random bot chooses whenever
+    there is more than one legal move, from the legal moves alone
+    (``RandomBot.choose_from_moves``, what ``choose(view_for(...))`` would
+    choose) if the library has that, else from the seat's view.
     """
     from american_sniff import RandomBot, apply, legal_moves, new_match, view_for  # noqa: PLC0415
 
@@ -144,10 +189,13 @@ def simulate(players: int, matches: int, with_views: bool) -> int:
         state = new_match(players, seed=seed)
         rng = random.Random(seed)
         bots = [RandomBot(seed=seed * 8 + seat) for seat in range(players)]
+        quick = hasattr(RandomBot, "choose_from_moves")
         while state.winner is None:
             moves = legal_moves(state)
             if len(moves) == 1:
                 move = moves[0]
+            elif with_views and quick:
+                move = bots[state.turn].choose_from_moves(moves)
             elif with_views:
                 move = bots[state.turn].choose(view_for(state, state.turn))
             else:
@@ -212,17 +260,119 @@ def per_item(args: list[str]) -> float:
     return (total - base) / items
 
 
+_HELPER = """#include <valgrind/callgrind.h>
+void cg_start(void) { CALLGRIND_START_INSTRUMENTATION; CALLGRIND_ZERO_STATS; }
+void cg_stop(const char *name) { CALLGRIND_DUMP_STATS_AT(name); CALLGRIND_STOP_INSTRUMENTATION; }
+"""
+
+
+def helper(folder: str) -> str | None:
+    """Compile the client-request helper into ``folder``; its path, or None if it cannot be."""
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        return None
+    source = os.path.join(folder, "brackets.c")
+    library = os.path.join(folder, "libbrackets.so")
+    with open(source, "w", encoding="utf-8") as out:
+        out.write(_HELPER)
+    built = subprocess.run(
+        [compiler, "-O1", "-shared", "-fPIC", "-o", library, source],
+        capture_output=True,
+        check=False,
+    )
+    return library if built.returncode == 0 else None
+
+
+def bracketed_child(args: list[str]) -> None:
+    """The measured process of ``--method brackets``: each step between client requests."""
+    import ctypes  # noqa: PLC0415
+
+    library, players, count, matches = args[0], int(args[1]), int(args[2]), int(args[3])
+    lib = ctypes.CDLL(library)
+    lib.cg_stop.argtypes = [ctypes.c_char_p]
+    gc.disable()  # see child()
+    for _ in range(3):
+        lib.cg_start()
+        lib.cg_stop(b"empty:-:1")
+    # What a running process keeps for good (each move's text, the moves read
+    # by their text) is made first, by a round of every step on other positions.
+    for step in STEPS:
+        prepare(step, positions(players, "late", 4))()
+    for step in args[4].split(","):
+        for where in WHERE:
+            pairs = positions(players, where, count)
+            run = prepare(step, pairs)
+            lib.cg_start()
+            run()
+            lib.cg_stop(f"{step}:{where}:{len(pairs)}".encode())
+    for kind in ("raw", "views"):
+        simulate(players, matches, False)  # the same warm-up before both
+        lib.cg_start()
+        actions = simulate(players, matches, kind == "views")
+        lib.cg_stop(f"simulate:{kind}:{actions}".encode())
+
+
+def bracketed(
+    library: str, folder: str, players: int, options: argparse.Namespace
+) -> dict[tuple[str, str], float]:
+    """Instructions per item of each bracket of one ``bracketed_child`` run."""
+    count, steps, matches = options.positions, options.steps, options.matches
+    out = os.path.join(folder, f"callgrind-{players}.out")
+    subprocess.run(
+        [
+            "valgrind",
+            "--tool=callgrind",
+            "--instr-atstart=no",
+            f"--callgrind-out-file={out}",
+            sys.executable,
+            __file__,
+            "--bracketed-child",
+            library,
+            str(players),
+            str(count),
+            str(matches),
+            steps,
+        ],
+        capture_output=True,
+        check=True,
+        env={**os.environ, "PYTHONHASHSEED": "0"},
+    )
+    counts: list[tuple[str, int]] = []
+    for name in os.listdir(folder):
+        if not name.startswith(f"callgrind-{players}.out."):
+            continue
+        with open(os.path.join(folder, name), encoding="utf-8") as dump:
+            text = dump.read()
+        named = re.search(r"^desc: Trigger: Client Request: (\S+)", text, re.MULTILINE)
+        summed = re.search(r"^(?:summary|totals): (\d+)", text, re.MULTILINE)
+        if named and summed:
+            counts.append((named.group(1), int(summed.group(1))))
+    empty = min(count for name, count in counts if name.startswith("empty:"))
+    result = {}
+    for name, count in counts:
+        step, where, items = name.split(":")
+        if step != "empty":
+            result[(step, where)] = (count - empty) / int(items)
+    return result
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Print the instructions of each hosting step, and the simulate ratio."""
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["--child"]:
         child(args[1:])
         return 0
+    if args[:1] == ["--bracketed-child"]:
+        bracketed_child(args[1:])
+        return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--positions", type=int, default=30, help="positions per point")
     parser.add_argument("--matches", type=int, default=6, help="matches for simulate")
     parser.add_argument("--steps", default=",".join(STEPS), help="the steps to measure")
     parser.add_argument("--players", default="2,4", help="the player counts")
+    parser.add_argument(
+        "--method", choices=("brackets", "twins"), default="brackets", help="how to count"
+    )
     options = parser.parse_args(args)
     if shutil.which("valgrind") is None:
         print("valgrind is not installed (apt-get install valgrind)", file=sys.stderr)
@@ -230,6 +380,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     from american_sniff import COMPILED  # noqa: PLC0415
 
     print(f"build: {'mypyc-compiled' if COMPILED else 'pure Python'}")
+    if options.method == "brackets":
+        with tempfile.TemporaryDirectory() as folder:
+            library = helper(folder)
+            if library is not None:
+                for players in (int(p) for p in options.players.split(",")):
+                    found = bracketed(library, folder, players, options)
+                    for step in options.steps.split(","):
+                        start, late = found[(step, "start")], found[(step, "late")]
+                        print(
+                            f"{players} players {step:<14} start {start:>11,.0f}"
+                            f"   late {late:>11,.0f} instructions"
+                        )
+                    raw, views = found[("simulate", "raw")], found[("simulate", "views")]
+                    print(
+                        f"{players} players simulate: raw {raw:,.0f}, with bots {views:,.0f} "
+                        f"instructions/action; ratio {views / raw:.2f}"
+                    )
+                return 0
+        print("no C compiler for the helper: counting with --method twins", file=sys.stderr)
     for players in (int(p) for p in options.players.split(",")):
         for step in options.steps.split(","):
             counts = [

@@ -285,3 +285,22 @@ def test_a_bot_match_resumed_from_json_at_a_random_action_is_identical(
     assert first + rest == moves
     assert end == whole
     assert end.to_json() == whole.to_json()
+
+
+@given(st.sampled_from([2, 3, 4]), st.integers(0, 2**64 - 1))
+def test_a_random_bot_chooses_the_same_from_the_legal_moves_alone(players: int, seed: int) -> None:
+    """``choose_from_moves(legal_moves(state))`` is ``choose(view_for(state, seat))``.
+
+    It leaves the generator where ``choose`` leaves it, over a whole match.
+    """
+    state = new_match(players, seed=seed)
+    by_view = [RandomBot(seed=seed ^ seat) for seat in range(players)]
+    by_moves = [RandomBot(seed=seed ^ seat) for seat in range(players)]
+    while state.winner is None:
+        seat = state.turn
+        move = by_view[seat].choose(view_for(state, seat))
+        assert by_moves[seat].choose_from_moves(legal_moves(state)) == move
+        assert by_moves[seat].rng == by_view[seat].rng
+        state = apply(state, move)
+    with pytest.raises(ValueError, match="no legal move"):
+        RandomBot(seed=1).choose_from_moves(())

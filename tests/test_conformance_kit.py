@@ -31,11 +31,18 @@ from american_sniff.conformance.kit import (
 )
 from american_sniff.conformance.loading import Vector, load_vectors
 from american_sniff.conformance.protocol import PROTOCOL
+from american_sniff.serial import format_schema
 from in_process import InProcess, rules_engine
 
 WRONG_ENGINES = Path(__file__).parent / "wrong_engines"
 VECTORS = load_vectors()
 IDS = [vector.id for vector in VECTORS]
+
+
+def assert_valid_report(doc: dict[str, Any]) -> None:
+    """The kit's report is valid against its JSON Schema (when jsonschema is there)."""
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.Draft202012Validator(format_schema("conformance-report")).validate(doc)
 
 
 def engine_command(name: str) -> list[str]:
@@ -66,6 +73,7 @@ def test_the_library_passes_every_vector_in_process() -> None:
     seen: list[VectorResult] = []
     report = run_kit(LocalEngine(), progress=seen.append)
     assert report.passed, [str(r) for r in report.failures]
+    assert_valid_report(report.to_dict())
     assert list(report.results) == seen
     assert [r.id for r in report.results] == IDS
     assert report.summary() == f"{len(IDS)} vectors: all passed (american-sniff 0.1.0)"
@@ -148,6 +156,7 @@ def test_a_wrong_engine_fails_exactly_the_right_vectors(name: str) -> None:
     expected, (example, difference) = WRONG[name]
     report = run_kit(InProcess(rules_engine(name)), VECTORS)
     differences = failed(report)
+    assert_valid_report(report.to_dict())
     assert set(differences) == expected
     assert differences[example].split("\n")[0] == difference
     assert report.summary().endswith(
@@ -251,6 +260,7 @@ def test_a_skipped_vector_needs_a_feature() -> None:
         return answer
 
     report = run_kit(Wrapped(change))
+    assert_valid_report(report.to_dict())
     assert report.passed
     assert {r.id for r in report.skipped} == {v.id for v in VECTORS if v.requires}
     assert str(report.skipped[0]).endswith(": needs the feature seed")

@@ -28,6 +28,7 @@ from american_sniff import (
     parse_tile,
 )
 from american_sniff.engine import seeded_deal
+from american_sniff.serial import state_to_dict
 from scenarios import random_play
 
 KEY = b"a server's own key, kept secret"
@@ -218,6 +219,27 @@ def test_a_signed_save_loads_as_itself_with_its_key(players: int, seed: int, ste
     assert MatchState.from_json(text, key=KEY) == state
     assert MatchState.from_json(text.encode(), key=KEY) == state
     assert MatchState.from_json(text) == state  # without the key: checked in full
+
+
+@given(st.sampled_from([2, 3, 4]), st.integers(0, 2**32), st.integers(0, 500))
+def test_a_signed_save_loaded_writes_the_same_text_and_goes_on(
+    players: int, seed: int, steps: int
+) -> None:
+    """A loaded signed save keeps its text, and writes what the dict writer gives.
+
+    Saved again it is the same text; after each later move, the text of
+    ``json.dumps`` of ``state_to_dict``.
+    """
+    state = random_play(new_match(players, seed=seed), steps, seed)[-1]
+    text = state.to_json(key=KEY)
+    loaded = MatchState.from_json(text, key=KEY)
+    assert loaded.to_json(key=KEY) == text
+    rng = random.Random(seed)
+    for _ in range(3):
+        if loaded.winner is not None:
+            break
+        loaded = apply(loaded, rng.choice(legal_moves(loaded)))
+        assert loaded.to_json() == json.dumps(state_to_dict(loaded), separators=(",", ":"))
 
 
 def test_a_signed_save_is_refused_with_another_key_or_once_changed() -> None:

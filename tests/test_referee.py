@@ -30,7 +30,15 @@ from american_sniff import (
     record_match,
 )
 from american_sniff.referee import DISCREPANCY_KINDS, REPORT_FORMAT
+from american_sniff.serial import format_schema
 from scenarios import demo_match
+
+
+def assert_valid_report(doc: dict[str, Any]) -> None:
+    """The referee's report is valid against its JSON Schema (when jsonschema is there)."""
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.Draft202012Validator(format_schema("report")).validate(doc)
+
 
 #: The matches of test_records: wins mid-round and by a last tile, blocks, negative scores.
 MATCHES = ((2, 2), (3, 10), (4, 2), (4, 10))
@@ -101,6 +109,7 @@ def test_records_of_played_matches_are_valid(players: int, seed: int) -> None:
     for seeded in (True, False):
         report = check(doc_of(players, seed, seeded=seeded))
         assert report.ok, report.text()
+        assert_valid_report(report.to_dict())
         assert report.complete
         assert report.stopped is None
         assert report.rounds == demo_match(players, seed)[-1].round
@@ -358,6 +367,7 @@ def test_each_tampering_is_found_where_it_is(name: str, players: int, seed: int)
     expected = TAMPERING[name](doc)
     report = check(doc)
     assert not report.ok
+    assert_valid_report(report.to_dict())
     assert found(report)[0] == expected, report.text()
     if name in ALONE:
         assert len(report.discrepancies) == 1, report.text()

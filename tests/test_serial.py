@@ -27,7 +27,7 @@ from american_sniff import (
     parse_move,
 )
 from american_sniff.conformance.protocol import read_move  # deprecated: its alias is tested
-from american_sniff.serial import MAX_STATE_BYTES
+from american_sniff.serial import MAX_STATE_BYTES, state_to_dict
 from scenarios import DRAW_DEAL
 
 ROUNDTRIP_MATCHES = int(os.environ.get("ROUNDTRIP_MATCHES", "30"))
@@ -515,3 +515,25 @@ def test_move_texts_read_back_to_the_interned_moves() -> None:
     assert parse_move("[1|2] on [1|1] branch_b", strict=True) is parse_move(
         "[1|2] on [1|1] branch_b", strict=True
     )
+
+
+@given(st.sampled_from([2, 3, 4]), st.integers(0, 2**32), st.booleans())
+def test_the_state_text_is_the_state_dict_written_compactly(
+    players: int, seed: int, given_deals: bool
+) -> None:
+    """``to_json`` writes exactly what ``json.dumps`` writes of ``state_to_dict``.
+
+    It joins kept pieces of text; checked on every state of a match, from a seed
+    or with deals left.
+    """
+    if given_deals and players == 2:
+        state = new_match(2, seed=seed, deals=[DRAW_DEAL, DRAW_DEAL])
+        rng = random.Random(seed)
+        states = [state]
+        while not state.is_over and len(states) < 200:
+            state = apply(state, rng.choice(legal_moves(state)))
+            states.append(state)
+    else:
+        states = list(_states(players, seed))
+    for state in states:
+        assert state.to_json() == json.dumps(state_to_dict(state), separators=(",", ":"))

@@ -29,7 +29,8 @@ from american_sniff import (
     spectator_view,
     view_for,
 )
-from american_sniff.views import known_voids
+from american_sniff.render import DEFAULT_PAGE, table_geometry
+from american_sniff.views import event_to_dict, geometry_to_dict, known_voids, view_to_dict
 from scenarios import DRAW_DEAL, PASS_DEAL, act, deal
 
 _TILE_TEXT = re.compile(r"\[\d\|\d\]")
@@ -188,7 +189,9 @@ def test_the_view_json_follows_the_shared_conventions() -> None:
         "voids",
         "seq",
         "last_action",
+        "geometry",
     ]
+    assert doc["geometry"] is None  # only on request
     assert doc["format"] == "american-sniff/view"
     assert doc["table"] == {
         "placements": ["[0|0] opens"],
@@ -476,3 +479,102 @@ def test_a_view_that_does_not_add_up_is_refused() -> None:
         PlayerView.from_json(spectator_view(state).to_json())
     with pytest.raises(InvalidView, match="not valid JSON"):
         PlayerView.from_json("{")
+
+
+# -- the table's geometry ------------------------------------------------------------------
+
+
+@given(
+    st.sampled_from([2, 3, 4]),
+    st.integers(0, 2**32),
+    st.integers(0, 300),
+    st.sampled_from([DEFAULT_PAGE, (12, 10), None]),
+)
+def test_the_geometry_in_the_json_is_the_tables_and_reads_back(
+    players: int, seed: int, steps: int, page: tuple[int, int] | None
+) -> None:
+    """``to_json(geometry=True)`` writes the render geometry; reading checks it.
+
+    The view read back is the very view, and its own geometry is the one written.
+    """
+    state = _play(players, seed, steps)[-1]
+    view = view_for(state, state.turn)
+    text = view.to_json(geometry=True, page=page)
+    doc = json.loads(text)
+    made = table_geometry(state.layout, page=page)
+    assert doc["geometry"] == geometry_to_dict(made)
+    assert [placed["tile"] for placed in doc["geometry"]["tiles"]] == [
+        str(tile) for tile in state.layout.tiles
+    ]
+    assert [anchor["point"] for anchor in doc["geometry"]["anchors"]] == doc["table"]["open_points"]
+    back = PlayerView.from_json(text)
+    assert back == view
+    assert back.table_geometry(page) == made
+    assert back.to_json(geometry=True, page=page) == text
+    # JS-exact: every number is a small integer
+    numbers = re.findall(r"-?[0-9][0-9.eE+-]*", json.dumps(doc["geometry"]))
+    assert all(abs(int(n)) < 2**53 for n in numbers)
+    spectator = spectator_view(state)
+    assert SpectatorView.from_json(spectator.to_json(geometry=True)) == spectator
+
+
+def test_a_geometry_that_is_not_the_tables_is_refused() -> None:
+    """A moved tile, a wrong page, a missing anchor or a bad shape is refused with InvalidView."""
+    state = _play(3, 7, 30)[-1]
+    assert len(state.layout.tiles) >= 3
+    doc = json.loads(view_for(state, 0).to_json(geometry=True))
+    geometry = doc["geometry"]
+    first = geometry["tiles"][0]
+    moved = {**first, "rect": [x + 1 for x in first["rect"]]}
+    changes = [
+        {**geometry, "tiles": [moved, *geometry["tiles"][1:]]},
+        {**geometry, "page": [0, 40]},
+        {**geometry, "anchors": geometry["anchors"][1:]},
+        {**geometry, "half": 3},
+        {**geometry, "bounds": [0, 0, 0]},
+        {**geometry, "extra": 1},
+        [],
+    ]
+    for changed in changes:
+        with pytest.raises(InvalidView, match="geometry"):
+            PlayerView.from_json(json.dumps({**doc, "geometry": changed}))
+
+
+@given(st.sampled_from([2, 3, 4]), st.integers(0, 2**32), st.integers(0, 600), st.booleans())
+def test_the_view_text_is_the_view_dict_written_compactly(
+    players: int, seed: int, steps: int, full: bool
+) -> None:
+    """``to_json`` writes exactly what ``json.dumps`` writes of ``view_to_dict`` (events too).
+
+    It joins kept pieces of text; checked for every seat, a spectator, and the
+    states of a match in order.
+    """
+    states = _play(players, seed, steps)
+    for state in states[-30:]:
+        for seat in (*range(players), None):
+            view = view_for(state, seat, last_round_history=full)
+            assert view.to_json() == json.dumps(view_to_dict(view), separators=(",", ":"))
+        if state.last_action is not None:
+            for seat in (*range(players), None):
+                event = event_for(state, seat)
+                assert event.to_json() == json.dumps(event_to_dict(event), separators=(",", ":"))
+    view = view_for(states[-1], states[-1].turn)
+    assert view.to_json(geometry=True) == json.dumps(
+        view_to_dict(view, geometry=True), separators=(",", ":")
+    )
+
+
+@given(st.sampled_from([2, 3, 4]), st.integers(0, 2**32), st.integers(0, 500))
+def test_the_view_of_a_signed_save_just_loaded_is_written_right(
+    players: int, seed: int, steps: int
+) -> None:
+    """A loaded signed save keeps its history's text; each viewer's text is made from it."""
+    key = b"sixteen bytes or more of key"
+    text = _play(players, seed, steps)[-1].to_json(key=key)
+    for seat in (*range(players), None):
+        state = MatchState.from_json(text, key=key)
+        view = view_for(state, seat)
+        assert view.to_json() == json.dumps(view_to_dict(view), separators=(",", ":"))
+        if state.winner is None:
+            after = view_for(apply(state, legal_moves(state)[0]), seat)
+            assert after.to_json() == json.dumps(view_to_dict(after), separators=(",", ":"))

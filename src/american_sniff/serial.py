@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, get_origin
 
 import attrs
 
-from ._fast import placed
+from ._fast import log_of, placed
 from ._json import DealDoc, deprecated, read_u64, u64_text
 from .errors import InvalidState
 from .layout import Layout
@@ -65,7 +65,7 @@ from .state import (
     RoundResult,
     tile_index,
 )
-from .tiles import Tile, parse_tile
+from .tiles import ALL_TILES, Tile, parse_tile
 from .validation import validate_state
 
 if TYPE_CHECKING:
@@ -111,14 +111,29 @@ _E = TypeVar("_E", bound=ValueError)
 # -- the schemas ----------------------------------------------------------------------
 
 #: The formats that ship a JSON Schema, by the short name ``format_schema`` takes.
-SCHEMA_NAMES = ("state", "view", "event", "record")
+SCHEMA_NAMES = (
+    "state",
+    "view",
+    "event",
+    "record",
+    "vectors",
+    "vectors-manifest",
+    "protocol-request",
+    "protocol-answer",
+    "report",
+    "conformance-report",
+)
 
 
 def format_schema(name: str) -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of a format, as parsed JSON.
 
     ``name`` is ``"state"``, ``"view"`` (a player's or a spectator's),
-    ``"event"`` or ``"record"``; the schemas ship with the package as
+    ``"event"``, ``"record"``, ``"vectors"`` (a conformance vector file),
+    ``"vectors-manifest"``, or ``"protocol-request"`` and
+    ``"protocol-answer"`` (the engine protocol's lines, one definition per
+    command under ``$defs``), ``"report"`` (the referee's) or
+    ``"conformance-report"`` (the kit's); the schemas ship with the package as
     ``american_sniff/schemas/NAME.schema.json``. A document the library
     writes is valid against its schema; validity says nothing of the rules,
     which the readers check.
@@ -441,6 +456,151 @@ def state_to_dict(state: MatchState) -> dict[str, Any]:
     }
 
 
+# -- writing, fast --------------------------------------------------------------------
+# The writers below build the text that json.dumps(..., separators=(",", ":"))
+# writes of the dict writers above, byte for byte (the tests compare them), but
+# by joining pieces of text, and keep the text of each action log once made:
+# a log is a chain whose every link is shared with the states before, so the
+# history of a state is the history of the one before and one action more.
+
+#: Each tile by its text, for the signed path (which reads only the library's own text).
+_TILE_OF_TEXT = {str(tile): tile for tile in ALL_TILES}
+#: Each tile's text, by its index.
+_TILE_TEXTS: tuple[str, ...] = tuple(str(tile) for tile in ALL_TILES)
+#: The JSON text (a quoted string) of each tile, by its index.
+_TILE_JSON: tuple[str, ...] = tuple(f'"{text}"' for text in _TILE_TEXTS)
+#: The text of each move met, by its id (the entry holds the move, so that
+#: the id cannot be reused while it lives).
+_MOVE_TEXTS: dict[int, tuple[Move, str]] = {}
+#: The text of each action log's history met: the actions' JSON objects
+#: joined by commas, oldest first, by the id of the log's newest node.
+_LOG_TEXTS: dict[int, tuple[ActionLog, str]] = {}
+_TEXTS_LIMIT = 1 << 14
+
+
+def _kept_move_text(move: Move) -> str:
+    """``move_text(move)``, kept once made: the engine hands out the same move objects."""
+    entry = _MOVE_TEXTS.get(id(move))
+    if entry is not None and entry[0] is move:
+        return entry[1]
+    if len(_MOVE_TEXTS) >= _TEXTS_LIMIT:
+        _MOVE_TEXTS.clear()
+    text = str(move)
+    _MOVE_TEXTS[id(move)] = (move, text)
+    return text
+
+
+def _ints_text(values: tuple[int, ...] | list[int]) -> str:
+    """A list of integers as compact JSON: ``[1,2]``."""
+    return "[" + ",".join([str(value) for value in values]) + "]"
+
+
+def _tiles_text(tiles: tuple[Tile, ...]) -> str:
+    """A list of tiles as compact JSON: ``["[0|1]","[2|2]"]``."""
+    return "[" + ",".join([_TILE_JSON[tile.index] for tile in tiles]) + "]"
+
+
+def _action_text(node: tuple[Any, ...]) -> str:
+    """The compact JSON object of the action at a log's node (see action_to_json)."""
+    seat, move, tile, end_sum, points = node[0], node[1], node[2], node[3], node[4]
+    tile_part = "null" if tile is None else _TILE_JSON[tile.index]
+    if type(move) is Place:
+        return (
+            f'{{"seat":{seat},"move":"{_kept_move_text(move)}","tile":{tile_part},'
+            f'"end_sum":{end_sum},"points":{points}}}'
+        )
+    return (
+        f'{{"seat":{seat},"move":"{_kept_move_text(move)}","tile":{tile_part},'
+        '"end_sum":null,"points":null}'
+    )
+
+
+def _log_text(log: ActionLog) -> str:
+    """The compact JSON list of a log's actions, oldest first, as ``action_to_json`` writes them.
+
+    Kept by node: the text of a log whose node before was already written
+    costs one action.
+    """
+    if log is None:
+        return "[]"
+    entry = _LOG_TEXTS.get(id(log))
+    if entry is not None and entry[0] is log:
+        return "[" + entry[1] + "]"
+    pending = []
+    node: ActionLog = log
+    text = ""
+    while node is not None:
+        entry = _LOG_TEXTS.get(id(node))
+        if entry is not None and entry[0] is node:
+            text = entry[1]
+            break
+        pending.append(node)
+        node = node[6]
+    if len(_LOG_TEXTS) + len(pending) > _TEXTS_LIMIT:
+        _LOG_TEXTS.clear()
+    for node in reversed(pending):
+        assert node is not None
+        piece = _action_text(node)
+        text = f"{text},{piece}" if text else piece
+        _LOG_TEXTS[id(node)] = (node, text)
+    return "[" + text + "]"
+
+
+def _hands_text(hands: tuple[tuple[Tile, ...], ...]) -> str:
+    return "[" + ",".join([_tiles_text(hand) for hand in hands]) + "]"
+
+
+#: The text of each finished round's object met, by the result's id (the entry
+#: holds the result, so that the id cannot be reused while it lives).
+_ROUND_TEXTS: dict[int, tuple[RoundResult, str]] = {}
+
+
+def _round_text(result: RoundResult | None) -> str:
+    """``round_result_to_json(result)`` as compact JSON text, kept once made."""
+    if result is None:
+        return "null"
+    entry = _ROUND_TEXTS.get(id(result))
+    if entry is not None and entry[0] is result:
+        return entry[1]
+    if len(_ROUND_TEXTS) >= _TEXTS_LIMIT:
+        _ROUND_TEXTS.clear()
+    finisher = "null" if result.finisher is None else str(result.finisher)
+    text = (
+        f'{{"round":{result.round},"end":"{result.end.value}","finisher":{finisher},'
+        f'"hands":{_hands_text(result.hands)},"deductions":{_ints_text(result.deductions)},'
+        f'"scores":{_ints_text(result.scores)},"history":{_log_text(result._log)},'
+        f'"dealt_from":"{"deal" if result.given else "seed"}"}}'
+    )
+    _ROUND_TEXTS[id(result)] = (result, text)
+    return text
+
+
+_STATE_HEAD = json.dumps(document_header(STATE_FORMAT), separators=(",", ":"))[:-1]
+
+
+def _state_text(state: MatchState) -> str:
+    """``json.dumps(state_to_dict(state), separators=(",", ":"))``, by joining kept pieces."""
+    info = state.info
+    deals = ",".join(
+        [
+            f'{{"hands":{_hands_text(deal.hands)},"stock":{_tiles_text(deal.stock)},'
+            f'"opener":{"null" if deal.opener is None else deal.opener}}}'
+            for deal in info.deals
+        ]
+    )
+    winner = "null" if state.winner is None else str(state.winner)
+    drawn = "null" if state.drawn is None else _TILE_JSON[state.drawn.index]
+    return (
+        f'{_STATE_HEAD},"players":{info.players},"seed":"{info.seed}","rng":"{info.rng}",'
+        f'"round":{info.round},"opener":{info.opener},"turn":{state.turn},'
+        f'"scores":{_ints_text(state.scores)},"winner":{winner},'
+        f'"hands":{_hands_text(state.hands)},"stock":{_tiles_text(state.stock)},'
+        f'"drawn":{drawn},"history":{_log_text(log_of(state))},"deals":[{deals}],'
+        f'"last_round":{_round_text(info.last_round)},"actions_before":{info.actions_before},'
+        f'"dealt_from":"{"deal" if info.given else "seed"}"}}'
+    )
+
+
 def state_to_json(state: MatchState, *, key: bytes | None = None) -> str:
     """The state as compact JSON text; signed with ``key`` if one is given.
 
@@ -450,7 +610,7 @@ def state_to_json(state: MatchState, *, key: bytes | None = None) -> str:
 
     :raises ValueError: if ``key`` is not bytes of at least 16 bytes.
     """
-    text = json.dumps(state_to_dict(state), separators=(",", ":"))
+    text = _state_text(state)
     if key is None:
         return text
     return f'{text[:-1]},"signature":"{_signature(_check_key(key), text)}"}}'
@@ -524,47 +684,162 @@ def state_from_json(text: object, *, key: bytes | None = None) -> MatchState:
     """
     if key is not None:
         # The library wrote this very text: the plain parser reads it as is.
-        data = json.loads(_signed_text(text, _check_key(key)))
+        unsigned = _signed_text(text, _check_key(key))
+        data = json.loads(unsigned)
     else:
         data = read_json(text, max_bytes=MAX_STATE_BYTES, error=InvalidState, what="the state")
     if isinstance(data, dict):
         check_header(data, STATE_FORMAT, InvalidState)
     if key is not None:
         try:
-            doc = _signed_doc(data)
-        except (TypeError, KeyError) as exc:  # only a key holder could write such a text
+            return _signed_state(data, unsigned)
+        except (TypeError, KeyError, ValueError, IndexError, AttributeError) as exc:
+            # only a key holder could write such a text
             raise InvalidState(
                 f"the signed state is not in the format: {type(exc).__name__} {exc}"
             ) from None
-    else:
-        doc = structure(data, _StateDoc, InvalidState, "the state")
+    doc = structure(data, _StateDoc, InvalidState, "the state")
     try:
-        state = _build_state(doc, trusted=key is not None)
+        state = _build_state(doc)
     except InvalidState:
         raise
     except (ValueError, TypeError, KeyError, IndexError) as exc:
         raise InvalidState(f"the state cannot be built: {exc}") from None
-    if key is None:
-        validate_state(state)
+    validate_state(state)
     return state
 
 
-def _signed_doc(data: dict[str, Any]) -> _StateDoc:
-    """The document classes of a signed save, built straight from its parsed JSON.
+def _signed_log(actions: list[dict[str, Any]], players: int, final: list[int]) -> ActionLog:
+    """The action log of a signed save's history (see action_log_from), with no checks."""
+    scores = list(final)
+    after: list[tuple[int, ...]] = []
+    for action in reversed(actions):
+        after.append(tuple(scores))
+        points = action["points"]
+        if points:
+            scores[side_of(players, action["seat"])] -= points
+    log: ActionLog = None
+    tiles = _TILE_OF_TEXT
+    for action, scores_after in zip(actions, reversed(after), strict=True):
+        text = action["move"]
+        move = parse_move(text, strict=True)
+        tile = action["tile"]
+        log = (
+            action["seat"],
+            move,
+            None if tile is None else tiles[tile],
+            action["end_sum"],
+            action["points"] or 0,
+            scores_after,
+            log,
+        )
+    return log
 
-    The library wrote the text (its signature says so), so its shape needs no
-    checking: the converter's field-by-field checks are left out.
+
+def _signed_table(log: ActionLog) -> Layout:
+    """The table a signed save's log builds, placed without checks."""
+    placements = []
+    node = log
+    while node is not None:
+        if type(node[1]) is Place:
+            placements.append(node[1])
+        node = node[6]
+    layout = Layout.empty()
+    for move in reversed(placements):
+        at = move.at
+        layout = placed(layout, move.tile, None if at is None else at.order)
+    return layout
+
+
+def _signed_hands(docs: list[list[str]]) -> tuple[tuple[Tile, ...], ...]:
+    tiles = _TILE_OF_TEXT
+    return tuple([tuple([tiles[text] for text in hand]) for hand in docs])
+
+
+def _keep_signed_texts(text: str, log: ActionLog, result: RoundResult | None) -> None:
+    """Keep the history and the last round of a signed save's ``text`` as the writers would.
+
+    The library wrote the text, in the writers' order of keys, so the history's
+    actions and the last round's object are the very text that ``_log_text``
+    and ``_round_text`` would make of them: saving the next state writes one
+    action more, not the whole round again.
     """
+    if len(_LOG_TEXTS) + 1 > _TEXTS_LIMIT:
+        _LOG_TEXTS.clear()
+    if len(_ROUND_TEXTS) + 1 > _TEXTS_LIMIT:
+        _ROUND_TEXTS.clear()
+    start = text.find(',"history":[')
+    end = text.find('],"deals":[', start)
+    if log is not None and 0 <= start < end:
+        _LOG_TEXTS[id(log)] = (log, text[start + len(',"history":[') : end])
+    if result is not None:
+        first = text.find(',"last_round":', end)
+        last = text.find(',"actions_before":', first)
+        if 0 <= end < first < last:
+            _ROUND_TEXTS[id(result)] = (result, text[first + len(',"last_round":') : last])
+
+
+def _signed_state(data: dict[str, Any], text: str) -> MatchState:
+    """The state of a signed save, built straight from its parsed JSON ``data``.
+
+    The library wrote the ``text`` (its signature says so), so nothing is
+    checked again and nothing is replayed: each action costs a few look-ups.
+    """
+    players = data["players"]
+    tiles = _TILE_OF_TEXT
+    log = _signed_log(data["history"], players, data["scores"])
     last = data["last_round"]
-    return _StateDoc(
-        **{
-            **data,
-            "history": [ActionDoc(**action) for action in data["history"]],
-            "deals": [DealDoc(**deal) for deal in data["deals"]],
-            "last_round": None
-            if last is None
-            else _RoundDoc(**{**last, "history": [ActionDoc(**a) for a in last["history"]]}),
-        }
+    result = None
+    if last is not None:
+        before = list(last["scores"])
+        for seat, amount in enumerate(last["deductions"]):
+            before[side_of(players, seat)] += amount
+        last_log = _signed_log(last["history"], players, before)
+        result = RoundResult(
+            round=last["round"],
+            end=RoundEnd(last["end"]),
+            finisher=last["finisher"],
+            layout=_signed_table(last_log),
+            hands=_signed_hands(last["hands"]),
+            deductions=tuple(last["deductions"]),
+            scores=tuple(last["scores"]),
+            log=last_log,
+            given=last.get("dealt_from") == "deal",
+        )
+    drawn_tiles = _drawn_tiles(log)
+    info = RoundInfo(
+        players=players,
+        seed=int(data["seed"]),
+        round=data["round"],
+        opener=data["opener"],
+        deck=(*drawn_tiles, *[tiles[text] for text in data["stock"]]),
+        deals=tuple(
+            [
+                Deal(
+                    hands=_signed_hands(deal["hands"]),
+                    stock=tuple([tiles[text] for text in deal["stock"]]),
+                    opener=deal["opener"],
+                )
+                for deal in data["deals"]
+            ]
+        ),
+        rng=int(data["rng"]),
+        last_round=result,
+        actions_before=data.get("actions_before", 0),
+        given=data.get("dealt_from") == "deal",
+    )
+    drawn = data["drawn"]
+    _keep_signed_texts(text, log, result)
+    return MatchState(
+        info=info,
+        turn=data["turn"],
+        hands=_signed_hands(data["hands"]),
+        layout=_signed_table(log),
+        scores=tuple(data["scores"]),
+        winner=data["winner"],
+        drawn=None if drawn is None else tiles[drawn],
+        drawn_count=len(drawn_tiles),
+        log=log,
     )
 
 

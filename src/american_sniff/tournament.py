@@ -36,7 +36,7 @@ from typing import Any
 
 import attrs
 
-from .bots import BOTS, make_bot
+from .bots import BOTS, RandomBot, make_bot
 from .engine import apply, legal_moves, new_match
 from .rng import MASK64, check_seed, next_u64
 from .rules import PLAYER_COUNTS, side_count, side_of
@@ -337,13 +337,19 @@ def play_match(spec: MatchSpec, options: BotOptions | None = None) -> MatchResul
         make_bot(name, (spec.seed + seat + 1) & MASK64, **options.get(name, {}))
         for seat, name in enumerate(spec.lineup)
     ]
+    # A random bot chooses from the legal moves alone: it is asked without a view.
+    quick = [bot.choose_from_moves if type(bot) is RandomBot else None for bot in bots]
     state = new_match(players, seed=spec.seed)
     points = [0] * players
     finished = blocked = 0
     while state.winner is None:
         seat = state.turn
         moves = legal_moves(state)
-        move = moves[0] if len(moves) == 1 else bots[seat].choose(view_for(state, seat))
+        if len(moves) == 1:
+            move = moves[0]
+        else:
+            pick = quick[seat]
+            move = bots[seat].choose(view_for(state, seat)) if pick is None else pick(moves)
         state = apply(state, move)
         action = state.last_action
         assert action is not None  # every state after an apply has one

@@ -50,19 +50,26 @@ moment. What stays known afterwards, for the current round:
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, NamedTuple, overload
 
 import attrs
 
 from . import rules
-from ._fast import OPEN, PLACE, POINT_OF_KEY, log_of, placed
+from ._fast import OPEN, PLACE, POINT_OF_KEY, WORTH_OF_KEY, is_lone_double, log_of, placed
 from .engine import legal_moves
 from .errors import InvalidState, InvalidView
 from .layout import Layout
 from .moves import Draw, Move, Pass, Place, parse_move
+from .render.geometry import DEFAULT_PAGE, HALF, Geometry, Rect, table_geometry
 from .rules import TARGET
 from .serial import (
+    _LOG_TEXTS,
     ActionDoc,
+    _action_text,
+    _ints_text,
+    _log_text,
+    _tiles_text,
     action_log_from,
     action_to_dict,
     check_header,
@@ -71,6 +78,7 @@ from .serial import (
     structure,
     tile_text,
 )
+from .serial import _kept_move_text as _move_text
 from .state import Action, ActionLog, MatchState, RoundEnd, RoundResult, check_seat
 from .tiles import Tile, parse_tile
 
@@ -86,6 +94,7 @@ __all__ = [
     "event_for",
     "event_from_json",
     "event_to_dict",
+    "geometry_to_dict",
     "known_voids",
     "spectator_view",
     "view_for",
@@ -190,9 +199,30 @@ class SpectatorView:
         """Whether the viewer is to move (and the match goes on); never for a spectator."""
         return False
 
-    def to_json(self) -> str:
-        """The view as JSON text, in the documented view format (``docs/formats.md``)."""
-        return json.dumps(view_to_dict(self), separators=(",", ":"))
+    def to_json(
+        self, *, geometry: bool = False, page: tuple[int, int] | None = DEFAULT_PAGE
+    ) -> str:
+        """The view as JSON text, in the documented view format (``docs/formats.md``).
+
+        With ``geometry=True`` the text holds the table laid out for drawing
+        (:meth:`table_geometry` on ``page``); it costs a search, so it is
+        left out (null) unless asked for.
+        """
+        return _view_text(self, geometry, page)
+
+    def table_geometry(self, page: tuple[int, int] | None = DEFAULT_PAGE) -> Geometry:
+        """The table laid out in the plane for drawing: a rectangle per tile, an anchor per point.
+
+        This is :func:`american_sniff.render.table_geometry` of :attr:`layout`;
+        ``to_json(geometry=True)`` writes it.
+
+        >>> from american_sniff import new_match
+        >>> spectator_view(new_match(2, seed=1)).table_geometry().tiles
+        ()
+
+        :raises ValueError: if ``page`` is not None or a pair of positive integers.
+        """
+        return table_geometry(self.layout, page=page)
 
     @classmethod
     def from_json(cls, text: str | bytes) -> SpectatorView:
@@ -371,8 +401,9 @@ def _step(before: _Seen, node: ActionLog, layout: Layout | None) -> _Seen:
     if seat != current:
         current, draws, known, shown = seat, 0, voids[seat], table.value_mask
     if type(move) is Place:
-        if layout is None:
-            layout = table.place(move.tile, move.at)
+        if layout is None:  # the log is a state's: its placements are legal
+            at = move.at
+            layout = placed(table, move.tile, None if at is None else at.order)
         table = layout
     if type(move) is Draw:
         # It could not place; the tile it drew may show anything until its turn ends.
@@ -457,8 +488,10 @@ def view_for(
     if seat is not None:
         check_seat(players, seat)
     layout = state.layout
-    seen = _seen(log_of(state), players, layout)
+    log = log_of(state)
+    seen = _seen(log, players, layout)
     viewer = players if seat is None else seat
+    _keep_hidden_text(log, seen.hidden[viewer], viewer)
     last = info.last_round
     public = None if last is None else _public_result(last, viewer, last_round_history)
     ended = None if seen.actions else _ended(state, viewer, last_round_history)
@@ -613,7 +646,7 @@ class ViewEvent:
 
     def to_json(self) -> str:
         """The event as JSON text, in the documented event format (``docs/formats.md``)."""
-        return json.dumps(event_to_dict(self), separators=(",", ":"))
+        return _event_text(self)
 
     @classmethod
     def from_json(cls, text: str | bytes) -> ViewEvent:
@@ -648,10 +681,13 @@ def event_for(state: MatchState, seat: int | None) -> ViewEvent:
     if action is None:
         raise ValueError("no action led to this state: it is the start of the match")
     started = action.round_result is not None
+    if started:
+        a = action
+        action = Action(a.seat, a.move, a.tile, a.end_sum, a.points, a.scores, None, a.winner)
     return ViewEvent(
         viewer=seat,
         seq=view.seq,
-        action=attrs.evolve(action, round_result=None),
+        action=action,
         turn=view.turn,
         drawn=view.drawn if isinstance(view, PlayerView) else None,
         legal_moves=view.legal_moves if isinstance(view, PlayerView) else (),
@@ -809,11 +845,66 @@ def _new_round_doc(result: RoundResult) -> dict[str, Any]:
     }
 
 
-def view_to_dict(view: SpectatorView) -> dict[str, Any]:
+def _rect(rect: Rect) -> list[int]:
+    return [rect.x0, rect.y0, rect.x1, rect.y1]
+
+
+def geometry_to_dict(geometry: Geometry) -> dict[str, Any]:
+    """The ``geometry`` key of a view document: the table laid out for drawing.
+
+    Rectangles and segments are ``[x0, y0, x1, y1]`` in geometry units
+    (``half`` units to a half tile), ``y`` growing downwards; directions are
+    ``"east"``, ``"south"``, ``"west"`` or ``"north"``. See ``docs/formats.md``.
+
+    >>> from american_sniff import Layout, Tile
+    >>> doc = geometry_to_dict(table_geometry(Layout.empty().place(Tile(1, 4))))
+    >>> doc["tiles"][0]["rect"], doc["anchors"][0]["point"], doc["anchors"][0]["facing"]
+    ([-2, -1, 2, 1], '[1|4] low', 'west')
+    """
+    return {
+        "page": None if geometry.page is None else list(geometry.page),
+        "half": HALF,
+        "bounds": _rect(geometry.bounds),
+        "tiles": [
+            {
+                "tile": tile_text(placed.tile),
+                "rect": _rect(placed.rect),
+                "heading": placed.heading.name.lower(),
+                "low_half": _rect(placed.low_half),
+                "high_half": _rect(placed.high_half),
+                "edges": [
+                    {
+                        "side": edge.side.value,
+                        "segment": [edge.x0, edge.y0, edge.x1, edge.y1],
+                        "facing": edge.facing.name.lower(),
+                    }
+                    for edge in placed.edges
+                ],
+            }
+            for placed in geometry.tiles
+        ],
+        "anchors": [
+            {
+                "point": str(anchor.point),
+                "x": anchor.x,
+                "y": anchor.y,
+                "facing": anchor.facing.name.lower(),
+                "marker": _rect(anchor.marker),
+                "value": anchor.value,
+            }
+            for anchor in geometry.anchors
+        ],
+    }
+
+
+def view_to_dict(
+    view: SpectatorView, *, geometry: bool = False, page: tuple[int, int] | None = DEFAULT_PAGE
+) -> dict[str, Any]:
     """The view document as a dict of JSON values (what ``view.to_json()`` writes).
 
     A spectator's view has ``seat``, ``hand`` and ``drawn`` null and
-    ``legal_moves`` and ``previews`` null.
+    ``legal_moves`` and ``previews`` null. ``geometry`` is null unless asked
+    for (see :meth:`SpectatorView.to_json`).
     """
     player = view if isinstance(view, PlayerView) else None
     last = view.last_action
@@ -843,7 +934,207 @@ def view_to_dict(view: SpectatorView) -> dict[str, Any]:
         "voids": [sorted(values) for values in view.voids],
         "seq": view.seq,
         "last_action": None if last is None else action_to_dict(last),
+        "geometry": geometry_to_dict(view.table_geometry(page)) if geometry else None,
     }
+
+
+# -- JSON: writing, fast ------------------------------------------------------------------
+# view.to_json() writes json.dumps(view_to_dict(view), separators=(",", ":")),
+# byte for byte (the tests compare them), by joining pieces of text; the pieces
+# shared by many views (the table, the previous round, the histories) are kept
+# once made, so a view's text costs about the same at any point of a round.
+
+_VIEW_HEAD = json.dumps(document_header(VIEW_FORMAT), separators=(",", ":"))[:-1]
+#: The JSON text (a quoted string) of each open point, by its key.
+_POINT_JSON = tuple("" if point is None else f'"{point}"' for point in POINT_OF_KEY)
+#: The JSON text of each table's placements, by the id of its log's newest node.
+_PLACEMENT_TEXTS: dict[int, tuple[object, str]] = {}
+#: The JSON text of each table met (its ``table`` object), by the layout's id.
+_TABLE_TEXTS: dict[int, tuple[Layout, str]] = {}
+#: The JSON text of each public result met (a view's ``last_round``), by its id.
+_VIEW_ROUND_TEXTS: dict[int, tuple[RoundResult, str]] = {}
+_TEXTS_LIMIT = 1 << 12
+
+
+def _placements_text(layout: Layout) -> str:
+    """The JSON list ``_placements(layout)`` gives, kept by the table's chain of placements."""
+    log = layout._log
+    if log is None:
+        return "[]"
+    pending = []
+    node = log
+    text = ""
+    while node is not None:
+        entry = _PLACEMENT_TEXTS.get(id(node))
+        if entry is not None and entry[0] is node:
+            text = entry[1]
+            break
+        pending.append(node)
+        node = node[2]
+    if len(_PLACEMENT_TEXTS) + len(pending) > _TEXTS_LIMIT:
+        _PLACEMENT_TEXTS.clear()
+    for node in reversed(pending):
+        tile, key, _ = node
+        move = OPEN[tile.index] if key is None else PLACE[tile.index][key]
+        piece = f'"{_move_text(move)}"'
+        text = f"{text},{piece}" if text else piece
+        _PLACEMENT_TEXTS[id(node)] = (node, text)
+    return "[" + text + "]"
+
+
+def _table_text(layout: Layout) -> str:
+    """``_table_doc(layout)`` as compact JSON text, kept once made."""
+    entry = _TABLE_TEXTS.get(id(layout))
+    if entry is not None and entry[0] is layout:
+        return entry[1]
+    if len(_TABLE_TEXTS) >= _TEXTS_LIMIT:
+        _TABLE_TEXTS.clear()
+    keys = layout.open_keys
+    worths = [f'{{"point":{_POINT_JSON[key]},"value":{WORTH_OF_KEY[key]}}}' for key in keys]
+    if is_lone_double(keys):
+        del worths[1]  # a lone opening double counts once, at line_a
+    sniff = layout.sniff
+    text = (
+        f'{{"placements":{_placements_text(layout)},'
+        f'"open_points":[{",".join([_POINT_JSON[key] for key in keys])}],'
+        f'"contributions":[{",".join(worths)}],"end_sum":{layout.end_sum},'
+        f'"sniff":{"null" if sniff is None else chr(34) + tile_text(sniff) + chr(34)}}}'
+    )
+    _TABLE_TEXTS[id(layout)] = (layout, text)
+    return text
+
+
+def _view_round_text(result: RoundResult | None) -> str:
+    """``_round_doc(result)`` as compact JSON text, kept once made."""
+    if result is None:
+        return "null"
+    entry = _VIEW_ROUND_TEXTS.get(id(result))
+    if entry is not None and entry[0] is result:
+        return entry[1]
+    if len(_VIEW_ROUND_TEXTS) >= _TEXTS_LIMIT:
+        _VIEW_ROUND_TEXTS.clear()
+    log = result._log
+    finisher = "null" if result.finisher is None else str(result.finisher)
+    hands = ",".join([_tiles_text(hand) for hand in result.hands])
+    text = (
+        f'{{"round":{result.round},"end":"{result.end.value}","finisher":{finisher},'
+        f'"hands":[{hands}],"deductions":{_ints_text(result.deductions)},'
+        f'"scores":{_ints_text(result.scores)},"placements":{_placements_text(result.layout)},'
+        f'"history":{"null" if log is None else _log_text(log)},'
+        f'"dealt_from":"{"deal" if result.given else "seed"}"}}'
+    )
+    _VIEW_ROUND_TEXTS[id(result)] = (result, text)
+    return text
+
+
+#: A draw's action in the text of a history: its seat and its tile.
+_DRAW_TEXT = re.compile(r'\{"seat":([0-9]),"move":"draw","tile":"\[[0-6]\|[0-6]\]"')
+
+
+def _keep_hidden_text(log: ActionLog, hidden: ActionLog, viewer: int) -> None:
+    """Keep the text of a viewer's history made from the round's own text, if that is kept.
+
+    A viewer's history is the round's with other seats' drawn tiles hidden, so
+    its text is the round's text (kept, say, by a signed load) with those
+    tiles written null. This is done only when neither the viewer's history
+    nor the one before it has a text yet: otherwise writing the view adds one
+    action to the text already made.
+    """
+    kept = _LOG_TEXTS.get(id(log))
+    if kept is None or kept[0] is not log or hidden is None:
+        return
+    entry = _LOG_TEXTS.get(id(hidden))
+    if entry is not None and entry[0] is hidden:
+        return
+    before = hidden[6]
+    if before is not None:
+        entry = _LOG_TEXTS.get(id(before))
+        if entry is not None and entry[0] is before:
+            return
+    mine = str(viewer)
+
+    def hide(draw: re.Match[str]) -> str:
+        if draw.group(1) == mine:
+            return draw.group(0)
+        return f'{{"seat":{draw.group(1)},"move":"draw","tile":null'
+
+    _LOG_TEXTS[id(hidden)] = (hidden, _DRAW_TEXT.sub(hide, kept[1]))
+
+
+def _view_text(view: SpectatorView, geometry: bool, page: tuple[int, int] | None) -> str:
+    """``json.dumps(view_to_dict(view, ...), separators=(",", ":"))``, from kept pieces."""
+    log = view._log
+    if log is not None:
+        last = _action_text(log)  # the newest action alone
+    elif view._ended is not None:
+        last = json.dumps(action_to_dict(view._ended), separators=(",", ":"))
+    else:
+        last = "null"
+    winner = "null" if view.winner is None else str(view.winner)
+    voids = ",".join([_ints_text(sorted(values)) for values in view.voids])
+    if isinstance(view, PlayerView):
+        layout = view.layout
+        moves = [_move_text(move) for move in view.legal_moves]
+        previews = []
+        for move, text in zip(view.legal_moves, moves, strict=True):
+            if type(move) is Place:
+                at = move.at
+                end_sum = placed(layout, move.tile, None if at is None else at.order).end_sum
+                points = rules.placement_points(end_sum)
+                previews.append(f'{{"move":"{text}","end_sum":{end_sum},"points":{points}}}')
+            else:
+                previews.append(f'{{"move":"{text}","end_sum":null,"points":0}}')
+        drawn = view.drawn
+        own = (
+            f'"seat":{view.seat}',
+            f'"hand":{_tiles_text(view.hand)}',
+            "null" if drawn is None else f'"{tile_text(drawn)}"',
+            "[" + ",".join([f'"{text}"' for text in moves]) + "]",
+            "[" + ",".join(previews) + "]",
+        )
+    else:
+        own = ('"seat":null', '"hand":null', "null", "null", "null")
+    drawing = "null"
+    if geometry:
+        drawing = json.dumps(geometry_to_dict(view.table_geometry(page)), separators=(",", ":"))
+    return (
+        f'{_VIEW_HEAD},"players":{view.players},{own[0]},"round":{view.round},'
+        f'"opener":{view.opener},"turn":{view.turn},"target":{view.target},'
+        f'"scores":{_ints_text(view.scores)},"winner":{winner},{own[1]},"drawn":{own[2]},'
+        f'"hand_sizes":{_ints_text(view.hand_sizes)},"stock_size":{view.stock_size},'
+        f'"table":{_table_text(view.layout)},"legal_moves":{own[3]},"previews":{own[4]},'
+        f'"history":{_log_text(log)},"last_round":{_view_round_text(view.last_round)},'
+        f'"voids":[{voids}],"seq":{view.seq},"last_action":{last},"geometry":{drawing}}}'
+    )
+
+
+_EVENT_HEAD = json.dumps(document_header(EVENT_FORMAT), separators=(",", ":"))[:-1]
+
+
+def _event_text(event: ViewEvent) -> str:
+    """``json.dumps(event_to_dict(event), separators=(",", ":"))``, from kept pieces."""
+    action = event.action
+    tile = action.tile
+    move = _move_text(action.move)
+    if type(action.move) is Place:
+        sums = f'"end_sum":{action.end_sum},"points":{action.points}'
+    else:
+        sums = '"end_sum":null,"points":null'
+    viewer = "null" if event.viewer is None else str(event.viewer)
+    winner = "null" if action.winner is None else str(action.winner)
+    drawn = "null" if event.drawn is None else f'"{tile_text(event.drawn)}"'
+    moves = ",".join([f'"{_move_text(m)}"' for m in event.legal_moves])
+    voids = ",".join([_ints_text(sorted(values)) for values in event.voids])
+    view = event.next_round
+    next_round = "null" if view is None else _view_text(view, False, DEFAULT_PAGE)
+    return (
+        f'{_EVENT_HEAD},"viewer":{viewer},"seq":{event.seq},'
+        f'"action":{{"seat":{action.seat},"move":"{move}",'
+        f'"tile":{"null" if tile is None else chr(34) + tile_text(tile) + chr(34)},{sums}}},'
+        f'"scores":{_ints_text(action.scores)},"winner":{winner},"turn":{event.turn},'
+        f'"drawn":{drawn},"legal_moves":[{moves}],"voids":[{voids}],'
+        f'"next_round":{next_round}}}'
+    )
 
 
 def event_to_dict(event: ViewEvent) -> dict[str, Any]:
@@ -893,6 +1184,42 @@ class _PreviewDoc:
 
 
 @attrs.frozen
+class _EdgeDoc:
+    side: str
+    segment: list[int]
+    facing: str
+
+
+@attrs.frozen
+class _PlacedDoc:
+    tile: str
+    rect: list[int]
+    heading: str
+    low_half: list[int]
+    high_half: list[int]
+    edges: list[_EdgeDoc]
+
+
+@attrs.frozen
+class _AnchorDoc:
+    point: str
+    x: int
+    y: int
+    facing: str
+    marker: list[int]
+    value: int | None
+
+
+@attrs.frozen
+class _GeometryDoc:
+    page: list[int] | None
+    half: int
+    bounds: list[int]
+    tiles: list[_PlacedDoc]
+    anchors: list[_AnchorDoc]
+
+
+@attrs.frozen
 class _ViewRoundDoc:
     round: int
     end: str
@@ -930,6 +1257,7 @@ class _ViewDoc:
     voids: list[list[int]]
     seq: int
     last_action: ActionDoc | None
+    geometry: _GeometryDoc | None
 
 
 @attrs.frozen
@@ -1105,6 +1433,8 @@ def _view_from(doc: _ViewDoc, where: str) -> SpectatorView:
     }
     if doc.target != TARGET[players]:
         raise InvalidView(f"{where}.target is {TARGET[players]} with {players} players")
+    if doc.geometry is not None:
+        _check_geometry(doc.geometry, layout, f"{where}.geometry")
     _check_draws_shown(log, doc.seat, f"{where}.history")
     if last_round is not None:
         _check_draws_shown(_log_of(last_round), doc.seat, f"{where}.last_round.history")
@@ -1132,6 +1462,16 @@ def _view_from(doc: _ViewDoc, where: str) -> SpectatorView:
     if previews != [(str(p.move), p.end_sum, p.points) for p in view.previews]:
         raise InvalidView(f"{where}.previews do not match the legal moves on this table")
     return view
+
+
+def _check_geometry(doc: _GeometryDoc, layout: Layout, where: str) -> None:
+    """The geometry written must be the table's, laid out on the page it names."""
+    page = doc.page
+    if page is not None and (len(page) != 2 or min(page) <= 0):
+        raise InvalidView(f"{where}.page must be null or two positive integers, got {page}")
+    made = table_geometry(layout, page=None if page is None else (page[0], page[1]))
+    if geometry_to_dict(made) != attrs.asdict(doc):
+        raise InvalidView(f"{where} is not the table's geometry on its page")
 
 
 def _check_draws_shown(log: ActionLog, viewer: int | None, where: str) -> None:

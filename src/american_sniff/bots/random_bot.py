@@ -56,6 +56,27 @@ class RandomBot(SeededBot):
         index, self.rng = below(len(moves), self.rng)
         return moves[index]
 
+    def choose_from_moves(self, moves: tuple[Move, ...]) -> Move:
+        """The move ``choose(view)`` returns when ``view.legal_moves`` is ``moves``.
+
+        A random bot reads nothing of a view but its legal moves, so a loop
+        that has them (``legal_moves(state)`` for the seat to move) need not
+        make the view: ``american-sniff simulate`` asks this way. The
+        generator moves exactly as in :meth:`choose`, so the match is the same.
+
+        >>> from american_sniff import legal_moves, new_match, view_for
+        >>> state = new_match(2, seed=1)
+        >>> RandomBot(seed=1).choose_from_moves(legal_moves(state))
+        Place(Tile(2, 5))
+
+        :raises ValueError: if ``moves`` is empty.
+        """
+        if len(moves) == 1:
+            return moves[0]
+        if not moves:
+            raise ValueError("there is no legal move to choose from")
+        return self._choose_among(moves, None)  # type: ignore[arg-type]  # a random bot reads no view
+
 
 def random_match_bots(players: int, seed: int) -> list[RandomBot]:
     """The bots of :func:`random_match`: ``RandomBot(seed=(seed + k + 1) % 2**64)`` at seat ``k``.
