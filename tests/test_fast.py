@@ -116,7 +116,7 @@ def test_the_end_sum_counts_a_lone_opening_double_once() -> None:
     """[3|3] alone counts 6, not 12; joined on one side it still counts 6 through the other."""
     alone = Layout.empty().place(Tile(3, 3))
     assert geometry.is_lone_double(alone.open_keys)
-    assert alone.end_sum == geometry.end_sum_of(alone.open_keys) == 6
+    assert alone.end_sum == sum(part.value for part in alone.contributions()) == 6
     joined = alone.place(Tile(0, 3), Point(Tile(3, 3), Side.LINE_A))
     assert not geometry.is_lone_double(joined.open_keys)
     assert joined.end_sum == 6  # line_b counts both halves, and [0|3] shows 0
