@@ -322,7 +322,7 @@ def _apply_place(state: MatchState, move: Place) -> MatchState:
     at = move.at
     hands = state.hands
     hand = hands[seat]
-    position = 0  # (without_tile, written out: this runs on every placement)
+    position = 0  # where the tile is: by identity, the engine's tiles are interned
     for held in hand:
         if held is tile:
             break

@@ -20,7 +20,7 @@ This module is the one definition of that geometry, on point keys (see
 :data:`OPENING_KEYS`), what each free side counts (:data:`WORTH_OF_KEY`,
 :func:`is_lone_double`), whether a tile fits (:data:`TILE_VALUES`,
 :data:`FITTING_TILES`, :func:`can_place`), and, in :func:`placed`, when the
-Sniff branches. :meth:`Layout.place` and the engine both place through
+Sniff branches. :meth:`~american_sniff.Layout.place` and the engine both place through
 :func:`placed`.
 """
 
@@ -439,7 +439,7 @@ def new_layout(
     """``Layout(...)`` for consistent values, stored slot by slot.
 
     The interpreted build replaces it by a twin constructor that does the same
-    faster (see :mod:`american_sniff._native`); compiled, Layout is a native
+    faster (see the private ``american_sniff._native``); compiled, Layout is a native
     class whose constructor stores its fields directly.
     """
     return Layout(open_keys, end_sum, sniff, tile_mask, value_mask, log)
@@ -458,7 +458,7 @@ def placed(layout: Layout, tile: Tile, at: int | None) -> Layout:
     joined; and the end sum counts what every free side is worth
     (:data:`WORTH_OF_KEY`), a lone opening double once.
 
-    Nothing is checked (:meth:`Layout.check_place` does that): ``tile`` must
+    Nothing is checked (:meth:`~american_sniff.Layout.check_place` does that): ``tile`` must
     be an interned tile not on the table, and ``at`` the key of an open point
     that it fits (or None on the empty table).
     """

@@ -574,7 +574,7 @@ def handed_out(state: MatchState, move: object) -> bool:
     """Whether ``move`` is one of the very objects cached as ``state``'s legal moves.
 
     A move that is one of them was produced for that very state, so it is
-    legal there and needs no check (see :mod:`american_sniff._fast`).
+    legal there and needs no check (see the private ``american_sniff._fast``).
     """
     cached = state._legal
     if cached is not None:
