@@ -249,10 +249,8 @@ def legal_moves(state: MatchState) -> tuple[Move, ...]:
         required = rules.required_action(
             not values, bool(moves), len(state.info.deck) - state.drawn_count
         )
-        if required == "draw":
-            moves = DRAW_ONLY
-        elif required == "pass":
-            moves = PASS_ONLY
+        if required != "place":
+            moves = DRAW_ONLY if required == "draw" else PASS_ONLY
     set_legal_cache(state, moves)  # the cache is not part of the state's value
     return moves
 
@@ -280,41 +278,16 @@ def apply(state: MatchState, move: Move) -> MatchState:
         raise _not_a_state("apply", state)
     if state.winner is not None:
         raise IllegalMove(f"the match is over: side {state.winner} has won", "match_over")
-    if type(move) is Place:
-        # A move legal_moves handed out for this very state needs no check.
-        place = move if handed_out(state, move) else _checked_place(state, move)
-        return _apply_place(state, place)
-    if type(move) is Draw:
-        return _apply_draw(state)
-    if type(move) is Pass:
-        return _apply_pass(state)
-    raise IllegalMove(f"not a move: {move!r} (expected Place, Draw or Pass)", "not_a_move")
-
-
-def _checked_place(state: MatchState, move: Place) -> Place:
-    """The interned placement equal to ``move``, or IllegalMove naming the rule it breaks."""
-    tile = move.tile
-    at = move.at
-    seat = state.turn
-    if not isinstance(tile, Tile):
-        raise IllegalMove(f"not a tile: {tile!r}", "not_a_tile")
-    if tile not in state.hands[seat]:
-        raise IllegalMove(f"{tile} is not in the hand of seat {seat}", "not_in_hand")
-    drawn = state.drawn
-    if drawn is not None and tile != drawn:
-        raise IllegalMove(
-            f"seat {seat} must place the tile just drawn, {drawn}, not {tile}", "must_place_drawn"
-        )
-    state.layout.check_place(tile, at)
-    if at is None:
-        return OPEN[tile.index]
-    interned = PLACE[tile.index][at.order]
-    assert interned is not None  # check_place has just accepted the move
-    return interned
-
-
-def _apply_place(state: MatchState, move: Place) -> MatchState:
-    """Place a checked, interned move; then the target, an empty hand and a block, in order."""
+    if type(move) is not Place:
+        if type(move) is Draw:
+            return _apply_draw(state)
+        if type(move) is Pass:
+            return _apply_pass(state)
+        raise IllegalMove(f"not a move: {move!r} (expected Place, Draw or Pass)", "not_a_move")
+    # A placement. A move legal_moves handed out for this very state needs no check.
+    if not handed_out(state, move):
+        move = _checked_place(state, move)
+    # The tile leaves the hand and joins the table, which scores its end sum.
     seat = state.turn
     info = state.info
     players = info.players
@@ -367,6 +340,28 @@ def _apply_place(state: MatchState, move: Place) -> MatchState:
         drawn_count=state.drawn_count,
         log=log,
     )
+
+
+def _checked_place(state: MatchState, move: Place) -> Place:
+    """The interned placement equal to ``move``, or IllegalMove naming the rule it breaks."""
+    tile = move.tile
+    at = move.at
+    seat = state.turn
+    if not isinstance(tile, Tile):
+        raise IllegalMove(f"not a tile: {tile!r}", "not_a_tile")
+    if tile not in state.hands[seat]:
+        raise IllegalMove(f"{tile} is not in the hand of seat {seat}", "not_in_hand")
+    drawn = state.drawn
+    if drawn is not None and tile != drawn:
+        raise IllegalMove(
+            f"seat {seat} must place the tile just drawn, {drawn}, not {tile}", "must_place_drawn"
+        )
+    state.layout.check_place(tile, at)
+    if at is None:
+        return OPEN[tile.index]
+    interned = PLACE[tile.index][at.order]
+    assert interned is not None  # check_place has just accepted the move
+    return interned
 
 
 def _apply_draw(state: MatchState) -> MatchState:

@@ -428,7 +428,6 @@ FREE_KEY: Final = tuple(
 
 
 def new_layout(
-    *,
     open_keys: tuple[int, ...],
     end_sum: int,
     sniff: Tile | None,
@@ -436,7 +435,7 @@ def new_layout(
     value_mask: int,
     log: PlacementLog,
 ) -> Layout:
-    """``Layout(...)`` for consistent values, stored slot by slot.
+    """``Layout(...)`` for consistent values, stored slot by slot (the same arguments).
 
     The interpreted build replaces it by a twin constructor that does the same
     faster (see the private ``american_sniff._native``); compiled, Layout is a native
@@ -492,10 +491,5 @@ def placed(layout: Layout, tile: Tile, at: int | None) -> Layout:
     if len(keys) == 2 and keys[0] & 7 == LINE_A and keys[1] == keys[0] + 1:
         end_sum -= WORTH_OF_KEY[keys[0]]  # a lone opening double counts once (is_lone_double)
     return new_layout(
-        open_keys=keys,
-        end_sum=end_sum,
-        sniff=sniff,
-        tile_mask=layout.tile_mask | 1 << index,
-        value_mask=mask,
-        log=(tile, at, layout._log),
+        keys, end_sum, sniff, layout.tile_mask | 1 << index, mask, (tile, at, layout._log)
     )
