@@ -291,6 +291,7 @@ def apply(state: MatchState, move: Move) -> MatchState:
     seat = state.turn
     info = state.info
     players = info.players
+    drawn_count = state.drawn_count
     tile = move.tile
     at = move.at
     hands = state.hands
@@ -321,7 +322,7 @@ def apply(state: MatchState, move: Move) -> MatchState:
         if not hand:
             return _end_round(state, hands, layout, scores, seat, log)
         # Then a block: an empty stock and nobody able to place.
-        stock_left = len(info.deck) - state.drawn_count
+        stock_left = len(info.deck) - drawn_count
         fitting = FITTING_TILES[layout.value_mask] & ~layout.tile_mask
         # (Every tile off the table is in a hand or in the stock; see _anyone_can_place.)
         anyone_can_place = fitting.bit_count() > stock_left or (
@@ -331,13 +332,13 @@ def apply(state: MatchState, move: Move) -> MatchState:
             return _end_round(state, hands, layout, scores, None, log)
         seat = rules.next_seat(players, seat)
     return new_state(
-        info=state.info,
+        info=info,
         turn=seat,
         hands=hands,
         layout=layout,
         scores=scores,
         winner=winner,
-        drawn_count=state.drawn_count,
+        drawn_count=drawn_count,
         log=log,
     )
 
