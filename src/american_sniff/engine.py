@@ -247,7 +247,7 @@ def legal_moves(state: MatchState) -> tuple[Move, ...]:
                             placements.append(place)
             moves = tuple(placements)
         required = rules.required_action(
-            not values, bool(moves), len(state.info.deck) - state.drawn_count
+            not values, moves != (), len(state.info.deck) - state.drawn_count
         )
         if required != "place":
             moves = DRAW_ONLY if required == "draw" else PASS_ONLY
@@ -426,7 +426,7 @@ def _check_required(state: MatchState, action: rules.Required) -> None:
     tiles = state.hands[seat] if drawn is None else (drawn,)
     stock_left = len(state.info.deck) - state.drawn_count
     required = rules.required_action(
-        not layout.tile_mask, can_place(tiles, layout.value_mask), stock_left
+        layout.is_empty, can_place(tiles, layout.value_mask), stock_left
     )
     if required == action:
         return
@@ -443,7 +443,7 @@ def _check_required(state: MatchState, action: rules.Required) -> None:
             f"seat {seat} must place the tile just drawn, {drawn}; it cannot {action}",
             "must_place_drawn",
         )
-    if not layout.tile_mask:
+    if layout.is_empty:
         raise IllegalMove(
             f"seat {seat} opens the round and must place a tile; it cannot {action}", "must_place"
         )
