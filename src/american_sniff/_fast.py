@@ -61,7 +61,7 @@ from typing import TYPE_CHECKING, Final, TypeVar
 from ._native import COMPILED, same_names, twin_constructor
 from .layout import FREE_KEY, Layout
 from .moves import Draw, Move, Pass, Place
-from .points import POINT_OF_KEY
+from .points import POINT_OF_KEY, Point
 from .rng import shuffled
 from .state import ActionLog, MatchState, RoundInfo, RoundResult
 from .tiles import ALL_TILES, Tile
@@ -78,6 +78,7 @@ __all__ = [
     "PASS",
     "PASS_ONLY",
     "PLACE",
+    "interned_place",
     "new_round_info",
     "new_round_result",
     "new_state",
@@ -106,6 +107,19 @@ PLACE: Final = tuple(
     ]
     for tile in ALL_TILES
 )
+
+
+def interned_place(tile: Tile, at: Point | None) -> Place:
+    """The interned ``Place(tile, at)``, for a placement that fits (checked before).
+
+    :raises ValueError: if ``tile`` does not fit ``at``.
+    """
+    if at is None:
+        return OPEN[tile.index]
+    interned = PLACE[tile.index][at.order]
+    if interned is None:
+        raise ValueError(f"{tile} does not fit {at}")
+    return interned
 
 
 # -- hands -------------------------------------------------------------------------

@@ -27,6 +27,7 @@ from ._fast import (
     PASS,
     PASS_ONLY,
     PLACE,
+    interned_place,
     new_round_info,
     new_round_result,
     new_state,
@@ -358,11 +359,7 @@ def _checked_place(state: MatchState, move: Place) -> Place:
             f"seat {seat} must place the tile just drawn, {drawn}, not {tile}", "must_place_drawn"
         )
     state.layout.check_place(tile, at)
-    if at is None:
-        return OPEN[tile.index]
-    interned = PLACE[tile.index][at.order]
-    assert interned is not None  # check_place has just accepted the move
-    return interned
+    return interned_place(tile, at)
 
 
 def _apply_draw(state: MatchState) -> MatchState:
