@@ -19,7 +19,7 @@ placement: :data:`PLACE` holds the ``Place`` of each tile on each key,
 :data:`OPEN` the opening ``Place`` of each tile, and :data:`DRAW` and
 :data:`PASS` the two other moves. The engine's ``legal_moves`` hands out only
 these, and caches its tuple in the state (:func:`~american_sniff.state.legal_cache`).
-:func:`~american_sniff.state.handed_out` then recognises a move by *identity*:
+``apply`` then recognises a move by *identity*:
 a move that is one of the objects of the state's own cached tuple was produced
 for that very state, so it is legal there and needs no check. Identity is safe
 because the cache belongs to one state object and states never change; any

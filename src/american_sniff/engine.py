@@ -47,7 +47,6 @@ from .state import (
     RoundResult,
     check_seat,
     extended_log,
-    handed_out,
     legal_cache,
     log_length,
     set_legal_cache,
@@ -285,8 +284,12 @@ def apply(state: MatchState, move: Move) -> MatchState:
         if type(move) is Pass:
             return _apply_pass(state)
         raise IllegalMove(f"not a move: {move!r} (expected Place, Draw or Pass)", "not_a_move")
-    # A placement. A move legal_moves handed out for this very state needs no check.
-    if not handed_out(state, move):
+    # A placement. A move legal_moves handed out for this very state (one of
+    # the very objects it cached there) needs no check.
+    for listed in legal_cache(state) or ():
+        if listed is move:
+            break
+    else:
         move = _checked_place(state, move)
     # The tile leaves the hand and joins the table, which scores its end sum.
     seat = state.turn
