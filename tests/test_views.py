@@ -578,3 +578,13 @@ def test_the_view_of_a_signed_save_just_loaded_is_written_right(
         if state.winner is None:
             after = view_for(apply(state, legal_moves(state)[0]), seat)
             assert after.to_json() == json.dumps(view_to_dict(after), separators=(",", ":"))
+
+
+def test_the_views_draw_on_the_renderings_default_page() -> None:
+    """The views name the rendering's page and half-tile unit without loading it first."""
+    from american_sniff import views
+    from american_sniff.render import HALF
+
+    assert views.TABLE_PAGE == DEFAULT_PAGE
+    view = views.spectator_view(new_match(2, seed=3))
+    assert geometry_to_dict(view.table_geometry())["half"] == HALF

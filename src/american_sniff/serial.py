@@ -48,10 +48,9 @@ from typing import TYPE_CHECKING, Any, TypeVar, get_origin
 
 import attrs
 
-from ._fast import log_of, placed
 from ._json import DealDoc, deprecated, read_u64, u64_text
 from .errors import InvalidState
-from .layout import Layout
+from .layout import Layout, placed
 from .moves import Draw, Move, Place, parse_move
 from .replayer import IllegalPlacement, replay_table
 from .rules import RULES_VERSION, side_of
@@ -63,6 +62,11 @@ from .state import (
     RoundEnd,
     RoundInfo,
     RoundResult,
+    action_node,
+    log_of,
+    node_fields,
+    previous_node,
+    round_log_of,
     tile_index,
 )
 from .tiles import ALL_TILES, Tile, parse_tile
@@ -474,11 +478,11 @@ _TILE_JSON: tuple[str, ...] = tuple(f'"{text}"' for text in _TILE_TEXTS)
 _MOVE_TEXTS: dict[int, tuple[Move, str]] = {}
 #: The text of each action log's history met: the actions' JSON objects
 #: joined by commas, oldest first, by the id of the log's newest node.
-_LOG_TEXTS: dict[int, tuple[ActionLog, str]] = {}
+LOG_TEXTS: dict[int, tuple[ActionLog, str]] = {}
 _TEXTS_LIMIT = 1 << 14
 
 
-def _kept_move_text(move: Move) -> str:
+def kept_move_text(move: Move) -> str:
     """``move_text(move)``, kept once made: the engine hands out the same move objects."""
     entry = _MOVE_TEXTS.get(id(move))
     if entry is not None and entry[0] is move:
@@ -490,32 +494,32 @@ def _kept_move_text(move: Move) -> str:
     return text
 
 
-def _ints_text(values: tuple[int, ...] | list[int]) -> str:
+def ints_text(values: tuple[int, ...] | list[int]) -> str:
     """A list of integers as compact JSON: ``[1,2]``."""
     return "[" + ",".join([str(value) for value in values]) + "]"
 
 
-def _tiles_text(tiles: tuple[Tile, ...]) -> str:
+def tiles_text(tiles: tuple[Tile, ...]) -> str:
     """A list of tiles as compact JSON: ``["[0|1]","[2|2]"]``."""
     return "[" + ",".join([_TILE_JSON[tile.index] for tile in tiles]) + "]"
 
 
-def _action_text(node: tuple[Any, ...]) -> str:
+def action_text(node: tuple[Any, ...]) -> str:
     """The compact JSON object of the action at a log's node (see action_to_json)."""
     seat, move, tile, end_sum, points = node[0], node[1], node[2], node[3], node[4]
     tile_part = "null" if tile is None else _TILE_JSON[tile.index]
     if type(move) is Place:
         return (
-            f'{{"seat":{seat},"move":"{_kept_move_text(move)}","tile":{tile_part},'
+            f'{{"seat":{seat},"move":"{kept_move_text(move)}","tile":{tile_part},'
             f'"end_sum":{end_sum},"points":{points}}}'
         )
     return (
-        f'{{"seat":{seat},"move":"{_kept_move_text(move)}","tile":{tile_part},'
+        f'{{"seat":{seat},"move":"{kept_move_text(move)}","tile":{tile_part},'
         '"end_sum":null,"points":null}'
     )
 
 
-def _log_text(log: ActionLog) -> str:
+def log_text(log: ActionLog) -> str:
     """The compact JSON list of a log's actions, oldest first, as ``action_to_json`` writes them.
 
     Kept by node: the text of a log whose node before was already written
@@ -523,31 +527,31 @@ def _log_text(log: ActionLog) -> str:
     """
     if log is None:
         return "[]"
-    entry = _LOG_TEXTS.get(id(log))
+    entry = LOG_TEXTS.get(id(log))
     if entry is not None and entry[0] is log:
         return "[" + entry[1] + "]"
     pending = []
     node: ActionLog = log
     text = ""
     while node is not None:
-        entry = _LOG_TEXTS.get(id(node))
+        entry = LOG_TEXTS.get(id(node))
         if entry is not None and entry[0] is node:
             text = entry[1]
             break
         pending.append(node)
         node = node[6]
-    if len(_LOG_TEXTS) + len(pending) > _TEXTS_LIMIT:
-        _LOG_TEXTS.clear()
+    if len(LOG_TEXTS) + len(pending) > _TEXTS_LIMIT:
+        LOG_TEXTS.clear()
     for node in reversed(pending):
         assert node is not None
-        piece = _action_text(node)
+        piece = action_text(node)
         text = f"{text},{piece}" if text else piece
-        _LOG_TEXTS[id(node)] = (node, text)
+        LOG_TEXTS[id(node)] = (node, text)
     return "[" + text + "]"
 
 
 def _hands_text(hands: tuple[tuple[Tile, ...], ...]) -> str:
-    return "[" + ",".join([_tiles_text(hand) for hand in hands]) + "]"
+    return "[" + ",".join([tiles_text(hand) for hand in hands]) + "]"
 
 
 #: The text of each finished round's object met, by the result's id (the entry
@@ -567,8 +571,8 @@ def _round_text(result: RoundResult | None) -> str:
     finisher = "null" if result.finisher is None else str(result.finisher)
     text = (
         f'{{"round":{result.round},"end":"{result.end.value}","finisher":{finisher},'
-        f'"hands":{_hands_text(result.hands)},"deductions":{_ints_text(result.deductions)},'
-        f'"scores":{_ints_text(result.scores)},"history":{_log_text(result._log)},'
+        f'"hands":{_hands_text(result.hands)},"deductions":{ints_text(result.deductions)},'
+        f'"scores":{ints_text(result.scores)},"history":{log_text(round_log_of(result))},'
         f'"dealt_from":"{"deal" if result.given else "seed"}"}}'
     )
     _ROUND_TEXTS[id(result)] = (result, text)
@@ -583,7 +587,7 @@ def _state_text(state: MatchState) -> str:
     info = state.info
     deals = ",".join(
         [
-            f'{{"hands":{_hands_text(deal.hands)},"stock":{_tiles_text(deal.stock)},'
+            f'{{"hands":{_hands_text(deal.hands)},"stock":{tiles_text(deal.stock)},'
             f'"opener":{"null" if deal.opener is None else deal.opener}}}'
             for deal in info.deals
         ]
@@ -593,9 +597,9 @@ def _state_text(state: MatchState) -> str:
     return (
         f'{_STATE_HEAD},"players":{info.players},"seed":"{info.seed}","rng":"{info.rng}",'
         f'"round":{info.round},"opener":{info.opener},"turn":{state.turn},'
-        f'"scores":{_ints_text(state.scores)},"winner":{winner},'
-        f'"hands":{_hands_text(state.hands)},"stock":{_tiles_text(state.stock)},'
-        f'"drawn":{drawn},"history":{_log_text(log_of(state))},"deals":[{deals}],'
+        f'"scores":{ints_text(state.scores)},"winner":{winner},'
+        f'"hands":{_hands_text(state.hands)},"stock":{tiles_text(state.stock)},'
+        f'"drawn":{drawn},"history":{log_text(log_of(state))},"deals":[{deals}],'
         f'"last_round":{_round_text(info.last_round)},"actions_before":{info.actions_before},'
         f'"dealt_from":"{"deal" if info.given else "seed"}"}}'
     )
@@ -760,18 +764,18 @@ def _keep_signed_texts(text: str, log: ActionLog, result: RoundResult | None) ->
     """Keep the history and the last round of a signed save's ``text`` as the writers would.
 
     The library wrote the text, in the writers' order of keys, so the history's
-    actions and the last round's object are the very text that ``_log_text``
+    actions and the last round's object are the very text that ``log_text``
     and ``_round_text`` would make of them: saving the next state writes one
     action more, not the whole round again.
     """
-    if len(_LOG_TEXTS) + 1 > _TEXTS_LIMIT:
-        _LOG_TEXTS.clear()
+    if len(LOG_TEXTS) + 1 > _TEXTS_LIMIT:
+        LOG_TEXTS.clear()
     if len(_ROUND_TEXTS) + 1 > _TEXTS_LIMIT:
         _ROUND_TEXTS.clear()
     start = text.find(',"history":[')
     end = text.find('],"deals":[', start)
     if log is not None and 0 <= start < end:
-        _LOG_TEXTS[id(log)] = (log, text[start + len(',"history":[') : end])
+        LOG_TEXTS[id(log)] = (log, text[start + len(',"history":[') : end])
     if result is not None:
         first = text.find(',"last_round":', end)
         last = text.find(',"actions_before":', first)
@@ -941,7 +945,7 @@ def action_log_from(
     after.reverse()
     log: ActionLog = None
     for (seat, move, tile, end_sum, points), scores_after in zip(moves, after, strict=True):
-        log = (seat, move, tile, end_sum, points, scores_after, log)
+        log = action_node(seat, move, tile, end_sum, points, scores_after, log)
     return log
 
 
@@ -950,9 +954,10 @@ def _layout_from(log: ActionLog, what: str, trusted: bool = False) -> Layout:
     placements = []
     node = log
     while node is not None:
-        if type(node[1]) is Place:
-            placements.append(node[1])
-        node = node[6]
+        move = node_fields(node)[1]
+        if type(move) is Place:
+            placements.append(move)
+        node = previous_node(node)
     layout = Layout.empty()
     if trusted:
         for move in reversed(placements):
@@ -1050,9 +1055,10 @@ def _drawn_tiles(log: ActionLog) -> list[Tile]:
     drawn_tiles: list[Tile] = []
     node = log
     while node is not None:
-        if node[2] is not None:
-            drawn_tiles.append(node[2])
-        node = node[6]
+        drawn = node_fields(node)[2]
+        if drawn is not None:
+            drawn_tiles.append(drawn)
+        node = previous_node(node)
     drawn_tiles.reverse()
     return drawn_tiles
 

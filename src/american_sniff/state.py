@@ -8,7 +8,8 @@ very same objects in both states, so a move costs little memory.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Sequence
+import operator
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -21,7 +22,24 @@ from .tiles import ALL_TILES, Tile
 if TYPE_CHECKING:
     from .moves import Move
 
-__all__ = ["Action", "ActionLog", "Deal", "MatchState", "RoundEnd", "RoundInfo", "RoundResult"]
+__all__ = [
+    "Action",
+    "ActionLog",
+    "Deal",
+    "MatchState",
+    "RoundEnd",
+    "RoundInfo",
+    "RoundResult",
+    "action_node",
+    "extended_log",
+    "legal_cache",
+    "log_length",
+    "log_of",
+    "node_fields",
+    "previous_node",
+    "round_log_of",
+    "set_legal_cache",
+]
 
 
 def check_seat(players: int, seat: object) -> int:
@@ -152,6 +170,51 @@ class RoundEnd(enum.Enum):
 #: item is the previous node, itself an ActionLog (the alias is kept one level
 #: deep so that mypyc can compile the modules that use it).
 ActionLog = tuple[int, "Move", Tile | None, int | None, int, tuple[int, ...], Any] | None
+
+# The named API of a node, for every module that builds or reads one (only
+# this module knows its layout).
+
+
+def action_node(  # noqa: PLR0913, PLR0917 - a node has seven fields
+    seat: int,
+    move: Move,
+    drawn: Tile | None,
+    end_sum: int | None,
+    points: int,
+    scores: tuple[int, ...],
+    previous: ActionLog,
+) -> ActionLog:
+    """A log node: the action's seat, move, tile drawn, end sum, points and scores after.
+
+    ``previous`` is the log before the action. The fields mean what
+    :class:`Action`'s do.
+    """
+    return (seat, move, drawn, end_sum, points, scores, previous)
+
+
+def node_fields(
+    node: ActionLog,
+) -> tuple[int, Move, Tile | None, int | None, int, tuple[int, ...]]:
+    """The six fields of a log node (which must not be None), as :func:`action_node` took them."""
+    assert node is not None
+    return node[0], node[1], node[2], node[3], node[4], node[5]
+
+
+def previous_node(node: ActionLog) -> ActionLog:
+    """The node before ``node`` (which must not be None): the log before its action."""
+    assert node is not None
+    previous: ActionLog = node[6]
+    return previous
+
+
+def log_length(log: ActionLog) -> int:
+    """How many actions the action ``log`` holds (it walks the whole chain)."""
+    count = 0
+    node = log
+    while node is not None:
+        count += 1
+        node = node[6]
+    return count
 
 
 @attrs.frozen
@@ -470,3 +533,46 @@ class MatchState:
             f"<MatchState players={self.players} round={self.round} {status} "
             f"scores={self.scores} table={len(self.layout)} stock={self.stock_size}>"
         )
+
+
+# -- the engine's access to a state's own slots ---------------------------------------
+# The action log and the legal-move cache are private slots of MatchState; the
+# engine and the views reach them through these functions only.
+
+
+#: ``log_of(state)``: the action log of ``state``'s round, newest first (a
+#: C-level reader of the slot, as fast from compiled code as from Python).
+log_of: Callable[[MatchState], ActionLog] = operator.attrgetter("_log")
+
+
+def round_log_of(result: RoundResult) -> ActionLog:
+    """The action log of a finished round ``result``, newest first."""
+    log: ActionLog = result._log
+    return log
+
+
+def extended_log(  # noqa: PLR0913, PLR0917 - the state and a node's six fields
+    state: MatchState,
+    seat: int,
+    move: Move,
+    drawn: Tile | None,
+    end_sum: int | None,
+    points: int,
+    scores: tuple[int, ...],
+) -> ActionLog:
+    """``state``'s action log extended by one node (see :func:`action_node`)."""
+    return (seat, move, drawn, end_sum, points, scores, state._log)
+
+
+#: ``legal_cache(state)``: the legal moves cached in ``state``, or None if they
+#: were not listed yet (a C-level reader of the slot). A move that is one of
+#: the very objects of that tuple was produced for that very state, so it is
+#: legal there and needs no check (see the private ``american_sniff._fast``).
+legal_cache: Callable[[MatchState], tuple[Move, ...] | None] = operator.attrgetter("_legal")
+
+#: ``set_legal_cache(state, moves)`` caches ``moves`` as the legal moves of
+#: ``state`` (not part of its value): the slot's own setter, the interpreter's
+#: fastest store.
+set_legal_cache: Callable[[MatchState, tuple[Move, ...]], None] = MatchState.__dict__[
+    "_legal"
+].__set__

@@ -51,36 +51,63 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, NamedTuple, overload
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, overload
 
 import attrs
 
 from . import rules
-from ._fast import OPEN, PLACE, POINT_OF_KEY, WORTH_OF_KEY, is_lone_double, log_of, placed
+from ._fast import OPEN, PLACE
 from .engine import legal_moves
 from .errors import InvalidState, InvalidView
-from .layout import Layout
+from .layout import WORTH_OF_KEY, Layout, is_lone_double, placed
 from .moves import Draw, Move, Pass, Place, parse_move
-from .render.geometry import DEFAULT_PAGE, HALF, Geometry, Rect, table_geometry
+from .points import POINT_OF_KEY
 from .rules import TARGET
 from .serial import (
-    _LOG_TEXTS,
+    LOG_TEXTS,
     ActionDoc,
-    _action_text,
-    _ints_text,
-    _log_text,
-    _tiles_text,
     action_log_from,
+    action_text,
     action_to_dict,
     check_header,
     document_header,
+    ints_text,
+    log_text,
     read_json,
     structure,
     tile_text,
+    tiles_text,
 )
-from .serial import _kept_move_text as _move_text
-from .state import Action, ActionLog, MatchState, RoundEnd, RoundResult, check_seat
+from .serial import kept_move_text as _move_text
+from .state import (
+    Action,
+    ActionLog,
+    MatchState,
+    RoundEnd,
+    RoundResult,
+    action_node,
+    check_seat,
+    log_of,
+    node_fields,
+    previous_node,
+)
 from .tiles import Tile, parse_tile
+
+if TYPE_CHECKING:
+    from .render.geometry import Geometry, Rect
+
+#: The page a view's table is drawn on unless told otherwise, in the drawing's
+#: units: :data:`american_sniff.render.DEFAULT_PAGE` (a test checks they agree;
+#: the views do not load the rendering until a table is drawn).
+TABLE_PAGE: Final = (48, 40)
+
+
+def _half() -> int:
+    """The drawing's half-tile unit, :data:`american_sniff.render.HALF`."""
+    from .render.geometry import HALF  # noqa: PLC0415 (loaded when drawn)
+
+    return HALF
+
 
 __all__ = [
     "EVENT_FORMAT",
@@ -170,7 +197,7 @@ class SpectatorView:
         node = self._log
         if node is None:
             return self._ended
-        seat, move, tile, end_sum, points, scores, _ = node
+        seat, move, tile, end_sum, points, scores = node_fields(node)
         return Action(seat, move, tile, end_sum, points, scores, None, self.winner)
 
     @property
@@ -187,7 +214,8 @@ class SpectatorView:
         actions: list[Action] = []
         node = self._log
         while node is not None:
-            seat, move, tile, end_sum, points, scores, node = node
+            seat, move, tile, end_sum, points, scores = node_fields(node)
+            node = previous_node(node)
             actions.append(Action(seat, move, tile, end_sum, points, scores))
         actions.reverse()
         if actions and self.winner is not None:
@@ -199,9 +227,7 @@ class SpectatorView:
         """Whether the viewer is to move (and the match goes on); never for a spectator."""
         return False
 
-    def to_json(
-        self, *, geometry: bool = False, page: tuple[int, int] | None = DEFAULT_PAGE
-    ) -> str:
+    def to_json(self, *, geometry: bool = False, page: tuple[int, int] | None = TABLE_PAGE) -> str:
         """The view as JSON text, in the documented view format (``docs/formats.md``).
 
         With ``geometry=True`` the text holds the table laid out for drawing
@@ -210,7 +236,7 @@ class SpectatorView:
         """
         return _view_text(self, geometry, page)
 
-    def table_geometry(self, page: tuple[int, int] | None = DEFAULT_PAGE) -> Geometry:
+    def table_geometry(self, page: tuple[int, int] | None = TABLE_PAGE) -> Geometry:
         """The table laid out in the plane for drawing: a rectangle per tile, an anchor per point.
 
         This is :func:`american_sniff.render.table_geometry` of :attr:`layout`;
@@ -222,6 +248,8 @@ class SpectatorView:
 
         :raises ValueError: if ``page`` is not None or a pair of positive integers.
         """
+        from .render.geometry import table_geometry  # noqa: PLC0415 (loaded when drawn)
+
         return table_geometry(self.layout, page=page)
 
     @classmethod
@@ -387,11 +415,11 @@ def _step(before: _Seen, node: ActionLog, layout: Layout | None) -> _Seen:
     placed here).
     """
     assert node is not None
-    seat, move, tile, end_sum, points, scores, _ = node
+    seat, move, tile, end_sum, points, scores = node_fields(node)
     # The hidden logs: a drawn tile shows to the seat that drew it only.
     hidden = tuple(
         [
-            (seat, move, tile if viewer == seat else None, end_sum, points, scores, prev)
+            action_node(seat, move, tile if viewer == seat else None, end_sum, points, scores, prev)
             for viewer, prev in enumerate(before.hidden)
         ]
     )
@@ -442,7 +470,7 @@ def _seen(log: ActionLog, players: int, layout: Layout) -> _Seen:
             known = entry
             break
         pending.append(node)
-        node = node[6]
+        node = previous_node(node)
     state = _start(players) if known is None else known
     if len(_SEEN) + len(pending) > _SEEN_LIMIT:
         _SEEN.clear()
@@ -586,14 +614,8 @@ def _hide_in_result(result: RoundResult, viewer: int, with_history: bool) -> Rou
     if with_history:
         for action in result.history:
             tile = action.tile if action.seat == viewer else None
-            log = (
-                action.seat,
-                action.move,
-                tile,
-                action.end_sum,
-                action.points,
-                action.scores,
-                log,
+            log = action_node(
+                action.seat, action.move, tile, action.end_sum, action.points, action.scores, log
             )
     return attrs.evolve(result, log=log)
 
@@ -741,7 +763,9 @@ def apply_event(view: SpectatorView, event: ViewEvent) -> SpectatorView:
         "voids": event.voids,
         "seq": event.seq,
         "ended": None,
-        "log": (seat, move, action.tile, action.end_sum, action.points, action.scores, view._log),
+        "log": action_node(
+            seat, move, action.tile, action.end_sum, action.points, action.scores, view._log
+        ),
     }
     if isinstance(view, PlayerView):
         hand = view.hand
@@ -772,7 +796,7 @@ def known_voids(history: tuple[Action, ...], players: int) -> tuple[frozenset[in
     seen = _start(players)
     log: ActionLog = None
     for action in history:
-        log = (action.seat, action.move, None, None, 0, (), log)
+        log = action_node(action.seat, action.move, None, None, 0, (), log)
         seen = _step(seen, log, None)
     return seen.void_sets
 
@@ -863,7 +887,7 @@ def geometry_to_dict(geometry: Geometry) -> dict[str, Any]:
     """
     return {
         "page": None if geometry.page is None else list(geometry.page),
-        "half": HALF,
+        "half": _half(),
         "bounds": _rect(geometry.bounds),
         "tiles": [
             {
@@ -898,7 +922,7 @@ def geometry_to_dict(geometry: Geometry) -> dict[str, Any]:
 
 
 def view_to_dict(
-    view: SpectatorView, *, geometry: bool = False, page: tuple[int, int] | None = DEFAULT_PAGE
+    view: SpectatorView, *, geometry: bool = False, page: tuple[int, int] | None = TABLE_PAGE
 ) -> dict[str, Any]:
     """The view document as a dict of JSON values (what ``view.to_json()`` writes).
 
@@ -1015,12 +1039,12 @@ def _view_round_text(result: RoundResult | None) -> str:
         _VIEW_ROUND_TEXTS.clear()
     log = result._log
     finisher = "null" if result.finisher is None else str(result.finisher)
-    hands = ",".join([_tiles_text(hand) for hand in result.hands])
+    hands = ",".join([tiles_text(hand) for hand in result.hands])
     text = (
         f'{{"round":{result.round},"end":"{result.end.value}","finisher":{finisher},'
-        f'"hands":[{hands}],"deductions":{_ints_text(result.deductions)},'
-        f'"scores":{_ints_text(result.scores)},"placements":{_placements_text(result.layout)},'
-        f'"history":{"null" if log is None else _log_text(log)},'
+        f'"hands":[{hands}],"deductions":{ints_text(result.deductions)},'
+        f'"scores":{ints_text(result.scores)},"placements":{_placements_text(result.layout)},'
+        f'"history":{"null" if log is None else log_text(log)},'
         f'"dealt_from":"{"deal" if result.given else "seed"}"}}'
     )
     _VIEW_ROUND_TEXTS[id(result)] = (result, text)
@@ -1040,15 +1064,15 @@ def _keep_hidden_text(log: ActionLog, hidden: ActionLog, viewer: int) -> None:
     nor the one before it has a text yet: otherwise writing the view adds one
     action to the text already made.
     """
-    kept = _LOG_TEXTS.get(id(log))
+    kept = LOG_TEXTS.get(id(log))
     if kept is None or kept[0] is not log or hidden is None:
         return
-    entry = _LOG_TEXTS.get(id(hidden))
+    entry = LOG_TEXTS.get(id(hidden))
     if entry is not None and entry[0] is hidden:
         return
     before = hidden[6]
     if before is not None:
-        entry = _LOG_TEXTS.get(id(before))
+        entry = LOG_TEXTS.get(id(before))
         if entry is not None and entry[0] is before:
             return
     mine = str(viewer)
@@ -1058,20 +1082,20 @@ def _keep_hidden_text(log: ActionLog, hidden: ActionLog, viewer: int) -> None:
             return draw.group(0)
         return f'{{"seat":{draw.group(1)},"move":"draw","tile":null'
 
-    _LOG_TEXTS[id(hidden)] = (hidden, _DRAW_TEXT.sub(hide, kept[1]))
+    LOG_TEXTS[id(hidden)] = (hidden, _DRAW_TEXT.sub(hide, kept[1]))
 
 
 def _view_text(view: SpectatorView, geometry: bool, page: tuple[int, int] | None) -> str:
     """``json.dumps(view_to_dict(view, ...), separators=(",", ":"))``, from kept pieces."""
     log = view._log
     if log is not None:
-        last = _action_text(log)  # the newest action alone
+        last = action_text(log)  # the newest action alone
     elif view._ended is not None:
         last = json.dumps(action_to_dict(view._ended), separators=(",", ":"))
     else:
         last = "null"
     winner = "null" if view.winner is None else str(view.winner)
-    voids = ",".join([_ints_text(sorted(values)) for values in view.voids])
+    voids = ",".join([ints_text(sorted(values)) for values in view.voids])
     if isinstance(view, PlayerView):
         layout = view.layout
         moves = [_move_text(move) for move in view.legal_moves]
@@ -1087,7 +1111,7 @@ def _view_text(view: SpectatorView, geometry: bool, page: tuple[int, int] | None
         drawn = view.drawn
         own = (
             f'"seat":{view.seat}',
-            f'"hand":{_tiles_text(view.hand)}',
+            f'"hand":{tiles_text(view.hand)}',
             "null" if drawn is None else f'"{tile_text(drawn)}"',
             "[" + ",".join([f'"{text}"' for text in moves]) + "]",
             "[" + ",".join(previews) + "]",
@@ -1100,10 +1124,10 @@ def _view_text(view: SpectatorView, geometry: bool, page: tuple[int, int] | None
     return (
         f'{_VIEW_HEAD},"players":{view.players},{own[0]},"round":{view.round},'
         f'"opener":{view.opener},"turn":{view.turn},"target":{view.target},'
-        f'"scores":{_ints_text(view.scores)},"winner":{winner},{own[1]},"drawn":{own[2]},'
-        f'"hand_sizes":{_ints_text(view.hand_sizes)},"stock_size":{view.stock_size},'
+        f'"scores":{ints_text(view.scores)},"winner":{winner},{own[1]},"drawn":{own[2]},'
+        f'"hand_sizes":{ints_text(view.hand_sizes)},"stock_size":{view.stock_size},'
         f'"table":{_table_text(view.layout)},"legal_moves":{own[3]},"previews":{own[4]},'
-        f'"history":{_log_text(log)},"last_round":{_view_round_text(view.last_round)},'
+        f'"history":{log_text(log)},"last_round":{_view_round_text(view.last_round)},'
         f'"voids":[{voids}],"seq":{view.seq},"last_action":{last},"geometry":{drawing}}}'
     )
 
@@ -1124,14 +1148,14 @@ def _event_text(event: ViewEvent) -> str:
     winner = "null" if action.winner is None else str(action.winner)
     drawn = "null" if event.drawn is None else f'"{tile_text(event.drawn)}"'
     moves = ",".join([f'"{_move_text(m)}"' for m in event.legal_moves])
-    voids = ",".join([_ints_text(sorted(values)) for values in event.voids])
+    voids = ",".join([ints_text(sorted(values)) for values in event.voids])
     view = event.next_round
-    next_round = "null" if view is None else _view_text(view, False, DEFAULT_PAGE)
+    next_round = "null" if view is None else _view_text(view, False, TABLE_PAGE)
     return (
         f'{_EVENT_HEAD},"viewer":{viewer},"seq":{event.seq},'
         f'"action":{{"seat":{action.seat},"move":"{move}",'
         f'"tile":{"null" if tile is None else chr(34) + tile_text(tile) + chr(34)},{sums}}},'
-        f'"scores":{_ints_text(action.scores)},"winner":{winner},"turn":{event.turn},'
+        f'"scores":{ints_text(action.scores)},"winner":{winner},"turn":{event.turn},'
         f'"drawn":{drawn},"legal_moves":[{moves}],"voids":[{voids}],'
         f'"next_round":{next_round}}}'
     )
@@ -1362,7 +1386,7 @@ def _action_from(
 ) -> Action:
     log = _log([doc], players, tuple(scores), where, "the action", check_sides=True)
     assert log is not None
-    seat, move, tile, end_sum, points, after, _ = log
+    seat, move, tile, end_sum, points, after = node_fields(log)
     return Action(seat, move, tile, end_sum, points, after, None, winner)
 
 
@@ -1469,6 +1493,8 @@ def _check_geometry(doc: _GeometryDoc, layout: Layout, where: str) -> None:
     page = doc.page
     if page is not None and (len(page) != 2 or min(page) <= 0):
         raise InvalidView(f"{where}.page must be null or two positive integers, got {page}")
+    from .render.geometry import table_geometry  # noqa: PLC0415 (loaded when drawn)
+
     made = table_geometry(layout, page=None if page is None else (page[0], page[1]))
     if geometry_to_dict(made) != attrs.asdict(doc):
         raise InvalidView(f"{where} is not the table's geometry on its page")
@@ -1477,7 +1503,8 @@ def _check_geometry(doc: _GeometryDoc, layout: Layout, where: str) -> None:
 def _check_draws_shown(log: ActionLog, viewer: int | None, where: str) -> None:
     """A view shows the tiles its own seat drew and hides every other."""
     while log is not None:
-        seat, move, tile, *_, log = log
+        seat, move, tile, *_ = node_fields(log)
+        log = previous_node(log)
         if type(move) is Draw and (tile is not None) != (seat == viewer):
             need = "the tile drawn" if seat == viewer else "null (hidden from this viewer)"
             raise InvalidView(f"{where}: the tile of a draw by seat {seat} must be {need}")
@@ -1487,7 +1514,7 @@ def _log_of(result: RoundResult) -> ActionLog:
     """The log of a finished round, newest first, from its history."""
     log: ActionLog = None
     for a in result.history:
-        log = (a.seat, a.move, a.tile, a.end_sum, a.points, a.scores, log)
+        log = action_node(a.seat, a.move, a.tile, a.end_sum, a.points, a.scores, log)
     return log
 
 
@@ -1548,7 +1575,7 @@ def _last_action_from(
             raise InvalidView(f"{where}.last_action is null, but an action led to this view")
         return None
     if log is not None:
-        seat, move, tile, end_sum, points, scores, _ = log
+        seat, move, tile, end_sum, points, scores = node_fields(log)
         action = Action(seat, move, tile, end_sum, points, scores, None, doc.winner)
     elif doc.last_round is not None and last_round is not None:
         action = _action_from(
