@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import attrs
 import pytest
 
 from american_sniff import (
@@ -48,7 +47,7 @@ def test_hands_of_equal_but_foreign_tiles_play_like_the_engines_own() -> None:
     state = new_match(2, seed=4)
     foreign = tuple(tuple(Tile(t.high, t.low) for t in hand) for hand in state.hands)
     assert all(t is not u for t, u in zip(foreign[0], state.hands[0], strict=True))
-    twin = attrs.evolve(state, hands=foreign)
+    twin = state.evolve(hands=foreign)
     for _ in range(30):
         move = legal_moves(state)[0]
         state, twin = apply(state, move), apply(twin, legal_moves(twin)[0])

@@ -59,19 +59,14 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import Any, Final, TypeVar
 
 from ._native import COMPILED
 from .layout import Layout, PlacementLog, Point, Side
 from .moves import Draw, Move, Pass, Place
-from .rng import shuffled
+from .rng import shuffled, shuffled_indices_in_halves
 from .state import ActionLog, MatchState, RoundInfo, RoundResult
 from .tiles import ALL_TILES, Tile
-
-if TYPE_CHECKING:
-    # A 64-bit machine integer to mypyc; a plain int to the interpreter, which
-    # never imports it.
-    from mypy_extensions import i64
 
 __all__ = [
     "BIT_OF_KEY",
@@ -103,7 +98,6 @@ __all__ = [
     "placed",
     "set_legal_cache",
     "shuffled_indices",
-    "shuffled_indices_in_halves",
     "with_tile",
     "without_tile",
 ]
@@ -241,7 +235,7 @@ def with_tile(hand: tuple[Tile, ...], tile: Tile) -> tuple[Tile, ...]:
 
 # -- the legal-move cache and the identity check ------------------------------------------
 
-_set_legal = MatchState.__dict__["_legal"].__set__  # the interpreter's fastest store
+_set_legal = vars(MatchState)["_legal"].__set__  # the interpreter's fastest store
 
 
 def legal_cache(state: MatchState) -> tuple[Move, ...] | None:
@@ -252,14 +246,15 @@ def legal_cache(state: MatchState) -> tuple[Move, ...] | None:
 def set_legal_cache(state: MatchState, moves: tuple[Move, ...]) -> None:
     """Cache ``moves`` as the legal moves of ``state`` (not part of its value)."""
     if COMPILED:
-        object.__setattr__(state, "_legal", moves)
+        state._cache_legal(moves)  # a native method, which stores into the object directly
     else:
         _set_legal(state, moves)
 
 
 def log_of(state: MatchState) -> ActionLog:
     """The action log of ``state``'s round, newest first, to extend by one node."""
-    return state._log
+    log: ActionLog = state._log
+    return log
 
 
 def handed_out(state: MatchState, move: object) -> bool:
@@ -318,18 +313,7 @@ def new_state(
     Nobody has won and no drawn tile waits to be placed unless ``winner`` and
     ``drawn`` say so. The legal-move cache starts empty.
     """
-    state: MatchState = object.__new__(MatchState)
-    object.__setattr__(state, "info", info)
-    object.__setattr__(state, "turn", turn)
-    object.__setattr__(state, "hands", hands)
-    object.__setattr__(state, "layout", layout)
-    object.__setattr__(state, "scores", scores)
-    object.__setattr__(state, "winner", winner)
-    object.__setattr__(state, "drawn", drawn)
-    object.__setattr__(state, "drawn_count", drawn_count)
-    object.__setattr__(state, "_log", log)
-    object.__setattr__(state, "_legal", None)
-    return state
+    return MatchState(info, turn, hands, layout, scores, winner, drawn, drawn_count, log)
 
 
 def _twin_constructor(
@@ -338,9 +322,10 @@ def _twin_constructor(
     """A constructor of ``cls`` with the keyword arguments of ``like``, through a twin class.
 
     ``slots`` maps each slot of ``cls`` to what it is set to: an argument of
-    ``like``, or ``None``. The generated function (as attrs generates its
-    ``__init__``) creates an instance of a plain class with ``cls``'s slots,
-    stores every slot, and switches the instance's class to ``cls``.
+    ``like``, or ``None``, or ``""`` to leave it unset (a cache filled later).
+    The generated function (as attrs generates its ``__init__``) creates an
+    instance of a plain class with ``cls``'s slots, stores every slot, and
+    switches the instance's class to ``cls``.
 
     :raises TypeError: if ``slots`` does not name every slot of ``cls`` once,
         or names other than ``like``'s arguments, or if an argument has a
@@ -348,7 +333,7 @@ def _twin_constructor(
     """
     signature = inspect.signature(like)
     names = set(signature.parameters)
-    given = {value for value in slots.values() if value != "None"}
+    given = {value for value in slots.values() if value not in {"None", ""}}
     if set(slots) != set(vars(cls)["__slots__"]) or given != names:
         raise TypeError(f"{cls.__name__}: the slots and the arguments do not match")
     for name, parameter in signature.parameters.items():
@@ -358,7 +343,7 @@ def _twin_constructor(
         name if parameter.default is inspect.Parameter.empty else f"{name}=None"
         for name, parameter in signature.parameters.items()
     )
-    stores = "".join(f"    twin.{slot} = {value}\n" for slot, value in slots.items())
+    stores = "".join(f"    twin.{slot} = {value}\n" for slot, value in slots.items() if value)
     source = (
         f"def {like.__name__}(*, {arguments}):\n"
         "    twin = new(Twin)\n"
@@ -375,8 +360,11 @@ def _twin_constructor(
 
 
 def _same_names(cls: type) -> dict[str, str]:
-    """Each slot of ``cls`` set from the argument of its name (``_log`` from ``log``)."""
-    return {slot: slot.lstrip("_") for slot in vars(cls)["__slots__"]}
+    """Each slot of ``cls`` set from the argument of its name (``_log`` from ``log``).
+
+    The slot ``_hash``, where a class keeps its hash once computed, is left unset.
+    """
+    return {slot: "" if slot == "_hash" else slot.lstrip("_") for slot in vars(cls)["__slots__"]}
 
 
 if not COMPILED:
@@ -396,16 +384,21 @@ def _filled(cls: type[_T], fields: dict[str, object]) -> _T:
     return instance
 
 
-def new_round_info(**fields: object) -> RoundInfo:
+def new_round_info(**fields: Any) -> RoundInfo:
     """``RoundInfo(**fields)`` for the engine's own, consistent values, stored slot by slot.
 
     The fields are exactly RoundInfo's (a test checks the result against attrs).
+    (Compiled, RoundInfo is a native class whose constructor is the fastest route.)
     """
+    if COMPILED:
+        return RoundInfo(**fields)
     return _filled(RoundInfo, fields)
 
 
-def new_round_result(**fields: object) -> RoundResult:
+def new_round_result(**fields: Any) -> RoundResult:
     """``RoundResult(**fields)`` for the engine's own values; ``log`` is stored as ``_log``."""
+    if COMPILED:
+        return RoundResult(**fields)
     fields["_log"] = fields.pop("log")
     return _filled(RoundResult, fields)
 
@@ -493,91 +486,8 @@ def placed(layout: Layout, tile: Tile, at: int | None) -> Layout:
 
 
 # -- the seeded shuffle -------------------------------------------------------------------
-# :mod:`american_sniff.rng` specifies the shuffle with 64-bit integers. Compiled
-# code keeps integers below 2**62 unboxed, and the 64-bit products of SplitMix64
-# are far above that, so the compiled build runs the same arithmetic on 32-bit
-# halves instead, with every intermediate value below 2**52, typed as 64-bit
-# machine integers (``i64``) that can never overflow: the same outputs (a test
-# checks them against rng.py), a fraction of the cost. The pure-Python build
-# keeps rng.py's version, which CPython runs faster.
-
-_M32: Final = 0xFFFFFFFF
-# SplitMix64's three constants (rng.py), each cut into its high and low halves.
-_GAMMA_HI: Final = 0x9E3779B97F4A7C15 >> 32
-_GAMMA_LO: Final = 0x9E3779B97F4A7C15 & _M32
-_C1_HI: Final = 0xBF58476D1CE4E5B9 >> 32
-_C1_LO: Final = 0xBF58476D1CE4E5B9 & _M32
-_C2_HI: Final = 0x94D049BB133111EB >> 32
-_C2_LO: Final = 0x94D049BB133111EB & _M32
-
-
-def _times(hi: i64, lo: i64, c_hi: i64, c_lo: i64) -> tuple[i64, i64]:
-    """``(hi, lo) * (c_hi, c_lo)`` modulo 2**64, each number as its 32-bit halves.
-
-    Every multiplication is of two 16-bit numbers, which compiled code does
-    without leaving machine integers.
-    """
-    l1, l0 = lo >> 16, lo & 0xFFFF
-    h1, h0 = hi >> 16, hi & 0xFFFF
-    k1, k0 = c_lo >> 16, c_lo & 0xFFFF
-    j1, j0 = c_hi >> 16, c_hi & 0xFFFF
-    # lo * c_lo in full: low 32 bits, and what carries into the high half.
-    middle = l0 * k1 + l1 * k0
-    low = l0 * k0 + ((middle & 0xFFFF) << 16)
-    high = (low >> 32) + (middle >> 16) + l1 * k1
-    # hi * c_lo and lo * c_hi count only modulo 2**32 (their 2**64 parts drop out).
-    high += h0 * k0 + (((h0 * k1 + h1 * k0) & 0xFFFF) << 16)
-    high += l0 * j0 + (((l0 * j1 + l1 * j0) & 0xFFFF) << 16)
-    return high & _M32, low & _M32
-
-
-def _output(hi: i64, lo: i64) -> tuple[i64, i64]:
-    """SplitMix64's output for the generator state ``(hi, lo)``, as 32-bit halves."""
-    lo ^= ((lo >> 30) | (hi << 2)) & _M32
-    hi ^= hi >> 30
-    hi, lo = _times(hi, lo, _C1_HI, _C1_LO)
-    lo ^= ((lo >> 27) | (hi << 5)) & _M32
-    hi ^= hi >> 27
-    hi, lo = _times(hi, lo, _C2_HI, _C2_LO)
-    lo ^= ((lo >> 31) | (hi << 1)) & _M32
-    hi ^= hi >> 31
-    return hi, lo
-
-
-#: For each small n: the low halves from which an output whose high half is
-#: all ones is redrawn by ``below(n)`` (2**32 - 2**64 % n).
-_REDRAW: Final = tuple((1 << 32) - (1 << 64) % n if n else 0 for n in range(65))
-
-
-def shuffled_indices_in_halves(count: int, state: int) -> tuple[list[int], int]:
-    """``rng.shuffled(tuple(range(count)), state)``, computed on 32-bit halves.
-
-    Returns the shuffled indices (as a list) and the new generator state.
-
-    :raises ValueError: if ``count`` is over 64.
-    """
-    if count >= len(_REDRAW):
-        raise ValueError(f"the shuffle on halves takes up to 64 items, not {count}")
-    hi: i64 = state >> 32
-    lo: i64 = state & _M32
-    # Declared here so that mypyc types them as machine integers; never read as 0.
-    out_hi: i64 = 0
-    out_lo: i64 = 0
-    order = list(range(count))
-    for i in range(count - 1, 0, -1):
-        n: i64 = i + 1
-        redraw: i64 = _REDRAW[n]
-        while True:
-            lo += _GAMMA_LO
-            hi = (hi + _GAMMA_HI + (lo >> 32)) & _M32
-            lo &= _M32
-            out_hi, out_lo = _output(hi, lo)
-            if out_hi != _M32 or out_lo < redraw:
-                break
-        # The output modulo n, from its halves: hi * 2**32 + lo.
-        j = ((out_hi % n) * ((1 << 32) % n) + out_lo) % n
-        order[i], order[j] = order[j], order[i]
-    return order, int(hi) << 32 | int(lo)
+# The compiled build shuffles on 32-bit halves (rng.shuffled_indices_in_halves);
+# the pure-Python build keeps rng.shuffled, which CPython runs faster.
 
 
 def shuffled_indices(count: int, state: int) -> tuple[list[int], int]:

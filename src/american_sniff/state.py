@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import attrs
 
+from ._native import COMPILED
 from .errors import InvalidDeal
 from .layout import Layout
 from .rules import HAND_SIZE, PLAYER_COUNTS, TARGET, side_count, side_of
@@ -214,9 +215,61 @@ def _actions(node: ActionLog, result: RoundResult | None, winner: int | None) ->
     return tuple(actions)
 
 
-@attrs.frozen
+# -- the native classes ----------------------------------------------------------
+# RoundResult, RoundInfo and MatchState are written out by hand rather than with
+# attrs, as Layout is, so that the compiled build makes them native classes: the
+# engine reads their fields on every action, and a native class's field is a
+# load from the object where an attrs class's is a dictionary look-up in its
+# type. One definition serves both builds (the interpreter runs it as a plain
+# slotted class). Each keeps the surface of a frozen attrs class: the same
+# constructor, ``attrs.fields``, ``attrs.evolve`` and ``attrs.asdict`` (through
+# ``__attrs_attrs__``, which attrs itself builds from :func:`_attrs_fields`),
+# equality and hashing by the fields (the hash computed once and kept), a repr
+# in attrs' style, pickle and copy, and a ``FrozenInstanceError`` on any
+# assignment. The hash is kept in the slot ``_hash``, which no constructor
+# sets: it is filled on the first ``hash()``.
+
+
+def _attrs_fields(name: str, fields: dict[str, Any]) -> Any:
+    """The ``__attrs_attrs__`` of a class with ``fields``, as attrs makes it (name: attrs.field)."""
+    return attrs.fields(attrs.make_class(name, fields, frozen=True))
+
+
+def _fields_of(value: object) -> tuple[attrs.Attribute[Any], ...]:
+    """The attrs description of the fields of ``value``'s class."""
+    fields: tuple[attrs.Attribute[Any], ...] = attrs.fields(
+        cast("type[attrs.AttrsInstance]", type(value))
+    )
+    return fields
+
+
+def _attrs_repr(value: object) -> str:
+    """``Class(field=value, ...)``, as attrs writes it, over the fields shown in reprs."""
+    shown = ", ".join(
+        f"{field.name}={getattr(value, field.name)!r}" for field in _fields_of(value) if field.repr
+    )
+    return f"{type(value).__name__}({shown})"
+
+
+def _evolve(value: object, changes: dict[str, Any]) -> Any:
+    """``attrs.evolve(value, **changes)``: a new instance, every field not changed kept."""
+    for field in _fields_of(value):
+        alias = field.alias or field.name
+        if field.init and alias not in changes:
+            changes[alias] = getattr(value, field.name)
+    return type(value)(**changes)
+
+
+def _frozen() -> attrs.exceptions.FrozenInstanceError:
+    """The error of an assignment to a frozen instance, as attrs raises it."""
+    return attrs.exceptions.FrozenInstanceError()
+
+
 class RoundResult:
     """What happened at the end of a round, kept for display in the next state.
+
+    It behaves as a frozen attrs class: it compares, hashes, pickles and
+    evolves (``attrs.evolve``) by its fields.
 
     :ivar round: The number of the round that ended (1 for the first).
     :ivar end: Whether a player went out or the round was blocked.
@@ -230,6 +283,32 @@ class RoundResult:
         from the seed).
     """
 
+    __slots__ = (
+        "_hash",
+        "_log",
+        "deductions",
+        "end",
+        "finisher",
+        "given",
+        "hands",
+        "layout",
+        "round",
+        "scores",
+    )
+    #: attrs' description of the fields (set below the class), for attrs' functions.
+    __attrs_attrs__: ClassVar[Any]
+    __match_args__: ClassVar[tuple[str, ...]] = (
+        "round",
+        "end",
+        "finisher",
+        "layout",
+        "hands",
+        "deductions",
+        "scores",
+        "_log",
+        "given",
+    )
+
     round: int
     end: RoundEnd
     finisher: int | None
@@ -237,9 +316,94 @@ class RoundResult:
     hands: tuple[tuple[Tile, ...], ...]
     deductions: tuple[int, ...]
     scores: tuple[int, ...]
-    #: The round's action log, newest first (see :attr:`history`).
-    _log: ActionLog = attrs.field(alias="log", default=None, repr=False)
-    given: bool = False
+    # The round's action log, newest first (see :attr:`history`); typed
+    # loosely, as Layout's, so that validate_state can report a malformed one.
+    _log: Any
+    given: bool
+    _hash: int
+
+    def __init__(
+        self,
+        round: int,
+        end: RoundEnd,
+        finisher: int | None,
+        layout: Layout,
+        hands: tuple[tuple[Tile, ...], ...],
+        deductions: tuple[int, ...],
+        scores: tuple[int, ...],
+        log: ActionLog | object = None,
+        given: bool = False,
+    ) -> None:
+        if COMPILED:
+            # A native class: its own stores go straight into the object,
+            # past the __setattr__ that refuses everyone else's.
+            self.round = round
+            self.end = end
+            self.finisher = finisher
+            self.layout = layout
+            self.hands = hands
+            self.deductions = deductions
+            self.scores = scores
+            self._log = log
+            self.given = given
+            return
+        values = (round, end, finisher, layout, hands, deductions, scores, log, given)
+        for name, value in zip(RoundResult.__match_args__, values, strict=True):
+            object.__setattr__(self, name, value)
+
+    def _fields(self) -> tuple[object, ...]:
+        return (
+            self.round,
+            self.end,
+            self.finisher,
+            self.layout,
+            self.hands,
+            self.deductions,
+            self.scores,
+            self._log,
+            self.given,
+        )
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise _frozen()
+
+    def __delattr__(self, name: str) -> None:
+        raise _frozen()
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not RoundResult:
+            return NotImplemented
+        return self is other or self._fields() == other._fields()
+
+    def __ne__(self, other: object) -> bool:
+        if type(other) is not RoundResult:
+            return NotImplemented
+        return self is not other and self._fields() != other._fields()
+
+    def __hash__(self) -> int:
+        try:
+            return self._hash
+        except AttributeError:
+            pass
+        value = hash(self._fields())
+        object.__setattr__(self, "_hash", value)
+        return value
+
+    def evolve(self, **changes: Any) -> RoundResult:
+        """A copy with the fields named in ``changes`` replaced, as ``attrs.evolve(self, ...)``.
+
+        Fields are named as the constructor names them (``log`` for the action
+        log). ``attrs.evolve`` works too; this method is its typed equivalent
+        (mypy's attrs plugin knows only classes that attrs built).
+        """
+        evolved: RoundResult = _evolve(self, changes)
+        return evolved
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (RoundResult, self._fields())
+
+    def __repr__(self) -> str:
+        return _attrs_repr(self)
 
     @property
     def history(self) -> tuple[Action, ...]:
@@ -260,9 +424,11 @@ class RoundResult:
         return seat
 
 
-@attrs.frozen
 class RoundInfo:
     """What stays fixed for a whole round; shared by every state of the round.
+
+    It behaves as a frozen attrs class: it compares, hashes, pickles and
+    evolves (``attrs.evolve``) by its fields.
 
     :ivar players: The number of players (2, 3 or 4).
     :ivar seed: The seed the match was dealt from (see :mod:`american_sniff.rng`).
@@ -280,6 +446,34 @@ class RoundInfo:
         seeded deal).
     """
 
+    __slots__ = (
+        "_hash",
+        "actions_before",
+        "deals",
+        "deck",
+        "given",
+        "last_round",
+        "opener",
+        "players",
+        "rng",
+        "round",
+        "seed",
+    )
+    #: attrs' description of the fields (set below the class), for attrs' functions.
+    __attrs_attrs__: ClassVar[Any]
+    __match_args__: ClassVar[tuple[str, ...]] = (
+        "players",
+        "seed",
+        "round",
+        "opener",
+        "deck",
+        "deals",
+        "rng",
+        "last_round",
+        "actions_before",
+        "given",
+    )
+
     players: int
     seed: int
     round: int
@@ -288,11 +482,95 @@ class RoundInfo:
     deals: tuple[Deal, ...]
     rng: int
     last_round: RoundResult | None
-    actions_before: int = 0
-    given: bool = False
+    actions_before: int
+    given: bool
+    _hash: int
+
+    def __init__(
+        self,
+        players: int,
+        seed: int,
+        round: int,
+        opener: int,
+        deck: tuple[Tile, ...],
+        deals: tuple[Deal, ...],
+        rng: int,
+        last_round: RoundResult | None,
+        actions_before: int = 0,
+        given: bool = False,
+    ) -> None:
+        if COMPILED:
+            self.players = players
+            self.seed = seed
+            self.round = round
+            self.opener = opener
+            self.deck = deck
+            self.deals = deals
+            self.rng = rng
+            self.last_round = last_round
+            self.actions_before = actions_before
+            self.given = given
+            return
+        values = (players, seed, round, opener, deck, deals, rng, last_round, actions_before, given)
+        for name, value in zip(RoundInfo.__match_args__, values, strict=True):
+            object.__setattr__(self, name, value)
+
+    def _fields(self) -> tuple[object, ...]:
+        return (
+            self.players,
+            self.seed,
+            self.round,
+            self.opener,
+            self.deck,
+            self.deals,
+            self.rng,
+            self.last_round,
+            self.actions_before,
+            self.given,
+        )
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise _frozen()
+
+    def __delattr__(self, name: str) -> None:
+        raise _frozen()
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not RoundInfo:
+            return NotImplemented
+        return self is other or self._fields() == other._fields()
+
+    def __ne__(self, other: object) -> bool:
+        if type(other) is not RoundInfo:
+            return NotImplemented
+        return self is not other and self._fields() != other._fields()
+
+    def __hash__(self) -> int:
+        try:
+            return self._hash
+        except AttributeError:
+            pass
+        value = hash(self._fields())
+        object.__setattr__(self, "_hash", value)
+        return value
+
+    def evolve(self, **changes: Any) -> RoundInfo:
+        """A copy with the fields named in ``changes`` replaced, as ``attrs.evolve(self, ...)``.
+
+        Fields are named as the constructor names them (``log`` for the action
+        log). ``attrs.evolve`` works too; this method is its typed equivalent
+        (mypy's attrs plugin knows only classes that attrs built).
+        """
+        evolved: RoundInfo = _evolve(self, changes)
+        return evolved
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (RoundInfo, self._fields())
+
+    def __repr__(self) -> str:
+        return _attrs_repr(self)
 
 
-@attrs.frozen(repr=False, weakref_slot=False)
 class MatchState:
     """A whole match at one moment: the hands, the stock, the table and the scores.
 
@@ -300,7 +578,9 @@ class MatchState:
     :func:`~american_sniff.apply`; save it with :meth:`to_json` and load it
     with :meth:`from_json`. A state never changes. The constructor (and so
     ``attrs.evolve``) does not check that the fields are consistent with each
-    other; :func:`~american_sniff.validate_state` does.
+    other; :func:`~american_sniff.validate_state` does. It behaves as a frozen
+    attrs class: it compares, hashes, pickles and evolves (``attrs.evolve``)
+    by its fields; the legal-move cache is not part of its value.
 
     :ivar info: The round's constants (players, seed, round number, opener, the
         stock as dealt, deals still to use, generator state, previous round),
@@ -318,6 +598,33 @@ class MatchState:
     :ivar drawn_count: How many tiles of the round's stock have been drawn.
     """
 
+    __slots__ = (
+        "_hash",
+        "_legal",
+        "_log",
+        "drawn",
+        "drawn_count",
+        "hands",
+        "info",
+        "layout",
+        "scores",
+        "turn",
+        "winner",
+    )
+    #: attrs' description of the fields (set below the class), for attrs' functions.
+    __attrs_attrs__: ClassVar[Any]
+    __match_args__: ClassVar[tuple[str, ...]] = (
+        "info",
+        "turn",
+        "hands",
+        "layout",
+        "scores",
+        "winner",
+        "drawn",
+        "drawn_count",
+        "_log",
+    )
+
     info: RoundInfo
     turn: int
     hands: tuple[tuple[Tile, ...], ...]
@@ -326,12 +633,100 @@ class MatchState:
     winner: int | None
     drawn: Tile | None
     drawn_count: int
-    #: The round's action log, newest first (see :attr:`history`).
-    _log: ActionLog = attrs.field(alias="log", default=None, repr=False)
-    #: Cache of the legal moves, filled on first use.
-    _legal: tuple[Move, ...] | None = attrs.field(
-        init=False, default=None, eq=False, repr=False, hash=False
-    )
+    # The round's action log, newest first (see :attr:`history`); typed
+    # loosely, as Layout's, so that validate_state can report a malformed one.
+    _log: Any
+    # Cache of the legal moves, filled on first use; not part of the value.
+    _legal: tuple[Move, ...] | None
+    _hash: int
+
+    def __init__(
+        self,
+        info: RoundInfo,
+        turn: int,
+        hands: tuple[tuple[Tile, ...], ...],
+        layout: Layout,
+        scores: tuple[int, ...],
+        winner: int | None,
+        drawn: Tile | None,
+        drawn_count: int,
+        log: ActionLog | object = None,
+    ) -> None:
+        if COMPILED:
+            self.info = info
+            self.turn = turn
+            self.hands = hands
+            self.layout = layout
+            self.scores = scores
+            self.winner = winner
+            self.drawn = drawn
+            self.drawn_count = drawn_count
+            self._log = log
+            self._legal = None
+            return
+        values = (info, turn, hands, layout, scores, winner, drawn, drawn_count, log, None)
+        for name, value in zip(_STATE_INIT_SLOTS, values, strict=True):
+            object.__setattr__(self, name, value)
+
+    def _fields(self) -> tuple[object, ...]:
+        return (
+            self.info,
+            self.turn,
+            self.hands,
+            self.layout,
+            self.scores,
+            self.winner,
+            self.drawn,
+            self.drawn_count,
+            self._log,
+        )
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise _frozen()
+
+    def __delattr__(self, name: str) -> None:
+        raise _frozen()
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not MatchState:
+            return NotImplemented
+        return self is other or self._fields() == other._fields()
+
+    def __ne__(self, other: object) -> bool:
+        if type(other) is not MatchState:
+            return NotImplemented
+        return self is not other and self._fields() != other._fields()
+
+    def __hash__(self) -> int:
+        try:
+            return self._hash
+        except AttributeError:
+            pass
+        value = hash(self._fields())
+        object.__setattr__(self, "_hash", value)
+        return value
+
+    def evolve(self, **changes: Any) -> MatchState:
+        """A copy with the fields named in ``changes`` replaced, as ``attrs.evolve(self, ...)``.
+
+        Fields are named as the constructor names them (``log`` for the action
+        log). ``attrs.evolve`` works too; this method is its typed equivalent
+        (mypy's attrs plugin knows only classes that attrs built).
+        """
+        evolved: MatchState = _evolve(self, changes)
+        return evolved
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # The legal-move cache travels too: it is still right for the equal state.
+        return (MatchState, self._fields(), self._legal)
+
+    def __setstate__(self, legal: tuple[Move, ...] | None) -> None:
+        self._cache_legal(legal)
+
+    def _cache_legal(self, moves: tuple[Move, ...] | None) -> None:
+        """Keep ``moves`` as the legal moves of this state (the engine's cache)."""
+        # In a method of the native class this store goes straight into the object.
+        object.__setattr__(self, "_legal", moves)
 
     @property
     def players(self) -> int:
@@ -470,3 +865,47 @@ class MatchState:
             f"<MatchState players={self.players} round={self.round} {status} "
             f"scores={self.scores} table={len(self.layout)} stock={self.stock_size}>"
         )
+
+
+#: MatchState's slots in the order of its constructor's arguments, then the cache.
+_STATE_INIT_SLOTS = (*MatchState.__match_args__, "_legal")
+
+# attrs' view of the three classes: each field as attrs would declare it. A
+# field with an alias (``log``) is stored under its name (``_log``); the legal-
+# move cache is no argument and no part of the value.
+setattr(  # noqa: B010 (a class attribute of a native class is set like this)
+    RoundResult,
+    "__attrs_attrs__",
+    _attrs_fields(
+        "RoundResult",
+        {
+            **{name: attrs.field() for name in RoundResult.__match_args__[:7]},
+            "_log": attrs.field(alias="log", default=None, repr=False),
+            "given": attrs.field(default=False),
+        },
+    ),
+)
+setattr(  # noqa: B010
+    RoundInfo,
+    "__attrs_attrs__",
+    _attrs_fields(
+        "RoundInfo",
+        {
+            **{name: attrs.field() for name in RoundInfo.__match_args__[:8]},
+            "actions_before": attrs.field(default=0),
+            "given": attrs.field(default=False),
+        },
+    ),
+)
+setattr(  # noqa: B010
+    MatchState,
+    "__attrs_attrs__",
+    _attrs_fields(
+        "MatchState",
+        {
+            **{name: attrs.field() for name in MatchState.__match_args__[:8]},
+            "_log": attrs.field(alias="log", default=None, repr=False),
+            "_legal": attrs.field(init=False, default=None, eq=False, repr=False, hash=False),
+        },
+    ),
+)

@@ -564,7 +564,7 @@ def _hide_in_result(result: RoundResult, viewer: int, with_history: bool) -> Rou
                 action.scores,
                 log,
             )
-    return attrs.evolve(result, log=log)
+    return result.evolve(log=log)
 
 
 def _ended(state: MatchState, viewer: int, last_round_history: bool) -> Action | None:

@@ -53,7 +53,6 @@ import random
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
-import attrs
 import numpy as np
 import pyspiel
 
@@ -234,9 +233,7 @@ class AmericanSniffState(pyspiel.State):
             deck, start = state.info.deck, state.drawn_count
             rest = tuple(t for t in deck[start:] if t.index != action)
             deck = deck[:start] + (ALL_TILES[action],) + rest
-            self.match = apply(
-                attrs.evolve(state, info=attrs.evolve(state.info, deck=deck)), Draw()
-            )
+            self.match = apply(state.evolve(info=state.info.evolve(deck=deck)), Draw())
             return
         if action == DRAW_ACTION:
             move_of(state, action)  # refuses a draw that is not legal
@@ -319,8 +316,8 @@ class AmericanSniffState(pyspiel.State):
         dealt = set(deal)
         stock = tuple(t for t in ALL_TILES if t.index not in dealt)
         opener = base.opener if self._lot_due else self._opener
-        info = attrs.evolve(base.info, deck=stock, opener=opener)
-        return attrs.evolve(base, info=info, hands=hands, turn=opener, drawn_count=0)
+        info = base.info.evolve(deck=stock, opener=opener)
+        return base.evolve(info=info, hands=hands, turn=opener, drawn_count=0)
 
 
 def _resampled(state: MatchState, seat: int, rng: random.Random) -> MatchState:
@@ -350,7 +347,7 @@ def _resampled(state: MatchState, seat: int, rng: random.Random) -> MatchState:
             mine = hands[s] + ([keep] if keep is not None and keep in hand else [])
             new_hands.append(tuple(sorted(mine)))
     deck = state.info.deck[: state.drawn_count] + tuple(rest)
-    return attrs.evolve(state, hands=tuple(new_hands), info=attrs.evolve(state.info, deck=deck))
+    return state.evolve(hands=tuple(new_hands), info=state.info.evolve(deck=deck))
 
 
 def _fill(
