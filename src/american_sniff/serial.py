@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, get_origin
 import attrs
 
 from ._fast import placed
+from .deal import tile_index
 from .errors import IllegalMove, InvalidState
 from .layout import Layout, Point, Side
 from .moves import Draw, Move, Pass, Place
@@ -62,7 +63,6 @@ from .state import (
     RoundEnd,
     RoundInfo,
     RoundResult,
-    tile_index,
 )
 from .tiles import ALL_TILES, Tile
 from .validation import validate_state

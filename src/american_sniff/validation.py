@@ -20,13 +20,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
+from .deal import tile_index
 from .engine import apply, seeded_deal
 from .errors import IllegalMove, InvalidState
 from .layout import Layout
 from .moves import Draw, Pass, Place
 from .rng import MASK64, below
 from .rules import HAND_SIZE, PLAYER_COUNTS, TARGET, lot_is_due, side_count, side_of
-from .state import Action, Deal, MatchState, RoundEnd, RoundInfo, RoundResult, tile_index
+from .state import Action, Deal, MatchState, RoundEnd, RoundInfo, RoundResult
 from .tiles import ALL_TILES, Tile
 
 __all__ = ["validate_state"]
