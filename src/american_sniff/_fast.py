@@ -1,9 +1,10 @@
 """The fast representation behind the engine: private, and the only place that knows it.
 
 The public values (:class:`~american_sniff.Tile`, :class:`~american_sniff.Point`,
-:class:`~american_sniff.Place`, :class:`~american_sniff.MatchState`) are
-ordinary frozen attrs classes, and :class:`~american_sniff.Layout` is a frozen
-class written to behave like one. To keep an action at a constant, small cost
+:class:`~american_sniff.Place`) are ordinary frozen attrs classes, and
+:class:`~american_sniff.Layout` and :class:`~american_sniff.MatchState` (with
+its ``RoundInfo`` and ``RoundResult``) are frozen classes written to behave
+like them, native classes when compiled. To keep an action at a constant, small cost
 the engine works on them through this module, which owns four tricks. Nothing
 outside this module relies on them.
 
@@ -34,14 +35,13 @@ the tuples :data:`DRAW_ONLY` and :data:`PASS_ONLY`, so ``apply`` knows such a
 state was already checked by comparing the cache with them.
 
 **Slot-level constructors.** :func:`new_layout` and :func:`new_state` build the
-engine's results by storing each field straight into its slot, skipping the
-validating, per-field ``object.__setattr__`` of attrs' frozen ``__init__`` (the
-values come from the engine and are consistent by construction). The
-interpreted build replaces both with generated twins that do the same faster
-(see the section's comment below). The objects are ordinary frozen instances:
-``attrs.evolve``, equality, hashing and pickle use the fields and see exactly
-what ``__init__`` would have stored (tests check this for every field). The
-legal-move cache is a field with ``eq=False`` and ``init=False``: it is not
+engine's results by the fastest route for the build: the native constructor
+when compiled, and in the interpreted build generated twins that store each
+field straight into its slot (see the section's comment below). The objects
+are ordinary frozen instances: ``attrs.evolve``, equality, hashing and pickle
+use the fields and see exactly what ``__init__`` would have stored (tests
+check this for every field). The legal-move cache is a field with
+``eq=False`` and ``init=False``: it is not
 part of a state's value, ``attrs.evolve`` starts the new state with an empty
 cache, and pickle keeps it (it is still right for the equal state).
 
@@ -270,10 +270,9 @@ def handed_out(state: MatchState, move: object) -> bool:
 _T = TypeVar("_T")
 
 # -- slot-level constructors --------------------------------------------------------------
-# Each build fills slots by its fastest route. In the compiled build Layout is
-# a native class, whose constructor stores its fields directly, and MatchState
-# is filled with ``object.__setattr__`` written out, which mypyc turns into a
-# direct C call. The interpreter instead fills a plain *twin* class that has the
+# Each build fills slots by its fastest route. In the compiled build Layout,
+# MatchState, RoundInfo and RoundResult are native classes, whose constructors
+# store their fields directly. The interpreter instead fills a plain *twin* class that has the
 # very same slots (so each store is the interpreter's specialised slot store)
 # and then switches the object's class to the frozen class, which CPython
 # allows between classes of identical layout. (That is why MatchState and

@@ -141,6 +141,11 @@ def _attrs_fields(name: str, fields: dict[str, Any]) -> Any:
     return attrs.fields(attrs.make_class(name, fields, frozen=True))
 
 
+def _attribute(**options: Any) -> Any:
+    """``attrs.field(**options)``, typed as what it is: a field's description, not its value."""
+    return attrs.field(**options)
+
+
 def _fields_of(value: object) -> tuple[attrs.Attribute[Any], ...]:
     """The attrs description of the fields of ``value``'s class."""
     fields: tuple[attrs.Attribute[Any], ...] = attrs.fields(
@@ -785,9 +790,9 @@ setattr(  # noqa: B010 (a class attribute of a native class is set like this)
     _attrs_fields(
         "RoundResult",
         {
-            **{name: attrs.field() for name in RoundResult.__match_args__[:7]},
-            "_log": attrs.field(alias="log", default=None, repr=False),
-            "given": attrs.field(default=False),
+            **{name: _attribute() for name in RoundResult.__match_args__[:7]},
+            "_log": _attribute(alias="log", default=None, repr=False),
+            "given": _attribute(default=False),
         },
     ),
 )
@@ -797,9 +802,9 @@ setattr(  # noqa: B010
     _attrs_fields(
         "RoundInfo",
         {
-            **{name: attrs.field() for name in RoundInfo.__match_args__[:8]},
-            "actions_before": attrs.field(default=0),
-            "given": attrs.field(default=False),
+            **{name: _attribute() for name in RoundInfo.__match_args__[:8]},
+            "actions_before": _attribute(default=0),
+            "given": _attribute(default=False),
         },
     ),
 )
@@ -809,9 +814,9 @@ setattr(  # noqa: B010
     _attrs_fields(
         "MatchState",
         {
-            **{name: attrs.field() for name in MatchState.__match_args__[:8]},
-            "_log": attrs.field(alias="log", default=None, repr=False),
-            "_legal": attrs.field(init=False, default=None, eq=False, repr=False, hash=False),
+            **{name: _attribute() for name in MatchState.__match_args__[:8]},
+            "_log": _attribute(alias="log", default=None, repr=False),
+            "_legal": _attribute(init=False, default=None, eq=False, repr=False, hash=False),
         },
     ),
 )
