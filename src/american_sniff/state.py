@@ -34,8 +34,10 @@ def check_seat(players: int, seat: object) -> int:
     return seat
 
 
-class RoundEnd(enum.Enum):
-    """How a round ended.
+class RoundEnd(enum.Enum):  # noqa: D101
+    # Set as an attribute, not written as a docstring: mypyc, which compiles
+    # this module, drops the docstrings of the (non-native) classes it builds.
+    __doc__ = """How a round ended.
 
     :cvar DOMINO: ``"domino"``: a player placed their last tile (went out).
     :cvar BLOCKED: ``"blocked"``: the stock was empty and nobody could place.
@@ -62,8 +64,9 @@ ActionLog = tuple[int, "Move", Tile | None, int | None, int, tuple[int, ...], An
 
 
 @attrs.frozen
-class Action:
-    """One action of a round and what it did.
+class Action:  # noqa: D101
+    # (An attribute, not a docstring: see RoundEnd.)
+    __doc__ = """One action of a round and what it did.
 
     :attr:`MatchState.last_action` is the action that produced a state, and
     :attr:`MatchState.history` lists the actions of the round so far.
