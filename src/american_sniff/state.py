@@ -34,20 +34,25 @@ def check_seat(players: int, seat: object) -> int:
     return seat
 
 
-class RoundEnd(enum.Enum):  # noqa: D101
-    # Set as an attribute, not written as a docstring: mypyc, which compiles
-    # this module, drops the docstrings of the (non-native) classes it builds.
-    __doc__ = """How a round ended.
+_ROUND_END_DOC = """How a round ended.
 
     :cvar DOMINO: ``"domino"``: a player placed their last tile (went out).
     :cvar BLOCKED: ``"blocked"``: the stock was empty and nobody could place.
     """
 
+
+class RoundEnd(enum.Enum):  # noqa: D101 (the docstring is _ROUND_END_DOC, set below)
     DOMINO = "domino"
     BLOCKED = "blocked"
 
     def __repr__(self) -> str:
         return f"RoundEnd.{self.name}"
+
+
+# Set from outside the class: mypyc, which compiles this module, drops the
+# docstrings of the (non-native) classes it builds, and attrs would take a
+# ``__doc__`` written in the class body of a compiled module for a field.
+setattr(RoundEnd, "__doc__", _ROUND_END_DOC)  # noqa: B010
 
 
 # -- the action log ----------------------------------------------------------
@@ -63,10 +68,7 @@ class RoundEnd(enum.Enum):  # noqa: D101
 ActionLog = tuple[int, "Move", Tile | None, int | None, int, tuple[int, ...], Any] | None
 
 
-@attrs.frozen
-class Action:  # noqa: D101
-    # (An attribute, not a docstring: see RoundEnd.)
-    __doc__ = """One action of a round and what it did.
+_ACTION_DOC = """One action of a round and what it did.
 
     :attr:`MatchState.last_action` is the action that produced a state, and
     :attr:`MatchState.history` lists the actions of the round so far.
@@ -87,6 +89,9 @@ class Action:  # noqa: D101
     :ivar winner: The side that won the match with this action, else None.
     """
 
+
+@attrs.frozen
+class Action:  # noqa: D101 (the docstring is _ACTION_DOC, set below)
     seat: int
     move: Move
     tile: Tile | None = None
@@ -103,6 +108,10 @@ class Action:  # noqa: D101
         if self.end_sum is not None:
             text += f", sum {self.end_sum}, {self.points} points"
         return text
+
+
+# (See RoundEnd's docstring above.)
+setattr(Action, "__doc__", _ACTION_DOC)  # noqa: B010
 
 
 def _action(node: ActionLog, result: RoundResult | None, winner: int | None) -> Action:
