@@ -8,7 +8,7 @@ very same objects in both states, so a move costs little memory.
 from __future__ import annotations
 
 import enum
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast, overload
 
 import attrs
 
@@ -744,7 +744,14 @@ class MatchState:
         """The number of scoring sides."""
         return side_count(self.info.players)
 
-    def to_json(self, *, key: bytes | None = None) -> str:
+    # The public signatures are the overloads; the implementations take any
+    # value, so that a wrong one is refused by serial's checks (a ValueError
+    # naming it) in both builds, not by the compiled build's argument check.
+    @overload
+    def to_json(self) -> str: ...
+    @overload
+    def to_json(self, *, key: bytes | None) -> str: ...
+    def to_json(self, *, key: object = None) -> str:
         """The state as JSON text, in the documented state format.
 
         The text holds everything needed to go on playing; see
@@ -757,10 +764,16 @@ class MatchState:
         # imports nothing beyond attrs and the standard library.
         from .serial import state_to_json  # noqa: PLC0415
 
-        return state_to_json(self, key=key)
+        return state_to_json(self, key=cast("bytes | None", key))
 
+    @overload
     @classmethod
-    def from_json(cls, text: str | bytes, *, key: bytes | None = None) -> MatchState:
+    def from_json(cls, text: str | bytes) -> MatchState: ...
+    @overload
+    @classmethod
+    def from_json(cls, text: str | bytes, *, key: bytes | None) -> MatchState: ...
+    @classmethod
+    def from_json(cls, text: object, *, key: object = None) -> MatchState:
         """Load a state saved with :meth:`to_json`, checking everything.
 
         Without ``key`` (untrusted text) every field is checked and the round
@@ -776,7 +789,7 @@ class MatchState:
         """
         from .serial import state_from_json  # noqa: PLC0415
 
-        return state_from_json(text, key=key)
+        return state_from_json(cast("str | bytes", text), key=cast("bytes | None", key))
 
     def _check_seat(self, seat: object) -> None:
         """Raise :class:`ValueError` unless ``seat`` is a seat of this match."""
