@@ -14,6 +14,9 @@ from hypothesis import strategies as st
 
 from american_sniff import COMPILED, Layout, MatchState, Point, Side, Tile, new_match, rng
 from american_sniff import _fast as fast
+from american_sniff import _native as native
+from american_sniff import layout as geometry
+from american_sniff import points as point_table
 from american_sniff.rng import MASK64, shuffled
 from american_sniff.state import RoundInfo, RoundResult
 from scenarios import random_play
@@ -99,25 +102,25 @@ def test_states_built_by_the_engine_are_plain_frozen_states() -> None:
 
 def test_point_keys_are_point_orders_and_the_tables_agree_with_the_points() -> None:
     """Every key is its Point's order, and each table row describes that point."""
-    for key, point in enumerate(fast.POINT_OF_KEY):
+    for key, point in enumerate(point_table.POINT_OF_KEY):
         if point is None:
             continue
-        assert point.order == key == fast.key_of(point.tile, point.side)
-        assert fast.VALUE_OF_KEY[key] == point.value
-        assert fast.BIT_OF_KEY[key] == 1 << point.value
+        assert point.order == key == point_table.key_of(point.tile, point.side)
+        assert point_table.VALUE_OF_KEY[key] == point.value
+        assert point_table.BIT_OF_KEY[key] == 1 << point.value
         doubled = point.side in (Side.LINE_A, Side.LINE_B)
-        assert fast.WORTH_OF_KEY[key] == (2 * point.value if doubled else point.value)
+        assert geometry.WORTH_OF_KEY[key] == (2 * point.value if doubled else point.value)
     # 21 non-doubles with two ends, 7 doubles with two lines and two branches.
-    assert sum(point is not None for point in fast.POINT_OF_KEY) == 21 * 2 + 7 * 4
+    assert sum(point is not None for point in point_table.POINT_OF_KEY) == 21 * 2 + 7 * 4
 
 
 def test_the_end_sum_counts_a_lone_opening_double_once() -> None:
     """[3|3] alone counts 6, not 12; joined on one side it still counts 6 through the other."""
     alone = Layout.empty().place(Tile(3, 3))
-    assert fast.is_lone_double(alone.open_keys)
-    assert alone.end_sum == fast.end_sum_of(alone.open_keys) == 6
+    assert geometry.is_lone_double(alone.open_keys)
+    assert alone.end_sum == geometry.end_sum_of(alone.open_keys) == 6
     joined = alone.place(Tile(0, 3), Point(Tile(3, 3), Side.LINE_A))
-    assert not fast.is_lone_double(joined.open_keys)
+    assert not geometry.is_lone_double(joined.open_keys)
     assert joined.end_sum == 6  # line_b counts both halves, and [0|3] shows 0
 
 
@@ -135,7 +138,7 @@ def test_a_twin_constructor_stores_every_slot_and_keeps_the_keywords() -> None:
         turn: object
         winner: object
 
-    build = fast._twin_constructor(
+    build = native.twin_constructor(
         Three, make, {"info": "info", "turn": "turn", "winner": "winner", "_spare": "None"}
     )
     made = build(info="i", turn=2)
@@ -158,7 +161,7 @@ def test_the_twin_constructors_set_each_slot_from_its_own_argument() -> None:
     """
     if COMPILED:
         pytest.skip("the twin constructors serve the interpreted build only")
-    assert fast._same_names(Layout) == {
+    assert native.same_names(Layout) == {
         "_log": "log",
         "end_sum": "end_sum",
         "open_keys": "open_keys",
@@ -166,7 +169,7 @@ def test_the_twin_constructors_set_each_slot_from_its_own_argument() -> None:
         "tile_mask": "tile_mask",
         "value_mask": "value_mask",
     }
-    names = fast._same_names(MatchState)
+    names = native.same_names(MatchState)
     assert names["_log"] == "log"
     assert names["_legal"] == "legal"
     assert names["_hash"] == ""  # the kept hash: no constructor sets it
@@ -191,7 +194,7 @@ def test_a_twin_constructor_refuses_slots_that_do_not_match(slots: dict[str, str
         __slots__ = ("info", "turn", "winner")
 
     with pytest.raises(TypeError, match="Three: the slots and the arguments do not match"):
-        fast._twin_constructor(Three, make, slots)
+        native.twin_constructor(Three, make, slots)
 
 
 def test_layouts_refuse_assignment_in_both_builds() -> None:
@@ -213,4 +216,4 @@ def test_a_twin_constructor_refuses_a_default_other_than_none() -> None:
         __slots__ = ("info", "turn")
 
     with pytest.raises(TypeError, match="make: turn may default to None only"):
-        fast._twin_constructor(Two, make, {"info": "info", "turn": "turn"})
+        native.twin_constructor(Two, make, {"info": "info", "turn": "turn"})

@@ -33,6 +33,10 @@ from american_sniff import (
     rules,
 )
 from american_sniff import _fast as fast
+from american_sniff import _native as native
+from american_sniff import layout as geometry
+from american_sniff import points as point_table
+from american_sniff import state as state_module
 from american_sniff.layout import parse_point
 from american_sniff.points import point_of_key
 from american_sniff.rng import MASK64, below, next_u64, shuffled
@@ -139,7 +143,7 @@ def test_the_compiled_builds_code_paths_play_the_same_match(
         assert mine.winner == theirs.winner
         # The compiled build's store fills the cache that legal_moves reads back.
         moves = legal_moves(mine)
-        assert fast.legal_cache(mine) is moves
+        assert state_module.legal_cache(mine) is moves
 
 
 # -- the tables of point keys, built once at import --------------------------------------
@@ -157,10 +161,14 @@ def test_a_points_key_is_its_order_and_the_table_of_keys_lists_every_point() -> 
         sides = _DOUBLE_SIDES if tile.is_double else (Side.LOW, Side.HIGH)
         for side in sides:
             point = Point(tile, side)
-            assert fast.key_of(tile, side) == point.order == tile.index * 8 + list(Side).index(side)
+            assert (
+                point_table.key_of(tile, side)
+                == point.order
+                == tile.index * 8 + list(Side).index(side)
+            )
             expected[point.order] = point
-    assert fast._points() == expected
-    assert expected == fast.POINT_OF_KEY
+    assert point_table._point_table() == expected
+    assert expected == point_table.POINT_OF_KEY
 
 
 def test_the_keys_a_tile_leaves_open_are_the_points_of_the_table() -> None:
@@ -172,15 +180,15 @@ def test_the_keys_a_tile_leaves_open_are_the_points_of_the_table() -> None:
     """
     for tile in ALL_TILES:
         table = Layout.empty().place(tile)
-        assert fast._opening_keys(tile) == tuple(p.order for p in table.points())
+        assert geometry._opening_keys(tile) == tuple(p.order for p in table.points())
         for point in table.points():
             for other in ALL_TILES:
                 if other is tile or not other.has(point.value):
                     continue
                 after = table.place(other, point)
                 (new,) = [p for p in after.points() if p.tile is other]
-                assert fast._free_key(other, point.order) == new.order
-                assert fast.FREE_KEY[other.index][point.order] == new.order
+                assert geometry._free_key(other, point.order) == new.order
+                assert geometry.FREE_KEY[other.index][point.order] == new.order
 
 
 # -- what the engine reports about itself ------------------------------------------------
@@ -191,7 +199,7 @@ def test_compiled_says_which_build_runs() -> None:
 
     Kills the mutants of ``engine.compiled``.
     """
-    assert engine.compiled() is fast.COMPILED
+    assert engine.compiled() is native.COMPILED
     if engine.__file__.endswith(".py"):
         assert engine.compiled() is False
 
@@ -412,25 +420,27 @@ def test_the_key_tables_match_the_points_they_stand_for() -> None:
     A non-double's end and a branch of the Sniff count their number; a line
     side of a double counts both halves (its tile is then a terminal double).
     """
-    for key, point in enumerate(fast.POINT_OF_KEY):
+    for key, point in enumerate(point_table.POINT_OF_KEY):
         if point is None:
-            assert fast.VALUE_OF_KEY[key] == fast.WORTH_OF_KEY[key] == 0
-            assert fast.BIT_OF_KEY[key] == 1
+            assert point_table.VALUE_OF_KEY[key] == geometry.WORTH_OF_KEY[key] == 0
+            assert point_table.BIT_OF_KEY[key] == 1
             continue
-        assert fast.VALUE_OF_KEY[key] == point.value
-        assert fast.BIT_OF_KEY[key] == 1 << point.value
+        assert point_table.VALUE_OF_KEY[key] == point.value
+        assert point_table.BIT_OF_KEY[key] == 1 << point.value
         lines = (Side.LINE_A, Side.LINE_B)
-        assert fast.WORTH_OF_KEY[key] == (2 * point.value if point.side in lines else point.value)
+        assert geometry.WORTH_OF_KEY[key] == (
+            2 * point.value if point.side in lines else point.value
+        )
 
 
 def test_the_tile_tables_match_the_tiles() -> None:
     """Per tile: the bits of its halves, whether it is a double, its opening sides and moves."""
     for tile in ALL_TILES:
-        assert fast.TILE_VALUES[tile.index] == (1 << tile.low) | (1 << tile.high)
-        assert fast.IS_DOUBLE[tile.index] is tile.is_double
-        assert fast.TILES[tile.index] is tile
+        assert geometry.TILE_VALUES[tile.index] == (1 << tile.low) | (1 << tile.high)
+        assert geometry.IS_DOUBLE[tile.index] is tile.is_double
+        assert geometry.TILES[tile.index] is tile
         opening = Layout.empty().place(tile)
-        assert fast.OPENING_KEYS[tile.index] == tuple(p.order for p in opening.points())
+        assert geometry.OPENING_KEYS[tile.index] == tuple(p.order for p in opening.points())
         assert fast.OPEN[tile.index] == Place(tile)
 
 
@@ -443,16 +453,16 @@ def test_the_table_of_placements_holds_exactly_the_placements_that_fit() -> None
     """
     for tile in ALL_TILES:
         row = fast.PLACE[tile.index]
-        assert len(row) == len(fast.POINT_OF_KEY)
-        for key, point in enumerate(fast.POINT_OF_KEY):
+        assert len(row) == len(point_table.POINT_OF_KEY)
+        for key, point in enumerate(point_table.POINT_OF_KEY):
             fits = point is not None and point.tile is not tile and tile.has(point.value)
             if not fits:
                 assert row[key] is None
-                assert fast.FREE_KEY[tile.index][key] == -1
+                assert geometry.FREE_KEY[tile.index][key] == -1
                 continue
             assert point is not None
             assert row[key] == Place(tile, point)
-            assert fast.FREE_KEY[tile.index][key] == fast._free_key(tile, key)
+            assert geometry.FREE_KEY[tile.index][key] == geometry._free_key(tile, key)
 
 
 def test_the_redraw_limits_are_those_of_below() -> None:
