@@ -57,14 +57,15 @@ The pure-Python and the mypyc-compiled builds run this same code, except where
 
 from __future__ import annotations
 
-from typing import Any, Final, TypeVar
+from typing import Final
 
 from ._native import COMPILED, same_names, twin_constructor
+from .deal import Deal
 from .layout import FREE_KEY, Layout
 from .moves import Draw, Move, Pass, Place
 from .points import POINT_OF_KEY
 from .rng import shuffled, shuffled_indices_in_halves
-from .state import ActionLog, MatchState, RoundInfo, RoundResult
+from .state import ActionLog, MatchState, RoundEnd, RoundInfo, RoundResult
 from .tiles import ALL_TILES, Tile
 
 __all__ = [
@@ -133,8 +134,6 @@ def with_tile(hand: tuple[Tile, ...], tile: Tile) -> tuple[Tile, ...]:
 # -- slot-level constructors --------------------------------------------------------------
 # (How each build fills slots: see american_sniff._native.)
 
-_T = TypeVar("_T")
-
 
 def new_state(
     *,
@@ -164,31 +163,49 @@ if not COMPILED:
     )
 
 
-def _filled(cls: type[_T], fields: dict[str, object]) -> _T:
-    """An instance of the frozen attrs class ``cls`` with its slots set from ``fields``."""
-    instance: _T = object.__new__(cls)
-    for name, value in fields.items():
-        object.__setattr__(instance, name, value)
-    return instance
-
-
-def new_round_info(**fields: Any) -> RoundInfo:
-    """``RoundInfo(**fields)`` for the engine's own, consistent values, stored slot by slot.
+def new_round_info(
+    *,
+    players: int,
+    seed: int,
+    round: int,
+    opener: int,
+    deck: tuple[Tile, ...],
+    deals: tuple[Deal, ...],
+    rng: int,
+    last_round: RoundResult | None,
+    actions_before: int,
+    given: bool,
+) -> RoundInfo:
+    """``RoundInfo(...)`` for the engine's own, consistent values, stored slot by slot.
 
     The fields are exactly RoundInfo's (a test checks the result against attrs).
-    (Compiled, RoundInfo is a native class whose constructor is the fastest route.)
     """
-    if COMPILED:
-        return RoundInfo(**fields)
-    return _filled(RoundInfo, fields)
+    return RoundInfo(
+        players, seed, round, opener, deck, deals, rng, last_round, actions_before, given
+    )
 
 
-def new_round_result(**fields: Any) -> RoundResult:
-    """``RoundResult(**fields)`` for the engine's own values; ``log`` is stored as ``_log``."""
-    if COMPILED:
-        return RoundResult(**fields)
-    fields["_log"] = fields.pop("log")
-    return _filled(RoundResult, fields)
+def new_round_result(
+    *,
+    round: int,
+    end: RoundEnd,
+    finisher: int | None,
+    layout: Layout,
+    hands: tuple[tuple[Tile, ...], ...],
+    deductions: tuple[int, ...],
+    scores: tuple[int, ...],
+    log: ActionLog,
+    given: bool,
+) -> RoundResult:
+    """``RoundResult(...)`` for the engine's own values; ``log`` is stored as ``_log``."""
+    return RoundResult(round, end, finisher, layout, hands, deductions, scores, log, given)
+
+
+if not COMPILED:
+    globals().update(
+        new_round_info=twin_constructor(RoundInfo, new_round_info, same_names(RoundInfo)),
+        new_round_result=twin_constructor(RoundResult, new_round_result, same_names(RoundResult)),
+    )
 
 
 # -- the seeded shuffle -------------------------------------------------------------------
