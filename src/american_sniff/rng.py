@@ -139,20 +139,20 @@ _C2_LO: Final = 0x94D049BB133111EB & _M32
 def _times(hi: i64, lo: i64, c_hi: i64, c_lo: i64) -> tuple[i64, i64]:
     """``(hi, lo) * (c_hi, c_lo)`` modulo 2**64, each number as its 32-bit halves.
 
-    Every multiplication is of two 16-bit numbers, which compiled code does
-    without leaving machine integers.
+    Every multiplication is of a 32-bit half by a 16-bit quarter of the
+    constant, below 2**48, which compiled code does without leaving machine
+    integers.
     """
-    l1, l0 = lo >> 16, lo & 0xFFFF
-    h1, h0 = hi >> 16, hi & 0xFFFF
     k1, k0 = c_lo >> 16, c_lo & 0xFFFF
     j1, j0 = c_hi >> 16, c_hi & 0xFFFF
-    # lo * c_lo in full: low 32 bits, and what carries into the high half.
-    middle = l0 * k1 + l1 * k0
-    low = l0 * k0 + ((middle & 0xFFFF) << 16)
-    high = (low >> 32) + (middle >> 16) + l1 * k1
+    # lo * c_lo in full: lo * k0 + (lo * k1) * 2**16, its low 32 bits and the carry.
+    p0 = lo * k0
+    p1 = lo * k1
+    low = (p0 & _M32) + ((p1 & 0xFFFF) << 16)
+    high = (p0 >> 32) + (p1 >> 16) + (low >> 32)
     # hi * c_lo and lo * c_hi count only modulo 2**32 (their 2**64 parts drop out).
-    high += h0 * k0 + (((h0 * k1 + h1 * k0) & 0xFFFF) << 16)
-    high += l0 * j0 + (((l0 * j1 + l1 * j0) & 0xFFFF) << 16)
+    high += hi * k0 + (((hi * k1) & 0xFFFF) << 16)
+    high += lo * j0 + (((lo * j1) & 0xFFFF) << 16)
     return high & _M32, low & _M32
 
 
