@@ -40,6 +40,12 @@ from typing import Any
 
 WORKLOADS = ("whole", "first")
 
+#: The children run with one fixed string hash: Python's start-up and imports
+#: then do the very same work in every run, and what is subtracted as start-up
+#: is exact (with random hashing it varies by a few million instructions, some
+#: per cent of a short workload's count).
+CHILD_ENVIRONMENT = {**os.environ, "PYTHONHASHSEED": "0"}
+
 
 def play(engine: str, workload: str, count: int) -> tuple[int, int]:
     """Play ``count`` matches (or games) of ``workload``; return (actions, rounds)."""
@@ -117,6 +123,7 @@ def count_instructions(
             capture_output=True,
             text=True,
             check=True,
+            env=CHILD_ENVIRONMENT,
         )
         if functions is not None:
             functions.update(exclusive_counts(out))
