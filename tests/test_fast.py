@@ -118,7 +118,7 @@ def test_the_end_sum_counts_a_lone_opening_double_once() -> None:
     """[3|3] alone counts 6, not 12; joined on one side it still counts 6 through the other."""
     alone = Layout.empty().place(Tile(3, 3))
     assert geometry.is_lone_double(alone.open_keys)
-    assert alone.end_sum == geometry.end_sum_of(alone.open_keys) == 6
+    assert alone.end_sum == sum(part.value for part in alone.contributions()) == 6
     joined = alone.place(Tile(0, 3), Point(Tile(3, 3), Side.LINE_A))
     assert not geometry.is_lone_double(joined.open_keys)
     assert joined.end_sum == 6  # line_b counts both halves, and [0|3] shows 0
@@ -217,3 +217,26 @@ def test_a_twin_constructor_refuses_a_default_other_than_none() -> None:
 
     with pytest.raises(TypeError, match="make: turn may default to None only"):
         native.twin_constructor(Two, make, {"info": "info", "turn": "turn"})
+
+
+def test_a_twin_constructor_takes_arguments_by_position_where_its_model_does() -> None:
+    """The generated function keeps each argument's kind: positional, or keyword only."""
+
+    def make(info: object, turn: int, *, winner: object = None, spare: object = None) -> object:
+        raise AssertionError("replaced by the generated constructor")
+
+    class Four:
+        __slots__ = ("info", "spare", "turn", "winner")
+        info: object
+        spare: object
+        turn: object
+        winner: object
+
+    build = native.twin_constructor(
+        Four, make, {"info": "info", "turn": "turn", "winner": "winner", "spare": "spare"}
+    )
+    made = build("i", 2, spare=3)
+    assert (made.info, made.turn, made.winner, made.spare) == ("i", 2, None, 3)
+    assert build(turn=2, info="i").turn == 2
+    with pytest.raises(TypeError):
+        build("i", 2, 1)  # winner is keyword-only, as in make

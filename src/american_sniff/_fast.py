@@ -42,7 +42,7 @@ fields and see exactly what ``__init__`` would have stored (tests check this
 for every field). The legal-move cache is a field with ``eq=False`` and
 ``init=False``: it is not part of a state's value, ``attrs.evolve`` starts the
 new state with an empty cache, and pickle keeps it (it is still right for the
-equal state). :func:`with_tile` and :func:`without_tile` build new hands.
+equal state). :func:`with_tile` builds the hand of a player who drew.
 
 **Sharing.** A new layout or state shares every unchanged field with the old
 one (hands of other seats, the round's constants, the score tuple), and the
@@ -80,7 +80,6 @@ __all__ = [
     "new_state",
     "shuffled_indices",
     "with_tile",
-    "without_tile",
 ]
 
 
@@ -106,18 +105,6 @@ PLACE: Final = tuple(
 
 
 # -- hands -------------------------------------------------------------------------
-
-
-def without_tile(hand: tuple[Tile, ...], tile: Tile) -> tuple[Tile, ...]:
-    """``hand`` less ``tile`` (which it holds), order kept."""
-    position = 0
-    for held in hand:
-        if held is tile:
-            break
-        position += 1
-    else:  # a hand built outside the engine may hold equal, non-interned tiles
-        position = hand.index(tile)
-    return hand[:position] + hand[position + 1 :]
 
 
 def with_tile(hand: tuple[Tile, ...], tile: Tile) -> tuple[Tile, ...]:

@@ -917,8 +917,6 @@ setattr(  # noqa: B010
 # The action log and the legal-move cache are private slots of MatchState; the
 # engine and the views reach them through these functions only.
 
-_set_legal = vars(MatchState)["_legal"].__set__  # the interpreter's fastest store
-
 
 def log_of(state: MatchState) -> ActionLog:
     """The action log of ``state``'s round, newest first."""
@@ -946,17 +944,19 @@ def legal_cache(state: MatchState) -> tuple[Move, ...] | None:
 
 def set_legal_cache(state: MatchState, moves: tuple[Move, ...]) -> None:
     """Cache ``moves`` as the legal moves of ``state`` (not part of its value)."""
-    if COMPILED:
-        state._cache_legal(moves)  # a native method, which stores into the object directly
-    else:
-        _set_legal(state, moves)
+    state._cache_legal(moves)  # compiled, a native method that stores into the object
+
+
+if not COMPILED:
+    # The interpreter's fastest store is the slot's own setter, called directly.
+    globals().update(set_legal_cache=vars(MatchState)["_legal"].__set__)
 
 
 def handed_out(state: MatchState, move: object) -> bool:
     """Whether ``move`` is one of the very objects cached as ``state``'s legal moves.
 
     A move that is one of them was produced for that very state, so it is
-    legal there and needs no check (see :mod:`american_sniff._fast`).
+    legal there and needs no check (see the private ``american_sniff._fast``).
     """
     cached = state._legal
     if cached is not None:
