@@ -240,3 +240,24 @@ def test_a_twin_constructor_takes_arguments_by_position_where_its_model_does() -
     assert build(turn=2, info="i").turn == 2
     with pytest.raises(TypeError):
         build("i", 2, 1)  # winner is keyword-only, as in make
+
+
+def test_the_interned_placement_is_the_one_legal_moves_hands_out() -> None:
+    """``interned_place`` gives the very object of the tables, and refuses what does not fit."""
+    from american_sniff import ALL_TILES, Place, legal_moves
+    from american_sniff.points import POINT_OF_KEY
+
+    for tile in ALL_TILES:
+        assert fast.interned_place(tile, None) is fast.OPEN[tile.index] == Place(tile)
+        for point in POINT_OF_KEY:
+            if point is None:
+                continue
+            if point.tile is not tile and tile.has(point.value):
+                assert fast.interned_place(tile, point) == Place(tile, point)
+            else:
+                with pytest.raises(ValueError, match="does not fit"):
+                    fast.interned_place(tile, point)
+    state = new_match(2, seed=5)
+    for move in legal_moves(state):
+        assert isinstance(move, Place)
+        assert fast.interned_place(move.tile, move.at) is move

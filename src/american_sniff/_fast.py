@@ -20,7 +20,7 @@ placement: :data:`PLACE` holds the ``Place`` of each tile on each key,
 :data:`OPEN` the opening ``Place`` of each tile, and :data:`DRAW` and
 :data:`PASS` the two other moves. The engine's ``legal_moves`` hands out only
 these, and caches its tuple in the state (:func:`~american_sniff.state.legal_cache`).
-:func:`~american_sniff.state.handed_out` then recognises a move by *identity*:
+``apply`` then recognises a move by *identity*:
 a move that is one of the objects of the state's own cached tuple was produced
 for that very state, so it is legal there and needs no check. Identity is safe
 because the cache belongs to one state object and states never change; any
@@ -63,7 +63,7 @@ from ._native import COMPILED, same_names, twin_constructor
 from .deal import Deal
 from .layout import FREE_KEY, Layout
 from .moves import Draw, Move, Pass, Place
-from .points import POINT_OF_KEY
+from .points import POINT_OF_KEY, Point
 from .rng import shuffled, shuffled_indices_in_halves
 from .state import ActionLog, MatchState, RoundEnd, RoundInfo, RoundResult
 from .tiles import ALL_TILES, Tile
@@ -75,6 +75,7 @@ __all__ = [
     "PASS",
     "PASS_ONLY",
     "PLACE",
+    "interned_place",
     "new_round_info",
     "new_round_result",
     "new_state",
@@ -102,6 +103,19 @@ PLACE: Final = tuple(
     ]
     for tile in ALL_TILES
 )
+
+
+def interned_place(tile: Tile, at: Point | None) -> Place:
+    """The interned ``Place(tile, at)``, for a placement that fits (checked before).
+
+    :raises ValueError: if ``tile`` does not fit ``at``.
+    """
+    if at is None:
+        return OPEN[tile.index]
+    interned = PLACE[tile.index][at.order]
+    if interned is None:
+        raise ValueError(f"{tile} does not fit {at}")
+    return interned
 
 
 # -- hands -------------------------------------------------------------------------

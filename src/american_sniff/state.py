@@ -8,6 +8,7 @@ very same objects in both states, so a move costs little memory.
 from __future__ import annotations
 
 import enum
+import operator
 from typing import TYPE_CHECKING, Any, ClassVar, cast, overload
 
 import attrs
@@ -31,7 +32,6 @@ __all__ = [
     "RoundResult",
     "action_node",
     "extended_log",
-    "handed_out",
     "legal_cache",
     "log_length",
     "log_of",
@@ -938,7 +938,12 @@ def extended_log(
 
 
 def legal_cache(state: MatchState) -> tuple[Move, ...] | None:
-    """The legal moves cached in ``state``, or None if they were not listed yet."""
+    """The legal moves cached in ``state``, or None if they were not listed yet.
+
+    A move that is one of the very objects of that tuple was produced for that
+    very state, so it is legal there and needs no check (see the private
+    ``american_sniff._fast``).
+    """
     return state._legal
 
 
@@ -947,20 +952,12 @@ def set_legal_cache(state: MatchState, moves: tuple[Move, ...]) -> None:
     state._cache_legal(moves)  # compiled, a native method that stores into the object
 
 
+# Compiled, these three are native functions that read and store the native
+# class's fields directly. The interpreter's fastest routes are C-level readers
+# of the slots and the slot's own setter, called directly.
 if not COMPILED:
-    # The interpreter's fastest store is the slot's own setter, called directly.
-    globals().update(set_legal_cache=vars(MatchState)["_legal"].__set__)
-
-
-def handed_out(state: MatchState, move: object) -> bool:
-    """Whether ``move`` is one of the very objects cached as ``state``'s legal moves.
-
-    A move that is one of them was produced for that very state, so it is
-    legal there and needs no check (see the private ``american_sniff._fast``).
-    """
-    cached = state._legal
-    if cached is not None:
-        for candidate in cached:
-            if candidate is move:
-                return True
-    return False
+    globals().update(
+        log_of=operator.attrgetter("_log"),
+        legal_cache=operator.attrgetter("_legal"),
+        set_legal_cache=vars(MatchState)["_legal"].__set__,
+    )
