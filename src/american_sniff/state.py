@@ -8,7 +8,6 @@ very same objects in both states, so a move costs little memory.
 from __future__ import annotations
 
 import enum
-import operator
 from typing import TYPE_CHECKING, Any, ClassVar, cast, overload
 
 import attrs
@@ -949,15 +948,13 @@ def legal_cache(state: MatchState) -> tuple[Move, ...] | None:
 
 def set_legal_cache(state: MatchState, moves: tuple[Move, ...]) -> None:
     """Cache ``moves`` as the legal moves of ``state`` (not part of its value)."""
-    state._cache_legal(moves)  # compiled, a native method that stores into the object
+    if COMPILED:
+        state._cache_legal(moves)  # a native method, which stores into the object directly
+    else:
+        _set_legal(state, moves)
 
 
-# Compiled, these three are native functions that read and store the native
-# class's fields directly. The interpreter's fastest routes are C-level readers
-# of the slots and the slot's own setter, called directly.
-if not COMPILED:
-    globals().update(
-        log_of=operator.attrgetter("_log"),
-        legal_cache=operator.attrgetter("_legal"),
-        set_legal_cache=vars(MatchState)["_legal"].__set__,
-    )
+# (Compiled, log_of, legal_cache and set_legal_cache are native functions on
+# the native class's fields: faster than the C-level slot readers, which go
+# through Python's attribute look-up.)
+_set_legal = vars(MatchState)["_legal"].__set__  # the interpreter's fastest store
