@@ -116,7 +116,7 @@ def check_runtime_needs(c_dir: Path, dependencies: list[str]) -> None:
 
 
 def source_docstrings(source: Path) -> dict[str, str]:
-    """The docstring of each function and method of a module: ``name`` or ``Class.name``."""
+    """The docstring of each function, class and method of a module: ``name`` or ``Class.name``."""
     tree = ast.parse(source.read_text("utf-8"))
     found: dict[str, str] = {}
     for node in tree.body:
@@ -125,6 +125,9 @@ def source_docstrings(source: Path) -> dict[str, str]:
             if doc:
                 found[node.name] = doc
         elif isinstance(node, ast.ClassDef):
+            doc = ast.get_docstring(node)
+            if doc:
+                found[node.name] = doc
             for item in node.body:
                 if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
                     doc = ast.get_docstring(item)
@@ -143,6 +146,10 @@ def add_docstrings(c_dir: Path, sources: list[Path]) -> int:
     line of each function and method whose C name (``CPyPy_<module>___<name>``
     or ``CPyPy_<module>___<Class>___<name>``) names one, and a read-only
     property's getter (``<module>___<Class>_get_<name>``) gets its docstring.
+    A native class's type (``CPyType_<module>___<Class>_template_``) gets the
+    class's docstring after the constructor's signature in its ``tp_doc``:
+    mypyc keeps only the signature, so ``help()`` and ``Class.__doc__`` would
+    show nothing.
     """
     from mypyc.codegen.cstring import encode_bytes_as_c_string  # noqa: PLC0415
 
@@ -177,9 +184,23 @@ def add_docstrings(c_dir: Path, sources: list[Path]) -> int:
         count += 1
         return match[1] + '"' + encode_bytes_as_c_string(doc.encode("utf-8")) + '"'
 
+    # A native class's type object: {..., .tp_doc = PyDoc_STR("Class(args)\n--\n\n"), ...}.
+    native = re.compile(
+        r"(static PyTypeObject CPyType_(?P<module>" + stems + r")___(?P<cls>\w+?)_template_ = \{"
+        r"[^}]*?\.tp_doc = PyDoc_STR\(\"(?:[^\"\\]|\\.)*?\\n--\\n\\n)\"\)"
+    )
+
+    def fill_class(match: re.Match[str]) -> str:
+        nonlocal count
+        doc = docs[match["module"]].get(match["cls"])
+        if doc is None:
+            return match[0]
+        count += 1
+        return match[1] + encode_bytes_as_c_string(doc.encode("utf-8")) + '")'
+
     for path in c_dir.rglob("*.c"):
         text = path.read_text("utf-8")
-        filled = getter.sub(fill_getter, pattern.sub(fill, text))
+        filled = native.sub(fill_class, getter.sub(fill_getter, pattern.sub(fill, text)))
         if filled != text:
             path.write_text(filled, "utf-8")
     return count
@@ -222,7 +243,7 @@ def compile_modules(
     if missing:
         raise RuntimeError(f"mypyc made no extension for {', '.join(missing)}")
     check_runtime_needs(work / "c", dependencies)
-    add_docstrings(work / "c", sources)
+    say(f"docstrings written into the generated C: {add_docstrings(work / 'c', sources)}")
     command = build_ext(Distribution({"name": "american-sniff", "ext_modules": extensions}))
     command.build_lib = str(work / "lib")
     command.build_temp = str(work / "temp")

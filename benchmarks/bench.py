@@ -47,6 +47,7 @@ import random
 import statistics
 import sys
 import time
+import types
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -564,6 +565,21 @@ def _slot_names(cls: type) -> tuple[str, ...]:
             if isinstance(slots, str):
                 slots = (slots,)
             found.extend(name for name in slots if name not in ("__weakref__", "__dict__"))
+        if not found and cls.__module__.startswith("american_sniff"):
+            # A native class of the compiled build keeps no __slots__: its
+            # fields are attrs' fields (or the match args), and its private
+            # stores (the logs, the kept hash) are descriptors of its type.
+            fields = getattr(cls, "__attrs_attrs__", None)
+            found = (
+                [field.name for field in fields]
+                if fields is not None
+                else list(getattr(cls, "__match_args__", ()))
+            )
+            found += [
+                name
+                for name in ("_log", "_legal", "_hash")
+                if name not in found and isinstance(vars(cls).get(name), types.GetSetDescriptorType)
+            ]
         names = _SLOT_NAMES[cls] = tuple(found)
     return names
 

@@ -13,9 +13,11 @@ Two workloads, both with 4 players and uniformly random legal moves:
 * ``first``: fresh matches played to the end of their first round (what a game
   app or a search does most), against fresh ``dominoes`` games.
 
-Usage: ``python benchmarks/instructions.py [--matches N] [--games N]``. It needs
-``valgrind`` on the PATH and, for the comparison, ``dominoes`` 6.1.0 in the
-same interpreter; without ``dominoes`` it reports american-sniff alone. It
+Usage: ``python benchmarks/instructions.py [--matches N] [--games N]``;
+``--profile N`` prints instead the N functions that cost american-sniff the
+most instructions in each workload (their own instructions, start-up less).
+It needs ``valgrind`` on the PATH and, for the comparison, ``dominoes`` 6.1.0
+in the same interpreter; without ``dominoes`` it reports american-sniff alone. It
 first prints the build it measures: ``american_sniff.COMPILED`` (mypyc-compiled
 or pure Python) and the file of the imported ``american_sniff.engine``, which
 the american-sniff runs under callgrind must report too.
@@ -37,6 +39,12 @@ from collections.abc import Sequence
 from typing import Any
 
 WORKLOADS = ("whole", "first")
+
+#: The children run with one fixed string hash: Python's start-up and imports
+#: then do the very same work in every run, and what is subtracted as start-up
+#: is exact (with random hashing it varies by a few million instructions, some
+#: per cent of a short workload's count).
+CHILD_ENVIRONMENT = {**os.environ, "PYTHONHASHSEED": "0"}
 
 
 def play(engine: str, workload: str, count: int) -> tuple[int, int]:
@@ -87,8 +95,13 @@ def describe(compiled: bool, engine_file: str) -> str:
     return f"{kind} (american_sniff.COMPILED={compiled}) | engine {engine_file}"
 
 
-def count_instructions(engine: str, workload: str, count: int) -> tuple[int, int, int]:
+def count_instructions(
+    engine: str, workload: str, count: int, functions: dict[str, int] | None = None
+) -> tuple[int, int, int]:
     """Run :func:`play` in a child Python under callgrind: (instructions, actions, rounds).
+
+    With ``functions`` (a dict), also fill it with each function's own
+    (exclusive) instruction count, as ``callgrind_annotate`` reports it.
 
     :raises RuntimeError: if callgrind gives no count, or an american-sniff
         child imported another build than this process.
@@ -110,7 +123,10 @@ def count_instructions(engine: str, workload: str, count: int) -> tuple[int, int
             capture_output=True,
             text=True,
             check=True,
+            env=CHILD_ENVIRONMENT,
         )
+        if functions is not None:
+            functions.update(exclusive_counts(out))
     found = re.search(r"Collected : (\d+)", result.stderr)
     if found is None:
         raise RuntimeError(f"callgrind printed no count:\n{result.stderr}")
@@ -124,6 +140,44 @@ def count_instructions(engine: str, workload: str, count: int) -> tuple[int, int
                 f" (this process imports {describe(*build())})"
             )
     return int(found.group(1)), actions, rounds
+
+
+def exclusive_counts(callgrind_out: str) -> dict[str, int]:
+    """Each function's own instructions in a callgrind output file, by ``file:function``."""
+    text = subprocess.run(
+        ["callgrind_annotate", "--threshold=100", callgrind_out],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    counts: dict[str, int] = {}
+    for line in text.splitlines():
+        found = re.match(r"\s*([\d,]+) \([^)]*\)\s+(\S.*?)(?: \[.*\])?$", line)
+        if found and "PROGRAM TOTALS" not in line:
+            # The build directory of Python's own sources is of no interest.
+            name = re.sub(r"^.*?/Python-[\d.]+/", "", found.group(2))
+            counts[name] = counts.get(name, 0) + int(found.group(1).replace(",", ""))
+    return counts
+
+
+def profile(workload: str, count: int, top: int) -> None:
+    """Print the ``top`` functions by their own instructions in ``workload``, start-up less.
+
+    The counts are those of a run of ``count`` matches less those of the run
+    with none, function by function, so Python's start-up and the imports drop out.
+    """
+    empty: dict[str, int] = {}
+    full: dict[str, int] = {}
+    count_instructions("american-sniff", workload, 0, empty)
+    _, actions, rounds = count_instructions("american-sniff", workload, count, full)
+    costs = {name: full.get(name, 0) - empty.get(name, 0) for name in set(full) | set(empty)}
+    total = sum(costs.values())
+    print(
+        f"profile of {workload}: {total:,} instructions for {actions:,} actions and {rounds:,}"
+        f" rounds ({total / actions:,.0f} an action); each function's own instructions:"
+    )
+    for name, cost in sorted(costs.items(), key=lambda item: -item[1])[:top]:
+        print(f"{cost:>13,} {100 * cost / total:5.1f}%  {name}")
 
 
 def measure(engine: str, workload: str, count: int) -> tuple[float, float]:
@@ -146,10 +200,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--matches", type=int, default=10, help="american-sniff whole matches")
     parser.add_argument("--games", type=int, default=300, help="fresh matches or dominoes games")
+    parser.add_argument(
+        "--profile",
+        type=int,
+        metavar="N",
+        help="instead, print american-sniff's N costliest functions in each workload",
+    )
     options = parser.parse_args(args)
     if shutil.which("valgrind") is None:
         print("valgrind is not installed (apt-get install valgrind)", file=sys.stderr)
         return 1
+    counts = {"whole": options.matches, "first": options.games}
+    if options.profile:
+        print(f"build: {describe(*build())}")
+        for workload in WORKLOADS:
+            profile(workload, counts[workload], options.profile)
+        return 0
     try:
         importlib.import_module("dominoes")
     except ImportError:
@@ -158,7 +224,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         engines = ["american-sniff", "dominoes"]
     print(f"build: {describe(*build())}")
     print(f"Python {platform.python_version()} ({platform.python_implementation()})")
-    counts = {"whole": options.matches, "first": options.games}
     for workload in WORKLOADS:
         results = {}
         for engine in engines:

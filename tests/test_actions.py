@@ -169,11 +169,11 @@ def test_validate_state_names_states_made_by_evolve() -> None:
     state = next(s for s in states if s.round == 2 and len(s.history) > 3)
     validate_state(state)
     with pytest.raises(InvalidState):
-        validate_state(attrs.evolve(state, hands=(state.hands[1], state.hands[0])))
+        validate_state(state.evolve(hands=(state.hands[1], state.hands[0])))
     with pytest.raises(InvalidState, match="not a MatchState"):
         validate_state("state")
     with pytest.raises(InvalidState, match="scores must be a tuple of 2 integers"):
-        validate_state(attrs.evolve(state, scores=(1, 2, 3)))
+        validate_state(state.evolve(scores=(1, 2, 3)))
 
 
 def test_validate_state_reports_a_malformed_layout_as_invalid() -> None:
@@ -188,7 +188,7 @@ def test_validate_state_reports_a_malformed_layout_as_invalid() -> None:
         value_mask=table.value_mask,
         log=5,
     )
-    broken = attrs.evolve(state, layout=garbage)
+    broken = state.evolve(layout=garbage)
     with pytest.raises(InvalidState, match="malformed"):
         validate_state(broken)
 
@@ -198,4 +198,4 @@ def test_validate_state_reports_a_malformed_history_as_invalid() -> None:
     state = apply(new_match(2, seed=1), legal_moves(new_match(2, seed=1))[0])
     for log in (5, ("x",), (0, "draw", None, None, 0, (0, 0), None)):
         with pytest.raises(InvalidState):
-            validate_state(attrs.evolve(state, log=log))  # type: ignore[arg-type]
+            validate_state(state.evolve(log=log))

@@ -29,6 +29,7 @@ CORE = frozenset(
     for name in (
         "_fast",
         "_native",
+        "deal",
         "engine",
         "errors",
         "layout",

@@ -14,11 +14,13 @@ import pydoc
 from pathlib import Path
 from types import ModuleType
 
+import attrs
 import pytest
 
 from american_sniff import (
     COMPILED,
     Layout,
+    MatchState,
     apply,
     engine,
     legal_moves,
@@ -27,6 +29,7 @@ from american_sniff import (
     rules,
     score_of,
 )
+from american_sniff.state import RoundInfo, RoundResult
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -74,6 +77,22 @@ def test_every_public_layout_method_and_property_has_its_docstring() -> None:
         assert inspect.getdoc(function)
 
 
+@pytest.mark.parametrize("cls", [MatchState, RoundInfo, RoundResult], ids=lambda c: c.__name__)
+def test_the_state_classes_and_their_api_keep_their_docstrings(cls: type) -> None:
+    """The state's classes are native when compiled: class, methods and properties documented."""
+    doc = inspect.getdoc(cls)
+    assert doc
+    assert doc.startswith(("A whole match", "What stays fixed", "What happened"))
+    assert ":ivar" in doc
+    # Every public method and property; the fields are documented by the class.
+    fields = {field.name for field in attrs.fields(cls)}
+    names = [n for n in dir(cls) if not n.startswith("_") and n not in fields]
+    assert names
+    for name in names:
+        assert inspect.getdoc(getattr(cls, name)), f"{cls.__name__}.{name} has no docstring"
+    assert "drawn_count" in pydoc.plain(pydoc.render_doc(MatchState))
+
+
 @pytest.fixture(scope="module")
 def hook() -> object:
     """``hatch_build.py`` from the project's root (skips where it is not beside the tests)."""
@@ -96,6 +115,7 @@ def test_the_hook_writes_docstrings_into_mypyc_output(hook: object, tmp_path: Pa
     source.write_text(
         'def run(x: int) -> int:\n    """Run it: "quoted", \\\\ and all."""\n    return x\n\n\n'
         "class Box:\n"
+        '    """A box."""\n\n'
         '    def open(self) -> None:\n        """Open the box."""\n\n'
         "    @property\n"
         '    def empty(self) -> bool:\n        """Whether it is empty."""\n        return True\n'
@@ -112,11 +132,16 @@ def test_the_hook_writes_docstrings_into_mypyc_output(hook: object, tmp_path: Pa
         '{"open",\n (PyCFunction)CPyPy_demo___Box___open,\n'
         ' METH_FASTCALL | METH_KEYWORDS, PyDoc_STR("open($self)\\n--\\n\\n")},\n'
         '{"empty",\n (getter)demo___Box_get_empty,\nNULL, NULL, NULL},\n'
+        "static PyTypeObject CPyType_demo___Box_template_ = {\n"
+        '    .tp_name = "Box",\n'
+        '    .tp_doc = PyDoc_STR("Box()\\n--\\n\\n"),\n'
+        "};\n"
     )
     (c_dir / "demo.c").write_text(generated, "utf-8")
-    assert hook.add_docstrings(c_dir, [source]) == 3  # type: ignore[attr-defined]
+    assert hook.add_docstrings(c_dir, [source]) == 4  # type: ignore[attr-defined]
     text = (c_dir / "demo.c").read_text("utf-8")
     assert 'PyDoc_STR("run(x)\\n--\\n\\nRun it: \\"quoted\\", \\\\ and all.")' in text
     assert 'PyDoc_STR("bare()\\n--\\n\\n")' in text
     assert 'PyDoc_STR("open($self)\\n--\\n\\nOpen the box.")' in text
     assert 'NULL, "Whether it is empty.", NULL}' in text
+    assert '.tp_doc = PyDoc_STR("Box()\\n--\\n\\nA box."),' in text

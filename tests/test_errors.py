@@ -74,7 +74,7 @@ def assert_refused(state: MatchState, move: object, message: str) -> IllegalMove
 
 def assert_refused_cold(state: MatchState, move: object, message: str) -> None:
     """As :func:`assert_refused`, on a twin of ``state`` whose legal moves were never listed."""
-    cold = attrs.evolve(state)
+    cold = state.evolve()
     assert cold == state
     twin = copy.deepcopy(cold)
     with pytest.raises(IllegalMove, match=message):

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import attrs
 import pytest
 
 from american_sniff import (
     ALL_TILES,
+    COMPILED,
     Deal,
     InvalidDeal,
     Point,
@@ -48,7 +48,7 @@ def test_hands_of_equal_but_foreign_tiles_play_like_the_engines_own() -> None:
     state = new_match(2, seed=4)
     foreign = tuple(tuple(Tile(t.high, t.low) for t in hand) for hand in state.hands)
     assert all(t is not u for t, u in zip(foreign[0], state.hands[0], strict=True))
-    twin = attrs.evolve(state, hands=foreign)
+    twin = state.evolve(hands=foreign)
     for _ in range(30):
         move = legal_moves(state)[0]
         state, twin = apply(state, move), apply(twin, legal_moves(twin)[0])
@@ -58,10 +58,19 @@ def test_hands_of_equal_but_foreign_tiles_play_like_the_engines_own() -> None:
 
 @pytest.mark.parametrize("value", ["x", None, 3])
 def test_a_wrong_state_argument_names_the_value(value: object) -> None:
-    """The TypeError shows the function and the value it got."""
+    """The TypeError shows the function and the value it got.
+
+    In the compiled build MatchState is a native class, and the compiled
+    function's own argument check refuses the value first: its message names
+    the class expected and the type it got.
+    """
     with pytest.raises(TypeError) as error:
         score_of(value, 0)  # type: ignore[arg-type]
-    assert str(error.value) == f"score_of() needs a MatchState (from new_match), got {value!r}"
+    if COMPILED:
+        got = "None" if value is None else type(value).__name__
+        assert str(error.value) == f"american_sniff.state.MatchState object expected; got {got}"
+    else:
+        assert str(error.value) == f"score_of() needs a MatchState (from new_match), got {value!r}"
 
 
 def test_a_deal_lacking_tiles_lists_every_missing_one() -> None:

@@ -265,4 +265,4 @@ def test_a_signed_save_is_refused_with_another_key_or_once_changed() -> None:
     with pytest.raises(InvalidState, match="signed state is not in the format"):
         MatchState.from_json(signed_odd, key=KEY)
     with pytest.raises(ValueError, match="at least 16"):
-        MatchState.from_json(text, key="a text key is not bytes")  # type: ignore[arg-type]
+        MatchState.from_json(text, key="a text key is not bytes")  # type: ignore[call-overload]

@@ -49,7 +49,7 @@ def _reshuffled(state: MatchState, seat: int, rng: random.Random) -> MatchState:
             mine.append(keep)
         hands.append(tuple(sorted(mine)))
     deck = state.info.deck[: state.drawn_count] + tuple(pool)
-    return attrs.evolve(state, hands=tuple(hands), info=attrs.evolve(state.info, deck=deck))
+    return state.evolve(hands=tuple(hands), info=state.info.evolve(deck=deck))
 
 
 @given(mid_match_states(), st.integers(0, 3), st.randoms(use_true_random=False))

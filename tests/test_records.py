@@ -240,7 +240,7 @@ def test_nothing_follows_the_winning_state() -> None:
     for state in states:
         recorder.add(state)
     recorder.add(states[-1])  # the same state again is no new state
-    other = attrs.evolve(states[-1], turn=1 - states[-1].turn)
+    other = states[-1].evolve(turn=1 - states[-1].turn)
     with pytest.raises(ValueError, match="already won"):
         recorder.add(other)
 

@@ -66,6 +66,7 @@ def test_an_action_after_the_win_is_after_win() -> None:
     assert won.winner is not None
     problem = step(won, won.turn, Pass(), index=4)
     assert problem == AfterWin(4, won.turn, Pass(), won.winner)
+    assert isinstance(problem, AfterWin)
     assert (problem.kind, problem.fatal, problem.code) == ("after_win", True, None)
     assert problem.describe("x") == f"x comes after side {won.winner} won the match"
 
@@ -75,6 +76,7 @@ def test_an_action_after_its_round_ended_is_after_round_end() -> None:
     second = _round_states(2)[0]
     problem = step(second, second.turn, Pass(), index=9, round=1)
     assert problem == AfterRoundEnd(9, second.turn, Pass(), 1)
+    assert isinstance(problem, AfterRoundEnd)
     assert problem.kind == "after_round_end"
     assert problem.describe("x") == "x comes after the round ended"
     # Without a round, the question is not asked.
@@ -87,6 +89,7 @@ def test_an_action_by_another_seat_is_wrong_seat() -> None:
     other = (state.turn + 1) % 4
     problem = step(state, other, legal_moves(state)[0], index=0)
     assert problem == WrongSeat(0, other, legal_moves(state)[0], state.turn)
+    assert isinstance(problem, WrongSeat)
     assert problem.kind == "wrong_seat"
     assert problem.describe("x") == f"x is made by seat {other}, but it is seat {state.turn}'s turn"
 

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from american_sniff import rng
 from american_sniff.rng import MASK64, below, next_u64, shuffled
 
 
@@ -65,3 +68,96 @@ def test_the_inlined_shuffle_is_the_documented_fisher_yates(size: int, state: in
         j, spec_state = below(i + 1, spec_state)
         expected[i], expected[j] = expected[j], expected[i]
     assert shuffled(tuple(range(size)), state) == (tuple(expected), spec_state)
+
+
+# -- the compiled build's route on 32-bit halves --------------------------------
+# In the compiled build next_u64, below (bounds up to 64) and the deal's shuffle
+# run on 32-bit halves; these pin each route to the 64-bit definitions of the
+# module docstring, written out here, in both builds.
+
+GAMMA = 0x9E3779B97F4A7C15
+
+
+def splitmix64_output(state: int) -> int:
+    """SplitMix64's output for a state already advanced by the gamma (64-bit arithmetic)."""
+    z = state
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+    return z ^ (z >> 31)
+
+
+def reference_below(n: int, state: int) -> tuple[int, int]:
+    """``below`` as the module docstring defines it, on whole 64-bit integers."""
+    limit = (1 << 64) - (1 << 64) % n
+    while True:
+        state = (state + GAMMA) & MASK64
+        out = splitmix64_output(state)
+        if out < limit:
+            return out % n, state
+
+
+EDGES = [0, 1, MASK64, MASK64 - GAMMA, 1 << 63, (1 << 32) - 1, 1 << 32, 0x123456789ABCDEF0]
+
+
+@given(st.integers(min_value=0, max_value=MASK64))
+@pytest.mark.parametrize("edge", EDGES)
+def test_next_u64_on_halves_is_splitmix64(edge: int, state: int) -> None:
+    """The route on halves gives the same output and state as 64-bit SplitMix64."""
+    for start in (edge, state):
+        stepped = (start + GAMMA) & MASK64
+        assert rng._next_in_halves(start) == (splitmix64_output(stepped), stepped)
+        assert next_u64(start) == (splitmix64_output(stepped), stepped)
+
+
+@given(st.integers(min_value=0, max_value=MASK64))
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 6, 7, 10, 27, 28, 33, 63, 64, 65, 1000, 1 << 40])
+def test_below_on_halves_is_the_documented_below(n: int, state: int) -> None:
+    """Same value and same next state as the 64-bit definition, for every bound."""
+    expected = reference_below(n, state)
+    assert below(n, state) == expected
+    if n <= 64:
+        assert rng._below_in_halves(n, state) == expected
+
+
+def _unshift(value: int, shift: int) -> int:
+    """The x with ``x ^ (x >> shift) == value`` (the xorshift step is a bijection)."""
+    x = value
+    for _ in range(64 // shift + 1):
+        x = value ^ (x >> shift)
+    return x
+
+
+def state_before_output(out: int) -> int:
+    """The generator state whose next 64-bit output is ``out`` (SplitMix64 inverted)."""
+    z = _unshift(out, 31)
+    z = (z * pow(0x94D049BB133111EB, -1, 1 << 64)) & MASK64
+    z = _unshift(z, 27)
+    z = (z * pow(0xBF58476D1CE4E5B9, -1, 1 << 64)) & MASK64
+    z = _unshift(z, 30)
+    return (z - GAMMA) & MASK64
+
+
+@pytest.mark.parametrize("n", [3, 5, 6, 7, 11, 13, 28, 64])
+def test_below_on_halves_redraws_exactly_where_the_definition_does(n: int) -> None:
+    """An output at the rejection limit is drawn again; one just below it is kept."""
+    limit = (1 << 64) - (1 << 64) % n
+    for out in {limit - 1, min(limit, MASK64), MASK64}:
+        redrawn = out >= limit  # never for a power of two: 2**64 % n == 0
+        state = state_before_output(out)
+        assert next_u64(state)[0] == out
+        value, after = rng._below_in_halves(n, state)
+        assert (value, after) == reference_below(n, state)
+        assert (after != (state + GAMMA) & MASK64) is redrawn
+        if not redrawn:
+            assert value == out % n
+
+
+def test_the_bots_draws_are_pinned() -> None:
+    """A run of draws as the random bot makes them: the same numbers on every machine."""
+    state = 2026
+    values = []
+    for n in (1, 2, 3, 7, 13, 28, 64, 65, 1000):
+        value, state = below(n, state)
+        values.append(value)
+    assert values == [0, 1, 2, 3, 2, 23, 46, 52, 20]
+    assert state == 10372713005361030311

@@ -326,21 +326,21 @@ def test_a_lone_move_leaves_the_generator_alone() -> None:
 def test_playout_value_is_own_gain_less_the_others_mean_and_a_win_is_worth_the_same() -> None:
     """Gains are measured from the start; a won match is worth twice the target, however won."""
     start = new_match(3, seed=1)
-    end = attrs.evolve(start, scores=(20, 5, -5))
+    end = start.evolve(scores=(20, 5, -5))
     assert playout_value(start, end, 0, settle=False) == 20 - 0
     assert playout_value(start, end, 1, settle=False) == 5 - 7.5
-    won = attrs.evolve(start, scores=(200, 10, 0), winner=0)
+    won = start.evolve(scores=(200, 10, 0), winner=0)
     assert playout_value(start, won, 0) == 400
-    assert playout_value(start, attrs.evolve(won, scores=(235, 10, 0)), 0) == 400
+    assert playout_value(start, won.evolve(scores=(235, 10, 0)), 0) == 400
     assert playout_value(start, won, 2) == -400
     four = new_match(4, seed=1)
-    assert playout_value(four, attrs.evolve(four, scores=(15, 10)), 2, settle=False) == 5
+    assert playout_value(four, four.evolve(scores=(15, 10)), 2, settle=False) == 5
 
 
 def test_a_playout_cut_short_counts_the_settlement_the_hands_would_cost() -> None:
     """In a round still going, each hand's rounded pips come off its side's gain."""
     start = new_match(3, seed=1)
-    end = attrs.evolve(start, scores=(20, 5, -5))
+    end = start.evolve(scores=(20, 5, -5))
     cost = [round_hand(sum(t.pips for t in hand)) for hand in end.hands]
     assert any(cost)
     gains = [20 - cost[0], 5 - cost[1], -5 - cost[2]]
@@ -395,7 +395,7 @@ def _one_short(state: MatchState, points: int) -> MatchState:
     side = state.side_of(state.turn)
     scores = list(state.scores)
     scores[side] = state.target - points
-    return attrs.evolve(state, scores=tuple(scores))
+    return state.evolve(scores=tuple(scores))
 
 
 _WIN_BUDGETS: list[Bot] = [

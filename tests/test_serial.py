@@ -398,7 +398,7 @@ def test_hostile_text_is_refused_cleanly(text: str, message: str) -> None:
 def test_what_is_not_text_is_refused(value: object) -> None:
     """Only str and UTF-8 bytes are read."""
     with pytest.raises(InvalidState):
-        MatchState.from_json(value)  # type: ignore[arg-type]
+        MatchState.from_json(value)  # type: ignore[call-overload]
 
 
 _JSON_VALUES = st.recursive(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import pickle
+from typing import Any
 
 import attrs
 import pytest
@@ -65,7 +66,7 @@ def test_evolve_does_not_carry_the_legal_move_cache() -> None:
     """A state made with attrs.evolve computes its own legal moves."""
     state = new_match(2, seed=1)
     legal_moves(state)
-    other = attrs.evolve(state, turn=1 - state.turn)
+    other = state.evolve(turn=1 - state.turn)
     assert all(move.tile in other.hands[other.turn] for move in legal_moves(other))  # type: ignore[union-attr]
 
 
@@ -121,14 +122,24 @@ def test_states_and_layouts_are_frozen() -> None:
 
 @pytest.mark.parametrize("value", [None, "state", 3, Layout.empty()])
 def test_the_engine_functions_name_a_wrong_state_argument(value: object) -> None:
-    """legal_moves, apply and score_of refuse anything but a MatchState with a TypeError."""
-    from american_sniff import Draw, score_of
+    """legal_moves, apply and score_of refuse anything but a MatchState with a TypeError.
 
-    with pytest.raises(TypeError, match=r"legal_moves\(\) needs a MatchState"):
+    In the compiled build MatchState is a native class, and the compiled
+    functions' own argument check refuses the value first, with its message
+    (``american_sniff.state.MatchState object expected; got ...``).
+    """
+    from american_sniff import COMPILED, Draw, score_of
+
+    def refusal(function: str) -> str:
+        if COMPILED:
+            return r"^american_sniff\.state\.MatchState object expected; got "
+        return rf"^{function}\(\) needs a MatchState \(from new_match\), got "
+
+    with pytest.raises(TypeError, match=refusal("legal_moves")):
         legal_moves(value)  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match=r"apply\(\) needs a MatchState"):
+    with pytest.raises(TypeError, match=refusal("apply")):
         apply(value, Draw())  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match=r"score_of\(\) needs a MatchState"):
+    with pytest.raises(TypeError, match=refusal("score_of")):
         score_of(value, 0)  # type: ignore[arg-type]
 
 
@@ -158,3 +169,72 @@ def test_fits_names_a_wrong_tile_argument() -> None:
     """``Layout.fits`` answers a non-tile with ValueError, not an AttributeError."""
     with pytest.raises(ValueError, match="not a tile"):
         Layout.empty().place(Tile(1, 4)).fits("x")  # type: ignore[arg-type]
+
+
+def _three_values(players: int) -> list[Any]:
+    """A mid-round MatchState of round 2 or later, its RoundInfo and its RoundResult."""
+    state = next(s for s in random_play(new_match(players, seed=21), 400, seed=2) if s.round == 3)
+    assert state.last_round is not None
+    return [state, state.info, state.last_round]
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_state_classes_keep_the_surface_of_frozen_attrs_classes(players: int) -> None:
+    """Attrs' own functions, equality, hashing, repr, pickle and copies work on all three.
+
+    In the compiled build these are native classes, not attrs classes: this pins
+    that they still behave as the frozen attrs classes they were.
+    """
+    for value in _three_values(players):
+        cls: Any = type(value)
+        assert attrs.has(cls)
+        names = [field.name for field in attrs.fields(cls)]
+        assert names[: len(value.__match_args__)] == list(value.__match_args__)
+        # attrs.evolve and the typed evolve method make equal copies, and change a field.
+        same = attrs.evolve(value)
+        assert same == value
+        assert same is not value
+        assert not same != value  # noqa: SIM202 (__ne__ is pinned too)
+        assert value.evolve() == same
+        assert hash(same) == hash(value)
+        # The hash is computed once and kept; an equal value made apart hashes the same.
+        assert hash(value) == hash(value)
+        name = "turn" if cls is MatchState else "round"
+        changed = attrs.evolve(value, **{name: 99})
+        assert changed != value
+        assert getattr(changed, name) == 99
+        # attrs.asdict reads the fields (all three are "attrs classes" to it).
+        assert set(attrs.asdict(value, recurse=False)) == set(names)
+        # Pickle and copies give equal values of the same class.
+        for twin in (pickle.loads(pickle.dumps(value)), copy.copy(value), copy.deepcopy(value)):
+            assert type(twin) is cls
+            assert twin == value
+            assert hash(twin) == hash(value)
+        # Frozen: no field can be set or deleted.
+        with pytest.raises(attrs.exceptions.FrozenInstanceError):
+            setattr(value, name, 5)
+        with pytest.raises(attrs.exceptions.FrozenInstanceError):
+            delattr(value, name)
+        assert value != "not a state"
+        assert (value == object()) is False
+    state, info, result = _three_values(players)
+    assert repr(info).startswith(f"RoundInfo(players={players}, seed=21, round=3, opener=")
+    assert repr(result).startswith("RoundResult(round=2, end=RoundEnd.")
+    assert "_log" not in repr(result)
+    assert "log=" not in repr(result)
+    assert repr(state).startswith(f"<MatchState players={players} round=3 ")
+
+
+def test_evolve_starts_the_legal_move_cache_afresh_and_pickle_keeps_it() -> None:
+    """The cache is no field of the value: evolve leaves it empty, pickle carries it."""
+    state = random_play(new_match(3, seed=5), 30, seed=5)[-1]
+    moves = legal_moves(state)
+    assert fast_cache(state) is moves
+    assert fast_cache(state.evolve()) is None
+    assert fast_cache(attrs.evolve(state)) is None  # type: ignore[misc]
+    assert fast_cache(pickle.loads(pickle.dumps(state))) == moves
+
+
+def fast_cache(state: MatchState) -> object:
+    """The legal-move cache of ``state``."""
+    return state._legal

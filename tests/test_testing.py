@@ -114,7 +114,7 @@ class Haunted(LibraryImplementation):
         match = super().new_match(players, deals)
         again = deals in self.seen
         self.seen.append(deals)
-        return attrs.evolve(match, scores=(5, 0)) if again else match
+        return match.evolve(scores=(5, 0)) if again else match
 
 
 class Boxed:

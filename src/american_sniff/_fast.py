@@ -1,9 +1,10 @@
 """The fast representation behind the engine: interned objects, the legal-move cache, constructors.
 
 The public values (:class:`~american_sniff.Tile`, :class:`~american_sniff.Point`,
-:class:`~american_sniff.Place`, :class:`~american_sniff.MatchState`) are
-ordinary frozen attrs classes, and :class:`~american_sniff.Layout` is a frozen
-class written to behave like one. To keep an action at a constant, small cost
+:class:`~american_sniff.Place`) are ordinary frozen attrs classes, and
+:class:`~american_sniff.Layout` and :class:`~american_sniff.MatchState` (with
+its ``RoundInfo`` and ``RoundResult``) are frozen classes written to behave
+like them, native classes when compiled. To keep an action at a constant, small cost
 the engine builds and recognises them through this module. The table's
 geometry on point keys (how a tile joins, when the Sniff branches, what each
 free side counts) is not here: it is :mod:`american_sniff.layout`'s, on the
@@ -30,10 +31,10 @@ was already checked by comparing the cache with them.
 
 **Slot-level constructors.** :func:`new_state`, :func:`new_round_info` and
 :func:`new_round_result` (and :func:`~american_sniff.layout.new_layout`, with
-its class) build the engine's results by storing each field straight into its
-slot, skipping the validating, per-field ``object.__setattr__`` of attrs'
-frozen ``__init__`` (the values come from the engine and are consistent by
-construction). The interpreted build replaces :func:`new_state` with a
+its class) build the engine's results by the fastest route for the build:
+compiled, the native classes' own constructors, which store each field
+straight into the object (the values come from the engine and are consistent
+by construction). The interpreted build replaces :func:`new_state` with a
 generated twin that does the same faster
 (:func:`~american_sniff._native.twin_constructor`). The objects are ordinary
 frozen instances: ``attrs.evolve``, equality, hashing and pickle use the
@@ -56,20 +57,16 @@ The pure-Python and the mypyc-compiled builds run this same code, except where
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final, TypeVar
+from typing import Final
 
 from ._native import COMPILED, same_names, twin_constructor
+from .deal import Deal
 from .layout import FREE_KEY, Layout
 from .moves import Draw, Move, Pass, Place
 from .points import POINT_OF_KEY, Point
-from .rng import shuffled
-from .state import ActionLog, MatchState, RoundInfo, RoundResult
+from .rng import shuffled, shuffled_indices_in_halves
+from .state import ActionLog, MatchState, RoundEnd, RoundInfo, RoundResult
 from .tiles import ALL_TILES, Tile
-
-if TYPE_CHECKING:
-    # A 64-bit machine integer to mypyc; a plain int to the interpreter, which
-    # never imports it.
-    from mypy_extensions import i64
 
 __all__ = [
     "DRAW",
@@ -83,7 +80,6 @@ __all__ = [
     "new_round_result",
     "new_state",
     "shuffled_indices",
-    "shuffled_indices_in_halves",
     "with_tile",
 ]
 
@@ -139,8 +135,6 @@ def with_tile(hand: tuple[Tile, ...], tile: Tile) -> tuple[Tile, ...]:
 # -- slot-level constructors --------------------------------------------------------------
 # (How each build fills slots: see american_sniff._native.)
 
-_T = TypeVar("_T")
-
 
 def new_state(
     *,
@@ -159,18 +153,7 @@ def new_state(
     Nobody has won and no drawn tile waits to be placed unless ``winner`` and
     ``drawn`` say so. The legal-move cache starts empty.
     """
-    state: MatchState = object.__new__(MatchState)
-    object.__setattr__(state, "info", info)
-    object.__setattr__(state, "turn", turn)
-    object.__setattr__(state, "hands", hands)
-    object.__setattr__(state, "layout", layout)
-    object.__setattr__(state, "scores", scores)
-    object.__setattr__(state, "winner", winner)
-    object.__setattr__(state, "drawn", drawn)
-    object.__setattr__(state, "drawn_count", drawn_count)
-    object.__setattr__(state, "_log", log)
-    object.__setattr__(state, "_legal", None)
-    return state
+    return MatchState(info, turn, hands, layout, scores, winner, drawn, drawn_count, log)
 
 
 if not COMPILED:
@@ -181,114 +164,54 @@ if not COMPILED:
     )
 
 
-def _filled(cls: type[_T], fields: dict[str, object]) -> _T:
-    """An instance of the frozen attrs class ``cls`` with its slots set from ``fields``."""
-    instance: _T = object.__new__(cls)
-    for name, value in fields.items():
-        object.__setattr__(instance, name, value)
-    return instance
-
-
-def new_round_info(**fields: object) -> RoundInfo:
-    """``RoundInfo(**fields)`` for the engine's own, consistent values, stored slot by slot.
+def new_round_info(
+    *,
+    players: int,
+    seed: int,
+    round: int,
+    opener: int,
+    deck: tuple[Tile, ...],
+    deals: tuple[Deal, ...],
+    rng: int,
+    last_round: RoundResult | None,
+    actions_before: int,
+    given: bool,
+) -> RoundInfo:
+    """``RoundInfo(...)`` for the engine's own, consistent values, stored slot by slot.
 
     The fields are exactly RoundInfo's (a test checks the result against attrs).
     """
-    return _filled(RoundInfo, fields)
+    return RoundInfo(
+        players, seed, round, opener, deck, deals, rng, last_round, actions_before, given
+    )
 
 
-def new_round_result(**fields: object) -> RoundResult:
-    """``RoundResult(**fields)`` for the engine's own values; ``log`` is stored as ``_log``."""
-    fields["_log"] = fields.pop("log")
-    return _filled(RoundResult, fields)
+def new_round_result(
+    *,
+    round: int,
+    end: RoundEnd,
+    finisher: int | None,
+    layout: Layout,
+    hands: tuple[tuple[Tile, ...], ...],
+    deductions: tuple[int, ...],
+    scores: tuple[int, ...],
+    log: ActionLog,
+    given: bool,
+) -> RoundResult:
+    """``RoundResult(...)`` for the engine's own values; ``log`` is stored as ``_log``."""
+    return RoundResult(round, end, finisher, layout, hands, deductions, scores, log, given)
+
+
+if not COMPILED:
+    globals().update(
+        new_round_info=twin_constructor(RoundInfo, new_round_info, same_names(RoundInfo)),
+        new_round_result=twin_constructor(RoundResult, new_round_result, same_names(RoundResult)),
+    )
 
 
 # -- the seeded shuffle -------------------------------------------------------------------
-# :mod:`american_sniff.rng` specifies the shuffle with 64-bit integers. Compiled
-# code keeps integers below 2**62 unboxed, and the 64-bit products of SplitMix64
-# are far above that, so the compiled build runs the same arithmetic on 32-bit
-# halves instead, with every intermediate value below 2**52, typed as 64-bit
-# machine integers (``i64``) that can never overflow: the same outputs (a test
-# checks them against rng.py), a fraction of the cost. The pure-Python build
-# keeps rng.py's version, which CPython runs faster.
-
-_M32: Final = 0xFFFFFFFF
-# SplitMix64's three constants (rng.py), each cut into its high and low halves.
-_GAMMA_HI: Final = 0x9E3779B97F4A7C15 >> 32
-_GAMMA_LO: Final = 0x9E3779B97F4A7C15 & _M32
-_C1_HI: Final = 0xBF58476D1CE4E5B9 >> 32
-_C1_LO: Final = 0xBF58476D1CE4E5B9 & _M32
-_C2_HI: Final = 0x94D049BB133111EB >> 32
-_C2_LO: Final = 0x94D049BB133111EB & _M32
-
-
-def _times(hi: i64, lo: i64, c_hi: i64, c_lo: i64) -> tuple[i64, i64]:
-    """``(hi, lo) * (c_hi, c_lo)`` modulo 2**64, each number as its 32-bit halves.
-
-    Every multiplication is of two 16-bit numbers, which compiled code does
-    without leaving machine integers.
-    """
-    l1, l0 = lo >> 16, lo & 0xFFFF
-    h1, h0 = hi >> 16, hi & 0xFFFF
-    k1, k0 = c_lo >> 16, c_lo & 0xFFFF
-    j1, j0 = c_hi >> 16, c_hi & 0xFFFF
-    # lo * c_lo in full: low 32 bits, and what carries into the high half.
-    middle = l0 * k1 + l1 * k0
-    low = l0 * k0 + ((middle & 0xFFFF) << 16)
-    high = (low >> 32) + (middle >> 16) + l1 * k1
-    # hi * c_lo and lo * c_hi count only modulo 2**32 (their 2**64 parts drop out).
-    high += h0 * k0 + (((h0 * k1 + h1 * k0) & 0xFFFF) << 16)
-    high += l0 * j0 + (((l0 * j1 + l1 * j0) & 0xFFFF) << 16)
-    return high & _M32, low & _M32
-
-
-def _output(hi: i64, lo: i64) -> tuple[i64, i64]:
-    """SplitMix64's output for the generator state ``(hi, lo)``, as 32-bit halves."""
-    lo ^= ((lo >> 30) | (hi << 2)) & _M32
-    hi ^= hi >> 30
-    hi, lo = _times(hi, lo, _C1_HI, _C1_LO)
-    lo ^= ((lo >> 27) | (hi << 5)) & _M32
-    hi ^= hi >> 27
-    hi, lo = _times(hi, lo, _C2_HI, _C2_LO)
-    lo ^= ((lo >> 31) | (hi << 1)) & _M32
-    hi ^= hi >> 31
-    return hi, lo
-
-
-#: For each small n: the low halves from which an output whose high half is
-#: all ones is redrawn by ``below(n)`` (2**32 - 2**64 % n).
-_REDRAW: Final = tuple((1 << 32) - (1 << 64) % n if n else 0 for n in range(65))
-
-
-def shuffled_indices_in_halves(count: int, state: int) -> tuple[list[int], int]:
-    """``rng.shuffled(tuple(range(count)), state)``, computed on 32-bit halves.
-
-    Returns the shuffled indices (as a list) and the new generator state.
-
-    :raises ValueError: if ``count`` is over 64.
-    """
-    if count >= len(_REDRAW):
-        raise ValueError(f"the shuffle on halves takes up to 64 items, not {count}")
-    hi: i64 = state >> 32
-    lo: i64 = state & _M32
-    # Declared here so that mypyc types them as machine integers; never read as 0.
-    out_hi: i64 = 0
-    out_lo: i64 = 0
-    order = list(range(count))
-    for i in range(count - 1, 0, -1):
-        n: i64 = i + 1
-        redraw: i64 = _REDRAW[n]
-        while True:
-            lo += _GAMMA_LO
-            hi = (hi + _GAMMA_HI + (lo >> 32)) & _M32
-            lo &= _M32
-            out_hi, out_lo = _output(hi, lo)
-            if out_hi != _M32 or out_lo < redraw:
-                break
-        # The output modulo n, from its halves: hi * 2**32 + lo.
-        j = ((out_hi % n) * ((1 << 32) % n) + out_lo) % n
-        order[i], order[j] = order[j], order[i]
-    return order, int(hi) << 32 | int(lo)
+# The compiled build shuffles on 32-bit halves (rng.shuffled_indices_in_halves);
+# the pure-Python build keeps rng.shuffled, which CPython runs faster.
 
 
 def shuffled_indices(count: int, state: int) -> tuple[list[int], int]:

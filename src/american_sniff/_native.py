@@ -37,10 +37,11 @@ def twin_constructor(
     """A constructor of ``cls`` with the keyword arguments of ``like``, through a twin class.
 
     ``slots`` maps each slot of ``cls`` to what it is set to: an argument of
-    ``like``, or ``None``. The generated function takes the arguments as
-    ``like`` does (by position or by keyword, or by keyword only), creates an
-    instance of a plain class with ``cls``'s slots, stores every slot, and
-    switches the instance's class to ``cls``. Its docstring is ``like``'s.
+    ``like``, or ``None``, or ``""`` to leave it unset (a cache filled later).
+    The generated function takes the arguments as ``like`` does (by position
+    or by keyword, or by keyword only), creates an instance of a plain class
+    with ``cls``'s slots, stores every slot, and switches the instance's class
+    to ``cls``. Its docstring is ``like``'s.
 
     :raises TypeError: if ``slots`` does not name every slot of ``cls`` once,
         or names other than ``like``'s arguments, or if an argument has a
@@ -48,7 +49,7 @@ def twin_constructor(
     """
     signature = inspect.signature(like)
     names = set(signature.parameters)
-    given = {value for value in slots.values() if value != "None"}
+    given = {value for value in slots.values() if value not in {"None", ""}}
     if set(slots) != set(vars(cls)["__slots__"]) or given != names:
         raise TypeError(f"{cls.__name__}: the slots and the arguments do not match")
     for name, parameter in signature.parameters.items():
@@ -61,7 +62,7 @@ def twin_constructor(
             _first_keyword_only(signature), signature.parameters.items(), strict=True
         )
     )
-    stores = "".join(f"    twin.{slot} = {value}\n" for slot, value in slots.items())
+    stores = "".join(f"    twin.{slot} = {value}\n" for slot, value in slots.items() if value)
     source = (
         f"def {like.__name__}({arguments}):\n"
         "    twin = new(Twin)\n"
@@ -85,5 +86,8 @@ def _first_keyword_only(signature: inspect.Signature) -> list[bool]:
 
 
 def same_names(cls: type) -> dict[str, str]:
-    """Each slot of ``cls`` set from the argument of its name (``_log`` from ``log``)."""
-    return {slot: slot.lstrip("_") for slot in vars(cls)["__slots__"]}
+    """Each slot of ``cls`` set from the argument of its name (``_log`` from ``log``).
+
+    The slot ``_hash``, where a class keeps its hash once computed, is left unset.
+    """
+    return {slot: "" if slot == "_hash" else slot.lstrip("_") for slot in vars(cls)["__slots__"]}

@@ -44,11 +44,12 @@ from typing import ClassVar, Protocol
 
 import attrs
 
+from .deal import tile_index
 from .engine import apply
 from .errors import IllegalMove
 from .layout import Layout
 from .moves import Draw, Move, Place
-from .state import Action, MatchState, tile_index
+from .state import Action, MatchState
 from .tiles import ALL_TILES, Tile
 
 __all__ = [

@@ -21,13 +21,37 @@ then ``below(players)``. The generator goes on from round to round.
 
 The generator's state is a plain integer kept in the match state, so states
 stay immutable and a match is reproducible from its seed alone.
+
+**Two routes, one result.** Compiled code keeps integers below 2**62 unboxed,
+and the 64-bit products of SplitMix64 are far above that, so in the compiled
+build (:data:`~american_sniff._native.COMPILED`) :func:`next_u64`,
+:func:`below` (for bounds up to 64, what the bots and the lots use) and the
+deal's shuffle run the same arithmetic on 32-bit halves instead, with every
+intermediate value below 2**52, typed as 64-bit machine integers (``i64``)
+that can never overflow: the same numbers (tests check them against the
+64-bit definitions above), a fraction of the cost. The pure-Python build keeps
+the 64-bit code, which CPython runs faster.
 """
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import TYPE_CHECKING, Final, TypeVar
 
-__all__ = ["MASK64", "below", "check_seed", "next_u64", "shuffled"]
+from ._native import COMPILED
+
+if TYPE_CHECKING:
+    # A 64-bit machine integer to mypyc; a plain int to the interpreter, which
+    # never imports it.
+    from mypy_extensions import i64
+
+__all__ = [
+    "MASK64",
+    "below",
+    "check_seed",
+    "next_u64",
+    "shuffled",
+    "shuffled_indices_in_halves",
+]
 
 #: 2**64 - 1: every seed and generator state is a 64-bit unsigned integer.
 MASK64 = (1 << 64) - 1
@@ -48,6 +72,8 @@ def check_seed(seed: object) -> int:
 
 def next_u64(state: int) -> tuple[int, int]:
     """One SplitMix64 step: ``(output, new_state)``."""
+    if COMPILED:
+        return _next_in_halves(state)
     state = (state + _GAMMA) & MASK64
     z = state
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
@@ -62,6 +88,8 @@ def below(n: int, state: int) -> tuple[int, int]:
     """
     if n <= 0:
         raise ValueError(f"below() needs a positive bound, got {n}")
+    if COMPILED and n < len(_REDRAW):
+        return _below_in_halves(n, state)
     limit = _SPAN - _SPAN % n
     while True:
         out, state = next_u64(state)
@@ -94,3 +122,114 @@ def shuffled(items: tuple[_T, ...], state: int) -> tuple[tuple[_T, ...], int]:
 
 #: The rejection limit of ``below(n)`` for the small ``n`` a shuffle of the set uses.
 _LIMITS = tuple(_SPAN - _SPAN % n if n else 0 for n in range(65))
+
+
+# -- the compiled route: SplitMix64 on 32-bit halves ---------------------------------------
+
+_M32: Final = 0xFFFFFFFF
+# SplitMix64's three constants (rng.py), each cut into its high and low halves.
+_GAMMA_HI: Final = 0x9E3779B97F4A7C15 >> 32
+_GAMMA_LO: Final = 0x9E3779B97F4A7C15 & _M32
+_C1_HI: Final = 0xBF58476D1CE4E5B9 >> 32
+_C1_LO: Final = 0xBF58476D1CE4E5B9 & _M32
+_C2_HI: Final = 0x94D049BB133111EB >> 32
+_C2_LO: Final = 0x94D049BB133111EB & _M32
+
+
+def _times(hi: i64, lo: i64, c_hi: i64, c_lo: i64) -> tuple[i64, i64]:
+    """``(hi, lo) * (c_hi, c_lo)`` modulo 2**64, each number as its 32-bit halves.
+
+    Every multiplication is of a 32-bit half by a 16-bit quarter of the
+    constant, below 2**48, which compiled code does without leaving machine
+    integers.
+    """
+    k1, k0 = c_lo >> 16, c_lo & 0xFFFF
+    j1, j0 = c_hi >> 16, c_hi & 0xFFFF
+    # lo * c_lo in full: lo * k0 + (lo * k1) * 2**16, its low 32 bits and the carry.
+    p0 = lo * k0
+    p1 = lo * k1
+    low = (p0 & _M32) + ((p1 & 0xFFFF) << 16)
+    high = (p0 >> 32) + (p1 >> 16) + (low >> 32)
+    # hi * c_lo and lo * c_hi count only modulo 2**32 (their 2**64 parts drop out).
+    high += hi * k0 + (((hi * k1) & 0xFFFF) << 16)
+    high += lo * j0 + (((lo * j1) & 0xFFFF) << 16)
+    return high & _M32, low & _M32
+
+
+def _output(hi: i64, lo: i64) -> tuple[i64, i64]:
+    """SplitMix64's output for the generator state ``(hi, lo)``, as 32-bit halves."""
+    lo ^= ((lo >> 30) | (hi << 2)) & _M32
+    hi ^= hi >> 30
+    hi, lo = _times(hi, lo, _C1_HI, _C1_LO)
+    lo ^= ((lo >> 27) | (hi << 5)) & _M32
+    hi ^= hi >> 27
+    hi, lo = _times(hi, lo, _C2_HI, _C2_LO)
+    lo ^= ((lo >> 31) | (hi << 1)) & _M32
+    hi ^= hi >> 31
+    return hi, lo
+
+
+#: For each small n: the low halves from which an output whose high half is
+#: all ones is redrawn by ``below(n)`` (2**32 - 2**64 % n).
+_REDRAW: Final = tuple((1 << 32) - (1 << 64) % n if n else 0 for n in range(65))
+
+
+def shuffled_indices_in_halves(count: int, state: int) -> tuple[list[int], int]:
+    """``rng.shuffled(tuple(range(count)), state)``, computed on 32-bit halves.
+
+    Returns the shuffled indices (as a list) and the new generator state.
+
+    :raises ValueError: if ``count`` is over 64.
+    """
+    if count >= len(_REDRAW):
+        raise ValueError(f"the shuffle on halves takes up to 64 items, not {count}")
+    hi: i64 = state >> 32
+    lo: i64 = state & _M32
+    # Declared here so that mypyc types them as machine integers; never read as 0.
+    out_hi: i64 = 0
+    out_lo: i64 = 0
+    order = list(range(count))
+    for i in range(count - 1, 0, -1):
+        n: i64 = i + 1
+        redraw: i64 = _REDRAW[n]
+        while True:
+            lo += _GAMMA_LO
+            hi = (hi + _GAMMA_HI + (lo >> 32)) & _M32
+            lo &= _M32
+            out_hi, out_lo = _output(hi, lo)
+            if out_hi != _M32 or out_lo < redraw:
+                break
+        # The output modulo n, from its halves: hi * 2**32 + lo.
+        j = ((out_hi % n) * ((1 << 32) % n) + out_lo) % n
+        order[i], order[j] = order[j], order[i]
+    return order, int(hi) << 32 | int(lo)
+
+
+def _step(hi: i64, lo: i64) -> tuple[i64, i64]:
+    """The generator state ``(hi, lo)`` advanced by one step (plus the gamma), as halves."""
+    lo += _GAMMA_LO
+    return (hi + _GAMMA_HI + (lo >> 32)) & _M32, lo & _M32
+
+
+def _next_in_halves(state: int) -> tuple[int, int]:
+    """``next_u64(state)``, computed on 32-bit halves."""
+    hi, lo = _step(state >> 32, state & _M32)
+    out_hi, out_lo = _output(hi, lo)
+    return int(out_hi) << 32 | int(out_lo), int(hi) << 32 | int(lo)
+
+
+def _below_in_halves(n: i64, state: int) -> tuple[int, int]:
+    """``below(n, state)`` for ``0 < n <= 64``, computed on 32-bit halves."""
+    hi: i64 = state >> 32
+    lo: i64 = state & _M32
+    redraw: i64 = _REDRAW[n]
+    # Declared here so that mypyc types them as machine integers; never read as 0.
+    out_hi: i64 = 0
+    out_lo: i64 = 0
+    while True:
+        hi, lo = _step(hi, lo)
+        out_hi, out_lo = _output(hi, lo)
+        if out_hi != _M32 or out_lo < redraw:
+            break
+    # The output modulo n, from its halves: hi * 2**32 + lo.
+    return int(((out_hi % n) * ((1 << 32) % n) + out_lo) % n), int(hi) << 32 | int(lo)

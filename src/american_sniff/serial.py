@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, get_origin
 import attrs
 
 from ._json import DealDoc, deprecated, read_u64, u64_text
+from .deal import tile_index
 from .errors import InvalidState
 from .layout import Layout, placed
 from .moves import Draw, Move, Place, parse_move
@@ -67,7 +68,6 @@ from .state import (
     node_fields,
     previous_node,
     round_log_of,
-    tile_index,
 )
 from .tiles import ALL_TILES, Tile, parse_tile
 from .validation import validate_state

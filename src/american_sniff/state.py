@@ -8,16 +8,15 @@ very same objects in both states, so a move costs little memory.
 from __future__ import annotations
 
 import enum
-import operator
-from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, cast, overload
 
 import attrs
 
-from .errors import InvalidDeal
+from ._native import COMPILED
+from .deal import Deal
 from .layout import Layout
-from .rules import HAND_SIZE, PLAYER_COUNTS, TARGET, side_count, side_of
-from .tiles import ALL_TILES, Tile
+from .rules import TARGET, side_count, side_of
+from .tiles import Tile
 
 if TYPE_CHECKING:
     from .moves import Move
@@ -52,111 +51,25 @@ def check_seat(players: int, seat: object) -> int:
     return seat
 
 
-def tile_index(tile: Tile) -> int:
-    """Sort key of tiles: their index in ALL_TILES."""
-    return tile.index
-
-
-def _sorted_hand(tiles: tuple[Tile, ...]) -> tuple[Tile, ...]:
-    return tuple(sorted(tiles, key=tile_index))
-
-
-def _tile_tuple(value: Iterable[object], what: str) -> tuple[Tile, ...]:
-    try:
-        tiles = tuple(value)
-    except TypeError:
-        raise InvalidDeal(f"{what} must be a sequence of tiles, got {value!r}") from None
-    for tile in tiles:
-        if not isinstance(tile, Tile):
-            raise InvalidDeal(f"{what} holds {tile!r}, which is not a Tile")
-    # The engine works with the interned tiles of ALL_TILES (it compares them
-    # by identity), so equal tiles made elsewhere are swapped for those.
-    return tuple(ALL_TILES[tile.index] for tile in tiles)  # type: ignore[attr-defined]
-
-
-def _hands(value: Iterable[Iterable[object]]) -> tuple[tuple[Tile, ...], ...]:
-    # Hands are given seat by seat, so an unordered collection is refused.
-    if not isinstance(value, Sequence) or isinstance(value, str):
-        raise InvalidDeal(f"hands must be a sequence of hands, seat 0 first, got {value!r}")
-    hands = tuple(value)
-    return tuple(_sorted_hand(_tile_tuple(h, f"hand {i}")) for i, h in enumerate(hands))
-
-
-def _stock(value: Iterable[object]) -> tuple[Tile, ...]:
-    # The stock is drawn in the order given, so an unordered collection is refused.
-    if not isinstance(value, Sequence) or isinstance(value, str):
-        raise InvalidDeal(
-            f"the stock must be a sequence (tuple or list) in draw order, got {value!r}"
-        )
-    return _tile_tuple(value, "the stock")
-
-
-@attrs.frozen
-class Deal:
-    """The deal of one round: every hand, the stock in draw order, and maybe the opener.
-
-    Give deals to :func:`~american_sniff.new_match` to replay a recorded match
-    or to test another implementation on chosen positions. Hands are kept
-    sorted; the stock keeps the given order, and its first tile is drawn
-    first.
-
-    :ivar hands: The tiles dealt to each seat, seat 0 first (each kept sorted).
-    :ivar stock: The undealt tiles, in the order they will be drawn.
-    :ivar opener: The outcome of the lot, used only where the rules call for
-        one (the first round, and a round after a block); None to draw the lot
-        from the seed. Where the previous round's finisher opens, it is not used.
-
-    :raises InvalidDeal: if the hands are not all the same size or the tiles
-        are not exactly the 28 tiles of the set, each once.
-    """
-
-    hands: tuple[tuple[Tile, ...], ...] = attrs.field(converter=_hands)
-    stock: tuple[Tile, ...] = attrs.field(converter=_stock)
-    opener: int | None = None
-
-    def __attrs_post_init__(self) -> None:
-        players = len(self.hands)
-        if players not in PLAYER_COUNTS:
-            raise InvalidDeal(f"a deal has 2, 3 or 4 hands, got {players}")
-        size = HAND_SIZE[players]
-        for seat, hand in enumerate(self.hands):
-            if len(hand) != size:
-                raise InvalidDeal(
-                    f"with {players} players each hand has {size} tiles; "
-                    f"hand {seat} has {len(hand)}"
-                )
-        dealt = [t for hand in self.hands for t in hand] + list(self.stock)
-        seen: set[Tile] = set()
-        for tile in dealt:
-            if tile in seen:
-                raise InvalidDeal(f"{tile} is dealt twice")
-            seen.add(tile)
-        missing = [str(t) for t in ALL_TILES if t not in seen]
-        if missing:
-            raise InvalidDeal(f"the deal lacks {', '.join(missing)}")
-        if self.opener is not None and (
-            type(self.opener) is not int or not 0 <= self.opener < players
-        ):
-            raise InvalidDeal(f"opener must be a seat from 0 to {players - 1}, got {self.opener!r}")
-
-    @property
-    def players(self) -> int:
-        """The number of seats dealt to."""
-        return len(self.hands)
-
-
-class RoundEnd(enum.Enum):
-    """How a round ended.
+_ROUND_END_DOC = """How a round ended.
 
     :cvar DOMINO: ``"domino"``: a player placed their last tile (went out).
     :cvar BLOCKED: ``"blocked"``: the stock was empty and nobody could place.
     """
 
+
+class RoundEnd(enum.Enum):  # noqa: D101 (the docstring is _ROUND_END_DOC, set below)
     DOMINO = "domino"
     BLOCKED = "blocked"
 
     def __repr__(self) -> str:
         return f"RoundEnd.{self.name}"
+
+
+# Set from outside the class: mypyc, which compiles this module, drops the
+# docstrings of the (non-native) classes it builds, and attrs would take a
+# ``__doc__`` written in the class body of a compiled module for a field.
+setattr(RoundEnd, "__doc__", _ROUND_END_DOC)  # noqa: B010
 
 
 # -- the action log ----------------------------------------------------------
@@ -175,7 +88,7 @@ ActionLog = tuple[int, "Move", Tile | None, int | None, int, tuple[int, ...], An
 # this module knows its layout).
 
 
-def action_node(  # noqa: PLR0913, PLR0917 - a node has seven fields
+def action_node(
     seat: int,
     move: Move,
     drawn: Tile | None,
@@ -217,9 +130,7 @@ def log_length(log: ActionLog) -> int:
     return count
 
 
-@attrs.frozen
-class Action:
-    """One action of a round and what it did.
+_ACTION_DOC = """One action of a round and what it did.
 
     :attr:`MatchState.last_action` is the action that produced a state, and
     :attr:`MatchState.history` lists the actions of the round so far.
@@ -240,6 +151,9 @@ class Action:
     :ivar winner: The side that won the match with this action, else None.
     """
 
+
+@attrs.frozen
+class Action:  # noqa: D101 (the docstring is _ACTION_DOC, set below)
     seat: int
     move: Move
     tile: Tile | None = None
@@ -256,6 +170,10 @@ class Action:
         if self.end_sum is not None:
             text += f", sum {self.end_sum}, {self.points} points"
         return text
+
+
+# (See RoundEnd's docstring above.)
+setattr(Action, "__doc__", _ACTION_DOC)  # noqa: B010
 
 
 def _action(node: ActionLog, result: RoundResult | None, winner: int | None) -> Action:
@@ -277,9 +195,66 @@ def _actions(node: ActionLog, result: RoundResult | None, winner: int | None) ->
     return tuple(actions)
 
 
-@attrs.frozen
+# -- the native classes ----------------------------------------------------------
+# RoundResult, RoundInfo and MatchState are written out by hand rather than with
+# attrs, as Layout is, so that the compiled build makes them native classes: the
+# engine reads their fields on every action, and a native class's field is a
+# load from the object where an attrs class's is a dictionary look-up in its
+# type. One definition serves both builds (the interpreter runs it as a plain
+# slotted class). Each keeps the surface of a frozen attrs class: the same
+# constructor, ``attrs.fields``, ``attrs.evolve`` and ``attrs.asdict`` (through
+# ``__attrs_attrs__``, which attrs itself builds from :func:`_attrs_fields`),
+# equality and hashing by the fields (the hash computed once and kept), a repr
+# in attrs' style, pickle and copy, and a ``FrozenInstanceError`` on any
+# assignment. The hash is kept in the slot ``_hash``, which no constructor
+# sets: it is filled on the first ``hash()``.
+
+
+def _attrs_fields(name: str, fields: dict[str, Any]) -> Any:
+    """The ``__attrs_attrs__`` of a class with ``fields``, as attrs makes it (name: attrs.field)."""
+    return attrs.fields(attrs.make_class(name, fields, frozen=True))
+
+
+def _attribute(**options: Any) -> Any:
+    """``attrs.field(**options)``, typed as what it is: a field's description, not its value."""
+    return attrs.field(**options)
+
+
+def _fields_of(value: object) -> tuple[attrs.Attribute[Any], ...]:
+    """The attrs description of the fields of ``value``'s class."""
+    fields: tuple[attrs.Attribute[Any], ...] = attrs.fields(
+        cast("type[attrs.AttrsInstance]", type(value))
+    )
+    return fields
+
+
+def _attrs_repr(value: object) -> str:
+    """``Class(field=value, ...)``, as attrs writes it, over the fields shown in reprs."""
+    shown = ", ".join(
+        f"{field.name}={getattr(value, field.name)!r}" for field in _fields_of(value) if field.repr
+    )
+    return f"{type(value).__name__}({shown})"
+
+
+def _evolve(value: object, changes: dict[str, Any]) -> Any:
+    """``attrs.evolve(value, **changes)``: a new instance, every field not changed kept."""
+    for field in _fields_of(value):
+        alias = field.alias or field.name
+        if field.init and alias not in changes:
+            changes[alias] = getattr(value, field.name)
+    return type(value)(**changes)
+
+
+def _frozen() -> attrs.exceptions.FrozenInstanceError:
+    """The error of an assignment to a frozen instance, as attrs raises it."""
+    return attrs.exceptions.FrozenInstanceError()
+
+
 class RoundResult:
     """What happened at the end of a round, kept for display in the next state.
+
+    It behaves as a frozen attrs class: it compares, hashes, pickles and
+    evolves (``attrs.evolve``) by its fields.
 
     :ivar round: The number of the round that ended (1 for the first).
     :ivar end: Whether a player went out or the round was blocked.
@@ -293,6 +268,32 @@ class RoundResult:
         from the seed).
     """
 
+    __slots__ = (
+        "_hash",
+        "_log",
+        "deductions",
+        "end",
+        "finisher",
+        "given",
+        "hands",
+        "layout",
+        "round",
+        "scores",
+    )
+    #: attrs' description of the fields (set below the class), for attrs' functions.
+    __attrs_attrs__: ClassVar[Any]
+    __match_args__: ClassVar[tuple[str, ...]] = (
+        "round",
+        "end",
+        "finisher",
+        "layout",
+        "hands",
+        "deductions",
+        "scores",
+        "_log",
+        "given",
+    )
+
     round: int
     end: RoundEnd
     finisher: int | None
@@ -300,9 +301,94 @@ class RoundResult:
     hands: tuple[tuple[Tile, ...], ...]
     deductions: tuple[int, ...]
     scores: tuple[int, ...]
-    #: The round's action log, newest first (see :attr:`history`).
-    _log: ActionLog = attrs.field(alias="log", default=None, repr=False)
-    given: bool = False
+    # The round's action log, newest first (see :attr:`history`); typed
+    # loosely, as Layout's, so that validate_state can report a malformed one.
+    _log: Any
+    given: bool
+    _hash: int
+
+    def __init__(
+        self,
+        round: int,
+        end: RoundEnd,
+        finisher: int | None,
+        layout: Layout,
+        hands: tuple[tuple[Tile, ...], ...],
+        deductions: tuple[int, ...],
+        scores: tuple[int, ...],
+        log: ActionLog | object = None,
+        given: bool = False,
+    ) -> None:
+        if COMPILED:
+            # A native class: its own stores go straight into the object,
+            # past the __setattr__ that refuses everyone else's.
+            self.round = round
+            self.end = end
+            self.finisher = finisher
+            self.layout = layout
+            self.hands = hands
+            self.deductions = deductions
+            self.scores = scores
+            self._log = log
+            self.given = given
+            return
+        values = (round, end, finisher, layout, hands, deductions, scores, log, given)
+        for name, value in zip(RoundResult.__match_args__, values, strict=True):
+            object.__setattr__(self, name, value)
+
+    def _fields(self) -> tuple[object, ...]:
+        return (
+            self.round,
+            self.end,
+            self.finisher,
+            self.layout,
+            self.hands,
+            self.deductions,
+            self.scores,
+            self._log,
+            self.given,
+        )
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise _frozen()
+
+    def __delattr__(self, name: str) -> None:
+        raise _frozen()
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not RoundResult:
+            return NotImplemented
+        return self is other or self._fields() == other._fields()
+
+    def __ne__(self, other: object) -> bool:
+        if type(other) is not RoundResult:
+            return NotImplemented
+        return self is not other and self._fields() != other._fields()
+
+    def __hash__(self) -> int:
+        try:
+            return self._hash
+        except AttributeError:
+            pass
+        value = hash(self._fields())
+        object.__setattr__(self, "_hash", value)
+        return value
+
+    def evolve(self, **changes: Any) -> RoundResult:
+        """A copy with the fields named in ``changes`` replaced, as ``attrs.evolve(self, ...)``.
+
+        Fields are named as the constructor names them (``log`` for the action
+        log). ``attrs.evolve`` works too; this method is its typed equivalent
+        (mypy's attrs plugin knows only classes that attrs built).
+        """
+        evolved: RoundResult = _evolve(self, changes)
+        return evolved
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (RoundResult, self._fields())
+
+    def __repr__(self) -> str:
+        return _attrs_repr(self)
 
     @property
     def history(self) -> tuple[Action, ...]:
@@ -323,9 +409,11 @@ class RoundResult:
         return seat
 
 
-@attrs.frozen
 class RoundInfo:
     """What stays fixed for a whole round; shared by every state of the round.
+
+    It behaves as a frozen attrs class: it compares, hashes, pickles and
+    evolves (``attrs.evolve``) by its fields.
 
     :ivar players: The number of players (2, 3 or 4).
     :ivar seed: The seed the match was dealt from (see :mod:`american_sniff.rng`).
@@ -343,6 +431,34 @@ class RoundInfo:
         seeded deal).
     """
 
+    __slots__ = (
+        "_hash",
+        "actions_before",
+        "deals",
+        "deck",
+        "given",
+        "last_round",
+        "opener",
+        "players",
+        "rng",
+        "round",
+        "seed",
+    )
+    #: attrs' description of the fields (set below the class), for attrs' functions.
+    __attrs_attrs__: ClassVar[Any]
+    __match_args__: ClassVar[tuple[str, ...]] = (
+        "players",
+        "seed",
+        "round",
+        "opener",
+        "deck",
+        "deals",
+        "rng",
+        "last_round",
+        "actions_before",
+        "given",
+    )
+
     players: int
     seed: int
     round: int
@@ -351,11 +467,95 @@ class RoundInfo:
     deals: tuple[Deal, ...]
     rng: int
     last_round: RoundResult | None
-    actions_before: int = 0
-    given: bool = False
+    actions_before: int
+    given: bool
+    _hash: int
+
+    def __init__(
+        self,
+        players: int,
+        seed: int,
+        round: int,
+        opener: int,
+        deck: tuple[Tile, ...],
+        deals: tuple[Deal, ...],
+        rng: int,
+        last_round: RoundResult | None,
+        actions_before: int = 0,
+        given: bool = False,
+    ) -> None:
+        if COMPILED:
+            self.players = players
+            self.seed = seed
+            self.round = round
+            self.opener = opener
+            self.deck = deck
+            self.deals = deals
+            self.rng = rng
+            self.last_round = last_round
+            self.actions_before = actions_before
+            self.given = given
+            return
+        values = (players, seed, round, opener, deck, deals, rng, last_round, actions_before, given)
+        for name, value in zip(RoundInfo.__match_args__, values, strict=True):
+            object.__setattr__(self, name, value)
+
+    def _fields(self) -> tuple[object, ...]:
+        return (
+            self.players,
+            self.seed,
+            self.round,
+            self.opener,
+            self.deck,
+            self.deals,
+            self.rng,
+            self.last_round,
+            self.actions_before,
+            self.given,
+        )
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise _frozen()
+
+    def __delattr__(self, name: str) -> None:
+        raise _frozen()
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not RoundInfo:
+            return NotImplemented
+        return self is other or self._fields() == other._fields()
+
+    def __ne__(self, other: object) -> bool:
+        if type(other) is not RoundInfo:
+            return NotImplemented
+        return self is not other and self._fields() != other._fields()
+
+    def __hash__(self) -> int:
+        try:
+            return self._hash
+        except AttributeError:
+            pass
+        value = hash(self._fields())
+        object.__setattr__(self, "_hash", value)
+        return value
+
+    def evolve(self, **changes: Any) -> RoundInfo:
+        """A copy with the fields named in ``changes`` replaced, as ``attrs.evolve(self, ...)``.
+
+        Fields are named as the constructor names them (``log`` for the action
+        log). ``attrs.evolve`` works too; this method is its typed equivalent
+        (mypy's attrs plugin knows only classes that attrs built).
+        """
+        evolved: RoundInfo = _evolve(self, changes)
+        return evolved
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (RoundInfo, self._fields())
+
+    def __repr__(self) -> str:
+        return _attrs_repr(self)
 
 
-@attrs.frozen(repr=False, weakref_slot=False)
 class MatchState:
     """A whole match at one moment: the hands, the stock, the table and the scores.
 
@@ -363,7 +563,9 @@ class MatchState:
     :func:`~american_sniff.apply`; save it with :meth:`to_json` and load it
     with :meth:`from_json`. A state never changes. The constructor (and so
     ``attrs.evolve``) does not check that the fields are consistent with each
-    other; :func:`~american_sniff.validate_state` does.
+    other; :func:`~american_sniff.validate_state` does. It behaves as a frozen
+    attrs class: it compares, hashes, pickles and evolves (``attrs.evolve``)
+    by its fields; the legal-move cache is not part of its value.
 
     :ivar info: The round's constants (players, seed, round number, opener, the
         stock as dealt, deals still to use, generator state, previous round),
@@ -381,6 +583,33 @@ class MatchState:
     :ivar drawn_count: How many tiles of the round's stock have been drawn.
     """
 
+    __slots__ = (
+        "_hash",
+        "_legal",
+        "_log",
+        "drawn",
+        "drawn_count",
+        "hands",
+        "info",
+        "layout",
+        "scores",
+        "turn",
+        "winner",
+    )
+    #: attrs' description of the fields (set below the class), for attrs' functions.
+    __attrs_attrs__: ClassVar[Any]
+    __match_args__: ClassVar[tuple[str, ...]] = (
+        "info",
+        "turn",
+        "hands",
+        "layout",
+        "scores",
+        "winner",
+        "drawn",
+        "drawn_count",
+        "_log",
+    )
+
     info: RoundInfo
     turn: int
     hands: tuple[tuple[Tile, ...], ...]
@@ -389,12 +618,100 @@ class MatchState:
     winner: int | None
     drawn: Tile | None
     drawn_count: int
-    #: The round's action log, newest first (see :attr:`history`).
-    _log: ActionLog = attrs.field(alias="log", default=None, repr=False)
-    #: Cache of the legal moves, filled on first use.
-    _legal: tuple[Move, ...] | None = attrs.field(
-        init=False, default=None, eq=False, repr=False, hash=False
-    )
+    # The round's action log, newest first (see :attr:`history`); typed
+    # loosely, as Layout's, so that validate_state can report a malformed one.
+    _log: Any
+    # Cache of the legal moves, filled on first use; not part of the value.
+    _legal: tuple[Move, ...] | None
+    _hash: int
+
+    def __init__(
+        self,
+        info: RoundInfo,
+        turn: int,
+        hands: tuple[tuple[Tile, ...], ...],
+        layout: Layout,
+        scores: tuple[int, ...],
+        winner: int | None,
+        drawn: Tile | None,
+        drawn_count: int,
+        log: ActionLog | object = None,
+    ) -> None:
+        if COMPILED:
+            self.info = info
+            self.turn = turn
+            self.hands = hands
+            self.layout = layout
+            self.scores = scores
+            self.winner = winner
+            self.drawn = drawn
+            self.drawn_count = drawn_count
+            self._log = log
+            self._legal = None
+            return
+        values = (info, turn, hands, layout, scores, winner, drawn, drawn_count, log, None)
+        for name, value in zip(_STATE_INIT_SLOTS, values, strict=True):
+            object.__setattr__(self, name, value)
+
+    def _fields(self) -> tuple[object, ...]:
+        return (
+            self.info,
+            self.turn,
+            self.hands,
+            self.layout,
+            self.scores,
+            self.winner,
+            self.drawn,
+            self.drawn_count,
+            self._log,
+        )
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise _frozen()
+
+    def __delattr__(self, name: str) -> None:
+        raise _frozen()
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not MatchState:
+            return NotImplemented
+        return self is other or self._fields() == other._fields()
+
+    def __ne__(self, other: object) -> bool:
+        if type(other) is not MatchState:
+            return NotImplemented
+        return self is not other and self._fields() != other._fields()
+
+    def __hash__(self) -> int:
+        try:
+            return self._hash
+        except AttributeError:
+            pass
+        value = hash(self._fields())
+        object.__setattr__(self, "_hash", value)
+        return value
+
+    def evolve(self, **changes: Any) -> MatchState:
+        """A copy with the fields named in ``changes`` replaced, as ``attrs.evolve(self, ...)``.
+
+        Fields are named as the constructor names them (``log`` for the action
+        log). ``attrs.evolve`` works too; this method is its typed equivalent
+        (mypy's attrs plugin knows only classes that attrs built).
+        """
+        evolved: MatchState = _evolve(self, changes)
+        return evolved
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # The legal-move cache travels too: it is still right for the equal state.
+        return (MatchState, self._fields(), self._legal)
+
+    def __setstate__(self, legal: tuple[Move, ...] | None) -> None:
+        self._cache_legal(legal)
+
+    def _cache_legal(self, moves: tuple[Move, ...] | None) -> None:
+        """Keep ``moves`` as the legal moves of this state (the engine's cache)."""
+        # In a method of the native class this store goes straight into the object.
+        object.__setattr__(self, "_legal", moves)
 
     @property
     def players(self) -> int:
@@ -489,7 +806,14 @@ class MatchState:
         """The number of scoring sides."""
         return side_count(self.info.players)
 
-    def to_json(self, *, key: bytes | None = None) -> str:
+    # The public signatures are the overloads; the implementations take any
+    # value, so that a wrong one is refused by serial's checks (a ValueError
+    # naming it) in both builds, not by the compiled build's argument check.
+    @overload
+    def to_json(self) -> str: ...
+    @overload
+    def to_json(self, *, key: bytes | None) -> str: ...
+    def to_json(self, *, key: object = None) -> str:
         """The state as JSON text, in the documented state format.
 
         The text holds everything needed to go on playing; see
@@ -502,10 +826,18 @@ class MatchState:
         # imports nothing beyond attrs and the standard library.
         from .serial import state_to_json  # noqa: PLC0415
 
-        return state_to_json(self, key=key)
+        # (Any, not a cast: compiled, a cast checks the type, and serial does.)
+        unchecked: Any = key
+        return state_to_json(self, key=unchecked)
 
+    @overload
     @classmethod
-    def from_json(cls, text: str | bytes, *, key: bytes | None = None) -> MatchState:
+    def from_json(cls, text: str | bytes) -> MatchState: ...
+    @overload
+    @classmethod
+    def from_json(cls, text: str | bytes, *, key: bytes | None) -> MatchState: ...
+    @classmethod
+    def from_json(cls, text: object, *, key: object = None) -> MatchState:
         """Load a state saved with :meth:`to_json`, checking everything.
 
         Without ``key`` (untrusted text) every field is checked and the round
@@ -521,7 +853,9 @@ class MatchState:
         """
         from .serial import state_from_json  # noqa: PLC0415
 
-        return state_from_json(text, key=key)
+        unchecked_text: Any = text
+        unchecked_key: Any = key
+        return state_from_json(unchecked_text, key=unchecked_key)
 
     def _check_seat(self, seat: object) -> None:
         """Raise :class:`ValueError` unless ``seat`` is a seat of this match."""
@@ -535,14 +869,59 @@ class MatchState:
         )
 
 
+#: MatchState's slots in the order of its constructor's arguments, then the cache.
+_STATE_INIT_SLOTS = (*MatchState.__match_args__, "_legal")
+
+# attrs' view of the three classes: each field as attrs would declare it. A
+# field with an alias (``log``) is stored under its name (``_log``); the legal-
+# move cache is no argument and no part of the value.
+setattr(  # noqa: B010 (a class attribute of a native class is set like this)
+    RoundResult,
+    "__attrs_attrs__",
+    _attrs_fields(
+        "RoundResult",
+        {
+            **{name: _attribute() for name in RoundResult.__match_args__[:7]},
+            "_log": _attribute(alias="log", default=None, repr=False),
+            "given": _attribute(default=False),
+        },
+    ),
+)
+setattr(  # noqa: B010
+    RoundInfo,
+    "__attrs_attrs__",
+    _attrs_fields(
+        "RoundInfo",
+        {
+            **{name: _attribute() for name in RoundInfo.__match_args__[:8]},
+            "actions_before": _attribute(default=0),
+            "given": _attribute(default=False),
+        },
+    ),
+)
+setattr(  # noqa: B010
+    MatchState,
+    "__attrs_attrs__",
+    _attrs_fields(
+        "MatchState",
+        {
+            **{name: _attribute() for name in MatchState.__match_args__[:8]},
+            "_log": _attribute(alias="log", default=None, repr=False),
+            "_legal": _attribute(init=False, default=None, eq=False, repr=False, hash=False),
+        },
+    ),
+)
+
+
 # -- the engine's access to a state's own slots ---------------------------------------
 # The action log and the legal-move cache are private slots of MatchState; the
 # engine and the views reach them through these functions only.
 
 
-#: ``log_of(state)``: the action log of ``state``'s round, newest first (a
-#: C-level reader of the slot, as fast from compiled code as from Python).
-log_of: Callable[[MatchState], ActionLog] = operator.attrgetter("_log")
+def log_of(state: MatchState) -> ActionLog:
+    """The action log of ``state``'s round, newest first."""
+    log: ActionLog = state._log
+    return log
 
 
 def round_log_of(result: RoundResult) -> ActionLog:
@@ -551,7 +930,7 @@ def round_log_of(result: RoundResult) -> ActionLog:
     return log
 
 
-def extended_log(  # noqa: PLR0913, PLR0917 - the state and a node's six fields
+def extended_log(
     state: MatchState,
     seat: int,
     move: Move,
@@ -564,15 +943,25 @@ def extended_log(  # noqa: PLR0913, PLR0917 - the state and a node's six fields
     return (seat, move, drawn, end_sum, points, scores, state._log)
 
 
-#: ``legal_cache(state)``: the legal moves cached in ``state``, or None if they
-#: were not listed yet (a C-level reader of the slot). A move that is one of
-#: the very objects of that tuple was produced for that very state, so it is
-#: legal there and needs no check (see the private ``american_sniff._fast``).
-legal_cache: Callable[[MatchState], tuple[Move, ...] | None] = operator.attrgetter("_legal")
+def legal_cache(state: MatchState) -> tuple[Move, ...] | None:
+    """The legal moves cached in ``state``, or None if they were not listed yet.
 
-#: ``set_legal_cache(state, moves)`` caches ``moves`` as the legal moves of
-#: ``state`` (not part of its value): the slot's own setter, the interpreter's
-#: fastest store.
-set_legal_cache: Callable[[MatchState, tuple[Move, ...]], None] = MatchState.__dict__[
-    "_legal"
-].__set__
+    A move that is one of the very objects of that tuple was produced for that
+    very state, so it is legal there and needs no check (see the private
+    ``american_sniff._fast``).
+    """
+    return state._legal
+
+
+def set_legal_cache(state: MatchState, moves: tuple[Move, ...]) -> None:
+    """Cache ``moves`` as the legal moves of ``state`` (not part of its value)."""
+    if COMPILED:
+        state._cache_legal(moves)  # a native method, which stores into the object directly
+    else:
+        _set_legal(state, moves)
+
+
+# (Compiled, log_of, legal_cache and set_legal_cache are native functions on
+# the native class's fields: faster than the C-level slot readers, which go
+# through Python's attribute look-up.)
+_set_legal = vars(MatchState)["_legal"].__set__  # the interpreter's fastest store

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
+from .deal import tile_index
 from .engine import seeded_deal
 from .errors import InvalidState
 from .layout import Layout
@@ -27,7 +28,7 @@ from .moves import Draw, Pass, Place
 from .replayer import CLAIMS, ReplayError, hands_as_dealt, replay_actions
 from .rng import MASK64, below
 from .rules import HAND_SIZE, PLAYER_COUNTS, TARGET, lot_is_due, side_count, side_of
-from .state import Action, Deal, MatchState, RoundEnd, RoundInfo, RoundResult, tile_index
+from .state import Action, Deal, MatchState, RoundEnd, RoundInfo, RoundResult
 from .tiles import ALL_TILES, Tile
 
 __all__ = ["validate_state"]

@@ -617,7 +617,7 @@ def _hide_in_result(result: RoundResult, viewer: int, with_history: bool) -> Rou
             log = action_node(
                 action.seat, action.move, tile, action.end_sum, action.points, action.scores, log
             )
-    return attrs.evolve(result, log=log)
+    return result.evolve(log=log)
 
 
 def _ended(state: MatchState, viewer: int, last_round_history: bool) -> Action | None:

@@ -27,13 +27,14 @@ from typing import ClassVar
 
 import attrs
 
+from ..deal import tile_index
 from ..engine import apply, legal_moves
 from ..layout import Layout
 from ..moves import Draw, Move, Place
 from ..rng import below, check_seed, next_u64, shuffled
 from ..rules import HAND_SIZE, placement_points, side_of
 from ..rules import settle as settle_round
-from ..state import MatchState, RoundInfo, tile_index
+from ..state import MatchState, RoundInfo
 from ..tiles import ALL_TILES, Tile
 from ..views import PlayerView
 from ._seeded import decision_rng

@@ -434,7 +434,7 @@ class Session:
         scores = state.scores if doc.scores is None else _start_scores(doc.scores, players)
         # The match starts at the given round number and scores; the state's
         # constructor takes them as they are (no history to check them against).
-        state = attrs.evolve(state, scores=scores, info=attrs.evolve(state.info, round=first))
+        state = state.evolve(scores=scores, info=state.info.evolve(round=first))
         self._state = state
         self._last_dealt = None if seed is not None else first + len(deals) - 1
         return state_facts(state)

@@ -56,7 +56,6 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
-import attrs
 import numpy as np
 import pyspiel
 
@@ -311,7 +310,7 @@ class AmericanSniffState(pyspiel.State):
             deck, start = state.info.deck, state.drawn_count
             rest = tuple(t for t in deck[start:] if t.index != action)
             deck = deck[:start] + (ALL_TILES[action],) + rest
-            stacked = attrs.evolve(state, info=attrs.evolve(state.info, deck=deck))
+            stacked = state.evolve(info=state.info.evolve(deck=deck))
             self._record(stacked, _DRAW, apply(stacked, _DRAW))
             return
         legal = self._legal
@@ -442,8 +441,8 @@ class AmericanSniffState(pyspiel.State):
         )
         stock = tuple(ALL_TILES[i] for i in self._left)
         opener = base.opener if self._lot_due else self._opener
-        info = attrs.evolve(base.info, deck=stock, opener=opener)
-        return attrs.evolve(base, info=info, hands=hands, turn=opener, drawn_count=0)
+        info = base.info.evolve(deck=stock, opener=opener)
+        return base.evolve(info=info, hands=hands, turn=opener, drawn_count=0)
 
 
 def _resampled(state: MatchState, seat: int, rng: random.Random) -> MatchState:
@@ -473,7 +472,7 @@ def _resampled(state: MatchState, seat: int, rng: random.Random) -> MatchState:
             mine = hands[s] + ([keep] if keep is not None and keep in hand else [])
             new_hands.append(tuple(sorted(mine)))
     deck = state.info.deck[: state.drawn_count] + tuple(rest)
-    return attrs.evolve(state, hands=tuple(new_hands), info=attrs.evolve(state.info, deck=deck))
+    return state.evolve(hands=tuple(new_hands), info=state.info.evolve(deck=deck))
 
 
 def _fill(
