@@ -881,6 +881,7 @@ def geometry_to_dict(geometry: Geometry) -> dict[str, Any]:
     ``"east"``, ``"south"``, ``"west"`` or ``"north"``. See ``docs/formats.md``.
 
     >>> from american_sniff import Layout, Tile
+    >>> from american_sniff.render import table_geometry
     >>> doc = geometry_to_dict(table_geometry(Layout.empty().place(Tile(1, 4))))
     >>> doc["tiles"][0]["rect"], doc["anchors"][0]["point"], doc["anchors"][0]["facing"]
     ([-2, -1, 2, 1], '[1|4] low', 'west')
