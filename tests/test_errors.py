@@ -184,6 +184,30 @@ def test_a_branch_before_both_line_sides_are_joined_is_refused() -> None:
         )
 
 
+def test_why_a_branch_of_the_sniff_is_not_open() -> None:
+    """A branch is refused as not yet open while a line side is free, as joined after.
+
+    The opening Sniff joined at line B still has line A free: its branches are
+    not open yet. Once both line sides are joined, a branch that is taken is
+    "already joined". Kills ``layout.Layout._why_not_open`` mutants 14 and 15.
+    """
+    sniff = Tile(4, 4)
+    table = Layout.empty().place(sniff).place(Tile(4, 6), Point(sniff, Side.LINE_B))
+    assert [str(p) for p in table.points()] == ["[4|4] line_a", "[4|6] high"]
+    with pytest.raises(IllegalMove) as error:
+        table.place(Tile(1, 4), Point(sniff, Side.BRANCH_A))
+    assert error.value.code == "point_not_open"
+    assert str(error.value) == (
+        "point [4|4] branch_a is not open: the Sniff's branches open only once "
+        "both of its line sides are joined"
+    )
+    table = table.place(Tile(1, 4), Point(sniff, Side.LINE_A))
+    table = table.place(Tile(2, 4), Point(sniff, Side.BRANCH_A))
+    with pytest.raises(IllegalMove) as error:
+        table.place(Tile(3, 4), Point(sniff, Side.BRANCH_A))
+    assert str(error.value) == "point [4|4] branch_a is not open: it is already joined"
+
+
 def test_a_branch_of_a_later_double_is_refused() -> None:
     """Only the Sniff has branches: [4|4], the second double, has none."""
     state = table()
@@ -268,6 +292,25 @@ def test_something_that_is_not_a_move_is_refused(thing: object) -> None:
     assert_refused_cold(table(), thing, "not a move")
 
 
+def test_each_refusal_of_apply_carries_its_code() -> None:
+    """A finished match, a non-move and a non-tile are refused with their own codes.
+
+    Kills ``engine.apply`` mutants 11, 14, 15, 40, 43, 44 and ``engine._checked_place``
+    mutants 6, 9, 10.
+    """
+    state = new_match(2, seed=1)
+    won = attrs.evolve(state, winner=0)
+    with pytest.raises(IllegalMove, match="the match is over: side 0 has won") as over:
+        apply(won, legal_moves(state)[0])
+    assert over.value.code == "match_over"
+    with pytest.raises(IllegalMove, match=r"not a move: 'draw' \(expected") as word:
+        apply(state, "draw")  # type: ignore[arg-type]
+    assert word.value.code == "not_a_move"
+    with pytest.raises(IllegalMove, match="not a tile: 'x'") as tile:
+        apply(state, Place("x"))  # type: ignore[arg-type]
+    assert tile.value.code == "not_a_tile"
+
+
 def test_a_place_of_something_that_is_not_a_tile_is_refused() -> None:
     """A Place whose tile is not a Tile, or whose point is not a Point, is refused."""
     state = table()
@@ -275,6 +318,20 @@ def test_a_place_of_something_that_is_not_a_tile_is_refused() -> None:
     assert_refused_cold(state, bad_tile, "not a tile")
     bad_point = Place(Tile(1, 6), "[1|1] line_b")  # type: ignore[arg-type]  # deliberately wrong
     assert_refused_cold(state, bad_point, "not a connection point")
+
+
+def test_layout_check_place_names_what_is_not_a_tile_or_a_point() -> None:
+    """Layout.check_place refuses a non-tile and a non-point with their codes.
+
+    Kills ``Layout.check_place`` mutants 3, 6, 7, 25, 28, 29.
+    """
+    layout = Layout.empty().place(Tile(1, 4))
+    with pytest.raises(IllegalMove, match="not a tile: 'x'") as tile:
+        layout.check_place("x", None)
+    assert tile.value.code == "not_a_tile"
+    with pytest.raises(IllegalMove, match="not a connection point: 'low'") as point:
+        layout.check_place(Tile(4, 4), "low")
+    assert point.value.code == "not_a_point"
 
 
 def test_layout_place_refusals_leave_the_layout_unchanged() -> None:
@@ -362,8 +419,14 @@ def test_parse_tile_refuses_bad_text(text: str) -> None:
 
 def test_point_refuses_sides_the_tile_does_not_have() -> None:
     """``Point`` needs a Tile and a Side that exists on it."""
-    with pytest.raises(ValueError, match=r"\[1\|1\] is a double: it has line and branch sides"):
+    with pytest.raises(
+        ValueError, match=r"\[1\|1\] is a double: it has line and branch sides"
+    ) as error:
         Point(Tile(1, 1), Side.LOW)
+    assert str(error.value) == "[1|1] is a double: it has line and branch sides, not low"
+    with pytest.raises(ValueError, match="is not a double") as error:
+        Point(Tile(1, 4), Side.LINE_A)
+    assert str(error.value) == "[1|4] is not a double: it has only low and high ends, not line_a"
     with pytest.raises(ValueError, match=r"\[1\|4\] is not a double: it has only low and high"):
         Point(Tile(1, 4), Side.BRANCH_A)
     with pytest.raises(ValueError, match="a point needs a Tile"):
@@ -420,6 +483,10 @@ def test_deal_needs_every_tile_exactly_once() -> None:
         Deal(hands=hands, stock=stock[:-1])
     with pytest.raises(InvalidDeal, match="is dealt twice"):
         Deal(hands=[hands[0], hands[0]], stock=stock)
+    # Every missing tile is listed, in set order.
+    with pytest.raises(InvalidDeal) as error:
+        Deal(hands=[ALL_TILES[:7], ALL_TILES[7:14]], stock=ALL_TILES[14:26])
+    assert str(error.value) == "the deal lacks [5|6], [6|6]"
 
 
 def test_deal_holds_only_tiles() -> None:

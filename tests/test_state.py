@@ -86,6 +86,19 @@ def test_deals_of_equal_tiles_made_elsewhere_play_like_interned_ones() -> None:
     assert left == right
 
 
+def test_hands_of_equal_but_foreign_tiles_play_like_the_engines_own() -> None:
+    """A hand holding equal tiles that are not the library's instances still plays."""
+    state = new_match(2, seed=4)
+    foreign = tuple(tuple(Tile(t.high, t.low) for t in hand) for hand in state.hands)
+    assert all(t is not u for t, u in zip(foreign[0], state.hands[0], strict=True))
+    twin = attrs.evolve(state, hands=foreign)
+    for _ in range(30):
+        move = legal_moves(state)[0]
+        state, twin = apply(state, move), apply(twin, legal_moves(twin)[0])
+        assert twin.hands == state.hands
+        assert twin.layout == state.layout
+
+
 def test_the_engines_fast_constructors_fill_exactly_the_attrs_fields() -> None:
     """States and layouts made by the engine equal ones made by attrs from the same fields."""
     for state in random_play(new_match(4, seed=12), 80, seed=4):
@@ -119,17 +132,44 @@ def test_states_and_layouts_are_frozen() -> None:
         state.layout.end_sum = 5
 
 
-@pytest.mark.parametrize("value", [None, "state", 3, Layout.empty()])
+@pytest.mark.parametrize("value", [None, "state", "x", 3, Layout.empty()])
 def test_the_engine_functions_name_a_wrong_state_argument(value: object) -> None:
-    """legal_moves, apply and score_of refuse anything but a MatchState with a TypeError."""
+    """legal_moves, apply and score_of refuse anything but a MatchState with a TypeError.
+
+    The message names the function and quotes the value it got. Kills
+    ``engine.legal_moves`` mutant 4 and ``engine.apply`` mutant 4.
+    """
     from american_sniff import Draw, score_of
 
-    with pytest.raises(TypeError, match=r"legal_moves\(\) needs a MatchState"):
+    with pytest.raises(TypeError, match=r"legal_moves\(\) needs a MatchState") as error:
         legal_moves(value)  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match=r"apply\(\) needs a MatchState"):
+    assert str(error.value) == f"legal_moves() needs a MatchState (from new_match), got {value!r}"
+    with pytest.raises(TypeError, match=r"apply\(\) needs a MatchState") as error:
         apply(value, Draw())  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match=r"score_of\(\) needs a MatchState"):
+    assert str(error.value) == f"apply() needs a MatchState (from new_match), got {value!r}"
+    with pytest.raises(TypeError, match=r"score_of\(\) needs a MatchState") as error:
         score_of(value, 0)  # type: ignore[arg-type]
+    assert str(error.value) == f"score_of() needs a MatchState (from new_match), got {value!r}"
+
+
+def test_the_repr_of_a_state_summarises_it() -> None:
+    """The repr names the players, round, turn, scores, table and stock.
+
+    Once a side has won, it shows ``winner=`` in place of ``turn=``. Kills
+    ``state.MatchState.__repr__`` mutant 2.
+    """
+    state = new_match(2, seed=1)
+    assert repr(state) == "<MatchState players=2 round=1 turn=1 scores=(0, 0) table=0 stock=14>"
+    after = apply(state, legal_moves(state)[0])
+    assert repr(after) == "<MatchState players=2 round=1 turn=0 scores=(0, 0) table=1 stock=14>"
+    state = new_match(2, seed=3)
+    while state.winner is None:
+        state = apply(state, legal_moves(state)[0])
+    assert repr(state) == (
+        f"<MatchState players=2 round={state.round} winner={state.winner} "
+        f"scores={state.scores} table={len(state.layout)} stock={state.stock_size}>"
+    )
+    assert "turn=" not in repr(state)
 
 
 def test_the_rule_tables_are_read_only() -> None:
