@@ -70,13 +70,15 @@ def test_an_action_in_words_names_the_sum_and_the_points_of_a_placement() -> Non
 
 
 def test_the_history_shares_its_past_with_earlier_states() -> None:
-    """Each action adds one entry in front of the previous state's log: nothing is copied."""
+    """Each action adds one entry after the previous state's history, which stays as it was."""
     states = _match(3, 4)[:30]
-    for before, after in itertools.pairwise(states):
+    earlier = [state.history for state in states]
+    for (before, after), seen in zip(itertools.pairwise(states), earlier, strict=False):
         if after.round == before.round:
-            assert after._log is not None
-            assert after._log[6] is before._log
-            assert after.history[:-1] == before.history
+            assert after.history[:-1] == before.history == seen
+            assert after.history[-1] == after.last_action
+    # Making the later states changed none of the earlier ones.
+    assert [state.history for state in states] == earlier
 
 
 def test_a_round_end_carries_the_result_and_the_scores_before_settlement() -> None:

@@ -100,22 +100,29 @@ def test_hands_of_equal_but_foreign_tiles_play_like_the_engines_own() -> None:
 
 
 def test_the_engines_fast_constructors_fill_exactly_the_attrs_fields() -> None:
-    """States and layouts made by the engine equal ones made by attrs from the same fields."""
+    """States made by the engine equal ones made by attrs from the same fields.
+
+    Their layouts equal, field by field, the layouts grown again through
+    ``Layout.place`` from their tiles and connections.
+    """
     for state in random_play(new_match(4, seed=12), 80, seed=4):
         state_fields = {
             (f.alias or f.name): getattr(state, f.name) for f in attrs.fields(MatchState) if f.init
         }
         assert MatchState(**state_fields) == state
         layout = state.layout
-        rebuilt = Layout(
-            open_keys=layout.open_keys,
-            end_sum=layout.end_sum,
-            sniff=layout.sniff,
-            tile_mask=layout.tile_mask,
-            value_mask=layout.value_mask,
-            log=layout._log,
-        )
+        rebuilt = Layout.empty()
+        if layout.tiles:
+            rebuilt = rebuilt.place(layout.tiles[0])
+        for connection in layout.connections:
+            rebuilt = rebuilt.place(connection.joined.tile, connection.at)
         assert rebuilt == layout
+        assert (rebuilt.open_keys, rebuilt.end_sum, rebuilt.sniff) == (
+            layout.open_keys,
+            layout.end_sum,
+            layout.sniff,
+        )
+        assert (rebuilt.tile_mask, rebuilt.value_mask) == (layout.tile_mask, layout.value_mask)
         assert pickle.loads(pickle.dumps(layout)) == layout
         assert copy.copy(layout) == layout
         assert hash(copy.copy(layout)) == hash(layout)
