@@ -20,6 +20,8 @@ from american_sniff import (
     parse_point,
     parse_tile,
 )
+from american_sniff import layout as geometry
+from american_sniff import points as point_table
 from american_sniff.points import point_of_key
 from reference import check_layout, point_key
 from scenarios import WORKED_EXAMPLE_STEPS, first_move_match, pt, random_play, table
@@ -91,7 +93,7 @@ def test_every_point_has_an_order_that_names_it() -> None:
 
     The 70 points of the set: a non-double's two ends and a double's two line
     sides and two branches. No other number is a point's order. Kills the
-    mutants of the point keys (``_fast.key_of``, ``points.point_of_key``).
+    mutants of the point keys (``points.key_of``, ``points.point_of_key``).
     """
     orders = set()
     for tile in ALL_TILES:
@@ -281,8 +283,8 @@ def test_every_table_of_one_or_two_tiles_is_the_rules_table() -> None:
     joined to a point leaves its other end open, and a double its line B.
     This pins, by what the table does, the tables the engine builds once
     (the keys each tile opens and leaves free, the points' worth and the
-    tiles' values); it kills the mutants of ``_fast._opening_keys`` and
-    ``_fast._free_key`` too, with the test of those builders in test_fast.py.
+    tiles' values); it kills the mutants of ``layout._opening_keys`` and
+    ``layout._free_key`` too, with the next test, which calls those builders.
     """
     joined = 0
     for tile in ALL_TILES:
@@ -305,6 +307,35 @@ def test_every_table_of_one_or_two_tiles_is_the_rules_table() -> None:
     # Each opening tile leaves two points open, and each point takes the 7
     # tiles that show its value, less the opening tile itself.
     assert joined == 2 * len(ALL_TILES) * 7 - 2 * len(ALL_TILES)
+
+
+def test_the_import_time_tables_give_the_keys_of_the_points_of_the_table() -> None:
+    """The builders that run once at import give the keys the table shows.
+
+    mutmut runs each mutant in a process that imported the package unmutated,
+    so a function that only builds a module-level table is checked by calling
+    it, against what the table does. Kills the mutants of ``points._point_table``,
+    ``points.key_of``, ``layout._opening_keys`` and ``layout._free_key``.
+    """
+    expected: list[Point | None] = [None] * (8 * len(ALL_TILES))
+    for tile in ALL_TILES:
+        for point in Layout.empty().place(tile).points():
+            expected[point.order] = point
+    for tile in ALL_TILES:  # the branches of a double open only on the table
+        if tile.is_double:
+            for side in (Side.BRANCH_A, Side.BRANCH_B):
+                expected[Point(tile, side).order] = Point(tile, side)
+    assert point_table._point_table() == expected
+    for tile in ALL_TILES:
+        opening = Layout.empty().place(tile)
+        assert geometry._opening_keys(tile) == tuple(p.order for p in opening.points())
+        for point in opening.points():
+            assert point_table.key_of(point.tile, point.side) == point.order
+            for other in ALL_TILES:
+                if other is tile or not other.has(point.value):
+                    continue
+                (new,) = [p for p in opening.place(other, point).points() if p.tile is other]
+                assert geometry._free_key(other, point.order) == new.order
 
 
 def test_repr_names_the_tiles_and_the_sum() -> None:

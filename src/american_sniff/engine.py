@@ -5,9 +5,13 @@ decision to :mod:`american_sniff.rules`: a round is dealt and opened
 (:func:`~american_sniff.new_match`), the player to move must place, draw or
 pass (:func:`~american_sniff.legal_moves`), and a move is applied with its
 consequences in the rules' order (:func:`~american_sniff.apply`): points, the
-target, going out, a block, and the settlement of a finished round. The fast
-representation it works on (point keys, interned moves, slot-level
-constructors) is the private module ``american_sniff._fast``.
+target, going out, a block, and the settlement of a finished round. Each rule
+call decides what it names, with the real facts as its arguments. The table's
+geometry is :mod:`american_sniff.layout`'s (:func:`~american_sniff.layout.placed`,
+:func:`~american_sniff.layout.can_place`); the interned moves and the
+slot-level constructors are the private module ``american_sniff._fast``; the
+state's action log and legal-move cache are reached through
+:mod:`american_sniff.state`'s functions.
 """
 
 from __future__ import annotations
@@ -23,23 +27,16 @@ from ._fast import (
     PASS,
     PASS_ONLY,
     PLACE,
-    TILE_VALUES,
-    can_place,
-    handed_out,
-    legal_cache,
-    log_of,
     new_round_info,
     new_round_result,
     new_state,
-    placed,
-    set_legal_cache,
     shuffled_indices,
     with_tile,
     without_tile,
 )
 from ._native import COMPILED
 from .errors import IllegalMove, InvalidDeal
-from .layout import Layout
+from .layout import TILE_VALUES, Layout, can_place, placed
 from .moves import Draw, Move, Pass, Place
 from .rng import below, check_seed
 from .state import (
@@ -49,6 +46,11 @@ from .state import (
     RoundEnd,
     RoundResult,
     check_seat,
+    extended_log,
+    handed_out,
+    legal_cache,
+    log_length,
+    set_legal_cache,
 )
 from .tiles import ALL_TILES, Tile
 
@@ -235,13 +237,13 @@ def legal_moves(state: MatchState) -> tuple[Move, ...]:
             moves = tuple([OPEN[tile.index] for tile in tiles])
         else:
             moves = _placements(tiles, layout.open_keys, values)
-        if not moves:
-            stock_left = len(state.info.deck) - state.drawn_count
-            required = rules.required_action(not values, False, stock_left)
-            if required == "draw":
-                moves = DRAW_ONLY
-            elif required == "pass":
-                moves = PASS_ONLY
+        required = rules.required_action(
+            not values, bool(moves), len(state.info.deck) - state.drawn_count
+        )
+        if required == "draw":
+            moves = DRAW_ONLY
+        elif required == "pass":
+            moves = PASS_ONLY
     set_legal_cache(state, moves)  # the cache is not part of the state's value
     return moves
 
@@ -340,17 +342,14 @@ def _apply_place(state: MatchState, move: Place) -> MatchState:
         # The target is checked first: reaching it ends the match at once.
         if rules.has_won(players, scores[side]):
             winner = side
-    log = (seat, move, None, end_sum, points, scores, log_of(state))
+    log = extended_log(state, seat, move, None, end_sum, points, scores)
     if winner is None:
         # Then an empty hand: the player went out.
         if not hand:
             return _end_round(state, hands, layout, scores, seat, log)
         # Then a block: an empty stock and nobody able to place.
-        # (Only an empty stock can block, so the hands are looked at only then.)
-        drawn_count = state.drawn_count
-        stock_left = len(info.deck) - drawn_count
-        if not stock_left and rules.is_blocked(
-            stock_left, _anyone_can_place(hands, layout.value_mask)
+        if rules.is_blocked(
+            len(info.deck) - state.drawn_count, _anyone_can_place(hands, layout.value_mask)
         ):
             return _end_round(state, hands, layout, scores, None, log)
         seat = rules.next_seat(players, seat)
@@ -369,27 +368,19 @@ def _apply_place(state: MatchState, move: Place) -> MatchState:
 def _apply_draw(state: MatchState) -> MatchState:
     """Draw the next tile of the stock; one that fits must then be placed at once."""
     seat = state.turn
-    if legal_cache(state) is not DRAW_ONLY:
-        _check_cannot_place(state, "draw")
+    if legal_cache(state) is not DRAW_ONLY:  # (else legal_moves has decided: draw)
+        _check_required(state, "draw")
     deck = state.info.deck
     count = state.drawn_count
-    if count == len(deck):
-        raise IllegalMove(
-            f"seat {seat} cannot draw: the stock is empty, so it must pass", "stock_empty"
-        )
     tile = deck[count]
     count += 1
     hands = state.hands
     hands = hands[:seat] + (with_tile(hands[seat], tile),) + hands[seat + 1 :]
     layout = state.layout
-    log = (seat, DRAW, tile, None, 0, state.scores, log_of(state))
+    log = extended_log(state, seat, DRAW, tile, None, 0, state.scores)
     fits = bool(TILE_VALUES[tile.index] & layout.value_mask)
-    # Drawing the last tile, which does not fit, may leave nobody able to place.
-    if (
-        not fits
-        and count == len(deck)
-        and rules.is_blocked(0, _anyone_can_place(hands, layout.value_mask))
-    ):
+    # Drawing the last tile may leave nobody able to place (the drawer can if it fits).
+    if rules.is_blocked(len(deck) - count, fits or _anyone_can_place(hands, layout.value_mask)):
         return _end_round(state, hands, layout, state.scores, None, log)
     return new_state(
         info=state.info,
@@ -406,12 +397,8 @@ def _apply_draw(state: MatchState) -> MatchState:
 def _apply_pass(state: MatchState) -> MatchState:
     """Pass the turn: only when no placement is legal and the stock is empty."""
     seat = state.turn
-    if legal_cache(state) is not PASS_ONLY:
-        _check_cannot_place(state, "pass")
-    if state.drawn_count < len(state.info.deck):
-        raise IllegalMove(
-            f"seat {seat} cannot pass: the stock is not empty, so it must draw", "must_draw"
-        )
+    if legal_cache(state) is not PASS_ONLY:  # (else legal_moves has decided: pass)
+        _check_required(state, "pass")
     # Nothing on the table or in the stock changes, so a pass cannot newly
     # block the round: a block would have been declared by the action before.
     return new_state(
@@ -421,27 +408,47 @@ def _apply_pass(state: MatchState) -> MatchState:
         layout=state.layout,
         scores=state.scores,
         drawn_count=state.drawn_count,
-        log=(seat, PASS, None, None, 0, state.scores, log_of(state)),
+        log=extended_log(state, seat, PASS, None, None, 0, state.scores),
     )
 
 
-def _check_cannot_place(state: MatchState, action: str) -> None:
-    """Refuse a draw or a pass from a player who holds a legal placement."""
+def _check_required(state: MatchState, action: rules.Required) -> None:
+    """Refuse a draw or a pass unless it is what the rules require of the player to move.
+
+    :func:`rules.required_action` decides, from the table, whether the player
+    can place (the tile just drawn if there is one, else any tile of the
+    hand) and the stock; the message says why the action is refused.
+    """
     seat = state.turn
-    if state.drawn is not None:
+    layout = state.layout
+    drawn = state.drawn
+    tiles = state.hands[seat] if drawn is None else (drawn,)
+    stock_left = len(state.info.deck) - state.drawn_count
+    required = rules.required_action(
+        not layout.tile_mask, can_place(tiles, layout.value_mask), stock_left
+    )
+    if required == action:
+        return
+    if required == "draw":
         raise IllegalMove(
-            f"seat {seat} must place the tile just drawn, {state.drawn}; it cannot {action}",
+            f"seat {seat} cannot pass: the stock is not empty, so it must draw", "must_draw"
+        )
+    if required == "pass":
+        raise IllegalMove(
+            f"seat {seat} cannot draw: the stock is empty, so it must pass", "stock_empty"
+        )
+    if drawn is not None:
+        raise IllegalMove(
+            f"seat {seat} must place the tile just drawn, {drawn}; it cannot {action}",
             "must_place_drawn",
         )
-    layout = state.layout
     if not layout.tile_mask:
         raise IllegalMove(
             f"seat {seat} opens the round and must place a tile; it cannot {action}", "must_place"
         )
-    if can_place(state.hands[seat], layout.value_mask):
-        raise IllegalMove(
-            f"seat {seat} holds a legal placement and must place; it cannot {action}", "must_place"
-        )
+    raise IllegalMove(
+        f"seat {seat} holds a legal placement and must place; it cannot {action}", "must_place"
+    )
 
 
 def _anyone_can_place(hands: tuple[tuple[Tile, ...], ...], values: int) -> bool:
@@ -487,18 +494,8 @@ def _end_round(
         scores=settled,
         finisher=finisher,
         last_round=result,
-        actions_before=info.actions_before + _length(log),
+        actions_before=info.actions_before + log_length(log),
     )
-
-
-def _length(log: ActionLog) -> int:
-    """How many actions the action ``log`` holds (walked once per round, at its end)."""
-    count = 0
-    node = log
-    while node is not None:
-        count += 1
-        node = node[6]
-    return count
 
 
 # -- scores ------------------------------------------------------------------

@@ -14,28 +14,61 @@ The geometry follows the rules text:
 A :class:`Layout` keeps the open points, their end sum and the Sniff in its
 fields, so placing a tile costs a constant amount of work whatever lies on the
 table, and a new layout shares the history of placements with the old one.
+
+This module is the one definition of that geometry, on point keys (see
+:mod:`american_sniff.points`): how a tile joins (:data:`FREE_KEY`,
+:data:`OPENING_KEYS`), when the Sniff branches (:func:`open_keys_after`), what
+each free side counts (:data:`WORTH_OF_KEY`, :func:`end_sum_of`), and whether a
+tile fits (:data:`TILE_VALUES`, :func:`can_place`). :func:`placed` applies it:
+:meth:`Layout.place` and the engine both place through it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 import attrs
 
-from ._native import COMPILED
+from ._native import COMPILED, same_names, twin_constructor
 from .errors import IllegalMove
-from .points import Connection, Contribution, Point, Side, parse_point, point_of_key
+from .points import (
+    BIT_OF_KEY,
+    BRANCH_A,
+    BRANCH_B,
+    HIGH,
+    LINE_A,
+    LINE_B,
+    LOW,
+    POINT_OF_KEY,
+    VALUE_OF_KEY,
+    Connection,
+    Contribution,
+    Point,
+    Side,
+    parse_point,
+    point_of_key,
+)
 from .tiles import ALL_TILES, Tile
 
 __all__ = [
+    "FREE_KEY",
+    "OPENING_KEYS",
+    "TILE_VALUES",
+    "WORTH_OF_KEY",
     "Connection",
     "Contribution",
     "Layout",
     "PlacementLog",
     "Point",
     "Side",
+    "can_place",
+    "end_sum_of",
+    "is_lone_double",
+    "new_layout",
+    "open_keys_after",
     "parse_point",
+    "placed",
 ]
 
 
@@ -185,11 +218,9 @@ class Layout:  # noqa: D101 (the docstring is _LAYOUT_DOC, set below)
 
     def contributions(self) -> tuple[Contribution, ...]:
         """Every counted scoring end, in :meth:`points` order; they add up to :attr:`end_sum`."""
-        from . import _fast  # noqa: PLC0415 (the fast representation imports this module)
-
         keys = self.open_keys
-        result = [Contribution(point_of_key(key), _fast.WORTH_OF_KEY[key]) for key in keys]
-        if _fast.is_lone_double(keys):
+        result = [Contribution(point_of_key(key), WORTH_OF_KEY[key]) for key in keys]
+        if is_lone_double(keys):
             del result[1]  # a lone opening double counts once, at line_a
         return tuple(result)
 
@@ -253,8 +284,6 @@ class Layout:  # noqa: D101 (the docstring is _LAYOUT_DOC, set below)
             (also if ``tile`` is not a :class:`Tile`, or ``at`` neither a
             :class:`Point` nor None).
         """
-        from ._fast import placed  # noqa: PLC0415 (the fast representation imports this module)
-
         self.check_place(tile, at)
         return placed(self, ALL_TILES[tile.index], None if at is None else at.order)
 
@@ -318,3 +347,161 @@ def _joined_side(tile: Tile, at: Point) -> Point:
 
 
 _EMPTY = Layout((), 0, None, 0, 0, None)
+
+
+# -- the geometry on point keys -------------------------------------------------------
+# Each table below is indexed by tile index and point key (points.py). They
+# are the rules of the table in the form the engine reads them: integers
+# compare, sort and search in C.
+
+#: What each key adds to the end sum while it is free: a non-double's end or a
+#: branch of the Sniff counts its number, a line side of a double both halves.
+#: (A lone opening double has both line sides free and counts once; see
+#: :func:`end_sum_of`.)
+WORTH_OF_KEY: Final = [
+    2 * v if key & 7 in (LINE_A, LINE_B) else v for key, v in enumerate(VALUE_OF_KEY)
+]
+#: Bit ``v`` set for each half ``v`` of each tile, by tile index: the tile fits
+#: a table whose mask of open values shares a bit with it.
+TILE_VALUES: Final = tuple(1 << tile.low | 1 << tile.high for tile in ALL_TILES)
+#: The tiles by index, as a compiled-module constant.
+TILES: Final = ALL_TILES
+#: Whether each tile (by index) is a double.
+IS_DOUBLE: Final = tuple(tile.is_double for tile in ALL_TILES)
+
+
+def is_lone_double(open_keys: tuple[int, ...]) -> bool:
+    """Whether the open keys are both line sides of one double: an opening double alone."""
+    return len(open_keys) == 2 and open_keys[0] & 7 == LINE_A and open_keys[1] == open_keys[0] + 1
+
+
+def end_sum_of(open_keys: tuple[int, ...]) -> int:
+    """The end sum of a table whose open points are ``open_keys`` (in increasing order).
+
+    This is the one definition of what counts: the worth of every free side,
+    except that a double lying alone with both line sides free counts once.
+    """
+    total = 0
+    for key in open_keys:
+        total += WORTH_OF_KEY[key]
+    # A lone opening double (both line sides of one tile free) counts once.
+    if len(open_keys) == 2 and is_lone_double(open_keys):  # (the length first: no call)
+        total -= WORTH_OF_KEY[open_keys[0]]
+    return total
+
+
+def can_place(hand: tuple[Tile, ...], values: int) -> bool:
+    """Whether a tile of ``hand`` shows a number in the mask of open values ``values``."""
+    for tile in hand:
+        if TILE_VALUES[tile.index] & values:
+            return True
+    return False
+
+
+def _free_key(tile: Tile, at: int) -> int:
+    """The key of the side of ``tile`` left open when it joins the point with key ``at``.
+
+    A double joins by ``line_a`` and is open at ``line_b``; a non-double joins
+    by its end showing the point's number and is open at the other.
+    """
+    base = tile.index * 8
+    if tile.is_double:
+        return base + LINE_B
+    return base + (HIGH if tile.low == VALUE_OF_KEY[at] else LOW)
+
+
+def _opening_keys(tile: Tile) -> tuple[int, ...]:
+    """The open keys of a table holding only ``tile``: both its sides."""
+    base = tile.index * 8
+    return (base + LINE_A, base + LINE_B) if tile.is_double else (base + LOW, base + HIGH)
+
+
+def _fits(tile: Tile, point: Point | None) -> bool:
+    """Whether ``tile`` can join ``point``: a point of another tile showing one of its halves."""
+    return point is not None and point.tile is not tile and tile.has(point.value)
+
+
+#: The open keys of a table holding only one tile, by tile index.
+OPENING_KEYS: Final = tuple(_opening_keys(tile) for tile in ALL_TILES)
+#: ``FREE_KEY[tile.index][at]``: the key a tile leaves open when placed on key
+#: ``at``, where it fits; -1 elsewhere.
+FREE_KEY: Final = tuple(
+    [_free_key(tile, key) if _fits(tile, point) else -1 for key, point in enumerate(POINT_OF_KEY)]
+    for tile in ALL_TILES
+)
+
+
+def open_keys_after(
+    open_keys: tuple[int, ...], sniff: Tile | None, at: int, free: int
+) -> tuple[int, ...]:
+    """The open keys once a tile joins the open key ``at``, leaving key ``free`` open.
+
+    This is where the Sniff branches: when the joined point is a line side of
+    the Sniff and its other line side is already joined, both branches open.
+    """
+    keys = list(open_keys)
+    keys.remove(at)
+    rank = at & 7
+    if (
+        (rank == LINE_A or rank == LINE_B)
+        and sniff is not None
+        and TILES[at >> 3] is sniff
+        and at ^ 1 not in keys
+    ):
+        # Both line sides of the Sniff are now joined: its branches open.
+        keys.append(at - rank + BRANCH_A)
+        keys.append(at - rank + BRANCH_B)
+    keys.append(free)
+    keys.sort()
+    return tuple(keys)
+
+
+def new_layout(
+    *,
+    open_keys: tuple[int, ...],
+    end_sum: int,
+    sniff: Tile | None,
+    tile_mask: int,
+    value_mask: int,
+    log: PlacementLog,
+) -> Layout:
+    """``Layout(...)`` for consistent values, stored slot by slot.
+
+    The interpreted build replaces it by a twin constructor that does the same
+    faster (see :mod:`american_sniff._native`); compiled, Layout is a native
+    class whose constructor stores its fields directly.
+    """
+    return Layout(open_keys, end_sum, sniff, tile_mask, value_mask, log)
+
+
+if not COMPILED:
+    globals().update(new_layout=twin_constructor(Layout, new_layout, same_names(Layout)))
+
+
+def placed(layout: Layout, tile: Tile, at: int | None) -> Layout:
+    """``layout`` with ``tile`` placed on the open key ``at`` (None to open the round).
+
+    Nothing is checked (:meth:`Layout.check_place` does that): ``tile`` must
+    be an interned tile not on the table, and ``at`` the key of an open point
+    that it fits (or None on the empty table). The first double placed in a
+    round is the Sniff.
+    """
+    index = tile.index
+    sniff = layout.sniff
+    if at is None:
+        keys = OPENING_KEYS[index]
+    else:
+        keys = open_keys_after(layout.open_keys, sniff, at, FREE_KEY[index][at])
+    if sniff is None and IS_DOUBLE[index]:
+        sniff = tile
+    mask = 0
+    for key in keys:
+        mask |= BIT_OF_KEY[key]
+    return new_layout(
+        open_keys=keys,
+        end_sum=end_sum_of(keys),
+        sniff=sniff,
+        tile_mask=layout.tile_mask | 1 << index,
+        value_mask=mask,
+        log=(tile, at, layout._log),
+    )

@@ -6,7 +6,7 @@ from typing import ClassVar
 
 import attrs
 
-from .layout import Point, parse_point
+from .points import Point, parse_point
 from .tiles import Tile, parse_tile
 
 __all__ = ["Draw", "Move", "Pass", "Place", "parse_move"]

@@ -5,17 +5,45 @@ Every tile on the table has named sides (:class:`Side`): a non-double has a
 Sniff alone also grows two branches. A :class:`Point` is one side of one tile;
 :class:`Connection` and :class:`Contribution` describe a joint and a counted
 scoring end. The table itself is :class:`~american_sniff.layout.Layout`.
+
+**The point table.** Inside a layout an open point is a small integer, its
+*key*: ``tile.index * 8 + rank``, with the ranks ``low`` 0, ``high`` 1,
+``line_a`` 2, ``line_b`` 3, ``branch_a`` 4 and ``branch_b`` 5 (the order of
+:class:`Side`). A point's key is its public :attr:`Point.order`, so sorting
+keys sorts points. There is exactly one :class:`Point` per key
+(:data:`POINT_OF_KEY`, :func:`point_of_key`; copies and unpickled points come
+back as those), and :data:`VALUE_OF_KEY` and :data:`BIT_OF_KEY` give the number
+a tile must show there and ``1 << number``, the bit of that number in a mask of
+open values.
 """
 
 from __future__ import annotations
 
 import enum
+from typing import Final
 
 import attrs
 
-from .tiles import Tile, parse_tile
+from .tiles import ALL_TILES, Tile, parse_tile
 
-__all__ = ["Connection", "Contribution", "Point", "Side", "parse_point", "point_of_key"]
+__all__ = [
+    "BIT_OF_KEY",
+    "BRANCH_A",
+    "BRANCH_B",
+    "HIGH",
+    "LINE_A",
+    "LINE_B",
+    "LOW",
+    "POINT_OF_KEY",
+    "VALUE_OF_KEY",
+    "Connection",
+    "Contribution",
+    "Point",
+    "Side",
+    "key_of",
+    "parse_point",
+    "point_of_key",
+]
 
 
 class Side(enum.Enum):
@@ -58,6 +86,19 @@ _END_SIDES = (Side.LOW, Side.HIGH)
 _DOUBLE_SIDES = (Side.LINE_A, Side.LINE_B, Side.BRANCH_A, Side.BRANCH_B)
 _SIDE_RANK = {side: rank for rank, side in enumerate(Side)}
 
+#: The rank of each side in a point's key (its place in :class:`Side` order).
+LOW: Final = 0
+HIGH: Final = 1
+LINE_A: Final = 2
+LINE_B: Final = 3
+BRANCH_A: Final = 4
+BRANCH_B: Final = 5
+
+
+def key_of(tile: Tile, side: Side) -> int:
+    """The key of a tile's side: ``tile.index * 8 + rank`` (equal to :attr:`Point.order`)."""
+    return tile.index * 8 + _SIDE_RANK[side]
+
 
 @attrs.frozen(repr=False, cache_hash=True)
 class Point:
@@ -96,7 +137,7 @@ class Point:
         if not tile.is_double and side in _DOUBLE_SIDES:
             raise ValueError(f"{tile} is not a double: it has only low and high ends, not {side}")
         object.__setattr__(self, "value", tile.high if side is Side.HIGH else tile.low)
-        object.__setattr__(self, "order", tile.index * 8 + _SIDE_RANK[side])
+        object.__setattr__(self, "order", key_of(tile, side))
 
     def __str__(self) -> str:
         return f"{self.tile} {self.side.value}"
@@ -193,10 +234,25 @@ def point_of_key(key: int) -> Point:
 
     :raises ValueError: if no point has that order.
     """
-    from ._fast import POINT_OF_KEY  # noqa: PLC0415 (the fast representation imports this module)
-
     known = type(key) is int and 0 <= key < len(POINT_OF_KEY)
     point = POINT_OF_KEY[key] if known else None
     if point is None:
         raise ValueError(f"no point has the order {key}")
     return point
+
+
+def _point_table() -> list[Point | None]:
+    """The Point of each key, None for keys no tile has."""
+    table: list[Point | None] = [None] * (8 * len(ALL_TILES))
+    for tile in ALL_TILES:
+        for side in _DOUBLE_SIDES if tile.is_double else _END_SIDES:
+            table[key_of(tile, side)] = Point(tile, side)
+    return table
+
+
+#: The one Point of each key (None for keys no tile has).
+POINT_OF_KEY: Final = _point_table()
+#: The number a tile placed on each key must show (0 for keys no tile has).
+VALUE_OF_KEY: Final = [0 if p is None else p.value for p in POINT_OF_KEY]
+#: ``1 << value`` for each key: the bit of its number in a mask of open values.
+BIT_OF_KEY: Final = [1 << v for v in VALUE_OF_KEY]

@@ -49,9 +49,8 @@ from typing import TYPE_CHECKING, Any, TypeVar, get_origin
 
 import attrs
 
-from ._fast import placed
 from .errors import IllegalMove, InvalidState
-from .layout import Layout, Point, Side
+from .layout import Layout, Point, Side, placed
 from .moves import Draw, Move, Pass, Place
 from .rules import RULES_VERSION, side_of
 from .state import (
@@ -62,6 +61,9 @@ from .state import (
     RoundEnd,
     RoundInfo,
     RoundResult,
+    action_node,
+    node_fields,
+    previous_node,
     tile_index,
 )
 from .tiles import ALL_TILES, Tile
@@ -730,7 +732,7 @@ def action_log_from(
     after.reverse()
     log: ActionLog = None
     for (seat, move, tile, end_sum, points), scores_after in zip(moves, after, strict=True):
-        log = (seat, move, tile, end_sum, points, scores_after, log)
+        log = action_node(seat, move, tile, end_sum, points, scores_after, log)
     return log
 
 
@@ -739,9 +741,10 @@ def _layout_from(log: ActionLog, what: str, trusted: bool = False) -> Layout:
     placements = []
     node = log
     while node is not None:
-        if type(node[1]) is Place:
-            placements.append(node[1])
-        node = node[6]
+        move = node_fields(node)[1]
+        if type(move) is Place:
+            placements.append(move)
+        node = previous_node(node)
     layout = Layout.empty()
     if trusted:
         for move in reversed(placements):
@@ -841,9 +844,10 @@ def _drawn_tiles(log: ActionLog) -> list[Tile]:
     drawn_tiles: list[Tile] = []
     node = log
     while node is not None:
-        if node[2] is not None:
-            drawn_tiles.append(node[2])
-        node = node[6]
+        drawn = node_fields(node)[2]
+        if drawn is not None:
+            drawn_tiles.append(drawn)
+        node = previous_node(node)
     drawn_tiles.reverse()
     return drawn_tiles
 

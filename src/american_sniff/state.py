@@ -21,7 +21,24 @@ from .tiles import ALL_TILES, Tile
 if TYPE_CHECKING:
     from .moves import Move
 
-__all__ = ["Action", "ActionLog", "Deal", "MatchState", "RoundEnd", "RoundInfo", "RoundResult"]
+__all__ = [
+    "Action",
+    "ActionLog",
+    "Deal",
+    "MatchState",
+    "RoundEnd",
+    "RoundInfo",
+    "RoundResult",
+    "action_node",
+    "extended_log",
+    "handed_out",
+    "legal_cache",
+    "log_length",
+    "log_of",
+    "node_fields",
+    "previous_node",
+    "set_legal_cache",
+]
 
 
 def check_seat(players: int, seat: object) -> int:
@@ -152,6 +169,51 @@ class RoundEnd(enum.Enum):
 #: item is the previous node, itself an ActionLog (the alias is kept one level
 #: deep so that mypyc can compile the modules that use it).
 ActionLog = tuple[int, "Move", Tile | None, int | None, int, tuple[int, ...], Any] | None
+
+# The named API of a node, for every module that builds or reads one (only
+# this module knows its layout).
+
+
+def action_node(  # noqa: PLR0913, PLR0917 - a node has seven fields
+    seat: int,
+    move: Move,
+    drawn: Tile | None,
+    end_sum: int | None,
+    points: int,
+    scores: tuple[int, ...],
+    previous: ActionLog,
+) -> ActionLog:
+    """A log node: the action's seat, move, tile drawn, end sum, points and scores after.
+
+    ``previous`` is the log before the action. The fields mean what
+    :class:`Action`'s do.
+    """
+    return (seat, move, drawn, end_sum, points, scores, previous)
+
+
+def node_fields(
+    node: ActionLog,
+) -> tuple[int, Move, Tile | None, int | None, int, tuple[int, ...]]:
+    """The six fields of a log node (which must not be None), as :func:`action_node` took them."""
+    assert node is not None
+    return node[0], node[1], node[2], node[3], node[4], node[5]
+
+
+def previous_node(node: ActionLog) -> ActionLog:
+    """The node before ``node`` (which must not be None): the log before its action."""
+    assert node is not None
+    previous: ActionLog = node[6]
+    return previous
+
+
+def log_length(log: ActionLog) -> int:
+    """How many actions the action ``log`` holds (it walks the whole chain)."""
+    count = 0
+    node = log
+    while node is not None:
+        count += 1
+        node = node[6]
+    return count
 
 
 @attrs.frozen
@@ -470,3 +532,52 @@ class MatchState:
             f"<MatchState players={self.players} round={self.round} {status} "
             f"scores={self.scores} table={len(self.layout)} stock={self.stock_size}>"
         )
+
+
+# -- the engine's access to a state's own slots ---------------------------------------
+# The action log and the legal-move cache are private slots of MatchState; the
+# engine and the views reach them through these functions only.
+
+_set_legal = MatchState.__dict__["_legal"].__set__  # the interpreter's fastest store
+
+
+def log_of(state: MatchState) -> ActionLog:
+    """The action log of ``state``'s round, newest first."""
+    return state._log
+
+
+def extended_log(  # noqa: PLR0913, PLR0917 - the state and a node's six fields
+    state: MatchState,
+    seat: int,
+    move: Move,
+    drawn: Tile | None,
+    end_sum: int | None,
+    points: int,
+    scores: tuple[int, ...],
+) -> ActionLog:
+    """``state``'s action log extended by one node (see :func:`action_node`)."""
+    return (seat, move, drawn, end_sum, points, scores, state._log)
+
+
+def legal_cache(state: MatchState) -> tuple[Move, ...] | None:
+    """The legal moves cached in ``state``, or None if they were not listed yet."""
+    return state._legal
+
+
+def set_legal_cache(state: MatchState, moves: tuple[Move, ...]) -> None:
+    """Cache ``moves`` as the legal moves of ``state`` (not part of its value)."""
+    _set_legal(state, moves)
+
+
+def handed_out(state: MatchState, move: object) -> bool:
+    """Whether ``move`` is one of the very objects cached as ``state``'s legal moves.
+
+    A move that is one of them was produced for that very state, so it is
+    legal there and needs no check (see :mod:`american_sniff._fast`).
+    """
+    cached = state._legal
+    if cached is not None:
+        for candidate in cached:
+            if candidate is move:
+                return True
+    return False

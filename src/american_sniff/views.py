@@ -55,11 +55,12 @@ from typing import Any, NamedTuple, overload
 import attrs
 
 from . import rules
-from ._fast import OPEN, PLACE, POINT_OF_KEY, log_of, placed
+from ._fast import OPEN, PLACE
 from .engine import legal_moves
 from .errors import InvalidState, InvalidView
-from .layout import Layout
+from .layout import Layout, placed
 from .moves import Draw, Move, Pass, Place
+from .points import POINT_OF_KEY
 from .rules import TARGET
 from .serial import (
     ActionDoc,
@@ -73,7 +74,18 @@ from .serial import (
     structure,
     tile_text,
 )
-from .state import Action, ActionLog, MatchState, RoundEnd, RoundResult, check_seat
+from .state import (
+    Action,
+    ActionLog,
+    MatchState,
+    RoundEnd,
+    RoundResult,
+    action_node,
+    check_seat,
+    log_of,
+    node_fields,
+    previous_node,
+)
 from .tiles import Tile
 
 __all__ = [
@@ -163,7 +175,7 @@ class SpectatorView:
         node = self._log
         if node is None:
             return self._ended
-        seat, move, tile, end_sum, points, scores, _ = node
+        seat, move, tile, end_sum, points, scores = node_fields(node)
         return Action(seat, move, tile, end_sum, points, scores, None, self.winner)
 
     @property
@@ -180,7 +192,8 @@ class SpectatorView:
         actions: list[Action] = []
         node = self._log
         while node is not None:
-            seat, move, tile, end_sum, points, scores, node = node
+            seat, move, tile, end_sum, points, scores = node_fields(node)
+            node = previous_node(node)
             actions.append(Action(seat, move, tile, end_sum, points, scores))
         actions.reverse()
         if actions and self.winner is not None:
@@ -359,11 +372,11 @@ def _step(before: _Seen, node: ActionLog, layout: Layout | None) -> _Seen:
     placed here).
     """
     assert node is not None
-    seat, move, tile, end_sum, points, scores, _ = node
+    seat, move, tile, end_sum, points, scores = node_fields(node)
     # The hidden logs: a drawn tile shows to the seat that drew it only.
     hidden = tuple(
         [
-            (seat, move, tile if viewer == seat else None, end_sum, points, scores, prev)
+            action_node(seat, move, tile if viewer == seat else None, end_sum, points, scores, prev)
             for viewer, prev in enumerate(before.hidden)
         ]
     )
@@ -413,7 +426,7 @@ def _seen(log: ActionLog, players: int, layout: Layout) -> _Seen:
             known = entry
             break
         pending.append(node)
-        node = node[6]
+        node = previous_node(node)
     state = _start(players) if known is None else known
     if len(_SEEN) + len(pending) > _SEEN_LIMIT:
         _SEEN.clear()
@@ -555,14 +568,8 @@ def _hide_in_result(result: RoundResult, viewer: int, with_history: bool) -> Rou
     if with_history:
         for action in result.history:
             tile = action.tile if action.seat == viewer else None
-            log = (
-                action.seat,
-                action.move,
-                tile,
-                action.end_sum,
-                action.points,
-                action.scores,
-                log,
+            log = action_node(
+                action.seat, action.move, tile, action.end_sum, action.points, action.scores, log
             )
     return attrs.evolve(result, log=log)
 
@@ -707,7 +714,9 @@ def apply_event(view: SpectatorView, event: ViewEvent) -> SpectatorView:
         "voids": event.voids,
         "seq": event.seq,
         "ended": None,
-        "log": (seat, move, action.tile, action.end_sum, action.points, action.scores, view._log),
+        "log": action_node(
+            seat, move, action.tile, action.end_sum, action.points, action.scores, view._log
+        ),
     }
     if isinstance(view, PlayerView):
         hand = view.hand
@@ -738,7 +747,7 @@ def known_voids(history: tuple[Action, ...], players: int) -> tuple[frozenset[in
     seen = _start(players)
     log: ActionLog = None
     for action in history:
-        log = (action.seat, action.move, None, None, 0, (), log)
+        log = action_node(action.seat, action.move, None, None, 0, (), log)
         seen = _step(seen, log, None)
     return seen.void_sets
 
@@ -1036,7 +1045,7 @@ def _action_from(
 ) -> Action:
     log = _log([doc], players, tuple(scores), where, "the action", check_sides=True)
     assert log is not None
-    seat, move, tile, end_sum, points, after, _ = log
+    seat, move, tile, end_sum, points, after = node_fields(log)
     return Action(seat, move, tile, end_sum, points, after, None, winner)
 
 
@@ -1139,7 +1148,8 @@ def _view_from(doc: _ViewDoc, where: str) -> SpectatorView:
 def _check_draws_shown(log: ActionLog, viewer: int | None, where: str) -> None:
     """A view shows the tiles its own seat drew and hides every other."""
     while log is not None:
-        seat, move, tile, *_, log = log
+        seat, move, tile, *_ = node_fields(log)
+        log = previous_node(log)
         if type(move) is Draw and (tile is not None) != (seat == viewer):
             need = "the tile drawn" if seat == viewer else "null (hidden from this viewer)"
             raise InvalidView(f"{where}: the tile of a draw by seat {seat} must be {need}")
@@ -1149,7 +1159,7 @@ def _log_of(result: RoundResult) -> ActionLog:
     """The log of a finished round, newest first, from its history."""
     log: ActionLog = None
     for a in result.history:
-        log = (a.seat, a.move, a.tile, a.end_sum, a.points, a.scores, log)
+        log = action_node(a.seat, a.move, a.tile, a.end_sum, a.points, a.scores, log)
     return log
 
 
@@ -1210,7 +1220,7 @@ def _last_action_from(
             raise InvalidView(f"{where}.last_action is null, but an action led to this view")
         return None
     if log is not None:
-        seat, move, tile, end_sum, points, scores, _ = log
+        seat, move, tile, end_sum, points, scores = node_fields(log)
         action = Action(seat, move, tile, end_sum, points, scores, None, doc.winner)
     elif doc.last_round is not None and last_round is not None:
         action = _action_from(

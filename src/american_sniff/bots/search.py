@@ -31,7 +31,8 @@ from ..engine import apply, legal_moves
 from ..layout import Layout
 from ..moves import Draw, Move, Place
 from ..rng import below, check_seed, next_u64, shuffled
-from ..rules import HAND_SIZE, placement_points, round_hand, side_of
+from ..rules import HAND_SIZE, placement_points, side_of
+from ..rules import settle as settle_round
 from ..state import MatchState, RoundInfo, tile_index
 from ..tiles import ALL_TILES, Tile
 from ..views import PlayerView
@@ -348,13 +349,11 @@ def playout_value(start: MatchState, end: MatchState, seat: int, *, settle: bool
     mine = side_of(players, seat)
     if end.winner is not None:
         return float(2 * end.target if end.winner == mine else -2 * end.target)
-    gains = [after - before for after, before in zip(end.scores, start.scores, strict=True)]
+    scores = end.scores
     if settle and end.round == start.round:
-        for other, hand in enumerate(end.hands):
-            pips = 0
-            for tile in hand:
-                pips += tile.pips
-            gains[side_of(players, other)] -= round_hand(pips)
+        # What settlement would take if the round ended here (the rules' one settlement).
+        _, scores = settle_round(players, scores, [sum([t.pips for t in h]) for h in end.hands])
+    gains = [after - before for after, before in zip(scores, start.scores, strict=True)]
     others = [gain for side, gain in enumerate(gains) if side != mine]
     return gains[mine] - sum(others) / len(others)
 

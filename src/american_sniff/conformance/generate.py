@@ -1005,7 +1005,7 @@ def _second_rule_broken(
     _ok(session, {"cmd": "new", **start})
     for before in moves:
         _ok(session, {"cmd": "move", "move": before})
-    state = session._state
+    state = session.state
     assert state is not None
     legal = [move_text(m) for m in legal_moves(state)] if state.winner is None else []
     hand = {tile_text(t) for t in state.hands[state.turn]}

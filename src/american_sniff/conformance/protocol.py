@@ -337,6 +337,11 @@ class Session:
         """Whether ``quit`` has been answered: the engine should stop reading."""
         return self._done
 
+    @property
+    def state(self) -> MatchState | None:
+        """The match the session holds now, or None before the first ``new``."""
+        return self._state
+
     def handle_line(self, line: bytes | str) -> str:
         """The response line (without its newline) to one request line."""
         try:
