@@ -64,6 +64,17 @@ def test_tile_and_move_text_may_hold_spaces_inside_the_brackets() -> None:
     assert str(parse_move("[ 4 | 1 ] on [ 1 | 1 ] line_b")) == "[1|4] on [1|1] line_b"
 
 
+def test_a_placement_is_read_as_its_tile_before_the_first_on() -> None:
+    """The tile is the text before the first `` on ``; what follows must be one point.
+
+    A second ``on`` is then part of the point, and the refusal quotes that part.
+    Kills ``moves.parse_move`` mutant 12 (``partition`` → ``rpartition``).
+    """
+    with pytest.raises(ValueError, match="not a tile") as error:
+        parse_move("[1|4] on [1|1] on line_b")
+    assert str(error.value) == "not a tile: '[1|1] on' (expected '[a|b]' with halves from 0 to 6)"
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
