@@ -315,7 +315,9 @@ def test_the_import_time_tables_give_the_keys_of_the_points_of_the_table() -> No
     mutmut runs each mutant in a process that imported the package unmutated,
     so a function that only builds a module-level table is checked by calling
     it, against what the table does. Kills the mutants of ``points._point_table``,
-    ``points.key_of``, ``layout._opening_keys`` and ``layout._free_key``.
+    ``points.key_of``, ``layout._opening_keys``, ``layout._free_key`` and
+    ``layout._fits`` (which decides where ``FREE_KEY`` has a key: a point of
+    another tile that shows one of the tile's halves).
     """
     expected: list[Point | None] = [None] * (8 * len(ALL_TILES))
     for tile in ALL_TILES:
@@ -336,6 +338,12 @@ def test_the_import_time_tables_give_the_keys_of_the_points_of_the_table() -> No
                     continue
                 (new,) = [p for p in opening.place(other, point).points() if p.tile is other]
                 assert geometry._free_key(other, point.order) == new.order
+    for tile in ALL_TILES:
+        assert geometry._fits(tile, None) is False
+        for other in ALL_TILES:
+            for point in Layout.empty().place(other).points():
+                fits = other is not tile and point in Layout.empty().place(other).fits(tile)
+                assert geometry._fits(tile, point) is fits
 
 
 def test_repr_names_the_tiles_and_the_sum() -> None:
