@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import pickle
 
 import attrs
@@ -382,7 +383,7 @@ def test_parse_point_reads_back_every_point_str_writes() -> None:
 def test_a_point_with_an_unknown_side_lists_the_sides() -> None:
     """The refusal names the text and lists the six side names, comma separated.
 
-    Kills ``layout.parse_point`` mutant 17.
+    Kills ``points.parse_point`` mutant 17.
     """
     with pytest.raises(ValueError, match="not a point") as error:
         parse_point("[1|4] middle")
@@ -390,3 +391,49 @@ def test_a_point_with_an_unknown_side_lists_the_sides() -> None:
         "not a point: '[1|4] middle' (expected '[a|b] SIDE' with SIDE one of "
         "low, high, line_a, line_b, branch_a, branch_b)"
     )
+
+
+def test_the_tiles_that_fit_a_mask_of_open_values_are_those_showing_one_of_them() -> None:
+    """``FITTING_TILES[mask]`` holds exactly the tiles with a half among the mask's numbers."""
+    from american_sniff import ALL_TILES
+    from american_sniff.layout import FITTING_TILES, can_place
+
+    assert len(FITTING_TILES) == 1 << 7
+    for mask in range(1 << 7):
+        numbers = {n for n in range(7) if mask >> n & 1}
+        expected = {tile for tile in ALL_TILES if {tile.low, tile.high} & numbers}
+        assert {tile for tile in ALL_TILES if FITTING_TILES[mask] >> tile.index & 1} == expected
+        assert can_place(ALL_TILES, mask) is bool(expected)
+
+
+def _anyone_fits(hands: tuple[tuple[Tile, ...], ...], layout: Layout) -> bool:
+    """The plain definition: some hand holds a tile showing a number of an open point."""
+    numbers = {point.value for point in layout.points()}
+    return any(tile.low in numbers or tile.high in numbers for hand in hands for tile in hand)
+
+
+def test_a_block_is_declared_exactly_when_the_stock_is_empty_and_no_hand_fits() -> None:
+    """Over many played rounds, the engine blocks a round iff the plain definition says so.
+
+    The engine first reasons on the tiles off the table (a hand or the stock
+    holds each); this compares it with looking at every hand.
+    """
+    from american_sniff import RoundEnd, new_match
+    from scenarios import random_play
+
+    blocked = still_open = 0
+    for seed in range(12):
+        states = random_play(new_match(2 + seed % 3, seed=seed), 400, seed=seed)
+        for before, after in itertools.pairwise(states):
+            result = after.last_round
+            if result is not None and result is not before.last_round:
+                # A round ended here: blocked iff nobody could place with the stock empty.
+                nobody = not _anyone_fits(result.hands, result.layout)
+                assert (result.end is RoundEnd.BLOCKED) is (nobody and result.finisher is None)
+                blocked += result.end is RoundEnd.BLOCKED
+            elif after.winner is None and not after.layout.is_empty and not after.stock_size:
+                # The round goes on with the stock empty: so someone can place.
+                assert _anyone_fits(after.hands, after.layout)
+                still_open += 1
+    assert blocked > 0
+    assert still_open > 0

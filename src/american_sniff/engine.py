@@ -32,11 +32,10 @@ from ._fast import (
     new_state,
     shuffled_indices,
     with_tile,
-    without_tile,
 )
 from ._native import COMPILED
 from .errors import IllegalMove, InvalidDeal
-from .layout import TILE_VALUES, Layout, can_place, placed
+from .layout import FITTING_TILES, TILE_VALUES, Layout, can_place, placed
 from .moves import Draw, Move, Pass, Place
 from .rng import below, check_seed
 from .state import (
@@ -235,8 +234,18 @@ def legal_moves(state: MatchState) -> tuple[Move, ...]:
         # (Only the empty table shows no open value.)
         if not values:  # the opener places any tile of the hand
             moves = tuple([OPEN[tile.index] for tile in tiles])
-        else:
-            moves = _placements(tiles, layout.open_keys, values)
+        else:  # every placement, by tile, then in point order
+            keys = layout.open_keys
+            placements: list[Move] = []
+            for tile in tiles:
+                index = tile.index
+                if TILE_VALUES[index] & values:
+                    row = PLACE[index]
+                    for key in keys:
+                        place = row[key]
+                        if place is not None:
+                            placements.append(place)
+            moves = tuple(placements)
         required = rules.required_action(
             not values, bool(moves), len(state.info.deck) - state.drawn_count
         )
@@ -246,23 +255,6 @@ def legal_moves(state: MatchState) -> tuple[Move, ...]:
             moves = PASS_ONLY
     set_legal_cache(state, moves)  # the cache is not part of the state's value
     return moves
-
-
-def _placements(tiles: tuple[Tile, ...], keys: tuple[int, ...], values: int) -> tuple[Move, ...]:
-    """Every placement of ``tiles`` on the open ``keys`` (showing the mask ``values``).
-
-    They are listed by tile, then in point order.
-    """
-    moves: list[Move] = []
-    for tile in tiles:
-        index = tile.index
-        if TILE_VALUES[index] & values:
-            row = PLACE[index]
-            for key in keys:
-                place = row[key]
-                if place is not None:
-                    moves.append(place)
-    return tuple(moves)
 
 
 # -- applying a move ---------------------------------------------------------
@@ -329,7 +321,15 @@ def _apply_place(state: MatchState, move: Place) -> MatchState:
     tile = move.tile
     at = move.at
     hands = state.hands
-    hand = without_tile(hands[seat], tile)
+    hand = hands[seat]
+    position = 0  # (without_tile, written out: this runs on every placement)
+    for held in hand:
+        if held is tile:
+            break
+        position += 1
+    else:  # a hand built outside the engine may hold equal, non-interned tiles
+        position = hand.index(tile)
+    hand = hand[:position] + hand[position + 1 :]
     hands = hands[:seat] + (hand,) + hands[seat + 1 :]
     layout = placed(state.layout, tile, None if at is None else at.order)
     end_sum = layout.end_sum
@@ -348,9 +348,13 @@ def _apply_place(state: MatchState, move: Place) -> MatchState:
         if not hand:
             return _end_round(state, hands, layout, scores, seat, log)
         # Then a block: an empty stock and nobody able to place.
-        if rules.is_blocked(
-            len(info.deck) - state.drawn_count, _anyone_can_place(hands, layout.value_mask)
-        ):
+        stock_left = len(info.deck) - state.drawn_count
+        fitting = FITTING_TILES[layout.value_mask] & ~layout.tile_mask
+        # (Every tile off the table is in a hand or in the stock; see _anyone_can_place.)
+        anyone_can_place = fitting.bit_count() > stock_left or (
+            fitting != 0 and _anyone_can_place(hands, layout, stock_left)
+        )
+        if rules.is_blocked(stock_left, anyone_can_place):
             return _end_round(state, hands, layout, scores, None, log)
         seat = rules.next_seat(players, seat)
     return new_state(
@@ -379,8 +383,9 @@ def _apply_draw(state: MatchState) -> MatchState:
     layout = state.layout
     log = extended_log(state, seat, DRAW, tile, None, 0, state.scores)
     fits = bool(TILE_VALUES[tile.index] & layout.value_mask)
-    # Drawing the last tile may leave nobody able to place (the drawer can if it fits).
-    if rules.is_blocked(len(deck) - count, fits or _anyone_can_place(hands, layout.value_mask)):
+    # Drawing the last tile may leave nobody able to place.
+    stock_left = len(deck) - count
+    if rules.is_blocked(stock_left, fits or _anyone_can_place(hands, layout, stock_left)):
         return _end_round(state, hands, layout, state.scores, None, log)
     return new_state(
         info=state.info,
@@ -451,8 +456,19 @@ def _check_required(state: MatchState, action: rules.Required) -> None:
     )
 
 
-def _anyone_can_place(hands: tuple[tuple[Tile, ...], ...], values: int) -> bool:
-    """Whether some seat holds a tile that fits an open point (of the mask ``values``)."""
+def _anyone_can_place(hands: tuple[tuple[Tile, ...], ...], layout: Layout, stock_left: int) -> bool:
+    """Whether some seat holds a tile that fits ``layout``, with ``stock_left`` tiles undrawn.
+
+    Every tile off the table is in a hand or in the stock: when none of those
+    fits, nobody can place, and when more of them fit than the stock holds,
+    some seat holds one. Only otherwise are the hands looked at.
+    """
+    fitting = FITTING_TILES[layout.value_mask] & ~layout.tile_mask
+    if not fitting:
+        return False
+    if fitting.bit_count() > stock_left:
+        return True
+    values = layout.value_mask
     for hand in hands:
         if can_place(hand, values):
             return True

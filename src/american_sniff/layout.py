@@ -17,10 +17,11 @@ table, and a new layout shares the history of placements with the old one.
 
 This module is the one definition of that geometry, on point keys (see
 :mod:`american_sniff.points`): how a tile joins (:data:`FREE_KEY`,
-:data:`OPENING_KEYS`), when the Sniff branches (:func:`open_keys_after`), what
-each free side counts (:data:`WORTH_OF_KEY`, :func:`end_sum_of`), and whether a
-tile fits (:data:`TILE_VALUES`, :func:`can_place`). :func:`placed` applies it:
-:meth:`Layout.place` and the engine both place through it.
+:data:`OPENING_KEYS`), what each free side counts (:data:`WORTH_OF_KEY`,
+:func:`is_lone_double`), whether a tile fits (:data:`TILE_VALUES`,
+:data:`FITTING_TILES`, :func:`can_place`), and, in :func:`placed`, when the
+Sniff branches. :meth:`Layout.place` and the engine both place through
+:func:`placed`.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ from .points import (
 from .tiles import ALL_TILES, Tile
 
 __all__ = [
+    "FITTING_TILES",
     "FREE_KEY",
     "OPENING_KEYS",
     "TILE_VALUES",
@@ -63,10 +65,8 @@ __all__ = [
     "Point",
     "Side",
     "can_place",
-    "end_sum_of",
     "is_lone_double",
     "new_layout",
-    "open_keys_after",
     "parse_point",
     "placed",
 ]
@@ -357,13 +357,20 @@ _EMPTY = Layout((), 0, None, 0, 0, None)
 #: What each key adds to the end sum while it is free: a non-double's end or a
 #: branch of the Sniff counts its number, a line side of a double both halves.
 #: (A lone opening double has both line sides free and counts once; see
-#: :func:`end_sum_of`.)
+#: :func:`is_lone_double`.)
 WORTH_OF_KEY: Final = [
     2 * v if key & 7 in (LINE_A, LINE_B) else v for key, v in enumerate(VALUE_OF_KEY)
 ]
 #: Bit ``v`` set for each half ``v`` of each tile, by tile index: the tile fits
 #: a table whose mask of open values shares a bit with it.
 TILE_VALUES: Final = tuple(1 << tile.low | 1 << tile.high for tile in ALL_TILES)
+#: ``FITTING_TILES[value_mask]``: bit ``t.index`` set for each tile ``t`` that
+#: shows a number of the mask of open values ``value_mask`` (a table showing
+#: those numbers takes those tiles).
+FITTING_TILES: Final = tuple(
+    sum([1 << tile.index for tile in ALL_TILES if TILE_VALUES[tile.index] & values])
+    for values in range(1 << 7)
+)
 #: The tiles by index, as a compiled-module constant.
 TILES: Final = ALL_TILES
 #: Whether each tile (by index) is a double.
@@ -371,23 +378,12 @@ IS_DOUBLE: Final = tuple(tile.is_double for tile in ALL_TILES)
 
 
 def is_lone_double(open_keys: tuple[int, ...]) -> bool:
-    """Whether the open keys are both line sides of one double: an opening double alone."""
-    return len(open_keys) == 2 and open_keys[0] & 7 == LINE_A and open_keys[1] == open_keys[0] + 1
+    """Whether the open keys are both line sides of one double: an opening double alone.
 
-
-def end_sum_of(open_keys: tuple[int, ...]) -> int:
-    """The end sum of a table whose open points are ``open_keys`` (in increasing order).
-
-    This is the one definition of what counts: the worth of every free side,
-    except that a double lying alone with both line sides free counts once.
+    Such a double is one scoring end: it counts its two halves once, not once
+    for each free line side.
     """
-    total = 0
-    for key in open_keys:
-        total += WORTH_OF_KEY[key]
-    # A lone opening double (both line sides of one tile free) counts once.
-    if len(open_keys) == 2 and is_lone_double(open_keys):  # (the length first: no call)
-        total -= WORTH_OF_KEY[open_keys[0]]
-    return total
+    return len(open_keys) == 2 and open_keys[0] & 7 == LINE_A and open_keys[1] == open_keys[0] + 1
 
 
 def can_place(hand: tuple[Tile, ...], values: int) -> bool:
@@ -431,31 +427,6 @@ FREE_KEY: Final = tuple(
 )
 
 
-def open_keys_after(
-    open_keys: tuple[int, ...], sniff: Tile | None, at: int, free: int
-) -> tuple[int, ...]:
-    """The open keys once a tile joins the open key ``at``, leaving key ``free`` open.
-
-    This is where the Sniff branches: when the joined point is a line side of
-    the Sniff and its other line side is already joined, both branches open.
-    """
-    keys = list(open_keys)
-    keys.remove(at)
-    rank = at & 7
-    if (
-        (rank == LINE_A or rank == LINE_B)
-        and sniff is not None
-        and TILES[at >> 3] is sniff
-        and at ^ 1 not in keys
-    ):
-        # Both line sides of the Sniff are now joined: its branches open.
-        keys.append(at - rank + BRANCH_A)
-        keys.append(at - rank + BRANCH_B)
-    keys.append(free)
-    keys.sort()
-    return tuple(keys)
-
-
 def new_layout(
     *,
     open_keys: tuple[int, ...],
@@ -481,25 +452,48 @@ if not COMPILED:
 def placed(layout: Layout, tile: Tile, at: int | None) -> Layout:
     """``layout`` with ``tile`` placed on the open key ``at`` (None to open the round).
 
+    This is the table's rule, applied: the tile joins the point ``at`` and
+    leaves its free side open (:data:`FREE_KEY`); the first double placed in a
+    round is the Sniff, whose branches open once both of its line sides are
+    joined; and the end sum counts what every free side is worth
+    (:data:`WORTH_OF_KEY`), a lone opening double once.
+
     Nothing is checked (:meth:`Layout.check_place` does that): ``tile`` must
     be an interned tile not on the table, and ``at`` the key of an open point
-    that it fits (or None on the empty table). The first double placed in a
-    round is the Sniff.
+    that it fits (or None on the empty table).
     """
     index = tile.index
     sniff = layout.sniff
     if at is None:
         keys = OPENING_KEYS[index]
     else:
-        keys = open_keys_after(layout.open_keys, sniff, at, FREE_KEY[index][at])
+        open_keys = list(layout.open_keys)
+        open_keys.remove(at)
+        rank = at & 7
+        if (
+            (rank == LINE_A or rank == LINE_B)
+            and sniff is not None
+            and TILES[at >> 3] is sniff
+            and at ^ 1 not in open_keys
+        ):
+            # Both line sides of the Sniff are now joined: its branches open.
+            open_keys.append(at - rank + BRANCH_A)
+            open_keys.append(at - rank + BRANCH_B)
+        open_keys.append(FREE_KEY[index][at])
+        open_keys.sort()
+        keys = tuple(open_keys)
     if sniff is None and IS_DOUBLE[index]:
         sniff = tile
+    end_sum = 0
     mask = 0
     for key in keys:
+        end_sum += WORTH_OF_KEY[key]
         mask |= BIT_OF_KEY[key]
+    if len(keys) == 2 and keys[0] & 7 == LINE_A and keys[1] == keys[0] + 1:
+        end_sum -= WORTH_OF_KEY[keys[0]]  # a lone opening double counts once (is_lone_double)
     return new_layout(
         open_keys=keys,
-        end_sum=end_sum_of(keys),
+        end_sum=end_sum,
         sniff=sniff,
         tile_mask=layout.tile_mask | 1 << index,
         value_mask=mask,

@@ -57,12 +57,6 @@ RULES_VERSION: Final = "1"
 #: The supported numbers of players.
 PLAYER_COUNTS: Final = (2, 3, 4)
 
-#: Tiles dealt to each player, by number of players (read-only).
-HAND_SIZE: Mapping[int, int] = MappingProxyType({2: 7, 3: 6, 4: 5})
-
-#: Raw points a side needs to win, by number of players (read-only).
-TARGET: Mapping[int, int] = MappingProxyType({2: 250, 3: 200, 4: 200})
-
 #: What a player must do on their turn: ``"place"``, ``"draw"`` or ``"pass"``.
 Required = Literal["place", "draw", "pass"]
 
@@ -75,6 +69,15 @@ def hand_size(players: int) -> int:
 def target(players: int) -> int:
     """Raw points a side needs to win: 250 with 2 players, 200 with 3 or 4 (as :data:`TARGET`)."""
     return 250 if players == 2 else 200
+
+
+#: :func:`hand_size` for each number of players, as a read-only table built
+#: from it (the numbers are written once, in the function).
+HAND_SIZE: Mapping[int, int] = MappingProxyType({n: hand_size(n) for n in PLAYER_COUNTS})
+
+#: :func:`target` for each number of players, as a read-only table built from
+#: it (the numbers are written once, in the function).
+TARGET: Mapping[int, int] = MappingProxyType({n: target(n) for n in PLAYER_COUNTS})
 
 
 def side_count(players: int) -> int:

@@ -8,7 +8,7 @@ very same objects in both states, so a move costs little memory.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -538,8 +538,6 @@ class MatchState:
 # The action log and the legal-move cache are private slots of MatchState; the
 # engine and the views reach them through these functions only.
 
-_set_legal = MatchState.__dict__["_legal"].__set__  # the interpreter's fastest store
-
 
 def log_of(state: MatchState) -> ActionLog:
     """The action log of ``state``'s round, newest first."""
@@ -564,9 +562,12 @@ def legal_cache(state: MatchState) -> tuple[Move, ...] | None:
     return state._legal
 
 
-def set_legal_cache(state: MatchState, moves: tuple[Move, ...]) -> None:
-    """Cache ``moves`` as the legal moves of ``state`` (not part of its value)."""
-    _set_legal(state, moves)
+#: ``set_legal_cache(state, moves)`` caches ``moves`` as the legal moves of
+#: ``state`` (not part of its value): the slot's own setter, the interpreter's
+#: fastest store.
+set_legal_cache: Callable[[MatchState, tuple[Move, ...]], None] = MatchState.__dict__[
+    "_legal"
+].__set__
 
 
 def handed_out(state: MatchState, move: object) -> bool:
