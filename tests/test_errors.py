@@ -270,6 +270,37 @@ def test_the_drawn_tile_on_a_wrong_point_is_refused() -> None:
     assert_refused_cold(drawn_fits(), Place(Tile(0, 3), pt("[0|0] branch_a")), "not open")
 
 
+@pytest.mark.parametrize(
+    ("situation", "move", "code"),
+    [
+        (table, Draw(), "must_place"),  # holds a legal placement
+        (table, Pass(), "must_place"),
+        (opening, Draw(), "must_place"),  # opens the round
+        (opening, Pass(), "must_place"),
+        (must_draw, Pass(), "must_draw"),
+        (drawn_fits, Draw(), "must_place_drawn"),
+        (drawn_fits, Pass(), "must_place_drawn"),
+        (drawn_fits, Place(Tile(1, 2), pt("[0|0] line_a")), "must_place_drawn"),
+        (stock_empty, Draw(), "stock_empty"),
+        (table, Place(Tile(2, 3), pt("[3|4] low")), "not_in_hand"),
+    ],
+)
+@pytest.mark.parametrize("warm", [True, False], ids=["listed", "not-listed"])
+def test_each_refusal_of_a_turn_carries_its_code(
+    situation: Callable[[], MatchState], move: object, code: str, warm: bool
+) -> None:
+    """The refusal's code names the rule the move breaks, whether the moves were listed or not.
+
+    Kills the code mutants of ``engine._check_required`` and ``engine._checked_place``.
+    """
+    state = situation()
+    if warm:
+        legal_moves(state)
+    with pytest.raises(IllegalMove) as error:
+        apply(state, move)  # type: ignore[arg-type]
+    assert error.value.code == code
+
+
 def test_drawing_from_an_empty_stock_is_refused() -> None:
     """With an empty stock a player who cannot place passes; Draw is refused."""
     assert_refused_cold(stock_empty(), Draw(), "cannot draw: the stock is empty, so it must pass")
