@@ -365,6 +365,33 @@ def test_layout_check_place_names_what_is_not_a_tile_or_a_point() -> None:
     assert point.value.code == "not_a_point"
 
 
+@pytest.mark.parametrize(
+    ("tiles_on_table", "tile", "at", "code"),
+    [
+        (["[1|4]"], "[1|4]", "[1|4] high", "already_on_table"),
+        (["[1|4]"], "[4|4]", None, "point_required"),
+        ([], "[4|4]", "[1|4] high", "opening_has_no_point"),
+        (["[1|4]"], "[4|6]", "[6|6] line_b", "point_not_open"),
+        (["[1|4]"], "[2|3]", "[1|4] high", "values_differ"),
+    ],
+)
+def test_each_refusal_of_a_placement_on_the_table_carries_its_code(
+    tiles_on_table: list[str], tile: str, at: str | None, code: str
+) -> None:
+    """Layout.check_place and Layout.place refuse each kind of bad placement with its code.
+
+    Kills the code mutants of ``Layout.check_place``.
+    """
+    layout = Layout.empty()
+    for placed in tiles_on_table:
+        layout = layout.place(parse_tile(placed))
+    point = None if at is None else pt(at)
+    for check in (layout.check_place, layout.place):
+        with pytest.raises(IllegalMove) as error:
+            check(parse_tile(tile), point)
+        assert error.value.code == code
+
+
 def test_layout_place_refusals_leave_the_layout_unchanged() -> None:
     """``Layout.place`` refuses with a message naming the problem; the layout stays as it was."""
     layout = Layout.empty().place(Tile(1, 4)).place(Tile(1, 1), pt("[1|4] low"))
