@@ -267,3 +267,47 @@ def test_a_twin_constructor_refuses_a_default_other_than_none() -> None:
 
     with pytest.raises(TypeError, match="make: turn may default to None only"):
         native.twin_constructor(Two, make, {"info": "info", "turn": "turn"})
+
+
+def test_a_twin_constructor_takes_arguments_by_position_where_its_model_does() -> None:
+    """The generated function keeps each argument's kind: positional, or keyword only."""
+
+    def make(info: object, turn: int, *, winner: object = None, spare: object = None) -> object:
+        raise AssertionError("replaced by the generated constructor")
+
+    class Four:
+        __slots__ = ("info", "spare", "turn", "winner")
+        info: object
+        spare: object
+        turn: object
+        winner: object
+
+    build = native.twin_constructor(
+        Four, make, {"info": "info", "turn": "turn", "winner": "winner", "spare": "spare"}
+    )
+    made = build("i", 2, spare=3)
+    assert (made.info, made.turn, made.winner, made.spare) == ("i", 2, None, 3)
+    assert build(turn=2, info="i").turn == 2
+    with pytest.raises(TypeError):
+        build("i", 2, 1)  # winner is keyword-only, as in make
+
+
+def test_the_interned_placement_is_the_one_legal_moves_hands_out() -> None:
+    """``interned_place`` gives the very object of the tables, and refuses what does not fit."""
+    from american_sniff import ALL_TILES, Place, legal_moves
+    from american_sniff.points import POINT_OF_KEY
+
+    for tile in ALL_TILES:
+        assert fast.interned_place(tile, None) is fast.OPEN[tile.index] == Place(tile)
+        for point in POINT_OF_KEY:
+            if point is None:
+                continue
+            if point.tile is not tile and tile.has(point.value):
+                assert fast.interned_place(tile, point) == Place(tile, point)
+            else:
+                with pytest.raises(ValueError, match="does not fit"):
+                    fast.interned_place(tile, point)
+    state = new_match(2, seed=5)
+    for move in legal_moves(state):
+        assert isinstance(move, Place)
+        assert fast.interned_place(move.tile, move.at) is move

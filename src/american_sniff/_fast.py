@@ -19,7 +19,7 @@ placement: :data:`PLACE` holds the ``Place`` of each tile on each key,
 :data:`OPEN` the opening ``Place`` of each tile, and :data:`DRAW` and
 :data:`PASS` the two other moves. The engine's ``legal_moves`` hands out only
 these, and caches its tuple in the state (:func:`~american_sniff.state.legal_cache`).
-:func:`~american_sniff.state.handed_out` then recognises a move by *identity*:
+``apply`` then recognises a move by *identity*:
 a move that is one of the objects of the state's own cached tuple was produced
 for that very state, so it is legal there and needs no check. Identity is safe
 because the cache belongs to one state object and states never change; any
@@ -41,7 +41,7 @@ fields and see exactly what ``__init__`` would have stored (tests check this
 for every field). The legal-move cache is a field with ``eq=False`` and
 ``init=False``: it is not part of a state's value, ``attrs.evolve`` starts the
 new state with an empty cache, and pickle keeps it (it is still right for the
-equal state). :func:`with_tile` and :func:`without_tile` build new hands.
+equal state). :func:`with_tile` builds the hand of a player who drew.
 
 **Sharing.** A new layout or state shares every unchanged field with the old
 one (hands of other seats, the round's constants, the score tuple), and the
@@ -61,7 +61,7 @@ from typing import TYPE_CHECKING, Final, TypeVar
 from ._native import COMPILED, same_names, twin_constructor
 from .layout import FREE_KEY, Layout
 from .moves import Draw, Move, Pass, Place
-from .points import POINT_OF_KEY
+from .points import POINT_OF_KEY, Point
 from .rng import shuffled
 from .state import ActionLog, MatchState, RoundInfo, RoundResult
 from .tiles import ALL_TILES, Tile
@@ -78,13 +78,13 @@ __all__ = [
     "PASS",
     "PASS_ONLY",
     "PLACE",
+    "interned_place",
     "new_round_info",
     "new_round_result",
     "new_state",
     "shuffled_indices",
     "shuffled_indices_in_halves",
     "with_tile",
-    "without_tile",
 ]
 
 
@@ -109,19 +109,20 @@ PLACE: Final = tuple(
 )
 
 
+def interned_place(tile: Tile, at: Point | None) -> Place:
+    """The interned ``Place(tile, at)``, for a placement that fits (checked before).
+
+    :raises ValueError: if ``tile`` does not fit ``at``.
+    """
+    if at is None:
+        return OPEN[tile.index]
+    interned = PLACE[tile.index][at.order]
+    if interned is None:
+        raise ValueError(f"{tile} does not fit {at}")
+    return interned
+
+
 # -- hands -------------------------------------------------------------------------
-
-
-def without_tile(hand: tuple[Tile, ...], tile: Tile) -> tuple[Tile, ...]:
-    """``hand`` less ``tile`` (which it holds), order kept."""
-    position = 0
-    for held in hand:
-        if held is tile:
-            break
-        position += 1
-    else:  # a hand built outside the engine may hold equal, non-interned tiles
-        position = hand.index(tile)
-    return hand[:position] + hand[position + 1 :]
 
 
 def with_tile(hand: tuple[Tile, ...], tile: Tile) -> tuple[Tile, ...]:

@@ -37,9 +37,10 @@ def twin_constructor(
     """A constructor of ``cls`` with the keyword arguments of ``like``, through a twin class.
 
     ``slots`` maps each slot of ``cls`` to what it is set to: an argument of
-    ``like``, or ``None``. The generated function creates an instance of a
-    plain class with ``cls``'s slots, stores every slot, and switches the
-    instance's class to ``cls``. Its docstring is ``like``'s.
+    ``like``, or ``None``. The generated function takes the arguments as
+    ``like`` does (by position or by keyword, or by keyword only), creates an
+    instance of a plain class with ``cls``'s slots, stores every slot, and
+    switches the instance's class to ``cls``. Its docstring is ``like``'s.
 
     :raises TypeError: if ``slots`` does not name every slot of ``cls`` once,
         or names other than ``like``'s arguments, or if an argument has a
@@ -54,12 +55,15 @@ def twin_constructor(
         if parameter.default not in (inspect.Parameter.empty, None):
             raise TypeError(f"{like.__name__}: {name} may default to None only")
     arguments = ", ".join(
-        name if parameter.default is inspect.Parameter.empty else f"{name}=None"
-        for name, parameter in signature.parameters.items()
+        ("*, " if parameter.kind is inspect.Parameter.KEYWORD_ONLY and first else "")
+        + (name if parameter.default is inspect.Parameter.empty else f"{name}=None")
+        for first, (name, parameter) in zip(
+            _first_keyword_only(signature), signature.parameters.items(), strict=True
+        )
     )
     stores = "".join(f"    twin.{slot} = {value}\n" for slot, value in slots.items())
     source = (
-        f"def {like.__name__}(*, {arguments}):\n"
+        f"def {like.__name__}({arguments}):\n"
         "    twin = new(Twin)\n"
         f"{stores}"
         "    twin.__class__ = cls\n"
@@ -71,6 +75,13 @@ def twin_constructor(
     constructor: Callable[..., Any] = namespace[like.__name__]
     constructor.__doc__ = like.__doc__
     return constructor
+
+
+def _first_keyword_only(signature: inspect.Signature) -> list[bool]:
+    """For each parameter, whether it is the first keyword-only one (where ``*`` goes)."""
+    kinds = [parameter.kind for parameter in signature.parameters.values()]
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    return [kind is keyword and keyword not in kinds[:i] for i, kind in enumerate(kinds)]
 
 
 def same_names(cls: type) -> dict[str, str]:

@@ -27,6 +27,7 @@ from ._fast import (
     PASS,
     PASS_ONLY,
     PLACE,
+    interned_place,
     new_round_info,
     new_round_result,
     new_state,
@@ -46,7 +47,6 @@ from .state import (
     RoundResult,
     check_seat,
     extended_log,
-    handed_out,
     legal_cache,
     log_length,
     set_legal_cache,
@@ -247,12 +247,10 @@ def legal_moves(state: MatchState) -> tuple[Move, ...]:
                             placements.append(place)
             moves = tuple(placements)
         required = rules.required_action(
-            not values, bool(moves), len(state.info.deck) - state.drawn_count
+            not values, moves != (), len(state.info.deck) - state.drawn_count
         )
-        if required == "draw":
-            moves = DRAW_ONLY
-        elif required == "pass":
-            moves = PASS_ONLY
+        if required != "place":
+            moves = DRAW_ONLY if required == "draw" else PASS_ONLY
     set_legal_cache(state, moves)  # the cache is not part of the state's value
     return moves
 
@@ -280,49 +278,29 @@ def apply(state: MatchState, move: Move) -> MatchState:
         raise _not_a_state("apply", state)
     if state.winner is not None:
         raise IllegalMove(f"the match is over: side {state.winner} has won", "match_over")
-    if type(move) is Place:
-        # A move legal_moves handed out for this very state needs no check.
-        place = move if handed_out(state, move) else _checked_place(state, move)
-        return _apply_place(state, place)
-    if type(move) is Draw:
-        return _apply_draw(state)
-    if type(move) is Pass:
-        return _apply_pass(state)
-    raise IllegalMove(f"not a move: {move!r} (expected Place, Draw or Pass)", "not_a_move")
-
-
-def _checked_place(state: MatchState, move: Place) -> Place:
-    """The interned placement equal to ``move``, or IllegalMove naming the rule it breaks."""
-    tile = move.tile
-    at = move.at
-    seat = state.turn
-    if not isinstance(tile, Tile):
-        raise IllegalMove(f"not a tile: {tile!r}", "not_a_tile")
-    if tile not in state.hands[seat]:
-        raise IllegalMove(f"{tile} is not in the hand of seat {seat}", "not_in_hand")
-    drawn = state.drawn
-    if drawn is not None and tile != drawn:
-        raise IllegalMove(
-            f"seat {seat} must place the tile just drawn, {drawn}, not {tile}", "must_place_drawn"
-        )
-    state.layout.check_place(tile, at)
-    if at is None:
-        return OPEN[tile.index]
-    interned = PLACE[tile.index][at.order]
-    assert interned is not None  # check_place has just accepted the move
-    return interned
-
-
-def _apply_place(state: MatchState, move: Place) -> MatchState:
-    """Place a checked, interned move; then the target, an empty hand and a block, in order."""
+    if type(move) is not Place:
+        if type(move) is Draw:
+            return _apply_draw(state)
+        if type(move) is Pass:
+            return _apply_pass(state)
+        raise IllegalMove(f"not a move: {move!r} (expected Place, Draw or Pass)", "not_a_move")
+    # A placement. A move legal_moves handed out for this very state (one of
+    # the very objects it cached there) needs no check.
+    for listed in legal_cache(state) or ():
+        if listed is move:
+            break
+    else:
+        move = _checked_place(state, move)
+    # The tile leaves the hand and joins the table, which scores its end sum.
     seat = state.turn
     info = state.info
     players = info.players
+    drawn_count = state.drawn_count
     tile = move.tile
     at = move.at
     hands = state.hands
     hand = hands[seat]
-    position = 0  # (without_tile, written out: this runs on every placement)
+    position = 0  # where the tile is: by identity, the engine's tiles are interned
     for held in hand:
         if held is tile:
             break
@@ -348,7 +326,7 @@ def _apply_place(state: MatchState, move: Place) -> MatchState:
         if not hand:
             return _end_round(state, hands, layout, scores, seat, log)
         # Then a block: an empty stock and nobody able to place.
-        stock_left = len(info.deck) - state.drawn_count
+        stock_left = len(info.deck) - drawn_count
         fitting = FITTING_TILES[layout.value_mask] & ~layout.tile_mask
         # (Every tile off the table is in a hand or in the stock; see _anyone_can_place.)
         anyone_can_place = fitting.bit_count() > stock_left or (
@@ -358,15 +336,33 @@ def _apply_place(state: MatchState, move: Place) -> MatchState:
             return _end_round(state, hands, layout, scores, None, log)
         seat = rules.next_seat(players, seat)
     return new_state(
-        info=state.info,
+        info=info,
         turn=seat,
         hands=hands,
         layout=layout,
         scores=scores,
         winner=winner,
-        drawn_count=state.drawn_count,
+        drawn_count=drawn_count,
         log=log,
     )
+
+
+def _checked_place(state: MatchState, move: Place) -> Place:
+    """The interned placement equal to ``move``, or IllegalMove naming the rule it breaks."""
+    tile = move.tile
+    at = move.at
+    seat = state.turn
+    if not isinstance(tile, Tile):
+        raise IllegalMove(f"not a tile: {tile!r}", "not_a_tile")
+    if tile not in state.hands[seat]:
+        raise IllegalMove(f"{tile} is not in the hand of seat {seat}", "not_in_hand")
+    drawn = state.drawn
+    if drawn is not None and tile != drawn:
+        raise IllegalMove(
+            f"seat {seat} must place the tile just drawn, {drawn}, not {tile}", "must_place_drawn"
+        )
+    state.layout.check_place(tile, at)
+    return interned_place(tile, at)
 
 
 def _apply_draw(state: MatchState) -> MatchState:
@@ -430,7 +426,7 @@ def _check_required(state: MatchState, action: rules.Required) -> None:
     tiles = state.hands[seat] if drawn is None else (drawn,)
     stock_left = len(state.info.deck) - state.drawn_count
     required = rules.required_action(
-        not layout.tile_mask, can_place(tiles, layout.value_mask), stock_left
+        layout.is_empty, can_place(tiles, layout.value_mask), stock_left
     )
     if required == action:
         return
@@ -447,7 +443,7 @@ def _check_required(state: MatchState, action: rules.Required) -> None:
             f"seat {seat} must place the tile just drawn, {drawn}; it cannot {action}",
             "must_place_drawn",
         )
-    if not layout.tile_mask:
+    if layout.is_empty:
         raise IllegalMove(
             f"seat {seat} opens the round and must place a tile; it cannot {action}", "must_place"
         )

@@ -20,7 +20,7 @@ This module is the one definition of that geometry, on point keys (see
 :data:`OPENING_KEYS`), what each free side counts (:data:`WORTH_OF_KEY`,
 :func:`is_lone_double`), whether a tile fits (:data:`TILE_VALUES`,
 :data:`FITTING_TILES`, :func:`can_place`), and, in :func:`placed`, when the
-Sniff branches. :meth:`Layout.place` and the engine both place through
+Sniff branches. :meth:`~american_sniff.Layout.place` and the engine both place through
 :func:`placed`.
 """
 
@@ -428,7 +428,6 @@ FREE_KEY: Final = tuple(
 
 
 def new_layout(
-    *,
     open_keys: tuple[int, ...],
     end_sum: int,
     sniff: Tile | None,
@@ -436,10 +435,10 @@ def new_layout(
     value_mask: int,
     log: PlacementLog,
 ) -> Layout:
-    """``Layout(...)`` for consistent values, stored slot by slot.
+    """``Layout(...)`` for consistent values, stored slot by slot (the same arguments).
 
     The interpreted build replaces it by a twin constructor that does the same
-    faster (see :mod:`american_sniff._native`); compiled, Layout is a native
+    faster (see the private ``american_sniff._native``); compiled, Layout is a native
     class whose constructor stores its fields directly.
     """
     return Layout(open_keys, end_sum, sniff, tile_mask, value_mask, log)
@@ -458,7 +457,7 @@ def placed(layout: Layout, tile: Tile, at: int | None) -> Layout:
     joined; and the end sum counts what every free side is worth
     (:data:`WORTH_OF_KEY`), a lone opening double once.
 
-    Nothing is checked (:meth:`Layout.check_place` does that): ``tile`` must
+    Nothing is checked (:meth:`~american_sniff.Layout.check_place` does that): ``tile`` must
     be an interned tile not on the table, and ``at`` the key of an open point
     that it fits (or None on the empty table).
     """
@@ -492,10 +491,5 @@ def placed(layout: Layout, tile: Tile, at: int | None) -> Layout:
     if len(keys) == 2 and keys[0] & 7 == LINE_A and keys[1] == keys[0] + 1:
         end_sum -= WORTH_OF_KEY[keys[0]]  # a lone opening double counts once (is_lone_double)
     return new_layout(
-        open_keys=keys,
-        end_sum=end_sum,
-        sniff=sniff,
-        tile_mask=layout.tile_mask | 1 << index,
-        value_mask=mask,
-        log=(tile, at, layout._log),
+        keys, end_sum, sniff, layout.tile_mask | 1 << index, mask, (tile, at, layout._log)
     )

@@ -9,7 +9,7 @@ scoring end. The table itself is :class:`~american_sniff.layout.Layout`.
 **The point table.** Inside a layout an open point is a small integer, its
 *key*: ``tile.index * 8 + rank``, with the ranks ``low`` 0, ``high`` 1,
 ``line_a`` 2, ``line_b`` 3, ``branch_a`` 4 and ``branch_b`` 5 (the order of
-:class:`Side`). A point's key is its public :attr:`Point.order`, so sorting
+:class:`Side`). A point's key is its public :attr:`~american_sniff.Point.order`, so sorting
 keys sorts points. There is exactly one :class:`Point` per key
 (:data:`POINT_OF_KEY`, :func:`point_of_key`; copies and unpickled points come
 back as those), and :data:`VALUE_OF_KEY` and :data:`BIT_OF_KEY` give the number
@@ -86,17 +86,22 @@ _END_SIDES = (Side.LOW, Side.HIGH)
 _DOUBLE_SIDES = (Side.LINE_A, Side.LINE_B, Side.BRANCH_A, Side.BRANCH_B)
 _SIDE_RANK = {side: rank for rank, side in enumerate(Side)}
 
-#: The rank of each side in a point's key (its place in :class:`Side` order).
+#: The rank of ``low`` in a point's key (the sides' ranks follow :class:`Side` order).
 LOW: Final = 0
+#: The rank of ``high`` in a point's key.
 HIGH: Final = 1
+#: The rank of ``line_a`` in a point's key.
 LINE_A: Final = 2
+#: The rank of ``line_b`` in a point's key.
 LINE_B: Final = 3
+#: The rank of ``branch_a`` in a point's key.
 BRANCH_A: Final = 4
+#: The rank of ``branch_b`` in a point's key.
 BRANCH_B: Final = 5
 
 
 def key_of(tile: Tile, side: Side) -> int:
-    """The key of a tile's side: ``tile.index * 8 + rank`` (equal to :attr:`Point.order`)."""
+    """The key of a tile's side: ``tile.index * 8 + rank`` (its point's ``order``)."""
     return tile.index * 8 + _SIDE_RANK[side]
 
 

@@ -8,6 +8,7 @@ very same objects in both states, so a move costs little memory.
 from __future__ import annotations
 
 import enum
+import operator
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +32,6 @@ __all__ = [
     "RoundResult",
     "action_node",
     "extended_log",
-    "handed_out",
     "legal_cache",
     "log_length",
     "log_of",
@@ -539,9 +539,9 @@ class MatchState:
 # engine and the views reach them through these functions only.
 
 
-def log_of(state: MatchState) -> ActionLog:
-    """The action log of ``state``'s round, newest first."""
-    return state._log
+#: ``log_of(state)``: the action log of ``state``'s round, newest first (a
+#: C-level reader of the slot, as fast from compiled code as from Python).
+log_of: Callable[[MatchState], ActionLog] = operator.attrgetter("_log")
 
 
 def extended_log(  # noqa: PLR0913, PLR0917 - the state and a node's six fields
@@ -557,10 +557,11 @@ def extended_log(  # noqa: PLR0913, PLR0917 - the state and a node's six fields
     return (seat, move, drawn, end_sum, points, scores, state._log)
 
 
-def legal_cache(state: MatchState) -> tuple[Move, ...] | None:
-    """The legal moves cached in ``state``, or None if they were not listed yet."""
-    return state._legal
-
+#: ``legal_cache(state)``: the legal moves cached in ``state``, or None if they
+#: were not listed yet (a C-level reader of the slot). A move that is one of
+#: the very objects of that tuple was produced for that very state, so it is
+#: legal there and needs no check (see the private ``american_sniff._fast``).
+legal_cache: Callable[[MatchState], tuple[Move, ...] | None] = operator.attrgetter("_legal")
 
 #: ``set_legal_cache(state, moves)`` caches ``moves`` as the legal moves of
 #: ``state`` (not part of its value): the slot's own setter, the interpreter's
@@ -568,17 +569,3 @@ def legal_cache(state: MatchState) -> tuple[Move, ...] | None:
 set_legal_cache: Callable[[MatchState, tuple[Move, ...]], None] = MatchState.__dict__[
     "_legal"
 ].__set__
-
-
-def handed_out(state: MatchState, move: object) -> bool:
-    """Whether ``move`` is one of the very objects cached as ``state``'s legal moves.
-
-    A move that is one of them was produced for that very state, so it is
-    legal there and needs no check (see :mod:`american_sniff._fast`).
-    """
-    cached = state._legal
-    if cached is not None:
-        for candidate in cached:
-            if candidate is move:
-                return True
-    return False
