@@ -7,6 +7,8 @@ import random
 import re
 from collections.abc import Sequence
 
+from hypothesis import settings
+
 from american_sniff import (
     ALL_TILES,
     Action,
@@ -35,9 +37,27 @@ __all__ = [
     "last",
     "pt",
     "run",
+    "sweep",
     "table",
     "tiles",
 ]
+
+
+#: The examples of the ``ci`` Hypothesis profile (tests/conftest.py): a sweep runs whole there.
+_CI_EXAMPLES = 30
+
+
+def sweep(full: int) -> int:
+    """How many of a sweep's ``full`` random matches to play under the loaded Hypothesis profile.
+
+    A sweep is a test that plays a fixed number of random matches where a
+    property test would draw examples. It honours the profile as the property
+    tests do: whole under ``default`` and ``ci`` (the main CI run), a third
+    under ``quick`` (another Python, the sdist, the compiled wheel: runs that
+    look for what differs between interpreters or builds). Never fewer than one.
+    """
+    examples = settings().max_examples
+    return full if examples >= _CI_EXAMPLES else max(1, full * examples // _CI_EXAMPLES)
 
 
 def tiles(text: str) -> tuple[Tile, ...]:

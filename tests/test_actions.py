@@ -55,14 +55,30 @@ def test_a_draw_names_the_tile_drawn() -> None:
     assert str(last(state)) == "seat 1: draw [5|5]"
 
 
+def test_an_action_in_words_names_the_sum_and_the_points_of_a_placement() -> None:
+    """``str(action)`` of a placement gives the seat, the move, the end sum and the points.
+
+    Kills ``state.Action.__str__`` mutants 6 and 7.
+    """
+    action = Action(0, Place(Tile(1, 4)), None, 5, 5, (5, 0))
+    assert str(action) == "seat 0: [1|4] opens, sum 5, 5 points"
+    state = new_match(2, seed=1)
+    state = apply(state, legal_moves(state)[0])
+    last = state.last_action
+    assert last is not None
+    assert str(last) == f"seat {last.seat}: {last.move}, sum {last.end_sum}, {last.points} points"
+
+
 def test_the_history_shares_its_past_with_earlier_states() -> None:
-    """Each action adds one entry in front of the previous state's log: nothing is copied."""
+    """Each action adds one entry after the previous state's history, which stays as it was."""
     states = _match(3, 4)[:30]
-    for before, after in itertools.pairwise(states):
+    earlier = [state.history for state in states]
+    for (before, after), seen in zip(itertools.pairwise(states), earlier, strict=False):
         if after.round == before.round:
-            assert after._log is not None
-            assert after._log[6] is before._log
-            assert after.history[:-1] == before.history
+            assert after.history[:-1] == before.history == seen
+            assert after.history[-1] == after.last_action
+    # Making the later states changed none of the earlier ones.
+    assert [state.history for state in states] == earlier
 
 
 def test_a_round_end_carries_the_result_and_the_scores_before_settlement() -> None:

@@ -16,6 +16,8 @@ from types import ModuleType
 
 import pytest
 
+from american_sniff import COMPILED, engine
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -124,3 +126,13 @@ def test_the_installed_build_imports_what_it_compiled() -> None:
         module = importlib.import_module(name)
         assert module.__file__ is not None
         assert module.__file__.endswith(".py") is not compiled, (name, module.__file__, wheel)
+
+
+def test_compiled_says_which_build_runs() -> None:
+    """``compiled()`` is False for the pure-Python build (the engine's file is a .py file).
+
+    Kills the mutants of ``engine.compiled``.
+    """
+    assert engine.compiled() is COMPILED
+    if engine.__file__.endswith(".py"):
+        assert engine.compiled() is False

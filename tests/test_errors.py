@@ -184,6 +184,30 @@ def test_a_branch_before_both_line_sides_are_joined_is_refused() -> None:
         )
 
 
+def test_why_a_branch_of_the_sniff_is_not_open() -> None:
+    """A branch is refused as not yet open while a line side is free, as joined after.
+
+    The opening Sniff joined at line B still has line A free: its branches are
+    not open yet. Once both line sides are joined, a branch that is taken is
+    "already joined". Kills ``layout.Layout._why_not_open`` mutants 14 and 15.
+    """
+    sniff = Tile(4, 4)
+    table = Layout.empty().place(sniff).place(Tile(4, 6), Point(sniff, Side.LINE_B))
+    assert [str(p) for p in table.points()] == ["[4|4] line_a", "[4|6] high"]
+    with pytest.raises(IllegalMove) as error:
+        table.place(Tile(1, 4), Point(sniff, Side.BRANCH_A))
+    assert error.value.code == "point_not_open"
+    assert str(error.value) == (
+        "point [4|4] branch_a is not open: the Sniff's branches open only once "
+        "both of its line sides are joined"
+    )
+    table = table.place(Tile(1, 4), Point(sniff, Side.LINE_A))
+    table = table.place(Tile(2, 4), Point(sniff, Side.BRANCH_A))
+    with pytest.raises(IllegalMove) as error:
+        table.place(Tile(3, 4), Point(sniff, Side.BRANCH_A))
+    assert str(error.value) == "point [4|4] branch_a is not open: it is already joined"
+
+
 def test_a_branch_of_a_later_double_is_refused() -> None:
     """Only the Sniff has branches: [4|4], the second double, has none."""
     state = table()
@@ -246,6 +270,37 @@ def test_the_drawn_tile_on_a_wrong_point_is_refused() -> None:
     assert_refused_cold(drawn_fits(), Place(Tile(0, 3), pt("[0|0] branch_a")), "not open")
 
 
+@pytest.mark.parametrize(
+    ("situation", "move", "code"),
+    [
+        (table, Draw(), "must_place"),  # holds a legal placement
+        (table, Pass(), "must_place"),
+        (opening, Draw(), "must_place"),  # opens the round
+        (opening, Pass(), "must_place"),
+        (must_draw, Pass(), "must_draw"),
+        (drawn_fits, Draw(), "must_place_drawn"),
+        (drawn_fits, Pass(), "must_place_drawn"),
+        (drawn_fits, Place(Tile(1, 2), pt("[0|0] line_a")), "must_place_drawn"),
+        (stock_empty, Draw(), "stock_empty"),
+        (table, Place(Tile(2, 3), pt("[3|4] low")), "not_in_hand"),
+    ],
+)
+@pytest.mark.parametrize("warm", [True, False], ids=["listed", "not-listed"])
+def test_each_refusal_of_a_turn_carries_its_code(
+    situation: Callable[[], MatchState], move: object, code: str, warm: bool
+) -> None:
+    """The refusal's code names the rule the move breaks, whether the moves were listed or not.
+
+    Kills the code mutants of ``engine._check_required`` and ``engine._checked_place``.
+    """
+    state = situation()
+    if warm:
+        legal_moves(state)
+    with pytest.raises(IllegalMove) as error:
+        apply(state, move)  # type: ignore[arg-type]
+    assert error.value.code == code
+
+
 def test_drawing_from_an_empty_stock_is_refused() -> None:
     """With an empty stock a player who cannot place passes; Draw is refused."""
     assert_refused_cold(stock_empty(), Draw(), "cannot draw: the stock is empty, so it must pass")
@@ -268,6 +323,25 @@ def test_something_that_is_not_a_move_is_refused(thing: object) -> None:
     assert_refused_cold(table(), thing, "not a move")
 
 
+def test_each_refusal_of_apply_carries_its_code() -> None:
+    """A finished match, a non-move and a non-tile are refused with their own codes.
+
+    Kills ``engine.apply`` mutants 11, 14, 15, 40, 43, 44 and ``engine._checked_place``
+    mutants 6, 9, 10.
+    """
+    state = new_match(2, seed=1)
+    won = state.evolve(winner=0)
+    with pytest.raises(IllegalMove, match="the match is over: side 0 has won") as over:
+        apply(won, legal_moves(state)[0])
+    assert over.value.code == "match_over"
+    with pytest.raises(IllegalMove, match=r"not a move: 'draw' \(expected") as word:
+        apply(state, "draw")  # type: ignore[arg-type]
+    assert word.value.code == "not_a_move"
+    with pytest.raises(IllegalMove, match="not a tile: 'x'") as tile:
+        apply(state, Place("x"))  # type: ignore[arg-type]
+    assert tile.value.code == "not_a_tile"
+
+
 def test_a_place_of_something_that_is_not_a_tile_is_refused() -> None:
     """A Place whose tile is not a Tile, or whose point is not a Point, is refused."""
     state = table()
@@ -275,6 +349,47 @@ def test_a_place_of_something_that_is_not_a_tile_is_refused() -> None:
     assert_refused_cold(state, bad_tile, "not a tile")
     bad_point = Place(Tile(1, 6), "[1|1] line_b")  # type: ignore[arg-type]  # deliberately wrong
     assert_refused_cold(state, bad_point, "not a connection point")
+
+
+def test_layout_check_place_names_what_is_not_a_tile_or_a_point() -> None:
+    """Layout.check_place refuses a non-tile and a non-point with their codes.
+
+    Kills ``Layout.check_place`` mutants 3, 6, 7, 25, 28, 29.
+    """
+    layout = Layout.empty().place(Tile(1, 4))
+    with pytest.raises(IllegalMove, match="not a tile: 'x'") as tile:
+        layout.check_place("x", None)
+    assert tile.value.code == "not_a_tile"
+    with pytest.raises(IllegalMove, match="not a connection point: 'low'") as point:
+        layout.check_place(Tile(4, 4), "low")
+    assert point.value.code == "not_a_point"
+
+
+@pytest.mark.parametrize(
+    ("tiles_on_table", "tile", "at", "code"),
+    [
+        (["[1|4]"], "[1|4]", "[1|4] high", "already_on_table"),
+        (["[1|4]"], "[4|4]", None, "point_required"),
+        ([], "[4|4]", "[1|4] high", "opening_has_no_point"),
+        (["[1|4]"], "[4|6]", "[6|6] line_b", "point_not_open"),
+        (["[1|4]"], "[2|3]", "[1|4] high", "values_differ"),
+    ],
+)
+def test_each_refusal_of_a_placement_on_the_table_carries_its_code(
+    tiles_on_table: list[str], tile: str, at: str | None, code: str
+) -> None:
+    """Layout.check_place and Layout.place refuse each kind of bad placement with its code.
+
+    Kills the code mutants of ``Layout.check_place``.
+    """
+    layout = Layout.empty()
+    for placed in tiles_on_table:
+        layout = layout.place(parse_tile(placed))
+    point = None if at is None else pt(at)
+    for check in (layout.check_place, layout.place):
+        with pytest.raises(IllegalMove) as error:
+            check(parse_tile(tile), point)
+        assert error.value.code == code
 
 
 def test_layout_place_refusals_leave_the_layout_unchanged() -> None:
@@ -362,8 +477,14 @@ def test_parse_tile_refuses_bad_text(text: str) -> None:
 
 def test_point_refuses_sides_the_tile_does_not_have() -> None:
     """``Point`` needs a Tile and a Side that exists on it."""
-    with pytest.raises(ValueError, match=r"\[1\|1\] is a double: it has line and branch sides"):
+    with pytest.raises(
+        ValueError, match=r"\[1\|1\] is a double: it has line and branch sides"
+    ) as error:
         Point(Tile(1, 1), Side.LOW)
+    assert str(error.value) == "[1|1] is a double: it has line and branch sides, not low"
+    with pytest.raises(ValueError, match="is not a double") as error:
+        Point(Tile(1, 4), Side.LINE_A)
+    assert str(error.value) == "[1|4] is not a double: it has only low and high ends, not line_a"
     with pytest.raises(ValueError, match=r"\[1\|4\] is not a double: it has only low and high"):
         Point(Tile(1, 4), Side.BRANCH_A)
     with pytest.raises(ValueError, match="a point needs a Tile"):
@@ -420,6 +541,10 @@ def test_deal_needs_every_tile_exactly_once() -> None:
         Deal(hands=hands, stock=stock[:-1])
     with pytest.raises(InvalidDeal, match="is dealt twice"):
         Deal(hands=[hands[0], hands[0]], stock=stock)
+    # Every missing tile is listed, in set order.
+    with pytest.raises(InvalidDeal) as error:
+        Deal(hands=[ALL_TILES[:7], ALL_TILES[7:14]], stock=ALL_TILES[14:26])
+    assert str(error.value) == "the deal lacks [5|6], [6|6]"
 
 
 def test_deal_holds_only_tiles() -> None:

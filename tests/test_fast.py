@@ -7,17 +7,25 @@ direct stores for the constructors).
 
 from __future__ import annotations
 
+import random
+
 import attrs
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from american_sniff import COMPILED, Layout, MatchState, Point, Side, Tile, new_match, rng
+from american_sniff import (
+    COMPILED,
+    Layout,
+    MatchState,
+    legal_moves,
+    new_match,
+    rng,
+)
 from american_sniff import _fast as fast
 from american_sniff import _native as native
-from american_sniff import layout as geometry
-from american_sniff import points as point_table
-from american_sniff.rng import MASK64, shuffled
+from american_sniff import state as state_module
+from american_sniff.rng import MASK64, below, next_u64, shuffled
 from american_sniff.state import RoundInfo, RoundResult
 from scenarios import random_play
 from test_rng import splitmix64_output
@@ -33,33 +41,70 @@ def test_the_shuffle_on_halves_is_the_documented_shuffle(state: int, count: int)
     assert fast.shuffled_indices(count, state) == (list(expected), after)
 
 
-@pytest.mark.parametrize("state", [0, 1, MASK64, 1 << 63, (1 << 32) - 1, 1 << 32])
-def test_the_shuffle_on_halves_agrees_at_the_edges_of_64_bits(state: int) -> None:
-    """States whose halves are all zeros or all ones carry and wrap correctly."""
-    assert rng.shuffled_indices_in_halves(28, state) == (
-        list(shuffled(tuple(range(28)), state)[0]),
-        shuffled(tuple(range(28)), state)[1],
-    )
+def _unshift(value: int, shift: int) -> int:
+    """The x with ``x ^ (x >> shift) == value`` (64-bit)."""
+    result = value
+    for _ in range(64 // shift + 1):
+        result = value ^ (result >> shift)
+    return result
+
+
+def _state_before(output: int) -> int:
+    """A generator state whose next SplitMix64 output is ``output`` (the mix is a bijection)."""
+    z = _unshift(output, 31)
+    z = z * pow(0x94D049BB133111EB, -1, 1 << 64) & MASK64
+    z = _unshift(z, 27)
+    z = z * pow(0xBF58476D1CE4E5B9, -1, 1 << 64) & MASK64
+    z = _unshift(z, 30)
+    return (z - 0x9E3779B97F4A7C15) & MASK64
+
+
+@pytest.mark.parametrize("count", [0, 1, 2, 3, 5, 7, 8, 13, 28, 31, 33, 63, 64])
+def test_the_shuffle_on_halves_agrees_at_the_edges_of_64_bits(count: int) -> None:
+    """Same order and generator state as rng.shuffled, at the edges of 64 bits and beyond.
+
+    States whose halves are all zeros or all ones carry and wrap correctly, and
+    so do 40 others, for sizes from 0 to 64. Kills the mutants of
+    ``_fast._times``, ``_fast._output`` and ``_rng.shuffled_indices_in_halves``.
+    """
+    chooser = random.Random(count)
+    states = [0, 1, MASK64, 2**63, 2**32 - 1, 2**32] + [chooser.getrandbits(64) for _ in range(40)]
+    for state in states:
+        order, after = shuffled(tuple(range(count)), state)
+        assert rng.shuffled_indices_in_halves(count, state) == (list(order), after)
 
 
 def test_the_shuffle_on_halves_takes_at_most_64_items() -> None:
-    """Its table of redraw limits stops at 64; more is refused, not mis-shuffled."""
-    with pytest.raises(ValueError, match="up to 64"):
+    """Up to 64 items are shuffled; 65 are refused with a ValueError naming the count.
+
+    Its table of redraw limits stops at 64: more is refused, not mis-shuffled.
+    Kills the mutants of the bound check in ``_rng.shuffled_indices_in_halves``.
+    """
+    assert sorted(rng.shuffled_indices_in_halves(64, 5)[0]) == list(range(64))
+    with pytest.raises(ValueError, match=r"^the shuffle on halves takes up to 64 items, not 65$"):
         rng.shuffled_indices_in_halves(65, 1)
 
 
-@pytest.mark.parametrize("n", [2, 3, 5, 6, 7, 28, 33, 64])
-def test_the_redraw_limits_are_those_of_below(n: int) -> None:
-    """An output is redrawn exactly from 2**64 - 2**64 % n up: its low half from _REDRAW[n]."""
-    limit = (1 << 64) - (1 << 64) % n
-    assert (((1 << 32) - 1) << 32) + rng._REDRAW[n] == limit
-    # The test on halves and the test on the whole output agree around the limit.
-    for out in (limit - 1, limit, limit + 1, (1 << 64) - 1):
-        if out >= 1 << 64:
-            continue
-        high, low = out >> 32, out & 0xFFFFFFFF
-        redrawn = high == 0xFFFFFFFF and low >= rng._REDRAW[n]
-        assert redrawn is (out >= limit)
+@pytest.mark.parametrize("count", range(2, 65))
+def test_the_shuffle_on_halves_redraws_exactly_where_below_does(count: int) -> None:
+    """An output at or above ``2**64 - 2**64 % n`` is drawn again; one just below it is kept.
+
+    The shuffle's first draw is ``below(count)``. Outputs that high come once in
+    about 2**60 draws, so the generator state is chosen to give them: for every
+    size up to 64 the redraw limit is met exactly (a power of two redraws
+    nothing). Kills the comparison mutants of
+    ``_rng.shuffled_indices_in_halves`` and pins ``rng._REDRAW`` through
+    what the shuffle does with it.
+    """
+    limit = (1 << 64) - (1 << 64) % count
+    for output in sorted({limit - 1, min(limit, MASK64), MASK64}):
+        state = _state_before(output)
+        assert next_u64(state)[0] == output
+        order, after = shuffled(tuple(range(count)), state)
+        assert rng.shuffled_indices_in_halves(count, state) == (list(order), after)
+        # The first swap took one draw below the limit, and two from it up.
+        draws = 1 if output < limit else 2
+        assert below(count, state)[1] == (state + draws * 0x9E3779B97F4A7C15) & MASK64
 
 
 @given(st.integers(min_value=0, max_value=MASK64))
@@ -100,28 +145,39 @@ def test_states_built_by_the_engine_are_plain_frozen_states() -> None:
             del state.layout.end_sum
 
 
-def test_point_keys_are_point_orders_and_the_tables_agree_with_the_points() -> None:
-    """Every key is its Point's order, and each table row describes that point."""
-    for key, point in enumerate(point_table.POINT_OF_KEY):
-        if point is None:
-            continue
-        assert point.order == key == point_table.key_of(point.tile, point.side)
-        assert point_table.VALUE_OF_KEY[key] == point.value
-        assert point_table.BIT_OF_KEY[key] == 1 << point.value
-        doubled = point.side in (Side.LINE_A, Side.LINE_B)
-        assert geometry.WORTH_OF_KEY[key] == (2 * point.value if doubled else point.value)
-    # 21 non-doubles with two ends, 7 doubles with two lines and two branches.
-    assert sum(point is not None for point in point_table.POINT_OF_KEY) == 21 * 2 + 7 * 4
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_compiled_builds_code_paths_play_the_same_match(
+    players: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The branches that only the mypyc build takes give the very same states and moves.
 
-
-def test_the_end_sum_counts_a_lone_opening_double_once() -> None:
-    """[3|3] alone counts 6, not 12; joined on one side it still counts 6 through the other."""
-    alone = Layout.empty().place(Tile(3, 3))
-    assert geometry.is_lone_double(alone.open_keys)
-    assert alone.end_sum == sum(part.value for part in alone.contributions()) == 6
-    joined = alone.place(Tile(0, 3), Point(Tile(3, 3), Side.LINE_A))
-    assert not geometry.is_lone_double(joined.open_keys)
-    assert joined.end_sum == 6  # line_b counts both halves, and [0|3] shows 0
+    ``COMPILED`` picks the compiled build's shuffle in ``_fast``; run by the
+    interpreter it must play the same match, state for state, as the
+    pure-Python branch (the issue asks both builds to behave identically).
+    Kills the mutants of the ``if COMPILED:`` branch of ``_fast.shuffled_indices``.
+    (The slot stores of ``Layout.__init__``'s compiled branch need the native
+    class: the compiled CI step runs them.)
+    """
+    interpreted = random_play(new_match(players, seed=31 + players), 250, seed=players)
+    monkeypatch.setattr(fast, "COMPILED", True)
+    compiled = random_play(new_match(players, seed=31 + players), 250, seed=players)
+    assert compiled == interpreted
+    for mine, theirs in zip(compiled, interpreted, strict=True):
+        assert type(mine) is MatchState
+        assert type(mine.layout) is type(theirs.layout)
+        assert mine.layout.open_keys == theirs.layout.open_keys
+        assert mine.layout.end_sum == theirs.layout.end_sum
+        assert mine.layout.sniff is theirs.layout.sniff
+        assert mine.layout.tile_mask == theirs.layout.tile_mask
+        assert mine.layout.value_mask == theirs.layout.value_mask
+        assert mine.layout.tiles == theirs.layout.tiles
+        assert mine.history == theirs.history
+        assert mine.drawn_count == theirs.drawn_count
+        assert mine.drawn is theirs.drawn
+        assert mine.winner == theirs.winner
+        # The compiled build's store fills the cache that legal_moves reads back.
+        moves = legal_moves(mine)
+        assert state_module.legal_cache(mine) is moves
 
 
 def test_a_twin_constructor_stores_every_slot_and_keeps_the_keywords() -> None:
@@ -155,7 +211,7 @@ def test_a_twin_constructor_stores_every_slot_and_keeps_the_keywords() -> None:
 def test_the_twin_constructors_set_each_slot_from_its_own_argument() -> None:
     """Each slot comes from the argument of its name; ``_log`` from ``log``.
 
-    Kills ``_fast._same_names`` mutants 1 to 6 (it runs only while _fast loads).
+    Kills ``_native.same_names`` mutants 1 to 6 (it runs only while _fast loads).
     Only the interpreted build uses it: compiled, Layout and MatchState are
     native classes.
     """

@@ -17,10 +17,17 @@ from american_sniff import (
     Point,
     Side,
     Tile,
+    new_match,
+    parse_point,
     parse_tile,
 )
-from reference import point_key
-from scenarios import WORKED_EXAMPLE_STEPS, first_move_match, pt, table
+from american_sniff import layout as geometry
+from american_sniff import points as point_table
+from american_sniff.points import point_of_key
+from reference import check_layout, point_key
+from scenarios import WORKED_EXAMPLE_STEPS, first_move_match, pt, random_play, table
+
+_DOUBLE_SIDES = (Side.LINE_A, Side.LINE_B, Side.BRANCH_A, Side.BRANCH_B)
 
 # -- Side -----------------------------------------------------------------------
 
@@ -82,6 +89,40 @@ def test_point_order_is_tile_then_side() -> None:
     ]
 
 
+def test_every_point_has_an_order_that_names_it() -> None:
+    """``Point.order`` is ``8 * tile.index`` plus the side's rank; ``point_of_key`` reads it back.
+
+    The 70 points of the set: a non-double's two ends and a double's two line
+    sides and two branches. No other number is a point's order. Kills the
+    mutants of the point keys (``points.key_of``, ``points.point_of_key``).
+    """
+    orders = set()
+    for tile in ALL_TILES:
+        sides = (Side.LOW, Side.HIGH) if not tile.is_double else _DOUBLE_SIDES
+        for side in sides:
+            point = Point(tile, side)
+            assert point.order == tile.index * 8 + list(Side).index(side)
+            assert point_of_key(point.order) == point
+            orders.add(point.order)
+    assert len(orders) == 21 * 2 + 7 * 4
+    for key in set(range(-1, 8 * len(ALL_TILES) + 1)) - orders:
+        with pytest.raises(ValueError, match=rf"^no point has the order {key}$"):
+            point_of_key(key)
+
+
+def test_a_key_that_is_no_point_is_refused_by_number() -> None:
+    """point_of_key says which key has no point (7 is no side's rank), and refuses non-numbers.
+
+    Kills ``points._point`` mutant 3 (and ``layout._point`` mutant 3, merged into it).
+    """
+    assert point_of_key(Point(Tile(1, 4), Side.HIGH).order) == Point(Tile(1, 4), Side.HIGH)
+    with pytest.raises(ValueError, match=r"^no point has the order 7$"):
+        point_of_key(7)
+    for key in (-1, 28 * 8, "8"):
+        with pytest.raises(ValueError, match="no point has the order"):
+            point_of_key(key)  # type: ignore[arg-type]
+
+
 # -- Connection and Contribution ---------------------------------------------------
 
 
@@ -134,6 +175,16 @@ def test_equal_histories_give_equal_layouts() -> None:
     assert one == two
     assert hash(one) == hash(two)
     assert one != table(*WORKED_EXAMPLE_STEPS[:3])
+
+
+def test_layouts_of_a_round_have_distinct_hashes() -> None:
+    """A layout's hash depends on what is on the table, not on the class alone.
+
+    Kills ``Layout.__hash__`` mutant 1.
+    """
+    layouts = {state.layout for state in random_play(new_match(2, seed=6), 40, seed=6)}
+    assert len(layouts) > 10
+    assert len({hash(layout) for layout in layouts}) == len(layouts)
 
 
 def test_tiles_are_in_placement_order() -> None:
@@ -223,6 +274,79 @@ def test_every_open_point_is_a_free_side_of_a_placed_tile() -> None:
         assert len(layout.connections) == max(len(layout) - 1, 0)
 
 
+def test_every_table_of_one_or_two_tiles_is_the_rules_table() -> None:
+    """Each opening tile, and each tile joined to each of its points, gives the rules' table.
+
+    Every one- and two-tile table matches the recomputation from scratch
+    (``reference.check_layout``): its open points, what each counts, the end
+    sum, the Sniff, and which points each of the 28 tiles fits. An opening
+    tile leaves both its sides open (both line sides of a double); a tile
+    joined to a point leaves its other end open, and a double its line B.
+    This pins, by what the table does, the tables the engine builds once
+    (the keys each tile opens and leaves free, the points' worth and the
+    tiles' values); it kills the mutants of ``layout._opening_keys`` and
+    ``layout._free_key`` too, with the next test, which calls those builders.
+    """
+    joined = 0
+    for tile in ALL_TILES:
+        opening = Layout.empty().place(tile)
+        check_layout(opening)
+        expected = _DOUBLE_SIDES[:2] if tile.is_double else (Side.LOW, Side.HIGH)
+        assert opening.points() == tuple(Point(tile, side) for side in expected)
+        for point in opening.points():
+            for other in ALL_TILES:
+                if other is tile or not other.has(point.value):
+                    continue
+                after = opening.place(other, point)
+                check_layout(after)
+                (new,) = [p for p in after.points() if p.tile is other]
+                if other.is_double:
+                    assert new.side is Side.LINE_B
+                else:
+                    assert new.value == other.low + other.high - point.value
+                joined += 1
+    # Each opening tile leaves two points open, and each point takes the 7
+    # tiles that show its value, less the opening tile itself.
+    assert joined == 2 * len(ALL_TILES) * 7 - 2 * len(ALL_TILES)
+
+
+def test_the_import_time_tables_give_the_keys_of_the_points_of_the_table() -> None:
+    """The builders that run once at import give the keys the table shows.
+
+    mutmut runs each mutant in a process that imported the package unmutated,
+    so a function that only builds a module-level table is checked by calling
+    it, against what the table does. Kills the mutants of ``points._point_table``,
+    ``points.key_of``, ``layout._opening_keys``, ``layout._free_key`` and
+    ``layout._fits`` (which decides where ``FREE_KEY`` has a key: a point of
+    another tile that shows one of the tile's halves).
+    """
+    expected: list[Point | None] = [None] * (8 * len(ALL_TILES))
+    for tile in ALL_TILES:
+        for point in Layout.empty().place(tile).points():
+            expected[point.order] = point
+    for tile in ALL_TILES:  # the branches of a double open only on the table
+        if tile.is_double:
+            for side in (Side.BRANCH_A, Side.BRANCH_B):
+                expected[Point(tile, side).order] = Point(tile, side)
+    assert point_table._point_table() == expected
+    for tile in ALL_TILES:
+        opening = Layout.empty().place(tile)
+        assert geometry._opening_keys(tile) == tuple(p.order for p in opening.points())
+        for point in opening.points():
+            assert point_table.key_of(point.tile, point.side) == point.order
+            for other in ALL_TILES:
+                if other is tile or not other.has(point.value):
+                    continue
+                (new,) = [p for p in opening.place(other, point).points() if p.tile is other]
+                assert geometry._free_key(other, point.order) == new.order
+    for tile in ALL_TILES:
+        assert geometry._fits(tile, None) is False
+        for other in ALL_TILES:
+            for point in Layout.empty().place(other).points():
+                fits = other is not tile and point in Layout.empty().place(other).fits(tile)
+                assert geometry._fits(tile, point) is fits
+
+
 def test_repr_names_the_tiles_and_the_sum() -> None:
     """The repr lists the tiles in placement order and the end sum."""
     assert repr(Layout.empty()) == "<Layout [] end_sum=0>"
@@ -254,6 +378,19 @@ def test_parse_point_reads_back_every_point_str_writes() -> None:
     for bad in ("[1|4]", "[1|4] middle", "low", "[1|4] line_a", "[7|1] low", ""):
         with pytest.raises(ValueError, match=r"not a point|not a tile|not a double|half"):
             parse_point(bad)
+
+
+def test_a_point_with_an_unknown_side_lists_the_sides() -> None:
+    """The refusal names the text and lists the six side names, comma separated.
+
+    Kills ``points.parse_point`` mutant 17.
+    """
+    with pytest.raises(ValueError, match="not a point") as error:
+        parse_point("[1|4] middle")
+    assert str(error.value) == (
+        "not a point: '[1|4] middle' (expected '[a|b] SIDE' with SIDE one of "
+        "low, high, line_a, line_b, branch_a, branch_b)"
+    )
 
 
 def test_the_tiles_that_fit_a_mask_of_open_values_are_those_showing_one_of_them() -> None:

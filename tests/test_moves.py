@@ -14,6 +14,7 @@ from american_sniff import (
     Place,
     Point,
     Side,
+    Tile,
     parse_move,
     parse_point,
     parse_tile,
@@ -45,6 +46,33 @@ def test_parse_move_reads_back_every_move_str_writes() -> None:
     for move in moves:
         assert parse_move(str(move)) == move
         assert eval(repr(move), namespace) == move  # the repr is ours: paste-back check
+
+
+def test_draw_and_pass_write_themselves() -> None:
+    """str() is the move's word and repr() its constructor call.
+
+    Kills ``moves._Word.__repr__`` mutant 1.
+    """
+    assert (str(Draw()), repr(Draw())) == ("draw", "Draw()")
+    assert (str(Pass()), repr(Pass())) == ("pass", "Pass()")
+
+
+def test_tile_and_move_text_may_hold_spaces_inside_the_brackets() -> None:
+    """``[ 1 | 4 ]`` is read like ``[1|4]``, in a tile and inside a move."""
+    assert parse_tile(" [ 4 | 1 ] ") == Tile(1, 4)
+    assert parse_move("[ 1 | 4 ] opens") == parse_move("[1|4] opens")
+    assert str(parse_move("[ 4 | 1 ] on [ 1 | 1 ] line_b")) == "[1|4] on [1|1] line_b"
+
+
+def test_a_placement_is_read_as_its_tile_before_the_first_on() -> None:
+    """The tile is the text before the first `` on ``; what follows must be one point.
+
+    A second ``on`` is then part of the point, and the refusal quotes that part.
+    Kills ``moves.parse_move`` mutant 12 (``partition`` → ``rpartition``).
+    """
+    with pytest.raises(ValueError, match="not a tile") as error:
+        parse_move("[1|4] on [1|1] on line_b")
+    assert str(error.value) == "not a tile: '[1|1] on' (expected '[a|b]' with halves from 0 to 6)"
 
 
 @pytest.mark.parametrize(

@@ -35,6 +35,7 @@ from american_sniff import (
     parse_tile,
     placement_points,
     round_hand,
+    rules,
     score_of,
 )
 from reference import HAND_SIZE, side_of
@@ -153,6 +154,141 @@ BLOCK_BY_DRAW_SCRIPT = (
 def domino_states(seed: int = 5, later: Sequence[Deal] = ()) -> list[MatchState]:
     """The states of the domino scenario."""
     return run(new_match(4, seed=seed, deals=[DOMINO_DEAL, *later]), DOMINO_SCRIPT)
+
+
+# -- the rule functions of rules.py, one at a time --------------------------------------
+# The engine calls each of them only with the arguments a match produces; these
+# pin every case the rules text distinguishes, so that a changed comparison,
+# constant or branch fails here and not only deep inside a played match.
+
+
+@pytest.mark.parametrize(("players", "size", "target"), [(2, 7, 250), (3, 6, 200), (4, 5, 200)])
+def test_hand_size_and_target_follow_the_number_of_players(
+    players: int, size: int, target: int
+) -> None:
+    """7, 6 or 5 tiles each; 250 points with 2 players, 200 with 3 or 4 (the tables agree).
+
+    Kills the mutants of ``rules.hand_size`` and ``rules.target``.
+    """
+    assert rules.hand_size(players) == size == rules.HAND_SIZE[players]
+    assert rules.target(players) == target == rules.TARGET[players]
+    assert players in rules.PLAYER_COUNTS
+
+
+@pytest.mark.parametrize(("players", "sides"), [(2, 2), (3, 3), (4, 2)])
+def test_four_players_play_in_two_partnerships(players: int, sides: int) -> None:
+    """Seats 0 and 2 against 1 and 3 with 4 players; otherwise each seat for itself.
+
+    Kills the mutants of ``rules.side_count`` and ``rules.side_of``.
+    """
+    assert rules.side_count(players) == sides
+    expected = [seat % 2 for seat in range(4)] if players == 4 else list(range(players))
+    assert [rules.side_of(players, seat) for seat in range(players)] == expected
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_play_goes_round_the_table_in_seat_order(players: int) -> None:
+    """After the last seat comes seat 0 again.
+
+    Kills the mutants of ``rules.next_seat``.
+    """
+    assert [rules.next_seat(players, seat) for seat in range(players)] == [
+        *range(1, players),
+        0,
+    ]
+
+
+def test_a_lot_decides_the_opener_only_without_a_finisher() -> None:
+    """The player who went out opens (seat 0 too); otherwise the lot, which must be given.
+
+    Kills the mutants of ``rules.lot_is_due`` and ``rules.opener``.
+    """
+    assert rules.lot_is_due(None) is True
+    assert rules.lot_is_due(0) is False
+    assert rules.lot_is_due(3) is False
+    assert rules.opener(2, None) == 2
+    assert rules.opener(2, 1) == 2  # the finisher opens, whatever a lot would say
+    assert rules.opener(0, 1) == 0  # seat 0 is a finisher too, not "no finisher"
+    assert rules.opener(0, None) == 0
+    assert rules.opener(None, 1) == 1
+    assert rules.opener(None, 0) == 0
+    assert rules.opener(None, 3) == 3
+    with pytest.raises(ValueError, match="drawn by lot") as error:
+        rules.opener(None, None)
+    assert str(error.value) == (
+        "no player went out, so the opener is drawn by lot, and none was given"
+    )
+
+
+@pytest.mark.parametrize(
+    ("table_empty", "can_place", "stock_left", "required"),
+    [
+        (True, False, 0, "place"),  # the opener places any tile
+        (True, False, 9, "place"),
+        (True, False, 14, "place"),
+        (True, True, 0, "place"),
+        (False, True, 0, "place"),  # a player who can place must place
+        (False, True, 4, "place"),
+        (False, True, 5, "place"),
+        (False, False, 1, "draw"),  # one who cannot draws while the stock lasts
+        (False, False, 5, "draw"),
+        (False, False, 14, "draw"),
+        (False, False, 0, "pass"),  # and passes once it is empty
+    ],
+)
+def test_what_a_player_must_do(
+    table_empty: bool, can_place: bool, stock_left: int, required: str
+) -> None:
+    """Place if the table is empty or a tile fits; else draw while the stock lasts; else pass.
+
+    Kills the mutants of ``rules.required_action``.
+    """
+    assert rules.required_action(table_empty, can_place, stock_left) == required
+
+
+@pytest.mark.parametrize(
+    ("players", "score", "won"),
+    [(2, 249, False), (2, 250, True), (2, 251, True), (2, 255, True)]
+    + [(3, 199, False), (3, 200, True), (4, 195, False), (4, 200, True), (4, -5, False)],
+)
+def test_a_side_wins_on_reaching_its_target(players: int, score: int, won: bool) -> None:
+    """Reaching or passing the target wins; falling short by one point does not.
+
+    Kills the mutants of ``rules.has_won``.
+    """
+    assert rules.has_won(players, score) is won
+
+
+@pytest.mark.parametrize(
+    ("stock_left", "anyone_can_place", "blocked"),
+    [(0, False, True), (0, True, False), (1, False, False), (3, True, False), (5, True, False)],
+)
+def test_a_round_is_blocked_only_with_an_empty_stock_and_nobody_able_to_place(
+    stock_left: int, anyone_can_place: bool, blocked: bool
+) -> None:
+    """Both conditions are needed.
+
+    Kills the mutants of ``rules.is_blocked``.
+    """
+    assert rules.is_blocked(stock_left, anyone_can_place) is blocked
+
+
+def test_settlement_rounds_each_hand_on_its_own_and_has_no_floor() -> None:
+    """Each hand is rounded alone and taken from its side; no floor; nothing is gained.
+
+    Partners are rounded separately, the finisher loses nothing, scores may go
+    negative. Kills the mutants of ``rules.settle``.
+    """
+    deductions, scores = rules.settle(4, (10, 0), (2, 3, 2, 8))
+    # 2 -> 0 and 2 -> 0 for side 0 (together 4 would round to 5); 3 -> 5, 8 -> 10 for side 1.
+    assert deductions == (0, 5, 0, 10)
+    assert scores == (10, -15)
+    assert rules.settle(4, (40, 25), (7, 0, 13, 2)) == ((5, 0, 15, 0), (20, 25))
+    assert rules.settle(4, (10, 10), (2, 0, 2, 3)) == ((0, 0, 0, 5), (10, 5))
+    assert rules.settle(2, (40, 25), (0, 13)) == ((0, 15), (40, 10))
+    assert rules.settle(2, (10, 3), (0, 8)) == ((0, 10), (10, -7))
+    assert rules.settle(3, (5, 5, 5), (7, 12, 1)) == ((5, 10, 0), (0, -5, 5))
+    assert rules.settle(3, (0, 5, 0), (3, 0, 12)) == ((5, 0, 10), (-5, 5, -10))
 
 
 # -- equipment, players, targets -------------------------------------------------------
@@ -645,15 +781,18 @@ def test_a_zero_sniff_branches_count_zero() -> None:
 # -- scoring a placement -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("end_sum", range(37))
+@pytest.mark.parametrize("end_sum", range(61))
 def test_only_a_positive_multiple_of_five_scores(end_sum: int) -> None:
     """Clause "Scoring a placement".
 
     A positive multiple of five scores exactly the sum, any other sum (zero included) scores
-    nothing.
+    nothing: every sum a table can show (0 to 36), and beyond. Kills the mutants of
+    ``rules.placement_points``.
     """
-    expected = end_sum if end_sum in (5, 10, 15, 20, 25, 30, 35) else 0
+    expected = end_sum if end_sum > 0 and end_sum % 5 == 0 else 0
     assert placement_points(end_sum) == expected
+    if end_sum <= 36:
+        assert expected == (end_sum if end_sum in (5, 10, 15, 20, 25, 30, 35) else 0)
 
 
 @pytest.mark.parametrize(("last", "end_sum", "points"), [("[3|3]", 36, 0), ("[3|5]", 35, 35)])
@@ -811,6 +950,24 @@ def test_a_drawn_tile_that_fits_must_be_placed_at_once_and_only_it() -> None:
         assert after.turn == 0
 
 
+def test_after_a_fitting_draw_only_the_drawn_tile_is_offered() -> None:
+    """legal_moves reads the drawn tile from the state: the rest of the hand is not offered.
+
+    The engine never reaches a state where another tile of the hand fits after
+    a draw, so the state is made with attrs.evolve: ``drawn`` alone decides.
+
+    Kills ``engine.legal_moves`` mutants 15 and 18.
+    """
+    state = apply(new_match(2, seed=1), legal_moves(new_match(2, seed=1))[0])
+    hand = state.hands[state.turn]
+    fitting = [move for move in legal_moves(state) if isinstance(move, Place)]
+    assert len({move.tile for move in fitting}) > 1
+    drawn = fitting[-1].tile
+    waiting = state.evolve(drawn=drawn)
+    assert drawn in hand
+    assert legal_moves(waiting) == tuple(move for move in fitting if move.tile == drawn)
+
+
 def test_a_player_passes_only_when_the_stock_is_empty() -> None:
     """Clause "Only a player who cannot place and faces an empty stock passes".
 
@@ -952,13 +1109,24 @@ def test_a_hand_rounds_to_the_nearest_five_remainders_1_2_down_3_4_up(pips: int)
     """Clause "Settlement".
 
     Round to the nearest multiple of five, remainders 1 and 2 down, 3 and 4 up, exact multiples
-    stay (every hand total from 0 to 84 pips).
+    stay (every hand total from 0 to 84 pips). Kills the mutants of ``rules.round_hand``.
     """
     remainder = pips % 5
     expected = pips - remainder if remainder <= 2 else pips + 5 - remainder
     assert round_hand(pips) == expected
     assert round_hand(pips) % 5 == 0
     assert abs(round_hand(pips) - pips) <= 2
+
+
+@pytest.mark.parametrize("pips", [-1, -3, True, 2.0, "7"])
+def test_round_hand_refuses_what_no_hand_holds(pips: object) -> None:
+    """A hand's pips are a whole number, 0 or more; the refusal names the value.
+
+    Kills the message mutants of ``rules.round_hand``.
+    """
+    with pytest.raises(ValueError, match="whole number of pips") as error:
+        round_hand(pips)
+    assert str(error.value) == f"a hand holds a whole number of pips, 0 or more, got {pips!r}"
 
 
 def test_partners_hands_are_rounded_separately_never_pooled() -> None:
@@ -1108,6 +1276,13 @@ def test_a_match_is_reproducible_from_its_seed(players: int) -> None:
     assert [s.stock for s in one] == [s.stock for s in again]
     assert [s.last_action for s in one] == [s.last_action for s in again]
     assert one[-1].scores == again[-1].scores
+
+
+def test_an_unseeded_match_draws_a_64_bit_seed() -> None:
+    """Without a seed, a random one from 0 to 2**64 - 1 is drawn and kept."""
+    seeds = {new_match(2).seed for _ in range(20)}
+    assert all(type(seed) is int and 0 <= seed < 2**64 for seed in seeds)
+    assert len(seeds) > 1
 
 
 def test_every_draw_takes_the_front_of_the_stock_in_seeded_matches() -> None:

@@ -1,6 +1,7 @@
 """Saving and loading states: ``MatchState.to_json`` and ``MatchState.from_json``.
 
-``ROUNDTRIP_MATCHES`` (default 30) sets how many random matches the exhaustive
+``ROUNDTRIP_MATCHES`` (default 30, a third of that under the quick Hypothesis
+profile: see ``scenarios.sweep``) sets how many random matches the exhaustive
 round-trip test plays; CI runs it with 300 (100 each of 2, 3 and 4 players).
 """
 
@@ -28,9 +29,9 @@ from american_sniff import (
 )
 from american_sniff.conformance.protocol import read_move  # deprecated: its alias is tested
 from american_sniff.serial import MAX_STATE_BYTES, state_to_dict
-from scenarios import DRAW_DEAL
+from scenarios import DRAW_DEAL, sweep
 
-ROUNDTRIP_MATCHES = int(os.environ.get("ROUNDTRIP_MATCHES", "30"))
+ROUNDTRIP_MATCHES = int(os.environ.get("ROUNDTRIP_MATCHES") or sweep(30))
 
 
 def _states(players: int, seed: int) -> Iterator[MatchState]:

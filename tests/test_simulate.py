@@ -125,6 +125,7 @@ def test_an_address_needs_the_ray_backend(capsys: pytest.CaptureFixture[str]) ->
     assert "--address needs --backend ray" in capsys.readouterr().err
 
 
+@pytest.mark.strength
 def test_the_done_when_command_shows_greedy_ahead() -> None:
     """The issue's command, run as a program: greedy wins most of 200 four-player matches."""
     process = subprocess.run(
