@@ -24,7 +24,7 @@ stay immutable and a match is reproducible from its seed alone.
 
 **Two routes, one result.** Compiled code keeps integers below 2**62 unboxed,
 and the 64-bit products of SplitMix64 are far above that, so in the compiled
-build (:data:`~american_sniff._native.COMPILED`) :func:`next_u64`,
+build (:data:`~american_sniff.COMPILED`) :func:`next_u64`,
 :func:`below` (for bounds up to 64, what the bots and the lots use) and the
 deal's shuffle run the same arithmetic on 32-bit halves instead, with every
 intermediate value below 2**52, typed as 64-bit machine integers (``i64``)

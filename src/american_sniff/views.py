@@ -929,7 +929,7 @@ def view_to_dict(
 
     A spectator's view has ``seat``, ``hand`` and ``drawn`` null and
     ``legal_moves`` and ``previews`` null. ``geometry`` is null unless asked
-    for (see :meth:`SpectatorView.to_json`).
+    for (see :meth:`~american_sniff.SpectatorView.to_json`).
     """
     player = view if isinstance(view, PlayerView) else None
     last = view.last_action

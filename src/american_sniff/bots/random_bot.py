@@ -62,7 +62,7 @@ class RandomBot(SeededBot):
         A random bot reads nothing of a view but its legal moves, so a loop
         that has them (``legal_moves(state)`` for the seat to move) need not
         make the view: ``american-sniff simulate`` asks this way. The
-        generator moves exactly as in :meth:`choose`, so the match is the same.
+        generator moves exactly as in ``choose``, so the match is the same.
 
         >>> from american_sniff import legal_moves, new_match, view_for
         >>> state = new_match(2, seed=1)
