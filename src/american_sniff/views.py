@@ -102,13 +102,6 @@ if TYPE_CHECKING:
 TABLE_PAGE: Final = (48, 40)
 
 
-def _half() -> int:
-    """The drawing's half-tile unit, :data:`american_sniff.render.HALF`."""
-    from .render.geometry import HALF  # noqa: PLC0415 (loaded when drawn)
-
-    return HALF
-
-
 __all__ = [
     "EVENT_FORMAT",
     "MAX_VIEW_BYTES",
@@ -886,9 +879,11 @@ def geometry_to_dict(geometry: Geometry) -> dict[str, Any]:
     >>> doc["tiles"][0]["rect"], doc["anchors"][0]["point"], doc["anchors"][0]["facing"]
     ([-2, -1, 2, 1], '[1|4] low', 'west')
     """
+    from .render.geometry import HALF  # noqa: PLC0415 (loaded when drawn)
+
     return {
         "page": None if geometry.page is None else list(geometry.page),
-        "half": _half(),
+        "half": HALF,
         "bounds": _rect(geometry.bounds),
         "tiles": [
             {
