@@ -40,7 +40,7 @@ action 1 is illegal [must_place]: seat 1 opens the round and must place a tile; 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import ClassVar, Protocol
+from typing import Any, ClassVar, Protocol
 
 import attrs
 
@@ -65,6 +65,7 @@ __all__ = [
     "WrongSeat",
     "claim_differences",
     "deal_difference",
+    "dealt_from_log",
     "hands_as_dealt",
     "replay_actions",
     "replay_table",
@@ -382,17 +383,36 @@ def hands_as_dealt(
         (with ``hand_size``) a hand was dealt another number of tiles; the
         message names the seat (and ``round_name``, e.g. ``" of round 2"``).
     """
-    actions = tuple(actions)
+    triples = [(action.seat, action.move, action.tile) for action in actions]
+    return dealt_from_log(hands, triples, hand_size=hand_size, round_name=round_name)
+
+
+def dealt_from_log(
+    hands: Sequence[Sequence[Tile]],
+    actions: Sequence[Sequence[Any]],
+    *,
+    hand_size: int | None = None,
+    round_name: str = "",
+) -> tuple[tuple[Tile, ...], ...]:
+    """:func:`hands_as_dealt` of actions given as sequences that open with seat, move and tile.
+
+    The nodes of an action log (:func:`american_sniff.state.action_node`),
+    oldest first, are such sequences: validation reads them without making an
+    :class:`~american_sniff.Action` of each.
+
+    :raises ValueError: as :func:`hands_as_dealt` does.
+    """
     dealt = [list(hand) for hand in hands]
     placed = [0] * len(dealt)
     drew = [0] * len(dealt)
     for action in actions:
-        if type(action.move) is Place:
-            dealt[action.seat].append(action.move.tile)
-            placed[action.seat] += 1
+        move = action[1]
+        if type(move) is Place:
+            dealt[action[0]].append(move.tile)
+            placed[action[0]] += 1
     for action in actions:
-        seat, tile = action.seat, action.tile
-        if type(action.move) is Draw and tile is not None:
+        seat, tile = action[0], action[2]
+        if type(action[1]) is Draw and tile is not None:
             drew[seat] += 1
             if tile not in dealt[seat]:
                 raise ValueError(

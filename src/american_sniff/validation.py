@@ -19,22 +19,43 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from .deal import tile_index
 from .engine import seeded_deal
 from .errors import InvalidState
 from .layout import Layout
 from .moves import Draw, Pass, Place
-from .replayer import CLAIMS, ReplayError, hands_as_dealt, replay_actions
+from .replayer import CLAIMS, Problem, claim_differences, dealt_from_log, step
 from .rng import MASK64, below
 from .rules import HAND_SIZE, PLAYER_COUNTS, TARGET, lot_is_due, side_count, side_of
-from .state import Action, Deal, MatchState, RoundEnd, RoundInfo, RoundResult
+from .state import (
+    Action,
+    Deal,
+    MatchState,
+    RoundEnd,
+    RoundInfo,
+    RoundResult,
+    log_of,
+    round_log_of,
+)
 from .tiles import ALL_TILES, Tile
 
 __all__ = ["validate_state"]
 
 #: More actions than any round can hold.
 _MOST_ACTIONS = 4 * len(ALL_TILES)
+#: The set of tiles as a bit mask, bit ``tile.index`` for each tile.
+_ALL_TILES_MASK = (1 << len(ALL_TILES)) - 1
+
+#: A node of an action log (see :func:`american_sniff.state.action_node`):
+#: seat, move, tile drawn, end sum, points, scores after, previous node. The
+#: checks read the nodes themselves, which costs far less than the
+#: :class:`~american_sniff.Action` values of ``state.history``.
+_Node = tuple[Any, ...]
+#: The previous round as its check found it: its actions (oldest first), its
+#: hands as dealt, and the tiles drawn in it, in order.
+_Previous = tuple[tuple[_Node, ...], tuple[tuple[Tile, ...], ...], tuple[Tile, ...]]
 #: The largest round number and score a state may hold: JavaScript's largest
 #: exact integer, so that the JSON of any valid state is exact there too.
 MAX_ROUND = MAX_SCORE = 2**53 - 1
@@ -75,7 +96,7 @@ def _validate(state: MatchState) -> None:
     info = _check_info(state.info)
     players = info.players
     _check_fields(state, players)
-    nodes = _nodes(state.history, players, "the history")
+    nodes = _nodes(log_of(state), players, "the history")
     _check_tiles(state, info)
     _check_drawn(state, nodes)
     _check_target(state.scores, state.winner, players)
@@ -88,9 +109,9 @@ def _validate(state: MatchState) -> None:
             "so the state should be the first of the next round"
         )
     _compare(state, replayed)
-    _check_last_round(info, start_scores)
-    _check_actions_before(info)
-    _check_deal(info, start_hands)
+    previous = _check_last_round(info, start_scores)
+    _check_actions_before(info, None if previous is None else len(previous[0]))
+    _check_deal(info, start_hands, previous)
 
 
 # -- plain checks ----------------------------------------------------------------
@@ -165,8 +186,11 @@ def _check_info(info: object) -> RoundInfo:
     return info
 
 
-def _check_actions_before(info: RoundInfo) -> None:
-    """The match's count of earlier actions is possible: 0 in round 1, else each round had one."""
+def _check_actions_before(info: RoundInfo, previous: int | None) -> None:
+    """The match's count of earlier actions is possible: 0 in round 1, else each round had one.
+
+    ``previous`` is the number of actions of the previous round, if there is one.
+    """
     count = info.actions_before
     if not _is_int(count) or not 0 <= count <= MAX_ROUND:
         raise InvalidState(f"actions_before must be an integer from 0 to 2**53 - 1, got {count!r}")
@@ -174,9 +198,9 @@ def _check_actions_before(info: RoundInfo) -> None:
         raise InvalidState(
             f"the first round has no actions before it, but actions_before is {count}"
         )
-    if info.round > 1 and info.last_round is not None:
+    if info.round > 1 and previous is not None:
         # The previous round's actions, and at least one for each round before it.
-        least = len(info.last_round.history) + info.round - 2
+        least = previous + info.round - 2
         most = (info.round - 1) * _MOST_ACTIONS
         if not least <= count <= most:
             raise InvalidState(
@@ -203,13 +227,27 @@ def _check_fields(state: MatchState, players: int) -> None:
         )
 
 
-def _nodes(history: tuple[Action, ...], players: int, what: str) -> tuple[Action, ...]:
-    """The actions of ``history``, oldest first, each checked for types."""
-    if len(history) > _MOST_ACTIONS:
-        raise InvalidState(f"{what} is longer than any round can be")
-    for index, action in enumerate(history, start=1):
-        seat, move, tile = action.seat, action.move, action.tile
-        end_sum, points, scores = action.end_sum, action.points, action.scores
+def _nodes(log: object, players: int, what: str) -> tuple[_Node, ...]:
+    """The nodes of the action ``log``, oldest first, each checked for types."""
+    found: list[_Node] = []
+    node: Any = log
+    while node is not None:
+        if type(node) is not tuple or len(node) != 7:
+            raise InvalidState(f"the state is malformed: {what} is not a chain of actions")
+        if len(found) == _MOST_ACTIONS:
+            raise InvalidState(f"{what} is longer than any round can be")
+        found.append(node)
+        node = node[6]
+    found.reverse()
+    for index, action in enumerate(found, start=1):
+        seat, move, tile, end_sum, points, scores = (
+            action[0],
+            action[1],
+            action[2],
+            action[3],
+            action[4],
+            action[5],
+        )
         where = f"action {index} of {what}"
         _seat(seat, players, f"the seat of {where}")
         if type(move) not in (Place, Draw, Pass):
@@ -221,7 +259,7 @@ def _nodes(history: tuple[Action, ...], players: int, what: str) -> tuple[Action
         if not _is_int(points):
             raise InvalidState(f"the points of {where} are not an integer: {points!r}")
         _scores(scores, players, f"the scores of {where}")
-    return history
+    return tuple(found)
 
 
 def _text(tiles: Sequence[Tile]) -> str:
@@ -230,6 +268,29 @@ def _text(tiles: Sequence[Tile]) -> str:
 
 def _check_tiles(state: MatchState, info: RoundInfo) -> None:
     """Every tile of the set is in exactly one place: a hand, the table or the stock."""
+    # The common case first, on bit masks; the places are named only for a message.
+    mask = count = 0
+    for hand in state.hands:
+        for tile in hand:
+            mask |= 1 << tile.index
+            count += 1
+    for tile in state.layout.tiles:
+        mask |= 1 << tile.index
+        count += 1
+    deck = info.deck
+    for tile in deck[state.drawn_count :]:
+        mask |= 1 << tile.index
+        count += 1
+    dealt = 0
+    for tile in deck:
+        dealt |= 1 << tile.index
+    size = len(ALL_TILES) - info.players * HAND_SIZE[info.players]
+    if (
+        count == len(ALL_TILES)
+        and mask == _ALL_TILES_MASK
+        and dealt.bit_count() == len(deck) == size
+    ):
+        return
     places: dict[Tile, list[str]] = {}
     for seat, hand in enumerate(state.hands):
         for tile in hand:
@@ -249,7 +310,6 @@ def _check_tiles(state: MatchState, info: RoundInfo) -> None:
     repeated = [t for t, n in Counter(info.deck).items() if n > 1]
     if repeated:
         raise InvalidState(f"the stock as dealt holds {repeated[0]} twice")
-    size = len(ALL_TILES) - info.players * HAND_SIZE[info.players]
     if len(info.deck) != size:
         raise InvalidState(
             f"the stock as dealt has {len(info.deck)} tiles; with {info.players} players "
@@ -257,7 +317,7 @@ def _check_tiles(state: MatchState, info: RoundInfo) -> None:
         )
 
 
-def _check_drawn(state: MatchState, nodes: tuple[Action, ...]) -> None:
+def _check_drawn(state: MatchState, nodes: tuple[_Node, ...]) -> None:
     """A drawn tile is the one the player to move has just drawn, and it fits."""
     drawn = state.drawn
     if drawn is None:
@@ -268,7 +328,7 @@ def _check_drawn(state: MatchState, nodes: tuple[Action, ...]) -> None:
             "not fit is kept in the hand, not marked as drawn"
         )
     last = nodes[-1] if nodes else None
-    if last is None or type(last.move) is not Draw or last.seat != state.turn or last.tile != drawn:
+    if last is None or type(last[1]) is not Draw or last[0] != state.turn or last[2] != drawn:
         raise InvalidState(
             f"the drawn tile {drawn} was not just drawn by seat {state.turn}, the seat to move"
         )
@@ -294,7 +354,7 @@ def _check_target(scores: tuple[int, ...], winner: int | None, players: int) -> 
 
 
 def _start_scores(
-    nodes: tuple[Action, ...], scores: tuple[int, ...], players: int
+    nodes: tuple[_Node, ...], scores: tuple[int, ...], players: int
 ) -> tuple[int, ...]:
     """The scores at the start of the round: ``scores`` less the points its actions claim.
 
@@ -302,19 +362,19 @@ def _start_scores(
     """
     start = list(scores)
     for action in nodes:
-        start[side_of(players, action.seat)] -= action.points
+        start[side_of(players, action[0])] -= action[4]
     return tuple(start)
 
 
 def _start_hands(
     hands: tuple[tuple[Tile, ...], ...],
-    nodes: tuple[Action, ...],
+    nodes: tuple[_Node, ...],
     players: int,
     round_name: str,
 ) -> tuple[tuple[Tile, ...], ...]:
     """Each hand at the deal: what the seat holds, plus what it placed, less what it drew."""
     try:
-        return hands_as_dealt(hands, nodes, hand_size=HAND_SIZE[players], round_name=round_name)
+        return dealt_from_log(hands, nodes, hand_size=HAND_SIZE[players], round_name=round_name)
     except ValueError as exc:
         raise InvalidState(str(exc)) from None
 
@@ -335,14 +395,17 @@ _REDRAWS = 4
 _MOST_PER_ROUND = 27 + 1 + _REDRAWS
 
 
-def _check_deal(info: RoundInfo, start_hands: tuple[tuple[Tile, ...], ...]) -> None:
+def _check_deal(
+    info: RoundInfo, start_hands: tuple[tuple[Tile, ...], ...], previous: _Previous | None
+) -> None:
     """The round's deal comes from its source: the seed where the generator stood, or a Deal.
 
     A round dealt from the seed must be the seeded deal from the generator
     state where the round began, and that state must be the seed advanced by
     no more outputs than the rounds before could draw. A round dealt from a
     given Deal (``info.given``) may hold any deal; its lot, if drawn, must
-    still come from the generator.
+    still come from the generator. ``previous`` is the previous round as
+    :func:`_check_last_round` found it.
     """
     if type(info.given) is not bool:
         raise InvalidState(f"given must be True or False, got {info.given!r}")
@@ -359,10 +422,11 @@ def _check_deal(info: RoundInfo, start_hands: tuple[tuple[Tile, ...], ...]) -> N
             "to be used first"
         )
     else:
-        # The fewest outputs first: a redraw is all but unheard of.
-        first = next(
-            (s for s in _starts(info.rng, 27) if _deals(info, s, start_hands, lot_due)), None
-        )
+        # The fewest outputs first: a redraw is all but unheard of. The deal
+        # draws 27 outputs at least, and a lot one more, so with a lot due the
+        # state 27 outputs back cannot be the start.
+        candidates = _starts(info.rng, 27)[1:] if lot_due else _starts(info.rng, 27)
+        first = next((s for s in candidates if _deals(info, s, start_hands, lot_due)), None)
         starts = [] if first is None else [first]
         if not starts:
             raise InvalidState(
@@ -376,11 +440,13 @@ def _check_deal(info: RoundInfo, start_hands: tuple[tuple[Tile, ...], ...]) -> N
             f"rng {info.rng} cannot be where the generator of seed {info.seed} stands "
             f"after the deal of round {info.round}"
         )
-    if info.last_round is not None and not info.last_round.given:
-        _check_previous_deal(info, info.last_round, starts)
+    if info.last_round is not None and not info.last_round.given and previous is not None:
+        _check_previous_deal(info, info.last_round, starts, previous)
 
 
-def _check_previous_deal(info: RoundInfo, result: RoundResult, starts: list[int]) -> None:
+def _check_previous_deal(
+    info: RoundInfo, result: RoundResult, starts: list[int], previous: _Previous
+) -> None:
     """The previous round, dealt from the seed, is the seeded deal that led to this round.
 
     ``starts`` are where the generator may have stood when this round began:
@@ -388,22 +454,24 @@ def _check_previous_deal(info: RoundInfo, result: RoundResult, starts: list[int]
     Its hands as dealt, the tiles it drew in order, and the lot must match.
     """
     players = info.players
-    nodes = result.history
-    dealt = _start_hands(result.hands, nodes, players, f" of round {result.round}")
-    drew = tuple(a.tile for a in nodes if type(a.move) is Draw and a.tile is not None)
-    opener = nodes[0].seat
+    nodes, dealt, drew = previous
+    opener = nodes[0][0]
+    # Every count of outputs, with and without a lot, is tried; the two without
+    # a redraw first (with a lot first after the first round, which drew one).
+    tries = [(lot, count) for lot in (False, True) for count in range(27 + lot, 33 + lot)]
+    likely = [(True, 28), (False, 27)] if result.round == 1 else [(False, 27), (True, 28)]
+    tries = likely + [t for t in tries if t not in likely]
     for start in starts:
-        for lot in (False, True):
-            for before in _starts(start, 27 + lot):
-                hands, stock, after = seeded_deal(players, before)
-                if hands != dealt or stock[: len(drew)] != drew:
+        for lot, count in tries:
+            hands, stock, after = seeded_deal(players, (start - count * _GAMMA) & MASK64)
+            if hands != dealt or stock[: len(drew)] != drew:
+                continue
+            if lot:
+                chosen, after = below(players, after)
+                if chosen != opener:
                     continue
-                if lot:
-                    chosen, after = below(players, after)
-                    if chosen != opener:
-                        continue
-                if after == start:
-                    return
+            if after == start:
+                return
     raise InvalidState(
         f"round {result.round} is marked as dealt from the seed, but its hands and the "
         "tiles drawn are not the seeded deal that leads to this round's generator state"
@@ -412,7 +480,7 @@ def _check_previous_deal(info: RoundInfo, result: RoundResult, starts: list[int]
 
 def _starts(rng: int, least: int) -> list[int]:
     """The generator states from which ``least`` outputs, or a few more, lead to ``rng``."""
-    return [(rng - count * _GAMMA) & MASK64 for count in range(least, least + 1 + _REDRAWS + 1)]
+    return [(rng - count * _GAMMA) & MASK64 for count in range(least, least + _REDRAWS + 2)]
 
 
 def _deals(
@@ -444,24 +512,35 @@ def _replay(
     info: RoundInfo,
     hands: tuple[tuple[Tile, ...], ...],
     scores: tuple[int, ...],
-    nodes: tuple[Action, ...],
+    nodes: tuple[_Node, ...],
     round_name: str,
 ) -> MatchState | RoundResult:
     """Play ``nodes`` again from the round's start; the last state, or the round's result.
 
     Every action must be legal, made by the seat to move, and claim what the
     rules give (the tile drawn, the end sum, the points, the scores). Only the
-    last action may end the round; if it does, the result is returned.
+    last action may end the round; if it does, the result is returned. Each
+    action is asked :func:`~american_sniff.replayer.step`'s questions, and its
+    claims are compared with the node the engine made; the sentence of a
+    problem is the replayer's.
     """
     state = MatchState(info, info.opener, hands, Layout.empty(), scores, None, None, 0)
-    where = "action {index}" + round_name + " ({move})"
-    try:
-        for after in replay_actions(
-            state, nodes, round=info.round, claims=CLAIMS, first=1, where=where
-        ):
-            state = after
-    except ReplayError as error:
-        raise InvalidState(str(error)) from None
+    number = info.round
+    for index, node in enumerate(nodes, start=1):
+        seat, move = node[0], node[1]
+        after = step(state, seat, move, index=index, round=number)
+        if isinstance(after, Problem):
+            raise InvalidState(after.describe(f"action {index}{round_name} ({move})"))
+        made: Any = log_of(after)
+        if made is None:  # the action ended the round: it is the last of the result's log
+            made = round_log_of(after.last_round) if after.last_round is not None else None
+        if made is None:
+            raise InvalidState(f"action {index}{round_name} ({move}) left no action behind")
+        if made[2] != node[2] or made[3] != node[3] or made[4] != node[4] or made[5] != node[5]:
+            claimed = Action(seat, move, node[2], node[3], node[4], node[5])
+            problem = claim_differences(claimed, after.last_action, index=index, fields=CLAIMS)[0]
+            raise InvalidState(problem.describe(f"action {index}{round_name} ({move})"))
+        state = after
     if state.round != info.round:
         result = state.last_round
         assert result is not None
@@ -491,8 +570,11 @@ def _first_difference(value: object, expected: object, fields: Iterable[str]) ->
 # -- the previous round ---------------------------------------------------------------
 
 
-def _check_last_round(info: RoundInfo, start_scores: tuple[int, ...]) -> None:
-    """The previous round replays, settles as recorded, and leads to this round."""
+def _check_last_round(info: RoundInfo, start_scores: tuple[int, ...]) -> _Previous | None:
+    """The previous round replays, settles as recorded, and leads to this round.
+
+    It returns what the deal's check needs of it, or None if there is none.
+    """
     result = info.last_round
     _check_below_target(info.round, start_scores, info.players)
     if result is None:
@@ -502,9 +584,9 @@ def _check_last_round(info: RoundInfo, start_scores: tuple[int, ...]) -> None:
             raise InvalidState(
                 f"the first round starts at scores {start_scores}; a match starts at 0"
             )
-        return
+        return None
     _check_leads_here(info, result, start_scores)
-    _check_replays(info, result)
+    return _check_replays(info, result)
 
 
 def _check_below_target(number: int, scores: tuple[int, ...], players: int) -> None:
@@ -538,14 +620,17 @@ def _check_leads_here(info: RoundInfo, result: RoundResult, start_scores: tuple[
         )
 
 
-def _check_replays(info: RoundInfo, result: RoundResult) -> None:
-    """The previous round's history, replayed from its start, ends in ``result``."""
+def _check_replays(info: RoundInfo, result: RoundResult) -> _Previous:
+    """The previous round's history, replayed from its start, ends in ``result``.
+
+    It returns the round's actions, its hands as dealt and the tiles drawn.
+    """
     players = info.players
     name = f" of round {result.round}"
     hands = _hands(result.hands, players, "the previous round's hands")
     _scores(result.scores, players, "the previous round's scores")
     _ints(result.deductions, players, "the previous round's deductions")
-    nodes = _nodes(result.history, players, "the previous round's history")
+    nodes = _nodes(round_log_of(result), players, "the previous round's history")
     if not nodes:
         raise InvalidState("the previous round's history is empty")
     before = list(result.scores)
@@ -554,14 +639,14 @@ def _check_replays(info: RoundInfo, result: RoundResult) -> None:
     start_scores_before = _start_scores(nodes, tuple(before), players)
     _check_below_target(result.round, start_scores_before, players)
     start_hands = _start_hands(hands, nodes, players, name)
-    drew = [a.tile for a in nodes if type(a.move) is Draw and a.tile is not None]
+    drew = tuple([a[2] for a in nodes if type(a[1]) is Draw and a[2] is not None])
     dealt = {t for hand in start_hands for t in hand}
     rest = [t for t in ALL_TILES if t not in dealt and t not in drew]
     replay_info = RoundInfo(
         players,
         info.seed,
         result.round,
-        nodes[0].seat,
+        nodes[0][0],
         (*drew, *rest),
         (),
         0,
@@ -580,3 +665,4 @@ def _check_replays(info: RoundInfo, result: RoundResult) -> None:
                 f"the result{name} gives {field} {value!r}; the rules give {expected!r}"
             )
         raise InvalidState(f"the result{name} does not match the replay of its history")
+    return nodes, start_hands, drew
