@@ -691,6 +691,9 @@ def state_from_json(text: object, *, key: bytes | None = None) -> MatchState:
         unsigned = _signed_text(text, _check_key(key))
         data = json.loads(unsigned)
     else:
+        quick = _quick_load(text)
+        if quick is not None:
+            return quick
         data = read_json(text, max_bytes=MAX_STATE_BYTES, error=InvalidState, what="the state")
     if isinstance(data, dict):
         check_header(data, STATE_FORMAT, InvalidState)
@@ -1078,3 +1081,257 @@ def _deals_from(docs: list[DealDoc]) -> tuple[Deal, ...]:
         except ValueError as exc:
             raise InvalidState(f"$.deals[{number}]: {exc}") from None
     return tuple(deals)
+
+
+# -- reading, fast --------------------------------------------------------------------
+# An untrusted state text is first read by the quick reader below: the plain
+# JSON parser (in C, no Python call per value) and one pass over the parsed
+# document, in the exact shape the writers give. It takes only documents that
+# the strict reader above reads the same way, and builds the very state that
+# reader builds; on anything else (an unusual but valid document, or a bad
+# one) it gives way to the strict reader, which names the problem. Either
+# way, the state is then checked in full by validate_state.
+#
+# What the strict parser refuses, the quick one must not let through unseen:
+# floats and NaN are refused by hooks (called only when one appears); every
+# integer of the document is range-checked where it is read; and a repeated
+# key is caught by counting quotes. In JSON text a quote only delimits a
+# string or is escaped inside one, so a text holds exactly two quotes per
+# string of its parsed document if no string was dropped, as a repeated key
+# and the value it replaced would be; the reader counts the strings it takes.
+
+#: The keys of a state document, as the writers give them.
+_SIGNED_STATE_KEYS = frozenset(attrs.fields_dict(_StateDoc))
+_STATE_KEYS = _SIGNED_STATE_KEYS - {"signature"}
+#: The keys of a finished round's object, and of an action.
+_ROUND_KEYS = frozenset(attrs.fields_dict(_RoundDoc))
+_ACTION_KEYS = frozenset(attrs.fields_dict(ActionDoc))
+_DEAL_KEYS = frozenset(attrs.fields_dict(DealDoc))
+
+
+class _NotQuick(Exception):
+    """The quick reader leaves this document to the strict one."""
+
+
+def _quick_int(value: object) -> int:
+    """``value`` if it is an integer that the strict parser reads (at most 2**53 - 1 in size)."""
+    if type(value) is not int or not -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
+        raise _NotQuick
+    return value
+
+
+def _quick_tiles(texts: object) -> tuple[Tile, ...]:
+    """The tiles of a JSON list of tile texts, each as the library's instance."""
+    if type(texts) is not list:
+        raise _NotQuick
+    tiles = _TILE_OF_TEXT
+    return tuple([tiles[text] for text in texts])  # a KeyError for anything but a tile's text
+
+
+def _quick_hands(docs: object, count: int) -> tuple[tuple[tuple[Tile, ...], ...], int]:
+    """``count`` hands of tile texts, and how many strings they hold."""
+    if type(docs) is not list or len(docs) != count:
+        raise _NotQuick
+    hands = tuple([_quick_tiles(hand) for hand in docs])
+    return hands, sum([len(hand) for hand in hands])
+
+
+def _quick_log(docs: object, players: int, final: tuple[int, ...]) -> tuple[ActionLog, int]:
+    """The action log of a history (as :func:`action_log_from`), and how many strings it holds."""
+    if type(docs) is not list:
+        raise _NotQuick
+    actions: list[tuple[int, Move, Tile | None, int | None, int]] = []
+    strings = 0
+    tiles = _TILE_OF_TEXT
+    for doc in docs:
+        if type(doc) is not dict or doc.keys() != _ACTION_KEYS:
+            raise _NotQuick
+        seat, text, tile_text_, end_sum, points = (
+            doc["seat"],
+            doc["move"],
+            doc["tile"],
+            doc["end_sum"],
+            doc["points"],
+        )
+        if type(seat) is not int or not 0 <= seat < players or type(text) is not str:
+            raise _NotQuick
+        move = parse_move(text, strict=True)
+        kind = type(move)
+        if kind is Place:
+            if tile_text_ is not None:
+                raise _NotQuick
+            _quick_int(end_sum)
+            actions.append((seat, move, None, end_sum, _quick_int(points)))
+            strings += 6
+        elif end_sum is not None or points is not None:
+            raise _NotQuick
+        elif kind is Draw:
+            actions.append((seat, move, tiles[tile_text_], None, 0))
+            strings += 7
+        elif tile_text_ is None:
+            actions.append((seat, move, None, None, 0))
+            strings += 6
+        else:
+            raise _NotQuick
+    scores = list(final)
+    after: list[tuple[int, ...]] = []
+    for seat, _, _, _, points in reversed(actions):
+        after.append(tuple(scores))
+        if points:
+            scores[side_of(players, seat)] -= points
+    after.reverse()
+    log: ActionLog = None
+    for (seat, move, tile, end_sum, points), scores_after in zip(actions, after, strict=True):
+        log = action_node(seat, move, tile, end_sum, points, scores_after, log)
+    return log, strings
+
+
+def _quick_scores(values: object, count: int) -> tuple[int, ...]:
+    if type(values) is not list or len(values) != count:
+        raise _NotQuick
+    return tuple([_quick_int(value) for value in values])
+
+
+def _quick_round(doc: object, players: int) -> tuple[RoundResult, int]:
+    """The previous round's result (as :func:`_round_from`), and how many strings it holds."""
+    if type(doc) is not dict or doc.keys() != _ROUND_KEYS:
+        raise _NotQuick
+    end, dealt_from, finisher = doc["end"], doc["dealt_from"], doc["finisher"]
+    if end not in ("domino", "blocked") or dealt_from not in ("seed", "deal"):
+        raise _NotQuick
+    if finisher is not None:
+        _quick_int(finisher)
+    deductions = _quick_scores(doc["deductions"], players)
+    scores = _quick_scores(doc["scores"], 2 if players == 4 else players)
+    before = list(scores)
+    for seat, amount in enumerate(deductions):
+        before[side_of(players, seat)] += amount
+    log, strings = _quick_log(doc["history"], players, tuple(before))
+    hands, tiles = _quick_hands(doc["hands"], len(doc["hands"]))
+    result = RoundResult(
+        round=_quick_int(doc["round"]),
+        end=RoundEnd(end),
+        finisher=finisher,
+        layout=_layout_from(log, "$.last_round.history", trusted=True),
+        hands=hands,
+        deductions=deductions,
+        scores=scores,
+        log=log,
+        given=dealt_from == "deal",
+    )
+    return result, len(_ROUND_KEYS) + 2 + strings + tiles
+
+
+def _quick_deals(docs: object, players: int) -> tuple[tuple[Deal, ...], int]:
+    """The deals still to use (as :func:`_deals_from`), and how many strings they hold."""
+    if type(docs) is not list:
+        raise _NotQuick
+    deals = []
+    strings = 0
+    for doc in docs:
+        if type(doc) is not dict or doc.keys() != _DEAL_KEYS:
+            raise _NotQuick
+        hands, held = _quick_hands(doc["hands"], len(doc["hands"]))
+        stock = _quick_tiles(doc["stock"])
+        opener = doc["opener"]
+        if opener is not None:
+            _quick_int(opener)
+        deals.append(Deal(hands=hands, stock=stock, opener=opener))
+        strings += len(_DEAL_KEYS) + held + len(stock)
+    return tuple(deals), strings
+
+
+def _quick_state(data: dict[str, Any]) -> tuple[MatchState, int]:
+    """The state of a parsed document (as :func:`_build_state`), and how many strings it holds.
+
+    :raises _NotQuick: or another exception, if the document is not as the
+        writers give it; the strict reader then reads it.
+    """
+    keys = data.keys()
+    strings = len(keys)
+    if keys == _SIGNED_STATE_KEYS:
+        if type(data["signature"]) is not str:
+            raise _NotQuick
+        strings += 1
+    elif keys != _STATE_KEYS:
+        raise _NotQuick
+    if (
+        data["format"] != STATE_FORMAT
+        or type(data["format_version"]) is not int
+        or data["format_version"] != FORMAT_VERSION
+        or data["rules_version"] != RULES_VERSION
+    ):
+        raise _NotQuick
+    players = data["players"]
+    if players not in (2, 3, 4) or type(players) is not int:
+        raise _NotQuick
+    seed = read_u64(data["seed"], "$.seed", InvalidState)
+    rng = read_u64(data["rng"], "$.rng", InvalidState)
+    dealt_from = data["dealt_from"]
+    if dealt_from not in ("seed", "deal"):
+        raise _NotQuick
+    strings += 5  # format, rules_version, seed, rng, dealt_from
+    scores = _quick_scores(data["scores"], 2 if players == 4 else players)
+    log, in_history = _quick_log(data["history"], players, scores)
+    hands, in_hands = _quick_hands(data["hands"], players)
+    stock = _quick_tiles(data["stock"])
+    deals, in_deals = _quick_deals(data["deals"], players)
+    last = data["last_round"]
+    result, in_last = (None, 0) if last is None else _quick_round(last, players)
+    drawn_text, winner = data["drawn"], data["winner"]
+    drawn = None if drawn_text is None else _TILE_OF_TEXT[drawn_text]
+    if winner is not None:
+        _quick_int(winner)
+    drawn_tiles = _drawn_tiles(log)
+    info = RoundInfo(
+        players=players,
+        seed=seed,
+        round=_quick_int(data["round"]),
+        opener=_quick_int(data["opener"]),
+        deck=(*drawn_tiles, *stock),
+        deals=deals,
+        rng=rng,
+        last_round=result,
+        actions_before=_quick_int(data["actions_before"]),
+        given=dealt_from == "deal",
+    )
+    state = MatchState(
+        info=info,
+        turn=_quick_int(data["turn"]),
+        hands=tuple([tuple(sorted(hand, key=tile_index)) for hand in hands]),
+        layout=_layout_from(log, "$.history", trusted=True),
+        scores=scores,
+        winner=winner,
+        drawn=drawn,
+        drawn_count=len(drawn_tiles),
+        log=log,
+    )
+    strings += in_history + in_hands + len(stock) + in_deals + in_last + (drawn is not None)
+    return state, strings
+
+
+def _quick_load(text: object) -> MatchState | None:
+    """The state of an untrusted ``text``, fully validated; or None: the strict reader reads it."""
+    if isinstance(text, bytes | bytearray):
+        if len(text) > MAX_STATE_BYTES:
+            return None
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    if type(text) is not str or len(text) > MAX_STATE_BYTES:
+        return None
+    try:
+        data = json.loads(text, parse_float=_refuse_float, parse_constant=_refuse_float)
+        if type(data) is not dict:
+            return None
+        state, strings = _quick_state(data)
+    except Exception:  # whatever it is, the strict reader names it
+        return None
+    if text.count('"') != 2 * strings:  # a repeated key, or an escaped quote: see above
+        return None
+    try:
+        validate_state(state)
+    except InvalidState:
+        return None
+    return state

@@ -1,0 +1,170 @@
+"""The quick reader of untrusted state texts: the same verdict as the strict reader, faster.
+
+``MatchState.from_json(text)`` first reads a text with the plain JSON parser
+and one pass over the document as the writers give it; anything else goes to
+the strict reader (``read_json``, the converter, ``_build_state``). Either
+way the state is validated in full. These tests pin that the quick reader
+takes every honest save, that it never lets through what the strict reader
+refuses, and that both give the same state or the same message.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from american_sniff import ALL_TILES, Deal, InvalidState, MatchState, new_match, serial
+from scenarios import random_play
+
+
+def _strict_only(text: object, monkeypatch: pytest.MonkeyPatch) -> MatchState | str:
+    """What the strict reader alone makes of ``text``: the state, or the message."""
+    with monkeypatch.context() as patch:
+        patch.setattr(serial, "_quick_load", lambda _: None)
+        return _outcome(text)
+
+
+def _outcome(text: object) -> MatchState | str:
+    try:
+        return MatchState.from_json(text)  # type: ignore[call-overload, no-any-return]
+    except InvalidState as error:
+        return str(error)
+
+
+def _refuse_strict(*_: object, **__: object) -> object:
+    raise AssertionError("the strict reader was used")
+
+
+@given(st.sampled_from([2, 3, 4]), st.integers(0, 2**64 - 1), st.integers(0, 2), st.booleans())
+def test_every_honest_save_is_read_by_the_quick_reader(
+    players: int, seed: int, given_deals: int, signed: bool
+) -> None:
+    """Seeded or given deals, signed or not, as text or bytes: the strict reader is not needed."""
+    chooser = random.Random(seed)
+    size = {2: 7, 3: 6, 4: 5}[players]
+    deals = []
+    for _ in range(given_deals):
+        tiles = list(ALL_TILES)
+        chooser.shuffle(tiles)
+        hands = [tiles[seat * size : (seat + 1) * size] for seat in range(players)]
+        opener = chooser.choice([None, *range(players)])
+        deals.append(Deal(hands=hands, stock=tiles[players * size :], opener=opener))
+    states = random_play(new_match(players, seed=seed, deals=deals), 300, seed)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(serial, "read_json", _refuse_strict)
+        for state in states[::5] + states[-2:]:
+            text = state.to_json(key=b"k" * 16) if signed else state.to_json()
+            assert MatchState.from_json(text) == state
+            assert MatchState.from_json(text.encode()) == state
+
+
+def _objects(value: object, path: tuple[object, ...] = ()) -> Iterator[tuple[object, ...]]:
+    """The path of every JSON object in ``value``."""
+    if isinstance(value, dict):
+        yield path
+        for key, item in value.items():
+            yield from _objects(item, (*path, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _objects(item, (*path, index))
+
+
+def _at(doc: Any, path: tuple[object, ...]) -> Any:
+    for key in path:
+        doc = doc[key]
+    return doc
+
+
+_STATES = random_play(new_match(4, seed=8), 200, 8)
+_LATE = next(s for s in _STATES if s.round >= 2 and len(s.history) >= 6)
+_DOC: dict[str, Any] = json.loads(_LATE.to_json())
+_OBJECT_PATHS = list(_objects(_DOC))
+
+
+@given(st.sampled_from(_OBJECT_PATHS), st.data())
+def test_a_repeated_key_in_any_object_is_refused(
+    path: tuple[object, ...], data: st.DataObject
+) -> None:
+    """A key written twice (the first value any JSON) is refused as the strict reader refuses it.
+
+    The plain parser keeps the last value of a repeated key; the quick reader
+    must notice the dropped one.
+    """
+    text = json.dumps(_DOC, separators=(",", ":"))
+    target = _at(_DOC, path)
+    key = data.draw(st.sampled_from(sorted(target)))
+    first = data.draw(st.sampled_from(["0", "7", "null", '"x"', '"[0|0]"', "[]", '{"a":"\\""}']))
+    inner = json.dumps(target, separators=(",", ":"))
+    assert text.count(inner) == 1  # every object of this document is written once
+    forged = inner.replace(f'"{key}":', f'"{key}":{first},"{key}":', 1)
+    with pytest.raises(InvalidState, match="appears twice"):
+        MatchState.from_json(text.replace(inner, forged))
+
+
+_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**60), 2**60),
+    st.sampled_from([2**53, -(2**53), 2**53 - 1, 0, 1, 5, -5]),
+    st.sampled_from(["[0|0]", "[6|6]", "[1|0]", "draw", "pass", "seed", "deal", "domino", "0"]),
+    st.text(max_size=8),
+    st.lists(st.sampled_from(["[0|1]", "[2|2]", 3]), max_size=3),
+    st.just({}),
+)
+
+
+def _value_paths(value: object, path: tuple[object, ...] = ()) -> Iterator[tuple[object, ...]]:
+    if path:
+        yield path
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _value_paths(item, (*path, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _value_paths(item, (*path, index))
+
+
+_VALUE_PATHS = list(_value_paths(_DOC))
+
+
+@given(st.lists(st.tuples(st.sampled_from(_VALUE_PATHS), _VALUES), min_size=1, max_size=3))
+def test_a_damaged_document_gets_the_strict_readers_verdict(
+    changes: list[tuple[tuple[object, ...], object]],
+) -> None:
+    """Whatever values are replaced, loading gives what the strict reader alone gives.
+
+    The same state when it loads, the same message when it is refused.
+    """
+    doc = json.loads(json.dumps(_DOC))
+    for path, value in changes:
+        try:
+            _at(doc, path[:-1])[path[-1]] = value
+        except (KeyError, IndexError, TypeError):
+            continue  # an earlier change removed the place
+    text = json.dumps(doc, separators=(",", ":"))
+    with pytest.MonkeyPatch.context() as patch:
+        assert _outcome(text) == _strict_only(text, patch)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda text: text.replace(',"actions_before":', ',"actions_before" :'),
+        lambda text: json.dumps(json.loads(text), indent=2),
+        lambda text: text.replace(',"dealt_from":"seed"}', "}"),
+        lambda text: text.replace("american-sniff/state", "american\\u002dsniff/state"),
+    ],
+)
+def test_documents_not_as_the_writers_give_them_load_as_before(
+    change: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Spaces, indents, an older document without a key, escapes: the same state as before."""
+    text = change(_LATE.to_json())
+    assert text != _LATE.to_json()
+    assert _outcome(text) == _strict_only(text, monkeypatch) == _LATE
