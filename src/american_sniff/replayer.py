@@ -44,7 +44,6 @@ from typing import Any, ClassVar, Protocol
 
 import attrs
 
-from .deal import tile_index
 from .engine import apply
 from .errors import IllegalMove
 from .layout import Layout
@@ -429,9 +428,9 @@ def dealt_from_log(
                     f"so it was dealt {count}; with {len(hands)} players a hand is dealt "
                     f"{hand_size}"
                 )
-    return tuple(
-        tuple(sorted((ALL_TILES[t.index] for t in hand), key=tile_index)) for hand in dealt
-    )
+    # Sorted by tile index (tile_index's order), the integers sorted in C.
+    tiles = ALL_TILES
+    return tuple([tuple([tiles[i] for i in sorted([t.index for t in hand])]) for hand in dealt])
 
 
 def deal_difference(

@@ -1136,8 +1136,11 @@ def _quick_hands(docs: object, count: int) -> tuple[tuple[tuple[Tile, ...], ...]
     return hands, sum([len(hand) for hand in hands])
 
 
-def _quick_log(docs: object, players: int, final: tuple[int, ...]) -> tuple[ActionLog, int]:
-    """The action log of a history (as :func:`action_log_from`), and how many strings it holds."""
+def _quick_log(docs: object, players: int, final: tuple[int, ...]) -> tuple[ActionLog, int, Layout]:
+    """The action log of a history (as :func:`action_log_from`), its strings and its table.
+
+    The table is built from the placements unchecked: the validation's replay checks them.
+    """
     if type(docs) is not list:
         raise _NotQuick
     actions: list[tuple[int, Move, Tile | None, int | None, int]] = []
@@ -1181,9 +1184,13 @@ def _quick_log(docs: object, players: int, final: tuple[int, ...]) -> tuple[Acti
             scores[side_of(players, seat)] -= points
     after.reverse()
     log: ActionLog = None
+    layout = Layout.empty()
     for (seat, move, tile, end_sum, points), scores_after in zip(actions, after, strict=True):
-        log = action_node(seat, move, tile, end_sum, points, scores_after, log)
-    return log, strings
+        log = (seat, move, tile, end_sum, points, scores_after, log)  # see action_node
+        if type(move) is Place:
+            at = move.at
+            layout = placed(layout, move.tile, None if at is None else at.order)
+    return log, strings, layout
 
 
 def _quick_scores(values: object, count: int) -> tuple[int, ...]:
@@ -1206,13 +1213,13 @@ def _quick_round(doc: object, players: int) -> tuple[RoundResult, int]:
     before = list(scores)
     for seat, amount in enumerate(deductions):
         before[side_of(players, seat)] += amount
-    log, strings = _quick_log(doc["history"], players, tuple(before))
+    log, strings, layout = _quick_log(doc["history"], players, tuple(before))
     hands, tiles = _quick_hands(doc["hands"], len(doc["hands"]))
     result = RoundResult(
         round=_quick_int(doc["round"]),
         end=RoundEnd(end),
         finisher=finisher,
-        layout=_layout_from(log, "$.last_round.history", trusted=True),
+        layout=layout,
         hands=hands,
         deductions=deductions,
         scores=scores,
@@ -1272,7 +1279,7 @@ def _quick_state(data: dict[str, Any]) -> tuple[MatchState, int]:
         raise _NotQuick
     strings += 5  # format, rules_version, seed, rng, dealt_from
     scores = _quick_scores(data["scores"], 2 if players == 4 else players)
-    log, in_history = _quick_log(data["history"], players, scores)
+    log, in_history, layout = _quick_log(data["history"], players, scores)
     hands, in_hands = _quick_hands(data["hands"], players)
     stock = _quick_tiles(data["stock"])
     deals, in_deals = _quick_deals(data["deals"], players)
@@ -1299,7 +1306,7 @@ def _quick_state(data: dict[str, Any]) -> tuple[MatchState, int]:
         info=info,
         turn=_quick_int(data["turn"]),
         hands=tuple([tuple(sorted(hand, key=tile_index)) for hand in hands]),
-        layout=_layout_from(log, "$.history", trusted=True),
+        layout=layout,
         scores=scores,
         winner=winner,
         drawn=drawn,

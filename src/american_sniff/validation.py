@@ -239,27 +239,58 @@ def _nodes(log: object, players: int, what: str) -> tuple[_Node, ...]:
         found.append(node)
         node = node[6]
     found.reverse()
+    sides = side_count(players)
     for index, action in enumerate(found, start=1):
-        seat, move, tile, end_sum, points, scores = (
-            action[0],
-            action[1],
-            action[2],
-            action[3],
-            action[4],
-            action[5],
-        )
-        where = f"action {index} of {what}"
-        _seat(seat, players, f"the seat of {where}")
-        if type(move) not in (Place, Draw, Pass):
-            raise InvalidState(f"the move of {where} is not a Place, Draw or Pass: {move!r}")
-        if tile is not None and not isinstance(tile, Tile):
-            raise InvalidState(f"the tile of {where} is not a Tile: {tile!r}")
-        if end_sum is not None and not _is_int(end_sum):
-            raise InvalidState(f"the end sum of {where} is not an integer: {end_sum!r}")
-        if not _is_int(points):
-            raise InvalidState(f"the points of {where} are not an integer: {points!r}")
-        _scores(scores, players, f"the scores of {where}")
+        if not _plain_node(action, players, sides):
+            _explain_node(action, index, players, what)
     return tuple(found)
+
+
+def _plain_node(action: _Node, players: int, sides: int) -> bool:
+    """Whether a node's fields are of the types and ranges an action has (the common case)."""
+    seat, move, tile, end_sum, points, scores = (
+        action[0],
+        action[1],
+        action[2],
+        action[3],
+        action[4],
+        action[5],
+    )
+    if type(seat) is not int or not 0 <= seat < players or type(points) is not int:
+        return False
+    if type(move) not in (Place, Draw, Pass) or (tile is not None and not isinstance(tile, Tile)):
+        return False
+    if (end_sum is not None and type(end_sum) is not int) or type(scores) is not tuple:
+        return False
+    if len(scores) != sides:
+        return False
+    for score in scores:
+        if type(score) is not int or score % 5 or not -MAX_SCORE <= score <= MAX_SCORE:
+            return False
+    return True
+
+
+def _explain_node(action: _Node, index: int, players: int, what: str) -> None:
+    """Raise the InvalidState that names what is wrong with a node that is not plain."""
+    seat, move, tile, end_sum, points, scores = (
+        action[0],
+        action[1],
+        action[2],
+        action[3],
+        action[4],
+        action[5],
+    )
+    where = f"action {index} of {what}"
+    _seat(seat, players, f"the seat of {where}")
+    if type(move) not in (Place, Draw, Pass):
+        raise InvalidState(f"the move of {where} is not a Place, Draw or Pass: {move!r}")
+    if tile is not None and not isinstance(tile, Tile):
+        raise InvalidState(f"the tile of {where} is not a Tile: {tile!r}")
+    if end_sum is not None and not _is_int(end_sum):
+        raise InvalidState(f"the end sum of {where} is not an integer: {end_sum!r}")
+    if not _is_int(points):
+        raise InvalidState(f"the points of {where} are not an integer: {points!r}")
+    _scores(scores, players, f"the scores of {where}")
 
 
 def _text(tiles: Sequence[Tile]) -> str:
