@@ -401,23 +401,24 @@ def dealt_from_log(
 
     :raises ValueError: as :func:`hands_as_dealt` does.
     """
-    dealt = [list(hand) for hand in hands]
+    # Tiles are counted by index: integers compare in C.
+    dealt = [[tile.index for tile in hand] for hand in hands]
     placed = [0] * len(dealt)
     drew = [0] * len(dealt)
     for action in actions:
         move = action[1]
         if type(move) is Place:
-            dealt[action[0]].append(move.tile)
+            dealt[action[0]].append(move.tile.index)
             placed[action[0]] += 1
     for action in actions:
         seat, tile = action[0], action[2]
         if type(action[1]) is Draw and tile is not None:
             drew[seat] += 1
-            if tile not in dealt[seat]:
+            if tile.index not in dealt[seat]:
                 raise ValueError(
                     f"seat {seat} drew {tile}{round_name}, but neither holds it nor placed it"
                 )
-            dealt[seat].remove(tile)
+            dealt[seat].remove(tile.index)
     if hand_size is not None:
         for seat, hand in enumerate(hands):
             count = len(hand) + placed[seat] - drew[seat]
@@ -430,7 +431,7 @@ def dealt_from_log(
                 )
     # Sorted by tile index (tile_index's order), the integers sorted in C.
     tiles = ALL_TILES
-    return tuple([tuple([tiles[i] for i in sorted([t.index for t in hand])]) for hand in dealt])
+    return tuple([tuple([tiles[i] for i in sorted(hand)]) for hand in dealt])
 
 
 def deal_difference(

@@ -22,8 +22,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .deal import tile_index
-from .engine import seeded_deal
-from .errors import InvalidState
+from .engine import apply, seeded_deal
+from .errors import IllegalMove, InvalidState
 from .layout import Layout
 from .moves import Draw, Pass, Place
 from .replayer import CLAIMS, Problem, claim_differences, dealt_from_log, step
@@ -240,13 +240,17 @@ def _nodes(log: object, players: int, what: str) -> tuple[_Node, ...]:
         node = node[6]
     found.reverse()
     sides = side_count(players)
+    moves = (Place, Draw, Pass)  # read once: names of other modules cost a look-up each
+    tile_class = Tile
     for index, action in enumerate(found, start=1):
-        if not _plain_node(action, players, sides):
+        if not _plain_node(action, players, sides, moves, tile_class):
             _explain_node(action, index, players, what)
     return tuple(found)
 
 
-def _plain_node(action: _Node, players: int, sides: int) -> bool:
+def _plain_node(
+    action: _Node, players: int, sides: int, moves: tuple[type, ...], tile_class: type
+) -> bool:
     """Whether a node's fields are of the types and ranges an action has (the common case)."""
     seat, move, tile, end_sum, points, scores = (
         action[0],
@@ -258,7 +262,7 @@ def _plain_node(action: _Node, players: int, sides: int) -> bool:
     )
     if type(seat) is not int or not 0 <= seat < players or type(points) is not int:
         return False
-    if type(move) not in (Place, Draw, Pass) or (tile is not None and not isinstance(tile, Tile)):
+    if type(move) not in moves or (tile is not None and not isinstance(tile, tile_class)):
         return False
     if (end_sum is not None and type(end_sum) is not int) or type(scores) is not tuple:
         return False
@@ -559,7 +563,14 @@ def _replay(
     number = info.round
     for index, node in enumerate(nodes, start=1):
         seat, move = node[0], node[1]
-        after = step(state, seat, move, index=index, round=number)
+        after: MatchState | Problem
+        if state.winner is None and state.info.round == number and seat == state.turn:
+            try:  # the common case: step's first three questions answered, the move played
+                after = apply(state, move)
+            except IllegalMove:
+                after = step(state, seat, move, index=index, round=number)
+        else:
+            after = step(state, seat, move, index=index, round=number)
         if isinstance(after, Problem):
             raise InvalidState(after.describe(f"action {index}{round_name} ({move})"))
         made: Any = log_of(after)
