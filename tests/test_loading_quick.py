@@ -168,3 +168,96 @@ def test_documents_not_as_the_writers_give_them_load_as_before(
     text = change(_LATE.to_json())
     assert text != _LATE.to_json()
     assert _outcome(text) == _strict_only(text, monkeypatch) == _LATE
+
+
+# -- the previous round, read once per round --------------------------------------------
+
+
+def _round_states(players: int, seed: int) -> list[MatchState]:
+    """Two or more states of one round that has a round before it."""
+    states = random_play(new_match(players, seed=seed), 400, seed)
+    later = [s for s in states if s.round == 2]
+    assert len(later) >= 2
+    return later
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_states_of_a_round_share_the_previous_round_read_once(players: int) -> None:
+    """Loading a second state of the round reuses the first one's previous round, as its value."""
+    first, *others = _round_states(players, 21)
+    loaded = MatchState.from_json(first.to_json())
+    for state in others:
+        again = MatchState.from_json(state.to_json())
+        assert again == state
+        assert again.last_round is loaded.last_round
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_a_kept_previous_round_spliced_into_another_match_is_refused(
+    players: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The kept text stands for its round only where that round leads to the state."""
+    ours = _round_states(players, 3)[0]
+    theirs = _round_states(players, 4)[0]
+    MatchState.from_json(theirs.to_json())  # its previous round is now kept
+    text = ours.to_json()
+    start = text.index(',"last_round":') + len(',"last_round":')
+    end = text.index(',"actions_before":')
+    kept = theirs.to_json()
+    spliced = (
+        text[:start]
+        + kept[
+            kept.index(',"last_round":') + len(',"last_round":') : kept.index(',"actions_before":')
+        ]
+        + text[end:]
+    )
+    assert spliced != text
+    verdict = _outcome(spliced)
+    assert isinstance(verdict, str)
+    assert verdict == _strict_only(spliced, monkeypatch)
+
+
+@pytest.mark.parametrize(
+    "forge",
+    [
+        # the kept round after a first last_round key, or before a second one
+        lambda text, kept: text.replace(',"last_round":', ',"last_round":null,"last_round":', 1),
+        lambda text, kept: text.replace(
+            ',"actions_before":', ',"last_round":null,"actions_before":', 1
+        ),
+        # the kept round moved to the end, after a null in its place
+        lambda text, kept: (
+            text.replace(',"last_round":' + kept, ',"last_round":null', 1)[:-1]
+            + ',"last_round":'
+            + kept
+            + "}"
+        ),
+    ],
+)
+def test_a_kept_previous_round_around_a_repeated_key_is_refused(
+    forge: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A repeated last_round key next to the kept text: the strict reader's verdict."""
+    state = _round_states(3, 5)[1]
+    text = state.to_json()
+    MatchState.from_json(text)
+    start = text.index(',"last_round":') + len(',"last_round":')
+    kept = text[start : text.index(',"actions_before":')]
+    forged = forge(text, kept)
+    assert forged != text
+    verdict = _outcome(forged)
+    assert verdict == _strict_only(forged, monkeypatch)
+    assert isinstance(verdict, str)
+    assert "appears twice" in verdict
+
+
+def test_a_tampered_copy_of_a_previous_round_found_good_is_still_checked() -> None:
+    """A previous round equal in all but one deduction to one that loaded is refused."""
+    state = _round_states(2, 9)[0]
+    MatchState.from_json(state.to_json())
+    doc = json.loads(state.to_json())
+    doc["last_round"]["deductions"][0] += 5
+    doc["last_round"]["scores"][0] -= 5
+    doc["scores"][0] -= 5
+    with pytest.raises(InvalidState):
+        MatchState.from_json(json.dumps(doc, separators=(",", ":")))

@@ -1248,8 +1248,13 @@ def _quick_deals(docs: object, players: int) -> tuple[tuple[Deal, ...], int]:
     return tuple(deals), strings
 
 
-def _quick_state(data: dict[str, Any]) -> tuple[MatchState, int]:
+def _quick_state(
+    data: dict[str, Any], known: tuple[RoundResult, int, int] | None = None
+) -> tuple[MatchState, int]:
     """The state of a parsed document (as :func:`_build_state`), and how many strings it holds.
+
+    ``known`` is a previous round read before (see :data:`_ROUNDS_READ`),
+    whose text stood where this document's ``last_round`` holds null.
 
     :raises _NotQuick: or another exception, if the document is not as the
         writers give it; the strict reader then reads it.
@@ -1284,7 +1289,13 @@ def _quick_state(data: dict[str, Any]) -> tuple[MatchState, int]:
     stock = _quick_tiles(data["stock"])
     deals, in_deals = _quick_deals(data["deals"], players)
     last = data["last_round"]
-    result, in_last = (None, 0) if last is None else _quick_round(last, players)
+    result: RoundResult | None
+    if known is not None:
+        if last is not None or known[1] != players:
+            raise _NotQuick
+        result, in_last = known[0], known[2]
+    else:
+        result, in_last = (None, 0) if last is None else _quick_round(last, players)
     drawn_text, winner = data["drawn"], data["winner"]
     drawn = None if drawn_text is None else _TILE_OF_TEXT[drawn_text]
     if winner is not None:
@@ -1317,6 +1328,21 @@ def _quick_state(data: dict[str, Any]) -> tuple[MatchState, int]:
     return state, strings
 
 
+#: The text of each previous round read before, as the writers give it, with
+#: the round's result, the number of players and how many strings the text
+#: holds. Every state of a round holds the same previous round, so a server
+#: that loads each state of a match reads the round before once per round:
+#: the text is cut out and the rest parsed alone, and validation knows the
+#: result (see validation's _check_replays). Only the text of a result of a
+#: state that loaded is kept, as the writer writes it, so what stands in its
+#: place is exactly that result.
+_ROUNDS_READ: dict[str, tuple[RoundResult, int, int]] = {}
+_ROUNDS_READ_LIMIT = 256
+#: Where the previous round's text starts and what follows it, in the writers' order.
+_LAST_KEY = ',"last_round":'
+_AFTER_LAST = ',"actions_before":'
+
+
 def _quick_load(text: object) -> MatchState | None:
     """The state of an untrusted ``text``, fully validated; or None: the strict reader reads it."""
     if isinstance(text, bytes | bytearray):
@@ -1328,14 +1354,45 @@ def _quick_load(text: object) -> MatchState | None:
             return None
     if type(text) is not str or len(text) > MAX_STATE_BYTES:
         return None
+    quotes = text.count('"')
+    first = text.find(_LAST_KEY)
+    end = text.find(_AFTER_LAST, first)
+    known = _ROUNDS_READ.get(text[first + len(_LAST_KEY) : end]) if 0 < first < end else None
+    if known is not None:
+        # The same document with null for the previous round. As for repeated
+        # keys (above): with every quote of the rest delimiting a string the
+        # reader took, the key cut at is the document's own last_round, and
+        # what stood there is the kept text, whole.
+        rest = text[: first + len(_LAST_KEY)] + "null" + text[end:]
+        state = _quick_checked(rest, quotes, known)
+        if state is not None:
+            return state
+    state = _quick_checked(text, quotes, None)
+    result = None if state is None else state.info.last_round
+    if result is not None and state is not None:
+        written = _round_text(result)
+        if len(_ROUNDS_READ) >= _ROUNDS_READ_LIMIT:
+            _ROUNDS_READ.clear()
+        _ROUNDS_READ[written] = (result, state.info.players, written.count('"') // 2)
+    return state
+
+
+def _quick_checked(
+    text: str, quotes: int, known: tuple[RoundResult, int, int] | None
+) -> MatchState | None:
+    """The state of ``text`` as the quick reader reads it, validated; or None.
+
+    ``quotes`` is the number of quotes in the whole document (with the kept
+    previous round's text, if ``known``).
+    """
     try:
         data = json.loads(text, parse_float=_refuse_float, parse_constant=_refuse_float)
         if type(data) is not dict:
             return None
-        state, strings = _quick_state(data)
+        state, strings = _quick_state(data, known)
     except Exception:  # whatever it is, the strict reader names it
         return None
-    if text.count('"') != 2 * strings:  # a repeated key, or an escaped quote: see above
+    if quotes != 2 * strings:  # a repeated key, or an escaped quote: see above
         return None
     try:
         validate_state(state)

@@ -662,11 +662,34 @@ def _check_leads_here(info: RoundInfo, result: RoundResult, start_scores: tuple[
         )
 
 
+#: The previous rounds found to replay, by the id of the result, with the number
+#: of players they were checked for and what :func:`_check_replays` found. A
+#: result never changes, and the check depends on nothing else, so every state
+#: of a round (all share its RoundInfo) replays the round before only once.
+#: The entry holds the result, so that its id cannot be reused while it lives.
+_REPLAYED: dict[int, tuple[RoundResult, int, _Previous]] = {}
+#: How many results are kept; all are let go when there are more.
+_REPLAYED_LIMIT = 256
+
+
 def _check_replays(info: RoundInfo, result: RoundResult) -> _Previous:
     """The previous round's history, replayed from its start, ends in ``result``.
 
     It returns the round's actions, its hands as dealt and the tiles drawn.
     """
+    players = info.players
+    known = _REPLAYED.get(id(result))
+    if known is not None and known[0] is result and known[1] == players:
+        return known[2]
+    previous = _replays(info, result)
+    if len(_REPLAYED) >= _REPLAYED_LIMIT:
+        _REPLAYED.clear()
+    _REPLAYED[id(result)] = (result, players, previous)
+    return previous
+
+
+def _replays(info: RoundInfo, result: RoundResult) -> _Previous:
+    """:func:`_check_replays`, each time."""
     players = info.players
     name = f" of round {result.round}"
     hands = _hands(result.hands, players, "the previous round's hands")
