@@ -1136,16 +1136,21 @@ def _quick_hands(docs: object, count: int) -> tuple[tuple[tuple[Tile, ...], ...]
     return hands, sum([len(hand) for hand in hands])
 
 
-def _quick_log(docs: object, players: int, final: tuple[int, ...]) -> tuple[ActionLog, int, Layout]:
-    """The action log of a history (as :func:`action_log_from`), its strings and its table.
+def _quick_log(
+    docs: object, players: int, final: tuple[int, ...]
+) -> tuple[ActionLog, int, Layout, list[Tile]]:
+    """The action log of a history (as :func:`action_log_from`), its strings, table and draws.
 
-    The table is built from the placements unchecked: the validation's replay checks them.
+    The table is built from the placements unchecked: the validation's replay
+    checks them. The draws are the tiles drawn, in order (as :func:`_drawn_tiles`).
     """
     if type(docs) is not list:
         raise _NotQuick
     actions: list[tuple[int, Move, Tile | None, int | None, int]] = []
     strings = 0
     tiles = _TILE_OF_TEXT
+    drew: list[Tile] = []
+    most = MAX_SAFE_INTEGER
     for doc in docs:
         if type(doc) is not dict or doc.keys() != _ACTION_KEYS:
             raise _NotQuick
@@ -1161,15 +1166,22 @@ def _quick_log(docs: object, players: int, final: tuple[int, ...]) -> tuple[Acti
         move = parse_move(text, strict=True)
         kind = type(move)
         if kind is Place:
-            if tile_text_ is not None:
+            if (
+                tile_text_ is not None
+                or type(end_sum) is not int
+                or type(points) is not int
+                or not -most <= end_sum <= most
+                or not -most <= points <= most
+            ):
                 raise _NotQuick
-            _quick_int(end_sum)
-            actions.append((seat, move, None, end_sum, _quick_int(points)))
+            actions.append((seat, move, None, end_sum, points))
             strings += 6
         elif end_sum is not None or points is not None:
             raise _NotQuick
         elif kind is Draw:
-            actions.append((seat, move, tiles[tile_text_], None, 0))
+            drawn = tiles[tile_text_]
+            drew.append(drawn)
+            actions.append((seat, move, drawn, None, 0))
             strings += 7
         elif tile_text_ is None:
             actions.append((seat, move, None, None, 0))
@@ -1190,7 +1202,7 @@ def _quick_log(docs: object, players: int, final: tuple[int, ...]) -> tuple[Acti
         if type(move) is Place:
             at = move.at
             layout = placed(layout, move.tile, None if at is None else at.order)
-    return log, strings, layout
+    return log, strings, layout, drew
 
 
 def _quick_scores(values: object, count: int) -> tuple[int, ...]:
@@ -1213,7 +1225,7 @@ def _quick_round(doc: object, players: int) -> tuple[RoundResult, int]:
     before = list(scores)
     for seat, amount in enumerate(deductions):
         before[side_of(players, seat)] += amount
-    log, strings, layout = _quick_log(doc["history"], players, tuple(before))
+    log, strings, layout, _ = _quick_log(doc["history"], players, tuple(before))
     hands, tiles = _quick_hands(doc["hands"], len(doc["hands"]))
     result = RoundResult(
         round=_quick_int(doc["round"]),
@@ -1284,7 +1296,7 @@ def _quick_state(
         raise _NotQuick
     strings += 5  # format, rules_version, seed, rng, dealt_from
     scores = _quick_scores(data["scores"], 2 if players == 4 else players)
-    log, in_history, layout = _quick_log(data["history"], players, scores)
+    log, in_history, layout, drawn_tiles = _quick_log(data["history"], players, scores)
     hands, in_hands = _quick_hands(data["hands"], players)
     stock = _quick_tiles(data["stock"])
     deals, in_deals = _quick_deals(data["deals"], players)
@@ -1300,7 +1312,6 @@ def _quick_state(
     drawn = None if drawn_text is None else _TILE_OF_TEXT[drawn_text]
     if winner is not None:
         _quick_int(winner)
-    drawn_tiles = _drawn_tiles(log)
     info = RoundInfo(
         players=players,
         seed=seed,
