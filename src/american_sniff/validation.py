@@ -498,7 +498,7 @@ def _check_previous_deal(
     tries = likely + [t for t in tries if t not in likely]
     for start in starts:
         for lot, count in tries:
-            hands, stock, after = seeded_deal(players, (start - count * _GAMMA) & MASK64)
+            hands, stock, after = _seeded_deal(players, (start - count * _GAMMA) & MASK64)
             if hands != dealt or stock[: len(drew)] != drew:
                 continue
             if lot:
@@ -513,6 +513,27 @@ def _check_previous_deal(
     )
 
 
+#: The seeded deals made, by player count and generator state. Every state of
+#: a round has the same generator state, so its loads look for the same deals.
+_DEALS: dict[tuple[int, int], tuple[tuple[tuple[Tile, ...], ...], tuple[Tile, ...], int]] = {}
+#: How many deals are kept; all are let go when there are more.
+_DEALS_LIMIT = 1024
+
+
+def _seeded_deal(
+    players: int, start: int
+) -> tuple[tuple[tuple[Tile, ...], ...], tuple[Tile, ...], int]:
+    """``seeded_deal(players, start)``, kept once made (a deal is a function of the two)."""
+    key = (players, start)
+    deal = _DEALS.get(key)
+    if deal is None:
+        deal = seeded_deal(players, start)
+        if len(_DEALS) >= _DEALS_LIMIT:
+            _DEALS.clear()
+        _DEALS[key] = deal
+    return deal
+
+
 def _starts(rng: int, least: int) -> list[int]:
     """The generator states from which ``least`` outputs, or a few more, lead to ``rng``."""
     return [(rng - count * _GAMMA) & MASK64 for count in range(least, least + _REDRAWS + 2)]
@@ -522,7 +543,7 @@ def _deals(
     info: RoundInfo, start: int, start_hands: tuple[tuple[Tile, ...], ...], lot_due: bool
 ) -> bool:
     """Whether the seeded deal (and lot, if due) from ``start`` is this round's, ending at rng."""
-    hands, stock, after = seeded_deal(info.players, start)
+    hands, stock, after = _seeded_deal(info.players, start)
     if hands != start_hands or stock != info.deck:
         return False
     if lot_due:
