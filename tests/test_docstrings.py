@@ -28,6 +28,7 @@ from american_sniff import (
     rng,
     rules,
     score_of,
+    validation,
 )
 from american_sniff.state import RoundInfo, RoundResult
 
@@ -42,7 +43,7 @@ def test_help_of_apply_shows_its_docstring() -> None:
     print("compiled build:", COMPILED)
 
 
-@pytest.mark.parametrize("module", [engine, rules, rng], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [engine, rules, rng, validation], ids=lambda m: m.__name__)
 def test_every_public_function_of_the_compiled_modules_has_its_docstring(
     module: ModuleType,
 ) -> None:

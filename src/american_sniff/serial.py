@@ -1103,9 +1103,8 @@ def _deals_from(docs: list[DealDoc]) -> tuple[Deal, ...]:
 #: The keys of a state document, as the writers give them.
 _SIGNED_STATE_KEYS = frozenset(attrs.fields_dict(_StateDoc))
 _STATE_KEYS = _SIGNED_STATE_KEYS - {"signature"}
-#: The keys of a finished round's object, and of an action.
+#: The keys of a finished round's object (an action's are read one by one).
 _ROUND_KEYS = frozenset(attrs.fields_dict(_RoundDoc))
-_ACTION_KEYS = frozenset(attrs.fields_dict(ActionDoc))
 _DEAL_KEYS = frozenset(attrs.fields_dict(DealDoc))
 
 
@@ -1136,6 +1135,10 @@ def _quick_hands(docs: object, count: int) -> tuple[tuple[tuple[Tile, ...], ...]
     return hands, sum([len(hand) for hand in hands])
 
 
+#: Each move read by its text (the very move ``parse_move(text, strict=True)`` gives).
+_MOVES_READ: dict[str, Move] = {}
+
+
 def _quick_log(
     docs: object, players: int, final: tuple[int, ...]
 ) -> tuple[ActionLog, int, Layout, list[Tile]]:
@@ -1151,8 +1154,10 @@ def _quick_log(
     tiles = _TILE_OF_TEXT
     drew: list[Tile] = []
     most = MAX_SAFE_INTEGER
+    moves = _MOVES_READ
     for doc in docs:
-        if type(doc) is not dict or doc.keys() != _ACTION_KEYS:
+        # Five keys, each of them there (a KeyError if not): exactly the action's.
+        if type(doc) is not dict or len(doc) != 5:
             raise _NotQuick
         seat, text, tile_text_, end_sum, points = (
             doc["seat"],
@@ -1163,7 +1168,12 @@ def _quick_log(
         )
         if type(seat) is not int or not 0 <= seat < players or type(text) is not str:
             raise _NotQuick
-        move = parse_move(text, strict=True)
+        move = moves.get(text)
+        if move is None:
+            move = parse_move(text, strict=True)
+            if len(moves) >= _TEXTS_LIMIT:
+                moves.clear()
+            moves[text] = move
         kind = type(move)
         if kind is Place:
             if (

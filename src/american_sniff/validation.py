@@ -479,6 +479,18 @@ def _check_deal(
         _check_previous_deal(info, info.last_round, starts, previous)
 
 
+#: Every count of outputs a previous round's deal may have drawn, without a lot
+#: and with one, the two without a redraw first (the one with a lot first after
+#: the first round, which always drew one).
+_TRIES = ((False, 27), (True, 28)) + tuple(
+    (lot, count)
+    for lot in (False, True)
+    for count in range(27 + lot, 33 + lot)
+    if (lot, count) not in ((False, 27), (True, 28))
+)
+_TRIES_AFTER_A_LOT = (_TRIES[1], _TRIES[0], *_TRIES[2:])
+
+
 def _check_previous_deal(
     info: RoundInfo, result: RoundResult, starts: list[int], previous: _Previous
 ) -> None:
@@ -491,11 +503,7 @@ def _check_previous_deal(
     players = info.players
     nodes, dealt, drew = previous
     opener = nodes[0][0]
-    # Every count of outputs, with and without a lot, is tried; the two without
-    # a redraw first (with a lot first after the first round, which drew one).
-    tries = [(lot, count) for lot in (False, True) for count in range(27 + lot, 33 + lot)]
-    likely = [(True, 28), (False, 27)] if result.round == 1 else [(False, 27), (True, 28)]
-    tries = likely + [t for t in tries if t not in likely]
+    tries = _TRIES_AFTER_A_LOT if result.round == 1 else _TRIES
     for start in starts:
         for lot, count in tries:
             hands, stock, after = _seeded_deal(players, (start - count * _GAMMA) & MASK64)
