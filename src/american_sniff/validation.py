@@ -10,9 +10,13 @@ placed, less what it drew; the stock as dealt is known; the scores at the start
 are the scores less what the round's placements scored. The engine then plays
 the actions again from that start, and every field of the result must equal
 the state's. The previous round (``last_round``) is replayed the same way from
-its revealed hands. Before the replay, plain checks give the common problems a
-precise message: types and ranges, tiles missing or in two places, hand sizes,
-a drawn tile that does not fit, and scores against the target.
+its revealed hands, once per result: every state of a round shares it, so
+its replay is kept by the result's identity (its ties to the current round,
+the scores, the opener and the deal, are checked every time). Before the
+replay, plain checks give the common problems a precise message: types and
+ranges, tiles missing or in two places, hand sizes, a drawn tile that does
+not fit, and scores against the target. They read the action log's nodes
+as they are, and build a message only for what they refuse.
 """
 
 from __future__ import annotations
