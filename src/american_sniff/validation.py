@@ -25,7 +25,6 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from .deal import tile_index
 from .engine import apply, seeded_deal
 from .errors import IllegalMove, InvalidState
 from .layout import Layout
@@ -162,7 +161,8 @@ def _hands(value: object, players: int, what: str) -> tuple[tuple[Tile, ...], ..
         raise InvalidState(f"{what} must be a tuple of {players} hands, got {value!r}")
     for seat, hand in enumerate(value):
         tiles = _tiles(hand, f"hand {seat}")
-        if list(tiles) != sorted(tiles, key=tile_index):
+        indices = [tile.index for tile in tiles]  # tile_index's order, integers compared in C
+        if indices != sorted(indices):
             raise InvalidState(f"hand {seat} is not sorted by tile: {_text(tiles)}")
     return value
 
@@ -313,9 +313,9 @@ def _check_tiles(state: MatchState, info: RoundInfo) -> None:
         for tile in hand:
             mask |= 1 << tile.index
             count += 1
-    for tile in state.layout.tiles:
-        mask |= 1 << tile.index
-        count += 1
+    table: int = state.layout.tile_mask  # (a table that differs from its mask: see _compare)
+    mask |= table
+    count += table.bit_count()
     deck = info.deck
     for tile in deck[state.drawn_count :]:
         mask |= 1 << tile.index
