@@ -26,11 +26,11 @@ from typing import Any, Final
 from .._fast import DRAW, OPEN, PASS, PLACE
 from ..actions import DRAW_ACTION, PASS_ACTION, move_of, placement_action
 from ..engine import apply, legal_moves
-from ..moves import Move
+from ..moves import Draw, Move, Pass, Place
 from ..observation import RoundFacts
 from ..rules import HAND_SIZE
 from ..state import MatchState, RoundEnd, RoundInfo, log_of
-from ..tiles import ALL_TILES, Tile
+from ..tiles import ALL_TILES
 
 __all__ = ["CHANCE", "TERMINAL", "Kernel"]
 
@@ -42,9 +42,14 @@ TERMINAL: Final = -4
 _TILES: Final = len(ALL_TILES)
 
 
-def _outcome_rows() -> list[tuple[tuple[int, float], ...]]:
-    """``rows[n][i]`` is the chance outcome ``(i, 1 / n)``: made once, shared by every node."""
-    rows: list[tuple[tuple[int, float], ...]] = [()]
+def _outcome_rows() -> list[tuple[Any, ...]]:
+    """``rows[n][i]`` is the chance outcome ``(i, 1 / n)``: made once, shared by every node.
+
+    (Typed loosely on purpose: compiled, a ``tuple[int, float]`` would be
+    unpacked into a C struct when read, and packed into a new tuple when put
+    in a list; an object is only referenced again.)
+    """
+    rows: list[tuple[Any, ...]] = [()]
     rows.extend(tuple((i, 1.0 / n) for i in range(_TILES)) for n in range(1, _TILES + 1))
     return rows
 
@@ -89,7 +94,7 @@ class Kernel:
     base: MatchState
     #: The tiles dealt so far this round, by index, in the order dealt (seat 0's hand first).
     deal: list[int]
-    #: The tiles not dealt yet, by index, in increasing order.
+    #: The tiles not dealt yet (while dealing), then the stock's, by index, in increasing order.
     left: list[int]
     #: The engine's state with the tiles dealt so far, or None until it is asked for.
     match: MatchState | None
@@ -105,14 +110,16 @@ class Kernel:
     opener: int
     #: Who acts now: :data:`CHANCE`, :data:`TERMINAL` or the seat to move.
     player: int
-    #: The legal actions of the player to move, in increasing order, once worked out; else None.
+    #: The action of each legal move of the player to move, in the engine's order of
+    #: :attr:`legal`, once worked out; else None.
     actions: list[int] | None
-    #: The move of each of :attr:`actions`, in the same order.
-    legal: list[Move]
+    #: The engine's legal moves (:func:`~american_sniff.legal_moves`) of the player to move.
+    legal: tuple[Move, ...]
     #: The round's public facts as of some action of the round.
     facts: RoundFacts
-    #: The round's actions since :attr:`facts`, oldest first: (seat, move, the open values before).
-    since: list[tuple[int, Move, int]]
+    #: The round's actions since :attr:`facts`, oldest first, three entries each: the
+    #: seat, the move, the values open before it (flat: no tuple made per action).
+    since: list[object]
 
     def __init__(self, players: int, max_moves: int, blank: MatchState) -> None:
         self.players = players
@@ -129,7 +136,7 @@ class Kernel:
         self.opener = 0
         self.player = CHANCE
         self.actions = None
-        self.legal = []
+        self.legal = ()
         self.facts = RoundFacts(1, (0,) * players, (0,) * players)
         self.since = []
 
@@ -147,7 +154,7 @@ class Kernel:
         other.player = self.player
         actions = self.actions
         other.actions = None if actions is None else actions.copy()
-        other.legal = self.legal.copy()
+        other.legal = self.legal
         other.facts = self.facts
         other.since = self.since.copy()
         return other
@@ -189,42 +196,49 @@ class Kernel:
         return match
 
     def set_state(self, state: MatchState) -> None:
-        """Make ``state`` the engine's state (a resampled world): the legal actions are redone."""
+        """Make ``state``, of the same moment of the round, the engine's state (a resampled world).
+
+        Its stock may hold other tiles; the legal actions are worked out again.
+        """
         self.match = state
         self.actions = None
+        if not self.dealing:
+            self.left = sorted([tile.index for tile in state.stock])
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """The outcomes of this chance node, each with the same probability (a new list)."""
-        if self.dealing:
-            if self.lot_due:
-                row = _OUTCOMES[self.players]
-                return [row[seat] for seat in range(self.players)]
-            left = self.left
-            row = _OUTCOMES[len(left)]
-            return [row[index] for index in left]
-        stock = sorted([tile.index for tile in self.state().stock])
-        row = _OUTCOMES[len(stock)]
-        return [row[index] for index in stock]
+        if self.lot_due and self.dealing:
+            row = _OUTCOMES[self.players]
+            return [row[seat] for seat in range(self.players)]
+        left = self.left  # the tiles to deal, or the stock's (a draw)
+        row = _OUTCOMES[len(left)]
+        return [row[index] for index in left]
 
     def chance_actions(self) -> list[int]:
         """The actions of this chance node's outcomes, in increasing order (a new list)."""
-        if self.dealing:
-            return list(range(self.players)) if self.lot_due else self.left.copy()
-        return sorted([tile.index for tile in self.state().stock])
+        if self.lot_due and self.dealing:
+            return list(range(self.players))
+        return self.left.copy()
 
     def legal_actions(self) -> list[int]:
         """The legal actions of the player to move, in increasing order (a new list)."""
         actions = self.actions
         if actions is None:
             actions = self._work_out_legal()
-        return actions.copy()
+        return sorted(actions)
 
     def round_facts(self) -> RoundFacts:
         """The public facts of the round so far (brought up to date with the actions since)."""
         since = self.since
         facts = self.facts
         if since:
-            for seat, move, values in since:
+            for i in range(0, len(since), 3):
+                seat = since[i]
+                move = since[i + 1]
+                values = since[i + 2]
+                assert isinstance(seat, int)
+                assert isinstance(move, Place | Draw | Pass)
+                assert isinstance(values, int)
                 facts = facts.step(seat, move, values)
             self.facts = facts
             self.since = []
@@ -277,19 +291,10 @@ class Kernel:
         self.match = None
 
     def _work_out_legal(self) -> list[int]:
-        """Work out the legal actions and their moves (in increasing action order); the actions."""
-        moves = legal_moves(self.state())
-        actions: list[int] = []
-        legal: list[Move] = []
+        """Work out the legal moves and the action of each (in the engine's order); the actions."""
+        legal = legal_moves(self.state())
         table = _ACTION_OF_ID
-        for move in moves:
-            action = table[id(move)]
-            # Insertion into order: the lists are short.
-            at = len(actions)
-            while at > 0 and actions[at - 1] > action:
-                at -= 1
-            actions.insert(at, action)
-            legal.insert(at, move)
+        actions = [table[id(move)] for move in legal]
         self.actions = actions
         self.legal = legal
         return actions
@@ -318,25 +323,26 @@ class Kernel:
 
     def _draw(self, state: MatchState, action: int) -> None:
         """The drawn tile, ``action``, put first in the stock, then drawn by the engine."""
-        info = state.info
-        start = state.drawn_count
-        deck = info.deck
-        picked: Tile | None = None
-        rest: list[Tile] = []
-        for tile in deck[start:]:
-            if tile.index == action:
-                picked = tile
-            else:
-                rest.append(tile)
-        if picked is None:
+        left = self.left
+        at = -1
+        for i in range(len(left)):
+            if left[i] == action:
+                at = i
+                break
+        if at < 0:
             raise ValueError(f"chance outcome {action} is not a tile of the stock")
         self.drawing = False
+        del left[at]
+        info = state.info
+        start = state.drawn_count
+        # The rest of the stock in increasing order, as it was dealt.
+        deck = (*info.deck[:start], ALL_TILES[action], *[ALL_TILES[i] for i in left])
         stacked_info = RoundInfo(
             info.players,
             info.seed,
             info.round,
             info.opener,
-            (*deck[:start], picked, *rest),
+            deck,
             info.deals,
             info.rng,
             info.last_round,
@@ -364,7 +370,10 @@ class Kernel:
         """
         self.match = after
         if after.info.round == before.info.round:
-            self.since.append((before.turn, move, before.layout.value_mask))
+            since = self.since
+            since.append(before.turn)
+            since.append(move)
+            since.append(before.layout.value_mask)
             return
         players = self.players
         self.facts = RoundFacts(after.info.round, (0,) * players, (0,) * players)
