@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from .._fast import DRAW, OPEN, PASS, PLACE
+from .._fast import DRAW, DRAW_ONLY, OPEN, PASS, PASS_ONLY, PLACE
 from ..actions import DRAW_ACTION, PASS_ACTION, move_of, placement_action
 from ..engine import apply, legal_moves
 from ..moves import Draw, Move, Pass, Place
@@ -225,7 +225,7 @@ class Kernel:
         actions = self.actions
         if actions is None:
             actions = self._work_out_legal()
-        return sorted(actions)
+        return sorted(actions) if len(actions) > 1 else actions.copy()
 
     def round_facts(self) -> RoundFacts:
         """The public facts of the round so far (brought up to date with the actions since)."""
@@ -293,8 +293,13 @@ class Kernel:
     def _work_out_legal(self) -> list[int]:
         """Work out the legal moves and the action of each (in the engine's order); the actions."""
         legal = legal_moves(self.state())
-        table = _ACTION_OF_ID
-        actions = [table[id(move)] for move in legal]
+        if legal is DRAW_ONLY:
+            actions = [DRAW_ACTION]
+        elif legal is PASS_ONLY:
+            actions = [PASS_ACTION]
+        else:
+            table = _ACTION_OF_ID
+            actions = [table[id(move)] for move in legal]
         self.actions = actions
         self.legal = legal
         return actions
@@ -336,7 +341,7 @@ class Kernel:
         info = state.info
         start = state.drawn_count
         # The rest of the stock in increasing order, as it was dealt.
-        deck = (*info.deck[:start], ALL_TILES[action], *[ALL_TILES[i] for i in left])
+        deck = info.deck[:start] + (ALL_TILES[action],) + tuple([ALL_TILES[i] for i in left])
         stacked_info = RoundInfo(
             info.players,
             info.seed,
