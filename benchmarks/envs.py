@@ -40,6 +40,7 @@ python_team_dominoes', through the OpenSpiel API (the issue's goal: at least
     python benchmarks/envs.py                 # 3 runs of 2 s each
     python benchmarks/envs.py --players 4 --runs 5 --seconds 3
     python benchmarks/envs.py --quick         # a few seconds: every workload once
+    python benchmarks/envs.py --only openspiel team_dominoes floor
 
 It needs the ``rl`` and ``openspiel`` extras; a workload whose framework is
 not installed is reported as skipped.
@@ -279,14 +280,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--quick", action="store_true", help="one short run of each (CI)")
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        choices=list(WORKLOADS),
+        metavar="WORKLOAD",
+        help=f"run only these workloads (of {', '.join(WORKLOADS)})",
+    )
     args = parser.parse_args(argv)
     if args.quick:
         args.seconds, args.runs = 0.3, 1
     available = {
         name: all(importlib.util.find_spec(m) is not None for m in needs)
         for name, (_, needs) in WORKLOADS.items()
+        if args.only is None or name in args.only
     }
-    rates: dict[str, list[float]] = {name: [] for name in WORKLOADS if available[name]}
+    rates: dict[str, list[float]] = {name: [] for name in available if available[name]}
     for run in range(args.runs):
         names = list(rates)
         if run % 2:
@@ -303,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"{'workload':<20}{'steps/s':>12}")
     median = {name: statistics.median(values) for name, values in rates.items()}
-    for name in WORKLOADS:
+    for name in available:
         shown = f"{median[name]:12,.0f}" if name in median else f"{'skipped':>12}"
         print(f"{name:<20}{shown}")
     for ours, theirs in (("openspiel", "team_dominoes"), ("openspiel+obs", "team_dominoes+obs")):

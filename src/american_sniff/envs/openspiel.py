@@ -53,39 +53,28 @@ bot can search it.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
-from typing import Any, Generic, TypeVar
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pyspiel
 
-from ..actions import ACTION_MOVES, NUM_ACTIONS, legal_action_moves, move_of
-from ..engine import apply, new_match
-from ..moves import Draw, Move
-from ..observation import (
-    OBSERVATION_SIZE,
-    RoundFacts,
-    encode_list,
-    information_state,
-    observation_string,
-)
-from ..rules import HAND_SIZE, PLAYER_COUNTS, TARGET, side_of
-from ..state import MatchState, RoundEnd
+from ..actions import ACTION_MOVES, NUM_ACTIONS
+from ..engine import new_match
+from ..observation import OBSERVATION_SIZE, encode_list, information_state, observation_string
+from ..rules import PLAYER_COUNTS, TARGET, side_of
+from ..state import MatchState
 from ..tiles import ALL_TILES, Tile
 from ..views import view_for
+from ._kernel import CHANCE, TERMINAL, Kernel
 from .rewards import REWARDS, check_choice, rewards
 
 __all__ = ["GAME_TYPE", "AmericanSniffGame", "AmericanSniffState"]
 
 _DEFAULT_MAX_MOVES = 10_000
-_T = TypeVar("_T")
 _CHANCE = int(pyspiel.PlayerId.CHANCE)
-_DRAW = Draw()
-_ALL_INDICES = tuple(range(len(ALL_TILES)))
-#: The actions of a round since its facts were last brought up to date, newest
-#: first: (seat, move, the open values before it, the node before) or None.
-_Record = tuple[int, Move, int, "_Record"] | None
 _TERMINAL = int(pyspiel.PlayerId.TERMINAL)
+assert (_CHANCE, _TERMINAL) == (CHANCE, TERMINAL), "OpenSpiel's player ids"
 
 #: The game's type, as registered with OpenSpiel under the short name ``american_sniff``.
 GAME_TYPE = pyspiel.GameType(
@@ -167,52 +156,29 @@ class AmericanSniffState(pyspiel.State):
     answered here in Python, with the very results the C++ layer gives (which
     C++ callers still get, through the usual hooks); applying an action goes
     through OpenSpiel as always, so that its history and move number stay its
-    own. The legal actions are kept with the engine's moves once worked out,
-    the tiles left to deal are kept as the deal goes, and the round's public
-    facts that observations need (what each seat placed, its known voids) are
-    kept as actions happen rather than worked out from a view (see
-    :class:`american_sniff.observation.RoundFacts`).
+    own. The game's own work (the chance nodes, the legal actions with their
+    moves, applying an action, the round's public facts that observations
+    need) is a kernel's, :class:`american_sniff.envs._kernel.Kernel`, which
+    the compiled build runs as native code beside the engine; this class only
+    hands the calls on to it.
     """
 
     def __init__(self, game: AmericanSniffGame) -> None:
         super().__init__(game)
         self._players = game.players
-        self._max_moves = game.max_moves
-        # The round's state before its deal, the tiles dealt so far (by index,
-        # in order), those not dealt yet, and the engine's state with them
-        # dealt (made when needed).
-        self._base = _Shared(game.blank)
-        self._deal: tuple[int, ...] = ()
-        self._left: tuple[int, ...] = _ALL_INDICES
-        self._match: _Shared[MatchState] | None = None
-        self._lot_due = True  # the round's opener is still to be drawn by lot
-        self._dealing = True
-        self._drawing = False  # a draw action awaits the chance node that picks the tile
-        self._moves = 0
         self._reward = game.reward
         self._resamples = 0  # how many times resample_from_infostate was called on this state
-        self._opener = 0  # the round's opener, once known
+        self._kernel = Kernel(game.players, game.max_moves, game.blank)
         self._player = _CHANCE  # who acts now: CHANCE, TERMINAL or the seat to move
-        # The legal actions with their moves, once worked out: shared by copies
-        # (it describes this very moment, and copies replace it, never change it).
-        self._legal: _Shared[tuple[list[int], dict[int, Move]]] | None = None
-        # The round's public facts as of some action, and the actions since
-        # (newest first, as (seat, move, open values before, older) nodes).
-        self._facts = _Shared(RoundFacts(1, (0,) * game.players, (0,) * game.players))
-        self._since: _Shared[_Record] = _Shared(None)
 
     @property
     def match(self) -> MatchState:
         """The engine's state (see the class)."""
-        match = self._match
-        if match is None:
-            match = self._match = _Shared(self._dealt())
-        return match.value
+        return self._kernel.state()
 
     @match.setter
     def match(self, state: MatchState) -> None:
-        self._match = _Shared(state)
-        self._legal = None
+        self._kernel.set_state(state)
 
     # -- the OpenSpiel API ---------------------------------------------------
 
@@ -238,35 +204,21 @@ class AmericanSniffState(pyspiel.State):
         """
         acting = self._player
         if acting >= 0 and (player is None or player == acting):
-            legal = self._legal
-            return (self._legal_pairs() if legal is None else legal.value)[0].copy()
+            return self._kernel.legal_actions()
         if acting == _TERMINAL:
             return []
         if acting == _CHANCE:
-            return [outcome for outcome, _ in self.chance_outcomes()]
+            return self._kernel.chance_actions()
         if player is not None and player < 0:
             raise pyspiel.SpielError(f"Called LegalActions for pseudo-player {player}")
         return []
 
     def _legal_actions(self, player: int) -> list[int]:
-        return self._legal_pairs()[0].copy()
-
-    def _legal_pairs(self) -> tuple[list[int], dict[int, Move]]:
-        """The legal actions of the player to move, and the move of each (worked out once)."""
-        legal = self._legal
-        if legal is None:
-            moves = dict(legal_action_moves(self.match))
-            legal = self._legal = _Shared((list(moves), moves))
-        return legal.value
+        return self._kernel.legal_actions()
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """The outcomes of this chance node, each with the same probability."""
-        if self._dealing:
-            outcomes: Sequence[int] = range(self._players) if self._lot_due else self._left
-        else:  # the tile drawn
-            outcomes = sorted([tile.index for tile in self.match.stock])
-        p = 1.0 / len(outcomes)
-        return [(outcome, p) for outcome in outcomes]
+        return self._kernel.chance_outcomes()
 
     def observation_tensor(self, player: int | None = None) -> list[float]:
         """``player``'s observation tensor (by default the player to act), as OpenSpiel's own.
@@ -277,115 +229,22 @@ class AmericanSniffState(pyspiel.State):
             player = self._player
         if type(player) is not int or not 0 <= player < self._players:
             raise pyspiel.SpielError(f"no observation for player {player!r}")
-        return encode_list(self.match, player, self._round_facts(), 1.0)
+        kernel = self._kernel
+        return encode_list(kernel.state(), player, kernel.round_facts(), 1.0)
 
     def information_state_tensor(self, player: int | None = None) -> list[float]:
         """The same numbers as :meth:`observation_tensor` (see the module)."""
         return self.observation_tensor(player)
 
     def _apply_action(self, action: int) -> None:
-        # First the action, so that one refused changes nothing.
-        if self._dealing:
-            self._deal_one(action)
-        else:
-            self._play(action)
-        self._moves += 1
-        self._legal = None
-        # Who acts next: CHANCE, TERMINAL or the seat to move.
-        if self._moves >= self._max_moves:
-            self._player = _TERMINAL
-        elif self._dealing or self._drawing:
-            self._player = _CHANCE
-        else:
-            state = self.match
-            self._player = _TERMINAL if state.winner is not None else state.turn
-
-    def _play(self, action: int) -> None:
-        """A player's action, or the chance node of a drawn tile."""
-        state = self.match
-        if self._drawing:
-            if not any(tile.index == action for tile in state.stock):
-                raise ValueError(f"chance outcome {action} is not a tile of the stock")
-            self._drawing = False
-            deck, start = state.info.deck, state.drawn_count
-            rest = tuple(t for t in deck[start:] if t.index != action)
-            deck = deck[:start] + (ALL_TILES[action],) + rest
-            stacked = state.evolve(info=state.info.evolve(deck=deck))
-            self._record(stacked, _DRAW, apply(stacked, _DRAW))
-            return
-        legal = self._legal
-        move = (self._legal_pairs() if legal is None else legal.value)[1].get(action)
-        if move is None:
-            move_of(state, action)  # raises the error that says why
-        assert move is not None
-        if type(move) is Draw:
-            self._drawing = True
-            return
-        self._record(state, move, apply(state, move))
-
-    def _deal_one(self, action: int) -> None:
-        """The chance node of a round's lot or of one tile of its deal."""
-        if self._lot_due:
-            if type(action) is not int or not 0 <= action < self._players:
-                raise ValueError(f"the lot's outcome is a seat, 0 to {self._players - 1}: {action}")
-            self._lot_due = False
-            self._opener = action
-        else:
-            left = self._left
-            try:
-                at = left.index(action)
-            except ValueError:
-                raise ValueError(f"chance outcome {action} is not a tile left to deal") from None
-            self._left = left[:at] + left[at + 1 :]
-            self._deal = (*self._deal, action)
-            if len(self._deal) == self._players * HAND_SIZE[self._players]:
-                self._dealing = False
-        self._match = None
-
-    def _record(self, before: MatchState, move: Move, after: MatchState) -> None:
-        """Make ``after`` the engine's state, and note the action for the round's facts.
-
-        A move that ended the round (a placement, or drawing the last tile
-        when that blocks the round) leads to the next round's chance nodes.
-        """
-        self._match = _Shared(after)
-        if after.round == before.round:
-            self._since = _Shared((before.turn, move, before.layout.value_mask, self._since.value))
-            return
-        players = self._players
-        self._facts = _Shared(RoundFacts(after.round, (0,) * players, (0,) * players))
-        self._since = _Shared(None)
-        if after.winner is None:
-            # A new round: its deal (and its lot, after a block) are chance nodes.
-            last = after.last_round
-            self._lot_due = last is not None and last.end is RoundEnd.BLOCKED
-            self._opener = after.opener
-            self._base = _Shared(after)
-            self._deal = ()
-            self._left = _ALL_INDICES
-            self._match = None
-            self._dealing = True
-
-    def _round_facts(self) -> RoundFacts:
-        """The public facts of the round so far (brought up to date with the actions since)."""
-        node = self._since.value
-        facts = self._facts.value
-        if node is not None:
-            pending = []
-            while node is not None:
-                pending.append(node)
-                node = node[3]
-            for seat, move, values, _ in reversed(pending):
-                facts = facts.step(seat, move, values)
-            self._facts = _Shared(facts)
-            self._since = _Shared(None)
-        return facts
+        self._player = self._kernel.apply(action)
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
-            if self._dealing and self._lot_due:
+            kernel = self._kernel
+            if kernel.dealing and kernel.lot_due:
                 return f"lot: seat {action} opens"
-            return f"{'deal' if self._dealing else 'draw'} {ALL_TILES[action]}"
+            return f"{'deal' if kernel.dealing else 'draw'} {ALL_TILES[action]}"
         return str(ACTION_MOVES[action])
 
     def returns(self) -> list[float]:
@@ -413,36 +272,21 @@ class AmericanSniffState(pyspiel.State):
         """
         self._resamples += 1
         world = self.clone()
-        if not (self._dealing or self._drawing or self.is_terminal()):
+        if not (self._kernel.dealing or self._kernel.drawing or self.is_terminal()):
             rng = random.Random(f"{sampler()!r}/{self._resamples}")
             world.match = _resampled(self.match, player, rng)
         return world
 
     def __str__(self) -> str:
-        state = self.match
+        kernel = self._kernel
+        state = kernel.state()
         hands = " / ".join(" ".join(map(str, hand)) for hand in state.hands)
         table = " ".join(map(str, state.layout.tiles))
         return (
             f"round {state.round}; scores {list(state.scores)}; hands {hands}; "
             f"table {table or '-'}; stock {state.stock_size}; "
-            f"{'dealing' if self._dealing else 'drawing' if self._drawing else 'playing'}"
+            f"{'dealing' if kernel.dealing else 'drawing' if kernel.drawing else 'playing'}"
         )
-
-    # -- helpers --------------------------------------------------------------
-
-    def _dealt(self) -> MatchState:
-        """The round's state with the tiles dealt so far in the hands, the rest in the stock."""
-        base = self._base.value
-        size = HAND_SIZE[self._players]
-        deal = self._deal
-        hands = tuple(
-            tuple(ALL_TILES[i] for i in sorted(deal[seat * size : (seat + 1) * size]))
-            for seat in range(self._players)
-        )
-        stock = tuple(ALL_TILES[i] for i in self._left)
-        opener = base.opener if self._lot_due else self._opener
-        info = base.info.evolve(deck=stock, opener=opener)
-        return base.evolve(info=info, hands=hands, turn=opener, drawn_count=0)
 
 
 def _resampled(state: MatchState, seat: int, rng: random.Random) -> MatchState:
@@ -494,22 +338,6 @@ def _fill(
     return hands, rest
 
 
-class _Shared(Generic[_T]):
-    """An immutable value that the copies of a state share: a deep copy is the value itself.
-
-    OpenSpiel clones a Python game's state with :func:`copy.deepcopy`; engine
-    states never change, so copying one would only cost time.
-    """
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: _T) -> None:
-        self.value = value
-
-    def __deepcopy__(self, memo: dict[int, object]) -> _Shared[_T]:
-        return self
-
-
 class _Observer:
     """OpenSpiel's observer of a player: the encoded view, and a string function."""
 
@@ -520,7 +348,7 @@ class _Observer:
 
     def set_from(self, state: AmericanSniffState, player: int) -> None:
         """Fill :attr:`tensor` with ``player``'s observation of ``state``."""
-        self.tensor[:] = encode_list(state.match, player, state._round_facts(), 1.0)
+        self.tensor[:] = encode_list(state.match, player, state._kernel.round_facts(), 1.0)
 
     def string_from(self, state: AmericanSniffState, player: int) -> str:
         """``player``'s observation (or information state) of ``state`` as text."""
