@@ -247,7 +247,7 @@ def legal_moves(state: MatchState) -> tuple[Move, ...]:
                             placements.append(place)
             moves = tuple(placements)
         required = rules.required_action(
-            not values, moves != (), len(state.info.deck) - state.drawn_count
+            not values, len(moves) != 0, len(state.info.deck) - state.drawn_count
         )
         if required != "place":
             moves = DRAW_ONLY if required == "draw" else PASS_ONLY
@@ -298,17 +298,16 @@ def apply(state: MatchState, move: Move) -> MatchState:
     drawn_count = state.drawn_count
     tile = move.tile
     at = move.at
-    hands = state.hands
-    hand = hands[seat]
-    position = 0  # where the tile is: by identity, the engine's tiles are interned
-    for held in hand:
-        if held is tile:
-            break
-        position += 1
-    else:  # a hand built outside the engine may hold equal, non-interned tiles
-        position = hand.index(tile)
-    hand = hand[:position] + hand[position + 1 :]
-    hands = hands[:seat] + (hand,) + hands[seat + 1 :]
+    # (By identity: the engine's tiles are interned.)
+    kept = [held for held in state.hands[seat] if held is not tile]
+    if len(kept) == len(state.hands[seat]):
+        # A hand built outside the engine may hold an equal, non-interned tile.
+        kept = list(state.hands[seat])
+        kept.remove(tile)
+    hand = tuple(kept)
+    seats = list(state.hands)
+    seats[seat] = hand
+    hands = tuple(seats)
     layout = placed(state.layout, tile, None if at is None else at.order)
     end_sum = layout.end_sum
     points = rules.placement_points(end_sum)
@@ -325,14 +324,10 @@ def apply(state: MatchState, move: Move) -> MatchState:
         # Then an empty hand: the player went out.
         if not hand:
             return _end_round(state, hands, layout, scores, seat, log)
-        # Then a block: an empty stock and nobody able to place.
+        # Then a block: an empty stock and nobody able to place (the hands
+        # are looked at only once the stock is empty).
         stock_left = len(info.deck) - drawn_count
-        fitting = FITTING_TILES[layout.value_mask] & ~layout.tile_mask
-        # (Every tile off the table is in a hand or in the stock; see _anyone_can_place.)
-        anyone_can_place = fitting.bit_count() > stock_left or (
-            fitting != 0 and _anyone_can_place(hands, layout, stock_left)
-        )
-        if rules.is_blocked(stock_left, anyone_can_place):
+        if rules.is_blocked(stock_left, _anyone_can_place, hands, layout, stock_left):
             return _end_round(state, hands, layout, scores, None, log)
         seat = rules.next_seat(players, seat)
     return new_state(
@@ -381,7 +376,7 @@ def _apply_draw(state: MatchState) -> MatchState:
     fits = bool(TILE_VALUES[tile.index] & layout.value_mask)
     # Drawing the last tile may leave nobody able to place.
     stock_left = len(deck) - count
-    if rules.is_blocked(stock_left, fits or _anyone_can_place(hands, layout, stock_left)):
+    if rules.is_blocked(stock_left, fits or _anyone_can_place, hands, layout, stock_left):
         return _end_round(state, hands, layout, state.scores, None, log)
     return new_state(
         info=state.info,

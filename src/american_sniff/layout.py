@@ -448,6 +448,21 @@ if not COMPILED:
     globals().update(new_layout=twin_constructor(Layout, new_layout, same_names(Layout)))
 
 
+def _opened(tile: Tile) -> Layout:
+    """The table holding only ``tile``, the opening tile of a round."""
+    keys = OPENING_KEYS[tile.index]
+    end_sum = sum([WORTH_OF_KEY[key] for key in keys])
+    if is_lone_double(keys):
+        end_sum -= WORTH_OF_KEY[keys[0]]  # a lone opening double counts once
+    mask = BIT_OF_KEY[keys[0]] | BIT_OF_KEY[keys[1]]
+    sniff = tile if tile.is_double else None
+    return new_layout(keys, end_sum, sniff, 1 << tile.index, mask, (tile, None, None))
+
+
+#: The table after each opening tile, by tile index: every round opens on one of these.
+_OPENED: Final = tuple(_opened(tile) for tile in ALL_TILES)
+
+
 def placed(layout: Layout, tile: Tile, at: int | None) -> Layout:
     """``layout`` with ``tile`` placed on the open key ``at`` (None to open the round).
 
@@ -464,32 +479,46 @@ def placed(layout: Layout, tile: Tile, at: int | None) -> Layout:
     index = tile.index
     sniff = layout.sniff
     if at is None:
-        keys = OPENING_KEYS[index]
-    else:
-        open_keys = list(layout.open_keys)
-        open_keys.remove(at)
-        rank = at & 7
-        if (
-            (rank == LINE_A or rank == LINE_B)
-            and sniff is not None
-            and TILES[at >> 3] is sniff
-            and at ^ 1 not in open_keys
-        ):
-            # Both line sides of the Sniff are now joined: its branches open.
-            open_keys.append(at - rank + BRANCH_A)
-            open_keys.append(at - rank + BRANCH_B)
-        open_keys.append(FREE_KEY[index][at])
+        return _OPENED[index]
+    # The open keys stay in increasing order: the free side's key goes in
+    # where it belongs, and the sums are taken on the way.
+    free = FREE_KEY[index][at]
+    open_keys: list[int] = []
+    end_sum = WORTH_OF_KEY[free]
+    mask = BIT_OF_KEY[free]
+    pending = True
+    for key in layout.open_keys:
+        if key != at:
+            if pending and free < key:
+                open_keys.append(free)
+                pending = False
+            open_keys.append(key)
+            end_sum += WORTH_OF_KEY[key]
+            mask |= BIT_OF_KEY[key]
+    if pending:
+        open_keys.append(free)
+    rank = at & 7
+    if (
+        (rank == LINE_A or rank == LINE_B)
+        and sniff is not None
+        and TILES[at >> 3] is sniff
+        and at ^ 1 not in open_keys
+    ):
+        # Both line sides of the Sniff are now joined: its branches open.
+        branch_a = at - rank + BRANCH_A
+        branch_b = at - rank + BRANCH_B
+        open_keys.append(branch_a)
+        open_keys.append(branch_b)
         open_keys.sort()
-        keys = tuple(open_keys)
+        end_sum += WORTH_OF_KEY[branch_a] + WORTH_OF_KEY[branch_b]
+        mask |= BIT_OF_KEY[branch_a] | BIT_OF_KEY[branch_b]
     if sniff is None and IS_DOUBLE[index]:
         sniff = tile
-    end_sum = 0
-    mask = 0
-    for key in keys:
-        end_sum += WORTH_OF_KEY[key]
-        mask |= BIT_OF_KEY[key]
-    if len(keys) == 2 and keys[0] & 7 == LINE_A and keys[1] == keys[0] + 1:
-        end_sum -= WORTH_OF_KEY[keys[0]]  # a lone opening double counts once (is_lone_double)
     return new_layout(
-        keys, end_sum, sniff, layout.tile_mask | 1 << index, mask, (tile, at, layout._log)
+        tuple(open_keys),
+        end_sum,
+        sniff,
+        layout.tile_mask | 1 << index,
+        mask,
+        (tile, at, layout._log),
     )
