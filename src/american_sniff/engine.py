@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Iterable
+from typing import Any, cast
 
 from . import rules
 from ._fast import (
@@ -38,6 +39,7 @@ from ._native import COMPILED
 from .errors import IllegalMove, InvalidDeal
 from .layout import FITTING_TILES, TILE_VALUES, Layout, can_place, placed
 from .moves import Draw, Move, Pass, Place
+from .points import Point
 from .rng import below, check_seed
 from .state import (
     ActionLog,
@@ -344,8 +346,11 @@ def apply(state: MatchState, move: Move) -> MatchState:
 
 def _checked_place(state: MatchState, move: Place) -> Place:
     """The interned placement equal to ``move``, or IllegalMove naming the rule it breaks."""
-    tile = move.tile
-    at = move.at
+    # A Place built outside the engine may hold anything: its fields are read
+    # untyped (compiled, a typed read of a native Tile would check its type).
+    fields: Any = move
+    tile: object = fields.tile
+    at: object = fields.at
     seat = state.turn
     if not isinstance(tile, Tile):
         raise IllegalMove(f"not a tile: {tile!r}", "not_a_tile")
@@ -356,8 +361,8 @@ def _checked_place(state: MatchState, move: Place) -> Place:
         raise IllegalMove(
             f"seat {seat} must place the tile just drawn, {drawn}, not {tile}", "must_place_drawn"
         )
-    state.layout.check_place(tile, at)
-    return interned_place(tile, at)
+    state.layout.check_place(tile, at)  # (so at is a Point, or None)
+    return interned_place(tile, cast("Point | None", at))
 
 
 def _apply_draw(state: MatchState) -> MatchState:

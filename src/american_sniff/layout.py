@@ -27,7 +27,7 @@ Sniff branches. :meth:`~american_sniff.Layout.place` and the engine both place t
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar, Final, cast, overload
 
 import attrs
 
@@ -224,7 +224,9 @@ class Layout:  # noqa: D101 (the docstring is _LAYOUT_DOC, set below)
             del result[1]  # a lone opening double counts once, at line_a
         return tuple(result)
 
-    def fits(self, tile: Tile) -> tuple[Point, ...]:
+    # (The tile is typed ``object``: a wrong one is refused with the ValueError
+    # below in both builds, not by the compiled build's argument check.)
+    def fits(self, tile: object) -> tuple[Point, ...]:
         """The open points showing a half of ``tile``, in :meth:`points` order.
 
         On the empty table any tile is placed with ``at=None``, so this is empty.
@@ -273,7 +275,14 @@ class Layout:  # noqa: D101 (the docstring is _LAYOUT_DOC, set below)
 
     # -- placing -----------------------------------------------------------
 
-    def place(self, tile: Tile, at: Point | None = None) -> Layout:
+    # The public signatures are the overloads; the implementation takes any
+    # value, so that a wrong one is refused by check_place (an IllegalMove) in
+    # both builds, not by the compiled build's argument check.
+    @overload
+    def place(self, tile: Tile) -> Layout: ...
+    @overload
+    def place(self, tile: Tile, at: Point | None) -> Layout: ...
+    def place(self, tile: object, at: object = None) -> Layout:
         """A new layout with ``tile`` placed on the open point ``at``.
 
         ``at`` is None only for the opening tile, which may be any tile.
@@ -284,8 +293,10 @@ class Layout:  # noqa: D101 (the docstring is _LAYOUT_DOC, set below)
             (also if ``tile`` is not a :class:`Tile`, or ``at`` neither a
             :class:`Point` nor None).
         """
-        self.check_place(tile, at)
-        return placed(self, ALL_TILES[tile.index], None if at is None else at.order)
+        self.check_place(tile, at)  # (so tile is a Tile, and at a Point or None)
+        point = cast("Point | None", at)
+        index = cast(Tile, tile).index
+        return placed(self, ALL_TILES[index], None if point is None else point.order)
 
     def check_place(self, tile: object, at: object) -> None:
         """Check that ``place(tile, at)`` is legal, and return None if it is.
