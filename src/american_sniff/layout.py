@@ -384,6 +384,11 @@ FITTING_TILES: Final = tuple(
 )
 #: The tiles by index, as a compiled-module constant.
 TILES: Final = ALL_TILES
+#: :data:`~american_sniff.points.BIT_OF_KEY`, as a compiled-module constant:
+#: compiled code reads a Final of its own module directly, but looks a name
+#: imported from an interpreted module (points) up in the module's dictionary
+#: at every use.
+_BIT_OF_KEY: Final = tuple(BIT_OF_KEY)
 #: Whether each tile (by index) is a double.
 IS_DOUBLE: Final = tuple(tile.is_double for tile in ALL_TILES)
 
@@ -465,7 +470,7 @@ def _opened(tile: Tile) -> Layout:
     end_sum = sum([WORTH_OF_KEY[key] for key in keys])
     if is_lone_double(keys):
         end_sum -= WORTH_OF_KEY[keys[0]]  # a lone opening double counts once
-    mask = BIT_OF_KEY[keys[0]] | BIT_OF_KEY[keys[1]]
+    mask = _BIT_OF_KEY[keys[0]] | _BIT_OF_KEY[keys[1]]
     sniff = tile if tile.is_double else None
     return new_layout(keys, end_sum, sniff, 1 << tile.index, mask, (tile, None, None))
 
@@ -496,7 +501,7 @@ def placed(layout: Layout, tile: Tile, at: int | None) -> Layout:
     free = FREE_KEY[index][at]
     open_keys: list[int] = []
     end_sum = WORTH_OF_KEY[free]
-    mask = BIT_OF_KEY[free]
+    mask = _BIT_OF_KEY[free]
     pending = True
     for key in layout.open_keys:
         if key != at:
@@ -505,7 +510,7 @@ def placed(layout: Layout, tile: Tile, at: int | None) -> Layout:
                 pending = False
             open_keys.append(key)
             end_sum += WORTH_OF_KEY[key]
-            mask |= BIT_OF_KEY[key]
+            mask |= _BIT_OF_KEY[key]
     if pending:
         open_keys.append(free)
     rank = at & 7
@@ -522,7 +527,7 @@ def placed(layout: Layout, tile: Tile, at: int | None) -> Layout:
         open_keys.append(branch_b)
         open_keys.sort()
         end_sum += WORTH_OF_KEY[branch_a] + WORTH_OF_KEY[branch_b]
-        mask |= BIT_OF_KEY[branch_a] | BIT_OF_KEY[branch_b]
+        mask |= _BIT_OF_KEY[branch_a] | _BIT_OF_KEY[branch_b]
     if sniff is None and IS_DOUBLE[index]:
         sniff = tile
     return new_layout(
