@@ -123,7 +123,9 @@ def previous_node(node: ActionLog) -> ActionLog:
 def log_length(log: ActionLog) -> int:
     """How many actions the action ``log`` holds (it walks the whole chain)."""
     count = 0
-    node = log
+    # (Typed as any tuple: compiled, a node typed as the 7-tuple would be
+    # unpacked, item by item, at every step.)
+    node: tuple[Any, ...] | None = log
     while node is not None:
         count += 1
         node = node[6]
