@@ -273,6 +273,27 @@ def test_a_round_is_blocked_only_with_an_empty_stock_and_nobody_able_to_place(
     assert rules.is_blocked(stock_left, anyone_can_place) is blocked
 
 
+@pytest.mark.parametrize(
+    ("stock_left", "anyone_can_place", "blocked"),
+    [(0, False, True), (0, True, False), (1, False, False), (3, True, False)],
+)
+def test_who_can_place_may_be_worked_out_only_once_the_stock_is_empty(
+    stock_left: int, anyone_can_place: bool, blocked: bool
+) -> None:
+    """A function in place of the fact is called, with the arguments given, only then.
+
+    Kills the mutants of ``rules.is_blocked``'s lazy form.
+    """
+    calls: list[tuple[object, ...]] = []
+
+    def works_out(*arguments: object) -> bool:
+        calls.append(arguments)
+        return anyone_can_place
+
+    assert rules.is_blocked(stock_left, works_out, "hands", 7) is blocked
+    assert calls == ([("hands", 7)] if stock_left == 0 else [])
+
+
 def test_settlement_rounds_each_hand_on_its_own_and_has_no_floor() -> None:
     """Each hand is rounded alone and taken from its side; no floor; nothing is gained.
 

@@ -27,7 +27,7 @@ Sniff branches. :meth:`~american_sniff.Layout.place` and the engine both place t
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar, Final, cast, overload
 
 import attrs
 
@@ -224,7 +224,9 @@ class Layout:  # noqa: D101 (the docstring is _LAYOUT_DOC, set below)
             del result[1]  # a lone opening double counts once, at line_a
         return tuple(result)
 
-    def fits(self, tile: Tile) -> tuple[Point, ...]:
+    # (The tile is typed ``object``: a wrong one is refused with the ValueError
+    # below in both builds, not by the compiled build's argument check.)
+    def fits(self, tile: object) -> tuple[Point, ...]:
         """The open points showing a half of ``tile``, in :meth:`points` order.
 
         On the empty table any tile is placed with ``at=None``, so this is empty.
@@ -273,7 +275,14 @@ class Layout:  # noqa: D101 (the docstring is _LAYOUT_DOC, set below)
 
     # -- placing -----------------------------------------------------------
 
-    def place(self, tile: Tile, at: Point | None = None) -> Layout:
+    # The public signatures are the overloads; the implementation takes any
+    # value, so that a wrong one is refused by check_place (an IllegalMove) in
+    # both builds, not by the compiled build's argument check.
+    @overload
+    def place(self, tile: Tile) -> Layout: ...
+    @overload
+    def place(self, tile: Tile, at: Point | None) -> Layout: ...
+    def place(self, tile: object, at: object = None) -> Layout:
         """A new layout with ``tile`` placed on the open point ``at``.
 
         ``at`` is None only for the opening tile, which may be any tile.
@@ -284,8 +293,10 @@ class Layout:  # noqa: D101 (the docstring is _LAYOUT_DOC, set below)
             (also if ``tile`` is not a :class:`Tile`, or ``at`` neither a
             :class:`Point` nor None).
         """
-        self.check_place(tile, at)
-        return placed(self, ALL_TILES[tile.index], None if at is None else at.order)
+        self.check_place(tile, at)  # (so tile is a Tile, and at a Point or None)
+        point = cast("Point | None", at)
+        index = cast(Tile, tile).index
+        return placed(self, ALL_TILES[index], None if point is None else point.order)
 
     def check_place(self, tile: object, at: object) -> None:
         """Check that ``place(tile, at)`` is legal, and return None if it is.
@@ -373,6 +384,11 @@ FITTING_TILES: Final = tuple(
 )
 #: The tiles by index, as a compiled-module constant.
 TILES: Final = ALL_TILES
+#: :data:`~american_sniff.points.BIT_OF_KEY`, as a compiled-module constant:
+#: compiled code reads a Final of its own module directly, but looks a name
+#: imported from an interpreted module (points) up in the module's dictionary
+#: at every use.
+_BIT_OF_KEY: Final = tuple(BIT_OF_KEY)
 #: Whether each tile (by index) is a double.
 IS_DOUBLE: Final = tuple(tile.is_double for tile in ALL_TILES)
 
@@ -448,6 +464,21 @@ if not COMPILED:
     globals().update(new_layout=twin_constructor(Layout, new_layout, same_names(Layout)))
 
 
+def _opened(tile: Tile) -> Layout:
+    """The table holding only ``tile``, the opening tile of a round."""
+    keys = OPENING_KEYS[tile.index]
+    end_sum = sum([WORTH_OF_KEY[key] for key in keys])
+    if is_lone_double(keys):
+        end_sum -= WORTH_OF_KEY[keys[0]]  # a lone opening double counts once
+    mask = _BIT_OF_KEY[keys[0]] | _BIT_OF_KEY[keys[1]]
+    sniff = tile if tile.is_double else None
+    return new_layout(keys, end_sum, sniff, 1 << tile.index, mask, (tile, None, None))
+
+
+#: The table after each opening tile, by tile index: every round opens on one of these.
+_OPENED: Final = tuple(_opened(tile) for tile in ALL_TILES)
+
+
 def placed(layout: Layout, tile: Tile, at: int | None) -> Layout:
     """``layout`` with ``tile`` placed on the open key ``at`` (None to open the round).
 
@@ -464,32 +495,46 @@ def placed(layout: Layout, tile: Tile, at: int | None) -> Layout:
     index = tile.index
     sniff = layout.sniff
     if at is None:
-        keys = OPENING_KEYS[index]
-    else:
-        open_keys = list(layout.open_keys)
-        open_keys.remove(at)
-        rank = at & 7
-        if (
-            (rank == LINE_A or rank == LINE_B)
-            and sniff is not None
-            and TILES[at >> 3] is sniff
-            and at ^ 1 not in open_keys
-        ):
-            # Both line sides of the Sniff are now joined: its branches open.
-            open_keys.append(at - rank + BRANCH_A)
-            open_keys.append(at - rank + BRANCH_B)
-        open_keys.append(FREE_KEY[index][at])
+        return _OPENED[index]
+    # The open keys stay in increasing order: the free side's key goes in
+    # where it belongs, and the sums are taken on the way.
+    free = FREE_KEY[index][at]
+    open_keys: list[int] = []
+    end_sum = WORTH_OF_KEY[free]
+    mask = _BIT_OF_KEY[free]
+    pending = True
+    for key in layout.open_keys:
+        if key != at:
+            if pending and free < key:
+                open_keys.append(free)
+                pending = False
+            open_keys.append(key)
+            end_sum += WORTH_OF_KEY[key]
+            mask |= _BIT_OF_KEY[key]
+    if pending:
+        open_keys.append(free)
+    rank = at & 7
+    if (
+        (rank == LINE_A or rank == LINE_B)
+        and sniff is not None
+        and TILES[at >> 3] is sniff
+        and at ^ 1 not in open_keys
+    ):
+        # Both line sides of the Sniff are now joined: its branches open.
+        branch_a = at - rank + BRANCH_A
+        branch_b = at - rank + BRANCH_B
+        open_keys.append(branch_a)
+        open_keys.append(branch_b)
         open_keys.sort()
-        keys = tuple(open_keys)
+        end_sum += WORTH_OF_KEY[branch_a] + WORTH_OF_KEY[branch_b]
+        mask |= _BIT_OF_KEY[branch_a] | _BIT_OF_KEY[branch_b]
     if sniff is None and IS_DOUBLE[index]:
         sniff = tile
-    end_sum = 0
-    mask = 0
-    for key in keys:
-        end_sum += WORTH_OF_KEY[key]
-        mask |= BIT_OF_KEY[key]
-    if len(keys) == 2 and keys[0] & 7 == LINE_A and keys[1] == keys[0] + 1:
-        end_sum -= WORTH_OF_KEY[keys[0]]  # a lone opening double counts once (is_lone_double)
     return new_layout(
-        keys, end_sum, sniff, layout.tile_mask | 1 << index, mask, (tile, at, layout._log)
+        tuple(open_keys),
+        end_sum,
+        sniff,
+        layout.tile_mask | 1 << index,
+        mask,
+        (tile, at, layout._log),
     )

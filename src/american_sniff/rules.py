@@ -25,7 +25,7 @@ the table in :mod:`american_sniff.layout`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Final, Literal
 
@@ -151,9 +151,24 @@ def has_won(players: int, score: int) -> bool:
     return score >= target(players)
 
 
-def is_blocked(stock_left: int, anyone_can_place: bool) -> bool:
-    """Whether a round is blocked: the stock is empty and no player holds a tile that fits."""
-    return stock_left == 0 and not anyone_can_place
+def is_blocked(
+    stock_left: int, anyone_can_place: bool | Callable[..., bool], *arguments: object
+) -> bool:
+    """Whether a round is blocked: the stock is empty and no player holds a tile that fits.
+
+    ``anyone_can_place`` is whether some player holds a tile that fits, or a
+    function that works it out, called as ``anyone_can_place(*arguments)``
+    only when the stock is empty: the only case in which it matters, so that
+    the hands are looked at only then.
+
+    >>> is_blocked(0, False), is_blocked(3, False), is_blocked(0, lambda: True)
+    (True, False, False)
+    """
+    if stock_left != 0:
+        return False
+    if callable(anyone_can_place):
+        return not anyone_can_place(*arguments)
+    return not anyone_can_place
 
 
 def round_hand(pips: object) -> int:
