@@ -19,7 +19,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -135,11 +135,22 @@ def _place_by_clicking(page: Page) -> str:
     return str(seq)
 
 
-def _check_no_hidden_tile(page: Page, states: list[MatchState], seat: int | None) -> int:
-    """Check every payload the page received; return how many there were."""
+def _check_no_hidden_tile(
+    page: Page,
+    states: list[MatchState] | Callable[[], list[MatchState]],
+    seat: int | None,
+) -> int:
+    """Check every payload the page received; return how many there were.
+
+    ``states`` may be a function that reads them: it is called once the
+    payloads are collected, so that a match the bots go on playing has every
+    state a payload names (a list read before could be one action short).
+    """
     page.js("1")  # collect what arrived
     payloads = page.frames + page.responses
     assert payloads
+    if callable(states):
+        states = states()
     for payload in payloads:
         leaked = hidden_tiles(payload, states, seat)
         assert not leaked, f"{sorted(map(str, leaked))} reached seat {seat}: {payload[:200]}"
@@ -218,7 +229,7 @@ def test_the_server_restarts_in_mid_match_and_play_goes_on(
         else:
             page.click("#go-on")
     assert int(page.js("document.body.dataset.seq")) > before
-    _check_no_hidden_tile(page, server.states(made["id"]), 0)
+    _check_no_hidden_tile(page, lambda: server.states(made["id"]), 0)
     page.close()
 
 
