@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, Any, Final, NamedTuple, overload
+from typing import TYPE_CHECKING, Any, Final, overload
 
 import attrs
 
@@ -62,6 +62,7 @@ from .errors import InvalidState, InvalidView
 from .layout import WORTH_OF_KEY, Layout, is_lone_double, placed
 from .moves import Draw, Move, Pass, Place, parse_move
 from .points import POINT_OF_KEY
+from .replayer import round_tables, table_after
 from .rules import TARGET
 from .serial import (
     LOG_TEXTS,
@@ -349,30 +350,61 @@ def _preview(layout: Layout, move: Move) -> MovePreview:
 
 # -- what views keep beside the state --------------------------------------------------
 # For each node of a round's action log that a view has seen: the public facts
-# that the view needs after that action, worked out from those after the node
-# before. Kept by node identity (the entry holds the node, so its id cannot be
-# reused while the entry lives), and bounded: when full, it starts afresh.
+# that views need after that action (the table, the voids, how many actions),
+# worked out from those after the node before by one step of the replayer
+# (replayer.table_after); and, made only when a viewer asks for it, the log as
+# that viewer sees it. Kept by node identity (the entry holds the node, so its
+# id cannot be reused while the entry lives), and bounded: when full, it
+# starts afresh.
+
+#: A viewer's log not made yet (None is the empty log).
+_UNSET: Final[Any] = object()
 
 
-class _Seen(NamedTuple):
+class _Seen:
     """What views know after one node of an action log.
 
-    ``hidden[v]`` is the log as viewer ``v`` sees it (index ``players``: a
-    spectator); ``voids`` are masks and ``void_sets`` the same as sets;
-    ``current``, ``draws``, ``known`` and ``shown`` follow the turn under way
-    (see :func:`_step`).
+    ``voids`` are masks and ``void_sets`` the same as sets; ``current``,
+    ``draws``, ``known`` and ``shown`` follow the turn under way (see
+    :func:`_step`); ``hidden[v]`` is the log as viewer ``v`` sees it (index
+    ``players``: a spectator), or ``_UNSET`` until a view for ``v`` needs it.
     """
 
-    node: ActionLog
-    actions: int
-    layout: Layout
-    hidden: tuple[ActionLog, ...]
-    voids: tuple[int, ...]
-    void_sets: tuple[frozenset[int], ...]
-    current: int
-    draws: int
-    known: int
-    shown: int
+    __slots__ = (
+        "actions",
+        "current",
+        "draws",
+        "hidden",
+        "known",
+        "layout",
+        "node",
+        "shown",
+        "void_sets",
+        "voids",
+    )
+
+    def __init__(  # noqa: PLR0913, PLR0917 - one slot each
+        self,
+        node: ActionLog,
+        actions: int,
+        layout: Layout,
+        voids: tuple[int, ...],
+        void_sets: tuple[frozenset[int], ...],
+        current: int,
+        draws: int,
+        known: int,
+        shown: int,
+    ) -> None:
+        self.node = node
+        self.actions = actions
+        self.layout = layout
+        self.voids = voids
+        self.void_sets = void_sets
+        self.current = current
+        self.draws = draws
+        self.known = known
+        self.shown = shown
+        self.hidden: list[Any] = [_UNSET] * (len(voids) + 1)
 
 
 _SEEN: dict[int, _Seen] = {}
@@ -385,18 +417,7 @@ def _start(players: int) -> _Seen:
 
 
 _STARTS = {
-    players: _Seen(
-        None,
-        0,
-        Layout.empty(),
-        (None,) * (players + 1),
-        (0,) * players,
-        (frozenset(),) * players,
-        -1,
-        0,
-        0,
-        0,
-    )
+    players: _Seen(None, 0, Layout.empty(), (0,) * players, (frozenset(),) * players, -1, 0, 0, 0)
     for players in rules.PLAYER_COUNTS
 }
 
@@ -404,46 +425,35 @@ _STARTS = {
 def _step(before: _Seen, node: ActionLog, layout: Layout | None) -> _Seen:
     """What is known after ``node``, from what was known before it.
 
-    ``layout`` is the table after the node, if the caller has it (else it is
-    placed here).
+    ``layout`` is the table after the node, if the caller has it (else the
+    replayer's step places the node's tile, unchecked: the log is a state's).
     """
-    assert node is not None
-    seat, move, tile, end_sum, points, scores = node_fields(node)
-    # The hidden logs: a drawn tile shows to the seat that drew it only.
-    hidden = tuple(
-        [
-            action_node(seat, move, tile if viewer == seat else None, end_sum, points, scores, prev)
-            for viewer, prev in enumerate(before.hidden)
-        ]
-    )
-    voids = list(before.voids)
+    seat, move, _, _, _, _ = node_fields(node)
+    voids = before.voids
+    sets = before.void_sets
     current, draws, known, shown = before.current, before.draws, before.known, before.shown
     table = before.layout
     if seat != current:
         current, draws, known, shown = seat, 0, voids[seat], table.value_mask
-    if type(move) is Place:
-        if layout is None:  # the log is a state's: its placements are legal
-            at = move.at
-            layout = placed(table, move.tile, None if at is None else at.order)
-        table = layout
-    if type(move) is Draw:
+    kind = type(move)
+    if kind is Place:
+        table = table_after(table, move, checked=False) if layout is None else layout
+        if draws == 0:  # a placement by choice tells nothing new
+            return _Seen(node, before.actions + 1, table, voids, sets, -1, 0, known, shown)
+    if kind is Draw:
         # It could not place; the tile it drew may show anything until its turn ends.
         draws += 1
-        voids[seat] = 0
-    elif type(move) is Place and draws == 0:
-        current = -1  # a placement by choice tells nothing new
+        void = 0
     else:
-        kept = draws if type(move) is Pass else draws - 1  # the placed tile was just drawn
+        kept = draws if kind is Pass else draws - 1  # the placed tile was just drawn
         # The hand held none of the values shown. Tiles it kept from this turn's
         # draws show none of them either, but may show values known before.
-        voids[seat] = shown | (known if kept == 0 else 0)
+        void = shown | (known if kept == 0 else 0)
         current = -1
-    sets = before.void_sets
-    if voids[seat] != before.voids[seat]:
-        sets = sets[:seat] + (_VALUES_OF_MASK[voids[seat]],) + sets[seat + 1 :]
-    return _Seen(
-        node, before.actions + 1, table, hidden, tuple(voids), sets, current, draws, known, shown
-    )
+    if void != voids[seat]:
+        voids = voids[:seat] + (void,) + voids[seat + 1 :]
+        sets = sets[:seat] + (_VALUES_OF_MASK[void],) + sets[seat + 1 :]
+    return _Seen(node, before.actions + 1, table, voids, sets, current, draws, known, shown)
 
 
 def _seen(log: ActionLog, players: int, layout: Layout) -> _Seen:
@@ -471,6 +481,40 @@ def _seen(log: ActionLog, players: int, layout: Layout) -> _Seen:
         state = _step(state, node, layout if node is log else None)
         _SEEN[id(node)] = state
     return state
+
+
+def _hidden_log(log: ActionLog, viewer: int) -> ActionLog:
+    """``log`` as ``viewer`` sees it (a spectator: the number of players): others' draws hidden.
+
+    Made once per node and viewer, from the viewer's log at the node before.
+    While nothing is hidden yet, the viewer's log is the log itself: only a
+    draw by another seat needs a node of the viewer's own.
+    """
+    pending: list[tuple[ActionLog, _Seen | None]] = []
+    node = log
+    hidden: ActionLog = None
+    while node is not None:
+        entry = _SEEN.get(id(node))
+        if entry is not None and entry.node is node:
+            made = entry.hidden[viewer]
+            if made is not _UNSET:
+                hidden = made
+                break
+        else:
+            entry = None
+        pending.append((node, entry))
+        node = previous_node(node)
+    for node, entry in reversed(pending):
+        seat, move, tile, end_sum, points, scores = node_fields(node)
+        if tile is not None and seat != viewer:
+            hidden = action_node(seat, move, None, end_sum, points, scores, hidden)
+        elif hidden is previous_node(node):
+            hidden = node
+        else:
+            hidden = action_node(seat, move, tile, end_sum, points, scores, hidden)
+        if entry is not None:
+            entry.hidden[viewer] = hidden
+    return hidden
 
 
 # -- views ---------------------------------------------------------------------------
@@ -512,7 +556,8 @@ def view_for(
     log = log_of(state)
     seen = _seen(log, players, layout)
     viewer = players if seat is None else seat
-    _keep_hidden_text(log, seen.hidden[viewer], viewer)
+    hidden = _hidden_log(log, viewer)
+    _keep_hidden_text(log, hidden, viewer)
     last = info.last_round
     public = None if last is None else _public_result(last, viewer, last_round_history)
     ended = None if seen.actions else _ended(state, viewer, last_round_history)
@@ -534,7 +579,7 @@ def view_for(
             last_round=public,
             voids=seen.void_sets,
             seq=seq,
-            log=seen.hidden[viewer],
+            log=hidden,
             ended=ended,
         )
     to_move = state.winner is None and state.turn == seat
@@ -552,7 +597,7 @@ def view_for(
         last_round=public,
         voids=seen.void_sets,
         seq=seq,
-        log=seen.hidden[viewer],
+        log=hidden,
         ended=ended,
         seat=seat,
         hand=state.hands[seat],
@@ -781,16 +826,22 @@ def known_voids(history: tuple[Action, ...], players: int) -> tuple[frozenset[in
     """For each seat, the values it is known not to hold after the round's ``history``.
 
     Only public facts are used (who drew, passed or placed, and the table), so
-    the result is the same for every viewer. See the module's notes; views
-    keep the same facts step by step.
+    the result is the same for every viewer. See the module's notes. The
+    round is played through the replayer (:func:`~american_sniff.replayer.round_tables`,
+    each placement checked); views take the same steps one action at a time.
+
+    >>> from american_sniff import Draw, Pass, Place, Tile
+    >>> known_voids((Action(0, Place(Tile(3, 3))), Action(1, Draw()), Action(1, Pass())), 2)
+    (frozenset(), frozenset({3}))
 
     :raises IllegalMove: if a placement of ``history`` does not fit the table.
     """
     seen = _start(players)
     log: ActionLog = None
-    for action in history:
+    tables = round_tables([action.move for action in history])
+    for action, table in zip(history, tables, strict=True):
         log = action_node(action.seat, action.move, None, None, 0, (), log)
-        seen = _step(seen, log, None)
+        seen = _step(seen, log, table)
     return seen.void_sets
 
 
