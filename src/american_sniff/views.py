@@ -66,6 +66,7 @@ from .replayer import round_tables, table_after
 from .rules import TARGET
 from .serial import (
     LOG_TEXTS,
+    SIGNED_PLACEMENTS,
     ActionDoc,
     action_log_from,
     action_text,
@@ -1018,8 +1019,6 @@ def view_to_dict(
 _VIEW_HEAD = json.dumps(document_header(VIEW_FORMAT), separators=(",", ":"))[:-1]
 #: The JSON text (a quoted string) of each open point, by its key.
 _POINT_JSON = tuple("" if point is None else f'"{point}"' for point in POINT_OF_KEY)
-#: The JSON text of each table's placements, by the id of its log's newest node.
-_PLACEMENT_TEXTS: dict[int, tuple[object, str]] = {}
 #: The JSON text of each table met (its ``table`` object), by the layout's id.
 _TABLE_TEXTS: dict[int, tuple[Layout, str]] = {}
 #: The JSON text of each public result met (a view's ``last_round``), by its id.
@@ -1027,11 +1026,30 @@ _VIEW_ROUND_TEXTS: dict[int, tuple[RoundResult, str]] = {}
 _TEXTS_LIMIT = 1 << 12
 
 
+#: The text of each table's placements met (what ``_placements_text`` writes,
+#: without its brackets), by the id of the newest node of the table's chain of
+#: placements.
+_PLACEMENT_TEXTS: dict[int, tuple[object, str]] = {}
+
+
 def _placements_text(layout: Layout) -> str:
-    """The JSON list ``_placements(layout)`` gives, kept by the table's chain of placements."""
+    """The JSON list ``_placements(layout)`` gives, kept by the table's chain of placements.
+
+    The text of a table whose table before was written costs one placement;
+    a table that a signed load built has its text from the load.
+    """
     log = layout._log
     if log is None:
         return "[]"
+    entry = _PLACEMENT_TEXTS.get(id(log))
+    if entry is not None and entry[0] is log:
+        return "[" + entry[1] + "]"
+    signed = SIGNED_PLACEMENTS.get(id(layout))
+    if signed is not None and signed[0] is layout:  # a table a signed load built
+        if len(_PLACEMENT_TEXTS) >= _TEXTS_LIMIT:
+            _PLACEMENT_TEXTS.clear()
+        _PLACEMENT_TEXTS[id(log)] = (log, signed[1])
+        return "[" + signed[1] + "]"
     pending = []
     node = log
     text = ""
@@ -1042,14 +1060,14 @@ def _placements_text(layout: Layout) -> str:
             break
         pending.append(node)
         node = node[2]
-    if len(_PLACEMENT_TEXTS) + len(pending) > _TEXTS_LIMIT:
-        _PLACEMENT_TEXTS.clear()
-    for node in reversed(pending):
-        tile, key, _ = node
+    pieces = [text] if text else []
+    for tile, key, _ in reversed(pending):
         move = OPEN[tile.index] if key is None else PLACE[tile.index][key]
-        piece = f'"{_move_text(move)}"'
-        text = f"{text},{piece}" if text else piece
-        _PLACEMENT_TEXTS[id(node)] = (node, text)
+        pieces.append(f'"{_move_text(move)}"')
+    text = ",".join(pieces)
+    if len(_PLACEMENT_TEXTS) >= _TEXTS_LIMIT:
+        _PLACEMENT_TEXTS.clear()
+    _PLACEMENT_TEXTS[id(log)] = (log, text)
     return "[" + text + "]"
 
 
