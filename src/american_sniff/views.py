@@ -1050,7 +1050,7 @@ def _placements_text(layout: Layout) -> str:
             _PLACEMENT_TEXTS.clear()
         _PLACEMENT_TEXTS[id(log)] = (log, signed[1])
         return "[" + signed[1] + "]"
-    pending = []
+    pending: list[tuple[Tile, int | None, Any]] = []
     node = log
     text = ""
     while node is not None:
