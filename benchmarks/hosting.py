@@ -38,9 +38,9 @@ collector off, so that the runs differ by the step alone). The steps:
   states in memory and an append-only log of actions (``docs/embedding.md``,
   "The server pattern"): the view of the seat to move and its ``to_json()``,
   ``apply`` of its first legal move, and the append of the action's log line
-  (the move's text, ``str(move)``, which ``parse_move(line, strict=True)``
-  reads back), as in a loop that has done the same for every state of the
-  round before.
+  (``{"seat":0,"move":"[0|3] opens"}``, the seat and the move's text, which
+  the guide's ``resume`` replays), as in a loop that has done the same for
+  every state of the round before.
 
 The loads run once on every text in the setup, so that what a running
 process keeps (the moves read by their text) is there, as in a server; with
@@ -198,13 +198,13 @@ def prepare(step: str, pairs: list[tuple[Any, Any]]) -> Callable[[], None]:
             states = _ROUND_OF[id(before)]
             for earlier, following in itertools.pairwise(states):
                 view_for(earlier, earlier.turn).to_json()
-                log.append(str(following.last_action.move))
+                log.append(f'{{"seat":{earlier.turn},"move":"{following.last_action.move}"}}')
 
         def in_memory(state: Any) -> Any:
             view_for(state, state.turn).to_json()
             move = legal_moves(state)[0]
             after = apply(state, move)
-            log.append(str(move))
+            log.append(f'{{"seat":{state.turn},"move":"{move}"}}')
             return after
 
         steps[step] = lambda: [in_memory(before) for before, _ in pairs]

@@ -541,7 +541,7 @@ def log_text(log: ActionLog) -> str:
         pending.append(node)
         node = node[6]
     pieces = [text] if text else []
-    pieces.extend([action_text(node) for node in reversed(pending)])
+    pieces.extend([action_text(pending[index]) for index in range(len(pending) - 1, -1, -1)])
     text = ",".join(pieces)
     if len(LOG_TEXTS) >= _TEXTS_LIMIT:
         LOG_TEXTS.clear()

@@ -478,7 +478,8 @@ def _seen(log: ActionLog, players: int, layout: Layout) -> _Seen:
     state = _start(players) if known is None else known
     if len(_SEEN) + len(pending) > _SEEN_LIMIT:
         _SEEN.clear()
-    for node in reversed(pending):
+    for index in range(len(pending) - 1, -1, -1):
+        node = pending[index]
         state = _step(state, node, layout if node is log else None)
         _SEEN[id(node)] = state
     return state
@@ -505,7 +506,8 @@ def _hidden_log(log: ActionLog, viewer: int) -> ActionLog:
             entry = None
         pending.append((node, entry))
         node = previous_node(node)
-    for node, entry in reversed(pending):
+    for index in range(len(pending) - 1, -1, -1):
+        node, entry = pending[index]
         seat, move, tile, end_sum, points, scores = node_fields(node)
         if tile is not None and seat != viewer:
             hidden = action_node(seat, move, None, end_sum, points, scores, hidden)
@@ -1061,7 +1063,8 @@ def _placements_text(layout: Layout) -> str:
         pending.append(node)
         node = node[2]
     pieces = [text] if text else []
-    for tile, key, _ in reversed(pending):
+    for index in range(len(pending) - 1, -1, -1):
+        tile, key, _ = pending[index]
         move = OPEN[tile.index] if key is None else PLACE[tile.index][key]
         pieces.append(f'"{_move_text(move)}"')
     text = ",".join(pieces)
