@@ -1066,6 +1066,7 @@ def _placements_text(layout: Layout) -> str:
     for index in range(len(pending) - 1, -1, -1):
         tile, key, _ = pending[index]
         move = OPEN[tile.index] if key is None else PLACE[tile.index][key]
+        assert move is not None  # the key of a placement on the table
         pieces.append(f'"{_move_text(move)}"')
     text = ",".join(pieces)
     if len(_PLACEMENT_TEXTS) >= _TEXTS_LIMIT:
