@@ -135,9 +135,8 @@ _VALUES_OF_MASK: tuple[frozenset[int], ...] = tuple(
 )
 
 
-@attrs.frozen
-class MovePreview:
-    """What a legal move would give: the end sum after it and the points it scores.
+_MOVE_PREVIEW_DOC = """\
+What a legal move would give: the end sum after it and the points it scores.
 
     :ivar move: The legal move.
     :ivar end_sum: The table's end sum after the placement; None for a draw
@@ -146,14 +145,16 @@ class MovePreview:
         0 for a draw or a pass.
     """
 
+
+@attrs.frozen
+class MovePreview:  # noqa: D101 (the docstring is _MOVE_PREVIEW_DOC, set below)
     move: Move
     end_sum: int | None
     points: int
 
 
-@attrs.frozen(kw_only=True)
-class SpectatorView:
-    """What everyone may see of a match at one moment; see :func:`~american_sniff.spectator_view`.
+_SPECTATOR_VIEW_DOC = """\
+What everyone may see of a match at one moment; see :func:`~american_sniff.spectator_view`.
 
     A :class:`~american_sniff.PlayerView` is a spectator's view plus one
     seat's own hand, its drawn tile, its legal moves and its own drawn tiles
@@ -162,6 +163,9 @@ class SpectatorView:
     (The fields it shares with a player's view are listed below.)
     """
 
+
+@attrs.frozen(kw_only=True)
+class SpectatorView:  # noqa: D101 (the docstring is _SPECTATOR_VIEW_DOC, set below)
     players: int
     round: int
     opener: int
@@ -261,9 +265,8 @@ class SpectatorView:
         return view
 
 
-@attrs.frozen(kw_only=True)
-class PlayerView(SpectatorView):
-    """What ``seat`` may see of a match at one moment; made by :func:`~american_sniff.view_for`.
+_PLAYER_VIEW_DOC = """\
+What ``seat`` may see of a match at one moment; made by :func:`~american_sniff.view_for`.
 
     Everything in a :class:`~american_sniff.SpectatorView` (listed below), and:
 
@@ -275,6 +278,9 @@ class PlayerView(SpectatorView):
     :ivar legal_moves: This seat's legal moves if it is to move, else empty.
     """
 
+
+@attrs.frozen(kw_only=True)
+class PlayerView(SpectatorView):  # noqa: D101 (the docstring is _PLAYER_VIEW_DOC, set below)
     seat: int
     hand: tuple[Tile, ...]
     drawn: Tile | None
@@ -337,8 +343,11 @@ _PUBLIC_FIELDS_DOC = """
         module's notes). The same for every viewer: it comes from public facts.
     :ivar seq: The sequence number: how many actions the match has had.
 """
-SpectatorView.__doc__ = (SpectatorView.__doc__ or "") + _PUBLIC_FIELDS_DOC
-PlayerView.__doc__ = (PlayerView.__doc__ or "") + _PUBLIC_FIELDS_DOC
+# Set from outside the classes (as state.py does): mypyc, when it compiles this
+# module, drops the docstrings of the (non-native) classes it builds.
+setattr(MovePreview, "__doc__", _MOVE_PREVIEW_DOC)  # noqa: B010
+setattr(SpectatorView, "__doc__", _SPECTATOR_VIEW_DOC + _PUBLIC_FIELDS_DOC)  # noqa: B010
+setattr(PlayerView, "__doc__", _PLAYER_VIEW_DOC + _PUBLIC_FIELDS_DOC)  # noqa: B010
 
 
 def _preview(layout: Layout, move: Move) -> MovePreview:
@@ -676,9 +685,8 @@ def _ended(state: MatchState, viewer: int, last_round_history: bool) -> Action |
 # -- events ---------------------------------------------------------------------------
 
 
-@attrs.frozen(kw_only=True)
-class ViewEvent:
-    """One action as one seat (or a spectator) sees it; made by :func:`~american_sniff.event_for`.
+_VIEW_EVENT_DOC = """\
+One action as one seat (or a spectator) sees it; made by :func:`~american_sniff.event_for`.
 
     :func:`~american_sniff.apply_event` applies it to the view before the action and gives the
     view after it. It holds nothing the viewer may not see.
@@ -698,6 +706,9 @@ class ViewEvent:
         next round's start (which carries the round's result); else None.
     """
 
+
+@attrs.frozen(kw_only=True)
+class ViewEvent:  # noqa: D101 (the docstring is _VIEW_EVENT_DOC, set below)
     viewer: int | None
     seq: int
     action: Action
@@ -718,6 +729,9 @@ class ViewEvent:
         :raises InvalidView: naming the first problem.
         """
         return event_from_json(text)
+
+
+setattr(ViewEvent, "__doc__", _VIEW_EVENT_DOC)  # noqa: B010  (see MovePreview)
 
 
 def event_for(state: MatchState, seat: int | None) -> ViewEvent:
