@@ -57,6 +57,12 @@ import attrs
 
 from . import rules
 from ._fast import OPEN, PLACE
+from ._view_docs import (
+    EventDoc,
+    GeometryDoc,
+    ViewDoc,
+    ViewRoundDoc,
+)
 from .engine import legal_moves
 from .errors import InvalidState, InvalidView
 from .layout import WORTH_OF_KEY, Layout, is_lone_double, placed
@@ -543,7 +549,7 @@ def view_for(
 
 
 def view_for(
-    state: MatchState, seat: int | None, *, last_round_history: bool = False
+    state: object, seat: int | None, *, last_round_history: bool = False
 ) -> PlayerView | SpectatorView:
     """What ``seat`` may see of ``state``; with ``seat=None``, what a spectator may see.
 
@@ -1268,122 +1274,6 @@ def event_to_dict(event: ViewEvent) -> dict[str, Any]:
 MAX_VIEW_BYTES = 1 << 18
 
 
-@attrs.frozen
-class _TableDoc:
-    placements: list[str]
-    open_points: list[str]
-    contributions: list[_ContributionDoc]
-    end_sum: int
-    sniff: str | None
-
-
-@attrs.frozen
-class _ContributionDoc:
-    point: str
-    value: int
-
-
-@attrs.frozen
-class _PreviewDoc:
-    move: str
-    end_sum: int | None
-    points: int
-
-
-@attrs.frozen
-class _EdgeDoc:
-    side: str
-    segment: list[int]
-    facing: str
-
-
-@attrs.frozen
-class _PlacedDoc:
-    tile: str
-    rect: list[int]
-    heading: str
-    low_half: list[int]
-    high_half: list[int]
-    edges: list[_EdgeDoc]
-
-
-@attrs.frozen
-class _AnchorDoc:
-    point: str
-    x: int
-    y: int
-    facing: str
-    marker: list[int]
-    value: int | None
-
-
-@attrs.frozen
-class _GeometryDoc:
-    page: list[int] | None
-    half: int
-    bounds: list[int]
-    tiles: list[_PlacedDoc]
-    anchors: list[_AnchorDoc]
-
-
-@attrs.frozen
-class _ViewRoundDoc:
-    round: int
-    end: str
-    finisher: int | None
-    hands: list[list[str]]
-    deductions: list[int]
-    scores: list[int]
-    placements: list[str]
-    history: list[ActionDoc] | None
-    dealt_from: str
-
-
-@attrs.frozen
-class _ViewDoc:
-    format: str
-    format_version: int
-    rules_version: str
-    players: int
-    seat: int | None
-    round: int
-    opener: int
-    turn: int
-    target: int
-    scores: list[int]
-    winner: int | None
-    hand: list[str] | None
-    drawn: str | None
-    hand_sizes: list[int]
-    stock_size: int
-    table: _TableDoc
-    legal_moves: list[str] | None
-    previews: list[_PreviewDoc] | None
-    history: list[ActionDoc]
-    last_round: _ViewRoundDoc | None
-    voids: list[list[int]]
-    seq: int
-    last_action: ActionDoc | None
-    geometry: _GeometryDoc | None
-
-
-@attrs.frozen
-class _EventDoc:
-    format: str
-    format_version: int
-    rules_version: str
-    viewer: int | None
-    seq: int
-    action: ActionDoc
-    scores: list[int]
-    winner: int | None
-    turn: int
-    drawn: str | None
-    legal_moves: list[str]
-    voids: list[list[int]]
-    next_round: _ViewDoc | None
-
-
 def view_from_json(text: object) -> SpectatorView:
     """Read a view document: a player's view, or a spectator's if its seat is null.
 
@@ -1392,7 +1282,7 @@ def view_from_json(text: object) -> SpectatorView:
     data = read_json(text, max_bytes=MAX_VIEW_BYTES, error=InvalidView, what="the view")
     if isinstance(data, dict):
         check_header(data, VIEW_FORMAT, InvalidView)
-    return _view_from(structure(data, _ViewDoc, InvalidView, "the view"), "$")
+    return _view_from(structure(data, ViewDoc, InvalidView, "the view"), "$")
 
 
 def event_from_json(text: object) -> ViewEvent:
@@ -1405,7 +1295,7 @@ def event_from_json(text: object) -> ViewEvent:
         check_header(data, EVENT_FORMAT, InvalidView)
         if isinstance(data.get("next_round"), dict):
             check_header(data["next_round"], VIEW_FORMAT, InvalidView)
-    doc = structure(data, _EventDoc, InvalidView, "the event")
+    doc = structure(data, EventDoc, InvalidView, "the event")
     next_round = None if doc.next_round is None else _view_from(doc.next_round, "$.next_round")
     players = len(doc.voids)
     if players not in rules.PLAYER_COUNTS:
@@ -1503,7 +1393,7 @@ def _layout(placements: list[str], where: str) -> Layout:
     return layout
 
 
-def _view_from(doc: _ViewDoc, where: str) -> SpectatorView:
+def _view_from(doc: ViewDoc, where: str) -> SpectatorView:
     """The view a document describes; every derived key must agree with the rest."""
     players = doc.players
     if players not in rules.PLAYER_COUNTS:
@@ -1571,7 +1461,7 @@ def _view_from(doc: _ViewDoc, where: str) -> SpectatorView:
     return view
 
 
-def _check_geometry(doc: _GeometryDoc, layout: Layout, where: str) -> None:
+def _check_geometry(doc: GeometryDoc, layout: Layout, where: str) -> None:
     """The geometry written must be the table's, laid out on the page it names."""
     page = doc.page
     if page is not None and (len(page) != 2 or min(page) <= 0):
@@ -1601,7 +1491,7 @@ def _log_of(result: RoundResult) -> ActionLog:
     return log
 
 
-def _round_from(doc: _ViewRoundDoc, players: int, where: str) -> RoundResult:
+def _round_from(doc: ViewRoundDoc, players: int, where: str) -> RoundResult:
     where = f"{where}.last_round"
     try:
         end = RoundEnd(doc.end)
@@ -1636,7 +1526,7 @@ def _dealt_from(text: str, where: str) -> bool:
     return text == "deal"
 
 
-def _before_settlement(doc: _ViewRoundDoc) -> tuple[int, ...]:
+def _before_settlement(doc: ViewRoundDoc) -> tuple[int, ...]:
     """The scores a round ended at, before its settlement took the deductions."""
     players = len(doc.deductions)
     before = list(doc.scores)
@@ -1646,7 +1536,7 @@ def _before_settlement(doc: _ViewRoundDoc) -> tuple[int, ...]:
 
 
 def _last_action_from(
-    doc: _ViewDoc,
+    doc: ViewDoc,
     players: int,
     log: ActionLog,
     last_round: RoundResult | None,
