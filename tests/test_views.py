@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import re
@@ -624,3 +625,21 @@ def test_known_voids_refuse_a_history_whose_placement_does_not_fit() -> None:
     with pytest.raises(IllegalMove, match="shows no 3") as refused:
         known_voids((Action(0, Place(Tile(3, 3))), Action(1, wrong)), 2)
     assert refused.value.code == "values_differ"
+
+
+def test_a_view_one_action_on_shares_the_history_of_the_view_before() -> None:
+    """A view's history is one node on the history of the view before: nothing is copied.
+
+    That is what makes a view cost the same at any point of a round (in the
+    compiled build too, where a node must keep its identity).
+    """
+    states = _play(4, 5, 120)
+    shared = 0
+    for before, after in itertools.pairwise(states):
+        if after.round != before.round:
+            continue
+        for seat in (*range(4), None):
+            earlier, later = view_for(before, seat), view_for(after, seat)
+            assert later._log[6] is earlier._log
+            shared += 1
+    assert shared > 100

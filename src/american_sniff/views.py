@@ -373,6 +373,10 @@ def _preview(layout: Layout, move: Move) -> MovePreview:
 # id cannot be reused while the entry lives), and bounded: when full, it
 # starts afresh.
 
+#: A node of an action log as the code below holds it: an object, never
+#: narrowed to its tuple type, which compiled code would unbox and box again
+#: into a new tuple, losing the identity by which the views key what they keep.
+_Node = Any
 #: A viewer's log not made yet (None is the empty log).
 _UNSET: Final[Any] = object()
 
@@ -401,7 +405,7 @@ class _Seen:
 
     def __init__(  # noqa: PLR0913, PLR0917 - one slot each
         self,
-        node: ActionLog,
+        node: _Node,
         actions: int,
         layout: Layout,
         voids: tuple[int, ...],
@@ -438,7 +442,7 @@ _STARTS = {
 }
 
 
-def _step(before: _Seen, node: ActionLog, layout: Layout | None) -> _Seen:
+def _step(before: _Seen, node: _Node, layout: Layout | None) -> _Seen:
     """What is known after ``node``, from what was known before it.
 
     ``layout`` is the table after the node, if the caller has it (else the
@@ -472,7 +476,7 @@ def _step(before: _Seen, node: ActionLog, layout: Layout | None) -> _Seen:
     return _Seen(node, before.actions + 1, table, voids, sets, current, draws, known, shown)
 
 
-def _seen(log: ActionLog, players: int, layout: Layout) -> _Seen:
+def _seen(log: _Node, players: int, layout: Layout) -> _Seen:
     """What is known after the newest node of ``log``, whose table is ``layout``."""
     if log is None:
         return _start(players)
@@ -481,7 +485,7 @@ def _seen(log: ActionLog, players: int, layout: Layout) -> _Seen:
         return entry
     # Walk back to the newest node already seen (the one before, as a rule).
     pending = []
-    node: ActionLog = log
+    node: _Node = log
     known = None
     while node is not None:
         entry = _SEEN.get(id(node))
@@ -500,16 +504,16 @@ def _seen(log: ActionLog, players: int, layout: Layout) -> _Seen:
     return state
 
 
-def _hidden_log(log: ActionLog, viewer: int) -> ActionLog:
+def _hidden_log(log: _Node, viewer: int) -> _Node:
     """``log`` as ``viewer`` sees it (a spectator: the number of players): others' draws hidden.
 
     Made once per node and viewer, from the viewer's log at the node before.
     While nothing is hidden yet, the viewer's log is the log itself: only a
     draw by another seat needs a node of the viewer's own.
     """
-    pending: list[tuple[ActionLog, _Seen | None]] = []
+    pending: list[tuple[_Node, _Seen | None]] = []
     node = log
-    hidden: ActionLog = None
+    hidden: _Node = None
     while node is not None:
         entry = _SEEN.get(id(node))
         if entry is not None and entry.node is node:
@@ -571,7 +575,7 @@ def view_for(
     if seat is not None:
         check_seat(players, seat)
     layout = state.layout
-    log = log_of(state)
+    log: _Node = log_of(state)
     seen = _seen(log, players, layout)
     viewer = players if seat is None else seat
     hidden = _hidden_log(log, viewer)
@@ -1126,7 +1130,7 @@ def _view_round_text(result: RoundResult | None) -> str:
         return entry[1]
     if len(_VIEW_ROUND_TEXTS) >= _TEXTS_LIMIT:
         _VIEW_ROUND_TEXTS.clear()
-    log = result._log
+    log: _Node = result._log
     finisher = "null" if result.finisher is None else str(result.finisher)
     hands = ",".join([tiles_text(hand) for hand in result.hands])
     text = (
@@ -1144,7 +1148,7 @@ def _view_round_text(result: RoundResult | None) -> str:
 _DRAW_TEXT = re.compile(r'\{"seat":([0-9]),"move":"draw","tile":"\[[0-6]\|[0-6]\]"')
 
 
-def _keep_hidden_text(log: ActionLog, hidden: ActionLog, viewer: int) -> None:
+def _keep_hidden_text(log: _Node, hidden: _Node, viewer: int) -> None:
     """Keep the text of a viewer's history made from the round's own text, if that is kept.
 
     A viewer's history is the round's with other seats' drawn tiles hidden, so
@@ -1176,7 +1180,7 @@ def _keep_hidden_text(log: ActionLog, hidden: ActionLog, viewer: int) -> None:
 
 def _view_text(view: SpectatorView, geometry: bool, page: tuple[int, int] | None) -> str:
     """``json.dumps(view_to_dict(view, ...), separators=(",", ":"))``, from kept pieces."""
-    log = view._log
+    log: _Node = view._log
     if log is not None:
         last = action_text(log)  # the newest action alone
     elif view._ended is not None:
