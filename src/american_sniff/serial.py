@@ -548,6 +548,13 @@ def log_text(log: ActionLog) -> str:
     return "[" + text + "]"
 
 
+#: The table after each action of each history a signed load read, oldest
+#: first, by the id of the history's newest node (the entry holds the node):
+#: the views walk a loaded round's public facts on them, placing nothing.
+SIGNED_TABLES: dict[int, tuple[ActionLog, list[Layout]]] = {}
+#: How many loaded histories keep their tables (each some dozens of tables;
+#: they serve the first view of a state just loaded).
+_SIGNED_TABLES_LIMIT = 1 << 10
 #: The placements of each table a signed load built, as the text of a JSON
 #: list without its brackets (the moves, in the order placed), by the table's
 #: id (the entry holds the table, so that the id cannot be reused while it
@@ -742,6 +749,7 @@ def _signed_round(
     log: ActionLog = None
     layout = Layout.empty()
     placements: list[str] = []
+    tables: list[Layout] = []
     tiles = _TILE_OF_TEXT
     for index in range(count):
         action = actions[index]
@@ -763,6 +771,11 @@ def _signed_round(
             after[index],
             log,
         )
+        tables.append(layout)
+    if log is not None:
+        if len(SIGNED_TABLES) >= _SIGNED_TABLES_LIMIT:
+            SIGNED_TABLES.clear()
+        SIGNED_TABLES[id(log)] = (log, tables)
     return log, layout, placements
 
 

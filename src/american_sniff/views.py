@@ -73,6 +73,7 @@ from .rules import TARGET
 from .serial import (
     LOG_TEXTS,
     SIGNED_PLACEMENTS,
+    SIGNED_TABLES,
     ActionDoc,
     action_log_from,
     action_text,
@@ -497,9 +498,14 @@ def _seen(log: _Node, players: int, layout: Layout) -> _Seen:
     state = _start(players) if known is None else known
     if len(_SEEN) + len(pending) > _SEEN_LIMIT:
         _SEEN.clear()
+    # A history a signed load read comes with its tables: nothing is placed again.
+    signed = SIGNED_TABLES.get(id(log))
+    tables = signed[1] if signed is not None and signed[0] is log else None
+    last = -1 if tables is None else len(tables) - 1
     for index in range(len(pending) - 1, -1, -1):
         node = pending[index]
-        state = _step(state, node, layout if node is log else None)
+        table = layout if index == 0 else None if tables is None else tables[last - index]
+        state = _step(state, node, table)
         _SEEN[id(node)] = state
     return state
 
