@@ -18,8 +18,11 @@ collector off, so that the runs differ by the step alone). The steps:
 * ``view``: ``view_for`` of the seat to move, when that seat's view of the
   state before was already made and the engine has listed the legal moves
   (as in a loop that views every state);
-* ``view_cold``: ``view_for`` of a state no view has seen (say, just loaded):
-  it walks the round once;
+* ``view_cold``: ``view_for`` of a state that the engine made and no view
+  has seen: it walks the round once;
+* ``view_loaded``: ``view_for`` of a state just loaded from the server's own
+  signed save (``from_json(text, key=KEY)``), which hands the view the
+  tables it built;
 * ``view_json``: ``view.to_json()``, when the view of the state before was
   written too (as in a loop that sends every view);
 * ``event``: ``event_for(state, seat).to_json()``, the per-action message;
@@ -83,6 +86,7 @@ STEPS = (
     "apply",
     "view",
     "view_cold",
+    "view_loaded",
     "view_json",
     "event",
     "state_json",
@@ -174,6 +178,9 @@ def prepare(step: str, pairs: list[tuple[Any, Any]]) -> Callable[[], None]:
         texts = [s.to_json() for s in afters]
         steps[step] = lambda: [MatchState.from_json(t) for t in texts]
         steps[step]()
+    elif step == "view_loaded":
+        loaded = [MatchState.from_json(s.to_json(key=KEY), key=KEY) for s in afters]
+        steps[step] = lambda: [view_for(s, s.turn) for s in loaded]
     elif step == "load_signed":
         signed = [s.to_json(key=KEY) for s in afters]
         steps[step] = lambda: [MatchState.from_json(t, key=KEY) for t in signed]

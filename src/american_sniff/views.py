@@ -23,8 +23,12 @@ beyond the state (the voids, the histories with hidden draws, the sequence
 number) is worked out once per action and kept beside the state's own action
 log, as a chain that shares every earlier link: the view of a state whose
 previous action was already seen is one step from it. A view of a state seen
-cold (say, just loaded) walks its round once. The history and the previous
-round's history are built as tuples only when read.
+cold (say, just loaded) walks its round once, on the tables a signed load
+kept if it was one (nothing is placed again), and makes only its own
+viewer's history, which is the round's own log until a draw by another seat
+must be hidden. The voids are played through the replayer's step on the
+table (:func:`~american_sniff.replayer.table_after`). The history and the
+previous round's history are built as tuples only when read.
 
 **Sequence numbers.** A view's ``seq`` is how many actions the match
 has had: 0 at its start, and one more with each action, across rounds. The
@@ -683,7 +687,18 @@ def _hide_in_result(result: RoundResult, viewer: int, with_history: bool) -> Rou
             log = action_node(
                 action.seat, action.move, tile, action.end_sum, action.points, action.scores, log
             )
-    return result.evolve(log=log)
+    # Built field by field, as evolve(log=log) would, without its generic walk of the fields.
+    return RoundResult(
+        round=result.round,
+        end=result.end,
+        finisher=result.finisher,
+        layout=result.layout,
+        hands=result.hands,
+        deductions=result.deductions,
+        scores=result.scores,
+        log=log,
+        given=result.given,
+    )
 
 
 def _ended(state: MatchState, viewer: int, last_round_history: bool) -> Action | None:
