@@ -728,12 +728,13 @@ def state_from_json(text: object, *, key: bytes | None = None) -> MatchState:
 
 def _signed_round(
     actions: list[dict[str, Any]], players: int, final: list[int]
-) -> tuple[ActionLog, Layout, list[str]]:
-    """A signed save's history read with no checks: its log, its table, its placements' texts.
+) -> tuple[ActionLog, Layout, list[str], list[Tile]]:
+    """A signed save's history read with no checks: its log, table, placements and draws.
 
     The log is what :func:`action_log_from` makes (each action's scores
-    worked out from ``final``); the table is placed as the log goes, and the
-    placements' move texts, in order, are what ``placements_text`` writes.
+    worked out from ``final``); the table is placed as the log goes; the
+    placements' move texts, in order, are what the views write of the table;
+    and the tiles drawn are in the order drawn.
     """
     count = len(actions)
     after: list[tuple[int, ...]] = [()] * count
@@ -750,6 +751,7 @@ def _signed_round(
     layout = Layout.empty()
     placements: list[str] = []
     tables: list[Layout] = []
+    drawn: list[Tile] = []
     tiles = _TILE_OF_TEXT
     for index in range(count):
         action = actions[index]
@@ -762,21 +764,16 @@ def _signed_round(
             at = move.at
             layout = placed(layout, move.tile, None if at is None else at.order)
             placements.append(text)
-        log = (
-            action["seat"],
-            move,
-            None if tile is None else tiles[tile],
-            end_sum,
-            action["points"] or 0,
-            after[index],
-            log,
-        )
+        if tile is not None:
+            tile = tiles[tile]
+            drawn.append(tile)
+        log = (action["seat"], move, tile, end_sum, action["points"] or 0, after[index], log)
         tables.append(layout)
     if log is not None:
         if len(SIGNED_TABLES) >= _SIGNED_TABLES_LIMIT:
             SIGNED_TABLES.clear()
         SIGNED_TABLES[id(log)] = (log, tables)
-    return log, layout, placements
+    return log, layout, placements, drawn
 
 
 def _signed_hands(docs: list[list[str]]) -> tuple[tuple[Tile, ...], ...]:
@@ -823,7 +820,7 @@ def _signed_state(data: dict[str, Any], text: str) -> MatchState:
     """
     players = data["players"]
     tiles = _TILE_OF_TEXT
-    log, layout, placements = _signed_round(data["history"], players, data["scores"])
+    log, layout, placements, drawn_tiles = _signed_round(data["history"], players, data["scores"])
     tables = [(layout, placements)]
     last = data["last_round"]
     result = None
@@ -831,7 +828,7 @@ def _signed_state(data: dict[str, Any], text: str) -> MatchState:
         before = list(last["scores"])
         for seat, amount in enumerate(last["deductions"]):
             before[side_of(players, seat)] += amount
-        last_log, last_layout, last_placements = _signed_round(last["history"], players, before)
+        last_log, last_layout, last_placements, _ = _signed_round(last["history"], players, before)
         tables.append((last_layout, last_placements))
         result = RoundResult(
             round=last["round"],
@@ -844,7 +841,6 @@ def _signed_state(data: dict[str, Any], text: str) -> MatchState:
             log=last_log,
             given=last.get("dealt_from") == "deal",
         )
-    drawn_tiles = _drawn_tiles(log)
     info = RoundInfo(
         players=players,
         seed=int(data["seed"]),
