@@ -29,7 +29,7 @@ placements alone (a loaded state's table, the engine protocol's ``table``
 request), its problem an :class:`IllegalPlacement`. :func:`table_after` is
 the replay's step on the table alone, and :func:`round_tables` a round's
 tables one action after another: what the views and
-:func:`~american_sniff.known_voids` walk to learn which values each seat is
+:func:`~american_sniff.views.known_voids` walk to learn which values each seat is
 known not to hold.
 
 >>> from american_sniff import new_match, Draw
@@ -463,7 +463,7 @@ def table_after(table: Layout, move: Move, *, checked: bool = True) -> Layout:
     """The table after ``move``: a placement joins ``table``; a draw or a pass leaves it.
 
     This is the replay's step on the table alone, what every walk over a
-    round's public facts takes (:func:`~american_sniff.known_voids`, the
+    round's public facts takes (:func:`~american_sniff.views.known_voids`, the
     views). With ``checked`` (the default) a placement is checked as
     :meth:`Layout.place <american_sniff.Layout.place>` checks it; without,
     ``move`` must be one the rules made on this very table (a state's own
