@@ -1165,18 +1165,8 @@ def _view_round_text(result: RoundResult | None) -> str:
     return text
 
 
-#: For each viewer (a spectator: the number of players), a draw by another
-#: seat in the text of a history, its seat caught: every seat but the viewer's.
-_OTHERS_DRAW_TEXT = tuple(
-    re.compile(
-        r'\{"seat":(['
-        + "".join(str(seat) for seat in range(rules.PLAYER_COUNTS[-1]) if seat != viewer)
-        + r']),"move":"draw","tile":"\[[0-6]\|[0-6]\]"'
-    )
-    for viewer in range(rules.PLAYER_COUNTS[-1] + 1)
-)
-#: What such a draw is written as in the viewer's history: its tile hidden.
-_HIDDEN_DRAW_TEXT = r'{"seat":\1,"move":"draw","tile":null'
+#: A draw's action in the text of a history: its seat and its tile.
+_DRAW_TEXT = re.compile(r'\{"seat":([0-9]),"move":"draw","tile":"\[[0-6]\|[0-6]\]"')
 
 
 def _keep_hidden_text(log: _Node, hidden: _Node, viewer: int) -> None:
@@ -1199,8 +1189,14 @@ def _keep_hidden_text(log: _Node, hidden: _Node, viewer: int) -> None:
         entry = LOG_TEXTS.get(id(before))
         if entry is not None and entry[0] is before:
             return
-    text = _OTHERS_DRAW_TEXT[viewer].sub(_HIDDEN_DRAW_TEXT, kept[1])
-    LOG_TEXTS[id(hidden)] = (hidden, text)
+    mine = str(viewer)
+
+    def hide(draw: re.Match[str]) -> str:
+        if draw.group(1) == mine:
+            return draw.group(0)
+        return f'{{"seat":{draw.group(1)},"move":"draw","tile":null'
+
+    LOG_TEXTS[id(hidden)] = (hidden, _DRAW_TEXT.sub(hide, kept[1]))
 
 
 def _view_text(view: SpectatorView, geometry: bool, page: tuple[int, int] | None) -> str:
