@@ -481,8 +481,12 @@ def _step(before: _Seen, node: _Node, layout: Layout | None) -> _Seen:
     return _Seen(node, before.actions + 1, table, voids, sets, current, draws, known, shown)
 
 
-def _seen(log: _Node, players: int, layout: Layout) -> _Seen:
-    """What is known after the newest node of ``log``, whose table is ``layout``."""
+def _seen(log: _Node, players: int, layout: Layout, viewer: int) -> _Seen:
+    """What is known after the newest node of ``log``, whose table is ``layout``.
+
+    The nodes walked are seen for ``viewer`` too (its log, see
+    :func:`_hidden_log`), where its log at the node before is known.
+    """
     if log is None:
         return _start(players)
     entry = _SEEN.get(id(log))
@@ -500,6 +504,7 @@ def _seen(log: _Node, players: int, layout: Layout) -> _Seen:
         pending.append(node)
         node = previous_node(node)
     state = _start(players) if known is None else known
+    hidden: _Node = None if known is None else known.hidden[viewer]
     if len(_SEEN) + len(pending) > _SEEN_LIMIT:
         _SEEN.clear()
     # A history a signed load read comes with its tables: nothing is placed again.
@@ -510,6 +515,9 @@ def _seen(log: _Node, players: int, layout: Layout) -> _Seen:
         node = pending[index]
         table = layout if index == 0 else None if tables is None else tables[last - index]
         state = _step(state, node, table)
+        if hidden is not _UNSET:
+            hidden = _hide(node, viewer, hidden)
+            state.hidden[viewer] = hidden
         _SEEN[id(node)] = state
     return state
 
@@ -537,16 +545,20 @@ def _hidden_log(log: _Node, viewer: int) -> _Node:
         node = previous_node(node)
     for index in range(len(pending) - 1, -1, -1):
         node, entry = pending[index]
-        seat, move, tile, end_sum, points, scores = node_fields(node)
-        if tile is not None and seat != viewer:
-            hidden = action_node(seat, move, None, end_sum, points, scores, hidden)
-        elif hidden is previous_node(node):
-            hidden = node
-        else:
-            hidden = action_node(seat, move, tile, end_sum, points, scores, hidden)
+        hidden = _hide(node, viewer, hidden)
         if entry is not None:
             entry.hidden[viewer] = hidden
     return hidden
+
+
+def _hide(node: _Node, viewer: int, before: _Node) -> _Node:
+    """``node`` as ``viewer`` sees it, after ``before``, the viewer's log at the node before."""
+    seat, move, tile, end_sum, points, scores = node_fields(node)
+    if tile is not None and seat != viewer:
+        return action_node(seat, move, None, end_sum, points, scores, before)
+    if before is previous_node(node):
+        return node
+    return action_node(seat, move, tile, end_sum, points, scores, before)
 
 
 # -- views ---------------------------------------------------------------------------
@@ -586,8 +598,8 @@ def view_for(
         check_seat(players, seat)
     layout = state.layout
     log: _Node = log_of(state)
-    seen = _seen(log, players, layout)
     viewer = players if seat is None else seat
+    seen = _seen(log, players, layout, viewer)
     hidden = _hidden_log(log, viewer)
     _keep_hidden_text(log, hidden, viewer)
     last = info.last_round
