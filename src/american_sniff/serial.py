@@ -539,9 +539,13 @@ def log_text(log: ActionLog) -> str:
             break
         pending.append(node)
         node = node[6]
-    pieces = [text] if text else []
-    pieces.extend([action_text(pending[index]) for index in range(len(pending) - 1, -1, -1)])
-    text = ",".join(pieces)
+    if len(pending) == 1:  # the history before was written: one action more
+        piece = action_text(pending[0])
+        text = f"{text},{piece}" if text else piece
+    else:
+        pieces = [text] if text else []
+        pieces.extend([action_text(pending[index]) for index in range(len(pending) - 1, -1, -1)])
+        text = ",".join(pieces)
     if len(LOG_TEXTS) >= _TEXTS_LIMIT:
         LOG_TEXTS.clear()
     LOG_TEXTS[id(log)] = (log, text)
