@@ -18,8 +18,11 @@ collector off, so that the runs differ by the step alone). The steps:
 * ``view``: ``view_for`` of the seat to move, when that seat's view of the
   state before was already made and the engine has listed the legal moves
   (as in a loop that views every state);
-* ``view_cold``: ``view_for`` of a state no view has seen (say, just loaded):
-  it walks the round once;
+* ``view_cold``: ``view_for`` of a state that the engine made and no view
+  has seen: it walks the round once;
+* ``view_loaded``: ``view_for`` of a state just loaded from the server's own
+  signed save (``from_json(text, key=KEY)``), which hands the view the
+  tables it built;
 * ``view_json``: ``view.to_json()``, when the view of the state before was
   written too (as in a loop that sends every view);
 * ``event``: ``event_for(state, seat).to_json()``, the per-action message;
@@ -33,7 +36,14 @@ collector off, so that the runs differ by the step alone). The steps:
   view of the seat to move and its ``to_json()``, ``apply`` of its first
   legal move, and ``to_json()`` of the state after;
 * ``hosting_signed``: the same on the server's own path: ``from_json(text,
-  key=KEY)`` and ``to_json(key=KEY)``.
+  key=KEY)`` and ``to_json(key=KEY)``;
+* ``hosting_memory``: the whole hosting step of a server that keeps its
+  states in memory and an append-only log of actions (``docs/embedding.md``,
+  "The server pattern"): the view of the seat to move and its ``to_json()``,
+  ``apply`` of its first legal move, and the append of the action's log line
+  (``{"seat":0,"move":"[0|3] opens"}``, the seat and the move's text, which
+  the guide's ``resume`` replays), as in a loop that has done the same for
+  every state of the round before.
 
 The loads run once on every text in the setup, so that what a running
 process keeps (the moves read by their text) is there, as in a server; with
@@ -61,6 +71,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import itertools
 import os
 import random
 import re
@@ -75,6 +86,7 @@ STEPS = (
     "apply",
     "view",
     "view_cold",
+    "view_loaded",
     "view_json",
     "event",
     "state_json",
@@ -82,6 +94,7 @@ STEPS = (
     "load_signed",
     "hosting",
     "hosting_signed",
+    "hosting_memory",
 )
 WHERE = ("start", "late")
 #: The key of the signed saves measured (any 32 bytes).
@@ -95,24 +108,43 @@ def positions(players: int, where: str, count: int) -> list[tuple[Any, Any]]:
     actions) or ``late`` (its 20th action on). Each pair is from another
     match, so that no view made for one pair serves another.
     """
+    return [(states[-1], after) for states, after in rounds(players, where, count)]
+
+
+#: The states of round 3 up to each state before of :func:`rounds` (and so of
+#: :func:`positions`), by that state's id (the state lives as long as its pair).
+_ROUND_OF: dict[int, list[Any]] = {}
+
+
+def rounds(players: int, where: str, count: int) -> list[tuple[list[Any], Any]]:
+    """The pairs of :func:`positions`, each with the states of round 3 up to the state before.
+
+    The states are the round's from its first, as a loop met them.
+    """
     from american_sniff import apply, legal_moves, new_match  # noqa: PLC0415
 
-    found: list[tuple[Any, Any]] = []
+    found: list[tuple[list[Any], Any]] = []
     seed = 0
     while len(found) < count:
         rng = random.Random(seed)
         state = new_match(players, seed=seed)
         seed += 1
         index = 0
+        met = [state]
         while state.winner is None and state.round <= 3:
             moves = legal_moves(state)
             after = apply(state, moves[rng.randrange(len(moves))])
             index = index + 1 if after.round == state.round else 0
             wanted = (where == "start" and 3 <= index <= 5) or (where == "late" and index >= 20)
             if after.round == 3 and state.round == 3 and after.winner is None and wanted:
-                found.append((state, after))
+                found.append((met, after))
+                _ROUND_OF[id(state)] = met
                 break
             state = after
+            if index:
+                met.append(state)
+            else:
+                met = [state]
     return found[:count]
 
 
@@ -146,6 +178,9 @@ def prepare(step: str, pairs: list[tuple[Any, Any]]) -> Callable[[], None]:
         texts = [s.to_json() for s in afters]
         steps[step] = lambda: [MatchState.from_json(t) for t in texts]
         steps[step]()
+    elif step == "view_loaded":
+        loaded = [MatchState.from_json(s.to_json(key=KEY), key=KEY) for s in afters]
+        steps[step] = lambda: [view_for(s, s.turn) for s in loaded]
     elif step == "load_signed":
         signed = [s.to_json(key=KEY) for s in afters]
         steps[step] = lambda: [MatchState.from_json(t, key=KEY) for t in signed]
@@ -162,6 +197,24 @@ def prepare(step: str, pairs: list[tuple[Any, Any]]) -> Callable[[], None]:
             return apply(state, legal_moves(state)[0]).to_json(key=key)
 
         steps[step] = lambda: [host(text) for text in saved]
+    elif step == "hosting_memory":
+        # The loop so far: every state of the round before this one viewed for
+        # the seat to move, the view written, and its action logged.
+        log: list[str] = []
+        for before, _ in pairs:
+            states = _ROUND_OF[id(before)]
+            for earlier, following in itertools.pairwise(states):
+                view_for(earlier, earlier.turn).to_json()
+                log.append(f'{{"seat":{earlier.turn},"move":"{following.last_action.move}"}}')
+
+        def in_memory(state: Any) -> Any:
+            view_for(state, state.turn).to_json()
+            move = legal_moves(state)[0]
+            after = apply(state, move)
+            log.append(f'{{"seat":{state.turn},"move":"{move}"}}')
+            return after
+
+        steps[step] = lambda: [in_memory(before) for before, _ in pairs]
     if step == "apply":  # the legal moves are listed in the setup, as a loop does
         for state, _ in pairs:
             legal_moves(state)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import re
@@ -12,7 +13,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from american_sniff import (
+    Action,
     Draw,
+    IllegalMove,
     InvalidView,
     MatchState,
     Pass,
@@ -26,10 +29,12 @@ from american_sniff import (
     event_for,
     legal_moves,
     new_match,
+    parse_point,
     spectator_view,
     view_for,
 )
 from american_sniff.render import DEFAULT_PAGE, table_geometry
+from american_sniff.state import log_of
 from american_sniff.views import event_to_dict, geometry_to_dict, known_voids, view_to_dict
 from scenarios import DRAW_DEAL, PASS_DEAL, act, deal
 
@@ -588,3 +593,53 @@ def test_the_views_draw_on_the_renderings_default_page() -> None:
     assert views.TABLE_PAGE == DEFAULT_PAGE
     view = views.spectator_view(new_match(2, seed=3))
     assert geometry_to_dict(view.table_geometry())["half"] == HALF
+
+
+@given(st.sampled_from([2, 3, 4]), st.integers(0, 2**32), st.integers(0, 2**16))
+def test_a_cold_view_equals_the_view_made_step_by_step(players: int, seed: int, pick: int) -> None:
+    """A view of a just-loaded state (no node seen) is the view a step-by-step loop makes.
+
+    The loaded copy shares no node with the original, so its view walks the
+    round afresh; each viewer's log is made only when asked, and is the
+    round's own log until a draw by another seat must be hidden.
+    """
+    key = bytes(range(32))
+    states = _play(players, seed, 300)
+    for state in states:  # the step-by-step loop: every state viewed by every viewer
+        for seat in (*range(players), None):
+            view_for(state, seat)
+    state = states[pick % len(states)]
+    loaded = MatchState.from_json(state.to_json(key=key), key=key)
+    assert log_of(loaded) is not log_of(state) or log_of(state) is None
+    for seat in (None, *reversed(range(players))):
+        cold, warm = view_for(loaded, seat), view_for(state, seat)
+        assert cold == warm
+        assert cold.history == warm.history
+        assert cold.to_json() == warm.to_json()
+        assert cold.voids == known_voids(state.history, players)
+
+
+def test_known_voids_refuse_a_history_whose_placement_does_not_fit() -> None:
+    """The voids are played through the replayer, which checks every placement."""
+    wrong = Place(Tile(1, 2), parse_point("[3|3] line_a"))
+    with pytest.raises(IllegalMove, match="shows no 3") as refused:
+        known_voids((Action(0, Place(Tile(3, 3))), Action(1, wrong)), 2)
+    assert refused.value.code == "values_differ"
+
+
+def test_a_view_one_action_on_shares_the_history_of_the_view_before() -> None:
+    """A view's history is one node on the history of the view before: nothing is copied.
+
+    That is what makes a view cost the same at any point of a round (in the
+    compiled build too, where a node must keep its identity).
+    """
+    states = _play(4, 5, 120)
+    shared = 0
+    for before, after in itertools.pairwise(states):
+        if after.round != before.round:
+            continue
+        for seat in (*range(4), None):
+            earlier, later = view_for(before, seat), view_for(after, seat)
+            assert later._log[6] is earlier._log
+            shared += 1
+    assert shared > 100

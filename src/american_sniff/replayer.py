@@ -26,7 +26,11 @@ action 3"``); the sentence that says *what* is wrong is the problem's own
 :func:`hands_as_dealt` rebuilds a round's hands as dealt from what the seats
 hold now and the round's actions, and :func:`replay_table` a table from its
 placements alone (a loaded state's table, the engine protocol's ``table``
-request), its problem an :class:`IllegalPlacement`.
+request), its problem an :class:`IllegalPlacement`. :func:`table_after` is
+the replay's step on the table alone, and :func:`round_tables` a round's
+tables one action after another: what the views and
+:func:`~american_sniff.views.known_voids` walk to learn which values each seat is
+known not to hold.
 
 >>> from american_sniff import new_match, Draw
 >>> start = new_match(2, seed=3)
@@ -46,7 +50,7 @@ import attrs
 
 from .engine import apply
 from .errors import IllegalMove
-from .layout import Layout
+from .layout import Layout, placed
 from .moves import Draw, Move, Place
 from .state import Action, MatchState
 from .tiles import ALL_TILES, Tile
@@ -68,7 +72,9 @@ __all__ = [
     "hands_as_dealt",
     "replay_actions",
     "replay_table",
+    "round_tables",
     "step",
+    "table_after",
 ]
 
 #: What an action claims, in the order they are compared: the tile a draw
@@ -471,3 +477,48 @@ def deal_difference(
 
 def _text(tiles: Sequence[Tile]) -> str:
     return " ".join(map(str, tiles)) if tiles else "(none)"
+
+
+def table_after(table: Layout, move: Move, *, checked: bool = True) -> Layout:
+    """The table after ``move``: a placement joins ``table``; a draw or a pass leaves it.
+
+    This is the replay's step on the table alone, what every walk over a
+    round's public facts takes (:func:`~american_sniff.views.known_voids`, the
+    views). With ``checked`` (the default) a placement is checked as
+    :meth:`Layout.place <american_sniff.Layout.place>` checks it; without,
+    ``move`` must be one the rules made on this very table (a state's own
+    action log), and it is placed with no check, which costs less.
+
+    >>> from american_sniff import Draw, Place, Tile
+    >>> table = table_after(Layout.empty(), Place(Tile(3, 3)))
+    >>> table.end_sum, table_after(table, Draw()) is table
+    (6, True)
+
+    :raises IllegalMove: if ``checked`` and the placement does not fit ``table``.
+    """
+    if type(move) is not Place:
+        return table
+    if checked:
+        return table.place(move.tile, move.at)
+    at = move.at
+    return placed(table, move.tile, None if at is None else at.order)
+
+
+def round_tables(moves: Iterable[Move], *, checked: bool = True) -> Iterator[Layout]:
+    """The table after each of a round's ``moves``, in order, from the empty table.
+
+    Each step is :func:`table_after`: a draw or a pass yields the table as it
+    was.
+
+    >>> from american_sniff import Draw, Place, Tile, parse_point
+    >>> moves = [Place(Tile(3, 3)), Draw(), Place(Tile(3, 4), parse_point("[3|3] line_a"))]
+    >>> [table.end_sum for table in round_tables(moves)]
+    [6, 6, 10]
+
+    :raises IllegalMove: if ``checked`` and a placement does not fit the table
+        before it.
+    """
+    table = Layout.empty()
+    for move in moves:
+        table = table_after(table, move, checked=checked)
+        yield table

@@ -40,7 +40,6 @@ The state format is documented field by field in ``docs/formats.md``.
 from __future__ import annotations
 
 import functools
-import hashlib
 import hmac
 import json
 from collections.abc import Callable
@@ -540,14 +539,31 @@ def log_text(log: ActionLog) -> str:
             break
         pending.append(node)
         node = node[6]
-    if len(LOG_TEXTS) + len(pending) > _TEXTS_LIMIT:
-        LOG_TEXTS.clear()
-    for node in reversed(pending):
-        assert node is not None
-        piece = action_text(node)
+    if len(pending) == 1:  # the history before was written: one action more
+        piece = action_text(pending[0])
         text = f"{text},{piece}" if text else piece
-        LOG_TEXTS[id(node)] = (node, text)
+    else:
+        pieces = [text] if text else []
+        pieces.extend([action_text(pending[index]) for index in range(len(pending) - 1, -1, -1)])
+        text = ",".join(pieces)
+    if len(LOG_TEXTS) >= _TEXTS_LIMIT:
+        LOG_TEXTS.clear()
+    LOG_TEXTS[id(log)] = (log, text)
     return "[" + text + "]"
+
+
+#: The table after each action of each history a signed load read, oldest
+#: first, by the id of the history's newest node (the entry holds the node):
+#: the views walk a loaded round's public facts on them, placing nothing.
+SIGNED_TABLES: dict[int, tuple[ActionLog, list[Layout]]] = {}
+#: How many loaded histories keep their tables (each some dozens of tables;
+#: they serve the first view of a state just loaded).
+_SIGNED_TABLES_LIMIT = 1 << 10
+#: The placements of each table a signed load built, as the text of a JSON
+#: list without its brackets (the moves, in the order placed), by the table's
+#: id (the entry holds the table, so that the id cannot be reused while it
+#: lives): the views write a table's placements from it.
+SIGNED_PLACEMENTS: dict[int, tuple[Layout, str]] = {}
 
 
 def _hands_text(hands: tuple[tuple[Tile, ...], ...]) -> str:
@@ -643,7 +659,8 @@ def _check_key(key: object) -> bytes:
 
 
 def _signature(key: bytes, text: str) -> str:
-    return hmac.new(key, text.encode("utf-8"), hashlib.sha256).hexdigest()
+    # hmac.digest: the one-shot HMAC in C (no HMAC object), the same digest.
+    return hmac.digest(key, text.encode("utf-8"), "sha256").hex()
 
 
 def _signed_text(text: object, key: bytes) -> str:
@@ -716,46 +733,54 @@ def state_from_json(text: object, *, key: bytes | None = None) -> MatchState:
     return state
 
 
-def _signed_log(actions: list[dict[str, Any]], players: int, final: list[int]) -> ActionLog:
-    """The action log of a signed save's history (see action_log_from), with no checks."""
+def _signed_round(
+    actions: list[dict[str, Any]], players: int, final: list[int]
+) -> tuple[ActionLog, Layout, list[str], list[Tile]]:
+    """A signed save's history read with no checks: its log, table, placements and draws.
+
+    The log is what :func:`action_log_from` makes (each action's scores
+    worked out from ``final``); the table is placed as the log goes; the
+    placements' move texts, in order, are what the views write of the table;
+    and the tiles drawn are in the order drawn.
+    """
+    count = len(actions)
+    after: list[tuple[int, ...]] = [()] * count
     scores = list(final)
-    after: list[tuple[int, ...]] = []
-    for action in reversed(actions):
-        after.append(tuple(scores))
+    current = tuple(scores)
+    for index in range(count - 1, -1, -1):
+        after[index] = current
+        action = actions[index]
         points = action["points"]
         if points:
             scores[side_of(players, action["seat"])] -= points
+            current = tuple(scores)
     log: ActionLog = None
+    layout = Layout.empty()
+    placements: list[str] = []
+    tables: list[Layout] = []
+    drawn: list[Tile] = []
     tiles = _TILE_OF_TEXT
-    for action, scores_after in zip(actions, reversed(after), strict=True):
-        text = action["move"]
+    for index in range(count):
+        action = actions[index]
+        text: str = action["move"]
         move = parse_move(text, strict=True)
         tile = action["tile"]
-        log = (
-            action["seat"],
-            move,
-            None if tile is None else tiles[tile],
-            action["end_sum"],
-            action["points"] or 0,
-            scores_after,
-            log,
-        )
-    return log
-
-
-def _signed_table(log: ActionLog) -> Layout:
-    """The table a signed save's log builds, placed without checks."""
-    placements = []
-    node = log
-    while node is not None:
-        if type(node[1]) is Place:
-            placements.append(node[1])
-        node = node[6]
-    layout = Layout.empty()
-    for move in reversed(placements):
-        at = move.at
-        layout = placed(layout, move.tile, None if at is None else at.order)
-    return layout
+        end_sum = action["end_sum"]
+        if end_sum is not None:
+            assert type(move) is Place
+            at = move.at
+            layout = placed(layout, move.tile, None if at is None else at.order)
+            placements.append(text)
+        if tile is not None:
+            tile = tiles[tile]
+            drawn.append(tile)
+        log = (action["seat"], move, tile, end_sum, action["points"] or 0, after[index], log)
+        tables.append(layout)
+    if log is not None:
+        if len(SIGNED_TABLES) >= _SIGNED_TABLES_LIMIT:
+            SIGNED_TABLES.clear()
+        SIGNED_TABLES[id(log)] = (log, tables)
+    return log, layout, placements, drawn
 
 
 def _signed_hands(docs: list[list[str]]) -> tuple[tuple[Tile, ...], ...]:
@@ -763,18 +788,23 @@ def _signed_hands(docs: list[list[str]]) -> tuple[tuple[Tile, ...], ...]:
     return tuple([tuple([tiles[text] for text in hand]) for hand in docs])
 
 
-def _keep_signed_texts(text: str, log: ActionLog, result: RoundResult | None) -> None:
+def _keep_signed_texts(
+    text: str, log: ActionLog, result: RoundResult | None, tables: list[tuple[Layout, list[str]]]
+) -> None:
     """Keep the history and the last round of a signed save's ``text`` as the writers would.
 
     The library wrote the text, in the writers' order of keys, so the history's
     actions and the last round's object are the very text that ``log_text``
     and ``_round_text`` would make of them: saving the next state writes one
-    action more, not the whole round again.
+    action more, not the whole round again. The texts of the ``tables``
+    (each with its placements' move texts) are kept too, for the views.
     """
     if len(LOG_TEXTS) + 1 > _TEXTS_LIMIT:
         LOG_TEXTS.clear()
     if len(_ROUND_TEXTS) + 1 > _TEXTS_LIMIT:
         _ROUND_TEXTS.clear()
+    if len(SIGNED_PLACEMENTS) + len(tables) > _TEXTS_LIMIT:
+        SIGNED_PLACEMENTS.clear()
     start = text.find(',"history":[')
     end = text.find('],"deals":[', start)
     if log is not None and 0 <= start < end:
@@ -784,6 +814,9 @@ def _keep_signed_texts(text: str, log: ActionLog, result: RoundResult | None) ->
         last = text.find(',"actions_before":', first)
         if 0 <= end < first < last:
             _ROUND_TEXTS[id(result)] = (result, text[first + len(',"last_round":') : last])
+    for layout, moves in tables:
+        if moves:
+            SIGNED_PLACEMENTS[id(layout)] = (layout, '"' + '","'.join(moves) + '"')
 
 
 def _signed_state(data: dict[str, Any], text: str) -> MatchState:
@@ -794,26 +827,27 @@ def _signed_state(data: dict[str, Any], text: str) -> MatchState:
     """
     players = data["players"]
     tiles = _TILE_OF_TEXT
-    log = _signed_log(data["history"], players, data["scores"])
+    log, layout, placements, drawn_tiles = _signed_round(data["history"], players, data["scores"])
+    tables = [(layout, placements)]
     last = data["last_round"]
     result = None
     if last is not None:
         before = list(last["scores"])
         for seat, amount in enumerate(last["deductions"]):
             before[side_of(players, seat)] += amount
-        last_log = _signed_log(last["history"], players, before)
+        last_log, last_layout, last_placements, _ = _signed_round(last["history"], players, before)
+        tables.append((last_layout, last_placements))
         result = RoundResult(
             round=last["round"],
             end=RoundEnd(last["end"]),
             finisher=last["finisher"],
-            layout=_signed_table(last_log),
+            layout=last_layout,
             hands=_signed_hands(last["hands"]),
             deductions=tuple(last["deductions"]),
             scores=tuple(last["scores"]),
             log=last_log,
             given=last.get("dealt_from") == "deal",
         )
-    drawn_tiles = _drawn_tiles(log)
     info = RoundInfo(
         players=players,
         seed=int(data["seed"]),
@@ -836,12 +870,12 @@ def _signed_state(data: dict[str, Any], text: str) -> MatchState:
         given=data.get("dealt_from") == "deal",
     )
     drawn = data["drawn"]
-    _keep_signed_texts(text, log, result)
+    _keep_signed_texts(text, log, result, tables)
     return MatchState(
         info=info,
         turn=data["turn"],
         hands=_signed_hands(data["hands"]),
-        layout=_signed_table(log),
+        layout=layout,
         scores=tuple(data["scores"]),
         winner=data["winner"],
         drawn=None if drawn is None else tiles[drawn],

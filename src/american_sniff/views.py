@@ -23,8 +23,12 @@ beyond the state (the voids, the histories with hidden draws, the sequence
 number) is worked out once per action and kept beside the state's own action
 log, as a chain that shares every earlier link: the view of a state whose
 previous action was already seen is one step from it. A view of a state seen
-cold (say, just loaded) walks its round once. The history and the previous
-round's history are built as tuples only when read.
+cold (say, just loaded) walks its round once, on the tables a signed load
+kept if it was one (nothing is placed again), and makes only its own
+viewer's history, which is the round's own log until a draw by another seat
+must be hidden. The voids are played through the replayer's step on the
+table (:func:`~american_sniff.replayer.table_after`). The history and the
+previous round's history are built as tuples only when read.
 
 **Sequence numbers.** A view's ``seq`` is how many actions the match
 has had: 0 at its start, and one more with each action, across rounds. The
@@ -51,20 +55,29 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, Any, Final, NamedTuple, overload
+from typing import TYPE_CHECKING, Any, Final, overload
 
 import attrs
 
 from . import rules
 from ._fast import OPEN, PLACE
+from ._view_docs import (
+    EventDoc,
+    GeometryDoc,
+    ViewDoc,
+    ViewRoundDoc,
+)
 from .engine import legal_moves
 from .errors import InvalidState, InvalidView
 from .layout import WORTH_OF_KEY, Layout, is_lone_double, placed
 from .moves import Draw, Move, Pass, Place, parse_move
 from .points import POINT_OF_KEY
+from .replayer import round_tables, table_after
 from .rules import TARGET
 from .serial import (
     LOG_TEXTS,
+    SIGNED_PLACEMENTS,
+    SIGNED_TABLES,
     ActionDoc,
     action_log_from,
     action_text,
@@ -133,9 +146,8 @@ _VALUES_OF_MASK: tuple[frozenset[int], ...] = tuple(
 )
 
 
-@attrs.frozen
-class MovePreview:
-    """What a legal move would give: the end sum after it and the points it scores.
+_MOVE_PREVIEW_DOC = """\
+What a legal move would give: the end sum after it and the points it scores.
 
     :ivar move: The legal move.
     :ivar end_sum: The table's end sum after the placement; None for a draw
@@ -144,14 +156,16 @@ class MovePreview:
         0 for a draw or a pass.
     """
 
+
+@attrs.frozen
+class MovePreview:  # noqa: D101 (the docstring is _MOVE_PREVIEW_DOC, set below)
     move: Move
     end_sum: int | None
     points: int
 
 
-@attrs.frozen(kw_only=True)
-class SpectatorView:
-    """What everyone may see of a match at one moment; see :func:`~american_sniff.spectator_view`.
+_SPECTATOR_VIEW_DOC = """\
+What everyone may see of a match at one moment; see :func:`~american_sniff.spectator_view`.
 
     A :class:`~american_sniff.PlayerView` is a spectator's view plus one
     seat's own hand, its drawn tile, its legal moves and its own drawn tiles
@@ -160,6 +174,9 @@ class SpectatorView:
     (The fields it shares with a player's view are listed below.)
     """
 
+
+@attrs.frozen(kw_only=True)
+class SpectatorView:  # noqa: D101 (the docstring is _SPECTATOR_VIEW_DOC, set below)
     players: int
     round: int
     opener: int
@@ -259,9 +276,8 @@ class SpectatorView:
         return view
 
 
-@attrs.frozen(kw_only=True)
-class PlayerView(SpectatorView):
-    """What ``seat`` may see of a match at one moment; made by :func:`~american_sniff.view_for`.
+_PLAYER_VIEW_DOC = """\
+What ``seat`` may see of a match at one moment; made by :func:`~american_sniff.view_for`.
 
     Everything in a :class:`~american_sniff.SpectatorView` (listed below), and:
 
@@ -273,6 +289,9 @@ class PlayerView(SpectatorView):
     :ivar legal_moves: This seat's legal moves if it is to move, else empty.
     """
 
+
+@attrs.frozen(kw_only=True)
+class PlayerView(SpectatorView):  # noqa: D101 (the docstring is _PLAYER_VIEW_DOC, set below)
     seat: int
     hand: tuple[Tile, ...]
     drawn: Tile | None
@@ -335,8 +354,11 @@ _PUBLIC_FIELDS_DOC = """
         module's notes). The same for every viewer: it comes from public facts.
     :ivar seq: The sequence number: how many actions the match has had.
 """
-SpectatorView.__doc__ = (SpectatorView.__doc__ or "") + _PUBLIC_FIELDS_DOC
-PlayerView.__doc__ = (PlayerView.__doc__ or "") + _PUBLIC_FIELDS_DOC
+# Set from outside the classes (as state.py does): mypyc, when it compiles this
+# module, drops the docstrings of the (non-native) classes it builds.
+setattr(MovePreview, "__doc__", _MOVE_PREVIEW_DOC)  # noqa: B010
+setattr(SpectatorView, "__doc__", _SPECTATOR_VIEW_DOC + _PUBLIC_FIELDS_DOC)  # noqa: B010
+setattr(PlayerView, "__doc__", _PLAYER_VIEW_DOC + _PUBLIC_FIELDS_DOC)  # noqa: B010
 
 
 def _preview(layout: Layout, move: Move) -> MovePreview:
@@ -349,30 +371,65 @@ def _preview(layout: Layout, move: Move) -> MovePreview:
 
 # -- what views keep beside the state --------------------------------------------------
 # For each node of a round's action log that a view has seen: the public facts
-# that the view needs after that action, worked out from those after the node
-# before. Kept by node identity (the entry holds the node, so its id cannot be
-# reused while the entry lives), and bounded: when full, it starts afresh.
+# that views need after that action (the table, the voids, how many actions),
+# worked out from those after the node before by one step of the replayer
+# (replayer.table_after); and, made only when a viewer asks for it, the log as
+# that viewer sees it. Kept by node identity (the entry holds the node, so its
+# id cannot be reused while the entry lives), and bounded: when full, it
+# starts afresh.
+
+#: A node of an action log as the code below holds it: an object, never
+#: narrowed to its tuple type, which compiled code would unbox and box again
+#: into a new tuple, losing the identity by which the views key what they keep.
+_Node = Any
+#: A viewer's log not made yet (None is the empty log).
+_UNSET: Final[Any] = object()
 
 
-class _Seen(NamedTuple):
+class _Seen:
     """What views know after one node of an action log.
 
-    ``hidden[v]`` is the log as viewer ``v`` sees it (index ``players``: a
-    spectator); ``voids`` are masks and ``void_sets`` the same as sets;
-    ``current``, ``draws``, ``known`` and ``shown`` follow the turn under way
-    (see :func:`_step`).
+    ``voids`` are masks and ``void_sets`` the same as sets; ``current``,
+    ``draws``, ``known`` and ``shown`` follow the turn under way (see
+    :func:`_step`); ``hidden[v]`` is the log as viewer ``v`` sees it (index
+    ``players``: a spectator), or ``_UNSET`` until a view for ``v`` needs it.
     """
 
-    node: ActionLog
-    actions: int
-    layout: Layout
-    hidden: tuple[ActionLog, ...]
-    voids: tuple[int, ...]
-    void_sets: tuple[frozenset[int], ...]
-    current: int
-    draws: int
-    known: int
-    shown: int
+    __slots__ = (
+        "actions",
+        "current",
+        "draws",
+        "hidden",
+        "known",
+        "layout",
+        "node",
+        "shown",
+        "void_sets",
+        "voids",
+    )
+
+    def __init__(  # noqa: PLR0913, PLR0917 - one slot each
+        self,
+        node: _Node,
+        actions: int,
+        layout: Layout,
+        voids: tuple[int, ...],
+        void_sets: tuple[frozenset[int], ...],
+        current: int,
+        draws: int,
+        known: int,
+        shown: int,
+    ) -> None:
+        self.node = node
+        self.actions = actions
+        self.layout = layout
+        self.voids = voids
+        self.void_sets = void_sets
+        self.current = current
+        self.draws = draws
+        self.known = known
+        self.shown = shown
+        self.hidden: list[Any] = [_UNSET] * (len(voids) + 1)
 
 
 _SEEN: dict[int, _Seen] = {}
@@ -385,69 +442,51 @@ def _start(players: int) -> _Seen:
 
 
 _STARTS = {
-    players: _Seen(
-        None,
-        0,
-        Layout.empty(),
-        (None,) * (players + 1),
-        (0,) * players,
-        (frozenset(),) * players,
-        -1,
-        0,
-        0,
-        0,
-    )
+    players: _Seen(None, 0, Layout.empty(), (0,) * players, (frozenset(),) * players, -1, 0, 0, 0)
     for players in rules.PLAYER_COUNTS
 }
 
 
-def _step(before: _Seen, node: ActionLog, layout: Layout | None) -> _Seen:
+def _step(before: _Seen, node: _Node, layout: Layout | None) -> _Seen:
     """What is known after ``node``, from what was known before it.
 
-    ``layout`` is the table after the node, if the caller has it (else it is
-    placed here).
+    ``layout`` is the table after the node, if the caller has it (else the
+    replayer's step places the node's tile, unchecked: the log is a state's).
     """
-    assert node is not None
-    seat, move, tile, end_sum, points, scores = node_fields(node)
-    # The hidden logs: a drawn tile shows to the seat that drew it only.
-    hidden = tuple(
-        [
-            action_node(seat, move, tile if viewer == seat else None, end_sum, points, scores, prev)
-            for viewer, prev in enumerate(before.hidden)
-        ]
-    )
-    voids = list(before.voids)
+    seat, move, _, _, _, _ = node_fields(node)
+    voids = before.voids
+    sets = before.void_sets
     current, draws, known, shown = before.current, before.draws, before.known, before.shown
     table = before.layout
     if seat != current:
         current, draws, known, shown = seat, 0, voids[seat], table.value_mask
-    if type(move) is Place:
-        if layout is None:  # the log is a state's: its placements are legal
-            at = move.at
-            layout = placed(table, move.tile, None if at is None else at.order)
-        table = layout
-    if type(move) is Draw:
+    kind = type(move)
+    if kind is Place:
+        table = table_after(table, move, checked=False) if layout is None else layout
+        if draws == 0:  # a placement by choice tells nothing new
+            return _Seen(node, before.actions + 1, table, voids, sets, -1, 0, known, shown)
+    if kind is Draw:
         # It could not place; the tile it drew may show anything until its turn ends.
         draws += 1
-        voids[seat] = 0
-    elif type(move) is Place and draws == 0:
-        current = -1  # a placement by choice tells nothing new
+        void = 0
     else:
-        kept = draws if type(move) is Pass else draws - 1  # the placed tile was just drawn
+        kept = draws if kind is Pass else draws - 1  # the placed tile was just drawn
         # The hand held none of the values shown. Tiles it kept from this turn's
         # draws show none of them either, but may show values known before.
-        voids[seat] = shown | (known if kept == 0 else 0)
+        void = shown | (known if kept == 0 else 0)
         current = -1
-    sets = before.void_sets
-    if voids[seat] != before.voids[seat]:
-        sets = sets[:seat] + (_VALUES_OF_MASK[voids[seat]],) + sets[seat + 1 :]
-    return _Seen(
-        node, before.actions + 1, table, hidden, tuple(voids), sets, current, draws, known, shown
-    )
+    if void != voids[seat]:
+        voids = voids[:seat] + (void,) + voids[seat + 1 :]
+        sets = sets[:seat] + (_VALUES_OF_MASK[void],) + sets[seat + 1 :]
+    return _Seen(node, before.actions + 1, table, voids, sets, current, draws, known, shown)
 
 
-def _seen(log: ActionLog, players: int, layout: Layout) -> _Seen:
-    """What is known after the newest node of ``log``, whose table is ``layout``."""
+def _seen(log: _Node, players: int, layout: Layout, viewer: int) -> _Seen:
+    """What is known after the newest node of ``log``, whose table is ``layout``.
+
+    The nodes walked are seen for ``viewer`` too (its log, see
+    :func:`_hidden_log`), where its log at the node before is known.
+    """
     if log is None:
         return _start(players)
     entry = _SEEN.get(id(log))
@@ -455,7 +494,7 @@ def _seen(log: ActionLog, players: int, layout: Layout) -> _Seen:
         return entry
     # Walk back to the newest node already seen (the one before, as a rule).
     pending = []
-    node: ActionLog = log
+    node: _Node = log
     known = None
     while node is not None:
         entry = _SEEN.get(id(node))
@@ -465,12 +504,61 @@ def _seen(log: ActionLog, players: int, layout: Layout) -> _Seen:
         pending.append(node)
         node = previous_node(node)
     state = _start(players) if known is None else known
+    hidden: _Node = None if known is None else known.hidden[viewer]
     if len(_SEEN) + len(pending) > _SEEN_LIMIT:
         _SEEN.clear()
-    for node in reversed(pending):
-        state = _step(state, node, layout if node is log else None)
+    # A history a signed load read comes with its tables: nothing is placed again.
+    signed = SIGNED_TABLES.get(id(log))
+    tables = signed[1] if signed is not None and signed[0] is log else None
+    last = -1 if tables is None else len(tables) - 1
+    for index in range(len(pending) - 1, -1, -1):
+        node = pending[index]
+        table = layout if index == 0 else None if tables is None else tables[last - index]
+        state = _step(state, node, table)
+        if hidden is not _UNSET:
+            hidden = _hide(node, viewer, hidden)
+            state.hidden[viewer] = hidden
         _SEEN[id(node)] = state
     return state
+
+
+def _hidden_log(log: _Node, viewer: int) -> _Node:
+    """``log`` as ``viewer`` sees it (a spectator: the number of players): others' draws hidden.
+
+    Made once per node and viewer, from the viewer's log at the node before.
+    While nothing is hidden yet, the viewer's log is the log itself: only a
+    draw by another seat needs a node of the viewer's own.
+    """
+    pending: list[tuple[_Node, _Seen | None]] = []
+    node = log
+    hidden: _Node = None
+    while node is not None:
+        entry = _SEEN.get(id(node))
+        if entry is not None and entry.node is node:
+            made = entry.hidden[viewer]
+            if made is not _UNSET:
+                hidden = made
+                break
+        else:
+            entry = None
+        pending.append((node, entry))
+        node = previous_node(node)
+    for index in range(len(pending) - 1, -1, -1):
+        node, entry = pending[index]
+        hidden = _hide(node, viewer, hidden)
+        if entry is not None:
+            entry.hidden[viewer] = hidden
+    return hidden
+
+
+def _hide(node: _Node, viewer: int, before: _Node) -> _Node:
+    """``node`` as ``viewer`` sees it, after ``before``, the viewer's log at the node before."""
+    seat, move, tile, end_sum, points, scores = node_fields(node)
+    if tile is not None and seat != viewer:
+        return action_node(seat, move, None, end_sum, points, scores, before)
+    if before is previous_node(node):
+        return node
+    return action_node(seat, move, tile, end_sum, points, scores, before)
 
 
 # -- views ---------------------------------------------------------------------------
@@ -487,7 +575,7 @@ def view_for(
 
 
 def view_for(
-    state: MatchState, seat: int | None, *, last_round_history: bool = False
+    state: object, seat: int | None, *, last_round_history: bool = False
 ) -> PlayerView | SpectatorView:
     """What ``seat`` may see of ``state``; with ``seat=None``, what a spectator may see.
 
@@ -509,10 +597,11 @@ def view_for(
     if seat is not None:
         check_seat(players, seat)
     layout = state.layout
-    log = log_of(state)
-    seen = _seen(log, players, layout)
+    log: _Node = log_of(state)
     viewer = players if seat is None else seat
-    _keep_hidden_text(log, seen.hidden[viewer], viewer)
+    seen = _seen(log, players, layout, viewer)
+    hidden = _hidden_log(log, viewer)
+    _keep_hidden_text(log, hidden, viewer)
     last = info.last_round
     public = None if last is None else _public_result(last, viewer, last_round_history)
     ended = None if seen.actions else _ended(state, viewer, last_round_history)
@@ -534,7 +623,7 @@ def view_for(
             last_round=public,
             voids=seen.void_sets,
             seq=seq,
-            log=seen.hidden[viewer],
+            log=hidden,
             ended=ended,
         )
     to_move = state.winner is None and state.turn == seat
@@ -552,7 +641,7 @@ def view_for(
         last_round=public,
         voids=seen.void_sets,
         seq=seq,
-        log=seen.hidden[viewer],
+        log=hidden,
         ended=ended,
         seat=seat,
         hand=state.hands[seat],
@@ -610,7 +699,18 @@ def _hide_in_result(result: RoundResult, viewer: int, with_history: bool) -> Rou
             log = action_node(
                 action.seat, action.move, tile, action.end_sum, action.points, action.scores, log
             )
-    return result.evolve(log=log)
+    # Built field by field, as evolve(log=log) would, without its generic walk of the fields.
+    return RoundResult(
+        round=result.round,
+        end=result.end,
+        finisher=result.finisher,
+        layout=result.layout,
+        hands=result.hands,
+        deductions=result.deductions,
+        scores=result.scores,
+        log=log,
+        given=result.given,
+    )
 
 
 def _ended(state: MatchState, viewer: int, last_round_history: bool) -> Action | None:
@@ -628,9 +728,8 @@ def _ended(state: MatchState, viewer: int, last_round_history: bool) -> Action |
 # -- events ---------------------------------------------------------------------------
 
 
-@attrs.frozen(kw_only=True)
-class ViewEvent:
-    """One action as one seat (or a spectator) sees it; made by :func:`~american_sniff.event_for`.
+_VIEW_EVENT_DOC = """\
+One action as one seat (or a spectator) sees it; made by :func:`~american_sniff.event_for`.
 
     :func:`~american_sniff.apply_event` applies it to the view before the action and gives the
     view after it. It holds nothing the viewer may not see.
@@ -650,6 +749,9 @@ class ViewEvent:
         next round's start (which carries the round's result); else None.
     """
 
+
+@attrs.frozen(kw_only=True)
+class ViewEvent:  # noqa: D101 (the docstring is _VIEW_EVENT_DOC, set below)
     viewer: int | None
     seq: int
     action: Action
@@ -670,6 +772,9 @@ class ViewEvent:
         :raises InvalidView: naming the first problem.
         """
         return event_from_json(text)
+
+
+setattr(ViewEvent, "__doc__", _VIEW_EVENT_DOC)  # noqa: B010  (see MovePreview)
 
 
 def event_for(state: MatchState, seat: int | None) -> ViewEvent:
@@ -781,16 +886,22 @@ def known_voids(history: tuple[Action, ...], players: int) -> tuple[frozenset[in
     """For each seat, the values it is known not to hold after the round's ``history``.
 
     Only public facts are used (who drew, passed or placed, and the table), so
-    the result is the same for every viewer. See the module's notes; views
-    keep the same facts step by step.
+    the result is the same for every viewer. See the module's notes. The
+    round is played through the replayer (:func:`~american_sniff.replayer.round_tables`,
+    each placement checked); views take the same steps one action at a time.
+
+    >>> from american_sniff import Draw, Pass, Place, Tile
+    >>> known_voids((Action(0, Place(Tile(3, 3))), Action(1, Draw()), Action(1, Pass())), 2)
+    (frozenset(), frozenset({3}))
 
     :raises IllegalMove: if a placement of ``history`` does not fit the table.
     """
     seen = _start(players)
     log: ActionLog = None
-    for action in history:
+    tables = round_tables([action.move for action in history])
+    for action, table in zip(history, tables, strict=True):
         log = action_node(action.seat, action.move, None, None, 0, (), log)
-        seen = _step(seen, log, None)
+        seen = _step(seen, log, table)
     return seen.void_sets
 
 
@@ -967,8 +1078,6 @@ def view_to_dict(
 _VIEW_HEAD = json.dumps(document_header(VIEW_FORMAT), separators=(",", ":"))[:-1]
 #: The JSON text (a quoted string) of each open point, by its key.
 _POINT_JSON = tuple("" if point is None else f'"{point}"' for point in POINT_OF_KEY)
-#: The JSON text of each table's placements, by the id of its log's newest node.
-_PLACEMENT_TEXTS: dict[int, tuple[object, str]] = {}
 #: The JSON text of each table met (its ``table`` object), by the layout's id.
 _TABLE_TEXTS: dict[int, tuple[Layout, str]] = {}
 #: The JSON text of each public result met (a view's ``last_round``), by its id.
@@ -976,12 +1085,31 @@ _VIEW_ROUND_TEXTS: dict[int, tuple[RoundResult, str]] = {}
 _TEXTS_LIMIT = 1 << 12
 
 
+#: The text of each table's placements met (what ``_placements_text`` writes,
+#: without its brackets), by the id of the newest node of the table's chain of
+#: placements.
+_PLACEMENT_TEXTS: dict[int, tuple[object, str]] = {}
+
+
 def _placements_text(layout: Layout) -> str:
-    """The JSON list ``_placements(layout)`` gives, kept by the table's chain of placements."""
+    """The JSON list ``_placements(layout)`` gives, kept by the table's chain of placements.
+
+    The text of a table whose table before was written costs one placement;
+    a table that a signed load built has its text from the load.
+    """
     log = layout._log
     if log is None:
         return "[]"
-    pending = []
+    entry = _PLACEMENT_TEXTS.get(id(log))
+    if entry is not None and entry[0] is log:
+        return "[" + entry[1] + "]"
+    signed = SIGNED_PLACEMENTS.get(id(layout))
+    if signed is not None and signed[0] is layout:  # a table a signed load built
+        if len(_PLACEMENT_TEXTS) >= _TEXTS_LIMIT:
+            _PLACEMENT_TEXTS.clear()
+        _PLACEMENT_TEXTS[id(log)] = (log, signed[1])
+        return "[" + signed[1] + "]"
+    pending: list[tuple[Tile, int | None, Any]] = []
     node = log
     text = ""
     while node is not None:
@@ -991,14 +1119,16 @@ def _placements_text(layout: Layout) -> str:
             break
         pending.append(node)
         node = node[2]
-    if len(_PLACEMENT_TEXTS) + len(pending) > _TEXTS_LIMIT:
-        _PLACEMENT_TEXTS.clear()
-    for node in reversed(pending):
-        tile, key, _ = node
+    pieces = [text] if text else []
+    for index in range(len(pending) - 1, -1, -1):
+        tile, key, _ = pending[index]
         move = OPEN[tile.index] if key is None else PLACE[tile.index][key]
-        piece = f'"{_move_text(move)}"'
-        text = f"{text},{piece}" if text else piece
-        _PLACEMENT_TEXTS[id(node)] = (node, text)
+        assert move is not None  # the key of a placement on the table
+        pieces.append(f'"{_move_text(move)}"')
+    text = ",".join(pieces)
+    if len(_PLACEMENT_TEXTS) >= _TEXTS_LIMIT:
+        _PLACEMENT_TEXTS.clear()
+    _PLACEMENT_TEXTS[id(log)] = (log, text)
     return "[" + text + "]"
 
 
@@ -1033,7 +1163,7 @@ def _view_round_text(result: RoundResult | None) -> str:
         return entry[1]
     if len(_VIEW_ROUND_TEXTS) >= _TEXTS_LIMIT:
         _VIEW_ROUND_TEXTS.clear()
-    log = result._log
+    log: _Node = result._log
     finisher = "null" if result.finisher is None else str(result.finisher)
     hands = ",".join([tiles_text(hand) for hand in result.hands])
     text = (
@@ -1051,7 +1181,7 @@ def _view_round_text(result: RoundResult | None) -> str:
 _DRAW_TEXT = re.compile(r'\{"seat":([0-9]),"move":"draw","tile":"\[[0-6]\|[0-6]\]"')
 
 
-def _keep_hidden_text(log: ActionLog, hidden: ActionLog, viewer: int) -> None:
+def _keep_hidden_text(log: _Node, hidden: _Node, viewer: int) -> None:
     """Keep the text of a viewer's history made from the round's own text, if that is kept.
 
     A viewer's history is the round's with other seats' drawn tiles hidden, so
@@ -1083,7 +1213,7 @@ def _keep_hidden_text(log: ActionLog, hidden: ActionLog, viewer: int) -> None:
 
 def _view_text(view: SpectatorView, geometry: bool, page: tuple[int, int] | None) -> str:
     """``json.dumps(view_to_dict(view, ...), separators=(",", ":"))``, from kept pieces."""
-    log = view._log
+    log: _Node = view._log
     if log is not None:
         last = action_text(log)  # the newest action alone
     elif view._ended is not None:
@@ -1181,122 +1311,6 @@ def event_to_dict(event: ViewEvent) -> dict[str, Any]:
 MAX_VIEW_BYTES = 1 << 18
 
 
-@attrs.frozen
-class _TableDoc:
-    placements: list[str]
-    open_points: list[str]
-    contributions: list[_ContributionDoc]
-    end_sum: int
-    sniff: str | None
-
-
-@attrs.frozen
-class _ContributionDoc:
-    point: str
-    value: int
-
-
-@attrs.frozen
-class _PreviewDoc:
-    move: str
-    end_sum: int | None
-    points: int
-
-
-@attrs.frozen
-class _EdgeDoc:
-    side: str
-    segment: list[int]
-    facing: str
-
-
-@attrs.frozen
-class _PlacedDoc:
-    tile: str
-    rect: list[int]
-    heading: str
-    low_half: list[int]
-    high_half: list[int]
-    edges: list[_EdgeDoc]
-
-
-@attrs.frozen
-class _AnchorDoc:
-    point: str
-    x: int
-    y: int
-    facing: str
-    marker: list[int]
-    value: int | None
-
-
-@attrs.frozen
-class _GeometryDoc:
-    page: list[int] | None
-    half: int
-    bounds: list[int]
-    tiles: list[_PlacedDoc]
-    anchors: list[_AnchorDoc]
-
-
-@attrs.frozen
-class _ViewRoundDoc:
-    round: int
-    end: str
-    finisher: int | None
-    hands: list[list[str]]
-    deductions: list[int]
-    scores: list[int]
-    placements: list[str]
-    history: list[ActionDoc] | None
-    dealt_from: str
-
-
-@attrs.frozen
-class _ViewDoc:
-    format: str
-    format_version: int
-    rules_version: str
-    players: int
-    seat: int | None
-    round: int
-    opener: int
-    turn: int
-    target: int
-    scores: list[int]
-    winner: int | None
-    hand: list[str] | None
-    drawn: str | None
-    hand_sizes: list[int]
-    stock_size: int
-    table: _TableDoc
-    legal_moves: list[str] | None
-    previews: list[_PreviewDoc] | None
-    history: list[ActionDoc]
-    last_round: _ViewRoundDoc | None
-    voids: list[list[int]]
-    seq: int
-    last_action: ActionDoc | None
-    geometry: _GeometryDoc | None
-
-
-@attrs.frozen
-class _EventDoc:
-    format: str
-    format_version: int
-    rules_version: str
-    viewer: int | None
-    seq: int
-    action: ActionDoc
-    scores: list[int]
-    winner: int | None
-    turn: int
-    drawn: str | None
-    legal_moves: list[str]
-    voids: list[list[int]]
-    next_round: _ViewDoc | None
-
-
 def view_from_json(text: object) -> SpectatorView:
     """Read a view document: a player's view, or a spectator's if its seat is null.
 
@@ -1305,7 +1319,7 @@ def view_from_json(text: object) -> SpectatorView:
     data = read_json(text, max_bytes=MAX_VIEW_BYTES, error=InvalidView, what="the view")
     if isinstance(data, dict):
         check_header(data, VIEW_FORMAT, InvalidView)
-    return _view_from(structure(data, _ViewDoc, InvalidView, "the view"), "$")
+    return _view_from(structure(data, ViewDoc, InvalidView, "the view"), "$")
 
 
 def event_from_json(text: object) -> ViewEvent:
@@ -1318,7 +1332,7 @@ def event_from_json(text: object) -> ViewEvent:
         check_header(data, EVENT_FORMAT, InvalidView)
         if isinstance(data.get("next_round"), dict):
             check_header(data["next_round"], VIEW_FORMAT, InvalidView)
-    doc = structure(data, _EventDoc, InvalidView, "the event")
+    doc = structure(data, EventDoc, InvalidView, "the event")
     next_round = None if doc.next_round is None else _view_from(doc.next_round, "$.next_round")
     players = len(doc.voids)
     if players not in rules.PLAYER_COUNTS:
@@ -1416,7 +1430,7 @@ def _layout(placements: list[str], where: str) -> Layout:
     return layout
 
 
-def _view_from(doc: _ViewDoc, where: str) -> SpectatorView:
+def _view_from(doc: ViewDoc, where: str) -> SpectatorView:
     """The view a document describes; every derived key must agree with the rest."""
     players = doc.players
     if players not in rules.PLAYER_COUNTS:
@@ -1484,7 +1498,7 @@ def _view_from(doc: _ViewDoc, where: str) -> SpectatorView:
     return view
 
 
-def _check_geometry(doc: _GeometryDoc, layout: Layout, where: str) -> None:
+def _check_geometry(doc: GeometryDoc, layout: Layout, where: str) -> None:
     """The geometry written must be the table's, laid out on the page it names."""
     page = doc.page
     if page is not None and (len(page) != 2 or min(page) <= 0):
@@ -1514,7 +1528,7 @@ def _log_of(result: RoundResult) -> ActionLog:
     return log
 
 
-def _round_from(doc: _ViewRoundDoc, players: int, where: str) -> RoundResult:
+def _round_from(doc: ViewRoundDoc, players: int, where: str) -> RoundResult:
     where = f"{where}.last_round"
     try:
         end = RoundEnd(doc.end)
@@ -1549,7 +1563,7 @@ def _dealt_from(text: str, where: str) -> bool:
     return text == "deal"
 
 
-def _before_settlement(doc: _ViewRoundDoc) -> tuple[int, ...]:
+def _before_settlement(doc: ViewRoundDoc) -> tuple[int, ...]:
     """The scores a round ended at, before its settlement took the deductions."""
     players = len(doc.deductions)
     before = list(doc.scores)
@@ -1559,7 +1573,7 @@ def _before_settlement(doc: _ViewRoundDoc) -> tuple[int, ...]:
 
 
 def _last_action_from(
-    doc: _ViewDoc,
+    doc: ViewDoc,
     players: int,
     log: ActionLog,
     last_round: RoundResult | None,
