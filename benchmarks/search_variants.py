@@ -13,6 +13,15 @@ them; they live here so that the runs can be repeated.
   cost at a playout's cut counts twice.
 * ``searchw`` (:class:`WinSearch`): a playout is scored by an estimate of the
   chance to win the match from its end (:func:`win_chance`), not by points.
+* ``searchn`` (:class:`NoEndgameSearch`): the library's bot without its
+  exact endgame (:mod:`american_sniff.bots.endgame`): once the stock is
+  empty it samples and plays out as before, to measure what the exact search
+  is worth.
+* ``oracle`` (:class:`OracleSearch`): *cheats*. It is shown the true match
+  state before each choice (``versus.py`` calls :meth:`OracleSearch.see`)
+  and samples only the order of the stock, so its playouts run on the true
+  hands. It measures the ceiling of any bot that reads the hidden hands, at
+  the same budget; it belongs in no library.
 * ``sir`` (:class:`ResampledSearch`): ``pool`` deals are sampled, each
   weighted by how likely it makes the other seats' recent choices (a seat
   picks among its placements with chance proportional to
@@ -26,7 +35,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import cast
+from typing import ClassVar, cast
 
 import attrs
 
@@ -38,6 +47,7 @@ from american_sniff import (
     Move,
     Place,
     PlayerView,
+    RoundInfo,
     SearchBot,
     Tile,
     apply,
@@ -49,13 +59,15 @@ from american_sniff.bots import Determiniser, decision_rng, winning_moves
 from american_sniff.bots.base import moves_to_choose_from
 from american_sniff.bots.greedy import greedy_choice
 from american_sniff.bots.search import playout_value
-from american_sniff.rng import below
+from american_sniff.rng import below, next_u64, shuffled
 from american_sniff.rules import side_of, target
 
 __all__ = [
     "VARIANTS",
     "GuardSearch",
     "HeavySettleSearch",
+    "NoEndgameSearch",
+    "OracleSearch",
     "ResampledSearch",
     "WinSearch",
     "play_out",
@@ -263,11 +275,64 @@ class ResampledSearch(_Variant):
         return deals
 
 
+@attrs.define(eq=False)
+class NoEndgameSearch(SearchBot):
+    """The library's search bot without the exact endgame (``searchn``)."""
+
+    endgame: ClassVar[int] = 0
+
+
+@attrs.define(eq=False)
+class OracleSearch(_Variant):
+    """The search on the true hands (``oracle``): a cheat, to measure the ceiling.
+
+    :ivar truth: The match state of the coming choice, set by :meth:`see`
+        (None until then: :meth:`choose` refuses to run without it).
+    """
+
+    truth: MatchState | None = attrs.field(default=None, init=False, repr=False)
+
+    def see(self, state: MatchState) -> None:
+        """Be shown the true state of the coming choice."""
+        self.truth = state
+
+    def _deals(self, view: PlayerView, rng: int) -> list[MatchState]:
+        truth = self.truth
+        if truth is None:
+            raise ValueError("the oracle must be shown the true state (see) before it chooses")
+        seen = set(truth.layout.tiles)
+        for hand in truth.hands:
+            seen.update(hand)
+        stock = tuple(t for t in ALL_TILES if t not in seen)
+        deals = []
+        for _ in range(self.playouts):
+            deck, rng = shuffled(stock, rng)
+            later, rng = next_u64(rng)
+            info = RoundInfo(
+                players=view.players,
+                seed=0,
+                round=view.round,
+                opener=view.opener,
+                deck=deck,
+                deals=(),
+                rng=later,
+                last_round=None,
+            )
+            deals.append(
+                MatchState(
+                    info, view.turn, truth.hands, view.layout, view.scores, None, view.drawn, 0
+                )
+            )
+        return deals
+
+
 #: The variants by their kind in a ``versus.py`` spec.
 VARIANTS: dict[str, type[SearchBot]] = {
     "search2": HeavySettleSearch,
     "searchg": GuardSearch,
     "searchw": WinSearch,
+    "oracle": OracleSearch,
+    "searchn": NoEndgameSearch,
     "sir": ResampledSearch,
     "variant": _Variant,
 }
