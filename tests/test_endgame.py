@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import time
 
 import pytest
 from hypothesis import given, settings
@@ -163,7 +164,7 @@ def test_the_bot_plays_the_best_exact_value_with_two_players() -> None:
         view = view_for(state, state.turn)
         if winning_moves(view):
             continue
-        found = endgame_values(state, state.turn, view.legal_moves, 8 * 16)
+        found = endgame_values(state, state.turn, view.legal_moves, 8 * SearchBot.endgame)
         if found is None:
             continue
         values = found[0]
@@ -230,3 +231,16 @@ def test_outcome_value_is_own_gain_less_the_others_mean_and_a_win_is_worth_the_s
     for seat in (0, 1):
         expected = 2 * won.target if seat == won.winner else -2 * won.target
         assert outcome_value(won, won, seat) == expected
+
+
+def test_a_search_still_going_at_its_deadline_gives_up() -> None:
+    """A deadline already past stops a search at its first position below the moves."""
+    for state in _empty_stock_positions(2, 20, 9, 28):
+        moves = legal_moves(state)
+        found = endgame_values(state, state.turn, moves, 10**9)
+        assert found is not None
+        past = time.monotonic() - 1
+        if found[1] > len(moves):
+            assert endgame_values(state, state.turn, moves, 10**9, deadline=past) is None
+        else:
+            assert endgame_values(state, state.turn, moves, 10**9, deadline=past) == found

@@ -26,6 +26,7 @@ None, so that a caller keeps within its budget.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 from ..engine import apply, legal_moves
@@ -72,9 +73,10 @@ class _OutOfNodes(Exception):
 class _Search:
     """One bounded alpha-beta search of the rest of a round, from ``start``, for ``seat``."""
 
-    __slots__ = ("left", "mine", "round", "seat", "start", "table")
+    __slots__ = ("deadline", "left", "mine", "round", "seat", "start", "table")
 
-    def __init__(self, start: MatchState, seat: int, nodes: int) -> None:
+    def __init__(self, start: MatchState, seat: int, nodes: int, deadline: float | None) -> None:
+        self.deadline = deadline
         self.start = start
         self.seat = seat
         self.mine = side_of(start.players, seat)
@@ -89,6 +91,8 @@ class _Search:
         if len(moves) > self.left:
             raise _OutOfNodes
         self.left -= len(moves)
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise _OutOfNodes
         after = [apply(state, move) for move in moves]
         if len(after) > 1:
             mover = side_of(state.players, state.turn)
@@ -142,7 +146,12 @@ class _Search:
 
 
 def endgame_values(
-    state: MatchState, seat: int, moves: Sequence[Move], nodes: int
+    state: MatchState,
+    seat: int,
+    moves: Sequence[Move],
+    nodes: int,
+    *,
+    deadline: float | None = None,
 ) -> tuple[list[float], int] | None:
     """The exact value of each of ``moves`` in ``state`` for ``seat``'s side, and the nodes spent.
 
@@ -150,7 +159,8 @@ def endgame_values(
     empty, ``seat`` to move, and ``moves`` legal in it. A move's value is
     :func:`outcome_value` of the round's end
     (or the match's) under best play by both sides from there. Returns None
-    if that takes more than ``nodes`` positions.
+    if that takes more than ``nodes`` positions, or if the search is still
+    going at ``deadline`` (a :func:`time.monotonic` time; None for no limit).
 
     >>> from american_sniff import apply, legal_moves, new_match
     >>> state = new_match(2, seed=9)
@@ -172,7 +182,7 @@ def endgame_values(
         raise ValueError("the match is over: there is no endgame to search")
     if state.stock_size:
         raise ValueError(f"an exact endgame needs an empty stock; it holds {state.stock_size}")
-    search = _Search(state, seat, nodes)
+    search = _Search(state, seat, nodes, deadline)
     values: list[float] = []
     try:
         if len(moves) > search.left:

@@ -412,8 +412,9 @@ class SearchBot:
     (:func:`~american_sniff.bots.endgame.endgame_values`): with two players
     the view then shows every tile, so this is exact play to the round's end;
     with four, up to ``playouts`` deals are sampled and each is searched
-    exactly. The search may use ``playouts * 16`` nodes (positions) in all;
-    if not even one deal fits, the bot samples and plays out as above.
+    exactly. The search may use ``playouts * 64`` nodes (positions) in all
+    (and no more than ``seconds``, with a time budget); if not even one deal
+    fits, the bot samples and plays out as above.
 
     The bot keeps no state between choices. Each choice draws from a
     generator started at :func:`~american_sniff.bots.decision_rng` of the
@@ -458,7 +459,7 @@ class SearchBot:
     #: search (:func:`~american_sniff.bots.endgame.endgame_values`) each
     #: playout of the budget buys; 0 turns the exact endgame off (a subclass
     #: may, to measure its worth).
-    endgame: ClassVar[int] = 16
+    endgame: ClassVar[int] = 64
 
     seed: int = attrs.field(default=0, converter=check_seed)
     playouts: int = attrs.field(default=32)
@@ -502,13 +503,13 @@ class SearchBot:
             return wins[0]
         determiniser = Determiniser(view, history=self.history)
         rng = decision_rng(self.seed, view)
+        deadline = None if self.seconds is None else time.monotonic() + self.seconds
         if self.endgame and view.stock_size == 0 and view.players != 3:
-            exact = self._endgame(view, moves, determiniser, rng)
+            exact = self._endgame(view, moves, determiniser, rng, deadline)
             if exact is not None:
                 return exact
         policy = _POLICIES[self.rollout]
         totals = [0.0] * len(moves)
-        deadline = None if self.seconds is None else time.monotonic() + self.seconds
         samples = 0
         while True:
             world, rng = determiniser.sample(rng)
@@ -525,7 +526,12 @@ class SearchBot:
         return moves[totals.index(best)]
 
     def _endgame(
-        self, view: PlayerView, moves: tuple[Move, ...], determiniser: Determiniser, rng: int
+        self,
+        view: PlayerView,
+        moves: tuple[Move, ...],
+        determiniser: Determiniser,
+        rng: int,
+        deadline: float | None,
     ) -> Move | None:
         """The move with the best exact value over sampled deals, or None if none fits the budget.
 
@@ -533,7 +539,8 @@ class SearchBot:
         ``playouts`` deals are sampled (with two players the one deal the view
         allows, once) and each is searched to the round's end within what is
         left of ``playouts * endgame`` nodes. A deal whose search would need
-        more is dropped, and so are the later ones.
+        more is dropped, and so are the later ones; so is one still going at
+        the ``deadline`` of a time budget.
         """
         left = self.playouts * self.endgame
         worlds = 1 if view.players == 2 else self.playouts
@@ -541,7 +548,7 @@ class SearchBot:
         searched = 0
         for _ in range(worlds):
             world, rng = determiniser.sample(rng)
-            found = endgame_values(world, view.seat, moves, left)
+            found = endgame_values(world, view.seat, moves, left, deadline=deadline)
             if found is None:
                 break
             values, spent = found
