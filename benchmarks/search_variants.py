@@ -16,7 +16,8 @@ them; they live here so that the runs can be repeated.
 * ``searchn`` (:class:`NoEndgameSearch`): the library's bot without its
   exact endgame (:mod:`american_sniff.bots.endgame`): once the stock is
   empty it samples and plays out as before, to measure what the exact search
-  is worth.
+  is worth; ``search16`` and ``search256`` give it 16 and 256 nodes a
+  playout instead of the library's 64.
 * ``oracle`` (:class:`OracleSearch`): *cheats*. It is shown the true match
   state before each choice (``versus.py`` calls :meth:`OracleSearch.see`)
   and samples only the order of the stock, so its playouts run on the true
@@ -66,9 +67,11 @@ __all__ = [
     "VARIANTS",
     "GuardSearch",
     "HeavySettleSearch",
+    "LargeEndgameSearch",
     "NoEndgameSearch",
     "OracleSearch",
     "ResampledSearch",
+    "SmallEndgameSearch",
     "WinSearch",
     "play_out",
     "win_chance",
@@ -283,6 +286,20 @@ class NoEndgameSearch(SearchBot):
 
 
 @attrs.define(eq=False)
+class SmallEndgameSearch(SearchBot):
+    """The library's search bot with 16 nodes of exact endgame a playout (``search16``)."""
+
+    endgame: ClassVar[int] = 16
+
+
+@attrs.define(eq=False)
+class LargeEndgameSearch(SearchBot):
+    """The library's search bot with 256 nodes of exact endgame a playout (``search256``)."""
+
+    endgame: ClassVar[int] = 256
+
+
+@attrs.define(eq=False)
 class OracleSearch(_Variant):
     """The search on the true hands (``oracle``): a cheat, to measure the ceiling.
 
@@ -333,6 +350,8 @@ VARIANTS: dict[str, type[SearchBot]] = {
     "searchw": WinSearch,
     "oracle": OracleSearch,
     "searchn": NoEndgameSearch,
+    "search16": SmallEndgameSearch,
+    "search256": LargeEndgameSearch,
     "sir": ResampledSearch,
     "variant": _Variant,
 }
