@@ -27,8 +27,10 @@ order scores close to 0. ::
 
 With ``--endgame`` only decisions with the stock empty are kept, and the
 oracle is the exact search of the rest of the round on the true hands
-(:func:`~american_sniff.bots.endgame.endgame_values`), so the regret is
-against exact play (with two players, exactly what the view allows)::
+(:func:`~american_sniff.bots.endgame.endgame_values`, up to
+:data:`EXACT_NODES` positions; a decision that needs more is left out), so
+the regret is against exact play (with two players, exactly what the view
+allows)::
 
     python benchmarks/regret.py --endgame --a search:playouts=8 --b dmc:deals=10 \
         searchn:playouts=8 search16:playouts=8 search:playouts=8 search256:playouts=8
@@ -122,11 +124,18 @@ def oracle(state: MatchState, view: PlayerView, samples: int, rng: int = 12345) 
     return [total / samples for total in totals]
 
 
-def exact(state: MatchState, view: PlayerView) -> list[float]:
-    """The exact value of each legal move of ``view`` to the round's end, on the true hands."""
-    found = endgame_values(state, view.seat, view.legal_moves, 10**9)
-    assert found is not None
-    return found[0]
+#: The most positions the exact oracle of ``--endgame`` searches; a decision
+#: that needs more is left out.
+EXACT_NODES = 200_000
+
+
+def exact(state: MatchState, view: PlayerView) -> list[float] | None:
+    """The exact value of each legal move of ``view`` to the round's end, on the true hands.
+
+    None if that takes more than :data:`EXACT_NODES` positions.
+    """
+    found = endgame_values(state, view.seat, view.legal_moves, EXACT_NODES)
+    return None if found is None else found[0]
 
 
 def main() -> None:
@@ -158,8 +167,13 @@ def main() -> None:
         args.a, args.b, args.players, args.positions, args.seed, empty_stock=args.endgame
     )
     if args.endgame:
-        values = [exact(state, view) for state, view in positions]
-        print(f"{len(positions)} positions, {args.players} players, the stock empty, exact values")
+        valued = [(position, exact(*position)) for position in positions]
+        positions = [position for position, value in valued if value is not None]
+        values = [value for _, value in valued if value is not None]
+        print(
+            f"{len(positions)} positions ({len(valued) - len(positions)} left out: more than"
+            f" {EXACT_NODES} nodes), {args.players} players, the stock empty, exact values"
+        )
     else:
         values = [oracle(state, view, args.samples) for state, view in positions]
         print(f"{len(positions)} positions, {args.players} players, oracle {args.samples} samples")

@@ -2,8 +2,10 @@
 
 Each is :class:`~american_sniff.SearchBot` with one part changed, so that
 ``versus.py`` (and ``regret.py``) can play it against the bot itself or the
-DMC bot. None made a measurable difference, so the library's bot has none of
-them; they live here so that the runs can be repeated.
+DMC bot. None of the first four made a measurable difference, so the
+library's bot has none of them; they live here so that the runs can be
+repeated. The others measure a part of the library's bot (its exact
+endgame) or the ceiling (the oracle).
 
 * ``searchg`` (:class:`GuardSearch`): every seat's playout policy is the
   *guard*: the placement that scores the most points now less the most the

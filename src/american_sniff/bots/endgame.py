@@ -160,7 +160,7 @@ def endgame_values(
     :func:`outcome_value` of the round's end
     (or the match's) under best play by both sides from there. Returns None
     if that takes more than ``nodes`` positions, or if the search is still
-    going at ``deadline`` (a :func:`time.monotonic` time; None for no limit).
+    going at ``deadline`` (a ``time.monotonic()`` time; None for no limit).
 
     >>> from american_sniff import apply, legal_moves, new_match
     >>> state = new_match(2, seed=9)
