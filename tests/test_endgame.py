@@ -79,9 +79,9 @@ def test_the_values_are_those_of_plain_minimax(players: int) -> None:
 @given(seed=st.integers(0, 10_000), nodes=st.integers(1, 60))
 def test_a_search_keeps_within_its_nodes_or_gives_up(seed: int, nodes: int) -> None:
     """A search spends at most its nodes; one that needs more returns None."""
-    state = _empty_stock_positions(2, 1, seed, 28)[0]
+    state = _empty_stock_positions(2, 1, seed, 8)[0]
     moves = legal_moves(state)
-    unbounded = endgame_values(state, state.turn, moves, 10**9)
+    unbounded = endgame_values(state, state.turn, moves, 10**6)
     assert unbounded is not None
     bounded = endgame_values(state, state.turn, moves, nodes)
     if unbounded[1] <= nodes:
@@ -235,12 +235,12 @@ def test_outcome_value_is_own_gain_less_the_others_mean_and_a_win_is_worth_the_s
 
 def test_a_search_still_going_at_its_deadline_gives_up() -> None:
     """A deadline already past stops a search at its first position below the moves."""
-    for state in _empty_stock_positions(2, 20, 9, 28):
+    for state in _empty_stock_positions(2, 20, 9, 8):
         moves = legal_moves(state)
-        found = endgame_values(state, state.turn, moves, 10**9)
+        found = endgame_values(state, state.turn, moves, 10**6)
         assert found is not None
         past = time.monotonic() - 1
         if found[1] > len(moves):
-            assert endgame_values(state, state.turn, moves, 10**9, deadline=past) is None
+            assert endgame_values(state, state.turn, moves, 10**6, deadline=past) is None
         else:
-            assert endgame_values(state, state.turn, moves, 10**9, deadline=past) == found
+            assert endgame_values(state, state.turn, moves, 10**6, deadline=past) == found
