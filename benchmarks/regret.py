@@ -24,6 +24,16 @@ order scores close to 0. ::
 
     python benchmarks/regret.py search:playouts=8 sir:playouts=8,beta=1 dmc:deals=10
     python benchmarks/regret.py --players 4 --positions 300 search:playouts=64
+
+With ``--endgame`` only decisions with the stock empty are kept, and the
+oracle is the exact search of the rest of the round on the true hands
+(:func:`~american_sniff.bots.endgame.endgame_values`, up to
+:data:`EXACT_NODES` positions; a decision that needs more is left out), so
+the regret is against exact play (with two players, exactly what the view
+allows)::
+
+    python benchmarks/regret.py --endgame --a search:playouts=8 --b dmc:deals=10 \
+        searchn:playouts=8 search16:playouts=8 search:playouts=8 search256:playouts=8
 """
 
 from __future__ import annotations
@@ -45,6 +55,7 @@ from american_sniff import (
     view_for,
 )
 from american_sniff.bots import winning_moves
+from american_sniff.bots.endgame import endgame_values
 from american_sniff.bots.search import playout_value
 from american_sniff.rng import next_u64, shuffled
 from american_sniff.rules import side_of
@@ -52,10 +63,13 @@ from search_variants import play_out
 from versus import deal_seeds, make
 
 
-def collect(
-    spec_a: str, spec_b: str, players: int, count: int, seed: int
+def collect(  # noqa: PLR0913 - the cell, the seed and the filter
+    spec_a: str, spec_b: str, players: int, count: int, seed: int, *, empty_stock: bool = False
 ) -> list[tuple[MatchState, PlayerView]]:
-    """``count`` decisions of ``spec_a`` (state and view) from its matches against ``spec_b``."""
+    """``count`` decisions of ``spec_a`` (state and view) from its matches against ``spec_b``.
+
+    With ``empty_stock``, only decisions with the stock empty are kept.
+    """
     out: list[tuple[MatchState, PlayerView]] = []
     for deal in deal_seeds(seed, 10_000):
         for a_side in (0, 1):
@@ -69,7 +83,11 @@ def collect(
                 if len(view.legal_moves) == 1:
                     state = apply(state, view.legal_moves[0])
                     continue
-                if side_of(players, state.turn) == a_side and not winning_moves(view):
+                if (
+                    side_of(players, state.turn) == a_side
+                    and not winning_moves(view)
+                    and (state.stock_size == 0 or not empty_stock)
+                ):
                     out.append((state, view))
                     if len(out) == count:
                         return out
@@ -106,6 +124,20 @@ def oracle(state: MatchState, view: PlayerView, samples: int, rng: int = 12345) 
     return [total / samples for total in totals]
 
 
+#: The most positions the exact oracle of ``--endgame`` searches; a decision
+#: that needs more is left out.
+EXACT_NODES = 200_000
+
+
+def exact(state: MatchState, view: PlayerView) -> list[float] | None:
+    """The exact value of each legal move of ``view`` to the round's end, on the true hands.
+
+    None if that takes more than :data:`EXACT_NODES` positions.
+    """
+    found = endgame_values(state, view.seat, view.legal_moves, EXACT_NODES)
+    return None if found is None else found[0]
+
+
 def main() -> None:
     """Collect the positions, value them, and print each bot's regret."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -124,10 +156,27 @@ def main() -> None:
         default=(),
         help="also rate the oracle itself with these numbers of stock orders (other orders)",
     )
+    parser.add_argument(
+        "--endgame",
+        action="store_true",
+        help="keep only decisions with the stock empty, valued by the exact search on the true"
+        " hands (endgame_values, unbounded) instead of the playouts",
+    )
     args = parser.parse_args()
-    positions = collect(args.a, args.b, args.players, args.positions, args.seed)
-    values = [oracle(state, view, args.samples) for state, view in positions]
-    print(f"{len(positions)} positions, {args.players} players, oracle {args.samples} samples")
+    positions = collect(
+        args.a, args.b, args.players, args.positions, args.seed, empty_stock=args.endgame
+    )
+    if args.endgame:
+        valued = [(position, exact(*position)) for position in positions]
+        positions = [position for position, value in valued if value is not None]
+        values = [value for _, value in valued if value is not None]
+        print(
+            f"{len(positions)} positions ({len(valued) - len(positions)} left out: more than"
+            f" {EXACT_NODES} nodes), {args.players} players, the stock empty, exact values"
+        )
+    else:
+        values = [oracle(state, view, args.samples) for state, view in positions]
+        print(f"{len(positions)} positions, {args.players} players, oracle {args.samples} samples")
     print("| bot | regret (points) | picks the oracle's best | ms |")
     print("| :--- | ---: | ---: | ---: |")
     for spec in args.bots:

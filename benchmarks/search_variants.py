@@ -2,8 +2,10 @@
 
 Each is :class:`~american_sniff.SearchBot` with one part changed, so that
 ``versus.py`` (and ``regret.py``) can play it against the bot itself or the
-DMC bot. None made a measurable difference, so the library's bot has none of
-them; they live here so that the runs can be repeated.
+DMC bot. None of the first four made a measurable difference, so the
+library's bot has none of them; they live here so that the runs can be
+repeated. The others measure a part of the library's bot (its exact
+endgame) or the ceiling (the oracle).
 
 * ``searchg`` (:class:`GuardSearch`): every seat's playout policy is the
   *guard*: the placement that scores the most points now less the most the
@@ -13,6 +15,16 @@ them; they live here so that the runs can be repeated.
   cost at a playout's cut counts twice.
 * ``searchw`` (:class:`WinSearch`): a playout is scored by an estimate of the
   chance to win the match from its end (:func:`win_chance`), not by points.
+* ``searchn`` (:class:`NoEndgameSearch`): the library's bot without its
+  exact endgame (:mod:`american_sniff.bots.endgame`): once the stock is
+  empty it samples and plays out as before, to measure what the exact search
+  is worth; ``search16`` and ``search256`` give it 16 and 256 nodes a
+  playout instead of the library's 64.
+* ``oracle`` (:class:`OracleSearch`): *cheats*. It is shown the true match
+  state before each choice (``versus.py`` calls :meth:`OracleSearch.see`)
+  and samples only the order of the stock, so its playouts run on the true
+  hands. It measures the ceiling of any bot that reads the hidden hands, at
+  the same budget; it belongs in no library.
 * ``sir`` (:class:`ResampledSearch`): ``pool`` deals are sampled, each
   weighted by how likely it makes the other seats' recent choices (a seat
   picks among its placements with chance proportional to
@@ -26,7 +38,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import cast
+from typing import ClassVar, cast
 
 import attrs
 
@@ -38,6 +50,7 @@ from american_sniff import (
     Move,
     Place,
     PlayerView,
+    RoundInfo,
     SearchBot,
     Tile,
     apply,
@@ -49,14 +62,18 @@ from american_sniff.bots import Determiniser, decision_rng, winning_moves
 from american_sniff.bots.base import moves_to_choose_from
 from american_sniff.bots.greedy import greedy_choice
 from american_sniff.bots.search import playout_value
-from american_sniff.rng import below
+from american_sniff.rng import below, next_u64, shuffled
 from american_sniff.rules import side_of, target
 
 __all__ = [
     "VARIANTS",
     "GuardSearch",
     "HeavySettleSearch",
+    "LargeEndgameSearch",
+    "NoEndgameSearch",
+    "OracleSearch",
     "ResampledSearch",
+    "SmallEndgameSearch",
     "WinSearch",
     "play_out",
     "win_chance",
@@ -263,11 +280,80 @@ class ResampledSearch(_Variant):
         return deals
 
 
+@attrs.define(eq=False)
+class NoEndgameSearch(SearchBot):
+    """The library's search bot without the exact endgame (``searchn``)."""
+
+    endgame: ClassVar[int] = 0
+
+
+@attrs.define(eq=False)
+class SmallEndgameSearch(SearchBot):
+    """The library's search bot with 16 nodes of exact endgame a playout (``search16``)."""
+
+    endgame: ClassVar[int] = 16
+
+
+@attrs.define(eq=False)
+class LargeEndgameSearch(SearchBot):
+    """The library's search bot with 256 nodes of exact endgame a playout (``search256``)."""
+
+    endgame: ClassVar[int] = 256
+
+
+@attrs.define(eq=False)
+class OracleSearch(_Variant):
+    """The search on the true hands (``oracle``): a cheat, to measure the ceiling.
+
+    :ivar truth: The match state of the coming choice, set by :meth:`see`
+        (None until then: :meth:`choose` refuses to run without it).
+    """
+
+    truth: MatchState | None = attrs.field(default=None, init=False, repr=False)
+
+    def see(self, state: MatchState) -> None:
+        """Be shown the true state of the coming choice."""
+        self.truth = state
+
+    def _deals(self, view: PlayerView, rng: int) -> list[MatchState]:
+        truth = self.truth
+        if truth is None:
+            raise ValueError("the oracle must be shown the true state (see) before it chooses")
+        seen = set(truth.layout.tiles)
+        for hand in truth.hands:
+            seen.update(hand)
+        stock = tuple(t for t in ALL_TILES if t not in seen)
+        deals = []
+        for _ in range(self.playouts):
+            deck, rng = shuffled(stock, rng)
+            later, rng = next_u64(rng)
+            info = RoundInfo(
+                players=view.players,
+                seed=0,
+                round=view.round,
+                opener=view.opener,
+                deck=deck,
+                deals=(),
+                rng=later,
+                last_round=None,
+            )
+            deals.append(
+                MatchState(
+                    info, view.turn, truth.hands, view.layout, view.scores, None, view.drawn, 0
+                )
+            )
+        return deals
+
+
 #: The variants by their kind in a ``versus.py`` spec.
 VARIANTS: dict[str, type[SearchBot]] = {
     "search2": HeavySettleSearch,
     "searchg": GuardSearch,
     "searchw": WinSearch,
+    "oracle": OracleSearch,
+    "searchn": NoEndgameSearch,
+    "search16": SmallEndgameSearch,
+    "search256": LargeEndgameSearch,
     "sir": ResampledSearch,
     "variant": _Variant,
 }

@@ -39,6 +39,7 @@ from ..tiles import ALL_TILES, Tile
 from ..views import PlayerView
 from ._seeded import decision_rng
 from .base import moves_to_choose_from
+from .endgame import endgame_values, outcome_value
 from .greedy import greedy_choice
 
 __all__ = [
@@ -346,17 +347,12 @@ def playout_value(start: MatchState, end: MatchState, seat: int, *, settle: bool
     hand's pips rounded (:func:`~american_sniff.round_hand`), taken from its
     side. So shedding heavy tiles counts, not only the points scored.
     """
-    players = start.players
-    mine = side_of(players, seat)
-    if end.winner is not None:
-        return float(2 * end.target if end.winner == mine else -2 * end.target)
     scores = end.scores
-    if settle and end.round == start.round:
+    if settle and end.winner is None and end.round == start.round:
         # What settlement would take if the round ended here (the rules' one settlement).
-        _, scores = settle_round(players, scores, [sum([t.pips for t in h]) for h in end.hands])
-    gains = [after - before for after, before in zip(scores, start.scores, strict=True)]
-    others = [gain for side, gain in enumerate(gains) if side != mine]
-    return gains[mine] - sum(others) / len(others)
+        hands = [sum([t.pips for t in h]) for h in end.hands]
+        _, scores = settle_round(start.players, scores, hands)
+    return outcome_value(start, end, seat, scores)
 
 
 def winning_moves(view: PlayerView) -> tuple[Move, ...]:
@@ -411,6 +407,15 @@ class SearchBot:
     scores the result for this seat's side. The move with the best total
     wins; on a tie, the first in ``view.legal_moves`` order.
 
+    Once the stock is empty, with two or four players, the bot searches the
+    rest of the round exactly instead
+    (:func:`~american_sniff.bots.endgame.endgame_values`): with two players
+    the view then shows every tile, so this is exact play to the round's end;
+    with four, up to ``playouts`` deals are sampled and each is searched
+    exactly. The search may use ``playouts * 64`` nodes (positions) in all
+    (and no more than ``seconds``, with a time budget); if not even one deal
+    fits, the bot samples and plays out as above.
+
     The bot keeps no state between choices. Each choice draws from a
     generator started at :func:`~american_sniff.bots.decision_rng` of the
     seed and the view, so with a playout budget (``seconds=None``) a choice
@@ -450,6 +455,11 @@ class SearchBot:
     #: hands would cost then (:func:`~american_sniff.bots.search.playout_value`);
     #: a subclass may turn it off.
     settle: ClassVar[bool] = True
+    #: Once the stock is empty (with 2 or 4 players), how many nodes of exact
+    #: search (:func:`~american_sniff.bots.endgame.endgame_values`) each
+    #: playout of the budget buys; 0 turns the exact endgame off (a subclass
+    #: may, to measure its worth).
+    endgame: ClassVar[int] = 64
 
     seed: int = attrs.field(default=0, converter=check_seed)
     playouts: int = attrs.field(default=32)
@@ -492,10 +502,14 @@ class SearchBot:
         if wins:
             return wins[0]
         determiniser = Determiniser(view, history=self.history)
-        policy = _POLICIES[self.rollout]
-        totals = [0.0] * len(moves)
         rng = decision_rng(self.seed, view)
         deadline = None if self.seconds is None else time.monotonic() + self.seconds
+        if self.endgame and view.stock_size == 0 and view.players != 3:
+            exact = self._endgame(view, moves, determiniser, rng, deadline)
+            if exact is not None:
+                return exact
+        policy = _POLICIES[self.rollout]
+        totals = [0.0] * len(moves)
         samples = 0
         while True:
             world, rng = determiniser.sample(rng)
@@ -510,3 +524,37 @@ class SearchBot:
                 break
         best = max(totals)
         return moves[totals.index(best)]
+
+    def _endgame(
+        self,
+        view: PlayerView,
+        moves: tuple[Move, ...],
+        determiniser: Determiniser,
+        rng: int,
+        deadline: float | None,
+    ) -> Move | None:
+        """The move with the best exact value over sampled deals, or None if none fits the budget.
+
+        The stock is empty (see :mod:`~american_sniff.bots.endgame`): up to
+        ``playouts`` deals are sampled (with two players the one deal the view
+        allows, once) and each is searched to the round's end within what is
+        left of ``playouts * endgame`` nodes. A deal whose search would need
+        more is dropped, and so are the later ones; so is one still going at
+        the ``deadline`` of a time budget.
+        """
+        left = self.playouts * self.endgame
+        worlds = 1 if view.players == 2 else self.playouts
+        totals = [0.0] * len(moves)
+        searched = 0
+        for _ in range(worlds):
+            world, rng = determiniser.sample(rng)
+            found = endgame_values(world, view.seat, moves, left, deadline=deadline)
+            if found is None:
+                break
+            values, spent = found
+            left -= spent
+            totals = [total + value for total, value in zip(totals, values, strict=True)]
+            searched += 1
+        if not searched:
+            return None
+        return moves[totals.index(max(totals))]

@@ -1,0 +1,194 @@
+"""Exact play once the stock is empty: alpha-beta over the rest of the round.
+
+With the stock empty nothing is left to chance within the round: a seat that
+cannot place passes, and every hidden tile is in another hand. With two
+players those tiles are all the opponent's, so the view shows the whole
+position and a search of the rest of the round is exact play. With four the
+hidden tiles split among three hands; the search bot samples splits that
+agree with the view (:class:`~american_sniff.bots.Determiniser`) and searches
+each exactly.
+
+:func:`endgame_values` scores a position the way the search bot's playouts
+do (:func:`outcome_value`, as
+:func:`~american_sniff.bots.search.playout_value` scores a finished round): to the end of the
+round, settlement included, and a won match worth the same however it is
+won. The two sides' values are opposite (this seat's side gains what the
+other loses), so one side maximises and the other minimises: an alpha-beta
+search with a table of the positions already valued (reached by another
+order of the same placements). It stops at the round's end, so it knows
+nothing of the rounds after; and it is a search of one known position, so
+with four players it assumes each sampled split is the truth.
+
+A search is bounded by a number of *nodes* (positions made by
+:func:`~american_sniff.apply`); one that needs more gives up and returns
+None, so that a caller keeps within its budget.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from ..engine import apply, legal_moves
+from ..moves import Move
+from ..rules import side_of
+from ..state import MatchState
+
+__all__ = ["endgame_values", "outcome_value"]
+
+_INFINITY = float("inf")
+
+
+def outcome_value(
+    start: MatchState, end: MatchState, seat: int, scores: Sequence[int] | None = None
+) -> float:
+    """How good ``end`` is for ``seat``'s side compared with ``start``, by the scores alone.
+
+    ``2 * target`` if ``seat``'s side has won the match at ``end``, and
+    ``-2 * target`` if another side has: a won match is worth the same however
+    it is won. Otherwise the points ``seat``'s side gained from ``start``'s
+    scores to ``scores`` (by default ``end``'s) less the mean of what the
+    other sides gained.
+
+    >>> from american_sniff import new_match
+    >>> state = new_match(2, seed=1)
+    >>> outcome_value(state, state, 0, (15, 5))
+    10.0
+    """
+    players = start.players
+    mine = side_of(players, seat)
+    if end.winner is not None:
+        return float(2 * end.target if end.winner == mine else -2 * end.target)
+    if scores is None:
+        scores = end.scores
+    gains = [after - before for after, before in zip(scores, start.scores, strict=True)]
+    others = [gain for side, gain in enumerate(gains) if side != mine]
+    return gains[mine] - sum(others) / len(others)
+
+
+class _OutOfNodes(Exception):
+    """Raised inside a search that has spent its nodes."""
+
+
+class _Search:
+    """One bounded alpha-beta search of the rest of a round, from ``start``, for ``seat``."""
+
+    __slots__ = ("deadline", "left", "mine", "round", "seat", "start", "table")
+
+    def __init__(self, start: MatchState, seat: int, nodes: int, deadline: float | None) -> None:
+        self.deadline = deadline
+        self.start = start
+        self.seat = seat
+        self.mine = side_of(start.players, seat)
+        self.round = start.round
+        self.left = nodes
+        # A position's key -> (lower bound, upper bound) of its value.
+        self.table: dict[object, tuple[float, float]] = {}
+
+    def children(self, state: MatchState) -> list[MatchState]:
+        """The positions after each legal move, those best for the mover's side first."""
+        moves = legal_moves(state)
+        if len(moves) > self.left:
+            raise _OutOfNodes
+        self.left -= len(moves)
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise _OutOfNodes
+        after = [apply(state, move) for move in moves]
+        if len(after) > 1:
+            mover = side_of(state.players, state.turn)
+            after.sort(key=lambda child: -self.terminal_or_gain(child, mover))
+        return after
+
+    def terminal_or_gain(self, state: MatchState, side: int) -> float:
+        """For move ordering: a win first, then the points ``side`` has."""
+        if state.winner is not None:
+            return _INFINITY if state.winner == side else -_INFINITY
+        return state.scores[side]
+
+    def value(self, state: MatchState, alpha: float, beta: float) -> float:
+        """The value of ``state`` if it lies within ``(alpha, beta)``, else a bound beyond it."""
+        if state.winner is not None or state.round != self.round:
+            return outcome_value(self.start, state, self.seat)
+        layout = state.layout
+        # The table's future depends only on its open points and their sum, not
+        # on the order the tiles went down in; the stock is empty, so the hands
+        # fix which tiles are on the table.
+        table = (layout.open_keys, layout.end_sum, layout.sniff)
+        key = (state.turn, state.hands, table, state.scores)
+        low, high = self.table.get(key, (-_INFINITY, _INFINITY))
+        if low >= beta:
+            return low
+        if high <= alpha:
+            return high
+        if low == high:
+            return low
+        first_alpha, first_beta = alpha, beta
+        alpha, beta = max(alpha, low), min(beta, high)
+        maximise = side_of(state.players, state.turn) == self.mine
+        best = -_INFINITY if maximise else _INFINITY
+        for child in self.children(state):
+            found = self.value(child, alpha, beta)
+            if maximise:
+                best = max(best, found)
+                alpha = max(alpha, best)
+            else:
+                best = min(best, found)
+                beta = min(beta, best)
+            if alpha >= beta:
+                break
+        if best <= first_alpha:
+            self.table[key] = (low, min(high, best))
+        elif best >= first_beta:
+            self.table[key] = (max(low, best), high)
+        else:
+            self.table[key] = (best, best)
+        return best
+
+
+def endgame_values(
+    state: MatchState,
+    seat: int,
+    moves: Sequence[Move],
+    nodes: int,
+    *,
+    deadline: float | None = None,
+) -> tuple[list[float], int] | None:
+    """The exact value of each of ``moves`` in ``state`` for ``seat``'s side, and the nodes spent.
+
+    ``state`` must be a position of two or four players with the stock
+    empty, ``seat`` to move, and ``moves`` legal in it. A move's value is
+    :func:`outcome_value` of the round's end
+    (or the match's) under best play by both sides from there. Returns None
+    if that takes more than ``nodes`` positions, or if the search is still
+    going at ``deadline`` (a ``time.monotonic()`` time; None for no limit).
+
+    >>> from american_sniff import apply, legal_moves, new_match
+    >>> state = new_match(2, seed=9)
+    >>> while state.stock_size or len(legal_moves(state)) < 2:
+    ...     state = apply(state, legal_moves(state)[0])
+    >>> [len(hand) for hand in state.hands], len(legal_moves(state))
+    ([2, 2], 3)
+    >>> endgame_values(state, state.turn, legal_moves(state), 1000)
+    ([10.0, 0.0, 10.0], 9)
+    >>> endgame_values(state, state.turn, legal_moves(state), 5) is None
+    True
+
+    :raises ValueError: if the number of players is not 2 or 4, the match
+        is over, or the stock is not empty.
+    """
+    if state.players not in (2, 4):
+        raise ValueError(f"an exact endgame needs 2 or 4 players, not {state.players}")
+    if state.winner is not None:
+        raise ValueError("the match is over: there is no endgame to search")
+    if state.stock_size:
+        raise ValueError(f"an exact endgame needs an empty stock; it holds {state.stock_size}")
+    search = _Search(state, seat, nodes, deadline)
+    values: list[float] = []
+    try:
+        if len(moves) > search.left:
+            raise _OutOfNodes
+        search.left -= len(moves)
+        values.extend(search.value(apply(state, move), -_INFINITY, _INFINITY) for move in moves)
+    except _OutOfNodes:
+        return None
+    return values, nodes - search.left
