@@ -347,6 +347,29 @@ def test_the_import_time_tables_give_the_keys_of_the_points_of_the_table() -> No
                 assert geometry._fits(tile, point) is fits
 
 
+def test_the_opening_tables_built_at_import_are_the_rules_tables_of_one_tile() -> None:
+    """Each table of one tile, built once at import, is the rules' table of that tile.
+
+    Every round opens on one of the 28 tables that ``layout._opened`` builds
+    at import, and placing an opening tile hands its table out. mutmut runs
+    each mutant in a process that imported the package unmutated, so the
+    builder is called here, and each table it builds is checked against the
+    recomputation from scratch (``reference.check_layout``: open points, what
+    each counts, end sum, Sniff) and against the table an opening placement
+    gives, field by field (equality also compares the mask of open values and
+    the placement log). Kills the mutants of ``layout._opened``.
+    """
+    for tile in ALL_TILES:
+        built = geometry._opened(tile)
+        check_layout(built)
+        assert built == Layout.empty().place(tile)
+        assert built.tiles == (tile,)
+        assert built.connections == ()
+        assert {point.value for point in built.points()} == {tile.low, tile.high}
+        # A lone double counts its two halves once; a non-double its two ends.
+        assert built.end_sum == tile.low + tile.high
+
+
 def test_repr_names_the_tiles_and_the_sum() -> None:
     """The repr lists the tiles in placement order and the end sum."""
     assert repr(Layout.empty()) == "<Layout [] end_sum=0>"
