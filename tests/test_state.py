@@ -22,7 +22,7 @@ from american_sniff import (
     legal_moves,
     new_match,
 )
-from scenarios import random_play
+from scenarios import first_move_match, random_play
 
 
 def test_copies_and_unpickled_tiles_and_points_are_the_interned_ones() -> None:
@@ -288,3 +288,23 @@ def test_evolve_starts_the_legal_move_cache_afresh_and_pickle_keeps_it() -> None
 def fast_cache(state: MatchState) -> object:
     """The legal-move cache of ``state``."""
     return state._legal
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_actions_before_counts_the_actions_of_the_earlier_rounds(players: int) -> None:
+    """``info.actions_before`` is 0 in the first round, then the actions of every earlier round.
+
+    Each state of a played match is one action after the one before, so the
+    actions of the match so far are those before the round plus the round's
+    own history. Kills the mutants of ``engine.new_match`` that start the
+    count elsewhere (``actions_before=1``) and of ``engine._end_round`` that
+    carry it wrongly.
+    """
+    states = first_move_match(players, 3)
+    rounds = {state.round for state in states}
+    assert len(rounds) > 1, "the match should play more than one round"
+    assert states[0].info.actions_before == 0
+    for count, state in enumerate(states):
+        assert state.info.actions_before + len(state.history) == count
+        if state.last_round is not None:
+            assert state.info.actions_before >= len(state.last_round.history)
