@@ -408,7 +408,7 @@ def test_layout_place_refusals_leave_the_layout_unchanged() -> None:
     ]
     for tile, at, message in cases:
         with pytest.raises(IllegalMove, match=message):
-            layout.place(tile, at)  # type: ignore[arg-type]  # some cases are deliberately wrong
+            layout.place(tile, at)  # type: ignore[call-overload]  # some cases are deliberately wrong
         assert layout == twin
     with pytest.raises(IllegalMove, match=r"opening tile .* at=None"):
         Layout.empty().place(Tile(1, 2), pt("[1|4] low"))
@@ -463,7 +463,7 @@ def test_a_next_deal_naming_another_opener_than_the_finisher_is_ignored() -> Non
 def test_tile_halves_must_be_integers_from_0_to_6(a: object, b: object) -> None:
     """``Tile`` refuses halves that are not integers from 0 to 6, naming the bad half."""
     with pytest.raises(ValueError, match="a tile half must be an integer from 0 to 6") as caught:
-        Tile(a, b)  # type: ignore[arg-type]  # deliberately wrong halves
+        Tile(a, b)  # deliberately wrong halves (refused at run time)
     bad = a if not (type(a) is int and 0 <= a <= 6) else b
     assert repr(bad) in str(caught.value)
 

@@ -218,7 +218,7 @@ def test_hands_without_an_order_and_deals_that_are_no_sequence_are_refused() -> 
 def test_fits_names_a_wrong_tile_argument() -> None:
     """``Layout.fits`` answers a non-tile with ValueError, not an AttributeError."""
     with pytest.raises(ValueError, match="not a tile"):
-        Layout.empty().place(Tile(1, 4)).fits("x")  # type: ignore[arg-type]
+        Layout.empty().place(Tile(1, 4)).fits("x")
 
 
 def _three_values(players: int) -> list[Any]:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import copy
 import itertools
+import operator
 import pickle
+from typing import Any
 
+import attrs
 import pytest
 
 from american_sniff import ALL_TILES, Tile, parse_tile
@@ -113,8 +117,55 @@ def test_tiles_are_immutable_hashable_and_pickle() -> None:
     """A tile is a frozen value: no assignment, usable in sets, and it survives pickling."""
     tile = Tile(2, 5)
     with pytest.raises(AttributeError):
-        tile.low = 0  # type: ignore[misc]  # assigning to a frozen field is the point of the test
+        tile.low = 0  # assigning to a frozen field is the point of the test
     assert {Tile(2, 5), Tile(5, 2)} == {tile}
     restored = pickle.loads(pickle.dumps(tile))
     assert restored == tile
     assert restored.index == tile.index
+
+
+def test_tiles_keep_the_surface_of_a_frozen_attrs_class() -> None:
+    """The functions of attrs, order, hashing, copies and refused assignment work as before.
+
+    In the compiled build ``Tile`` is a native class, not an attrs class: this
+    pins that it still behaves as the frozen attrs class it was.
+    """
+    tile = Tile(5, 2)
+    assert attrs.has(Tile)
+    fields = attrs.fields(Tile)
+    assert [field.name for field in fields] == ["low", "high", "index", "is_double", "pips"]
+    assert [field.name for field in fields if field.init] == ["low", "high"]
+    assert [field.name for field in fields if field.eq] == ["low", "high"]
+    assert Tile.__match_args__ == ("low", "high")
+    expected = {"low": 2, "high": 5, "index": ALL_TILES.index(tile), "is_double": False, "pips": 7}
+    assert attrs.asdict(tile) == expected
+    # (mypy's attrs plugin knows only classes that attrs built.)
+    unchecked: Any = tile
+    assert attrs.evolve(unchecked, low=6) == Tile(5, 6)
+    assert attrs.evolve(unchecked) is not tile
+    assert attrs.evolve(unchecked) == tile
+    # Copies and unpickled tiles are the interned ones; the hash is the index.
+    for twin in (copy.copy(tile), copy.deepcopy(tile), pickle.loads(pickle.dumps(tile))):
+        assert twin is ALL_TILES[tile.index]
+    assert [hash(t) for t in ALL_TILES] == list(range(28))
+    # Equality and order are between tiles only.
+    assert tile == Tile(2, 5)
+    assert not tile != Tile(2, 5)  # noqa: SIM202 (__ne__ is pinned too)
+    assert tile != Tile(2, 6)
+    assert tile != (2, 5)
+    assert (tile == (2, 5)) is False
+    assert Tile(2, 5) <= tile <= Tile(2, 5)
+    assert Tile(2, 6) >= tile >= Tile(2, 4)
+    assert not tile < Tile(2, 5)
+    assert not tile > Tile(2, 5)
+    for compare in (operator.lt, operator.le, operator.gt, operator.ge):
+        with pytest.raises(TypeError):
+            compare(tile, (2, 5))
+    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+        tile.pips = 0
+    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+        del tile.high
+    assert (tile.low, tile.high, tile.pips) == (2, 5, 7)
+    match tile:
+        case Tile(low, high):
+            assert (low, high) == (2, 5)

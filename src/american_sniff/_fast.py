@@ -1,10 +1,11 @@
 """The fast representation behind the engine: interned objects, the legal-move cache, constructors.
 
-The public values (:class:`~american_sniff.Tile`, :class:`~american_sniff.Point`,
-:class:`~american_sniff.Place`) are ordinary frozen attrs classes, and
-:class:`~american_sniff.Layout` and :class:`~american_sniff.MatchState` (with
-its ``RoundInfo`` and ``RoundResult``) are frozen classes written to behave
-like them, native classes when compiled. To keep an action at a constant, small cost
+The public values :class:`~american_sniff.Point` and
+:class:`~american_sniff.Place` are ordinary frozen attrs classes, and
+:class:`~american_sniff.Tile`, :class:`~american_sniff.Layout` and
+:class:`~american_sniff.MatchState` (with its ``RoundInfo`` and
+``RoundResult``) are frozen classes written to behave like them, native
+classes when compiled. To keep an action at a constant, small cost
 the engine builds and recognises them through this module. The table's
 geometry on point keys (how a tile joins, when the Sniff branches, what each
 free side counts) is not here: it is :mod:`american_sniff.layout`'s, on the

@@ -16,7 +16,8 @@ between classes of identical layout. (That is why the classes built this way
 have no ``__weakref__`` slot: a class with one never matches another's
 layout.) :func:`twin_constructor` generates such a constructor, with the
 keyword arguments of a model function, as attrs generates an ``__init__``.
-This module imports nothing of the package, so every core module may use it.
+This module imports nothing of the package (only attrs, for
+:func:`attrs_fields`), so every core module may use it.
 """
 
 from __future__ import annotations
@@ -25,10 +26,23 @@ import inspect
 from collections.abc import Callable
 from typing import Any, Final
 
-__all__ = ["COMPILED", "same_names", "twin_constructor"]
+import attrs
+
+__all__ = ["COMPILED", "attrs_fields", "same_names", "twin_constructor"]
 
 #: True when this module, and so every module of the compile list, runs compiled.
 COMPILED: Final = not __file__.endswith(".py")
+
+
+def attrs_fields(name: str, fields: dict[str, Any]) -> Any:
+    """The ``__attrs_attrs__`` of a class with ``fields`` (name: ``attrs.field(...)``).
+
+    A class written out by hand to behave as a frozen attrs class (a native
+    class when compiled) sets it, as attrs itself would have built it, so that
+    attrs' own functions (``attrs.fields``, ``attrs.evolve``, ``attrs.asdict``,
+    ``attrs.has``) work on it.
+    """
+    return attrs.fields(attrs.make_class(name, fields, frozen=True))
 
 
 def twin_constructor(

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Iterable
+from typing import Any, Final, cast
 
 from . import rules
 from ._fast import (
@@ -38,6 +39,7 @@ from ._native import COMPILED
 from .errors import IllegalMove, InvalidDeal
 from .layout import FITTING_TILES, TILE_VALUES, Layout, can_place, placed
 from .moves import Draw, Move, Pass, Place
+from .points import Point
 from .rng import below, check_seed
 from .state import (
     ActionLog,
@@ -54,6 +56,13 @@ from .state import (
 from .tiles import ALL_TILES, Tile
 
 __all__ = ["apply", "compiled", "legal_moves", "new_match", "score_of", "seeded_deal"]
+
+# The move classes, as compiled-module constants: compiled code reads a Final
+# of its own module directly, but looks a name imported from an interpreted
+# module (moves) up in the module's dictionary at every use.
+_PLACE: Final = Place
+_DRAW: Final = Draw
+_PASS: Final = Pass
 
 
 def compiled() -> bool:
@@ -278,10 +287,10 @@ def apply(state: MatchState, move: Move) -> MatchState:
         raise _not_a_state("apply", state)
     if state.winner is not None:
         raise IllegalMove(f"the match is over: side {state.winner} has won", "match_over")
-    if type(move) is not Place:
-        if type(move) is Draw:
+    if type(move) is not _PLACE:
+        if type(move) is _DRAW:
             return _apply_draw(state)
-        if type(move) is Pass:
+        if type(move) is _PASS:
             return _apply_pass(state)
         raise IllegalMove(f"not a move: {move!r} (expected Place, Draw or Pass)", "not_a_move")
     # A placement. A move legal_moves handed out for this very state (one of
@@ -327,7 +336,7 @@ def apply(state: MatchState, move: Move) -> MatchState:
         # Then a block: an empty stock and nobody able to place (the hands
         # are looked at only once the stock is empty).
         stock_left = len(info.deck) - drawn_count
-        if rules.is_blocked(stock_left, _anyone_can_place, hands, layout, stock_left):
+        if rules.is_blocked(stock_left, _ANYONE_CAN_PLACE, hands, layout, stock_left):
             return _end_round(state, hands, layout, scores, None, log)
         seat = rules.next_seat(players, seat)
     return new_state(
@@ -344,8 +353,11 @@ def apply(state: MatchState, move: Move) -> MatchState:
 
 def _checked_place(state: MatchState, move: Place) -> Place:
     """The interned placement equal to ``move``, or IllegalMove naming the rule it breaks."""
-    tile = move.tile
-    at = move.at
+    # A Place built outside the engine may hold anything: its fields are read
+    # untyped (compiled, a typed read of a native Tile would check its type).
+    fields: Any = move
+    tile: object = fields.tile
+    at: object = fields.at
     seat = state.turn
     if not isinstance(tile, Tile):
         raise IllegalMove(f"not a tile: {tile!r}", "not_a_tile")
@@ -356,8 +368,8 @@ def _checked_place(state: MatchState, move: Place) -> Place:
         raise IllegalMove(
             f"seat {seat} must place the tile just drawn, {drawn}, not {tile}", "must_place_drawn"
         )
-    state.layout.check_place(tile, at)
-    return interned_place(tile, at)
+    state.layout.check_place(tile, at)  # (so at is a Point, or None)
+    return interned_place(tile, cast("Point | None", at))
 
 
 def _apply_draw(state: MatchState) -> MatchState:
@@ -376,7 +388,7 @@ def _apply_draw(state: MatchState) -> MatchState:
     fits = bool(TILE_VALUES[tile.index] & layout.value_mask)
     # Drawing the last tile may leave nobody able to place.
     stock_left = len(deck) - count
-    if rules.is_blocked(stock_left, fits or _anyone_can_place, hands, layout, stock_left):
+    if rules.is_blocked(stock_left, fits or _ANYONE_CAN_PLACE, hands, layout, stock_left):
         return _end_round(state, hands, layout, state.scores, None, log)
     return new_state(
         info=state.info,
@@ -464,6 +476,11 @@ def _anyone_can_place(hands: tuple[tuple[Tile, ...], ...], layout: Layout, stock
         if can_place(hand, values):
             return True
     return False
+
+
+#: The function, as a compiled-module constant (compiled code looks a function
+#: taken as a value up in the module's dictionary, but reads a Final directly).
+_ANYONE_CAN_PLACE: Final = _anyone_can_place
 
 
 def _end_round(

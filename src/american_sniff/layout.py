@@ -27,7 +27,7 @@ Sniff branches. :meth:`~american_sniff.Layout.place` and the engine both place t
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar, Final, cast, overload
 
 import attrs
 
@@ -224,7 +224,9 @@ class Layout:  # noqa: D101 (the docstring is _LAYOUT_DOC, set below)
             del result[1]  # a lone opening double counts once, at line_a
         return tuple(result)
 
-    def fits(self, tile: Tile) -> tuple[Point, ...]:
+    # (The tile is typed ``object``: a wrong one is refused with the ValueError
+    # below in both builds, not by the compiled build's argument check.)
+    def fits(self, tile: object) -> tuple[Point, ...]:
         """The open points showing a half of ``tile``, in :meth:`points` order.
 
         On the empty table any tile is placed with ``at=None``, so this is empty.
@@ -273,7 +275,14 @@ class Layout:  # noqa: D101 (the docstring is _LAYOUT_DOC, set below)
 
     # -- placing -----------------------------------------------------------
 
-    def place(self, tile: Tile, at: Point | None = None) -> Layout:
+    # The public signatures are the overloads; the implementation takes any
+    # value, so that a wrong one is refused by check_place (an IllegalMove) in
+    # both builds, not by the compiled build's argument check.
+    @overload
+    def place(self, tile: Tile) -> Layout: ...
+    @overload
+    def place(self, tile: Tile, at: Point | None) -> Layout: ...
+    def place(self, tile: object, at: object = None) -> Layout:
         """A new layout with ``tile`` placed on the open point ``at``.
 
         ``at`` is None only for the opening tile, which may be any tile.
@@ -284,8 +293,10 @@ class Layout:  # noqa: D101 (the docstring is _LAYOUT_DOC, set below)
             (also if ``tile`` is not a :class:`Tile`, or ``at`` neither a
             :class:`Point` nor None).
         """
-        self.check_place(tile, at)
-        return placed(self, ALL_TILES[tile.index], None if at is None else at.order)
+        self.check_place(tile, at)  # (so tile is a Tile, and at a Point or None)
+        point = cast("Point | None", at)
+        index = cast(Tile, tile).index
+        return placed(self, ALL_TILES[index], None if point is None else point.order)
 
     def check_place(self, tile: object, at: object) -> None:
         """Check that ``place(tile, at)`` is legal, and return None if it is.
@@ -373,6 +384,11 @@ FITTING_TILES: Final = tuple(
 )
 #: The tiles by index, as a compiled-module constant.
 TILES: Final = ALL_TILES
+#: :data:`~american_sniff.points.BIT_OF_KEY`, as a compiled-module constant:
+#: compiled code reads a Final of its own module directly, but looks a name
+#: imported from an interpreted module (points) up in the module's dictionary
+#: at every use.
+_BIT_OF_KEY: Final = tuple(BIT_OF_KEY)
 #: Whether each tile (by index) is a double.
 IS_DOUBLE: Final = tuple(tile.is_double for tile in ALL_TILES)
 
@@ -454,7 +470,7 @@ def _opened(tile: Tile) -> Layout:
     end_sum = sum([WORTH_OF_KEY[key] for key in keys])
     if is_lone_double(keys):
         end_sum -= WORTH_OF_KEY[keys[0]]  # a lone opening double counts once
-    mask = BIT_OF_KEY[keys[0]] | BIT_OF_KEY[keys[1]]
+    mask = _BIT_OF_KEY[keys[0]] | _BIT_OF_KEY[keys[1]]
     sniff = tile if tile.is_double else None
     return new_layout(keys, end_sum, sniff, 1 << tile.index, mask, (tile, None, None))
 
@@ -485,7 +501,7 @@ def placed(layout: Layout, tile: Tile, at: int | None) -> Layout:
     free = FREE_KEY[index][at]
     open_keys: list[int] = []
     end_sum = WORTH_OF_KEY[free]
-    mask = BIT_OF_KEY[free]
+    mask = _BIT_OF_KEY[free]
     pending = True
     for key in layout.open_keys:
         if key != at:
@@ -494,7 +510,7 @@ def placed(layout: Layout, tile: Tile, at: int | None) -> Layout:
                 pending = False
             open_keys.append(key)
             end_sum += WORTH_OF_KEY[key]
-            mask |= BIT_OF_KEY[key]
+            mask |= _BIT_OF_KEY[key]
     if pending:
         open_keys.append(free)
     rank = at & 7
@@ -511,7 +527,7 @@ def placed(layout: Layout, tile: Tile, at: int | None) -> Layout:
         open_keys.append(branch_b)
         open_keys.sort()
         end_sum += WORTH_OF_KEY[branch_a] + WORTH_OF_KEY[branch_b]
-        mask |= BIT_OF_KEY[branch_a] | BIT_OF_KEY[branch_b]
+        mask |= _BIT_OF_KEY[branch_a] | _BIT_OF_KEY[branch_b]
     if sniff is None and IS_DOUBLE[index]:
         sniff = tile
     return new_layout(

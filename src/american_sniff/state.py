@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast, overload
 
 import attrs
 
-from ._native import COMPILED
+from ._native import COMPILED, attrs_fields
 from .deal import Deal
 from .layout import Layout
 from .rules import TARGET, side_count, side_of
@@ -123,7 +123,9 @@ def previous_node(node: ActionLog) -> ActionLog:
 def log_length(log: ActionLog) -> int:
     """How many actions the action ``log`` holds (it walks the whole chain)."""
     count = 0
-    node = log
+    # (Typed as any tuple: compiled, a node typed as the 7-tuple would be
+    # unpacked, item by item, at every step.)
+    node: tuple[Any, ...] | None = log
     while node is not None:
         count += 1
         node = node[6]
@@ -203,16 +205,11 @@ def _actions(node: ActionLog, result: RoundResult | None, winner: int | None) ->
 # type. One definition serves both builds (the interpreter runs it as a plain
 # slotted class). Each keeps the surface of a frozen attrs class: the same
 # constructor, ``attrs.fields``, ``attrs.evolve`` and ``attrs.asdict`` (through
-# ``__attrs_attrs__``, which attrs itself builds from :func:`_attrs_fields`),
+# ``__attrs_attrs__``, which attrs itself builds; see ``_native.attrs_fields``),
 # equality and hashing by the fields (the hash computed once and kept), a repr
 # in attrs' style, pickle and copy, and a ``FrozenInstanceError`` on any
 # assignment. The hash is kept in the slot ``_hash``, which no constructor
 # sets: it is filled on the first ``hash()``.
-
-
-def _attrs_fields(name: str, fields: dict[str, Any]) -> Any:
-    """The ``__attrs_attrs__`` of a class with ``fields``, as attrs makes it (name: attrs.field)."""
-    return attrs.fields(attrs.make_class(name, fields, frozen=True))
 
 
 def _attribute(**options: Any) -> Any:
@@ -878,7 +875,7 @@ _STATE_INIT_SLOTS = (*MatchState.__match_args__, "_legal")
 setattr(  # noqa: B010 (a class attribute of a native class is set like this)
     RoundResult,
     "__attrs_attrs__",
-    _attrs_fields(
+    attrs_fields(
         "RoundResult",
         {
             **{name: _attribute() for name in RoundResult.__match_args__[:7]},
@@ -890,7 +887,7 @@ setattr(  # noqa: B010 (a class attribute of a native class is set like this)
 setattr(  # noqa: B010
     RoundInfo,
     "__attrs_attrs__",
-    _attrs_fields(
+    attrs_fields(
         "RoundInfo",
         {
             **{name: _attribute() for name in RoundInfo.__match_args__[:8]},
@@ -902,7 +899,7 @@ setattr(  # noqa: B010
 setattr(  # noqa: B010
     MatchState,
     "__attrs_attrs__",
-    _attrs_fields(
+    attrs_fields(
         "MatchState",
         {
             **{name: _attribute() for name in MatchState.__match_args__[:8]},
