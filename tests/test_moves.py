@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from american_sniff import (
     ALL_TILES,
     Draw,
+    IllegalMove,
     Move,
     Pass,
     Place,
@@ -109,3 +110,65 @@ def test_parse_move_never_fails_with_anything_but_value_error(text: str) -> None
     except ValueError:
         return
     assert parse_move(str(move)) == move
+
+
+_NOT_A_MOVE = "(expected '[a|b] opens', '[a|b] on [c|d] SIDE', 'draw' or 'pass')"
+
+
+def test_parse_move_strict_reads_every_move_in_the_form_the_library_writes() -> None:
+    """With ``strict``, ``str(move)`` reads back as the move; a placement read twice is one object.
+
+    The strict reader keeps each placement it has read by its text, so the
+    second read is a look-up that gives the very same move. Kills the mutants
+    of ``moves._strict_move`` (its forms and its memo of texts read).
+    """
+    for move in _every_move():
+        text = str(move)
+        first = parse_move(text, strict=True)
+        assert first == move
+        assert type(first) is type(move)
+        if isinstance(move, Place) and move.at is not None:
+            assert parse_move(text, strict=True) is first
+
+
+@pytest.mark.parametrize(
+    ("text", "code", "message"),
+    [
+        (
+            "[4|1] opens",
+            "not_a_tile",
+            "not a tile: '[4|1]' is not a tile written '[a|b]' with a <= b",
+        ),
+        (
+            "[1|4]  opens",
+            "not_a_tile",
+            "not a tile: '[1|4] ' is not a tile written '[a|b]' with a <= b",
+        ),
+        (
+            "[4|1] on [1|1] line_b",
+            "not_a_tile",
+            "not a tile: '[4|1]' is not a tile written '[a|b]' with a <= b",
+        ),
+        ("draw ", "not_a_move", f"not a move: 'draw ' {_NOT_A_MOVE}"),
+        (" pass", "not_a_move", f"not a move: ' pass' {_NOT_A_MOVE}"),
+        ("Draw", "not_a_move", f"not a move: 'Draw' {_NOT_A_MOVE}"),
+        ("[1|4]", "not_a_move", f"not a move: '[1|4]' {_NOT_A_MOVE}"),
+        (
+            "[1|4] on [4|1] high",
+            "not_a_point",
+            "not a point: '[4|1] high': '[4|1]' is not a tile written '[a|b]' with a <= b",
+        ),
+    ],
+)
+def test_parse_move_strict_refuses_every_other_form_with_its_code(
+    text: str, code: str, message: str
+) -> None:
+    """A strict refusal names the part that is wrong, with the code of that part.
+
+    The placed tile is refused as ``not_a_tile``, the point as
+    ``not_a_point``, anything else as ``not_a_move``. Kills the mutants of
+    ``moves._placed_tile`` and of ``_strict_move``'s refusal.
+    """
+    with pytest.raises(IllegalMove) as error:
+        parse_move(text, strict=True)
+    assert (error.value.code, str(error.value)) == (code, message)
