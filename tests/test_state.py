@@ -308,3 +308,26 @@ def test_actions_before_counts_the_actions_of_the_earlier_rounds(players: int) -
         assert state.info.actions_before + len(state.history) == count
         if state.last_round is not None:
             assert state.info.actions_before >= len(state.last_round.history)
+
+
+def test_the_states_of_a_match_and_their_parts_hash_apart() -> None:
+    """Distinct states, round infos and round results of a match have distinct hashes.
+
+    A hash is computed from the fields once and kept; equal values hash
+    equal, and the values of one match are told apart by their hashes (a
+    constant hash would make every set and dictionary of states one long
+    chain). Kills the mutants of ``MatchState.__hash__``,
+    ``RoundInfo.__hash__`` and ``RoundResult.__hash__`` that hash a constant.
+    """
+    states = first_move_match(4, 3)
+    infos = {state.info for state in states}
+    results = {state.last_round for state in states if state.last_round is not None}
+    assert len(infos) > 1
+    assert len(results) > 1
+    for values in (set(states), infos, results):
+        assert len({hash(value) for value in values}) == len(values)
+    for state in states[:50]:
+        twin = state.evolve()
+        assert twin == state
+        assert hash(twin) == hash(state) == hash(state)
+        assert hash(twin.info) == hash(state.info)
