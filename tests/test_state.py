@@ -331,3 +331,32 @@ def test_the_states_of_a_match_and_their_parts_hash_apart() -> None:
         assert twin == state
         assert hash(twin) == hash(state) == hash(state)
         assert hash(twin.info) == hash(state.info)
+
+
+def test_a_state_saved_as_json_loads_back_as_itself_signed_or_not() -> None:
+    """``MatchState.from_json(state.to_json()) == state``, and the same with a key.
+
+    Signed text differs from unsigned text, loads with its key, and is
+    refused with another. (The format itself is pinned field by field in
+    ``tests/test_serial.py``; this pins the two methods of the state, which
+    the rules core's tests reach only here.) Kills the mutants of
+    ``MatchState.to_json`` and ``MatchState.from_json`` and of the log
+    accessors the JSON layer reads through (``state.log_of``,
+    ``state.round_log_of``, ``state.node_fields``, ``state.previous_node``).
+    """
+    from american_sniff import InvalidState
+
+    key = bytes(range(16))
+    states = first_move_match(3, 2)
+    chosen = [*states[:: max(len(states) // 6, 1)], states[-1]]
+    assert any(state.last_round is not None for state in chosen)
+    for state in chosen:
+        text = state.to_json()
+        assert MatchState.from_json(text) == state
+        assert MatchState.from_json(text.encode()) == state
+        assert MatchState.from_json(text).to_json() == text
+        signed = state.to_json(key=key)
+        assert signed != text
+        assert MatchState.from_json(signed, key=key) == state
+        with pytest.raises(InvalidState, match="signature"):
+            MatchState.from_json(signed, key=bytes(range(1, 17)))
