@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -172,3 +174,29 @@ def test_parse_move_strict_refuses_every_other_form_with_its_code(
     with pytest.raises(IllegalMove) as error:
         parse_move(text, strict=True)
     assert (error.value.code, str(error.value)) == (code, message)
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_what_is_no_move_is_refused_with_the_code_not_a_move(strict: bool) -> None:
+    """Text of no move's form, and a value that is not text, are refused as ``not_a_move``.
+
+    Both readers say so with the same words; neither looks a value that is
+    not text up in the strict reader's memo (an unhashable one too). Kills
+    the mutants of ``parse_move`` and ``moves._lenient_move`` that change
+    that code or message.
+    """
+    for text in ("draw now", "[1|4]", "hello"):
+        with pytest.raises(IllegalMove) as error:
+            parse_move(text, strict=strict)
+        assert (error.value.code, str(error.value)) == (
+            "not_a_move",
+            f"not a move: {text!r} {_NOT_A_MOVE}",
+        )
+    values: tuple[Any, ...] = (3, None, ["draw"], b"draw")
+    for value in values:
+        with pytest.raises(IllegalMove) as error:
+            parse_move(value, strict=strict)
+        assert (error.value.code, str(error.value)) == (
+            "not_a_move",
+            f"a move is written as text, got {value!r}",
+        )

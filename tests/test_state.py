@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import itertools
 import pickle
 from typing import Any
 
@@ -316,8 +317,10 @@ def test_the_states_of_a_match_and_their_parts_hash_apart() -> None:
     A hash is computed from the fields once and kept; equal values hash
     equal, and the values of one match are told apart by their hashes (a
     constant hash would make every set and dictionary of states one long
-    chain). Kills the mutants of ``MatchState.__hash__``,
-    ``RoundInfo.__hash__`` and ``RoundResult.__hash__`` that hash a constant.
+    chain), and two distinct ones compare unequal. Kills the mutants of
+    ``MatchState.__hash__``, ``RoundInfo.__hash__`` and
+    ``RoundResult.__hash__`` that hash a constant, and of their ``__eq__``
+    that call any two distinct values equal (``self is not other or ...``).
     """
     states = first_move_match(4, 3)
     infos = {state.info for state in states}
@@ -326,6 +329,10 @@ def test_the_states_of_a_match_and_their_parts_hash_apart() -> None:
     assert len(results) > 1
     for values in (set(states), infos, results):
         assert len({hash(value) for value in values}) == len(values)
+        ordered = sorted(values, key=hash)
+        for one, other in itertools.pairwise(ordered):
+            assert (one == other) is False
+            assert (one != other) is True
     for state in states[:50]:
         twin = state.evolve()
         assert twin == state
