@@ -115,6 +115,7 @@ def test_parse_move_never_fails_with_anything_but_value_error(text: str) -> None
 
 
 _NOT_A_MOVE = "(expected '[a|b] opens', '[a|b] on [c|d] SIDE', 'draw' or 'pass')"
+_SIDES = "(expected '[a|b] SIDE' with SIDE one of low, high, line_a, line_b, branch_a, branch_b)"
 
 
 def test_parse_move_strict_reads_every_move_in_the_form_the_library_writes() -> None:
@@ -160,6 +161,8 @@ def test_parse_move_strict_reads_every_move_in_the_form_the_library_writes() -> 
             "not_a_point",
             "not a point: '[4|1] high': '[4|1]' is not a tile written '[a|b]' with a <= b",
         ),
+        # The tile is the text before the first " on ": a second one is in the point.
+        ("[1|4] on [1|1] on line_b", "not_a_point", f"not a point: '[1|1] on line_b' {_SIDES}"),
     ],
 )
 def test_parse_move_strict_refuses_every_other_form_with_its_code(
@@ -169,7 +172,8 @@ def test_parse_move_strict_refuses_every_other_form_with_its_code(
 
     The placed tile is refused as ``not_a_tile``, the point as
     ``not_a_point``, anything else as ``not_a_move``. Kills the mutants of
-    ``moves._placed_tile`` and of ``_strict_move``'s refusal.
+    ``moves._placed_tile`` and of ``_strict_move``'s refusal (and its
+    ``partition`` made ``rpartition``).
     """
     with pytest.raises(IllegalMove) as error:
         parse_move(text, strict=True)
