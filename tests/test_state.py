@@ -26,6 +26,17 @@ from american_sniff import (
 from scenarios import first_move_match, random_play
 
 
+def _played(players: int, seed: int) -> tuple[MatchState, ...]:
+    """The states of a seeded match of first legal moves, played afresh in this test.
+
+    Not the cached ``first_move_match``: mutmut runs each mutant in a process
+    forked from one that ran the tests unmutated, where that cache already
+    holds the states the unmutated engine played.
+    """
+    played: tuple[MatchState, ...] = first_move_match.__wrapped__(players, seed)
+    return played
+
+
 def test_copies_and_unpickled_tiles_and_points_are_the_interned_ones() -> None:
     """Copying or unpickling a tile or point gives back the very same object."""
     tile = ALL_TILES[9]
@@ -301,7 +312,7 @@ def test_actions_before_counts_the_actions_of_the_earlier_rounds(players: int) -
     count elsewhere (``actions_before=1``) and of ``engine._end_round`` that
     carry it wrongly.
     """
-    states = first_move_match(players, 3)
+    states = _played(players, 3)
     rounds = {state.round for state in states}
     assert len(rounds) > 1, "the match should play more than one round"
     assert states[0].info.actions_before == 0
@@ -322,7 +333,7 @@ def test_the_states_of_a_match_and_their_parts_hash_apart() -> None:
     ``RoundResult.__hash__`` that hash a constant, and of their ``__eq__``
     that call any two distinct values equal (``self is not other or ...``).
     """
-    states = first_move_match(4, 3)
+    states = _played(4, 3)
     infos = {state.info for state in states}
     results = {state.last_round for state in states if state.last_round is not None}
     assert len(infos) > 1
@@ -354,7 +365,7 @@ def test_a_state_saved_as_json_loads_back_as_itself_signed_or_not() -> None:
     from american_sniff import InvalidState
 
     key = bytes(range(16))
-    states = first_move_match(3, 2)
+    states = _played(3, 2)
     chosen = [*states[:: max(len(states) // 6, 1)], states[-1]]
     assert any(state.last_round is not None for state in chosen)
     for state in chosen:
