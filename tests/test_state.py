@@ -378,3 +378,34 @@ def test_a_state_saved_as_json_loads_back_as_itself_signed_or_not() -> None:
         assert MatchState.from_json(signed, key=key) == state
         with pytest.raises(InvalidState, match="signature"):
             MatchState.from_json(signed, key=bytes(range(1, 17)))
+
+
+def test_the_log_accessors_walk_the_round_as_its_history_lists_it() -> None:
+    """``node_fields`` and ``previous_node`` read, newest first, the actions ``history`` lists.
+
+    The modules built on the core (the JSON layer, the views) read a round's
+    action log through these accessors only; each node gives the seat, the
+    move, the drawn tile, the end sum, the points and the scores of its
+    action. Kills the mutants of ``state.node_fields`` that read another
+    field, and of ``state.previous_node``.
+    """
+    from american_sniff.state import log_of, node_fields, previous_node, round_log_of
+
+    states = _played(3, 2)
+    rounds = [(log_of(state), state.history) for state in states[::40]]
+    rounds += [(round_log_of(s.last_round), s.last_round.history) for s in states if s.last_round]
+    assert any(len(history) > 3 for _, history in rounds)
+    for log, history in rounds:
+        node = log
+        for action in reversed(history):
+            fields = node_fields(node)
+            assert fields == (
+                action.seat,
+                action.move,
+                action.tile,
+                action.end_sum,
+                action.points,
+                action.scores,
+            )
+            node = previous_node(node)
+        assert node is None
