@@ -196,8 +196,11 @@ def test_the_repr_of_a_state_summarises_it() -> None:
     after = apply(state, legal_moves(state)[0])
     assert repr(after) == "<MatchState players=2 round=1 turn=0 scores=(0, 0) table=1 stock=14>"
     state = new_match(2, seed=3)
-    while state.winner is None:
+    for _ in range(20_000):  # (bounded: an engine that never ends a match fails, not loops)
+        if state.winner is not None:
+            break
         state = apply(state, legal_moves(state)[0])
+    assert state.winner is not None
     assert repr(state) == (
         f"<MatchState players=2 round={state.round} winner={state.winner} "
         f"scores={state.scores} table={len(state.layout)} stock={state.stock_size}>"
