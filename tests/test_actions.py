@@ -25,11 +25,20 @@ from american_sniff import (
 )
 from scenarios import DRAW_DEAL, act, deal, last
 
+#: More actions than any seeded match of these tests takes (the longest about 1,400).
+_ACTION_LIMIT = 20_000
+
 
 def _match(players: int, seed: int) -> list[MatchState]:
+    """A seeded match of random legal moves, played to its end.
+
+    Bounded, so that an engine that never ends a match fails here instead of
+    looping (mutmut's mutants of ``apply`` that set no winner).
+    """
     rng = random.Random(seed)
     states = [new_match(players, seed=seed)]
     while not states[-1].is_over:
+        assert len(states) <= _ACTION_LIMIT, f"no winner after {_ACTION_LIMIT} actions"
         states.append(apply(states[-1], rng.choice(legal_moves(states[-1]))))
     return states
 

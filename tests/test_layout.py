@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import pickle
+from typing import Any
 
 import attrs
 import pytest
@@ -12,6 +13,7 @@ from american_sniff import (
     ALL_TILES,
     Connection,
     Contribution,
+    IllegalMove,
     Layout,
     Place,
     Point,
@@ -347,6 +349,29 @@ def test_the_import_time_tables_give_the_keys_of_the_points_of_the_table() -> No
                 assert geometry._fits(tile, point) is fits
 
 
+def test_the_opening_tables_built_at_import_are_the_rules_tables_of_one_tile() -> None:
+    """Each table of one tile, built once at import, is the rules' table of that tile.
+
+    Every round opens on one of the 28 tables that ``layout._opened`` builds
+    at import, and placing an opening tile hands its table out. mutmut runs
+    each mutant in a process that imported the package unmutated, so the
+    builder is called here, and each table it builds is checked against the
+    recomputation from scratch (``reference.check_layout``: open points, what
+    each counts, end sum, Sniff) and against the table an opening placement
+    gives, field by field (equality also compares the mask of open values and
+    the placement log). Kills the mutants of ``layout._opened``.
+    """
+    for tile in ALL_TILES:
+        built = geometry._opened(tile)
+        check_layout(built)
+        assert built == Layout.empty().place(tile)
+        assert built.tiles == (tile,)
+        assert built.connections == ()
+        assert {point.value for point in built.points()} == {tile.low, tile.high}
+        # A lone double counts its two halves once; a non-double its two ends.
+        assert built.end_sum == tile.low + tile.high
+
+
 def test_repr_names_the_tiles_and_the_sum() -> None:
     """The repr lists the tiles in placement order and the end sum."""
     assert repr(Layout.empty()) == "<Layout [] end_sum=0>"
@@ -437,3 +462,42 @@ def test_a_block_is_declared_exactly_when_the_stock_is_empty_and_no_hand_fits() 
                 still_open += 1
     assert blocked > 0
     assert still_open > 0
+
+
+_SIDES_EXPECTED = (
+    "(expected '[a|b] SIDE' with SIDE one of low, high, line_a, line_b, branch_a, branch_b)"
+)
+
+
+def test_parse_point_strict_reads_only_the_form_the_library_writes() -> None:
+    """With ``strict``, ``"[a|b] SIDE"`` with ``a <= b`` and one space; the rest is refused.
+
+    Every refusal, strict or lenient, carries the code ``not_a_point`` and
+    says what is wrong: the form, the tile's notation, or a side the tile
+    does not have. Kills the mutants of ``points.parse_point`` (its strict
+    branch, and the codes and messages of both).
+    """
+    for tile in ALL_TILES:
+        for point in Layout.empty().place(tile).points():
+            assert parse_point(str(point), strict=True) == point
+    assert parse_point("[1|1] branch_a", strict=True) == Point(Tile(1, 1), Side.BRANCH_A)
+    not_a_tile = "'[4|1]' is not a tile written '[a|b]' with a <= b"
+    not_a_double = "[1|4] is not a double: it has only low and high ends, not line_a"
+    refused: list[tuple[Any, bool, str]] = [
+        ("[4|1] high", True, f"not a point: '[4|1] high': {not_a_tile}"),
+        ("[1|4] line_a", True, f"not a point: '[1|4] line_a': {not_a_double}"),
+        ("[1|4] line_a", False, not_a_double),
+        ("[9|4] high", False, "not a tile: '[9|4]' (expected '[a|b]' with halves from 0 to 6)"),
+        (3, True, "a point is written as text, got 3"),
+        (3, False, "a point is written as text, got 3"),
+    ]
+    badly_formed = [
+        *((text, True) for text in ("[1|4]  high", " [1|4] high", "[1|4] high ", "[1|4]")),
+        *((text, False) for text in ("[1|4] middle", "[1|4]", "high")),
+        ("[1|4] middle", True),
+    ]
+    refused.extend((t, s, f"not a point: {t!r} {_SIDES_EXPECTED}") for t, s in badly_formed)
+    for text, strict, message in refused:
+        with pytest.raises(IllegalMove) as error:
+            parse_point(text, strict=strict)
+        assert (error.value.code, str(error.value)) == ("not_a_point", message), (text, strict)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -9,6 +11,7 @@ from hypothesis import strategies as st
 from american_sniff import (
     ALL_TILES,
     Draw,
+    IllegalMove,
     Move,
     Pass,
     Place,
@@ -109,3 +112,95 @@ def test_parse_move_never_fails_with_anything_but_value_error(text: str) -> None
     except ValueError:
         return
     assert parse_move(str(move)) == move
+
+
+_NOT_A_MOVE = "(expected '[a|b] opens', '[a|b] on [c|d] SIDE', 'draw' or 'pass')"
+_SIDES = "(expected '[a|b] SIDE' with SIDE one of low, high, line_a, line_b, branch_a, branch_b)"
+
+
+def test_parse_move_strict_reads_every_move_in_the_form_the_library_writes() -> None:
+    """With ``strict``, ``str(move)`` reads back as the move; a placement read twice is one object.
+
+    The strict reader keeps each placement it has read by its text, so the
+    second read is a look-up that gives the very same move. Kills the mutants
+    of ``moves._strict_move`` (its forms and its memo of texts read).
+    """
+    for move in _every_move():
+        text = str(move)
+        first = parse_move(text, strict=True)
+        assert first == move
+        assert type(first) is type(move)
+        if isinstance(move, Place) and move.at is not None:
+            assert parse_move(text, strict=True) is first
+
+
+@pytest.mark.parametrize(
+    ("text", "code", "message"),
+    [
+        (
+            "[4|1] opens",
+            "not_a_tile",
+            "not a tile: '[4|1]' is not a tile written '[a|b]' with a <= b",
+        ),
+        (
+            "[1|4]  opens",
+            "not_a_tile",
+            "not a tile: '[1|4] ' is not a tile written '[a|b]' with a <= b",
+        ),
+        (
+            "[4|1] on [1|1] line_b",
+            "not_a_tile",
+            "not a tile: '[4|1]' is not a tile written '[a|b]' with a <= b",
+        ),
+        ("draw ", "not_a_move", f"not a move: 'draw ' {_NOT_A_MOVE}"),
+        (" pass", "not_a_move", f"not a move: ' pass' {_NOT_A_MOVE}"),
+        ("Draw", "not_a_move", f"not a move: 'Draw' {_NOT_A_MOVE}"),
+        ("[1|4]", "not_a_move", f"not a move: '[1|4]' {_NOT_A_MOVE}"),
+        (
+            "[1|4] on [4|1] high",
+            "not_a_point",
+            "not a point: '[4|1] high': '[4|1]' is not a tile written '[a|b]' with a <= b",
+        ),
+        # The tile is the text before the first " on ": a second one is in the point.
+        ("[1|4] on [1|1] on line_b", "not_a_point", f"not a point: '[1|1] on line_b' {_SIDES}"),
+    ],
+)
+def test_parse_move_strict_refuses_every_other_form_with_its_code(
+    text: str, code: str, message: str
+) -> None:
+    """A strict refusal names the part that is wrong, with the code of that part.
+
+    The placed tile is refused as ``not_a_tile``, the point as
+    ``not_a_point``, anything else as ``not_a_move``. Kills the mutants of
+    ``moves._placed_tile`` and of ``_strict_move``'s refusal (and its
+    ``partition`` made ``rpartition``).
+    """
+    with pytest.raises(IllegalMove) as error:
+        parse_move(text, strict=True)
+    assert (error.value.code, str(error.value)) == (code, message)
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_what_is_no_move_is_refused_with_the_code_not_a_move(strict: bool) -> None:
+    """Text of no move's form, and a value that is not text, are refused as ``not_a_move``.
+
+    Both readers say so with the same words; neither looks a value that is
+    not text up in the strict reader's memo (an unhashable one too). Kills
+    the mutants of ``parse_move`` and ``moves._lenient_move`` that change
+    that code or message.
+    """
+    for text in ("draw now", "[1|4]", "hello"):
+        with pytest.raises(IllegalMove) as error:
+            parse_move(text, strict=strict)
+        assert (error.value.code, str(error.value)) == (
+            "not_a_move",
+            f"not a move: {text!r} {_NOT_A_MOVE}",
+        )
+    values: tuple[Any, ...] = (3, None, ["draw"], b"draw")
+    for value in values:
+        with pytest.raises(IllegalMove) as error:
+            parse_move(value, strict=strict)
+        assert (error.value.code, str(error.value)) == (
+            "not_a_move",
+            f"a move is written as text, got {value!r}",
+        )

@@ -1267,6 +1267,26 @@ def test_after_a_block_a_seeded_lot_picks_the_opener() -> None:
     assert len(set(openers)) > 1
 
 
+def test_each_round_says_whether_its_deal_was_given_or_seeded() -> None:
+    """The given deals serve the first rounds in order; later rounds are dealt from the seed.
+
+    ``info.given`` says which of the two dealt the round in play, and the
+    finished round keeps it (``last_round.given``). Kills the mutants of
+    ``engine._start_round`` that lose it (``given = bool(None)``).
+    """
+    assert new_match(4, seed=5).info.given is False
+    later = deal(_quarter_hands(), opener=0)
+    for deals, second_given in (([BLOCK_BY_DRAW_DEAL], False), ([BLOCK_BY_DRAW_DEAL, later], True)):
+        states = run(new_match(4, seed=5, deals=deals), BLOCK_BY_DRAW_SCRIPT)
+        assert {state.info.given for state in states[:-1]} == {True}
+        final = states[-1]
+        assert final.round == 2
+        assert final.last_round is not None
+        assert final.last_round.given is True
+        assert final.info.given is second_given
+        assert (final.hands == later.hands) is second_given
+
+
 @pytest.mark.parametrize("opener", range(4))
 def test_after_a_block_a_given_deal_names_the_opener(opener: int) -> None:
     """Clause "After a blocked round, a new lot picks the opener".

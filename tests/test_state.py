@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import itertools
 import pickle
 from typing import Any
 
@@ -22,7 +23,18 @@ from american_sniff import (
     legal_moves,
     new_match,
 )
-from scenarios import random_play
+from scenarios import first_move_match, random_play
+
+
+def _played(players: int, seed: int) -> tuple[MatchState, ...]:
+    """The states of a seeded match of first legal moves, played afresh in this test.
+
+    Not the cached ``first_move_match``: mutmut runs each mutant in a process
+    forked from one that ran the tests unmutated, where that cache already
+    holds the states the unmutated engine played.
+    """
+    played: tuple[MatchState, ...] = first_move_match.__wrapped__(players, seed)
+    return played
 
 
 def test_copies_and_unpickled_tiles_and_points_are_the_interned_ones() -> None:
@@ -184,8 +196,11 @@ def test_the_repr_of_a_state_summarises_it() -> None:
     after = apply(state, legal_moves(state)[0])
     assert repr(after) == "<MatchState players=2 round=1 turn=0 scores=(0, 0) table=1 stock=14>"
     state = new_match(2, seed=3)
-    while state.winner is None:
+    for _ in range(20_000):  # (bounded: an engine that never ends a match fails, not loops)
+        if state.winner is not None:
+            break
         state = apply(state, legal_moves(state)[0])
+    assert state.winner is not None
     assert repr(state) == (
         f"<MatchState players=2 round={state.round} winner={state.winner} "
         f"scores={state.scores} table={len(state.layout)} stock={state.stock_size}>"
@@ -288,3 +303,112 @@ def test_evolve_starts_the_legal_move_cache_afresh_and_pickle_keeps_it() -> None
 def fast_cache(state: MatchState) -> object:
     """The legal-move cache of ``state``."""
     return state._legal
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_actions_before_counts_the_actions_of_the_earlier_rounds(players: int) -> None:
+    """``info.actions_before`` is 0 in the first round, then the actions of every earlier round.
+
+    Each state of a played match is one action after the one before, so the
+    actions of the match so far are those before the round plus the round's
+    own history. Kills the mutants of ``engine.new_match`` that start the
+    count elsewhere (``actions_before=1``) and of ``engine._end_round`` that
+    carry it wrongly.
+    """
+    states = _played(players, 3)
+    rounds = {state.round for state in states}
+    assert len(rounds) > 1, "the match should play more than one round"
+    assert states[0].info.actions_before == 0
+    for count, state in enumerate(states):
+        assert state.info.actions_before + len(state.history) == count
+        if state.last_round is not None:
+            assert state.info.actions_before >= len(state.last_round.history)
+
+
+def test_the_states_of_a_match_and_their_parts_hash_apart() -> None:
+    """Distinct states, round infos and round results of a match have distinct hashes.
+
+    A hash is computed from the fields once and kept; equal values hash
+    equal, and the values of one match are told apart by their hashes (a
+    constant hash would make every set and dictionary of states one long
+    chain), and two distinct ones compare unequal. Kills the mutants of
+    ``MatchState.__hash__``, ``RoundInfo.__hash__`` and
+    ``RoundResult.__hash__`` that hash a constant, and of their ``__eq__``
+    that call any two distinct values equal (``self is not other or ...``).
+    """
+    states = _played(4, 3)
+    infos = {state.info for state in states}
+    results = {state.last_round for state in states if state.last_round is not None}
+    assert len(infos) > 1
+    assert len(results) > 1
+    for values in (set(states), infos, results):
+        assert len({hash(value) for value in values}) == len(values)
+        ordered = sorted(values, key=hash)
+        for one, other in itertools.pairwise(ordered):
+            assert (one == other) is False
+            assert (one != other) is True
+    for state in states[:50]:
+        twin = state.evolve()
+        assert twin == state
+        assert hash(twin) == hash(state) == hash(state)
+        assert hash(twin.info) == hash(state.info)
+
+
+def test_a_state_saved_as_json_loads_back_as_itself_signed_or_not() -> None:
+    """``MatchState.from_json(state.to_json()) == state``, and the same with a key.
+
+    Signed text differs from unsigned text, loads with its key, and is
+    refused with another. (The format itself is pinned field by field in
+    ``tests/test_serial.py``; this pins the two methods of the state, which
+    the rules core's tests reach only here.) Kills the mutants of
+    ``MatchState.to_json`` and ``MatchState.from_json`` and of the log
+    accessors the JSON layer reads through (``state.log_of``,
+    ``state.round_log_of``, ``state.node_fields``, ``state.previous_node``).
+    """
+    from american_sniff import InvalidState
+
+    key = bytes(range(16))
+    states = _played(3, 2)
+    chosen = [*states[:: max(len(states) // 6, 1)], states[-1]]
+    assert any(state.last_round is not None for state in chosen)
+    for state in chosen:
+        text = state.to_json()
+        assert MatchState.from_json(text) == state
+        assert MatchState.from_json(text.encode()) == state
+        assert MatchState.from_json(text).to_json() == text
+        signed = state.to_json(key=key)
+        assert signed != text
+        assert MatchState.from_json(signed, key=key) == state
+        with pytest.raises(InvalidState, match="signature"):
+            MatchState.from_json(signed, key=bytes(range(1, 17)))
+
+
+def test_the_log_accessors_walk_the_round_as_its_history_lists_it() -> None:
+    """``node_fields`` and ``previous_node`` read, newest first, the actions ``history`` lists.
+
+    The modules built on the core (the JSON layer, the views) read a round's
+    action log through these accessors only; each node gives the seat, the
+    move, the drawn tile, the end sum, the points and the scores of its
+    action. Kills the mutants of ``state.node_fields`` that read another
+    field, and of ``state.previous_node``.
+    """
+    from american_sniff.state import log_of, node_fields, previous_node, round_log_of
+
+    states = _played(3, 2)
+    rounds = [(log_of(state), state.history) for state in states[::40]]
+    rounds += [(round_log_of(s.last_round), s.last_round.history) for s in states if s.last_round]
+    assert any(len(history) > 3 for _, history in rounds)
+    for log, history in rounds:
+        node = log
+        for action in reversed(history):
+            fields = node_fields(node)
+            assert fields == (
+                action.seat,
+                action.move,
+                action.tile,
+                action.end_sum,
+                action.points,
+                action.scores,
+            )
+            node = previous_node(node)
+        assert node is None

@@ -11,7 +11,7 @@ from typing import Any
 import attrs
 import pytest
 
-from american_sniff import ALL_TILES, Tile, parse_tile
+from american_sniff import ALL_TILES, IllegalMove, Tile, parse_tile
 
 HALVES = range(7)
 
@@ -169,3 +169,74 @@ def test_tiles_keep_the_surface_of_a_frozen_attrs_class() -> None:
     match tile:
         case Tile(low, high):
             assert (low, high) == (2, 5)
+
+
+_COMPARISONS = {"lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge}
+
+
+def test_every_comparison_of_two_tiles_is_that_of_their_halves() -> None:
+    """Each of the four orderings, between every two tiles, is that of ``(low, high)``.
+
+    Each method answers for itself, not only through the reflected one that
+    Python tries when a method gives up (``a < b`` falls back on ``b > a``),
+    and gives up (NotImplemented) on anything but a tile, so that comparing a
+    tile with another value is a TypeError. Kills the mutants of
+    ``Tile.__lt__``, ``__le__``, ``__gt__`` and ``__ge__`` (the type test
+    dropped or inverted, ``>=`` made ``>``).
+    """
+    for a, b in itertools.product(ALL_TILES, repeat=2):
+        for name, compare in _COMPARISONS.items():
+            expected = compare((a.low, a.high), (b.low, b.high))
+            assert getattr(a, f"__{name}__")(b) is expected, (a, name, b)
+            assert compare(a, b) is expected
+    others: tuple[Any, ...] = (7, (2, 5), None)
+    for name, compare in _COMPARISONS.items():
+        for other in others:
+            assert getattr(ALL_TILES[7], f"__{name}__")(other) is NotImplemented
+            with pytest.raises(TypeError):
+                compare(ALL_TILES[7], other)
+
+
+@pytest.mark.parametrize("half", [-1, 7, 1.0, "1", True, None])
+def test_a_half_that_is_not_an_integer_from_0_to_6_is_refused(half: object) -> None:
+    """Either half must be an ``int`` from 0 to 6 (not a bool, a float or text).
+
+    Kills the mutants of ``Tile.__init__``'s check of the halves (``or``
+    made ``and``, the message lost).
+    """
+    message = f"a tile half must be an integer from 0 to 6, got {half!r}"
+    for halves in ((half, 3), (3, half)):
+        with pytest.raises(ValueError, match="tile half") as error:
+            Tile(*halves)
+        assert str(error.value) == message
+
+
+def test_parse_tile_strict_reads_only_the_form_the_library_writes() -> None:
+    """With ``strict``, ``"[a|b]"`` with ``a <= b`` and no space, read as the interned tile.
+
+    Anything else, text or not, is refused with the code ``not_a_tile`` and
+    a message quoting it. Kills the mutants of ``parse_tile``'s strict branch.
+    """
+    for tile in ALL_TILES:
+        assert parse_tile(str(tile), strict=True) is tile
+    texts: tuple[Any, ...] = ("[4|1]", " [1|4]", "[1|4] ", "[1 |4]", "[7|1]", "", 14, None)
+    for text in texts:
+        with pytest.raises(IllegalMove) as error:
+            parse_tile(text, strict=True)
+        assert error.value.code == "not_a_tile"
+        assert str(error.value) == f"{text!r} is not a tile written '[a|b]' with a <= b"
+    with pytest.raises(IllegalMove) as error:  # (unhashable: not looked up at all)
+        parse_tile(["[1|4]"], strict=True)  # type: ignore[call-overload]
+    assert error.value.code == "not_a_tile"
+
+
+@pytest.mark.parametrize("text", ["[1|7]", "1|4", "[1|4]x", ""])
+def test_parse_tile_refuses_with_the_code_not_a_tile(text: str) -> None:
+    """The lenient reader's refusal carries the code ``not_a_tile``, as the strict one's does.
+
+    Kills the mutants of ``parse_tile`` that change that code.
+    """
+    with pytest.raises(IllegalMove) as error:
+        parse_tile(text)
+    assert error.value.code == "not_a_tile"
+    assert str(error.value) == f"not a tile: {text!r} (expected '[a|b]' with halves from 0 to 6)"
