@@ -1173,6 +1173,15 @@ def _quick_hands(docs: object, count: int) -> tuple[tuple[tuple[Tile, ...], ...]
 _MOVES_READ: dict[str, Move] = {}
 
 
+def _read_move(text: str) -> Move:
+    """The move of ``text`` (strict), kept in :data:`_MOVES_READ`."""
+    move = parse_move(text, strict=True)
+    if len(_MOVES_READ) >= _TEXTS_LIMIT:
+        _MOVES_READ.clear()
+    _MOVES_READ[text] = move
+    return move
+
+
 def _quick_log(
     docs: object, players: int, final: tuple[int, ...]
 ) -> tuple[ActionLog, int, Layout, list[Tile]]:
@@ -1204,10 +1213,7 @@ def _quick_log(
             raise _NotQuick
         move = moves.get(text)
         if move is None:
-            move = parse_move(text, strict=True)
-            if len(moves) >= _TEXTS_LIMIT:
-                moves.clear()
-            moves[text] = move
+            move = _read_move(text)
         kind = type(move)
         if kind is Place:
             if (
@@ -1453,4 +1459,54 @@ def _quick_checked(
         validate_state(state)
     except InvalidState:
         return None
+    _keep_history_text(text, log_of(state))
     return state
+
+
+#: Where a document's own history starts and ends, in the writers' order of keys.
+_HISTORY_KEY = ',"history":['
+_AFTER_HISTORY = '],"deals":['
+#: Texts of histories known to be the writers' (:func:`log_text` without its
+#: brackets) of the actions they hold: a history read before, or written.
+_WRITTEN_HISTORIES: set[str] = set()
+_WRITTEN_LIMIT = 1 << 10
+
+
+def _keep_history_text(text: str, log: ActionLog) -> None:
+    """Keep the history's text of a validated document ``text`` as :func:`log_text` writes it.
+
+    ``log`` is the history as the quick reader read it. The array between
+    the document's own history key and its deals key (no other array of
+    actions is followed by that key; every quote of the text delimits a
+    string the reader took) is the writers' text of ``log`` if it is a text
+    known to be (:data:`_WRITTEN_HISTORIES`), or one such with the writers'
+    text of ``log``'s newest action after it: the history of the state
+    before and the action since, as a server loads the state it saved last.
+    Otherwise the text is written (once; it is then known). Either way
+    saving the next state, or a view of this one, writes one action more,
+    not the whole round again.
+    """
+    if log is None:
+        return
+    start = text.find(_HISTORY_KEY)
+    end = text.find(_AFTER_HISTORY, start)
+    written = text[start + len(_HISTORY_KEY) : end] if 0 < start < end else ""
+    known = _WRITTEN_HISTORIES
+    if written not in known:
+        cut = written.rfind(',{"seat":')
+        before = previous_node(log)
+        newest = action_text(log)
+        if before is None:
+            same = written == newest
+        else:
+            same = cut > 0 and written[cut + 1 :] == newest and written[:cut] in known
+        if not same:
+            written = log_text(log)[1:-1]  # kept in LOG_TEXTS
+        if len(known) >= _WRITTEN_LIMIT:
+            known.clear()
+        known.add(written)
+        if not same:
+            return
+    if len(LOG_TEXTS) >= _TEXTS_LIMIT:
+        LOG_TEXTS.clear()
+    LOG_TEXTS[id(log)] = (log, written)
