@@ -69,7 +69,7 @@ from .state import (
     round_log_of,
 )
 from .tiles import ALL_TILES, Tile, parse_tile
-from .validation import validate_state
+from .validation import replayed_tables, validate_state
 
 if TYPE_CHECKING:
     import cattrs
@@ -552,9 +552,10 @@ def log_text(log: ActionLog) -> str:
     return "[" + text + "]"
 
 
-#: The table after each action of each history a signed load read, oldest
-#: first, by the id of the history's newest node (the entry holds the node):
-#: the views walk a loaded round's public facts on them, placing nothing.
+#: The table after each action of each history a load read (a signed load's,
+#: or an untrusted load's replay), oldest first, by the id of the history's
+#: newest node (the entry holds the node): the views walk a loaded round's
+#: public facts on them, placing nothing.
 SIGNED_TABLES: dict[int, tuple[ActionLog, list[Layout]]] = {}
 #: How many loaded histories keep their tables (each some dozens of tables;
 #: they serve the first view of a state just loaded).
@@ -1456,10 +1457,15 @@ def _quick_checked(
     if quotes != 2 * strings:  # a repeated key, or an escaped quote: see above
         return None
     try:
-        validate_state(state)
+        tables = replayed_tables(state)
     except InvalidState:
         return None
-    _keep_history_text(text, log_of(state))
+    log = log_of(state)
+    _keep_history_text(text, log)
+    if log is not None:  # the views walk the round on the replay's tables (see SIGNED_TABLES)
+        if len(SIGNED_TABLES) >= _SIGNED_TABLES_LIMIT:
+            SIGNED_TABLES.clear()
+        SIGNED_TABLES[id(log)] = (log, tables)
     return state
 
 
