@@ -560,7 +560,7 @@ SIGNED_TABLES: dict[int, tuple[ActionLog, list[Layout]]] = {}
 #: How many loaded histories keep their tables (each some dozens of tables;
 #: they serve the first view of a state just loaded).
 _SIGNED_TABLES_LIMIT = 1 << 10
-#: The placements of each table a signed load built, as the text of a JSON
+#: The placements of each table a load built (signed or not), as the text of a JSON
 #: list without its brackets (the moves, in the order placed), by the table's
 #: id (the entry holds the table, so that the id cannot be reused while it
 #: lives): the views write a table's placements from it.
@@ -1248,12 +1248,28 @@ def _quick_log(
     after.reverse()
     log: ActionLog = None
     layout = Layout.empty()
+    placements: list[str] = []
     for (seat, move, tile, end_sum, points), scores_after in zip(actions, after, strict=True):
         log = (seat, move, tile, end_sum, points, scores_after, log)  # see action_node
         if type(move) is Place:
             at = move.at
             layout = placed(layout, move.tile, None if at is None else at.order)
+            placements.append(kept_move_text(move))
+    _keep_placements(layout, placements)
     return log, strings, layout, drew
+
+
+def _keep_placements(layout: Layout, placements: list[str]) -> None:
+    """Keep the text of ``layout``'s placements for the views, as a signed load does.
+
+    ``placements`` are the texts of the moves placed, in order (see
+    :data:`SIGNED_PLACEMENTS`): the views write a loaded table from them.
+    """
+    if not placements:
+        return
+    if len(SIGNED_PLACEMENTS) >= _TEXTS_LIMIT:
+        SIGNED_PLACEMENTS.clear()
+    SIGNED_PLACEMENTS[id(layout)] = (layout, '"' + '","'.join(placements) + '"')
 
 
 def _quick_scores(values: object, count: int) -> tuple[int, ...]:
