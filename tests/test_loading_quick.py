@@ -331,3 +331,27 @@ def test_a_server_loop_on_untrusted_text_writes_the_writers_texts(players: int) 
         text = after.to_json()
         assert text == json.dumps(serial.state_to_dict(after), separators=(",", ":"))
     assert state.winner is not None
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_server_loop_on_signed_text_loads_every_state_and_writes_the_writers_texts(
+    players: int,
+) -> None:
+    """Signed saves, each previous round read once: every state loads as it was saved."""
+    key = bytes(range(32))
+    chooser = random.Random(players)
+    saved = new_match(players, seed=players + 7)
+    rounds: dict[int, object] = {}  # each result held, so that no id is reused
+    for _ in range(2000):
+        state = MatchState.from_json(saved.to_json(key=key), key=key)
+        assert state == saved
+        if state.last_round is not None:
+            rounds[id(state.last_round)] = state.last_round
+        if state.winner is not None:
+            break
+        view = view_for(state, state.turn)
+        assert view.to_json() == json.dumps(view_to_dict(view), separators=(",", ":"))
+        moves = legal_moves(state)
+        saved = apply(state, moves[chooser.randrange(len(moves))])
+    assert state.winner is not None
+    assert len(rounds) == state.round - 1  # one result per previous round, shared by its states

@@ -707,7 +707,7 @@ def state_from_json(text: object, *, key: bytes | None = None) -> MatchState:
     if key is not None:
         # The library wrote this very text: the plain parser reads it as is.
         unsigned = _signed_text(text, _check_key(key))
-        data = json.loads(unsigned)
+        known, data = _signed_parse(unsigned)
     else:
         quick = _quick_load(text)
         if quick is not None:
@@ -717,7 +717,7 @@ def state_from_json(text: object, *, key: bytes | None = None) -> MatchState:
         check_header(data, STATE_FORMAT, InvalidState)
     if key is not None:
         try:
-            return _signed_state(data, unsigned)
+            return _signed_state(data, unsigned, known)
         except (TypeError, KeyError, ValueError, IndexError, AttributeError) as exc:
             # only a key holder could write such a text
             raise InvalidState(
@@ -820,18 +820,51 @@ def _keep_signed_texts(
             SIGNED_PLACEMENTS[id(layout)] = (layout, '"' + '","'.join(moves) + '"')
 
 
-def _signed_state(data: dict[str, Any], text: str) -> MatchState:
+#: The previous round of each signed save read, by its text as the writers give
+#: it (a signed text is the writers' own): every state of a round holds the same
+#: previous round, so a server that loads each signed state of a match parses
+#: and builds the round before once per round.
+_SIGNED_ROUNDS: dict[str, RoundResult] = {}
+_SIGNED_ROUNDS_LIMIT = 256
+
+
+def _last_round_span(text: str) -> tuple[int, int]:
+    """Where the previous round's text of a state document starts and ends (-1 if not found)."""
+    first = text.find(_LAST_KEY)
+    end = text.find(_AFTER_LAST, first)
+    if 0 < first < end:
+        return first + len(_LAST_KEY), end
+    return -1, -1
+
+
+def _signed_parse(text: str) -> tuple[RoundResult | None, Any]:
+    """The previous round of a signed save's ``text``, if read before, and the rest parsed.
+
+    The library wrote the text, in the writers' order of keys, so the one
+    ``last_round`` key is the state's; a round read before is cut out, and
+    the rest parsed with null in its place.
+    """
+    start, end = _last_round_span(text)
+    result = _SIGNED_ROUNDS.get(text[start:end]) if start > 0 else None
+    if result is None:
+        return None, json.loads(text)
+    return result, json.loads(text[:start] + "null" + text[end:])
+
+
+def _signed_state(data: dict[str, Any], text: str, known: RoundResult | None) -> MatchState:
     """The state of a signed save, built straight from its parsed JSON ``data``.
 
     The library wrote the ``text`` (its signature says so), so nothing is
     checked again and nothing is replayed: each action costs a few look-ups.
+    ``known`` is the previous round if it was read before (see
+    :func:`_signed_parse`; ``data`` then holds null for it).
     """
     players = data["players"]
     tiles = _TILE_OF_TEXT
     log, layout, placements, drawn_tiles = _signed_round(data["history"], players, data["scores"])
     tables = [(layout, placements)]
     last = data["last_round"]
-    result = None
+    result = known
     if last is not None:
         before = list(last["scores"])
         for seat, amount in enumerate(last["deductions"]):
@@ -849,6 +882,11 @@ def _signed_state(data: dict[str, Any], text: str) -> MatchState:
             log=last_log,
             given=last.get("dealt_from") == "deal",
         )
+        start, end = _last_round_span(text)
+        if start > 0:
+            if len(_SIGNED_ROUNDS) >= _SIGNED_ROUNDS_LIMIT:
+                _SIGNED_ROUNDS.clear()
+            _SIGNED_ROUNDS[text[start:end]] = result
     info = RoundInfo(
         players=players,
         seed=int(data["seed"]),
