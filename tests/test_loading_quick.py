@@ -19,7 +19,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from american_sniff import ALL_TILES, Deal, InvalidState, MatchState, new_match, serial
+from american_sniff import (
+    ALL_TILES,
+    Deal,
+    InvalidState,
+    MatchState,
+    apply,
+    legal_moves,
+    new_match,
+    serial,
+    view_for,
+)
+from american_sniff.views import view_to_dict
 from scenarios import random_play
 
 
@@ -264,3 +275,83 @@ def test_a_tampered_copy_of_a_previous_round_found_good_is_still_checked() -> No
     doc["scores"][0] -= 5
     with pytest.raises(InvalidState):
         MatchState.from_json(json.dumps(doc, separators=(",", ":")))
+
+
+# -- the history's text, kept from the load ----------------------------------------------
+
+
+def _reordered_action(text: str) -> str:
+    """``text`` with the keys of its history's last action in another order."""
+    doc = json.loads(text)
+    action = doc["history"][-1]
+    doc["history"][-1] = {key: action[key] for key in reversed(list(action))}
+    return json.dumps(doc, separators=(",", ":"))
+
+
+def _spaced_action(text: str) -> str:
+    """``text`` with a space in its history's first action (after its seat)."""
+    start = text.index(',"history":[{"seat":')
+    cut = text.index(",", start + len(',"history":[{"seat":'))
+    return text[:cut] + " " + text[cut:]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("change", [lambda text: text, _reordered_action, _spaced_action])
+def test_what_an_untrusted_load_writes_is_the_writers_text(players: int, change: Any) -> None:
+    """Its state's text, its views' texts and the next state's text: as if never loaded."""
+    state = _round_states(players, 13)[-1]
+    text = change(state.to_json())
+    serial.LOG_TEXTS.clear()
+    loaded = MatchState.from_json(text)
+    assert loaded == state
+    written = loaded.to_json()
+    assert written == json.dumps(serial.state_to_dict(state), separators=(",", ":"))
+    for seat in [*range(players), None]:
+        view = view_for(loaded, seat)
+        assert view.to_json() == json.dumps(view_to_dict(view), separators=(",", ":"))
+    if loaded.winner is None:
+        after = apply(loaded, legal_moves(loaded)[0])
+        assert after.to_json() == json.dumps(serial.state_to_dict(after), separators=(",", ":"))
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_server_loop_on_untrusted_text_writes_the_writers_texts(players: int) -> None:
+    """Load, view every seat, play, save, for a whole match: every text as the writers give it."""
+    chooser = random.Random(players)
+    text = new_match(players, seed=players).to_json()
+    for _ in range(2000):
+        state = MatchState.from_json(text)
+        if state.winner is not None:
+            break
+        for seat in [*range(players), None]:
+            view = view_for(state, seat)
+            assert view.to_json() == json.dumps(view_to_dict(view), separators=(",", ":"))
+        moves = legal_moves(state)
+        after = apply(state, moves[chooser.randrange(len(moves))])
+        text = after.to_json()
+        assert text == json.dumps(serial.state_to_dict(after), separators=(",", ":"))
+    assert state.winner is not None
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_server_loop_on_signed_text_loads_every_state_and_writes_the_writers_texts(
+    players: int,
+) -> None:
+    """Signed saves, each previous round read once: every state loads as it was saved."""
+    key = bytes(range(32))
+    chooser = random.Random(players)
+    saved = new_match(players, seed=players + 7)
+    rounds: dict[int, object] = {}  # each result held, so that no id is reused
+    for _ in range(2000):
+        state = MatchState.from_json(saved.to_json(key=key), key=key)
+        assert state == saved
+        if state.last_round is not None:
+            rounds[id(state.last_round)] = state.last_round
+        if state.winner is not None:
+            break
+        view = view_for(state, state.turn)
+        assert view.to_json() == json.dumps(view_to_dict(view), separators=(",", ":"))
+        moves = legal_moves(state)
+        saved = apply(state, moves[chooser.randrange(len(moves))])
+    assert state.winner is not None
+    assert len(rounds) == state.round - 1  # one result per previous round, shared by its states

@@ -69,7 +69,7 @@ from .state import (
     round_log_of,
 )
 from .tiles import ALL_TILES, Tile, parse_tile
-from .validation import validate_state
+from .validation import replayed_tables, validate_state
 
 if TYPE_CHECKING:
     import cattrs
@@ -552,14 +552,15 @@ def log_text(log: ActionLog) -> str:
     return "[" + text + "]"
 
 
-#: The table after each action of each history a signed load read, oldest
-#: first, by the id of the history's newest node (the entry holds the node):
-#: the views walk a loaded round's public facts on them, placing nothing.
+#: The table after each action of each history a load read (a signed load's,
+#: or an untrusted load's replay), oldest first, by the id of the history's
+#: newest node (the entry holds the node): the views walk a loaded round's
+#: public facts on them, placing nothing.
 SIGNED_TABLES: dict[int, tuple[ActionLog, list[Layout]]] = {}
 #: How many loaded histories keep their tables (each some dozens of tables;
 #: they serve the first view of a state just loaded).
 _SIGNED_TABLES_LIMIT = 1 << 10
-#: The placements of each table a signed load built, as the text of a JSON
+#: The placements of each table a load built (signed or not), as the text of a JSON
 #: list without its brackets (the moves, in the order placed), by the table's
 #: id (the entry holds the table, so that the id cannot be reused while it
 #: lives): the views write a table's placements from it.
@@ -706,7 +707,7 @@ def state_from_json(text: object, *, key: bytes | None = None) -> MatchState:
     if key is not None:
         # The library wrote this very text: the plain parser reads it as is.
         unsigned = _signed_text(text, _check_key(key))
-        data = json.loads(unsigned)
+        known, data = _signed_parse(unsigned)
     else:
         quick = _quick_load(text)
         if quick is not None:
@@ -716,7 +717,7 @@ def state_from_json(text: object, *, key: bytes | None = None) -> MatchState:
         check_header(data, STATE_FORMAT, InvalidState)
     if key is not None:
         try:
-            return _signed_state(data, unsigned)
+            return _signed_state(data, unsigned, known)
         except (TypeError, KeyError, ValueError, IndexError, AttributeError) as exc:
             # only a key holder could write such a text
             raise InvalidState(
@@ -819,18 +820,51 @@ def _keep_signed_texts(
             SIGNED_PLACEMENTS[id(layout)] = (layout, '"' + '","'.join(moves) + '"')
 
 
-def _signed_state(data: dict[str, Any], text: str) -> MatchState:
+#: The previous round of each signed save read, by its text as the writers give
+#: it (a signed text is the writers' own): every state of a round holds the same
+#: previous round, so a server that loads each signed state of a match parses
+#: and builds the round before once per round.
+_SIGNED_ROUNDS: dict[str, RoundResult] = {}
+_SIGNED_ROUNDS_LIMIT = 256
+
+
+def _last_round_span(text: str) -> tuple[int, int]:
+    """Where the previous round's text of a state document starts and ends (-1 if not found)."""
+    first = text.find(_LAST_KEY)
+    end = text.find(_AFTER_LAST, first)
+    if 0 < first < end:
+        return first + len(_LAST_KEY), end
+    return -1, -1
+
+
+def _signed_parse(text: str) -> tuple[RoundResult | None, Any]:
+    """The previous round of a signed save's ``text``, if read before, and the rest parsed.
+
+    The library wrote the text, in the writers' order of keys, so the one
+    ``last_round`` key is the state's; a round read before is cut out, and
+    the rest parsed with null in its place.
+    """
+    start, end = _last_round_span(text)
+    result = _SIGNED_ROUNDS.get(text[start:end]) if start > 0 else None
+    if result is None:
+        return None, json.loads(text)
+    return result, json.loads(text[:start] + "null" + text[end:])
+
+
+def _signed_state(data: dict[str, Any], text: str, known: RoundResult | None) -> MatchState:
     """The state of a signed save, built straight from its parsed JSON ``data``.
 
     The library wrote the ``text`` (its signature says so), so nothing is
     checked again and nothing is replayed: each action costs a few look-ups.
+    ``known`` is the previous round if it was read before (see
+    :func:`_signed_parse`; ``data`` then holds null for it).
     """
     players = data["players"]
     tiles = _TILE_OF_TEXT
     log, layout, placements, drawn_tiles = _signed_round(data["history"], players, data["scores"])
     tables = [(layout, placements)]
     last = data["last_round"]
-    result = None
+    result = known
     if last is not None:
         before = list(last["scores"])
         for seat, amount in enumerate(last["deductions"]):
@@ -848,6 +882,11 @@ def _signed_state(data: dict[str, Any], text: str) -> MatchState:
             log=last_log,
             given=last.get("dealt_from") == "deal",
         )
+        start, end = _last_round_span(text)
+        if start > 0:
+            if len(_SIGNED_ROUNDS) >= _SIGNED_ROUNDS_LIMIT:
+                _SIGNED_ROUNDS.clear()
+            _SIGNED_ROUNDS[text[start:end]] = result
     info = RoundInfo(
         players=players,
         seed=int(data["seed"]),
@@ -1173,6 +1212,15 @@ def _quick_hands(docs: object, count: int) -> tuple[tuple[tuple[Tile, ...], ...]
 _MOVES_READ: dict[str, Move] = {}
 
 
+def _read_move(text: str) -> Move:
+    """The move of ``text`` (strict), kept in :data:`_MOVES_READ`."""
+    move = parse_move(text, strict=True)
+    if len(_MOVES_READ) >= _TEXTS_LIMIT:
+        _MOVES_READ.clear()
+    _MOVES_READ[text] = move
+    return move
+
+
 def _quick_log(
     docs: object, players: int, final: tuple[int, ...]
 ) -> tuple[ActionLog, int, Layout, list[Tile]]:
@@ -1204,10 +1252,7 @@ def _quick_log(
             raise _NotQuick
         move = moves.get(text)
         if move is None:
-            move = parse_move(text, strict=True)
-            if len(moves) >= _TEXTS_LIMIT:
-                moves.clear()
-            moves[text] = move
+            move = _read_move(text)
         kind = type(move)
         if kind is Place:
             if (
@@ -1241,12 +1286,28 @@ def _quick_log(
     after.reverse()
     log: ActionLog = None
     layout = Layout.empty()
+    placements: list[str] = []
     for (seat, move, tile, end_sum, points), scores_after in zip(actions, after, strict=True):
         log = (seat, move, tile, end_sum, points, scores_after, log)  # see action_node
         if type(move) is Place:
             at = move.at
             layout = placed(layout, move.tile, None if at is None else at.order)
+            placements.append(kept_move_text(move))
+    _keep_placements(layout, placements)
     return log, strings, layout, drew
+
+
+def _keep_placements(layout: Layout, placements: list[str]) -> None:
+    """Keep the text of ``layout``'s placements for the views, as a signed load does.
+
+    ``placements`` are the texts of the moves placed, in order (see
+    :data:`SIGNED_PLACEMENTS`): the views write a loaded table from them.
+    """
+    if not placements:
+        return
+    if len(SIGNED_PLACEMENTS) >= _TEXTS_LIMIT:
+        SIGNED_PLACEMENTS.clear()
+    SIGNED_PLACEMENTS[id(layout)] = (layout, '"' + '","'.join(placements) + '"')
 
 
 def _quick_scores(values: object, count: int) -> tuple[int, ...]:
@@ -1450,7 +1511,62 @@ def _quick_checked(
     if quotes != 2 * strings:  # a repeated key, or an escaped quote: see above
         return None
     try:
-        validate_state(state)
+        tables = replayed_tables(state)
     except InvalidState:
         return None
+    log = log_of(state)
+    _keep_history_text(text, log)
+    if log is not None:  # the views walk the round on the replay's tables (see SIGNED_TABLES)
+        if len(SIGNED_TABLES) >= _SIGNED_TABLES_LIMIT:
+            SIGNED_TABLES.clear()
+        SIGNED_TABLES[id(log)] = (log, tables)
     return state
+
+
+#: Where a document's own history starts and ends, in the writers' order of keys.
+_HISTORY_KEY = ',"history":['
+_AFTER_HISTORY = '],"deals":['
+#: Texts of histories known to be the writers' (:func:`log_text` without its
+#: brackets) of the actions they hold: a history read before, or written.
+_WRITTEN_HISTORIES: set[str] = set()
+_WRITTEN_LIMIT = 1 << 10
+
+
+def _keep_history_text(text: str, log: ActionLog) -> None:
+    """Keep the history's text of a validated document ``text`` as :func:`log_text` writes it.
+
+    ``log`` is the history as the quick reader read it. The array between
+    the document's own history key and its deals key (no other array of
+    actions is followed by that key; every quote of the text delimits a
+    string the reader took) is the writers' text of ``log`` if it is a text
+    known to be (:data:`_WRITTEN_HISTORIES`), or one such with the writers'
+    text of ``log``'s newest action after it: the history of the state
+    before and the action since, as a server loads the state it saved last.
+    Otherwise the text is written (once; it is then known). Either way
+    saving the next state, or a view of this one, writes one action more,
+    not the whole round again.
+    """
+    if log is None:
+        return
+    start = text.find(_HISTORY_KEY)
+    end = text.find(_AFTER_HISTORY, start)
+    written = text[start + len(_HISTORY_KEY) : end] if 0 < start < end else ""
+    known = _WRITTEN_HISTORIES
+    if written not in known:
+        cut = written.rfind(',{"seat":')
+        before = previous_node(log)
+        newest = action_text(log)
+        if before is None:
+            same = written == newest
+        else:
+            same = cut > 0 and written[cut + 1 :] == newest and written[:cut] in known
+        if not same:
+            written = log_text(log)[1:-1]  # kept in LOG_TEXTS
+        if len(known) >= _WRITTEN_LIMIT:
+            known.clear()
+        known.add(written)
+        if not same:
+            return
+    if len(LOG_TEXTS) >= _TEXTS_LIMIT:
+        LOG_TEXTS.clear()
+    LOG_TEXTS[id(log)] = (log, written)

@@ -95,7 +95,28 @@ def validate_state(state: object) -> None:
         raise InvalidState(f"the state is malformed: {type(exc).__name__}: {exc}") from exc
 
 
-def _validate(state: MatchState) -> None:
+def replayed_tables(state: MatchState) -> list[Layout]:
+    """Validate ``state`` as :func:`validate_state` does; the table after each action of its round.
+
+    The tables are the replay's, oldest first, one per action of the history
+    (the last is equal to ``state.layout``): a loader hands them to the views,
+    which then place nothing again (see views' ``_seen``).
+
+    :raises InvalidState: as :func:`validate_state`.
+    """
+    tables: list[Layout] = []
+    if type(state) is not MatchState:
+        raise InvalidState(f"not a MatchState: {state!r}")
+    try:
+        _validate(state, tables)
+    except InvalidState:
+        raise
+    except Exception as exc:  # a field of a type no check foresaw
+        raise InvalidState(f"the state is malformed: {type(exc).__name__}: {exc}") from exc
+    return tables
+
+
+def _validate(state: MatchState, tables: list[Layout] | None = None) -> None:
     info = _check_info(state.info)
     players = info.players
     _check_fields(state, players)
@@ -105,7 +126,7 @@ def _validate(state: MatchState) -> None:
     _check_target(state.scores, state.winner, players)
     start_scores = _start_scores(nodes, state.scores, players)
     start_hands = _start_hands(state.hands, nodes, players, "")
-    replayed = _replay(info, start_hands, start_scores, nodes, "")
+    replayed = _replay(info, start_hands, start_scores, nodes, "", tables=tables)
     if isinstance(replayed, RoundResult):
         raise InvalidState(
             f"action {len(nodes)} of the history ended the round, "
@@ -576,14 +597,18 @@ def _reachable(info: RoundInfo, start: int) -> bool:
 # -- the replay --------------------------------------------------------------------
 
 
-def _replay(
+def _replay(  # noqa: PLR0913 - one keyword-only switch beyond the five
     info: RoundInfo,
     hands: tuple[tuple[Tile, ...], ...],
     scores: tuple[int, ...],
     nodes: tuple[_Node, ...],
     round_name: str,
+    *,
+    tables: list[Layout] | None = None,
 ) -> MatchState | RoundResult:
     """Play ``nodes`` again from the round's start; the last state, or the round's result.
+
+    ``tables``, if given, gets the table after each action.
 
     Every action must be legal, made by the seat to move, and claim what the
     rules give (the tile drawn, the end sum, the points, the scores). Only the
@@ -616,6 +641,8 @@ def _replay(
             problem = claim_differences(claimed, after.last_action, index=index, fields=CLAIMS)[0]
             raise InvalidState(problem.describe(f"action {index}{round_name} ({move})"))
         state = after
+        if tables is not None:
+            tables.append(after.layout)
     if state.round != info.round:
         result = state.last_round
         assert result is not None
