@@ -336,7 +336,7 @@ def apply(state: MatchState, move: Move) -> MatchState:
         # Then a block: an empty stock and nobody able to place (the hands
         # are looked at only once the stock is empty).
         stock_left = len(info.deck) - drawn_count
-        if rules.is_blocked(stock_left, _ANYONE_CAN_PLACE, hands, layout, stock_left):
+        if rules.is_blocked(stock_left, _ANYONE_CAN_PLACE, layout):
             return _end_round(state, hands, layout, scores, None, log)
         seat = rules.next_seat(players, seat)
     return new_state(
@@ -388,7 +388,7 @@ def _apply_draw(state: MatchState) -> MatchState:
     fits = bool(TILE_VALUES[tile.index] & layout.value_mask)
     # Drawing the last tile may leave nobody able to place.
     stock_left = len(deck) - count
-    if rules.is_blocked(stock_left, fits or _ANYONE_CAN_PLACE, hands, layout, stock_left):
+    if rules.is_blocked(stock_left, fits or _ANYONE_CAN_PLACE, layout):
         return _end_round(state, hands, layout, state.scores, None, log)
     return new_state(
         info=state.info,
@@ -459,23 +459,14 @@ def _check_required(state: MatchState, action: rules.Required) -> None:
     )
 
 
-def _anyone_can_place(hands: tuple[tuple[Tile, ...], ...], layout: Layout, stock_left: int) -> bool:
-    """Whether some seat holds a tile that fits ``layout``, with ``stock_left`` tiles undrawn.
+def _anyone_can_place(layout: Layout) -> bool:
+    """Whether some seat holds a tile that fits ``layout``, once the stock is empty.
 
-    Every tile off the table is in a hand or in the stock: when none of those
-    fits, nobody can place, and when more of them fit than the stock holds,
-    some seat holds one. Only otherwise are the hands looked at.
+    With the stock empty every tile off the table is in a hand, so some seat
+    holds a tile that fits exactly when some tile off the table fits: no hand
+    needs to be looked at. :func:`rules.is_blocked` calls it only then.
     """
-    fitting = FITTING_TILES[layout.value_mask] & ~layout.tile_mask
-    if not fitting:
-        return False
-    if fitting.bit_count() > stock_left:
-        return True
-    values = layout.value_mask
-    for hand in hands:
-        if can_place(hand, values):
-            return True
-    return False
+    return bool(FITTING_TILES[layout.value_mask] & ~layout.tile_mask)
 
 
 #: The function, as a compiled-module constant (compiled code looks a function
