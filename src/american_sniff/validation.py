@@ -25,8 +25,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from .engine import apply, seeded_deal
-from .errors import IllegalMove, InvalidState
+from .engine import seeded_deal
+from .errors import InvalidState
 from .layout import Layout
 from .moves import Draw, Pass, Place
 from .replayer import CLAIMS, Problem, claim_differences, dealt_from_log, step
@@ -621,14 +621,7 @@ def _replay(  # noqa: PLR0913 - one keyword-only switch beyond the five
     number = info.round
     for index, node in enumerate(nodes, start=1):
         seat, move = node[0], node[1]
-        after: MatchState | Problem
-        if state.winner is None and state.info.round == number and seat == state.turn:
-            try:  # the common case: step's first three questions answered, the move played
-                after = apply(state, move)
-            except IllegalMove:
-                after = step(state, seat, move, index=index, round=number)
-        else:
-            after = step(state, seat, move, index=index, round=number)
+        after = step(state, seat, move, index=index, round=number)
         if isinstance(after, Problem):
             raise InvalidState(after.describe(f"action {index}{round_name} ({move})"))
         made: Any = log_of(after)
