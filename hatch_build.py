@@ -192,15 +192,41 @@ def add_docstrings(c_dir: Path, sources: list[Path]) -> int:
 
     def fill_class(match: re.Match[str]) -> str:
         nonlocal count
-        doc = docs[match["module"]].get(match["cls"])
+        module_docs = docs[match["module"]]
+        doc = module_docs.get(match["cls"])
+        if doc is None:
+            # A method or property of an interpreted (attrs) class in a compiled
+            # module is an instance of a callable class ``<method>_<Class>_obj``,
+            # whose __doc__ is its type's: give that type the method's docstring.
+            method = re.fullmatch(r"(\w+?)_([A-Z]\w*)_obj", match["cls"])
+            if method is not None:
+                doc = module_docs.get(f"{method[2]}.{method[1]}")
         if doc is None:
             return match[0]
         count += 1
         return match[1] + encode_bytes_as_c_string(doc.encode("utf-8")) + '")'
 
+    # A function mypyc can give no text signature (say, a default it cannot
+    # write down) has no docstring at all: {..., PyDoc_STR(NULL)}.
+    unsigned = re.compile(
+        r"(\(PyCFunction\)CPyPy_(?P<module>" + stems + r")___(?P<name>\w+),\s*"
+        r"[A-Z_ |]+,\s*PyDoc_STR\()NULL\)"
+    )
+
+    def fill_unsigned(match: re.Match[str]) -> str:
+        nonlocal count
+        module_docs = docs[match["module"]]
+        name = match["name"]
+        doc = module_docs.get(name) or module_docs.get(name.replace("___", ".", 1))
+        if doc is None:
+            return match[0]
+        count += 1
+        return match[1] + '"' + encode_bytes_as_c_string(doc.encode("utf-8")) + '")'
+
     for path in c_dir.rglob("*.c"):
         text = path.read_text("utf-8")
-        filled = native.sub(fill_class, getter.sub(fill_getter, pattern.sub(fill, text)))
+        filled = unsigned.sub(fill_unsigned, pattern.sub(fill, text))
+        filled = native.sub(fill_class, getter.sub(fill_getter, filled))
         if filled != text:
             path.write_text(filled, "utf-8")
     return count
