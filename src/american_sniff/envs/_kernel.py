@@ -77,6 +77,14 @@ def _actions_by_identity() -> dict[int, int]:
 _ACTION_OF_ID: Final = _actions_by_identity()
 
 
+def _position(values: list[int], value: int) -> int:
+    """Where ``value`` first stands in ``values``, or -1 (a list's index without the exception)."""
+    for i in range(len(values)):
+        if values[i] == value:
+            return i
+    return -1
+
+
 class Kernel:
     """A match of the OpenSpiel game, with its chance nodes (see the module).
 
@@ -277,11 +285,7 @@ class Kernel:
             self.opener = action
         else:
             left = self.left
-            at = -1
-            for i in range(len(left)):
-                if left[i] == action:
-                    at = i
-                    break
+            at = _position(left, action)
             if at < 0:
                 raise ValueError(f"chance outcome {action} is not a tile left to deal")
             del left[at]
@@ -313,11 +317,8 @@ class Kernel:
         actions = self.actions
         if actions is None:
             actions = self._work_out_legal()
-        move: Move | None = None
-        for i in range(len(actions)):
-            if actions[i] == action:
-                move = self.legal[i]
-                break
+        at = _position(actions, action)
+        move: Move | None = None if at < 0 else self.legal[at]
         if move is None:
             move_of(state, action)  # raises the error that says why
             raise AssertionError(f"action {action} is not among the legal actions")
@@ -329,11 +330,7 @@ class Kernel:
     def _draw(self, state: MatchState, action: int) -> None:
         """The drawn tile, ``action``, put first in the stock, then drawn by the engine."""
         left = self.left
-        at = -1
-        for i in range(len(left)):
-            if left[i] == action:
-                at = i
-                break
+        at = _position(left, action)
         if at < 0:
             raise ValueError(f"chance outcome {action} is not a tile of the stock")
         self.drawing = False
