@@ -136,6 +136,157 @@ def source_docstrings(source: Path) -> dict[str, str]:
     return found
 
 
+def _literal_default(node: ast.expr, constants: dict[str, ast.expr]) -> str | None:
+    """A default as a Python literal, through one module constant's name; None if it is not one."""
+    if isinstance(node, ast.Name) and node.id in constants:
+        node = constants[node.id]
+    try:
+        ast.literal_eval(node)
+    except ValueError:
+        return None
+    return ast.unparse(node)
+
+
+def _method_signature(item: ast.FunctionDef, constants: dict[str, ast.expr]) -> str | None:
+    """One method's text signature (see :func:`source_signatures`), or None."""
+    arguments = item.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    padding: list[ast.expr | None] = [None] * (len(positional) - len(arguments.defaults))
+    bound = not any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in item.decorator_list)
+    named: list[tuple[str, ast.expr | None]] = []
+    for index, (argument, default) in enumerate(
+        zip(positional, [*padding, *arguments.defaults], strict=True)
+    ):
+        named.append((f"${argument.arg}" if index == 0 and bound else argument.arg, default))
+        if index == len(arguments.posonlyargs) - 1:
+            named.append(("/", None))
+    if arguments.vararg is not None:
+        named.append((f"*{arguments.vararg.arg}", None))
+    elif arguments.kwonlyargs:
+        named.append(("*", None))
+    named.extend(zip((a.arg for a in arguments.kwonlyargs), arguments.kw_defaults, strict=True))
+    if arguments.kwarg is not None:
+        named.append((f"**{arguments.kwarg.arg}", None))
+    parts = []
+    for name, default in named:
+        if default is None:
+            parts.append(name)
+            continue
+        text = _literal_default(default, constants)
+        if text is None:
+            return None
+        parts.append(f"{name}={text}")
+    return "(" + ", ".join(parts) + ")"
+
+
+def source_signatures(source: Path) -> dict[str, str]:
+    r"""Each method's text signature, as CPython's ``__text_signature__`` writes one.
+
+    ``Class.name`` maps to, say, ``"($self, *, geometry=False, page=(48, 40))"``:
+    the bound first parameter marked ``$``, every default a literal (a module
+    constant's name is replaced by its literal value). A method with a default
+    that is no literal is left out. mypyc writes these for most methods; this
+    fills in the ones it cannot.
+    """
+    tree = ast.parse(source.read_text("utf-8"))
+    constants: dict[str, ast.expr] = {}
+    for node in tree.body:
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value:
+            constants[node.target.id] = node.value
+        elif isinstance(node, ast.Assign) and [type(t) for t in node.targets] == [ast.Name]:
+            constants[node.targets[0].id] = node.value  # type: ignore[attr-defined]
+    found: dict[str, str] = {}
+    for cls in tree.body:
+        if isinstance(cls, ast.ClassDef):
+            for item in cls.body:
+                if isinstance(item, ast.FunctionDef):
+                    signature = _method_signature(item, constants)
+                    if signature is not None:
+                        found[f"{cls.name}.{item.name}"] = signature
+    return found
+
+
+#: The getter of every text that :func:`_callable_getset` gives a callable class.
+_TEXT_GETTER = (
+    "static PyObject *CPyDoc_text(PyObject *self, void *text)\n"
+    "{\n    return PyUnicode_FromString((const char *)text);\n}\n"
+)
+
+
+def _callable_getset(match: re.Match[str], doc: str, signature: str | None) -> str:
+    r"""A method's callable class (``<method>_<Class>_obj``), with ``__doc__``, ``__name__``...
+
+    mypyc makes each method and property of an interpreted (attrs) class in a
+    compiled module an instance of a callable class of its own. Its type's
+    ``tp_doc`` alone is not enough: ``pydoc`` ignores an instance's docstring
+    that is its type's (and then finds none), and reads ``__name__``, which
+    those objects lack, so ``help()`` printed the object's repr, or failed.
+    Getters on the type make the docstring the instance's own (the type's
+    ``__doc__`` is then the getter, not a string), and give the name, the
+    qualified name and the text signature.
+    """
+    from mypyc.codegen.cstring import encode_bytes_as_c_string  # noqa: PLC0415
+
+    texts = {
+        "__doc__": doc,
+        "__name__": match["method"],
+        "__qualname__": f"{match['owner']}.{match['method']}",
+    }
+    if signature is not None:
+        texts["__text_signature__"] = signature
+    entries = "".join(
+        f'    {{"{name}", CPyDoc_text, NULL, NULL, '
+        f'(void *)"{encode_bytes_as_c_string(text.encode("utf-8"))}"}},\n'
+        for name, text in texts.items()
+    )
+    table = f"CPyDoc_getset_{match['module']}___{match['cls']}"
+    return f"static PyGetSetDef {table}[] = {{\n{entries}    {{NULL}}\n}};\n" + match[0].replace(
+        ".tp_methods = ", f".tp_getset = {table},\n    .tp_methods = ", 1
+    )
+
+
+def _fill_callables(
+    text: str, stems: str, docs: dict[str, dict[str, str]], written: dict[str, dict[str, str]]
+) -> tuple[str, int]:
+    """Every method's callable class in ``text`` given its docstring (:func:`_callable_getset`).
+
+    Returns the new text and how many classes got one. It must run while every
+    docstring in the C is still mypyc's bare signature (no braces inside a
+    type, no ``};`` in a methods table).
+    """
+    # The text signature mypyc gives each class's __call__, by the name of its
+    # methods table: {"__call__", (PyCFunction)..., ..., PyDoc_STR("__call__(sig)\n--\n\n")}.
+    call_signature = re.compile(
+        r"static PyMethodDef (?P<table>\w+)_methods\[\] = \{(?:(?!\};).)*?"
+        r"\{\"__call__\",\s*\(PyCFunction\)\w+,\s*[A-Z_ |]+,\s*"
+        r"PyDoc_STR\(\"__call__(?P<signature>\((?:[^\"\\]|\\.)*?\))\\n--\\n\\n\"\)",
+        re.DOTALL,
+    )
+    # A method's callable class: static PyTypeObject CPyType_<module>___<m>_<C>_obj_template_ = {
+    callable_type = re.compile(
+        r"static PyTypeObject CPyType_(?P<module>" + stems + r")___"
+        r"(?P<cls>(?P<method>\w+?)_(?P<owner>[A-Z]\w*)_obj)_template_ = \{"
+        r"(?P<body>[^}]*?\.tp_methods = (?P<table>\w+)_methods,[^}]*?)\};"
+    )
+
+    count = 0
+    signatures = {m["table"]: m["signature"] for m in call_signature.finditer(text)}
+
+    def fill(match: re.Match[str]) -> str:
+        nonlocal count
+        method = f"{match['owner']}.{match['method']}"
+        doc = docs[match["module"]].get(method)
+        if doc is None or ".tp_getset" in match["body"]:
+            return match[0]
+        # The getters' one function, written before the first table that names it.
+        helper = "" if count else _TEXT_GETTER
+        count += 1
+        signature = signatures.get(match["table"]) or written[match["module"]].get(method)
+        return helper + _callable_getset(match, doc, signature)
+
+    return callable_type.sub(fill, text), count
+
+
 def add_docstrings(c_dir: Path, sources: list[Path]) -> int:
     r"""Put each compiled function's docstring in the C that mypyc wrote; return how many.
 
@@ -149,11 +300,14 @@ def add_docstrings(c_dir: Path, sources: list[Path]) -> int:
     A native class's type (``CPyType_<module>___<Class>_template_``) gets the
     class's docstring after the constructor's signature in its ``tp_doc``:
     mypyc keeps only the signature, so ``help()`` and ``Class.__doc__`` would
-    show nothing.
+    show nothing. A method or property of an interpreted (attrs) class gets
+    its docstring, name and signature as getters of its callable class
+    (:func:`_callable_getset`).
     """
     from mypyc.codegen.cstring import encode_bytes_as_c_string  # noqa: PLC0415
 
     docs = {source.stem: source_docstrings(source) for source in sources}
+    written = {source.stem: source_signatures(source) for source in sources}
     stems = "|".join(re.escape(stem) for stem in sorted(docs, key=len, reverse=True))
     pattern = re.compile(
         r"(\(PyCFunction\)CPyPy_(?P<module>" + stems + r")___(?P<name>\w+),\s*"
@@ -195,13 +349,6 @@ def add_docstrings(c_dir: Path, sources: list[Path]) -> int:
         module_docs = docs[match["module"]]
         doc = module_docs.get(match["cls"])
         if doc is None:
-            # A method or property of an interpreted (attrs) class in a compiled
-            # module is an instance of a callable class ``<method>_<Class>_obj``,
-            # whose __doc__ is its type's: give that type the method's docstring.
-            method = re.fullmatch(r"(\w+?)_([A-Z]\w*)_obj", match["cls"])
-            if method is not None:
-                doc = module_docs.get(f"{method[2]}.{method[1]}")
-        if doc is None:
             return match[0]
         count += 1
         return match[1] + encode_bytes_as_c_string(doc.encode("utf-8")) + '")'
@@ -225,7 +372,11 @@ def add_docstrings(c_dir: Path, sources: list[Path]) -> int:
 
     for path in c_dir.rglob("*.c"):
         text = path.read_text("utf-8")
-        filled = unsigned.sub(fill_unsigned, pattern.sub(fill, text))
+        # The callable classes first, while every docstring in the C is still
+        # mypyc's bare signature (no braces inside a type, no "};" in a table).
+        filled, added = _fill_callables(text, stems, docs, written)
+        count += added
+        filled = unsigned.sub(fill_unsigned, pattern.sub(fill, filled))
         filled = native.sub(fill_class, getter.sub(fill_getter, filled))
         if filled != text:
             path.write_text(filled, "utf-8")

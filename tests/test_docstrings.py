@@ -21,6 +21,7 @@ from american_sniff import (
     COMPILED,
     Layout,
     MatchState,
+    PlayerView,
     apply,
     engine,
     legal_moves,
@@ -103,6 +104,63 @@ def test_every_public_name_of_the_compiled_modules_has_its_docstring(name: str) 
     module = importlib.import_module(f"american_sniff.{name}")
     assert module.__all__
     assert _undocumented(module) == []
+
+
+def _help_texts(module: ModuleType) -> list[tuple[str, str, str]]:
+    """``(name, docstring's first line, what help() prints)`` of each class member of ``module``.
+
+    Every public method and property of the public classes that ``module``
+    defines, read through the class.
+    """
+    found = []
+    for name in module.__all__:
+        value = getattr(module, name)
+        if not inspect.isclass(value) or value.__module__ != module.__name__:
+            continue
+        fields = {field.name for field in attrs.fields(value)} if attrs.has(value) else set()
+        for member in dir(value):
+            if member.startswith("_") or member in fields:
+                continue
+            attribute = getattr(value, member)
+            if not (
+                isinstance(inspect.getattr_static(value, member), property) or callable(attribute)
+            ):
+                continue
+            doc = inspect.getdoc(attribute)
+            if doc and not inspect.isclass(attribute):
+                found.append(
+                    (
+                        f"{name}.{member}",
+                        doc.splitlines()[0],
+                        pydoc.plain(pydoc.render_doc(attribute)),
+                    )
+                )
+    return found
+
+
+@pytest.mark.parametrize("name", ["observation", "views"])
+def test_help_on_each_method_of_an_attrs_class_in_a_compiled_module_shows_its_docstring(
+    name: str,
+) -> None:
+    """``help(PlayerView.to_json)`` and the like print the docstring and the signature.
+
+    In the compiled build these are mypyc's callable objects: ``help()``
+    printed their repr (their docstring was their type's, which pydoc
+    skips), or raised ``AttributeError`` for want of a ``__name__``. The
+    build hook gives each its own (``hatch_build._callable_getset``).
+    """
+    module = importlib.import_module(f"american_sniff.{name}")
+    texts = _help_texts(module)
+    assert texts
+    for member, first_line, text in texts:
+        assert first_line in text, f"help({member}) does not show its docstring:\n{text[:300]}"
+        assert " object>" not in text, f"help({member}) shows an object's repr"
+    if name == "views":
+        head = pydoc.plain(pydoc.render_doc(PlayerView.to_json)).splitlines()[2]
+        assert head.startswith("to_json("), head
+        assert "geometry" in head, head
+        assert "= (48, 40)" in head or "=(48, 40)" in head, head
+        assert list(inspect.signature(PlayerView.from_json).parameters) == ["text"]
 
 
 #: Layout's public methods and properties (its fields are documented by the class).
@@ -197,3 +255,53 @@ def test_the_hook_writes_docstrings_into_mypyc_output(hook: object, tmp_path: Pa
     assert 'PyDoc_STR("open($self)\\n--\\n\\nOpen the box.")' in text
     assert 'NULL, "Whether it is empty.", NULL}' in text
     assert '.tp_doc = PyDoc_STR("Box()\\n--\\n\\nA box."),' in text
+
+
+def test_the_hook_gives_a_methods_callable_class_its_docstring_name_and_signature(
+    hook: object, tmp_path: Path
+) -> None:
+    """The callable class of an attrs method gets getters: its own ``__doc__``, names, signature.
+
+    The signature is mypyc's ``__call__`` one when it wrote one, else one made
+    from the source, a module constant's name replaced by its literal value.
+    """
+    source = tmp_path / "demo.py"
+    source.write_text(
+        "PAGE = (1, 2)\n\n\n"
+        "class Box:\n"
+        '    """A box."""\n\n'
+        '    def open(self, x: int) -> None:\n        """Open the box."""\n\n'
+        '    def shut(self, *, page: tuple[int, int] = PAGE) -> None:\n        """Shut it."""\n',
+        "utf-8",
+    )
+    template = (
+        "static PyMethodDef demo___{m}_Box_obj_methods[] = {{\n"
+        '    {{"__call__",\n     (PyCFunction)CPyPy_demo___{m}_Box_obj_____call__,\n'
+        "     METH_FASTCALL | METH_KEYWORDS, PyDoc_STR({sig})}},\n"
+        "    {{NULL}}  /* Sentinel */\n}};\n"
+        "static PyTypeObject CPyType_demo___{m}_Box_obj_template_ = {{\n"
+        "    PyVarObject_HEAD_INIT(NULL, 0)\n"
+        '    .tp_name = "{m}_Box_obj",\n'
+        "    .tp_methods = demo___{m}_Box_obj_methods,\n"
+        '    .tp_doc = PyDoc_STR("{m}_Box_obj()\\n--\\n\\n"),\n'
+        "}};\n"
+    )
+    c_dir = tmp_path / "c"
+    c_dir.mkdir()
+    generated = template.format(m="open", sig='"__call__($self, x)\\n--\\n\\n"') + template.format(
+        m="shut", sig="NULL"
+    )
+    (c_dir / "demo.c").write_text(generated, "utf-8")
+    assert hook.add_docstrings(c_dir, [source]) == 2  # type: ignore[attr-defined]
+    text = (c_dir / "demo.c").read_text("utf-8")
+    assert text.count("static PyObject *CPyDoc_text(") == 1
+    for name, value in [
+        ("__doc__", "Open the box."),
+        ("__name__", "open"),
+        ("__qualname__", "Box.open"),
+        ("__text_signature__", "($self, x)"),
+        ("__doc__", "Shut it."),
+        ("__text_signature__", "($self, *, page=(1, 2))"),
+    ]:
+        assert f'{{"{name}", CPyDoc_text, NULL, NULL, (void *)"{value}"}}' in text, name
+    assert "    .tp_getset = CPyDoc_getset_demo___open_Box_obj,\n    .tp_methods = " in text
