@@ -21,8 +21,8 @@ collector off, so that the runs differ by the step alone). The steps:
 * ``view_cold``: ``view_for`` of a state that the engine made and no view
   has seen: it walks the round once;
 * ``view_loaded``: ``view_for`` of a state just loaded from the server's own
-  signed save (``from_json(text, key=KEY)``), which hands the view the
-  tables it built;
+  signed save (``from_json(text, key=KEY)``), in a server that loaded and
+  viewed each state before it the same way;
 * ``view_json``: ``view.to_json()``, when the view of the state before was
   written too (as in a loop that sends every view);
 * ``event``: ``event_for(state, seat).to_json()``, the per-action message;
@@ -45,8 +45,12 @@ collector off, so that the runs differ by the step alone). The steps:
   the guide's ``resume`` replays), as in a loop that has done the same for
   every state of the round before.
 
-The loads run once on every text in the setup, so that what a running
-process keeps (the moves read by their text) is there, as in a server; with
+The untrusted loads run once on every text in the setup, so that what a
+running process keeps (the moves read by their text, the round before) is
+there, as in a server. A signed load runs after the load of the save of the
+state before (not of the same text), as in a server that loads each state
+in turn (and views the seat to move): it then reads only the action that
+save did not have, and the view walks only that action. With
 ``--method brackets`` every step runs once on other positions first, to the
 same end.
 
@@ -148,6 +152,19 @@ def rounds(players: int, where: str, count: int) -> list[tuple[list[Any], Any]]:
     return found[:count]
 
 
+def _serve_signed(states: list[Any]) -> None:
+    """What a server that keeps only signed saves did for ``states``, one after the other.
+
+    Each state's save is loaded, and the view of the seat to move made and
+    written (the apply and the save that follow are the next state's text).
+    """
+    from american_sniff import MatchState, view_for  # noqa: PLC0415
+
+    for state in states:
+        loaded = MatchState.from_json(state.to_json(key=KEY), key=KEY)
+        view_for(loaded, loaded.turn).to_json()
+
+
 def prepare(step: str, pairs: list[tuple[Any, Any]]) -> Callable[[], None]:
     """Do the setup ``step`` needs, and return the step: one run on each pair."""
     from american_sniff import MatchState, apply, event_for, legal_moves, view_for  # noqa: PLC0415
@@ -179,17 +196,26 @@ def prepare(step: str, pairs: list[tuple[Any, Any]]) -> Callable[[], None]:
         steps[step] = lambda: [MatchState.from_json(t) for t in texts]
         steps[step]()
     elif step == "view_loaded":
+        for before, _ in pairs:  # the server's steps so far (see _serve_signed)
+            _serve_signed(_ROUND_OF[id(before)])
         loaded = [MatchState.from_json(s.to_json(key=KEY), key=KEY) for s in afters]
         steps[step] = lambda: [view_for(s, s.turn) for s in loaded]
     elif step == "load_signed":
+        # As a server that loads each state in turn: the save of the state
+        # before was loaded, not this very text.
         signed = [s.to_json(key=KEY) for s in afters]
+        for before, _ in pairs:
+            _serve_signed(_ROUND_OF[id(before)])
         steps[step] = lambda: [MatchState.from_json(t, key=KEY) for t in signed]
-        steps[step]()
     elif step in ("hosting", "hosting_signed"):
         key = KEY if step == "hosting_signed" else None
         saved = [before.to_json(key=key) for before, _ in pairs]
-        for text in saved:
-            MatchState.from_json(text, key=key)
+        if key is None:
+            for text in saved:
+                MatchState.from_json(text)
+        else:  # the server's steps so far, up to the state before ``before``
+            for before, _ in pairs:
+                _serve_signed(_ROUND_OF[id(before)][:-1])
 
         def host(text: str) -> str:
             state = MatchState.from_json(text, key=key)

@@ -734,15 +734,25 @@ def state_from_json(text: object, *, key: bytes | None = None) -> MatchState:
     return state
 
 
+#: A signed save's round read so far: its log, its table, the placements' move
+#: texts, the table after each action, and the tiles drawn, in that order.
+_SignedHistory = tuple[ActionLog, Layout, list[str], list[Layout], list[Tile]]
+_NO_HISTORY: _SignedHistory = (None, Layout.empty(), [], [], [])
+
+
 def _signed_round(
-    actions: list[dict[str, Any]], players: int, final: list[int]
-) -> tuple[ActionLog, Layout, list[str], list[Tile]]:
-    """A signed save's history read with no checks: its log, table, placements and draws.
+    actions: list[dict[str, Any]],
+    players: int,
+    final: list[int],
+    start: _SignedHistory = _NO_HISTORY,
+) -> _SignedHistory:
+    """A signed save's history read with no checks, on from ``start`` (the history before).
 
     The log is what :func:`action_log_from` makes (each action's scores
-    worked out from ``final``); the table is placed as the log goes; the
-    placements' move texts, in order, are what the views write of the table;
-    and the tiles drawn are in the order drawn.
+    worked out from ``final``, the scores after the last action); the table
+    is placed as the log goes; the placements' move texts, in order, are
+    what the views write of the table; and the tiles drawn are in the order
+    drawn. ``start``'s lists are copied, never changed.
     """
     count = len(actions)
     after: list[tuple[int, ...]] = [()] * count
@@ -755,11 +765,10 @@ def _signed_round(
         if points:
             scores[side_of(players, action["seat"])] -= points
             current = tuple(scores)
-    log: ActionLog = None
-    layout = Layout.empty()
-    placements: list[str] = []
-    tables: list[Layout] = []
-    drawn: list[Tile] = []
+    log, layout, placed_before, tables_before, drawn_before = start
+    placements = list(placed_before)
+    tables = list(tables_before)
+    drawn = list(drawn_before)
     tiles = _TILE_OF_TEXT
     for index in range(count):
         action = actions[index]
@@ -781,7 +790,47 @@ def _signed_round(
         if len(SIGNED_TABLES) >= _SIGNED_TABLES_LIMIT:
             SIGNED_TABLES.clear()
         SIGNED_TABLES[id(log)] = (log, tables)
-    return log, layout, placements, drawn
+    return log, layout, placements, tables, drawn
+
+
+#: The current round of each signed save read, by its history's text and the
+#: scores after it (a signed text is the writers' own, so the same text and
+#: scores are the same history): a server that loads each state of a match in
+#: turn reads only the action that the state before did not have.
+_SIGNED_HISTORIES: dict[tuple[str, tuple[int, ...]], _SignedHistory] = {}
+_SIGNED_HISTORIES_LIMIT = 1 << 10
+#: Where a state document's history starts and what follows it, in the writers' order.
+_HISTORY_KEY = ',"history":['
+_AFTER_HISTORY = '],"deals":['
+
+
+def _signed_history(text: str, players: int, final: list[int]) -> _SignedHistory:
+    """The current round of a signed save, from the ``text`` of its history's actions.
+
+    A history read before (by its text and scores) is reused as it is; one
+    that is a history read before and one action more reads that action
+    alone; any other is read whole. Either way the result is the same.
+    """
+    scores = tuple(final)
+    known = _SIGNED_HISTORIES.get((text, scores))
+    if known is not None:
+        return known
+    history = None
+    cut = text.rfind("},{")
+    last = json.loads(text[cut + 2 :] if cut >= 0 else text) if text else None
+    if isinstance(last, dict):
+        before = list(final)
+        if last["points"]:
+            before[side_of(players, last["seat"])] -= last["points"]
+        start = _SIGNED_HISTORIES.get((text[: cut + 1], tuple(before))) if cut >= 0 else _NO_HISTORY
+        if start is not None:
+            history = _signed_round([last], players, final, start)
+    if history is None:
+        history = _signed_round(json.loads("[" + text + "]"), players, final)
+    if len(_SIGNED_HISTORIES) >= _SIGNED_HISTORIES_LIMIT:
+        _SIGNED_HISTORIES.clear()
+    _SIGNED_HISTORIES[(text, scores)] = history
+    return history
 
 
 def _signed_hands(docs: list[list[str]]) -> tuple[tuple[Tile, ...], ...]:
@@ -841,14 +890,20 @@ def _signed_parse(text: str) -> tuple[RoundResult | None, Any]:
     """The previous round of a signed save's ``text``, if read before, and the rest parsed.
 
     The library wrote the text, in the writers' order of keys, so the one
-    ``last_round`` key is the state's; a round read before is cut out, and
-    the rest parsed with null in its place.
+    ``history`` and ``last_round`` keys are the state's. The history is cut
+    out (:func:`_signed_state` reads it from the text, see
+    :func:`_signed_history`), and so is a previous round read before; the
+    rest is parsed with an empty list and null in their places.
     """
-    start, end = _last_round_span(text)
-    result = _SIGNED_ROUNDS.get(text[start:end]) if start > 0 else None
+    first = text.find(_HISTORY_KEY) + len(_HISTORY_KEY)
+    end = text.find(_AFTER_HISTORY, first)
+    if first < len(_HISTORY_KEY) or end < 0:
+        return None, json.loads(text)  # not the writers' text: read whole (and refused)
+    start, stop = _last_round_span(text)
+    result = _SIGNED_ROUNDS.get(text[start:stop]) if start > end else None
     if result is None:
-        return None, json.loads(text)
-    return result, json.loads(text[:start] + "null" + text[end:])
+        return None, json.loads(text[:first] + text[end:])
+    return result, json.loads(text[:first] + text[end:start] + "null" + text[stop:])
 
 
 def _signed_state(data: dict[str, Any], text: str, known: RoundResult | None) -> MatchState:
@@ -861,7 +916,9 @@ def _signed_state(data: dict[str, Any], text: str, known: RoundResult | None) ->
     """
     players = data["players"]
     tiles = _TILE_OF_TEXT
-    log, layout, placements, drawn_tiles = _signed_round(data["history"], players, data["scores"])
+    first = text.find(_HISTORY_KEY) + len(_HISTORY_KEY)
+    history = text[first : text.find(_AFTER_HISTORY, first)]
+    log, layout, placements, _, drawn_tiles = _signed_history(history, players, data["scores"])
     tables = [(layout, placements)]
     last = data["last_round"]
     result = known
@@ -869,7 +926,9 @@ def _signed_state(data: dict[str, Any], text: str, known: RoundResult | None) ->
         before = list(last["scores"])
         for seat, amount in enumerate(last["deductions"]):
             before[side_of(players, seat)] += amount
-        last_log, last_layout, last_placements, _ = _signed_round(last["history"], players, before)
+        last_log, last_layout, last_placements, _, _ = _signed_round(
+            last["history"], players, before
+        )
         tables.append((last_layout, last_placements))
         result = RoundResult(
             round=last["round"],

@@ -1181,26 +1181,33 @@ def _view_round_text(result: RoundResult | None) -> str:
 _DRAW_TEXT = re.compile(r'\{"seat":([0-9]),"move":"draw","tile":"\[[0-6]\|[0-6]\]"')
 
 
+#: How many actions back :func:`_keep_hidden_text` looks for a viewer's history
+#: with a text: two turns of every seat.
+_HIDDEN_TEXT_REACH: Final = 8
+
+
 def _keep_hidden_text(log: _Node, hidden: _Node, viewer: int) -> None:
     """Keep the text of a viewer's history made from the round's own text, if that is kept.
 
     A viewer's history is the round's with other seats' drawn tiles hidden, so
     its text is the round's text (kept, say, by a signed load) with those
-    tiles written null. This is done only when neither the viewer's history
-    nor the one before it has a text yet: otherwise writing the view adds one
-    action to the text already made.
+    tiles written null. This is done only when none of the viewer's histories
+    of the last :data:`_HIDDEN_TEXT_REACH` actions has a text yet: otherwise
+    writing the view adds those few actions to the text already made (a
+    server that loads each state and views the seat to move meets a seat's
+    history of a few actions back, not of the action before).
     """
     kept = LOG_TEXTS.get(id(log))
     if kept is None or kept[0] is not log or hidden is None:
         return
-    entry = LOG_TEXTS.get(id(hidden))
-    if entry is not None and entry[0] is hidden:
-        return
-    before = hidden[6]
-    if before is not None:
-        entry = LOG_TEXTS.get(id(before))
-        if entry is not None and entry[0] is before:
+    node: _Node = hidden
+    for _ in range(_HIDDEN_TEXT_REACH):
+        if node is None:
+            break
+        entry = LOG_TEXTS.get(id(node))
+        if entry is not None and entry[0] is node:
             return
+        node = node[6]
     mine = str(viewer)
 
     def hide(draw: re.Match[str]) -> str:
