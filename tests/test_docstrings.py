@@ -78,21 +78,22 @@ def _undocumented(module: ModuleType) -> list[str]:
     return missing
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        "actions",
-        "engine",
-        "layout",
-        "observation",
-        "rng",
-        "rules",
-        "state",
-        "tiles",
-        "validation",
-        "views",
-    ],
+#: The public modules the wheel compiles.
+COMPILED_PUBLIC = (
+    "actions",
+    "engine",
+    "layout",
+    "observation",
+    "rng",
+    "rules",
+    "state",
+    "tiles",
+    "validation",
+    "views",
 )
+
+
+@pytest.mark.parametrize("name", COMPILED_PUBLIC)
 def test_every_public_name_of_the_compiled_modules_has_its_docstring(name: str) -> None:
     """Functions, classes, methods and properties of each module the wheel compiles.
 
@@ -115,6 +116,10 @@ def _help_texts(module: ModuleType) -> list[tuple[str, str, str]]:
     found = []
     for name in module.__all__:
         value = getattr(module, name)
+        if inspect.isroutine(value) and getattr(value, "__module__", None) == module.__name__:
+            doc = inspect.getdoc(value)
+            if doc:
+                found.append((name, doc.splitlines()[0], pydoc.plain(pydoc.render_doc(value))))
         if not inspect.isclass(value) or value.__module__ != module.__name__:
             continue
         fields = {field.name for field in attrs.fields(value)} if attrs.has(value) else set()
@@ -138,11 +143,11 @@ def _help_texts(module: ModuleType) -> list[tuple[str, str, str]]:
     return found
 
 
-@pytest.mark.parametrize("name", ["observation", "views"])
-def test_help_on_each_method_of_an_attrs_class_in_a_compiled_module_shows_its_docstring(
+@pytest.mark.parametrize("name", COMPILED_PUBLIC)
+def test_help_on_each_function_and_method_of_a_compiled_module_shows_its_docstring(
     name: str,
 ) -> None:
-    """``help(PlayerView.to_json)`` and the like print the docstring and the signature.
+    """``help()`` on each public function, method and property prints its docstring.
 
     In the compiled build these are mypyc's callable objects: ``help()``
     printed their repr (their docstring was their type's, which pydoc
