@@ -412,3 +412,33 @@ def test_the_log_accessors_walk_the_round_as_its_history_lists_it() -> None:
             )
             node = previous_node(node)
         assert node is None
+
+
+def test_copy_replace_works_on_the_state_classes_and_tiles_as_attrs_evolve() -> None:
+    """``copy.replace`` (Python 3.13 on) calls ``__replace__``: the same values as ``evolve``.
+
+    The classes are written by hand, so attrs' own ``__replace__`` is not
+    there: each has one. It is called directly on older Pythons.
+    """
+    state = random_play(new_match(3, seed=8), 30, 8)[-1]
+    replace = getattr(copy, "replace", None)
+    cases: list[tuple[Any, dict[str, Any]]] = [
+        (state, {"turn": (state.turn + 1) % 3}),
+        (state.info, {"round": state.info.round + 1}),
+        (Tile(2, 5), {"low": 0}),
+    ]
+    if state.info.last_round is not None:
+        cases.append((state.info.last_round, {"finisher": None}))
+    for value, changes in cases:
+        expected = attrs.evolve(value, **changes)
+        assert value.__replace__(**changes) == expected
+        if replace is not None:
+            assert replace(value, **changes) == expected
+        assert value.__replace__() == value
+    assert Tile(2, 5).__replace__(high=1) is ALL_TILES[Tile(1, 2).index]
+    with pytest.raises(TypeError, match="no field 'pips'"):
+        Tile(2, 5).__replace__(pips=9)
+    with pytest.raises(ValueError, match=r"from 0 to 6"):
+        Tile(2, 5).__replace__(low=9)
+    with pytest.raises(TypeError):
+        state.__replace__(no_such_field=1)

@@ -371,6 +371,10 @@ class RoundResult:
         object.__setattr__(self, "_hash", value)
         return value
 
+    def __replace__(self, **changes: Any) -> RoundResult:
+        """``copy.replace(value, ...)`` (Python 3.13 on): the same as :meth:`evolve`."""
+        return self.evolve(**changes)
+
     def evolve(self, **changes: Any) -> RoundResult:
         """A copy with the fields named in ``changes`` replaced, as ``attrs.evolve(self, ...)``.
 
@@ -536,6 +540,10 @@ class RoundInfo:
         object.__setattr__(self, "_hash", value)
         return value
 
+    def __replace__(self, **changes: Any) -> RoundInfo:
+        """``copy.replace(value, ...)`` (Python 3.13 on): the same as :meth:`evolve`."""
+        return self.evolve(**changes)
+
     def evolve(self, **changes: Any) -> RoundInfo:
         """A copy with the fields named in ``changes`` replaced, as ``attrs.evolve(self, ...)``.
 
@@ -687,6 +695,10 @@ class MatchState:
         value = hash(self._fields())
         object.__setattr__(self, "_hash", value)
         return value
+
+    def __replace__(self, **changes: Any) -> MatchState:
+        """``copy.replace(value, ...)`` (Python 3.13 on): the same as :meth:`evolve`."""
+        return self.evolve(**changes)
 
     def evolve(self, **changes: Any) -> MatchState:
         """A copy with the fields named in ``changes`` replaced, as ``attrs.evolve(self, ...)``.

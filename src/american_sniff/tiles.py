@@ -136,6 +136,19 @@ class Tile:
     def __repr__(self) -> str:
         return f"Tile({self.low}, {self.high})"
 
+    def __replace__(self, **changes: object) -> Tile:
+        """``copy.replace(tile, low=..., high=...)`` (Python 3.13 on): the interned tile.
+
+        :raises TypeError: for a name that is not ``low`` or ``high``.
+        """
+        unknown = sorted(set(changes) - {"low", "high"})
+        if unknown:
+            raise TypeError(f"Tile has no field {unknown[0]!r} to replace (it has low and high)")
+        # The interned tile, as a copy gives (the engine compares tiles by identity).
+        return _interned_tile(
+            Tile(changes.get("low", self.low), changes.get("high", self.high)).index
+        )
+
     def __reduce__(self) -> tuple[Any, ...]:
         """Copies and unpickled tiles are the interned instances of ALL_TILES.
 
