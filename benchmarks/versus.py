@@ -27,7 +27,9 @@ with its ``searchx`` kind.)
 ``--table FILE`` prints the cells of a JSON-lines file as a Markdown table
 (the seeds of a cell merged). ``--calibrate A B`` times A on a fixed set of
 positions and prints the budget of B (its ``deals``, or ``playouts``) whose
-mean CPU time per decision is closest to A's on the same positions.
+mean CPU time per decision is closest to A's on the same positions (it tries
+the budgets next to a first guess, then walks on until A's time lies between
+two of them).
 """
 
 from __future__ import annotations
@@ -235,10 +237,23 @@ def calibrate(spec_a: str, spec_b: str, players: int, count: int) -> None:
     per_unit = cost(lambda s: make(f"{base}{key}=4", s), views) / 4
     guess = max(1, round(target / per_unit))
     best = None
-    for budget in sorted({max(1, guess - 1), guess, guess + 1}):
+    measured: dict[int, float] = {}
+
+    def measure(budget: int) -> float:
         spec = f"{base}{key}={budget}"
-        ms = cost(lambda s: make(spec, s), views)  # noqa: B023 - called at once
-        print(f"{spec}: {ms:.2f} ms (target {spec_a}: {target:.2f} ms)")
+        ms = cost(lambda s: make(spec, s), views)
+        print(f"{spec}: {ms:.2f} ms (target {spec_a}: {target:.2f} ms)", flush=True)
+        measured[budget] = ms
+        return ms
+
+    for budget in sorted({max(1, guess - 1), guess, guess + 1}):
+        measure(budget)
+    # Walk on until the target lies between two measured budgets (or at budget 1).
+    while min(measured.values()) > target and min(measured) > 1:
+        measure(min(measured) - 1)
+    while max(measured.values()) < target:
+        measure(max(measured) + 1)
+    for budget, ms in measured.items():
         if best is None or abs(ms - target) < best[0]:
             best = (abs(ms - target), budget)
     assert best is not None

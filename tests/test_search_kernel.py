@@ -33,16 +33,54 @@ from american_sniff import (
 )
 from american_sniff.bots import Determiniser, decision_rng, winning_moves
 from american_sniff.bots._kernel import greedy_pick, outcome, play_out, score_deal
-from american_sniff.bots.endgame import outcome_value
+from american_sniff.bots.endgame import endgame_values, outcome_value
 from american_sniff.bots.greedy import greedy_choice
-from american_sniff.bots.search import playout_value
+from american_sniff.bots.search import playout_value, tile_voids
 from american_sniff.deal import tile_index
+from american_sniff.layout import Layout
+from american_sniff.moves import Draw
 from american_sniff.rng import below, next_u64, shuffled
+from american_sniff.rules import HAND_SIZE, side_of
 from american_sniff.rules import settle as settle_round
 from american_sniff.state import RoundInfo
 from strategies import mid_match_states
 
 # -- the reference: the search bot's loops before the kernel --------------------------
+
+
+def _reference_tile_voids(view: PlayerView) -> tuple[tuple[frozenset[int], ...], ...]:
+    """``tile_voids`` as it was, on ``Layout.place`` and sets of values."""
+    players = view.players
+    slots: list[list[frozenset[int]]] = [
+        [] if seat == view.seat else [frozenset()] * HAND_SIZE[players] for seat in range(players)
+    ]
+    table = Layout.empty()
+    last_drew = -1
+    for action in view.history:
+        seat, move = action.seat, action.move
+        mine = slots[seat]
+        if type(move) is Place:
+            if seat != view.seat and mine:
+                if last_drew == seat:
+                    mine.pop()
+                else:
+                    values = (1 << move.tile.low) | (1 << move.tile.high)
+                    for index, known in enumerate(mine):
+                        if not any(values >> v & 1 for v in known):
+                            del mine[index]
+                            break
+                    else:  # pragma: no cover - a real history always finds one
+                        mine.pop()
+            table = table.place(move.tile, move.at)
+            last_drew = -1
+            continue
+        if seat != view.seat:
+            shown = frozenset(v for v in range(7) if table.value_mask >> v & 1)
+            slots[seat] = mine = [known | shown for known in mine]
+            if type(move) is Draw:
+                mine.append(frozenset())
+        last_drew = seat if type(move) is Draw else -1
+    return tuple(tuple(seat_slots) for seat_slots in slots)
 
 
 def _reference_choices(
@@ -207,6 +245,10 @@ def _reference_choice(view: PlayerView, bot: SearchBot) -> Move:
 # -- random views -------------------------------------------------------------------
 
 
+#: The states :data:`VIEWS` were made from, in the same order.
+_STATES: list[MatchState] = []
+
+
 def _views(count: int, seed: int) -> list[PlayerView]:
     """``count`` views of the player to move with two legal moves or more, from random matches."""
     chooser = random.Random(seed)
@@ -220,6 +262,7 @@ def _views(count: int, seed: int) -> list[PlayerView]:
             moves = legal_moves(state)
             if len(moves) > 1 and chooser.random() < 0.15:
                 views.append(view_for(state, state.turn))
+                _STATES.append(state)
             state = apply(state, moves[chooser.randrange(len(moves))])
     return views
 
@@ -235,6 +278,25 @@ def test_the_views_cover_every_number_of_players_and_both_kinds_of_stock() -> No
 
 
 # -- the kernel against the reference -----------------------------------------------
+
+
+def test_the_tile_slots_are_the_references() -> None:
+    """``tile_voids`` (now the kernel's) reads every history as before."""
+    assert len(_STATES) == len(VIEWS)
+    for state in _STATES:
+        for seat in range(state.players):
+            view = view_for(state, seat)
+            assert tile_voids(view) == _reference_tile_voids(view)
+
+
+@settings(max_examples=40, deadline=None)
+@given(state=mid_match_states(max_steps=500), seat=st.integers(0, 3))
+def test_on_any_mid_match_view_the_tile_slots_are_the_references(
+    state: MatchState, seat: int
+) -> None:
+    """Hypothesis finds no history that the kernel reads otherwise."""
+    view = view_for(state, seat % state.players)
+    assert tile_voids(view) == _reference_tile_voids(view)
 
 
 @pytest.mark.parametrize("history", [True, False])
@@ -346,3 +408,161 @@ def test_on_any_mid_match_view_the_choice_is_the_references(state: MatchState, s
     view = view_for(state, state.turn)
     bot = SearchBot(seed=seed, playouts=2)
     assert bot.choose(view) is _reference_choice(view, bot)
+
+
+# -- the exact endgame ------------------------------------------------------------------
+
+
+class _ReferenceOut(Exception):
+    """Raised inside a reference search that has spent its nodes."""
+
+
+class _ReferenceSearch:
+    """The endgame's alpha-beta search as it was before the kernel."""
+
+    def __init__(self, start: MatchState, seat: int, nodes: int) -> None:
+        self.start = start
+        self.seat = seat
+        self.mine = side_of(start.players, seat)
+        self.round = start.round
+        self.left = nodes
+        self.table: dict[object, tuple[float, float]] = {}
+
+    def children(self, state: MatchState) -> list[MatchState]:
+        moves = legal_moves(state)
+        if len(moves) > self.left:
+            raise _ReferenceOut
+        self.left -= len(moves)
+        after = [apply(state, move) for move in moves]
+        if len(after) > 1:
+            mover = side_of(state.players, state.turn)
+            after.sort(key=lambda child: -self.terminal_or_gain(child, mover))
+        return after
+
+    def terminal_or_gain(self, state: MatchState, side: int) -> float:
+        if state.winner is not None:
+            return math.inf if state.winner == side else -math.inf
+        return state.scores[side]
+
+    def value(self, state: MatchState, alpha: float, beta: float) -> float:
+        if state.winner is not None or state.round != self.round:
+            return outcome_value(self.start, state, self.seat)
+        layout = state.layout
+        key = (
+            state.turn,
+            state.hands,
+            (layout.open_keys, layout.end_sum, layout.sniff),
+            state.scores,
+        )
+        low, high = self.table.get(key, (-math.inf, math.inf))
+        if low >= beta:
+            return low
+        if high <= alpha:
+            return high
+        if low == high:
+            return low
+        first_alpha, first_beta = alpha, beta
+        alpha, beta = max(alpha, low), min(beta, high)
+        maximise = side_of(state.players, state.turn) == self.mine
+        best = -math.inf if maximise else math.inf
+        for child in self.children(state):
+            found = self.value(child, alpha, beta)
+            if maximise:
+                best = max(best, found)
+                alpha = max(alpha, best)
+            else:
+                best = min(best, found)
+                beta = min(beta, best)
+            if alpha >= beta:
+                break
+        if best <= first_alpha:
+            self.table[key] = (low, min(high, best))
+        elif best >= first_beta:
+            self.table[key] = (max(low, best), high)
+        else:
+            self.table[key] = (best, best)
+        return best
+
+
+def _reference_endgame(
+    state: MatchState, moves: tuple[Move, ...], nodes: int
+) -> tuple[list[float], int] | None:
+    """``endgame_values`` as it was (without a deadline)."""
+    search = _ReferenceSearch(state, state.turn, nodes)
+    try:
+        if len(moves) > search.left:
+            raise _ReferenceOut
+        search.left -= len(moves)
+        values = [search.value(apply(state, move), -math.inf, math.inf) for move in moves]
+    except _ReferenceOut:
+        return None
+    return values, nodes - search.left
+
+
+def _endgames(players: int, count: int, seed: int) -> list[MatchState]:
+    """Positions of random matches with the stock empty and a choice to make."""
+    chooser = random.Random(seed)
+    found: list[MatchState] = []
+    deal = seed
+    while len(found) < count:
+        state = new_match(players, seed=deal)
+        deal += 1
+        while state.winner is None and len(found) < count:
+            moves = legal_moves(state)
+            if state.stock_size == 0 and len(moves) > 1 and chooser.random() < 0.5:
+                found.append(state)
+            state = apply(state, moves[chooser.randrange(len(moves))])
+    return found
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_exact_endgame_values_the_nodes_and_the_give_ups_are_the_references(
+    players: int,
+) -> None:
+    """Every value, every count of nodes spent, and every search that gives up, as before."""
+    outcomes = set()
+    for state in _endgames(players, 40, 3 + players):
+        moves = legal_moves(state)
+        for nodes in (3, 40, 500, 4000):
+            found = endgame_values(state, state.turn, moves, nodes)
+            assert found == _reference_endgame(state, moves, nodes)
+            outcomes.add(found is None)
+    assert outcomes == {True, False}
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_search_bot_chooses_as_before_with_the_stock_empty(players: int) -> None:
+    """Whole choices with the stock empty (exact endgame, or playouts if it gives up)."""
+    for number, state in enumerate(_endgames(players, 30, 20 + players)):
+        view = view_for(state, state.turn)
+        for playouts in (1, 8):
+            bot = SearchBot(seed=number, playouts=playouts)
+            assert bot.choose(view) is _reference_endgame_choice(view, bot)
+
+
+def _reference_endgame_choice(view: PlayerView, bot: SearchBot) -> Move:
+    """The search bot's choice as it was, for views with the stock empty (2 or 4 players)."""
+    moves = view.legal_moves
+    wins = winning_moves(view)
+    if wins:
+        return wins[0]
+    determiniser = Determiniser(view)
+    rng = decision_rng(bot.seed, view)
+    left = bot.playouts * bot.endgame
+    worlds = 1 if view.players == 2 else bot.playouts
+    totals = [0.0] * len(moves)
+    searched = 0
+    sample_rng = rng
+    for _ in range(worlds):
+        world, sample_rng = _reference_sample(determiniser, sample_rng)
+        found = _reference_endgame(world, moves, left)
+        if found is None:
+            break
+        values, spent = found
+        left -= spent
+        totals = [total + value for total, value in zip(totals, values, strict=True)]
+        searched += 1
+    if searched:
+        return moves[totals.index(max(totals))]
+    totals, _, _ = _reference_totals(view, bot, rng)
+    return moves[totals.index(max(totals))]

@@ -24,22 +24,39 @@ call them.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Sequence
 from typing import Final
 
 from .._fast import shuffled_indices
 from ..engine import apply, legal_moves
-from ..layout import Layout, placed
-from ..moves import Move, Place
+from ..layout import TILE_VALUES, Layout, placed
+from ..moves import Draw, Move, Place
 from ..rng import below, next_u64
-from ..rules import placement_points, round_hand, side_of
-from ..state import MatchState, RoundInfo
-from ..tiles import Tile
+from ..rules import HAND_SIZE, placement_points, round_hand, side_of
+from ..state import Action, MatchState, RoundInfo
+from ..tiles import ALL_TILES, Tile
 from ..views import PlayerView
 
-__all__ = ["count_deals", "greedy_pick", "outcome", "play_out", "sample_world", "score_deal"]
+__all__ = [
+    "EndgameSearch",
+    "count_deals",
+    "greedy_pick",
+    "outcome",
+    "play_out",
+    "sample_world",
+    "score_deal",
+    "slot_voids",
+]
 
 _PLACE: Final = Place
+_DRAW: Final = Draw
+#: The empty set of values.
+_NOTHING: Final[frozenset[int]] = frozenset()
+#: ``_SET_OF[mask]``: the set of values whose bits ``mask`` sets.
+_SET_OF: Final = tuple(frozenset(v for v in range(7) if mask >> v & 1) for mask in range(128))
+#: The mask of each set of values (the inverse of ``_SET_OF``).
+_MASK_OF: Final = {values: mask for mask, values in enumerate(_SET_OF)}
 
 
 def greedy_pick(moves: Sequence[Move], layout: Layout) -> Move:
@@ -295,3 +312,164 @@ def _fill(  # noqa: PLR0913, PLR0917 - a recursion's state, passed on
         split[location] = amount
         _fill(where, position + 1, left - amount, capacities, split, found)
     split[location] = 0
+
+
+def slot_voids(
+    players: int, me: int, history: Sequence[Action]
+) -> tuple[tuple[frozenset[int], ...], ...]:
+    """:func:`~american_sniff.bots.search.tile_voids` of a view of seat ``me``, from its history.
+
+    The same rules, in the same order (see there); the history is passed so
+    that a decision reads the view's history once.
+    """
+    dealt = HAND_SIZE[players]
+    slots: list[list[frozenset[int]]] = [
+        [] if seat == me else [_NOTHING] * dealt for seat in range(players)
+    ]
+    table = Layout.empty()
+    last_drew = -1  # the seat whose previous action was a draw, if any
+    for action in history:
+        seat = action.seat
+        move = action.move
+        mine = slots[seat]
+        if type(move) is _PLACE:
+            place = move
+            tile = place.tile
+            if seat != me and mine:
+                if last_drew == seat:
+                    mine.pop()
+                else:
+                    values = TILE_VALUES[tile.index]
+                    found = False
+                    for index in range(len(mine)):
+                        if not values & _MASK_OF[mine[index]]:
+                            del mine[index]
+                            found = True
+                            break
+                    if not found:  # pragma: no cover - a real history always finds one
+                        mine.pop()
+            at = place.at
+            table = placed(table, ALL_TILES[tile.index], None if at is None else at.order)
+            last_drew = -1
+            continue
+        if seat != me:
+            shown = _SET_OF[table.value_mask]
+            mine = [known | shown for known in mine]
+            slots[seat] = mine
+            if type(move) is _DRAW:
+                mine.append(_NOTHING)
+        last_drew = seat if type(move) is _DRAW else -1
+    return tuple([tuple(seat_slots) for seat_slots in slots])
+
+
+# -- the exact endgame --------------------------------------------------------------
+
+_INFINITY: Final = float("inf")
+
+
+class EndgameSearch:
+    """One bounded alpha-beta search of the rest of a round, from ``start``, for ``seat``.
+
+    :func:`~american_sniff.bots.endgame.endgame_values`'s search (see
+    :mod:`american_sniff.bots.endgame`): the same positions in the same
+    order, the same table of bounds, the same count of nodes. A search that
+    runs out of nodes (or past ``deadline``, a ``time.monotonic()`` time,
+    if ``timed``) sets :attr:`out` and unwinds at once; its values then mean
+    nothing.
+    """
+
+    def __init__(
+        self, start: MatchState, seat: int, nodes: int, timed: bool, deadline: float
+    ) -> None:
+        self.start = start
+        self.seat = seat
+        self.mine = side_of(start.info.players, seat)
+        self.round = start.info.round
+        self.left = nodes
+        self.timed = timed
+        self.deadline = deadline
+        self.out = False
+        # A position's key -> (lower bound, upper bound) of its value.
+        self.table: dict[object, tuple[float, float]] = {}
+
+    def spend(self, count: int) -> bool:
+        """Spend ``count`` nodes; False (and :attr:`out` set) if there are not that many left."""
+        if count > self.left:
+            self.out = True
+            return False
+        self.left -= count
+        if self.timed and time.monotonic() > self.deadline:
+            self.out = True
+            return False
+        return True
+
+    def children(self, state: MatchState) -> list[MatchState]:
+        """The positions after each legal move, those best for the mover's side first.
+
+        Empty if the nodes ran out (:attr:`out` is then set).
+        """
+        moves = legal_moves(state)
+        if not self.spend(len(moves)):
+            return []
+        after = [apply(state, move) for move in moves]
+        if len(after) > 1:
+            mover = side_of(state.info.players, state.turn)
+            keys = [-_gain(child, mover) for child in after]
+            order = sorted(range(len(after)), key=keys.__getitem__)
+            after = [after[index] for index in order]
+        return after
+
+    def value(self, state: MatchState, alpha: float, beta: float) -> float:
+        """The value of ``state`` if it lies within ``(alpha, beta)``, else a bound beyond it."""
+        if state.winner is not None or state.info.round != self.round:
+            return outcome(self.start, state, self.seat, False)
+        layout = state.layout
+        # The table's future depends only on its open points and their sum, not
+        # on the order the tiles went down in; the stock is empty, so the hands
+        # fix which tiles are on the table.
+        key = (
+            state.turn,
+            state.hands,
+            (layout.open_keys, layout.end_sum, layout.sniff),
+            state.scores,
+        )
+        low, high = self.table.get(key, (-_INFINITY, _INFINITY))
+        if low >= beta:
+            return low
+        if high <= alpha:
+            return high
+        if low == high:
+            return low
+        first_alpha, first_beta = alpha, beta
+        alpha, beta = max(alpha, low), min(beta, high)
+        maximise = side_of(state.info.players, state.turn) == self.mine
+        best = -_INFINITY if maximise else _INFINITY
+        for child in self.children(state):
+            found = self.value(child, alpha, beta)
+            if self.out:
+                return 0.0
+            if maximise:
+                best = max(best, found)
+                alpha = max(alpha, best)
+            else:
+                best = min(best, found)
+                beta = min(beta, best)
+            if alpha >= beta:
+                break
+        if self.out:
+            return 0.0
+        if best <= first_alpha:
+            self.table[key] = (low, min(high, best))
+        elif best >= first_beta:
+            self.table[key] = (max(low, best), high)
+        else:
+            self.table[key] = (best, best)
+        return best
+
+
+def _gain(state: MatchState, side: int) -> float:
+    """For move ordering: a win first, then the points ``side`` has."""
+    winner = state.winner
+    if winner is not None:
+        return _INFINITY if winner == side else -_INFINITY
+    return float(state.scores[side])

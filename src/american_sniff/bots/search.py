@@ -25,15 +25,13 @@ from typing import ClassVar
 
 import attrs
 
-from ..layout import Layout
-from ..moves import Draw, Move, Place
-from ..rng import check_seed
-from ..rules import HAND_SIZE, placement_points, side_of
+from ..moves import Move, Place
+from ..rng import MASK64, check_seed, next_u64
+from ..rules import placement_points, side_of
 from ..state import MatchState
 from ..tiles import ALL_TILES, Tile
 from ..views import PlayerView
-from ._kernel import count_deals, outcome, sample_world, score_deal
-from ._seeded import decision_rng
+from ._kernel import count_deals, outcome, sample_world, score_deal, slot_voids
 from .base import moves_to_choose_from
 from .endgame import endgame_values
 
@@ -83,37 +81,7 @@ def tile_voids(view: PlayerView) -> tuple[tuple[frozenset[int], ...], ...]:
     >>> mine, theirs == (frozenset(),) * 7
     ((), True)
     """
-    players = view.players
-    slots: list[list[frozenset[int]]] = [
-        [] if seat == view.seat else [frozenset()] * HAND_SIZE[players] for seat in range(players)
-    ]
-    table = Layout.empty()
-    last_drew = -1  # the seat whose previous action was a draw, if any
-    for action in view.history:
-        seat, move = action.seat, action.move
-        mine = slots[seat]
-        if type(move) is Place:
-            if seat != view.seat and mine:
-                if last_drew == seat:
-                    mine.pop()
-                else:
-                    values = (1 << move.tile.low) | (1 << move.tile.high)
-                    for index, known in enumerate(mine):
-                        if not any(values >> v & 1 for v in known):
-                            del mine[index]
-                            break
-                    else:  # pragma: no cover - a real history always finds one
-                        mine.pop()
-            table = table.place(move.tile, move.at)
-            last_drew = -1
-            continue
-        if seat != view.seat:
-            shown = frozenset(v for v in range(7) if table.value_mask >> v & 1)
-            slots[seat] = mine = [known | shown for known in mine]
-            if type(move) is Draw:
-                mine.append(frozenset())
-        last_drew = seat if type(move) is Draw else -1
-    return tuple(tuple(seat_slots) for seat_slots in slots)
+    return slot_voids(view.players, view.seat, view.history)
 
 
 class Determiniser:
@@ -164,6 +132,17 @@ class Determiniser:
             raise TypeError(f"Determiniser needs a PlayerView, got {view!r}")
         if view.winner is not None:
             raise ValueError("the match is over: there is nothing hidden to sample")
+        self._setup(view, tile_voids(view) if history else ())
+
+    @classmethod
+    def _of(cls, view: PlayerView, slots: tuple[tuple[frozenset[int], ...], ...]) -> Determiniser:
+        """A determiniser of ``view``, a view of a match going on, with its ``slots`` known."""
+        self = cls.__new__(cls)
+        self._setup(view, slots)
+        return self
+
+    def _setup(self, view: PlayerView, slots: tuple[tuple[frozenset[int], ...], ...]) -> None:
+        """Count the deals that agree with ``view`` and the slots (:func:`tile_voids`, or none)."""
         self._view = view
         seen = {t.index for t in view.hand} | {t.index for t in view.layout.tiles}
         hidden = [t for t in ALL_TILES if t.index not in seen]
@@ -176,7 +155,6 @@ class Determiniser:
         # Locations: for each other seat, one per kind of slot (the values its
         # tiles are known not to show) with its number of slots; then the
         # stock (always last).
-        slots = tile_voids(view) if history else ()
         kinds: list[tuple[int, frozenset[int], int]] = []
         for seat in others:
             known = slots[seat] if slots else ()
@@ -377,8 +355,14 @@ class SearchBot:
         wins = winning_moves(view)
         if wins:
             return wins[0]
-        determiniser = Determiniser(view, history=self.history)
-        rng = decision_rng(self.seed, view)
+        # (The view builds its history when read: read it once.)
+        actions = view.history
+        determiniser = Determiniser._of(
+            view, slot_voids(view.players, view.seat, actions) if self.history else ()
+        )
+        rng = self.seed
+        for part in (view.round, len(actions), view.seat):  # decision_rng(self.seed, view)
+            rng, _ = next_u64((rng ^ part) & MASK64)
         deadline = None if self.seconds is None else time.monotonic() + self.seconds
         if self.endgame and view.stock_size == 0 and view.players != 3:
             exact = self._endgame(view, moves, determiniser, rng, deadline)
