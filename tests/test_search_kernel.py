@@ -21,11 +21,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from american_sniff import (
+    ALL_TILES,
     MatchState,
     Move,
     Place,
     PlayerView,
     SearchBot,
+    Tile,
     apply,
     legal_moves,
     new_match,
@@ -81,6 +83,42 @@ def _reference_tile_voids(view: PlayerView) -> tuple[tuple[frozenset[int], ...],
                 mine.append(frozenset())
         last_drew = seat if type(move) is Draw else -1
     return tuple(tuple(seat_slots) for seat_slots in slots)
+
+
+def _reference_tables(
+    view: PlayerView, history: bool
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[tuple[tuple[int, ...], tuple[Tile, ...]], ...]]:
+    """The determiniser's locations and groups as it made them before the kernel."""
+    slots = _reference_tile_voids(view) if history else ()
+    seen = {t.index for t in view.hand} | {t.index for t in view.layout.tiles}
+    hidden = [t for t in ALL_TILES if t.index not in seen]
+    others = tuple(s for s in range(view.players) if s != view.seat)
+    kinds: list[tuple[int, frozenset[int], int]] = []
+    for seat in others:
+        known = slots[seat] if slots else ()
+        if len(known) != view.hand_sizes[seat] or not known:
+            kinds.append((seat, view.voids[seat], view.hand_sizes[seat]))
+            continue
+        counts: dict[frozenset[int], int] = {}
+        for slot in known:
+            voids = slot | view.voids[seat]
+            counts[voids] = counts.get(voids, 0) + 1
+        kinds.extend((seat, voids, n) for voids, n in sorted(counts.items(), key=str))
+    capacities = tuple(n for _, _, n in kinds) + (view.stock_size,)
+    stock = len(kinds)
+    groups: dict[tuple[int, ...], list[Tile]] = {}
+    for tile in hidden:
+        where = tuple(
+            location
+            for location, (_, voids, _) in enumerate(kinds)
+            if tile.low not in voids and tile.high not in voids
+        ) + (stock,)
+        groups.setdefault(where, []).append(tile)
+    return (
+        tuple(seat for seat, _, _ in kinds),
+        capacities,
+        tuple((where, tuple(tiles)) for where, tiles in sorted(groups.items())),
+    )
 
 
 def _reference_choices(
@@ -300,6 +338,17 @@ def test_on_any_mid_match_view_the_tile_slots_are_the_references(
 
 
 @pytest.mark.parametrize("history", [True, False])
+def test_the_locations_and_groups_of_tiles_are_the_references(history: bool) -> None:
+    """The kernel sorts the hidden tiles into the same places, in the same order."""
+    for state in _STATES:
+        for seat in range(state.players):
+            view = view_for(state, seat)
+            determiniser = Determiniser(view, history=history)
+            tables = (determiniser._others, determiniser._capacities, determiniser._groups)
+            assert tables == _reference_tables(view, history)
+
+
+@pytest.mark.parametrize("history", [True, False])
 def test_the_count_and_the_table_of_splits_are_the_references(history: bool) -> None:
     """The kernel counts the deals and lists each group's splits exactly as before."""
     for view in VIEWS:
@@ -334,6 +383,9 @@ def test_the_greedy_pick_is_greedy_choice() -> None:
             moves = legal_moves(state)
             if len(moves) > 1:
                 assert greedy_pick(moves, state.layout) is greedy_choice(moves, state.layout)
+                # Moves that are not the engine's own objects are read, not looked up.
+                copies = [Place(move.tile, move.at) for move in moves if type(move) is Place]
+                assert greedy_pick(copies, state.layout) is greedy_choice(copies, state.layout)
                 checked += 1
             state = apply(state, moves[-1])
     assert checked > 500

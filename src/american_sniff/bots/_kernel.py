@@ -41,6 +41,7 @@ from ..views import PlayerView
 __all__ = [
     "EndgameSearch",
     "count_deals",
+    "deal_tables",
     "greedy_pick",
     "outcome",
     "play_out",
@@ -473,3 +474,70 @@ def _gain(state: MatchState, side: int) -> float:
     if winner is not None:
         return _INFINITY if winner == side else -_INFINITY
     return float(state.scores[side])
+
+
+def deal_tables(
+    view: PlayerView, slots: tuple[tuple[frozenset[int], ...], ...]
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[tuple[tuple[int, ...], tuple[Tile, ...]], ...]]:
+    """The determiniser's locations and tile groups for ``view``: ``(seats, capacities, groups)``.
+
+    A location is a kind of tile slot of another seat (the slots of
+    ``slots``, :func:`slot_voids`, that know the same values; or the seat's
+    whole hand, knowing its :attr:`~american_sniff.PlayerView.voids`, when
+    ``slots`` says nothing of it), in seat order, kinds sorted by ``str``;
+    then the stock. ``seats`` gives each location's seat but the stock's,
+    ``capacities`` every location's number of tiles, and each group the
+    locations its tiles may lie in with those tiles, groups sorted.
+
+    :raises ValueError: if the view's hand sizes and stock do not add up to
+        the tiles it hides.
+    """
+    seen = view.layout.tile_mask
+    for tile in view.hand:
+        seen |= 1 << tile.index
+    hidden = [tile for tile in ALL_TILES if not seen >> tile.index & 1]
+    sizes = view.hand_sizes
+    total = view.stock_size
+    for seat in range(view.players):
+        if seat != view.seat:
+            total += sizes[seat]
+    if total != len(hidden):
+        raise ValueError(
+            f"the view hides {len(hidden)} tiles, but its hand sizes and stock hold {total}"
+        )
+    seats: list[int] = []
+    capacities: list[int] = []
+    masks: list[int] = []
+    for seat in range(view.players):
+        if seat == view.seat:
+            continue
+        voids = view.voids[seat]
+        known = slots[seat] if slots else ()
+        if len(known) != sizes[seat] or not known:
+            seats.append(seat)
+            capacities.append(sizes[seat])
+            masks.append(_MASK_OF[voids])
+            continue
+        counts: dict[frozenset[int], int] = {}
+        for slot in known:
+            # Every slot knows the seat-wide voids already; the union only
+            # matters for a view made by hand.
+            kind = slot | voids
+            counts[kind] = counts.get(kind, 0) + 1
+        for kind, number in sorted(counts.items(), key=str):
+            seats.append(seat)
+            capacities.append(number)
+            masks.append(_MASK_OF[kind])
+    stock = len(seats)
+    capacities.append(view.stock_size)
+    groups: dict[tuple[int, ...], list[Tile]] = {}
+    for tile in hidden:
+        values = TILE_VALUES[tile.index]
+        where = [location for location in range(stock) if not values & masks[location]]
+        where.append(stock)
+        groups.setdefault(tuple(where), []).append(tile)
+    return (
+        tuple(seats),
+        tuple(capacities),
+        tuple([(where, tuple(tiles)) for where, tiles in sorted(groups.items())]),
+    )

@@ -29,9 +29,8 @@ from ..moves import Move, Place
 from ..rng import MASK64, check_seed, next_u64
 from ..rules import placement_points, side_of
 from ..state import MatchState
-from ..tiles import ALL_TILES, Tile
 from ..views import PlayerView
-from ._kernel import count_deals, outcome, sample_world, score_deal, slot_voids
+from ._kernel import count_deals, deal_tables, outcome, sample_world, score_deal, slot_voids
 from .base import moves_to_choose_from
 from .endgame import endgame_values
 
@@ -144,42 +143,7 @@ class Determiniser:
     def _setup(self, view: PlayerView, slots: tuple[tuple[frozenset[int], ...], ...]) -> None:
         """Count the deals that agree with ``view`` and the slots (:func:`tile_voids`, or none)."""
         self._view = view
-        seen = {t.index for t in view.hand} | {t.index for t in view.layout.tiles}
-        hidden = [t for t in ALL_TILES if t.index not in seen]
-        others = tuple(s for s in range(view.players) if s != view.seat)
-        total = sum(view.hand_sizes[s] for s in others) + view.stock_size
-        if total != len(hidden):
-            raise ValueError(
-                f"the view hides {len(hidden)} tiles, but its hand sizes and stock hold {total}"
-            )
-        # Locations: for each other seat, one per kind of slot (the values its
-        # tiles are known not to show) with its number of slots; then the
-        # stock (always last).
-        kinds: list[tuple[int, frozenset[int], int]] = []
-        for seat in others:
-            known = slots[seat] if slots else ()
-            if len(known) != view.hand_sizes[seat] or not known:
-                kinds.append((seat, view.voids[seat], view.hand_sizes[seat]))
-                continue
-            counts: dict[frozenset[int], int] = {}
-            for slot in known:
-                # Every slot knows the seat-wide voids already; the union only
-                # matters for a view made by hand.
-                voids = slot | view.voids[seat]
-                counts[voids] = counts.get(voids, 0) + 1
-            kinds.extend((seat, voids, n) for voids, n in sorted(counts.items(), key=str))
-        self._others = tuple(seat for seat, _, _ in kinds)
-        capacities = tuple(n for _, _, n in kinds) + (view.stock_size,)
-        stock = len(kinds)
-        groups: dict[tuple[int, ...], list[Tile]] = {}
-        for tile in hidden:
-            where = tuple(
-                location
-                for location, (_, voids, _) in enumerate(kinds)
-                if tile.low not in voids and tile.high not in voids
-            ) + (stock,)
-            groups.setdefault(where, []).append(tile)
-        self._groups = tuple((where, tuple(tiles)) for where, tiles in sorted(groups.items()))
+        self._others, capacities, self._groups = deal_tables(view, slots)
         self._locations = len(capacities)
         self._capacities = capacities
         self._choices: dict[tuple[int, tuple[int, ...]], tuple[list[_Split], list[int]]] = {}
