@@ -152,6 +152,9 @@ def score_deal(  # noqa: PLR0913, PLR0917 - a compiled call, no keywords on the 
     The moves are played out in order, each continuing the generator where
     the one before left it; returns the generator state.
     """
+    # Listing the deal's moves once lets the engine apply each of its own
+    # move objects (the view's are the same) without checking it.
+    legal_moves(world)
     for index in range(len(moves)):
         end, rng = play_out(apply(world, moves[index]), random, rng, depth)
         totals[index] += outcome(world, end, seat, settle)
