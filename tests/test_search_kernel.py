@@ -385,7 +385,9 @@ def test_the_greedy_pick_is_greedy_choice() -> None:
                 assert greedy_pick(moves, state.layout) is greedy_choice(moves, state.layout)
                 # Moves that are not the engine's own objects are read, not looked up.
                 copies = [Place(move.tile, move.at) for move in moves if type(move) is Place]
-                assert greedy_pick(copies, state.layout) is greedy_choice(copies, state.layout)
+                assert greedy_pick(tuple(copies), state.layout) is greedy_choice(
+                    copies, state.layout
+                )
                 checked += 1
             state = apply(state, moves[-1])
     assert checked > 500

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
 from typing import Final
 
 from .._fast import shuffled_indices
@@ -60,7 +59,7 @@ _SET_OF: Final = tuple(frozenset(v for v in range(7) if mask >> v & 1) for mask 
 _MASK_OF: Final = {values: mask for mask, values in enumerate(_SET_OF)}
 
 
-def greedy_pick(moves: Sequence[Move], layout: Layout) -> Move:
+def greedy_pick(moves: tuple[Move, ...], layout: Layout) -> Move:
     """The greedy policy's pick among two or more placements legal on ``layout``.
 
     The most points now, then the most pips, then the first: exactly
@@ -139,7 +138,7 @@ def outcome(start: MatchState, end: MatchState, seat: int, settle: bool) -> floa
 
 def score_deal(  # noqa: PLR0913, PLR0917 - a compiled call, no keywords on the hot path
     world: MatchState,
-    moves: Sequence[Move],
+    moves: tuple[Move, ...],
     seat: int,
     random: bool,
     depth: int,
@@ -319,7 +318,7 @@ def _fill(  # noqa: PLR0913, PLR0917 - a recursion's state, passed on
 
 
 def slot_voids(
-    players: int, me: int, history: Sequence[Action]
+    players: int, me: int, history: tuple[Action, ...]
 ) -> tuple[tuple[frozenset[int], ...], ...]:
     """:func:`~american_sniff.bots.search.tile_voids` of a view of seat ``me``, from its history.
 
