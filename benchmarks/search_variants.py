@@ -59,6 +59,7 @@ from american_sniff import (
     round_hand,
 )
 from american_sniff.bots import Determiniser, decision_rng, winning_moves
+from american_sniff.bots._kernel import score_deal
 from american_sniff.bots.base import moves_to_choose_from
 from american_sniff.bots.greedy import greedy_choice
 from american_sniff.bots.search import playout_value
@@ -157,7 +158,13 @@ class _Variant(SearchBot):
             return wins[0]
         totals = [0.0] * len(moves)
         depth = self.depth or 1000
+        # The library's own playouts and value (compiled in the compiled build)
+        # where the variant changes neither.
+        plain = not self.guard and type(self)._value is _Variant._value
         for world in self._deals(view, decision_rng(self.seed, view)):
+            if plain:
+                score_deal(world, moves, view.seat, False, depth, True, totals, 0)
+                continue
             for index, move in enumerate(moves):
                 end = play_out(apply(world, move), self.guard, depth)
                 totals[index] += self._value(world, end, view.seat)
