@@ -26,11 +26,12 @@ from typing import ClassVar
 import attrs
 
 from ..moves import Move, Place
-from ..rng import MASK64, check_seed, next_u64
+from ..rng import check_seed
 from ..rules import placement_points, side_of
 from ..state import MatchState
 from ..views import PlayerView
 from ._kernel import count_deals, deal_tables, outcome, sample_world, score_deal, slot_voids
+from ._seeded import _mixed
 from .base import moves_to_choose_from
 from .endgame import endgame_values
 
@@ -324,9 +325,7 @@ class SearchBot:
         determiniser = Determiniser._of(
             view, slot_voids(view.players, view.seat, actions) if self.history else ()
         )
-        rng = self.seed
-        for part in (view.round, len(actions), view.seat):  # decision_rng(self.seed, view)
-            rng, _ = next_u64((rng ^ part) & MASK64)
+        rng = _mixed(self.seed, view.round, len(actions), view.seat)  # decision_rng(seed, view)
         deadline = None if self.seconds is None else time.monotonic() + self.seconds
         if self.endgame and view.stock_size == 0 and view.players != 3:
             exact = self._endgame(view, moves, determiniser, rng, deadline)
