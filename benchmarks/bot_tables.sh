@@ -18,6 +18,10 @@
 # l: each level against the one below (easy against RandomBot), 2 and 4
 #    players, seeds $SEEDS_L (21 22) of $PAIRS_L (100) pairs, and
 #    $PAIRS_LX (= $PAIRS_L) pairs for expert against hard, the costliest.
+#    The default DMC budgets are the pure-Python build's; the compiled
+#    build's (bots-results.md, "The compiled build") are DMC2_8=5 DMC4_8=5
+#    (or 6), DMC2_64=37 and DMC4_64=44: run from outside the source
+#    tree with the wheel installed, PATH leading to its python.
 # c: strength against budget: the search at $BUDGETS (1 4 16 32 64 128)
 #    playouts against the DMC bot at the instant budget, seed 31, $PAIRS_C
 #    (100) pairs.

@@ -13,6 +13,8 @@ endgame) or the ceiling (the oracle).
   deal), then the heaviest tile.
 * ``search2`` (:class:`HeavySettleSearch`): the settlement the hands would
   cost at a playout's cut counts twice.
+* ``searchr`` (:class:`RawPipsSearch`): the hands' pips at a playout's cut
+  count as they are, not rounded to a multiple of five as settlement would.
 * ``searchw`` (:class:`WinSearch`): a playout is scored by an estimate of the
   chance to win the match from its end (:func:`win_chance`), not by points.
 * ``searchn`` (:class:`NoEndgameSearch`): the library's bot without its
@@ -59,7 +61,9 @@ from american_sniff import (
     round_hand,
 )
 from american_sniff.bots import Determiniser, decision_rng, winning_moves
+from american_sniff.bots._kernel import score_deal
 from american_sniff.bots.base import moves_to_choose_from
+from american_sniff.bots.endgame import outcome_value
 from american_sniff.bots.greedy import greedy_choice
 from american_sniff.bots.search import playout_value
 from american_sniff.rng import below, next_u64, shuffled
@@ -72,6 +76,7 @@ __all__ = [
     "LargeEndgameSearch",
     "NoEndgameSearch",
     "OracleSearch",
+    "RawPipsSearch",
     "ResampledSearch",
     "SmallEndgameSearch",
     "WinSearch",
@@ -157,7 +162,13 @@ class _Variant(SearchBot):
             return wins[0]
         totals = [0.0] * len(moves)
         depth = self.depth or 1000
+        # The library's own playouts and value (compiled in the compiled build)
+        # where the variant changes neither.
+        plain = not self.guard and type(self)._value is _Variant._value
         for world in self._deals(view, decision_rng(self.seed, view)):
+            if plain:
+                score_deal(world, moves, view.seat, False, depth, True, totals, 0)
+                continue
             for index, move in enumerate(moves):
                 end = play_out(apply(world, move), self.guard, depth)
                 totals[index] += self._value(world, end, view.seat)
@@ -185,6 +196,20 @@ class WinSearch(_Variant):
             for other, hand in enumerate(end.hands):
                 scores[side_of(players, other)] -= round_hand(sum(t.pips for t in hand))
         return win_chance(players, scores, mine)
+
+
+@attrs.define(eq=False)
+class RawPipsSearch(_Variant):
+    """The hands' pips at a playout's cut counted as they are, not rounded (``searchr``)."""
+
+    def _value(self, start: MatchState, end: MatchState, seat: int) -> float:
+        if end.winner is not None or end.round != start.round:
+            return playout_value(start, end, seat)
+        players = start.players
+        scores = list(end.scores)
+        for other, hand in enumerate(end.hands):
+            scores[side_of(players, other)] -= sum(t.pips for t in hand)
+        return outcome_value(start, end, seat, scores)
 
 
 @attrs.define(eq=False)
@@ -348,6 +373,7 @@ class OracleSearch(_Variant):
 #: The variants by their kind in a ``versus.py`` spec.
 VARIANTS: dict[str, type[SearchBot]] = {
     "search2": HeavySettleSearch,
+    "searchr": RawPipsSearch,
     "searchg": GuardSearch,
     "searchw": WinSearch,
     "oracle": OracleSearch,

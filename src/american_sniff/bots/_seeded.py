@@ -28,8 +28,13 @@ def decision_rng(seed: int, view: PlayerView) -> int:
     >>> decision_rng(5, view) == decision_rng(5, view) != decision_rng(6, view)
     True
     """
+    return _mixed(seed, view.round, len(view.history), view.seat)
+
+
+def _mixed(seed: int, round_: int, actions: int, seat: int) -> int:
+    """:func:`decision_rng` from its parts: the round, the round's actions so far, the seat."""
     state = seed
-    for part in (view.round, len(view.history), view.seat):
+    for part in (round_, actions, seat):
         state, _ = next_u64((state ^ part) & MASK64)
     return state
 

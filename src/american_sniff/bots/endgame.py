@@ -26,13 +26,13 @@ None, so that a caller keeps within its budget.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 
-from ..engine import apply, legal_moves
+from ..engine import apply
 from ..moves import Move
 from ..rules import side_of
 from ..state import MatchState
+from ._kernel import EndgameSearch
 
 __all__ = ["endgame_values", "outcome_value"]
 
@@ -64,85 +64,6 @@ def outcome_value(
     gains = [after - before for after, before in zip(scores, start.scores, strict=True)]
     others = [gain for side, gain in enumerate(gains) if side != mine]
     return gains[mine] - sum(others) / len(others)
-
-
-class _OutOfNodes(Exception):
-    """Raised inside a search that has spent its nodes."""
-
-
-class _Search:
-    """One bounded alpha-beta search of the rest of a round, from ``start``, for ``seat``."""
-
-    __slots__ = ("deadline", "left", "mine", "round", "seat", "start", "table")
-
-    def __init__(self, start: MatchState, seat: int, nodes: int, deadline: float | None) -> None:
-        self.deadline = deadline
-        self.start = start
-        self.seat = seat
-        self.mine = side_of(start.players, seat)
-        self.round = start.round
-        self.left = nodes
-        # A position's key -> (lower bound, upper bound) of its value.
-        self.table: dict[object, tuple[float, float]] = {}
-
-    def children(self, state: MatchState) -> list[MatchState]:
-        """The positions after each legal move, those best for the mover's side first."""
-        moves = legal_moves(state)
-        if len(moves) > self.left:
-            raise _OutOfNodes
-        self.left -= len(moves)
-        if self.deadline is not None and time.monotonic() > self.deadline:
-            raise _OutOfNodes
-        after = [apply(state, move) for move in moves]
-        if len(after) > 1:
-            mover = side_of(state.players, state.turn)
-            after.sort(key=lambda child: -self.terminal_or_gain(child, mover))
-        return after
-
-    def terminal_or_gain(self, state: MatchState, side: int) -> float:
-        """For move ordering: a win first, then the points ``side`` has."""
-        if state.winner is not None:
-            return _INFINITY if state.winner == side else -_INFINITY
-        return state.scores[side]
-
-    def value(self, state: MatchState, alpha: float, beta: float) -> float:
-        """The value of ``state`` if it lies within ``(alpha, beta)``, else a bound beyond it."""
-        if state.winner is not None or state.round != self.round:
-            return outcome_value(self.start, state, self.seat)
-        layout = state.layout
-        # The table's future depends only on its open points and their sum, not
-        # on the order the tiles went down in; the stock is empty, so the hands
-        # fix which tiles are on the table.
-        table = (layout.open_keys, layout.end_sum, layout.sniff)
-        key = (state.turn, state.hands, table, state.scores)
-        low, high = self.table.get(key, (-_INFINITY, _INFINITY))
-        if low >= beta:
-            return low
-        if high <= alpha:
-            return high
-        if low == high:
-            return low
-        first_alpha, first_beta = alpha, beta
-        alpha, beta = max(alpha, low), min(beta, high)
-        maximise = side_of(state.players, state.turn) == self.mine
-        best = -_INFINITY if maximise else _INFINITY
-        for child in self.children(state):
-            found = self.value(child, alpha, beta)
-            if maximise:
-                best = max(best, found)
-                alpha = max(alpha, best)
-            else:
-                best = min(best, found)
-                beta = min(beta, best)
-            if alpha >= beta:
-                break
-        if best <= first_alpha:
-            self.table[key] = (low, min(high, best))
-        elif best >= first_beta:
-            self.table[key] = (max(low, best), high)
-        else:
-            self.table[key] = (best, best)
-        return best
 
 
 def endgame_values(
@@ -182,13 +103,14 @@ def endgame_values(
         raise ValueError("the match is over: there is no endgame to search")
     if state.stock_size:
         raise ValueError(f"an exact endgame needs an empty stock; it holds {state.stock_size}")
-    search = _Search(state, seat, nodes, deadline)
-    values: list[float] = []
-    try:
-        if len(moves) > search.left:
-            raise _OutOfNodes
-        search.left -= len(moves)
-        values.extend(search.value(apply(state, move), -_INFINITY, _INFINITY) for move in moves)
-    except _OutOfNodes:
+    search = EndgameSearch(state, seat, nodes, deadline is not None, deadline or 0.0)
+    if len(moves) > search.left:
         return None
+    search.left -= len(moves)
+    values: list[float] = []
+    for move in moves:
+        value = search.value(apply(state, move), -_INFINITY, _INFINITY)
+        if search.out:
+            return None
+        values.append(value)
     return values, nodes - search.left

@@ -20,27 +20,20 @@ with few samples.
 
 from __future__ import annotations
 
-import math
 import time
-from collections.abc import Callable, Iterator
 from typing import ClassVar
 
 import attrs
 
-from ..deal import tile_index
-from ..engine import apply, legal_moves
-from ..layout import Layout
-from ..moves import Draw, Move, Place
-from ..rng import below, check_seed, next_u64, shuffled
-from ..rules import HAND_SIZE, placement_points, side_of
-from ..rules import settle as settle_round
-from ..state import MatchState, RoundInfo
-from ..tiles import ALL_TILES, Tile
+from ..moves import Move, Place
+from ..rng import check_seed
+from ..rules import placement_points, side_of
+from ..state import MatchState
 from ..views import PlayerView
-from ._seeded import decision_rng
+from ._kernel import count_deals, deal_tables, outcome, sample_world, score_deal, slot_voids
+from ._seeded import _mixed
 from .base import moves_to_choose_from
-from .endgame import endgame_values, outcome_value
-from .greedy import greedy_choice
+from .endgame import endgame_values
 
 __all__ = [
     "ROLLOUT_POLICIES",
@@ -88,37 +81,7 @@ def tile_voids(view: PlayerView) -> tuple[tuple[frozenset[int], ...], ...]:
     >>> mine, theirs == (frozenset(),) * 7
     ((), True)
     """
-    players = view.players
-    slots: list[list[frozenset[int]]] = [
-        [] if seat == view.seat else [frozenset()] * HAND_SIZE[players] for seat in range(players)
-    ]
-    table = Layout.empty()
-    last_drew = -1  # the seat whose previous action was a draw, if any
-    for action in view.history:
-        seat, move = action.seat, action.move
-        mine = slots[seat]
-        if type(move) is Place:
-            if seat != view.seat and mine:
-                if last_drew == seat:
-                    mine.pop()
-                else:
-                    values = (1 << move.tile.low) | (1 << move.tile.high)
-                    for index, known in enumerate(mine):
-                        if not any(values >> v & 1 for v in known):
-                            del mine[index]
-                            break
-                    else:  # pragma: no cover - a real history always finds one
-                        mine.pop()
-            table = table.place(move.tile, move.at)
-            last_drew = -1
-            continue
-        if seat != view.seat:
-            shown = frozenset(v for v in range(7) if table.value_mask >> v & 1)
-            slots[seat] = mine = [known | shown for known in mine]
-            if type(move) is Draw:
-                mine.append(frozenset())
-        last_drew = seat if type(move) is Draw else -1
-    return tuple(tuple(seat_slots) for seat_slots in slots)
+    return slot_voids(view.players, view.seat, view.history)
 
 
 class Determiniser:
@@ -169,97 +132,28 @@ class Determiniser:
             raise TypeError(f"Determiniser needs a PlayerView, got {view!r}")
         if view.winner is not None:
             raise ValueError("the match is over: there is nothing hidden to sample")
+        self._setup(view, tile_voids(view) if history else ())
+
+    @classmethod
+    def _of(cls, view: PlayerView, slots: tuple[tuple[frozenset[int], ...], ...]) -> Determiniser:
+        """A determiniser of ``view``, a view of a match going on, with its ``slots`` known."""
+        self = cls.__new__(cls)
+        self._setup(view, slots)
+        return self
+
+    def _setup(self, view: PlayerView, slots: tuple[tuple[frozenset[int], ...], ...]) -> None:
+        """Count the deals that agree with ``view`` and the slots (:func:`tile_voids`, or none)."""
         self._view = view
-        seen = {t.index for t in view.hand} | {t.index for t in view.layout.tiles}
-        hidden = [t for t in ALL_TILES if t.index not in seen]
-        others = tuple(s for s in range(view.players) if s != view.seat)
-        total = sum(view.hand_sizes[s] for s in others) + view.stock_size
-        if total != len(hidden):
-            raise ValueError(
-                f"the view hides {len(hidden)} tiles, but its hand sizes and stock hold {total}"
-            )
-        # Locations: for each other seat, one per kind of slot (the values its
-        # tiles are known not to show) with its number of slots; then the
-        # stock (always last).
-        slots = tile_voids(view) if history else ()
-        kinds: list[tuple[int, frozenset[int], int]] = []
-        for seat in others:
-            known = slots[seat] if slots else ()
-            if len(known) != view.hand_sizes[seat] or not known:
-                kinds.append((seat, view.voids[seat], view.hand_sizes[seat]))
-                continue
-            counts: dict[frozenset[int], int] = {}
-            for slot in known:
-                # Every slot knows the seat-wide voids already; the union only
-                # matters for a view made by hand.
-                voids = slot | view.voids[seat]
-                counts[voids] = counts.get(voids, 0) + 1
-            kinds.extend((seat, voids, n) for voids, n in sorted(counts.items(), key=str))
-        self._others = tuple(seat for seat, _, _ in kinds)
-        capacities = tuple(n for _, _, n in kinds) + (view.stock_size,)
-        stock = len(kinds)
-        groups: dict[tuple[int, ...], list[Tile]] = {}
-        for tile in hidden:
-            where = tuple(
-                location
-                for location, (_, voids, _) in enumerate(kinds)
-                if tile.low not in voids and tile.high not in voids
-            ) + (stock,)
-            groups.setdefault(where, []).append(tile)
-        self._groups = tuple((where, tuple(tiles)) for where, tiles in sorted(groups.items()))
+        self._others, capacities, self._groups = deal_tables(view, slots)
         self._locations = len(capacities)
         self._capacities = capacities
         self._choices: dict[tuple[int, tuple[int, ...]], tuple[list[_Split], list[int]]] = {}
-        self.count = self._count(0, capacities)
+        self.count = count_deals(self._groups, 0, capacities, self._choices)
         if self.count == 0:
             raise ValueError(
                 "no deal agrees with the view: the seats' known voids leave too few "
                 "tiles for their hands"
             )
-
-    # -- counting ------------------------------------------------------------
-
-    def _splits(self, group: int, capacities: tuple[int, ...]) -> Iterator[_Split]:
-        """Every way to send the tiles of ``group`` to its locations within ``capacities``."""
-        where, tiles = self._groups[group]
-        split = [0] * self._locations
-
-        def fill(position: int, left: int) -> Iterator[_Split]:
-            location = where[position]
-            if position == len(where) - 1:
-                if left <= capacities[location]:
-                    split[location] = left
-                    yield tuple(split)
-                    split[location] = 0
-                return
-            for amount in range(min(left, capacities[location]) + 1):
-                split[location] = amount
-                yield from fill(position + 1, left - amount)
-            split[location] = 0
-
-        return fill(0, len(tiles))
-
-    def _count(self, group: int, capacities: tuple[int, ...]) -> int:
-        """How many ways the tiles of groups ``group`` on fill exactly ``capacities``."""
-        if group == len(self._groups):
-            return 1 if not any(capacities) else 0
-        key = (group, capacities)
-        known = self._choices.get(key)
-        if known is None:
-            size = len(self._groups[group][1])
-            splits: list[_Split] = []
-            weights: list[int] = []
-            for split in self._splits(group, capacities):
-                rest = tuple(c - k for c, k in zip(capacities, split, strict=True))
-                ways = math.factorial(size)
-                for amount in split:
-                    ways //= math.factorial(amount)
-                ways *= self._count(group + 1, rest)
-                if ways:
-                    splits.append(split)
-                    weights.append(ways)
-            known = self._choices[key] = (splits, weights)
-        return sum(known[1])
 
     # -- sampling ------------------------------------------------------------
 
@@ -271,65 +165,12 @@ class Determiniser:
         ways to split it, and a shuffle of its tiles; then a shuffle of the
         stock; then one output as the generator state for later rounds.
         """
-        view = self._view
-        capacities = self._capacities
-        placed: list[list[Tile]] = [[] for _ in range(self._locations)]
-        for group, (_, tiles) in enumerate(self._groups):
-            splits, weights = self._choices[(group, capacities)]
-            pick, rng = below(sum(weights), rng)
-            choice = 0
-            while pick >= weights[choice]:
-                pick -= weights[choice]
-                choice += 1
-            split = splits[choice]
-            order, rng = shuffled(tiles, rng)
-            start = 0
-            for location, amount in enumerate(split):
-                placed[location].extend(order[start : start + amount])
-                start += amount
-            capacities = tuple(c - k for c, k in zip(capacities, split, strict=True))
-        stock, rng = shuffled(tuple(placed[-1]), rng)
-        later, rng = next_u64(rng)
-        held: list[list[Tile]] = [[] for _ in range(view.players)]
-        for location, seat in enumerate(self._others):
-            held[seat].extend(placed[location])
-        hands = [tuple(sorted(tiles, key=tile_index)) for tiles in held]
-        hands[view.seat] = view.hand
-        info = RoundInfo(
-            players=view.players,
-            seed=0,
-            round=view.round,
-            opener=view.opener,
-            deck=stock,
-            deals=(),
-            rng=later,
-            last_round=None,
+        return sample_world(
+            self._view, self._groups, self._choices, self._capacities, self._others, rng
         )
-        state = MatchState(
-            info, view.turn, tuple(hands), view.layout, view.scores, None, view.drawn, 0
-        )
-        return state, rng
 
 
 # -- playouts ----------------------------------------------------------------------
-
-#: A default policy: the move to make in a state, and the new generator state.
-_Policy = Callable[[MatchState, int], tuple[Move, int]]
-
-
-def _greedy_policy(state: MatchState, rng: int) -> tuple[Move, int]:
-    return greedy_choice(legal_moves(state), state.layout), rng
-
-
-def _random_policy(state: MatchState, rng: int) -> tuple[Move, int]:
-    moves = legal_moves(state)
-    if len(moves) == 1:
-        return moves[0], rng
-    index, rng = below(len(moves), rng)
-    return moves[index], rng
-
-
-_POLICIES: dict[str, _Policy] = {"greedy": _greedy_policy, "random": _random_policy}
 
 
 def playout_value(start: MatchState, end: MatchState, seat: int, *, settle: bool = True) -> float:
@@ -347,12 +188,7 @@ def playout_value(start: MatchState, end: MatchState, seat: int, *, settle: bool
     hand's pips rounded (:func:`~american_sniff.round_hand`), taken from its
     side. So shedding heavy tiles counts, not only the points scored.
     """
-    scores = end.scores
-    if settle and end.winner is None and end.round == start.round:
-        # What settlement would take if the round ended here (the rules' one settlement).
-        hands = [sum([t.pips for t in h]) for h in end.hands]
-        _, scores = settle_round(start.players, scores, hands)
-    return outcome_value(start, end, seat, scores)
+    return outcome(start, end, seat, settle)
 
 
 def winning_moves(view: PlayerView) -> tuple[Move, ...]:
@@ -373,23 +209,6 @@ def winning_moves(view: PlayerView) -> tuple[Move, ...]:
             if points and points >= need:
                 wins.append(move)
     return tuple(wins)
-
-
-def _play_out(
-    state: MatchState, policy: _Policy, rng: int, depth: int | None
-) -> tuple[MatchState, int]:
-    """Play ``state`` on with ``policy`` for every seat to the end of its round or match.
-
-    With a ``depth``, stop sooner: after that many placements.
-    """
-    number = state.round
-    left = -1 if depth is None else depth
-    while left and state.winner is None and state.round == number:
-        move, rng = policy(state, rng)
-        if type(move) is Place:
-            left -= 1
-        state = apply(state, move)
-    return state, rng
 
 
 @attrs.define(eq=False)
@@ -486,7 +305,7 @@ class SearchBot:
 
     @rollout.validator
     def _check_rollout(self, _: object, value: object) -> None:
-        if value not in _POLICIES:
+        if value not in ROLLOUT_POLICIES:
             raise ValueError(f"rollout must be one of {', '.join(ROLLOUT_POLICIES)}, got {value!r}")
 
     def choose(self, view: PlayerView) -> Move:
@@ -501,21 +320,24 @@ class SearchBot:
         wins = winning_moves(view)
         if wins:
             return wins[0]
-        determiniser = Determiniser(view, history=self.history)
-        rng = decision_rng(self.seed, view)
+        # (The view builds its history when read: read it once.)
+        actions = view.history
+        determiniser = Determiniser._of(
+            view, slot_voids(view.players, view.seat, actions) if self.history else ()
+        )
+        rng = _mixed(self.seed, view.round, len(actions), view.seat)  # decision_rng(seed, view)
         deadline = None if self.seconds is None else time.monotonic() + self.seconds
         if self.endgame and view.stock_size == 0 and view.players != 3:
             exact = self._endgame(view, moves, determiniser, rng, deadline)
             if exact is not None:
                 return exact
-        policy = _POLICIES[self.rollout]
+        random = self.rollout == "random"
+        depth = -1 if self.depth is None else self.depth
         totals = [0.0] * len(moves)
         samples = 0
         while True:
             world, rng = determiniser.sample(rng)
-            for index, move in enumerate(moves):
-                end, rng = _play_out(apply(world, move), policy, rng, self.depth)
-                totals[index] += playout_value(world, end, view.seat, settle=self.settle)
+            rng = score_deal(world, moves, view.seat, random, depth, self.settle, totals, rng)
             samples += 1
             if deadline is None:
                 if samples >= self.playouts:
