@@ -21,6 +21,7 @@ from american_sniff import (
 )
 from american_sniff.bots import SearchBot, winning_moves
 from american_sniff.bots.endgame import endgame_values, outcome_value
+from american_sniff.bots.search import ENDGAME_NODES
 from american_sniff.rules import side_of
 
 
@@ -164,7 +165,7 @@ def test_the_bot_plays_the_best_exact_value_with_two_players() -> None:
         view = view_for(state, state.turn)
         if winning_moves(view):
             continue
-        found = endgame_values(state, state.turn, view.legal_moves, 8 * SearchBot.endgame)
+        found = endgame_values(state, state.turn, view.legal_moves, 8 * ENDGAME_NODES[2])
         if found is None:
             continue
         values = found[0]

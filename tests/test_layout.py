@@ -19,6 +19,7 @@ from american_sniff import (
     Point,
     Side,
     Tile,
+    legal_moves,
     new_match,
     parse_point,
     parse_tile,
@@ -501,3 +502,32 @@ def test_parse_point_strict_reads_only_the_form_the_library_writes() -> None:
         with pytest.raises(IllegalMove) as error:
             parse_point(text, strict=strict)
         assert (error.value.code, str(error.value)) == ("not_a_point", message), (text, strict)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_end_sum_after_is_the_end_sum_of_the_table_placed(players: int) -> None:
+    """``end_sum_after`` gives ``placed(...).end_sum`` for every legal placement met in play.
+
+    Random matches reach every kind of table: the opening, a lone double, the
+    Sniff with one line side joined, then both (its branches open), its arms.
+    """
+    checked = 0
+    for seed in range(12):
+        for state in random_play(new_match(players, seed=seed), 400, seed):
+            for move in legal_moves(state):
+                if isinstance(move, Place):
+                    at = None if move.at is None else move.at.order
+                    expected = geometry.placed(state.layout, move.tile, at).end_sum
+                    assert geometry.end_sum_after(state.layout, move.tile, at) == expected, move
+                    checked += 1
+    assert checked > 5000
+
+
+def test_end_sum_after_counts_the_sniffs_branches_once_both_line_sides_are_joined() -> None:
+    """The placement that joins the Sniff's second line side adds its two branches' worth."""
+    sniff = Layout.empty().place(Tile(4, 4))
+    one_side = sniff.place(Tile(1, 4), sniff.fits(Tile(1, 4))[0])
+    point = one_side.fits(Tile(2, 4))[0]
+    both = one_side.place(Tile(2, 4), point)
+    assert len(both.open_keys) == 4  # the two tiles' free sides and the two branches
+    assert geometry.end_sum_after(one_side, Tile(2, 4), point.order) == both.end_sum == 1 + 2 + 8

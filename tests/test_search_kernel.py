@@ -37,7 +37,7 @@ from american_sniff.bots import Determiniser, decision_rng, winning_moves
 from american_sniff.bots._kernel import greedy_pick, outcome, play_out, score_deal
 from american_sniff.bots.endgame import endgame_values, outcome_value
 from american_sniff.bots.greedy import greedy_choice
-from american_sniff.bots.search import playout_value, tile_voids
+from american_sniff.bots.search import ENDGAME_NODES, playout_value, tile_voids
 from american_sniff.deal import tile_index
 from american_sniff.layout import Layout
 from american_sniff.moves import Draw
@@ -602,7 +602,7 @@ def _reference_endgame_choice(view: PlayerView, bot: SearchBot) -> Move:
         return wins[0]
     determiniser = Determiniser(view)
     rng = decision_rng(bot.seed, view)
-    left = bot.playouts * bot.endgame
+    left = bot.playouts * ENDGAME_NODES[view.players]
     worlds = 1 if view.players == 2 else bot.playouts
     totals = [0.0] * len(moves)
     searched = 0

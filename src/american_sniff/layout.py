@@ -65,6 +65,7 @@ __all__ = [
     "Point",
     "Side",
     "can_place",
+    "end_sum_after",
     "is_lone_double",
     "new_layout",
     "parse_point",
@@ -477,6 +478,43 @@ def _opened(tile: Tile) -> Layout:
 
 #: The table after each opening tile, by tile index: every round opens on one of these.
 _OPENED: Final = tuple(_opened(tile) for tile in ALL_TILES)
+
+
+def end_sum_after(layout: Layout, tile: Tile, at: int | None) -> int:
+    """``placed(layout, tile, at).end_sum``, without building the table.
+
+    The same rule as :func:`placed`, on the sums alone: the free side's worth
+    replaces the point's, the other open points keep theirs, and the Sniff's
+    branches count once both of its line sides are joined. A player choosing
+    among placements by their points (a bot's playout, a view's previews)
+    asks this many times for each table that is built. The same conditions
+    hold as for :func:`placed`: nothing is checked.
+
+    >>> from american_sniff import Layout, Tile
+    >>> table = Layout.empty().place(Tile(5, 5))
+    >>> end_sum_after(table, Tile(0, 5), table.open_keys[0])  # 0 and the Sniff's other side
+    10
+    """
+    index = tile.index
+    if at is None:
+        return _OPENED[index].end_sum
+    end_sum = WORTH_OF_KEY[FREE_KEY[index][at]]
+    other_side_open = False
+    for key in layout.open_keys:
+        if key != at:
+            end_sum += WORTH_OF_KEY[key]
+            if key == at ^ 1:
+                other_side_open = True
+    rank = at & 7
+    sniff = layout.sniff
+    if (
+        (rank == LINE_A or rank == LINE_B)
+        and sniff is not None
+        and TILES[at >> 3] is sniff
+        and not other_side_open
+    ):
+        end_sum += WORTH_OF_KEY[at - rank + BRANCH_A] + WORTH_OF_KEY[at - rank + BRANCH_B]
+    return end_sum
 
 
 def placed(layout: Layout, tile: Tile, at: int | None) -> Layout:

@@ -69,7 +69,7 @@ from ._view_docs import (
 )
 from .engine import legal_moves
 from .errors import InvalidState, InvalidView
-from .layout import WORTH_OF_KEY, Layout, is_lone_double, placed
+from .layout import WORTH_OF_KEY, Layout, end_sum_after, is_lone_double
 from .moves import Draw, Move, Pass, Place, parse_move
 from .points import POINT_OF_KEY
 from .replayer import round_tables, table_after
@@ -365,7 +365,7 @@ def _preview(layout: Layout, move: Move) -> MovePreview:
     if type(move) is not Place:
         return MovePreview(move, None, 0)
     at = move.at
-    end_sum = placed(layout, move.tile, None if at is None else at.order).end_sum
+    end_sum = end_sum_after(layout, move.tile, None if at is None else at.order)
     return MovePreview(move, end_sum, rules.placement_points(end_sum))
 
 
@@ -1236,7 +1236,7 @@ def _view_text(view: SpectatorView, geometry: bool, page: tuple[int, int] | None
         for move, text in zip(view.legal_moves, moves, strict=True):
             if type(move) is Place:
                 at = move.at
-                end_sum = placed(layout, move.tile, None if at is None else at.order).end_sum
+                end_sum = end_sum_after(layout, move.tile, None if at is None else at.order)
                 points = rules.placement_points(end_sum)
                 previews.append(f'{{"move":"{text}","end_sum":{end_sum},"points":{points}}}')
             else:

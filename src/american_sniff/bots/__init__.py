@@ -45,7 +45,7 @@ __all__ = [
 
 #: The difficulty levels a game can offer, easiest first: each is a
 #: :class:`~american_sniff.SearchBot` with these options (read-only). ``"medium"`` is the
-#: instant budget and ``"expert"`` the strong one; ``benchmarks/levels.md``
+#: instant budget and ``"expert"`` the strong one; ``benchmarks/bots-results.md``
 #: measures each against the one below.
 LEVELS: Mapping[str, Mapping[str, Any]] = MappingProxyType(
     {

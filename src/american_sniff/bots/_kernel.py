@@ -29,7 +29,7 @@ from typing import Final
 
 from .._fast import shuffled_indices
 from ..engine import apply, legal_moves
-from ..layout import TILE_VALUES, Layout, placed
+from ..layout import TILE_VALUES, Layout, end_sum_after, placed
 from ..moves import Draw, Move, Place
 from ..rng import below, next_u64
 from ..rules import HAND_SIZE, placement_points, round_hand, side_of
@@ -73,8 +73,7 @@ def greedy_pick(moves: tuple[Move, ...], layout: Layout) -> Move:
         place: Place = move  # type: ignore[assignment]  # several moves are placements
         tile = place.tile
         at = place.at
-        table = placed(layout, tile, None if at is None else at.order)
-        points = placement_points(table.end_sum)
+        points = placement_points(end_sum_after(layout, tile, None if at is None else at.order))
         if points > best_points or (points == best_points and tile.pips > best_pips):
             best, best_points, best_pips = move, points, tile.pips
     return best

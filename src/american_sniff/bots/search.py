@@ -21,6 +21,8 @@ with few samples.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import ClassVar
 
 import attrs
@@ -36,6 +38,7 @@ from .base import moves_to_choose_from
 from .endgame import endgame_values
 
 __all__ = [
+    "ENDGAME_NODES",
     "ROLLOUT_POLICIES",
     "Determiniser",
     "SearchBot",
@@ -43,6 +46,12 @@ __all__ = [
     "tile_voids",
     "winning_moves",
 ]
+
+#: How many nodes of the exact endgame each playout of the budget buys, by the
+#: number of players. With four players the search of each sampled split is
+#: dearer and worth less (the split is a guess), so at equal CPU time fewer
+#: nodes play better (``benchmarks/bots-results.md``).
+ENDGAME_NODES: Mapping[int, int] = MappingProxyType({2: 64, 4: 16})
 
 #: The default policies a playout can use, by name.
 ROLLOUT_POLICIES = ("greedy", "random")
@@ -232,7 +241,8 @@ class SearchBot:
     the view then shows every tile, so this is exact play to the round's end;
     with four, up to ``playouts`` deals are sampled and each is searched
     exactly. The search may use ``playouts * 64`` nodes (positions) in all
-    (and no more than ``seconds``, with a time budget); if not even one deal
+    with two players and ``playouts * 16`` with four (:data:`ENDGAME_NODES`;
+    and no more than ``seconds``, with a time budget); if not even one deal
     fits, the bot samples and plays out as above.
 
     The bot keeps no state between choices. Each choice draws from a
@@ -276,9 +286,10 @@ class SearchBot:
     settle: ClassVar[bool] = True
     #: Once the stock is empty (with 2 or 4 players), how many nodes of exact
     #: search (:func:`~american_sniff.bots.endgame.endgame_values`) each
-    #: playout of the budget buys; 0 turns the exact endgame off (a subclass
-    #: may, to measure its worth).
-    endgame: ClassVar[int] = 64
+    #: playout of the budget buys; 0 turns the exact endgame off, and None
+    #: (the default) takes :data:`ENDGAME_NODES` for the number of players
+    #: (a subclass may set a number, to measure its worth).
+    endgame: ClassVar[int | None] = None
 
     seed: int = attrs.field(default=0, converter=check_seed)
     playouts: int = attrs.field(default=32)
@@ -327,7 +338,7 @@ class SearchBot:
         )
         rng = _mixed(self.seed, view.round, len(actions), view.seat)  # decision_rng(seed, view)
         deadline = None if self.seconds is None else time.monotonic() + self.seconds
-        if self.endgame and view.stock_size == 0 and view.players != 3:
+        if self.endgame_nodes(view.players) and view.stock_size == 0 and view.players != 3:
             exact = self._endgame(view, moves, determiniser, rng, deadline)
             if exact is not None:
                 return exact
@@ -347,6 +358,15 @@ class SearchBot:
         best = max(totals)
         return moves[totals.index(best)]
 
+    def endgame_nodes(self, players: int) -> int:
+        """The nodes of exact endgame that each playout buys with ``players`` (0: none).
+
+        :attr:`endgame` if a subclass set it, else :data:`ENDGAME_NODES`.
+        """
+        if self.endgame is None:
+            return ENDGAME_NODES.get(players, 0)
+        return self.endgame
+
     def _endgame(
         self,
         view: PlayerView,
@@ -360,11 +380,11 @@ class SearchBot:
         The stock is empty (see :mod:`~american_sniff.bots.endgame`): up to
         ``playouts`` deals are sampled (with two players the one deal the view
         allows, once) and each is searched to the round's end within what is
-        left of ``playouts * endgame`` nodes. A deal whose search would need
+        left of ``playouts * endgame_nodes(players)`` nodes. A deal whose search would need
         more is dropped, and so are the later ones; so is one still going at
         the ``deadline`` of a time budget.
         """
-        left = self.playouts * self.endgame
+        left = self.playouts * self.endgame_nodes(view.players)
         worlds = 1 if view.players == 2 else self.playouts
         totals = [0.0] * len(moves)
         searched = 0
