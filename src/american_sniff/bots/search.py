@@ -241,7 +241,7 @@ class SearchBot:
     the view then shows every tile, so this is exact play to the round's end;
     with four, up to ``playouts`` deals are sampled and each is searched
     exactly. The search may use ``playouts * 64`` nodes (positions) in all
-    with two players and ``playouts * 16`` with four (:data:`ENDGAME_NODES`;
+    with two players and ``playouts * 16`` with four (:data:`~american_sniff.bots.search.ENDGAME_NODES`;
     and no more than ``seconds``, with a time budget); if not even one deal
     fits, the bot samples and plays out as above.
 
@@ -287,7 +287,7 @@ class SearchBot:
     #: Once the stock is empty (with 2 or 4 players), how many nodes of exact
     #: search (:func:`~american_sniff.bots.endgame.endgame_values`) each
     #: playout of the budget buys; 0 turns the exact endgame off, and None
-    #: (the default) takes :data:`ENDGAME_NODES` for the number of players
+    #: (the default) takes :data:`~american_sniff.bots.search.ENDGAME_NODES` for the number of players
     #: (a subclass may set a number, to measure its worth).
     endgame: ClassVar[int | None] = None
 
@@ -361,7 +361,7 @@ class SearchBot:
     def endgame_nodes(self, players: int) -> int:
         """The nodes of exact endgame that each playout buys with ``players`` (0: none).
 
-        :attr:`endgame` if a subclass set it, else :data:`ENDGAME_NODES`.
+        :attr:`endgame` if a subclass set it, else :data:`~american_sniff.bots.search.ENDGAME_NODES`.
         """
         if self.endgame is None:
             return ENDGAME_NODES.get(players, 0)
