@@ -241,9 +241,10 @@ class SearchBot:
     the view then shows every tile, so this is exact play to the round's end;
     with four, up to ``playouts`` deals are sampled and each is searched
     exactly. The search may use ``playouts * 64`` nodes (positions) in all
-    with two players and ``playouts * 16`` with four (:data:`~american_sniff.bots.search.ENDGAME_NODES`;
-    and no more than ``seconds``, with a time budget); if not even one deal
-    fits, the bot samples and plays out as above.
+    with two players and ``playouts * 16`` with four
+    (:data:`~american_sniff.bots.search.ENDGAME_NODES`; and no more than
+    ``seconds``, with a time budget); if not even one deal fits, the bot
+    samples and plays out as above.
 
     The bot keeps no state between choices. Each choice draws from a
     generator started at :func:`~american_sniff.bots.decision_rng` of the
@@ -287,8 +288,9 @@ class SearchBot:
     #: Once the stock is empty (with 2 or 4 players), how many nodes of exact
     #: search (:func:`~american_sniff.bots.endgame.endgame_values`) each
     #: playout of the budget buys; 0 turns the exact endgame off, and None
-    #: (the default) takes :data:`~american_sniff.bots.search.ENDGAME_NODES` for the number of players
-    #: (a subclass may set a number, to measure its worth).
+    #: (the default) takes :data:`~american_sniff.bots.search.ENDGAME_NODES`
+    #: for the number of players (a subclass may set a number, to measure its
+    #: worth).
     endgame: ClassVar[int | None] = None
 
     seed: int = attrs.field(default=0, converter=check_seed)
@@ -361,7 +363,8 @@ class SearchBot:
     def endgame_nodes(self, players: int) -> int:
         """The nodes of exact endgame that each playout buys with ``players`` (0: none).
 
-        :attr:`endgame` if a subclass set it, else :data:`~american_sniff.bots.search.ENDGAME_NODES`.
+        :attr:`endgame` if a subclass set it, else
+        :data:`~american_sniff.bots.search.ENDGAME_NODES`.
         """
         if self.endgame is None:
             return ENDGAME_NODES.get(players, 0)
