@@ -20,6 +20,7 @@ with few samples.
 
 from __future__ import annotations
 
+import math
 import time
 from typing import ClassVar
 
@@ -30,6 +31,7 @@ from ..rng import MASK64, check_seed, next_u64
 from ..rules import placement_points, side_of
 from ..state import MatchState
 from ..views import PlayerView
+from ._infer import inferred_totals, view_tables
 from ._kernel import count_deals, deal_tables, outcome, sample_world, score_deal, slot_voids
 from .base import moves_to_choose_from
 from .endgame import endgame_values
@@ -261,6 +263,13 @@ class SearchBot:
     :ivar depth: How many placements (by any seat) a playout makes after the
         move tried before it is scored; it also stops at the end of the round
         or match. None plays every playout to the end of the round.
+    :ivar infer: None (the default) to sample the deals uniformly among those
+        that fit the voids. A number ``beta`` (0 or more) weighs the deals by
+        the other seats' placements since their last draws, a seat placing
+        with a chance proportional to ``exp(beta * points)``: each playout's
+        deal is then drawn by those weights from a pool of ``infer_pool`` times
+        the playouts (the private module ``american_sniff.bots._infer``
+        explains the model). The ``repr`` shows it only when it is set.
     """
 
     #: The bot's name in the registry (:func:`~american_sniff.make_bot`).
@@ -278,12 +287,15 @@ class SearchBot:
     #: playout of the budget buys; 0 turns the exact endgame off (a subclass
     #: may, to measure its worth).
     endgame: ClassVar[int] = 64
+    #: With ``infer``, how many deals are sampled for each playout's one.
+    infer_pool: ClassVar[int] = 3
 
     seed: int = attrs.field(default=0, converter=check_seed)
     playouts: int = attrs.field(default=32)
     seconds: float | None = attrs.field(default=None)
     rollout: str = attrs.field(default="greedy")
     depth: int | None = attrs.field(default=4)
+    infer: float | None = attrs.field(default=None)
 
     @playouts.validator
     def _check_playouts(self, _: object, value: object) -> None:
@@ -301,6 +313,23 @@ class SearchBot:
     def _check_depth(self, _: object, value: object) -> None:
         if value is not None and (type(value) is not int or value < 1):
             raise ValueError(f"depth must be a positive integer or None, got {value!r}")
+
+    @infer.validator
+    def _check_infer(self, _: object, value: object) -> None:
+        if value is not None and (
+            not isinstance(value, (int, float))
+            or isinstance(value, bool)
+            or not 0 <= value < math.inf
+        ):
+            raise ValueError(f"infer must be a number from 0 up, or None, got {value!r}")
+
+    def __repr__(self) -> str:
+        shown = ", ".join(
+            f"{field.name}={getattr(self, field.name)!r}"
+            for field in attrs.fields(type(self))
+            if field.name != "infer" or self.infer is not None
+        )
+        return f"{type(self).__name__}({shown})"
 
     @rollout.validator
     def _check_rollout(self, _: object, value: object) -> None:
@@ -335,6 +364,26 @@ class SearchBot:
         random = self.rollout == "random"
         depth = -1 if self.depth is None else self.depth
         totals = [0.0] * len(moves)
+        if self.infer is not None:
+            tables = view_tables(view, actions, float(self.infer))
+            chunk = self.playouts if deadline is None else 8
+            while True:
+                rng = inferred_totals(
+                    tables,
+                    determiniser.sample,
+                    moves,
+                    view.seat,
+                    chunk,
+                    chunk * self.infer_pool,
+                    random,
+                    depth,
+                    self.settle,
+                    totals,
+                    rng,
+                )
+                if deadline is None or time.monotonic() >= deadline:
+                    break
+            return moves[totals.index(max(totals))]
         samples = 0
         while True:
             world, rng = determiniser.sample(rng)
