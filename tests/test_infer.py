@@ -39,6 +39,7 @@ from american_sniff.bots._infer import (
     pick_counts,
     view_tables,
 )
+from american_sniff.bots._kernel import score_deal
 from strategies import mid_match_states
 
 # -- the reference --------------------------------------------------------------------
@@ -231,6 +232,34 @@ def test_the_pool_holds_only_deals_the_view_allows(data: st.DataObject) -> None:
     inferred_totals(tables, sample, moves, view.seat, 4, 12, False, 4, True, totals, 9)
     assert len(seen) == (12 if tables[0] else 4)
     assert all(_agrees(view, world) for world in seen)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_without_a_larger_pool_every_deal_counts_by_its_weight(data: st.DataObject) -> None:
+    """With a pool of one deal per playout, the totals are the weighted sum of the playouts."""
+    state = data.draw(mid_match_states(max_steps=120))
+    if state.winner is not None:
+        return
+    view = view_for(state, state.turn)
+    moves = view.legal_moves
+    determiniser = Determiniser(view)
+    tables = view_tables(view, view.history, 0.3)
+    totals = [0.0] * len(moves)
+    inferred_totals(tables, determiniser.sample, moves, view.seat, 5, 5, False, 4, True, totals, 9)
+    expected = [0.0] * len(moves)
+    worlds = []
+    rng = 9
+    for _ in range(5):
+        world, rng = determiniser.sample(rng)
+        worlds.append(world)
+    weights = [deal_weight(world, tables) if tables[0] else 1.0 for world in worlds]
+    for world, weight in zip(worlds, weights, strict=True):
+        part = [0.0] * len(moves)
+        score_deal(world, moves, view.seat, False, 4, True, part, 0)
+        for index, value in enumerate(part):
+            expected[index] += 5 * weight / sum(weights) * value
+    assert totals == pytest.approx(expected, rel=1e-9, abs=1e-9)
 
 
 # -- resampling ----------------------------------------------------------------------------

@@ -37,7 +37,9 @@ the weights do not shrink the sample; a deal picked ``k`` times is played
 out once and counts ``k`` times, so the picks cost no more playouts than
 there are distinct deals among them. When no choice is
 read (no other seat has placed by choice since its last draw), the pool is
-not needed and ``playouts`` deals are sampled as without inference.
+not needed and ``playouts`` deals are sampled as without inference. With
+a pool of one deal per playout (``SearchBot.infer_pool`` 1) there is no
+resampling: every deal is played and its playouts count by its weight.
 """
 
 from __future__ import annotations
@@ -230,8 +232,11 @@ def inferred_totals(  # noqa: PLR0913, PLR0917 - a compiled call, the bot's sett
     ``sample`` is the determiniser's :meth:`~american_sniff.bots.Determiniser.sample`;
     ``seat`` the view's seat, and ``random``, ``depth`` and ``settle`` the
     playouts' settings (:func:`~american_sniff.bots._kernel.score_deal`).
-    Without a placement to read in ``tables``, ``playouts`` deals are sampled
-    and played as they come. Returns the generator state.
+    With ``pool`` no larger than ``playouts``, ``playouts`` deals are sampled
+    and all played, each deal's playouts counting by its weight (the weights
+    scaled to add up to ``playouts``) instead of being resampled. Without a
+    placement to read in ``tables``, ``playouts`` deals are sampled and
+    played as they come. Returns the generator state.
     """
     if not tables[0]:
         for _ in range(playouts):
@@ -244,15 +249,25 @@ def inferred_totals(  # noqa: PLR0913, PLR0917 - a compiled call, the bot's sett
         world, rng = sample(rng)
         worlds.append(world)
         weights.append(deal_weight(world, tables))
-    counts, rng = pick_counts(weights, playouts, rng)
+    if pool <= playouts:
+        # No larger pool: every deal is played, and counts by its weight (the
+        # weights scaled to add up to ``playouts``).
+        total = 0.0
+        for weight in weights:
+            total += weight
+        scale = playouts / total if total > 0.0 else 1.0
+        factors = [weight * scale if total > 0.0 else 1.0 for weight in weights]
+    else:
+        counts, rng = pick_counts(weights, playouts, rng)
+        factors = [float(times) for times in counts]
     part = [0.0] * len(moves)
     for entry in range(len(worlds)):
-        times = counts[entry]
-        if not times:
+        factor = factors[entry]
+        if not factor > 0.0:
             continue
         for index in range(len(part)):
             part[index] = 0.0
         rng = score_deal(worlds[entry], moves, seat, random, depth, settle, part, rng)
         for index in range(len(part)):
-            totals[index] += times * part[index]
+            totals[index] += factor * part[index]
     return rng

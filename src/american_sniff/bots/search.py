@@ -287,7 +287,8 @@ class SearchBot:
     #: playout of the budget buys; 0 turns the exact endgame off (a subclass
     #: may, to measure its worth).
     endgame: ClassVar[int] = 64
-    #: With ``infer``, how many deals are sampled for each playout's one.
+    #: With ``infer``, how many deals are sampled for each playout's one; with
+    #: 1, every deal is played and its playouts count by its weight instead.
     infer_pool: ClassVar[int] = 3
 
     seed: int = attrs.field(default=0, converter=check_seed)
