@@ -34,6 +34,7 @@ from american_sniff import (
 )
 from american_sniff.bots import Determiniser
 from american_sniff.bots._infer import (
+    DealPool,
     deal_weight,
     inferred_totals,
     pick_counts,
@@ -210,28 +211,36 @@ def _agrees(view: PlayerView, world: MatchState) -> bool:
     return len(held) + world.stock_size == len(ALL_TILES) - len(seen)
 
 
+def _pool(view: PlayerView) -> DealPool:
+    """The search bot's pool of deals for ``view``."""
+    d = Determiniser(view)
+    return DealPool(view, d._groups, d._choices, d._capacities, d._others)
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.data())
 def test_the_pool_holds_only_deals_the_view_allows(data: st.DataObject) -> None:
-    """Every deal of the pool agrees with the view: hands, sizes, voids, unseen tiles."""
+    """The pool draws as the determiniser does; its deals agree with the view, weighed right."""
     state = data.draw(mid_match_states(max_steps=120))
     if state.winner is not None:
         return
     view = view_for(state, state.turn)
-    moves = view.legal_moves
     determiniser = Determiniser(view)
-    seen: list[MatchState] = []
-
-    def sample(rng: int) -> tuple[MatchState, int]:
-        world, rng = determiniser.sample(rng)
-        seen.append(world)
-        return world, rng
-
+    deals = _pool(view)
     tables = view_tables(view, view.history, 0.18)
-    totals = [0.0] * len(moves)
-    inferred_totals(tables, sample, moves, view.seat, 4, 12, False, 4, True, totals, 9)
-    assert len(seen) == (12 if tables[0] else 4)
-    assert all(_agrees(view, world) for world in seen)
+    rng = pool_rng = 9
+    for _ in range(6):
+        tiles, pool_rng = deals.tiles(pool_rng)
+        world, pool_rng = deals.state(tiles, pool_rng)
+        expected, rng = determiniser.sample(rng)
+        assert (world.hands, world.info.deck, world.info.rng) == (
+            expected.hands,
+            expected.info.deck,
+            expected.info.rng,
+        )
+        assert pool_rng == rng
+        assert _agrees(view, world)
+        assert deals.weight(tiles, tables) == pytest.approx(deal_weight(world, tables), rel=1e-12)
 
 
 @settings(max_examples=40, deadline=None)
@@ -243,17 +252,29 @@ def test_without_a_larger_pool_every_deal_counts_by_its_weight(data: st.DataObje
         return
     view = view_for(state, state.turn)
     moves = view.legal_moves
-    determiniser = Determiniser(view)
+    deals = _pool(view)
     tables = view_tables(view, view.history, 0.3)
     totals = [0.0] * len(moves)
-    inferred_totals(tables, determiniser.sample, moves, view.seat, 5, 5, False, 4, True, totals, 9)
+    inferred_totals(tables, deals, moves, view.seat, 5, 5, False, 4, True, totals, 9)
     expected = [0.0] * len(moves)
     worlds = []
+    weights = []
     rng = 9
-    for _ in range(5):
-        world, rng = determiniser.sample(rng)
-        worlds.append(world)
-    weights = [deal_weight(world, tables) if tables[0] else 1.0 for world in worlds]
+    if tables[0]:  # the pool's tiles first, then the states
+        pooled = []
+        for _ in range(5):
+            tiles, rng = deals.tiles(rng)
+            pooled.append(tiles)
+            weights.append(deals.weight(tiles, tables))
+        for tiles in pooled:
+            world, rng = deals.state(tiles, rng)
+            worlds.append(world)
+    else:  # nothing to read: deal by deal, unweighted
+        for _ in range(5):
+            tiles, rng = deals.tiles(rng)
+            world, rng = deals.state(tiles, rng)
+            worlds.append(world)
+            weights.append(1.0)
     for world, weight in zip(worlds, weights, strict=True):
         part = [0.0] * len(moves)
         score_deal(world, moves, view.seat, False, 4, True, part, 0)

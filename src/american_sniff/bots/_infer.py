@@ -45,20 +45,21 @@ resampling: every deal is played and its playouts count by its weight.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Final
 
+from .._fast import shuffled_indices
 from ..layout import FREE_KEY, TILE_VALUES, Layout, placed
 from ..moves import Draw, Move, Place
-from ..rng import next_u64
+from ..rng import below, next_u64
 from ..rules import placement_points
-from ..state import Action, MatchState
-from ..tiles import ALL_TILES
+from ..state import Action, MatchState, RoundInfo
+from ..tiles import ALL_TILES, Tile
 from ..views import PlayerView
 from ._kernel import score_deal
 
 __all__ = [
     "ChoiceTables",
+    "DealPool",
     "choice_tables",
     "deal_weight",
     "inferred_totals",
@@ -214,9 +215,123 @@ def pick_counts(weights: list[float], count: int, rng: int) -> tuple[list[int], 
     return counts, rng
 
 
+class DealPool:
+    """Deals of one view sampled in two steps: the hidden tiles' places, then the state.
+
+    The determiniser's tables (see :class:`~american_sniff.bots.Determiniser`
+    and :func:`~american_sniff.bots._kernel.sample_world`): :meth:`tiles`
+    draws which tiles go to which location (each other seat's kinds of tile
+    slot, then the stock), which is all a deal's weight needs; :meth:`state`
+    then shuffles the stock and builds the match state, for the deals that
+    are played only. Together they draw exactly as ``sample_world`` does.
+    """
+
+    def __init__(
+        self,
+        view: PlayerView,
+        groups: tuple[tuple[tuple[int, ...], tuple[Tile, ...]], ...],
+        choices: dict[tuple[int, tuple[int, ...]], tuple[list[tuple[int, ...]], list[int]]],
+        capacities: tuple[int, ...],
+        others: tuple[int, ...],
+    ) -> None:
+        self.view = view
+        self.groups = groups
+        self.choices = choices
+        self.capacities = capacities
+        self.others = others
+
+    def tiles(self, rng: int) -> tuple[list[list[Tile]], int]:
+        """The tiles of each location (the stock's last, unshuffled), and the generator state."""
+        groups = self.groups
+        choices = self.choices
+        capacities = self.capacities
+        locations = len(capacities)
+        placed_tiles: list[list[Tile]] = [[] for _ in range(locations)]
+        for group in range(len(groups)):
+            tiles = groups[group][1]
+            splits, weights = choices[(group, capacities)]
+            total = 0
+            for weight in weights:
+                total += weight
+            pick, rng = below(total, rng)
+            choice = 0
+            while pick >= weights[choice]:
+                pick -= weights[choice]
+                choice += 1
+            split = splits[choice]
+            order, rng = shuffled_indices(len(tiles), rng)
+            start = 0
+            left: list[int] = []
+            for location in range(locations):
+                amount = split[location]
+                place_in = placed_tiles[location]
+                for position in range(start, start + amount):
+                    place_in.append(tiles[order[position]])
+                start += amount
+                left.append(capacities[location] - amount)
+            capacities = tuple(left)
+        return placed_tiles, rng
+
+    def weight(self, placed_tiles: list[list[Tile]], tables: ChoiceTables) -> float:
+        """:func:`deal_weight` of the deal whose locations hold ``placed_tiles``."""
+        seats, chosen, known, worth = tables
+        others = self.others
+        weight = 1.0
+        for record in range(len(seats)):
+            total = known[record]
+            base = record * _TILES
+            seat = seats[record]
+            for location in range(len(others)):
+                if others[location] == seat:
+                    for tile in placed_tiles[location]:
+                        total += worth[base + tile.index]
+            weight *= chosen[record] / total
+        return weight
+
+    def state(self, placed_tiles: list[list[Tile]], rng: int) -> tuple[MatchState, int]:
+        """The match state of the deal ``placed_tiles`` (the stock shuffled now), and the rng."""
+        view = self.view
+        rest = placed_tiles[-1]
+        order, rng = shuffled_indices(len(rest), rng)
+        stock = tuple([rest[position] for position in order])
+        later, rng = next_u64(rng)
+        players = view.players
+        others = self.others
+        held: list[list[Tile]] = [[] for _ in range(players)]
+        for location in range(len(others)):
+            held[others[location]].extend(placed_tiles[location])
+        hands: list[tuple[Tile, ...]] = []
+        for seat in range(players):
+            if seat == view.seat:
+                hands.append(view.hand)
+            else:
+                tiles_held = held[seat]
+                tiles_held.sort(key=_index)
+                hands.append(tuple(tiles_held))
+        info = RoundInfo(
+            players=players,
+            seed=0,
+            round=view.round,
+            opener=view.opener,
+            deck=stock,
+            deals=(),
+            rng=later,
+            last_round=None,
+        )
+        state = MatchState(
+            info, view.turn, tuple(hands), view.layout, view.scores, None, view.drawn, 0
+        )
+        return state, rng
+
+
+def _index(tile: Tile) -> int:
+    """A tile's sort key: its index."""
+    return tile.index
+
+
 def inferred_totals(  # noqa: PLR0913, PLR0917 - a compiled call, the bot's settings passed on
     tables: ChoiceTables,
-    sample: Callable[[int], tuple[MatchState, int]],
+    deals: DealPool,
     moves: tuple[Move, ...],
     seat: int,
     playouts: int,
@@ -229,9 +344,11 @@ def inferred_totals(  # noqa: PLR0913, PLR0917 - a compiled call, the bot's sett
 ) -> int:
     """Add to ``totals`` the playouts of ``playouts`` deals resampled from ``pool`` by the model.
 
-    ``sample`` is the determiniser's :meth:`~american_sniff.bots.Determiniser.sample`;
-    ``seat`` the view's seat, and ``random``, ``depth`` and ``settle`` the
-    playouts' settings (:func:`~american_sniff.bots._kernel.score_deal`).
+    ``deals`` samples the view's deals; ``seat`` is the view's seat, and
+    ``random``, ``depth`` and ``settle`` the playouts' settings
+    (:func:`~american_sniff.bots._kernel.score_deal`). The pool's deals are
+    drawn first (their tiles only, :meth:`DealPool.tiles`), then the states
+    of those played, in the pool's order (:meth:`DealPool.state`).
     With ``pool`` no larger than ``playouts``, ``playouts`` deals are sampled
     and all played, each deal's playouts counting by its weight (the weights
     scaled to add up to ``playouts``) instead of being resampled. Without a
@@ -240,15 +357,16 @@ def inferred_totals(  # noqa: PLR0913, PLR0917 - a compiled call, the bot's sett
     """
     if not tables[0]:
         for _ in range(playouts):
-            world, rng = sample(rng)
+            tiles, rng = deals.tiles(rng)
+            world, rng = deals.state(tiles, rng)
             rng = score_deal(world, moves, seat, random, depth, settle, totals, rng)
         return rng
-    worlds: list[MatchState] = []
+    pooled: list[list[list[Tile]]] = []
     weights: list[float] = []
     for _ in range(max(pool, playouts)):
-        world, rng = sample(rng)
-        worlds.append(world)
-        weights.append(deal_weight(world, tables))
+        tiles, rng = deals.tiles(rng)
+        pooled.append(tiles)
+        weights.append(deals.weight(tiles, tables))
     if pool <= playouts:
         # No larger pool: every deal is played, and counts by its weight (the
         # weights scaled to add up to ``playouts``).
@@ -261,13 +379,14 @@ def inferred_totals(  # noqa: PLR0913, PLR0917 - a compiled call, the bot's sett
         counts, rng = pick_counts(weights, playouts, rng)
         factors = [float(times) for times in counts]
     part = [0.0] * len(moves)
-    for entry in range(len(worlds)):
+    for entry in range(len(pooled)):
         factor = factors[entry]
         if not factor > 0.0:
             continue
+        world, rng = deals.state(pooled[entry], rng)
         for index in range(len(part)):
             part[index] = 0.0
-        rng = score_deal(worlds[entry], moves, seat, random, depth, settle, part, rng)
+        rng = score_deal(world, moves, seat, random, depth, settle, part, rng)
         for index in range(len(part)):
             totals[index] += factor * part[index]
     return rng

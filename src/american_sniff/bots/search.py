@@ -31,7 +31,7 @@ from ..rng import MASK64, check_seed, next_u64
 from ..rules import placement_points, side_of
 from ..state import MatchState
 from ..views import PlayerView
-from ._infer import inferred_totals, view_tables
+from ._infer import DealPool, inferred_totals, view_tables
 from ._kernel import count_deals, deal_tables, outcome, sample_world, score_deal, slot_voids
 from .base import moves_to_choose_from
 from .endgame import endgame_values
@@ -370,11 +370,18 @@ class SearchBot:
         totals = [0.0] * len(moves)
         if self.infer is not None:
             tables = view_tables(view, actions, float(self.infer))
+            deals = DealPool(
+                view,
+                determiniser._groups,
+                determiniser._choices,
+                determiniser._capacities,
+                determiniser._others,
+            )
             chunk = self.playouts if deadline is None else 8
             while True:
                 rng = inferred_totals(
                     tables,
-                    determiniser.sample,
+                    deals,
                     moves,
                     view.seat,
                     chunk,
