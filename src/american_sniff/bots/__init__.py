@@ -45,14 +45,16 @@ __all__ = [
 
 #: The difficulty levels a game can offer, easiest first: each is a
 #: :class:`~american_sniff.SearchBot` with these options (read-only). ``"medium"`` is the
-#: instant budget and ``"expert"`` the strong one; ``benchmarks/bots-results.md``
-#: measures each against the one below.
+#: instant budget and ``"expert"`` the strong one, which also reads the other
+#: seats' choices (``infer=0.1``: worth about three points with four players at
+#: that budget, nothing measurable with two); ``benchmarks/bots-results.md``
+#: measures each level against the one below.
 LEVELS: Mapping[str, Mapping[str, Any]] = MappingProxyType(
     {
         "easy": MappingProxyType({"playouts": 1}),
         "medium": MappingProxyType({"playouts": 8}),
         "hard": MappingProxyType({"playouts": 24}),
-        "expert": MappingProxyType({"playouts": 64}),
+        "expert": MappingProxyType({"playouts": 64, "infer": 0.1}),
     }
 )
 
