@@ -47,15 +47,14 @@ from __future__ import annotations
 import math
 from typing import Final
 
-from .._fast import shuffled_indices
 from ..layout import FREE_KEY, TILE_VALUES, Layout, placed
 from ..moves import Draw, Move, Place
-from ..rng import below, next_u64
+from ..rng import next_u64
 from ..rules import placement_points
-from ..state import Action, MatchState, RoundInfo
+from ..state import Action, MatchState
 from ..tiles import ALL_TILES, Tile
 from ..views import PlayerView
-from ._kernel import score_deal
+from ._kernel import deal_state, deal_tiles, score_deal
 
 __all__ = [
     "ChoiceTables",
@@ -242,35 +241,7 @@ class DealPool:
 
     def tiles(self, rng: int) -> tuple[list[list[Tile]], int]:
         """The tiles of each location (the stock's last, unshuffled), and the generator state."""
-        groups = self.groups
-        choices = self.choices
-        capacities = self.capacities
-        locations = len(capacities)
-        placed_tiles: list[list[Tile]] = [[] for _ in range(locations)]
-        for group in range(len(groups)):
-            tiles = groups[group][1]
-            splits, weights = choices[(group, capacities)]
-            total = 0
-            for weight in weights:
-                total += weight
-            pick, rng = below(total, rng)
-            choice = 0
-            while pick >= weights[choice]:
-                pick -= weights[choice]
-                choice += 1
-            split = splits[choice]
-            order, rng = shuffled_indices(len(tiles), rng)
-            start = 0
-            left: list[int] = []
-            for location in range(locations):
-                amount = split[location]
-                place_in = placed_tiles[location]
-                for position in range(start, start + amount):
-                    place_in.append(tiles[order[position]])
-                start += amount
-                left.append(capacities[location] - amount)
-            capacities = tuple(left)
-        return placed_tiles, rng
+        return deal_tiles(self.groups, self.choices, self.capacities, rng)
 
     def weight(self, placed_tiles: list[list[Tile]], tables: ChoiceTables) -> float:
         """:func:`deal_weight` of the deal whose locations hold ``placed_tiles``."""
@@ -290,43 +261,7 @@ class DealPool:
 
     def state(self, placed_tiles: list[list[Tile]], rng: int) -> tuple[MatchState, int]:
         """The match state of the deal ``placed_tiles`` (the stock shuffled now), and the rng."""
-        view = self.view
-        rest = placed_tiles[-1]
-        order, rng = shuffled_indices(len(rest), rng)
-        stock = tuple([rest[position] for position in order])
-        later, rng = next_u64(rng)
-        players = view.players
-        others = self.others
-        held: list[list[Tile]] = [[] for _ in range(players)]
-        for location in range(len(others)):
-            held[others[location]].extend(placed_tiles[location])
-        hands: list[tuple[Tile, ...]] = []
-        for seat in range(players):
-            if seat == view.seat:
-                hands.append(view.hand)
-            else:
-                tiles_held = held[seat]
-                tiles_held.sort(key=_index)
-                hands.append(tuple(tiles_held))
-        info = RoundInfo(
-            players=players,
-            seed=0,
-            round=view.round,
-            opener=view.opener,
-            deck=stock,
-            deals=(),
-            rng=later,
-            last_round=None,
-        )
-        state = MatchState(
-            info, view.turn, tuple(hands), view.layout, view.scores, None, view.drawn, 0
-        )
-        return state, rng
-
-
-def _index(tile: Tile) -> int:
-    """A tile's sort key: its index."""
-    return tile.index
+        return deal_state(self.view, self.others, placed_tiles, rng)
 
 
 def inferred_totals(  # noqa: PLR0913, PLR0917 - a compiled call, the bot's settings passed on

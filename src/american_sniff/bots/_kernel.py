@@ -40,7 +40,9 @@ from ..views import PlayerView
 __all__ = [
     "EndgameSearch",
     "count_deals",
+    "deal_state",
     "deal_tables",
+    "deal_tiles",
     "greedy_pick",
     "outcome",
     "play_out",
@@ -159,10 +161,16 @@ def score_deal(  # noqa: PLR0913, PLR0917 - a compiled call, no keywords on the 
     return rng
 
 
+#: The determiniser's groups of tiles: the locations each group may go to, and its tiles.
+_Groups = tuple[tuple[tuple[int, ...], tuple[Tile, ...]], ...]
+#: The determiniser's counted splits of each group: the splits and their weights.
+_Choices = dict[tuple[int, tuple[int, ...]], tuple[list[tuple[int, ...]], list[int]]]
+
+
 def sample_world(  # noqa: PLR0913, PLR0917 - the determiniser's tables, passed as they are
     view: PlayerView,
-    groups: tuple[tuple[tuple[int, ...], tuple[Tile, ...]], ...],
-    choices: dict[tuple[int, tuple[int, ...]], tuple[list[tuple[int, ...]], list[int]]],
+    groups: _Groups,
+    choices: _Choices,
     capacities: tuple[int, ...],
     others: tuple[int, ...],
     rng: int,
@@ -171,7 +179,20 @@ def sample_world(  # noqa: PLR0913, PLR0917 - the determiniser's tables, passed 
 
     The determiniser's groups of tiles, its counted splits (``choices``),
     its locations' capacities and the seat of each location but the stock
-    (``others``): the draws are the determiniser's, in its order.
+    (``others``): the draws are the determiniser's, in its order
+    (:func:`deal_tiles`, then :func:`deal_state`).
+    """
+    placed_tiles, rng = deal_tiles(groups, choices, capacities, rng)
+    return deal_state(view, others, placed_tiles, rng)
+
+
+def deal_tiles(
+    groups: _Groups, choices: _Choices, capacities: tuple[int, ...], rng: int
+) -> tuple[list[list[Tile]], int]:
+    """The first half of :func:`sample_world`: the tiles of each location, and the rng.
+
+    For each group, a split drawn by its weight and a shuffle of its tiles;
+    the stock (the last location) is left in the order its tiles were put.
     """
     locations = len(capacities)
     placed_tiles: list[list[Tile]] = [[] for _ in range(locations)]
@@ -198,6 +219,17 @@ def sample_world(  # noqa: PLR0913, PLR0917 - the determiniser's tables, passed 
             start += amount
             left.append(capacities[location] - amount)
         capacities = tuple(left)
+    return placed_tiles, rng
+
+
+def deal_state(
+    view: PlayerView, others: tuple[int, ...], placed_tiles: list[list[Tile]], rng: int
+) -> tuple[MatchState, int]:
+    """The second half of :func:`sample_world`: the state of a deal's tiles, and the rng.
+
+    The stock is shuffled, one output is kept as the generator state of later
+    rounds, and each other seat's tiles are sorted into its hand.
+    """
     rest = placed_tiles[-1]
     order, rng = shuffled_indices(len(rest), rng)
     stock = tuple([rest[position] for position in order])
