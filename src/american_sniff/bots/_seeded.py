@@ -9,7 +9,7 @@ from ..rng import MASK64, check_seed, next_u64
 from ..views import PlayerView
 from .base import moves_to_choose_from
 
-__all__ = ["SeededBot", "decision_rng"]
+__all__ = ["SeededBot", "decision_rng", "decision_rng_of"]
 
 
 def decision_rng(seed: int, view: PlayerView) -> int:
@@ -28,10 +28,10 @@ def decision_rng(seed: int, view: PlayerView) -> int:
     >>> decision_rng(5, view) == decision_rng(5, view) != decision_rng(6, view)
     True
     """
-    return _mixed(seed, view.round, len(view.history), view.seat)
+    return decision_rng_of(seed, view.round, len(view.history), view.seat)
 
 
-def _mixed(seed: int, round_: int, actions: int, seat: int) -> int:
+def decision_rng_of(seed: int, round_: int, actions: int, seat: int) -> int:
     """:func:`decision_rng` from its parts: the round, the round's actions so far, the seat."""
     state = seed
     for part in (round_, actions, seat):

@@ -35,7 +35,7 @@ from ..state import MatchState
 from ..views import PlayerView
 from ._infer import DealPool, inferred_totals, view_tables
 from ._kernel import count_deals, deal_tables, outcome, sample_world, score_deal, slot_voids
-from ._seeded import _mixed
+from ._seeded import decision_rng_of
 from .base import moves_to_choose_from
 from .endgame import endgame_values
 
@@ -371,7 +371,8 @@ class SearchBot:
         determiniser = Determiniser._of(
             view, slot_voids(view.players, view.seat, actions) if self.history else ()
         )
-        rng = _mixed(self.seed, view.round, len(actions), view.seat)  # decision_rng(seed, view)
+        # decision_rng(seed, view), from the history already read:
+        rng = decision_rng_of(self.seed, view.round, len(actions), view.seat)
         deadline = None if self.seconds is None else time.monotonic() + self.seconds
         if self.endgame_nodes(view.players) and view.stock_size == 0 and view.players != 3:
             exact = self._endgame(view, moves, determiniser, rng, deadline)
