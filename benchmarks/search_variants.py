@@ -72,6 +72,7 @@ from american_sniff.rules import side_of, target
 __all__ = [
     "VARIANTS",
     "GuardSearch",
+    "HalvingSearch",
     "HeavySettleSearch",
     "LargeEndgameSearch",
     "NoEndgameSearch",
@@ -327,6 +328,49 @@ class LargeEndgameSearch(SearchBot):
 
 
 @attrs.define(eq=False)
+class HalvingSearch(SearchBot):
+    """The library's bot with its playouts spent by sequential halving (``searchh``).
+
+    The same budget, ``playouts`` times the number of legal moves, is cut
+    into ``ceil(log2(moves))`` rounds: in each, every move still in the race
+    is played out on the same fresh deals, and the better half (by its total
+    so far) goes on. The exact endgame is the library's.
+    """
+
+    def choose(self, view: PlayerView) -> Move:
+        """The best move left after the last round of halving."""
+        moves = moves_to_choose_from(view, self)
+        if len(moves) == 1:
+            return moves[0]
+        wins = winning_moves(view)
+        if wins:
+            return wins[0]
+        determiniser = Determiniser(view)
+        rng = decision_rng(self.seed, view)
+        if self.endgame_nodes(view.players) and view.stock_size == 0 and view.players != 3:
+            exact = self._endgame(view, moves, determiniser, rng, None)
+            if exact is not None:
+                return exact
+        depth = -1 if self.depth is None else self.depth
+        alive = list(range(len(moves)))
+        totals = [0.0] * len(moves)
+        rounds = max(1, math.ceil(math.log2(len(moves))))
+        budget = self.playouts * len(moves)
+        for step in range(rounds):
+            subset = tuple(moves[index] for index in alive)
+            part = [0.0] * len(subset)
+            for _ in range(max(1, budget // (rounds * len(alive)))):
+                world, rng = determiniser.sample(rng)
+                rng = score_deal(world, subset, view.seat, False, depth, True, part, rng)
+            for position, index in enumerate(alive):
+                totals[index] += part[position]
+            if step < rounds - 1:
+                alive.sort(key=lambda index: -totals[index])
+                alive = sorted(alive[: math.ceil(len(alive) / 2)])
+        return moves[max(alive, key=lambda index: (totals[index], -index))]
+
+
+@attrs.define(eq=False)
 class OracleSearch(_Variant):
     """The search on the true hands (``oracle``): a cheat, to measure the ceiling.
 
@@ -380,6 +424,7 @@ VARIANTS: dict[str, type[SearchBot]] = {
     "searchn": NoEndgameSearch,
     "search16": SmallEndgameSearch,
     "search256": LargeEndgameSearch,
+    "searchh": HalvingSearch,
     "sir": ResampledSearch,
     "variant": _Variant,
 }
