@@ -47,7 +47,7 @@ from __future__ import annotations
 import math
 from typing import Final
 
-from ..layout import FREE_KEY, TILE_VALUES, Layout, placed
+from ..layout import FREE_KEY, TILE_VALUES, Layout, end_sum_after, placed
 from ..moves import Draw, Move, Place
 from ..rng import next_u64
 from ..rules import placement_points
@@ -83,14 +83,14 @@ def _tile_worth(layout: Layout, index: int, weights: list[float]) -> float:
     """The sum of the model's weights over the placements tile ``index`` has on ``layout``."""
     tile = ALL_TILES[index]
     if not layout.tile_mask:  # the opening: any tile, at no point
-        return weights[placement_points(placed(layout, tile, None).end_sum) // 5]
+        return weights[placement_points(end_sum_after(layout, tile, None)) // 5]
     if not TILE_VALUES[index] & layout.value_mask:
         return 0.0
     row = FREE_KEY[index]
     total = 0.0
     for key in layout.open_keys:
         if row[key] >= 0:
-            total += weights[placement_points(placed(layout, tile, key).end_sum) // 5]
+            total += weights[placement_points(end_sum_after(layout, tile, key)) // 5]
     return total
 
 

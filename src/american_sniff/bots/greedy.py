@@ -10,8 +10,8 @@ import attrs
 from ..layout import Layout
 from ..moves import Move, Place
 from ..rng import check_seed
-from ..rules import placement_points
 from ..views import PlayerView
+from ._kernel import greedy_pick
 from .base import moves_to_choose_from
 
 __all__ = ["GreedyBot", "greedy_choice"]
@@ -33,13 +33,9 @@ def greedy_choice(moves: Sequence[Move], layout: Layout) -> Move:
         return moves[0]
     # Several legal moves are always placements: a draw or a pass comes alone.
     places = cast("Sequence[Place]", moves)
-    best, best_key = places[0], (-1, -1)
     for move in places:
-        tile = move.tile
-        key = (placement_points(layout.place(tile, move.at).end_sum), tile.pips)
-        if key > best_key:
-            best, best_key = move, key
-    return best
+        layout.check_place(move.tile, move.at)
+    return greedy_pick(tuple(places), layout)
 
 
 @attrs.define(eq=False)
