@@ -77,6 +77,7 @@ __all__ = [
     "LargeEndgameSearch",
     "NoEndgameSearch",
     "OracleSearch",
+    "RacingSearch",
     "RawPipsSearch",
     "ResampledSearch",
     "SmallEndgameSearch",
@@ -371,6 +372,82 @@ class HalvingSearch(SearchBot):
 
 
 @attrs.define(eq=False)
+class RacingSearch(SearchBot):
+    """The library's bot, dropping the moves that are clearly worse as it goes (``searche``).
+
+    Deals are sampled one at a time, as by the bot; every ``batch`` deals
+    from ``first`` on, each move still in the race is compared with the
+    leader (the best total) over the deals both were played on: a move whose
+    mean paired deficit exceeds ``z`` standard errors is dropped (and one
+    that ties the leader on every deal, a move with the same outcomes, too).
+    The race ends when one move is left or the budget is spent.
+
+    :ivar z: How many standard errors the deficit must exceed.
+    :ivar first: The deals played before the first comparison.
+    :ivar batch: The deals between comparisons.
+    """
+
+    z: float = 2.0
+    first: int = 8
+    batch: int = 8
+
+    def choose(self, view: PlayerView) -> Move:
+        """The leader when the race ends."""
+        moves = moves_to_choose_from(view, self)
+        if len(moves) == 1:
+            return moves[0]
+        wins = winning_moves(view)
+        if wins:
+            return wins[0]
+        determiniser = Determiniser(view)
+        rng = decision_rng(self.seed, view)
+        if self.endgame_nodes(view.players) and view.stock_size == 0 and view.players != 3:
+            exact = self._endgame(view, moves, determiniser, rng, None)
+            if exact is not None:
+                return exact
+        depth = -1 if self.depth is None else self.depth
+        alive = list(range(len(moves)))
+        values: list[list[float]] = [[] for _ in moves]
+        subset = moves
+        played = 0
+        while played < self.playouts:
+            world, rng = determiniser.sample(rng)
+            part = [0.0] * len(subset)
+            rng = score_deal(world, subset, view.seat, False, depth, True, part, rng)
+            for position, index in enumerate(alive):
+                values[index].append(part[position])
+            played += 1
+            if (
+                played >= self.first
+                and (played - self.first) % self.batch == 0
+                and played < self.playouts
+            ):
+                alive = self._race(alive, values)
+                if len(alive) == 1:
+                    break
+                subset = tuple(moves[index] for index in alive)
+        return moves[max(alive, key=lambda index: (sum(values[index]), -index))]
+
+    def _race(self, alive: list[int], values: list[list[float]]) -> list[int]:
+        """The moves of ``alive`` still in the race."""
+        leader = max(alive, key=lambda index: (sum(values[index]), -index))
+        best = values[leader]
+        kept = []
+        for index in alive:
+            if index == leader:
+                kept.append(index)
+                continue
+            gaps = [a - b for a, b in zip(best, values[index], strict=True)]
+            count = len(gaps)
+            mean = sum(gaps) / count
+            spread = math.sqrt(sum((gap - mean) ** 2 for gap in gaps) / (count - 1))
+            if mean > self.z * spread / math.sqrt(count) or (spread == 0 and mean == 0):
+                continue
+            kept.append(index)
+        return kept
+
+
+@attrs.define(eq=False)
 class OracleSearch(_Variant):
     """The search on the true hands (``oracle``): a cheat, to measure the ceiling.
 
@@ -425,6 +502,7 @@ VARIANTS: dict[str, type[SearchBot]] = {
     "search16": SmallEndgameSearch,
     "search256": LargeEndgameSearch,
     "searchh": HalvingSearch,
+    "searche": RacingSearch,
     "sir": ResampledSearch,
     "variant": _Variant,
 }

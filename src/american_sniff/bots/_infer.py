@@ -61,8 +61,10 @@ __all__ = [
     "DealPool",
     "choice_tables",
     "deal_weight",
+    "inferred_deals",
     "inferred_totals",
     "pick_counts",
+    "play_deals",
     "view_tables",
 ]
 
@@ -296,6 +298,33 @@ def inferred_totals(  # noqa: PLR0913, PLR0917 - a compiled call, the bot's sett
             world, rng = deals.state(tiles, rng)
             rng = score_deal(world, moves, seat, random, depth, settle, totals, rng)
         return rng
+    played, factors, rng = inferred_deals(tables, deals, playouts, pool, rng)
+    part = [0.0] * len(moves)
+    for entry in range(len(played)):
+        factor = factors[entry]
+        world, rng = deals.state(played[entry], rng)
+        for index in range(len(part)):
+            part[index] = 0.0
+        rng = score_deal(world, moves, seat, random, depth, settle, part, rng)
+        for index in range(len(part)):
+            totals[index] += factor * part[index]
+    return rng
+
+
+def inferred_deals(
+    tables: ChoiceTables, deals: DealPool, playouts: int, pool: int, rng: int
+) -> tuple[list[list[list[Tile]]], list[float], int]:
+    """The deals that ``playouts`` playouts resampled from ``pool`` by the model play.
+
+    :func:`inferred_totals`'s first half, for a view with a placement to
+    read in ``tables``: the pool's deals are drawn (their tiles only,
+    :meth:`DealPool.tiles`) and weighed, then resampled (:func:`pick_counts`)
+    or, with ``pool`` no larger than ``playouts``, all kept with their
+    weights scaled to add up to ``playouts``. Returns the tiles of each deal
+    to play, in the pool's order, the factor its playouts count by (above
+    0), and the generator state; each deal's state is then drawn with
+    :meth:`DealPool.state`, in that order.
+    """
     pooled: list[list[list[Tile]]] = []
     weights: list[float] = []
     for _ in range(max(pool, playouts)):
@@ -313,15 +342,63 @@ def inferred_totals(  # noqa: PLR0913, PLR0917 - a compiled call, the bot's sett
     else:
         counts, rng = pick_counts(weights, playouts, rng)
         factors = [float(times) for times in counts]
-    part = [0.0] * len(moves)
+    played: list[list[list[Tile]]] = []
+    kept: list[float] = []
     for entry in range(len(pooled)):
         factor = factors[entry]
-        if not factor > 0.0:
-            continue
-        world, rng = deals.state(pooled[entry], rng)
-        for index in range(len(part)):
-            part[index] = 0.0
-        rng = score_deal(world, moves, seat, random, depth, settle, part, rng)
-        for index in range(len(part)):
-            totals[index] += factor * part[index]
+        if factor > 0.0:
+            played.append(pooled[entry])
+            kept.append(factor)
+    return played, kept, rng
+
+
+def play_deals(  # noqa: PLR0913, PLR0917 - a compiled call, the search's state passed on
+    deals: DealPool,
+    played: list[list[list[Tile]]] | None,
+    factors: list[float],
+    count: int,
+    trying: tuple[Move, ...],
+    alive: list[int],
+    seat: int,
+    random: bool,
+    depth: int,
+    settle: bool,
+    totals: list[float],
+    rows: list[list[float]] | None,
+    weights: list[float],
+    rng: int,
+) -> int:
+    """Play the moves ``trying`` out on some deals and add up what they score.
+
+    The deals are ``played`` (their tiles, from :func:`inferred_deals`),
+    each counting by its entry of ``factors``; or, if ``played`` is None,
+    ``count`` fresh deals, each drawn just before it is played and counting
+    once. ``trying`` holds the moves of ``alive`` (indices into ``totals``),
+    in that order: each deal's playout value of ``trying[p]``
+    (:func:`~american_sniff.bots._kernel.score_deal`), times the deal's
+    factor, goes to ``totals[alive[p]]``. With ``rows``, each value is also
+    appended to ``rows[alive[p]]``, and each deal's factor to ``weights``.
+    Returns the generator state.
+    """
+    size = len(trying)
+    part = [0.0] * size
+    number = count if played is None else len(played)
+    for entry in range(number):
+        if played is None:
+            tiles, rng = deals.tiles(rng)
+            factor = 1.0
+        else:
+            tiles = played[entry]
+            factor = factors[entry]
+        world, rng = deals.state(tiles, rng)
+        for position in range(size):
+            part[position] = 0.0
+        rng = score_deal(world, trying, seat, random, depth, settle, part, rng)
+        for position in range(size):
+            index = alive[position]
+            totals[index] += factor * part[position]
+            if rows is not None:
+                rows[index].append(part[position])
+        if rows is not None:
+            weights.append(factor)
     return rng

@@ -46,6 +46,7 @@ __all__ = [
     "greedy_pick",
     "outcome",
     "play_out",
+    "racing",
     "sample_world",
     "score_deal",
     "slot_voids",
@@ -159,6 +160,61 @@ def score_deal(  # noqa: PLR0913, PLR0917 - a compiled call, no keywords on the 
         end, rng = play_out(apply(world, moves[index]), random, rng, depth)
         totals[index] += outcome(world, end, seat, settle)
     return rng
+
+
+def racing(
+    rows: list[list[float]],
+    weights: list[float],
+    alive: list[int],
+    totals: list[float],
+    prune: float,
+) -> list[int]:
+    """The moves of ``alive`` still in the race after the deals played so far.
+
+    ``rows[m]`` holds move ``m``'s playout values, one per deal played since
+    the start (every move of ``alive`` has one for each), ``weights`` what
+    each deal counts by, and ``totals[m]`` the weighted sum of ``rows[m]``.
+    The *leader* is the move of ``alive`` with the best total (the first
+    such). Every other move is compared with it deal by deal: it leaves the
+    race when the weighted mean of the leader's lead exceeds ``prune``
+    standard errors of that mean (the weights counted as frequencies), or
+    when the lead is 0 on every deal (the two moves did the same
+    everywhere, and a tie goes to the first). The leader always stays; the
+    moves keep their order.
+    """
+    leader = alive[0]
+    for index in alive:
+        if totals[index] > totals[leader]:
+            leader = index
+    best = rows[leader]
+    count = 0.0
+    for weight in weights:
+        count += weight
+    kept: list[int] = []
+    for index in alive:
+        if index == leader:
+            kept.append(index)
+            continue
+        values = rows[index]
+        lead = 0.0
+        for deal in range(len(weights)):
+            lead += weights[deal] * (best[deal] - values[deal])
+        mean = lead / count
+        spread = 0.0
+        for deal in range(len(weights)):
+            gap = best[deal] - values[deal] - mean
+            spread += weights[deal] * gap * gap
+        if spread == 0.0:
+            if mean >= 0.0:
+                continue  # behind (or level) on every deal alike
+        elif (
+            mean > 0.0
+            and count > 1.0
+            and mean * mean * count * (count - 1.0) > prune * prune * spread
+        ):
+            continue  # mean > prune * sqrt(spread / (count - 1) / count), squared
+        kept.append(index)
+    return kept
 
 
 #: The determiniser's groups of tiles: the locations each group may go to, and its tiles.

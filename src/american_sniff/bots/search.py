@@ -31,10 +31,17 @@ import attrs
 from ..moves import Move, Place
 from ..rng import check_seed
 from ..rules import placement_points, side_of
-from ..state import MatchState
+from ..state import Action, MatchState
 from ..views import PlayerView
-from ._infer import DealPool, inferred_totals, view_tables
-from ._kernel import count_deals, deal_tables, outcome, sample_world, score_deal, slot_voids
+from ._infer import DealPool, inferred_deals, play_deals, view_tables
+from ._kernel import (
+    count_deals,
+    deal_tables,
+    outcome,
+    racing,
+    sample_world,
+    slot_voids,
+)
 from ._seeded import decision_rng_of
 from .base import moves_to_choose_from
 from .endgame import endgame_values
@@ -54,6 +61,10 @@ __all__ = [
 #: dearer and worth less (the split is a guess), so at equal CPU time fewer
 #: nodes play better (``benchmarks/bots-results.md``).
 ENDGAME_NODES: Mapping[int, int] = MappingProxyType({2: 64, 4: 16})
+
+#: With ``prune``, how many playouts go between two looks at which moves are
+#: clearly behind (the first look comes after as many).
+_RACE_EVERY = 8
 
 #: The default policies a playout can use, by name.
 ROLLOUT_POLICIES = ("greedy", "random")
@@ -285,6 +296,16 @@ class SearchBot:
         exact endgame still samples uniformly. The ``repr`` shows it only
         when it is set. ``benchmarks/bots-results-infer.md`` measures it:
         beta 0.1 gains nothing at 8 playouts, and a few points at most at 64.
+    :ivar prune: None (the default) to play every move out on every deal.
+        A number ``z`` (above 0) drops a move from the search once it is
+        clearly behind: after every 8 playouts, each move is compared with
+        the leader (the best total so far) deal by deal, and leaves when the
+        leader's mean lead over it exceeds ``z`` standard errors, or when
+        the two did the same on every deal. The choice ends when one move is
+        left, so a clear choice costs a fraction of the budget, and the
+        budget goes to the close ones. With ``infer``, the pool's deals are
+        then resampled 8 playouts at a time. The ``repr`` shows it only when
+        it is set; ``benchmarks/bots-results.md`` measures it.
     """
 
     #: The bot's name in the registry (:func:`~american_sniff.make_bot`).
@@ -314,6 +335,7 @@ class SearchBot:
     rollout: str = attrs.field(default="greedy")
     depth: int | None = attrs.field(default=4)
     infer: float | None = attrs.field(default=None)
+    prune: float | None = attrs.field(default=None)
 
     @playouts.validator
     def _check_playouts(self, _: object, value: object) -> None:
@@ -341,11 +363,20 @@ class SearchBot:
         ):
             raise ValueError(f"infer must be a number from 0 up, or None, got {value!r}")
 
+    @prune.validator
+    def _check_prune(self, _: object, value: object) -> None:
+        if value is not None and (
+            not isinstance(value, (int, float))
+            or isinstance(value, bool)
+            or not 0 < value < math.inf
+        ):
+            raise ValueError(f"prune must be a positive number, or None, got {value!r}")
+
     def __repr__(self) -> str:
         shown = ", ".join(
             f"{field.name}={getattr(self, field.name)!r}"
             for field in attrs.fields(type(self))
-            if field.name != "infer" or self.infer is not None
+            if field.name not in ("infer", "prune") or getattr(self, field.name) is not None
         )
         return f"{type(self).__name__}({shown})"
 
@@ -378,48 +409,85 @@ class SearchBot:
             exact = self._endgame(view, moves, determiniser, rng, deadline)
             if exact is not None:
                 return exact
+        return self._playouts(view, actions, moves, determiniser, rng, deadline)
+
+    def _playouts(  # noqa: PLR0913, PLR0917 - one decision's parts, passed on
+        self,
+        view: PlayerView,
+        actions: tuple[Action, ...],
+        moves: tuple[Move, ...],
+        determiniser: Determiniser,
+        rng: int,
+        deadline: float | None,
+    ) -> Move:
+        """The best move by its total over the sampled deals' playouts (see the class notes).
+
+        Deals are played one at a time, or, when reading the other seats'
+        choices, a pool's resampled deals at a time (all the playouts at
+        once with a playout budget and no pruning, else 8). With ``prune``,
+        :func:`~american_sniff.bots._kernel.racing` drops the moves that
+        are clearly behind after every 8 playouts, and the choice ends when one
+        is left.
+        """
         random = self.rollout == "random"
         depth = -1 if self.depth is None else self.depth
+        seat = view.seat
+        settle = self.settle
+        prune = self.prune
         totals = [0.0] * len(moves)
-        if self.infer is not None:
-            tables = view_tables(view, actions, float(self.infer))
-            deals = DealPool(
-                view,
-                determiniser._groups,
-                determiniser._choices,
-                determiniser._capacities,
-                determiniser._others,
-            )
-            chunk = self.playouts if deadline is None else 8
-            while True:
-                rng = inferred_totals(
-                    tables,
-                    deals,
-                    moves,
-                    view.seat,
-                    chunk,
-                    chunk * self.infer_pool,
-                    random,
-                    depth,
-                    self.settle,
-                    totals,
-                    rng,
-                )
-                if deadline is None or time.monotonic() >= deadline:
-                    break
-            return moves[totals.index(max(totals))]
-        samples = 0
+        alive = list(range(len(moves)))
+        trying = moves
+        # With pruning: each move's value on every deal, and each deal's weight.
+        rows: list[list[float]] = [[] for _ in moves]
+        weights: list[float] = []
+        tables = None if self.infer is None else view_tables(view, actions, float(self.infer))
+        reading = tables is not None and bool(tables[0])
+        pool = DealPool(
+            view,
+            determiniser._groups,
+            determiniser._choices,
+            determiniser._capacities,
+            determiniser._others,
+        )
+        # Playouts between two looks at the race (all of them without one).
+        step = self.playouts if prune is None else _RACE_EVERY
+        kept = None if prune is None else rows
+        spent = 0
         while True:
-            world, rng = determiniser.sample(rng)
-            rng = score_deal(world, moves, view.seat, random, depth, self.settle, totals, rng)
-            samples += 1
             if deadline is None:
-                if samples >= self.playouts:
+                size = min(step, self.playouts - spent)
+            else:
+                # With a time budget, checked after each deal (or pool).
+                size = _RACE_EVERY if reading else 1
+            if tables is not None and reading:
+                played, factors, rng = inferred_deals(
+                    tables, pool, size, size * self.infer_pool, rng
+                )
+                rng = play_deals(
+                    pool, played, factors, 0, trying, alive, seat, random, depth, settle,
+                    totals, kept, weights, rng,
+                )  # fmt: skip
+            else:
+                rng = play_deals(
+                    pool, None, [], size, trying, alive, seat, random, depth, settle,
+                    totals, kept, weights, rng,
+                )  # fmt: skip
+            spent += size
+            if deadline is None:
+                if spent >= self.playouts:
                     break
             elif time.monotonic() >= deadline:
                 break
-        best = max(totals)
-        return moves[totals.index(best)]
+            if prune is not None and spent % _RACE_EVERY == 0:
+                alive = racing(rows, weights, alive, totals, prune)
+                if len(alive) == 1:
+                    break
+                trying = tuple([moves[index] for index in alive])
+        best = alive[0]
+        for index in alive:
+            if totals[index] > totals[best]:
+                best = index
+        return moves[best]
 
     def endgame_nodes(self, players: int) -> int:
         """The nodes of exact endgame that each playout buys with ``players`` (0: none).
