@@ -4,8 +4,10 @@ Each is :class:`~american_sniff.SearchBot` with one part changed, so that
 ``versus.py`` (and ``regret.py``) can play it against the bot itself or the
 DMC bot. None of the first four made a measurable difference, so the
 library's bot has none of them; they live here so that the runs can be
-repeated. The others measure a part of the library's bot (its exact
-endgame) or the ceiling (the oracle).
+repeated. Of the next two, ``searchs`` did
+(with two players): the library now weighs the settlement at a cut that way.
+The others measure a part of the library's bot (its exact endgame) or the
+ceiling (the oracle).
 
 * ``searchg`` (:class:`GuardSearch`): every seat's playout policy is the
   *guard*: the placement that scores the most points now less the most the
@@ -17,6 +19,11 @@ endgame) or the ceiling (the oracle).
   count as they are, not rounded to a multiple of five as settlement would.
 * ``searchw`` (:class:`WinSearch`): a playout is scored by an estimate of the
   chance to win the match from its end (:func:`win_chance`), not by points.
+* ``searchs`` (:class:`LightSettleSearch`): the settlement at a playout's
+  cut counts ``weight`` times (0.5 by default), not in full; it found the
+  library's two-player weight (``bots.search.SETTLE_WEIGHTS``).
+* ``searchq`` (:class:`QuietSearch`): at a playout's cut, the points of the
+  next seat's greedy placement count too, ``weight`` times.
 * ``searchn`` (:class:`NoEndgameSearch`): the library's bot without its
   exact endgame (:mod:`american_sniff.bots.endgame`): once the stock is
   empty it samples and plays out as before, to measure what the exact search
@@ -61,7 +68,8 @@ from american_sniff import (
     round_hand,
 )
 from american_sniff.bots import Determiniser, decision_rng, winning_moves
-from american_sniff.bots._kernel import score_deal
+from american_sniff.bots._kernel import greedy_pick, score_deal
+from american_sniff.bots._kernel import play_out as kernel_play_out
 from american_sniff.bots.base import moves_to_choose_from
 from american_sniff.bots.endgame import outcome_value
 from american_sniff.bots.greedy import greedy_choice
@@ -75,9 +83,10 @@ __all__ = [
     "HalvingSearch",
     "HeavySettleSearch",
     "LargeEndgameSearch",
+    "LightSettleSearch",
     "NoEndgameSearch",
     "OracleSearch",
-    "RacingSearch",
+    "QuietSearch",
     "RawPipsSearch",
     "ResampledSearch",
     "SmallEndgameSearch",
@@ -139,7 +148,12 @@ def play_out(state: MatchState, guard: bool, depth: int) -> MatchState:
 
 @attrs.define(eq=False)
 class _Variant(SearchBot):
-    """The search bot's loop (greedy playouts, a playout budget) with hooks."""
+    """The search bot's loop (greedy playouts, a playout budget) with hooks (``variant``).
+
+    It has no exact endgame and no pruning, and counts the settlement at a
+    playout's cut in full with any number of players (the library's bot
+    before :data:`~american_sniff.bots.search.SETTLE_WEIGHTS`).
+    """
 
     guard = False
 
@@ -172,7 +186,10 @@ class _Variant(SearchBot):
                 score_deal(world, moves, view.seat, False, depth, True, totals, 0)
                 continue
             for index, move in enumerate(moves):
-                end = play_out(apply(world, move), self.guard, depth)
+                if self.guard:
+                    end = play_out(apply(world, move), True, depth)
+                else:
+                    end, _ = kernel_play_out(apply(world, move), False, 0, depth)
                 totals[index] += self._value(world, end, view.seat)
         return moves[totals.index(max(totals))]
 
@@ -229,6 +246,54 @@ class HeavySettleSearch(_Variant):
         mine = side_of(players, seat)
         others = [p for side, p in enumerate(pips) if side != mine]
         return value - (pips[mine] - sum(others) / len(others))
+
+
+@attrs.define(eq=False)
+class LightSettleSearch(_Variant):
+    """The settlement at a playout's cut counted by ``weight`` (``searchs``; the bot's is 1)."""
+
+    weight: float = 0.5
+
+    def _value(self, start: MatchState, end: MatchState, seat: int) -> float:
+        value = playout_value(start, end, seat)
+        if end.winner is not None or end.round != start.round:
+            return value
+        players = start.players
+        pips = [0] * (2 if players == 4 else players)
+        for other, hand in enumerate(end.hands):
+            pips[side_of(players, other)] += round_hand(sum(t.pips for t in hand))
+        mine = side_of(players, seat)
+        others = [p for side, p in enumerate(pips) if side != mine]
+        # playout_value took the whole settlement; give back (1 - weight) of it.
+        return value + (1.0 - self.weight) * (pips[mine] - sum(others) / len(others))
+
+
+@attrs.define(eq=False)
+class QuietSearch(_Variant):
+    """At a playout's cut, the next placement's points counted too (``searchq``).
+
+    If the round goes on at the cut and the seat to move can place, the
+    points of its greedy placement count ``weight`` times for its side (as
+    gained, so against this seat when it is another side's).
+    """
+
+    weight: float = 1.0
+
+    def _value(self, start: MatchState, end: MatchState, seat: int) -> float:
+        value = playout_value(start, end, seat)
+        if end.winner is not None or end.round != start.round:
+            return value
+        moves = legal_moves(end)
+        if type(moves[0]) is not Place:
+            return value
+        move = cast("Place", moves[0] if len(moves) == 1 else greedy_pick(moves, end.layout))
+        points = placement_points(end.layout.place(move.tile, move.at).end_sum)
+        players = start.players
+        mine = side_of(players, seat)
+        if side_of(players, end.turn) == mine:
+            return value + self.weight * points
+        others = 1 if players == 4 else players - 1
+        return value - self.weight * points / others
 
 
 class _Choices:
@@ -372,82 +437,6 @@ class HalvingSearch(SearchBot):
 
 
 @attrs.define(eq=False)
-class RacingSearch(SearchBot):
-    """The library's bot, dropping the moves that are clearly worse as it goes (``searche``).
-
-    Deals are sampled one at a time, as by the bot; every ``batch`` deals
-    from ``first`` on, each move still in the race is compared with the
-    leader (the best total) over the deals both were played on: a move whose
-    mean paired deficit exceeds ``z`` standard errors is dropped (and one
-    that ties the leader on every deal, a move with the same outcomes, too).
-    The race ends when one move is left or the budget is spent.
-
-    :ivar z: How many standard errors the deficit must exceed.
-    :ivar first: The deals played before the first comparison.
-    :ivar batch: The deals between comparisons.
-    """
-
-    z: float = 2.0
-    first: int = 8
-    batch: int = 8
-
-    def choose(self, view: PlayerView) -> Move:
-        """The leader when the race ends."""
-        moves = moves_to_choose_from(view, self)
-        if len(moves) == 1:
-            return moves[0]
-        wins = winning_moves(view)
-        if wins:
-            return wins[0]
-        determiniser = Determiniser(view)
-        rng = decision_rng(self.seed, view)
-        if self.endgame_nodes(view.players) and view.stock_size == 0 and view.players != 3:
-            exact = self._endgame(view, moves, determiniser, rng, None)
-            if exact is not None:
-                return exact
-        depth = -1 if self.depth is None else self.depth
-        alive = list(range(len(moves)))
-        values: list[list[float]] = [[] for _ in moves]
-        subset = moves
-        played = 0
-        while played < self.playouts:
-            world, rng = determiniser.sample(rng)
-            part = [0.0] * len(subset)
-            rng = score_deal(world, subset, view.seat, False, depth, True, part, rng)
-            for position, index in enumerate(alive):
-                values[index].append(part[position])
-            played += 1
-            if (
-                played >= self.first
-                and (played - self.first) % self.batch == 0
-                and played < self.playouts
-            ):
-                alive = self._race(alive, values)
-                if len(alive) == 1:
-                    break
-                subset = tuple(moves[index] for index in alive)
-        return moves[max(alive, key=lambda index: (sum(values[index]), -index))]
-
-    def _race(self, alive: list[int], values: list[list[float]]) -> list[int]:
-        """The moves of ``alive`` still in the race."""
-        leader = max(alive, key=lambda index: (sum(values[index]), -index))
-        best = values[leader]
-        kept = []
-        for index in alive:
-            if index == leader:
-                kept.append(index)
-                continue
-            gaps = [a - b for a, b in zip(best, values[index], strict=True)]
-            count = len(gaps)
-            mean = sum(gaps) / count
-            spread = math.sqrt(sum((gap - mean) ** 2 for gap in gaps) / (count - 1))
-            if mean > self.z * spread / math.sqrt(count) or (spread == 0 and mean == 0):
-                continue
-            kept.append(index)
-        return kept
-
-
-@attrs.define(eq=False)
 class OracleSearch(_Variant):
     """The search on the true hands (``oracle``): a cheat, to measure the ceiling.
 
@@ -502,7 +491,8 @@ VARIANTS: dict[str, type[SearchBot]] = {
     "search16": SmallEndgameSearch,
     "search256": LargeEndgameSearch,
     "searchh": HalvingSearch,
-    "searche": RacingSearch,
+    "searchs": LightSettleSearch,
+    "searchq": QuietSearch,
     "sir": ResampledSearch,
     "variant": _Variant,
 }

@@ -32,6 +32,7 @@ from american_sniff.bots import Determiniser, decision_rng, winning_moves
 from american_sniff.bots import search as search_module
 from american_sniff.bots._infer import DealPool, inferred_deals, play_deals, view_tables
 from american_sniff.bots._kernel import racing, score_deal
+from american_sniff.bots.search import SETTLE_WEIGHTS
 from strategies import mid_match_states
 
 # -- the race itself -------------------------------------------------------------------
@@ -114,12 +115,13 @@ def _reference_choice(view: PlayerView, bot: SearchBot) -> Move:
     determiniser = Determiniser(view)
     rng = decision_rng(bot.seed, view)
     alive = list(range(len(moves)))
+    weight = SETTLE_WEIGHTS[view.players]
     rows: list[list[float]] = []
     for played in range(1, bot.playouts + 1):
         world, rng = determiniser.sample(rng)
         part = [0.0] * len(alive)
         rng = score_deal(
-            world, tuple(moves[i] for i in alive), view.seat, False, 4, True, part, rng
+            world, tuple(moves[i] for i in alive), view.seat, False, 4, weight, part, rng
         )
         row = [math.nan] * len(moves)
         for position, index in enumerate(alive):
@@ -195,7 +197,9 @@ def _reference_reading_choice(view: PlayerView, bot: SearchBot) -> Move:
             world, rng = pool.state(tiles, rng)
             part = [0.0] * len(alive)
             trying = tuple(moves[i] for i in alive)
-            rng = score_deal(world, trying, view.seat, False, 4, True, part, rng)
+            rng = score_deal(
+                world, trying, view.seat, False, 4, SETTLE_WEIGHTS[view.players], part, rng
+            )
             row = [math.nan] * len(moves)
             for position, index in enumerate(alive):
                 row[index] = part[position]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -27,7 +28,7 @@ from american_sniff import (
     view_for,
 )
 from american_sniff.bots import Bot, Determiniser, GreedyBot, SearchBot, winning_moves
-from american_sniff.bots.search import playout_value, tile_voids
+from american_sniff.bots.search import SETTLE_WEIGHTS, playout_value, tile_voids
 from american_sniff.tournament import run_tournament
 from strategies import mid_match_states
 
@@ -355,6 +356,30 @@ def test_a_playout_cut_short_counts_the_settlement_the_hands_would_cost() -> Non
     while state.round == four.round:
         state = apply(state, legal_moves(state)[0])
     assert playout_value(four, state, 0) == playout_value(four, state, 0, settle=False)
+
+
+def test_a_weighed_settlement_counts_that_share_of_the_hands_cost() -> None:
+    """``settle=w`` takes ``w`` times each hand's rounded pips; the bot's weights are by players."""
+    start = new_match(2, seed=4)
+    end = start.evolve(scores=(30, 10))
+    cost = [round_hand(sum(t.pips for t in hand)) for hand in end.hands]
+    assert cost[0] != cost[1]
+    for weight in (0.0, 0.25, 0.5, 1.0, 2.0):
+        expected = (30 - weight * cost[0]) - (10 - weight * cost[1])
+        assert playout_value(start, end, 0, settle=weight) == expected
+    assert playout_value(start, end, 0, settle=True) == playout_value(start, end, 0)
+    assert playout_value(start, end, 0, settle=False) == 20
+    assert dict(SETTLE_WEIGHTS) == {2: 0.25, 3: 1.0, 4: 1.0}
+    with pytest.raises(TypeError):
+        SETTLE_WEIGHTS[2] = 1.0  # type: ignore[index]
+
+
+@pytest.mark.parametrize("bad", [-0.5, math.inf, math.nan, "1", None])
+def test_a_bad_settlement_weight_is_refused(bad: object) -> None:
+    """A negative, infinite, NaN or non-number weight is refused with a clear message."""
+    start = new_match(2, seed=4)
+    with pytest.raises(ValueError, match="settle must be a finite number from 0 up"):
+        playout_value(start, start, 0, settle=bad)  # type: ignore[arg-type]
 
 
 def _wins(summary_wins: dict[str, int], names: Sequence[str]) -> list[int]:

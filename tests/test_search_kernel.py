@@ -37,7 +37,7 @@ from american_sniff.bots import Determiniser, decision_rng, winning_moves
 from american_sniff.bots._kernel import greedy_pick, outcome, play_out, score_deal
 from american_sniff.bots.endgame import endgame_values, outcome_value
 from american_sniff.bots.greedy import greedy_choice
-from american_sniff.bots.search import ENDGAME_NODES, playout_value, tile_voids
+from american_sniff.bots.search import ENDGAME_NODES, SETTLE_WEIGHTS, playout_value, tile_voids
 from american_sniff.deal import tile_index
 from american_sniff.layout import Layout
 from american_sniff.moves import Draw
@@ -242,12 +242,21 @@ def _reference_play_out(
     return state, rng
 
 
-def _reference_value(start: MatchState, end: MatchState, seat: int, settle: bool) -> float:
-    """``playout_value`` as it was, on ``rules.settle`` and ``outcome_value``."""
+def _reference_value(start: MatchState, end: MatchState, seat: int, settle: float) -> float:
+    """``playout_value`` as it was, on ``rules.settle`` and ``outcome_value``.
+
+    A settlement counted ``settle`` times (from 0 to 1) mixes the value
+    without it and the value with it in full (the value is linear in it).
+    """
     scores = end.scores
     if settle and end.winner is None and end.round == start.round:
         hands = [sum([t.pips for t in h]) for h in end.hands]
         _, scores = settle_round(start.players, scores, hands)
+        full = outcome_value(start, end, seat, scores)
+        if settle == 1:
+            return full
+        bare = outcome_value(start, end, seat, end.scores)
+        return (1 - settle) * bare + settle * full
     return outcome_value(start, end, seat, scores)
 
 
@@ -263,7 +272,8 @@ def _reference_totals(
         world, rng = _reference_sample(determiniser, rng)
         for index, move in enumerate(moves):
             end, rng = _reference_play_out(apply(world, move), bot.rollout, rng, bot.depth)
-            totals[index] += _reference_value(world, end, view.seat, bot.settle)
+            weight = SETTLE_WEIGHTS[view.players] if bot.settle else 0.0
+            totals[index] += _reference_value(world, end, view.seat, weight)
         states.append(rng)
     return totals, states, rng
 
@@ -405,7 +415,7 @@ def test_a_playout_and_its_value_are_the_references(rollout: str, depth: int | N
             expected, expected_rng = _reference_play_out(after, rollout, rng, depth)
             assert end == expected
             assert end_rng == expected_rng
-            for settle in (True, False):
+            for settle in (True, False, 0.25, 0.5):
                 value = outcome(world, end, view.seat, settle)
                 assert value == _reference_value(world, end, view.seat, settle)
                 assert type(value) is float
@@ -433,8 +443,9 @@ def test_the_totals_of_every_deal_are_the_references(bot: SearchBot) -> None:
         for expected_rng in states:
             world, rng = determiniser.sample(rng)
             random_rollout = bot.rollout == "random"
+            weight = SETTLE_WEIGHTS[view.players]
             rng = score_deal(
-                world, view.legal_moves, view.seat, random_rollout, depth, True, totals, rng
+                world, view.legal_moves, view.seat, random_rollout, depth, weight, totals, rng
             )
             assert rng == expected_rng
         assert totals == expected

@@ -275,7 +275,7 @@ def inferred_totals(  # noqa: PLR0913, PLR0917 - a compiled call, the bot's sett
     pool: int,
     random: bool,
     depth: int,
-    settle: bool,
+    settle: float,
     totals: list[float],
     rng: int,
 ) -> int:
@@ -362,7 +362,7 @@ def play_deals(  # noqa: PLR0913, PLR0917 - a compiled call, the search's state 
     seat: int,
     random: bool,
     depth: int,
-    settle: bool,
+    settle: float,
     totals: list[float],
     rows: list[list[float]] | None,
     weights: list[float],

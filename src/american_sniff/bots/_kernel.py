@@ -107,12 +107,13 @@ def play_out(state: MatchState, random: bool, rng: int, depth: int) -> tuple[Mat
     return state, rng
 
 
-def outcome(start: MatchState, end: MatchState, seat: int, settle: bool) -> float:
+def outcome(start: MatchState, end: MatchState, seat: int, settle: float) -> float:
     """:func:`~american_sniff.bots.search.playout_value` of ``end`` from ``start`` for ``seat``.
 
     A won match is ``2 * target`` (or its opposite); otherwise this side's
-    gain less the mean of the others', the hands' settlement counted (if
-    ``settle``) when the round is still going at ``end``.
+    gain less the mean of the others', the hands' settlement counted
+    ``settle`` times (1: in full; 0 or False: not at all) when the round is
+    still going at ``end``.
     """
     players = start.info.players
     mine = side_of(players, seat)
@@ -120,22 +121,25 @@ def outcome(start: MatchState, end: MatchState, seat: int, settle: bool) -> floa
     if winner is not None:
         target = end.target
         return float(2 * target if winner == mine else -2 * target)
-    scores = list(end.scores)
+    scores = end.scores
+    before = start.scores
+    # What settlement would take from each side if the round ended here.
+    cut = [0] * len(scores)
     if settle and end.info.round == start.info.round:
         hands = end.hands
         for index in range(players):
             pips = 0
             for tile in hands[index]:
                 pips += tile.pips
-            scores[side_of(players, index)] -= round_hand(pips)
-    before = start.scores
-    others = 0
+            cut[side_of(players, index)] += round_hand(pips)
+    # (Integers and halves times a weight of a few bits: exact in floats.)
+    others = 0.0
     count = 0
     for side in range(len(scores)):
         if side != mine:
-            others += scores[side] - before[side]
+            others += (scores[side] - before[side]) - settle * cut[side]
             count += 1
-    return (scores[mine] - before[mine]) - others / count
+    return (scores[mine] - before[mine]) - settle * cut[mine] - others / count
 
 
 def score_deal(  # noqa: PLR0913, PLR0917 - a compiled call, no keywords on the hot path
@@ -144,7 +148,7 @@ def score_deal(  # noqa: PLR0913, PLR0917 - a compiled call, no keywords on the 
     seat: int,
     random: bool,
     depth: int,
-    settle: bool,
+    settle: float,
     totals: list[float],
     rng: int,
 ) -> int:

@@ -49,6 +49,7 @@ from .endgame import endgame_values
 __all__ = [
     "ENDGAME_NODES",
     "ROLLOUT_POLICIES",
+    "SETTLE_WEIGHTS",
     "Determiniser",
     "SearchBot",
     "playout_value",
@@ -61,6 +62,13 @@ __all__ = [
 #: dearer and worth less (the split is a guess), so at equal CPU time fewer
 #: nodes play better (``benchmarks/bots-results.md``).
 ENDGAME_NODES: Mapping[int, int] = MappingProxyType({2: 64, 4: 16})
+
+#: How much the settlement that the hands would cost counts when a playout is
+#: cut short in a round, by the number of players (1: in full). With two
+#: players a quarter of it plays best: the round is far from over after a few
+#: placements, and its full weight made the bot shed heavy tiles too eagerly
+#: (``benchmarks/bots-results.md``); with three and four, in full.
+SETTLE_WEIGHTS: Mapping[int, float] = MappingProxyType({2: 0.25, 3: 1.0, 4: 1.0})
 
 #: With ``prune``, how many playouts go between two looks at which moves are
 #: clearly behind (the first look comes after as many).
@@ -195,7 +203,7 @@ class Determiniser:
 # -- playouts ----------------------------------------------------------------------
 
 
-def playout_value(start: MatchState, end: MatchState, seat: int, *, settle: bool = True) -> float:
+def playout_value(start: MatchState, end: MatchState, seat: int, *, settle: float = 1.0) -> float:
     """How good ``end`` is for ``seat``'s side, compared with ``start``.
 
     If a side won the match in between, the value is ``2 * target`` when it
@@ -205,12 +213,18 @@ def playout_value(start: MatchState, end: MatchState, seat: int, *, settle: bool
 
     Otherwise it is the points ``seat``'s side gained from ``start`` to
     ``end`` less the mean of what the other sides gained. A round that ended
-    counts its settlement; with ``settle`` (the default), a round still going
-    at ``end`` counts what settlement would take if it ended there: each
-    hand's pips rounded (:func:`~american_sniff.round_hand`), taken from its
-    side. So shedding heavy tiles counts, not only the points scored.
+    counts its settlement. A round still going at ``end`` counts what
+    settlement would take if it ended there (each hand's pips rounded,
+    :func:`~american_sniff.round_hand`, taken from its side), ``settle``
+    times: in full by default, not at all with 0 (or False). So shedding
+    heavy tiles counts, not only the points scored. (The search bot weighs
+    it by :data:`~american_sniff.bots.search.SETTLE_WEIGHTS`.)
+
+    :raises ValueError: if ``settle`` is negative or not a finite number.
     """
-    return outcome(start, end, seat, settle)
+    if not isinstance(settle, (int, float)) or not 0 <= settle < math.inf:
+        raise ValueError(f"settle must be a finite number from 0 up, got {settle!r}")
+    return outcome(start, end, seat, float(settle))
 
 
 def winning_moves(view: PlayerView) -> tuple[Move, ...]:
@@ -315,8 +329,10 @@ class SearchBot:
     #: it off to measure its worth.
     history: ClassVar[bool] = True
     #: Whether a playout cut short in a round counts the settlement that the
-    #: hands would cost then (:func:`~american_sniff.bots.search.playout_value`);
-    #: a subclass may turn it off.
+    #: hands would cost then, weighed by
+    #: :data:`~american_sniff.bots.search.SETTLE_WEIGHTS` for the number of
+    #: players (:func:`~american_sniff.bots.search.playout_value`); a subclass
+    #: may turn it off.
     settle: ClassVar[bool] = True
     #: Once the stock is empty (with 2 or 4 players), how many nodes of exact
     #: search (:func:`~american_sniff.bots.endgame.endgame_values`) each
@@ -432,7 +448,7 @@ class SearchBot:
         random = self.rollout == "random"
         depth = -1 if self.depth is None else self.depth
         seat = view.seat
-        settle = self.settle
+        settle = SETTLE_WEIGHTS.get(view.players, 1.0) if self.settle else 0.0
         prune = self.prune
         totals = [0.0] * len(moves)
         alive = list(range(len(moves)))
