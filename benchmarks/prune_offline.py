@@ -16,8 +16,9 @@ each rule the table gives:
   less that of the move the rule picks, in points: how much worse than the
   best move the pick is, by the bot's own way of valuing a move.
 
-The playouts are the search bot's (greedy, 4 placements, settlement
-counted); the deals are drawn by :class:`~american_sniff.bots.Determiniser`.
+The playouts are the search bot's (greedy, 4 placements, the settlement at
+the cut weighed by ``bots.search.SETTLE_WEIGHTS``); the deals are drawn by
+:class:`~american_sniff.bots.Determiniser`.
 The loss measures how well a rule spends the budget, not how good the
 playouts' value is: that only matches can tell (``versus.py``).
 
@@ -35,6 +36,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from american_sniff import PlayerView
 from american_sniff.bots import Determiniser, winning_moves
 from american_sniff.bots._kernel import racing, score_deal
+from american_sniff.bots.search import SETTLE_WEIGHTS
 from versus import positions
 
 #: What one deal's sampling costs, in move playouts.
@@ -51,7 +53,7 @@ def values(view: PlayerView, deals: int, rng: int) -> list[list[float]]:
     for _ in range(deals):
         world, rng = determiniser.sample(rng)
         part = [0.0] * len(moves)
-        score_deal(world, moves, view.seat, False, 4, True, part, 0)
+        score_deal(world, moves, view.seat, False, 4, SETTLE_WEIGHTS[view.players], part, 0)
         rows.append(part)
     return rows
 

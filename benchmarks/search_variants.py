@@ -250,7 +250,7 @@ class HeavySettleSearch(_Variant):
 
 @attrs.define(eq=False)
 class LightSettleSearch(_Variant):
-    """The settlement at a playout's cut counted by ``weight`` (``searchs``; the bot's is 1)."""
+    """The settlement at a playout's cut counted by ``weight`` (``searchs``; this loop's is 1)."""
 
     weight: float = 0.5
 

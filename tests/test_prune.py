@@ -28,7 +28,7 @@ from american_sniff import (
     new_match,
     view_for,
 )
-from american_sniff.bots import Determiniser, decision_rng, winning_moves
+from american_sniff.bots import LEVELS, Determiniser, decision_rng, winning_moves
 from american_sniff.bots import search as search_module
 from american_sniff.bots._infer import DealPool, inferred_deals, play_deals, view_tables
 from american_sniff.bots._kernel import racing, score_deal
@@ -73,6 +73,24 @@ def test_the_order_of_the_moves_is_kept_and_the_leader_can_be_any() -> None:
     assert _race(rows, 100.0) == [0, 1, 2, 3]
 
 
+def test_one_deal_or_less_keeps_every_move() -> None:
+    """With a total weight of 1 or less nothing is known of the spread: nobody leaves."""
+    assert _race([[3.0, 1.0, 3.0]], 2.5) == [0, 1, 2]
+    assert _race([[3.0, 1.0], [3.0, 1.0]], 2.5, [0.3, 0.4]) == [0, 1]
+    assert racing([[], []], [], [0, 1], [0.0, 0.0], 2.5) == [0, 1]
+
+
+def test_fractional_weights_weigh_the_mean_and_the_spread() -> None:
+    """Weights 0.5 and 1.5 count the deals by those amounts in the mean and the spread."""
+    rows = [[4.0, 0.0], [1.0, 0.0]]  # leads 4 and 1, weighted mean (2 + 1.5) / 2 = 1.75
+    weights = [0.5, 1.5]
+    mean = 1.75
+    spread = 0.5 * (4 - mean) ** 2 + 1.5 * (1 - mean) ** 2
+    z = mean / math.sqrt(spread / (2.0 - 1.0) / 2.0)
+    assert _race(rows, z * 1.001, weights) == [0, 1]
+    assert _race(rows, z * 0.999, weights) == [0]
+
+
 def test_weights_count_as_repeated_deals() -> None:
     """A deal of weight 2 counts as the same deal played twice."""
     rows = [[1.0, 0.5, 0.0], [3.0, 3.5, 2.0], [2.0, 0.0, 2.5]]
@@ -105,6 +123,8 @@ def _reference_racing(rows: list[list[float]], alive: list[int], prune: float) -
 
 def _reference_choice(view: PlayerView, bot: SearchBot) -> Move:
     """The pruning bot's choice for a view whose stock is not empty, without reading."""
+    random_rollout = bot.rollout == "random"
+    depth = -1 if bot.depth is None else bot.depth
     assert bot.prune is not None
     moves = view.legal_moves
     if len(moves) == 1:
@@ -121,7 +141,14 @@ def _reference_choice(view: PlayerView, bot: SearchBot) -> Move:
         world, rng = determiniser.sample(rng)
         part = [0.0] * len(alive)
         rng = score_deal(
-            world, tuple(moves[i] for i in alive), view.seat, False, 4, weight, part, rng
+            world,
+            tuple(moves[i] for i in alive),
+            view.seat,
+            random_rollout,
+            depth,
+            weight,
+            part,
+            rng,
         )
         row = [math.nan] * len(moves)
         for position, index in enumerate(alive):
@@ -154,11 +181,22 @@ def _views(count: int, seed: int) -> list[PlayerView]:
 VIEWS = _views(60, 3)
 
 
-@pytest.mark.parametrize(("playouts", "prune"), [(24, 1.0), (40, 2.5), (20, 4.0)])
-def test_the_pruning_bot_chooses_as_the_reference(playouts: int, prune: float) -> None:
+@pytest.mark.parametrize(
+    ("playouts", "prune", "options"),
+    [
+        (24, 1.0, {}),
+        (40, 2.5, {}),
+        (20, 4.0, {}),
+        (19, 1.0, {"rollout": "random"}),
+        (17, 1.0, {"depth": None}),
+    ],
+)
+def test_the_pruning_bot_chooses_as_the_reference(
+    playouts: int, prune: float, options: dict[str, Any]
+) -> None:
     """Whole choices with pruning are the reference's, on views of 2, 3 and 4 players."""
     for number, view in enumerate(VIEWS):
-        bot = SearchBot(seed=number, playouts=playouts, prune=prune)
+        bot = SearchBot(seed=number, playouts=playouts, prune=prune, **options)
         assert bot.choose(view) is _reference_choice(view, bot)
 
 
@@ -215,17 +253,30 @@ def _reference_reading_choice(view: PlayerView, bot: SearchBot) -> Move:
     return moves[max(alive, key=lambda index: (totals[index], -index))]
 
 
-def test_with_reading_the_pools_are_raced_eight_playouts_at_a_time() -> None:
+@pytest.mark.parametrize("playouts", [40, 21])
+def test_with_reading_the_pools_are_raced_eight_playouts_at_a_time(playouts: int) -> None:
     """With ``infer``, each pool of 8 resampled playouts is played, then the race is looked at."""
     compared = 0
     for number, view in enumerate(VIEWS):
         if winning_moves(view) or not view_tables(view, view.history, 0.1)[0]:
             continue
-        bot = SearchBot(seed=number, playouts=40, prune=1.0, infer=0.1)
+        bot = SearchBot(seed=number, playouts=playouts, prune=1.0, infer=0.1)
         expected = _reference_reading_choice(view, bot)
         assert bot.choose(view) is expected
         compared += 1
     assert compared > 20
+
+
+def test_with_nothing_to_read_pruning_chooses_as_without_reading() -> None:
+    """Where no other seat has placed by choice since its draws, ``infer`` changes nothing."""
+    compared = 0
+    for number, view in enumerate(VIEWS):
+        if view_tables(view, view.history, 0.1)[0]:
+            continue
+        reading = SearchBot(seed=number, playouts=24, prune=2.0, infer=0.1)
+        assert reading.choose(view) is SearchBot(seed=number, playouts=24, prune=2.0).choose(view)
+        compared += 1
+    assert compared > 5
 
 
 # -- what it saves, and the field ---------------------------------------------------------
@@ -293,5 +344,11 @@ def test_the_repr_shows_prune_only_when_set() -> None:
 @pytest.mark.parametrize("bad", [0, -1.0, math.inf, math.nan, "3", True, [2.0]])
 def test_a_bad_prune_is_refused(bad: object) -> None:
     """Zero, negative, infinite, NaN or non-number z is refused with a clear message."""
-    with pytest.raises(ValueError, match="prune must be a positive number, or None"):
+    with pytest.raises(ValueError, match="prune must be a positive finite number, or None"):
         SearchBot(prune=bad)  # type: ignore[arg-type]
+
+
+def test_the_expert_level_prunes() -> None:
+    """The strong level is 64 playouts with pruning and reading choices."""
+    assert dict(LEVELS["expert"]) == {"playouts": 64, "infer": 0.1, "prune": 2.5}
+    assert all("prune" not in options for name, options in LEVELS.items() if name != "expert")

@@ -30,7 +30,7 @@ decision; a deal's weight (:func:`deal_weight`) is the product of those
 chances over every such placement of every other seat, the partner's
 included: a few dozen additions a deal.
 
-**The sampling.** :func:`inferred_totals` samples ``pool`` deals, weighs
+**The sampling.** :func:`inferred_deals` samples ``pool`` deals, weighs
 them, and picks ``playouts`` of them by systematic resampling (one uniform
 offset, then evenly spaced points on the weights' running total), so that
 the weights do not shrink the sample; a deal picked ``k`` times is played
@@ -40,6 +40,9 @@ read (no other seat has placed by choice since its last draw), the pool is
 not needed and ``playouts`` deals are sampled as without inference. With
 a pool of one deal per playout (``SearchBot.infer_pool`` 1) there is no
 resampling: every deal is played and its playouts count by its weight.
+:func:`play_deals` plays the deals out (the search bot calls both, a pool of
+8 playouts at a time when it prunes); :func:`inferred_totals` does both for
+one pool.
 """
 
 from __future__ import annotations
@@ -292,23 +295,17 @@ def inferred_totals(  # noqa: PLR0913, PLR0917 - a compiled call, the bot's sett
     placement to read in ``tables``, ``playouts`` deals are sampled and
     played as they come. Returns the generator state.
     """
+    alive = list(range(len(moves)))
     if not tables[0]:
-        for _ in range(playouts):
-            tiles, rng = deals.tiles(rng)
-            world, rng = deals.state(tiles, rng)
-            rng = score_deal(world, moves, seat, random, depth, settle, totals, rng)
-        return rng
+        return play_deals(
+            deals, None, [], playouts, moves, alive, seat, random, depth, settle,
+            totals, None, [], rng,
+        )  # fmt: skip
     played, factors, rng = inferred_deals(tables, deals, playouts, pool, rng)
-    part = [0.0] * len(moves)
-    for entry in range(len(played)):
-        factor = factors[entry]
-        world, rng = deals.state(played[entry], rng)
-        for index in range(len(part)):
-            part[index] = 0.0
-        rng = score_deal(world, moves, seat, random, depth, settle, part, rng)
-        for index in range(len(part)):
-            totals[index] += factor * part[index]
-    return rng
+    return play_deals(
+        deals, played, factors, 0, moves, alive, seat, random, depth, settle,
+        totals, None, [], rng,
+    )  # fmt: skip
 
 
 def inferred_deals(

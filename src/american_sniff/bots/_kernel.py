@@ -7,11 +7,12 @@ functions, so that in the compiled build (it is on the compile list of
 ``pyproject.toml``) they are native code whose calls into the engine
 (:func:`~american_sniff.apply`, :func:`~american_sniff.legal_moves`,
 :func:`~american_sniff.layout.placed`) and reads of the state's fields are
-direct. It holds no rule of its own: every position is the engine's, and each
-function makes exactly the choices and the generator draws of the code it
-replaced in :mod:`american_sniff.bots.search` and
+direct. It holds no rule of the game of its own: every position is the
+engine's, and each function makes exactly the choices and the generator draws
+of the code it replaced in :mod:`american_sniff.bots.search` and
 :mod:`american_sniff.bots.greedy` (``tests/test_search_kernel.py`` checks it
-against a reference on many random views). In the pure build it is
+against a reference on many random views). :func:`racing`, the search's
+pruning, is new with it (``tests/test_prune.py``). In the pure build it is
 interpreted like the rest of the bots, and no slower than that code.
 
 Its names are private to the package: the bots' public functions
@@ -181,19 +182,25 @@ def racing(
     The *leader* is the move of ``alive`` with the best total (the first
     such). Every other move is compared with it deal by deal: it leaves the
     race when the weighted mean of the leader's lead exceeds ``prune``
-    standard errors of that mean (the weights counted as frequencies), or
-    when the lead is 0 on every deal (the two moves did the same
-    everywhere, and a tie goes to the first). The leader always stays; the
-    moves keep their order.
+    standard errors of that mean, or when the lead is the same on every deal
+    (then it is never negative: a move that did the same as the leader
+    everywhere leaves too, since a tie goes to the first). The weights count
+    as frequencies: a deal of weight ``k`` counts as ``k`` deals (with the
+    search's reading of choices, a deal resampled ``k`` times, whose one
+    playout so counts ``k`` times, and the test is bolder than ``prune``
+    says). The leader always stays; the moves keep their order. With a total
+    weight of 1 or less nothing is known of the spread, and every move stays.
     """
+    count = 0.0
+    for weight in weights:
+        count += weight
+    if not count > 1.0:
+        return list(alive)  # one deal (or none) tells nothing of the spread
     leader = alive[0]
     for index in alive:
         if totals[index] > totals[leader]:
             leader = index
     best = rows[leader]
-    count = 0.0
-    for weight in weights:
-        count += weight
     kept: list[int] = []
     for index in alive:
         if index == leader:
@@ -516,7 +523,7 @@ class EndgameSearch:
     def value(self, state: MatchState, alpha: float, beta: float) -> float:
         """The value of ``state`` if it lies within ``(alpha, beta)``, else a bound beyond it."""
         if state.winner is not None or state.info.round != self.round:
-            return outcome(self.start, state, self.seat, False)
+            return outcome(self.start, state, self.seat, 0.0)
         layout = state.layout
         # The table's future depends only on its open points and their sum, not
         # on the order the tiles went down in; the stock is empty, so the hands

@@ -15,7 +15,8 @@ For each sampled deal the bot plays every legal move, then plays on for a few
 placements with a fast default policy for every seat (greedy by default), and
 scores the outcome for its own side. The move with the best total over all the samples is
 chosen; each move is tried on the same deals, which makes the comparison fair
-with few samples.
+with few samples. With pruning, the moves clearly behind leave the search as
+it goes, and a clear choice ends early.
 """
 
 from __future__ import annotations
@@ -259,8 +260,12 @@ class SearchBot:
     ``seconds``), every legal move is played, then the game goes on with the
     ``rollout`` policy for every seat for ``depth`` more placements (or to the
     end of the round); :func:`~american_sniff.bots.search.playout_value`
-    scores the result for this seat's side. The move with the best total
-    wins; on a tie, the first in ``view.legal_moves`` order.
+    scores the result for this seat's side, the settlement that the hands
+    would cost at the cut weighed by
+    :data:`~american_sniff.bots.search.SETTLE_WEIGHTS` (a quarter with two
+    players). The move with the best total wins; on a tie, the first in
+    ``view.legal_moves`` order. With ``prune``, the moves clearly behind
+    leave the search as it goes, and a clear choice ends early.
 
     Once the stock is empty, with two or four players, the bot searches the
     rest of the round exactly instead
@@ -315,11 +320,18 @@ class SearchBot:
         clearly behind: after every 8 playouts, each move is compared with
         the leader (the best total so far) deal by deal, and leaves when the
         leader's mean lead over it exceeds ``z`` standard errors, or when
-        the two did the same on every deal. The choice ends when one move is
-        left, so a clear choice costs a fraction of the budget, and the
-        budget goes to the close ones. With ``infer``, the pool's deals are
-        then resampled 8 playouts at a time. The ``repr`` shows it only when
-        it is set; ``benchmarks/bots-results.md`` measures it.
+        the lead is the same on every deal
+        (:func:`~american_sniff.bots._kernel.racing`). The choice ends when
+        one move is left, so a clear choice costs a fraction of the budget,
+        and the budget goes to the close ones. The looks are repeated with
+        no correction, so a move is dropped more readily than one test at
+        ``z`` would; ``benchmarks/prune_offline.py`` measures what it loses.
+        With ``infer``, the pool's deals are then resampled 8 playouts at a
+        time, and a deal drawn ``k`` times counts as ``k`` deals. With a
+        time budget the looks come after 8, 16, 32, 64, ... playouts (each
+        look reads every deal so far). The exact endgame does not prune. The
+        ``repr`` shows it only when it is set; ``benchmarks/bots-results.md``
+        measures it.
     """
 
     #: The bot's name in the registry (:func:`~american_sniff.make_bot`).
@@ -386,7 +398,7 @@ class SearchBot:
             or isinstance(value, bool)
             or not 0 < value < math.inf
         ):
-            raise ValueError(f"prune must be a positive number, or None, got {value!r}")
+            raise ValueError(f"prune must be a positive finite number, or None, got {value!r}")
 
     def __repr__(self) -> str:
         shown = ", ".join(
@@ -494,7 +506,13 @@ class SearchBot:
                     break
             elif time.monotonic() >= deadline:
                 break
-            if prune is not None and spent % _RACE_EVERY == 0:
+            if (
+                prune is not None
+                and spent % _RACE_EVERY == 0
+                # With a time budget, at 8, 16, 32, ...: the looks cost in all
+                # about what the last one costs.
+                and (deadline is None or spent & (spent - 1) == 0)
+            ):
                 alive = racing(rows, weights, alive, totals, prune)
                 if len(alive) == 1:
                     break

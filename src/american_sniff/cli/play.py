@@ -533,6 +533,9 @@ def bot_text(kind: str, bot: Bot) -> str:
     >>> from american_sniff.bots import make_bot
     >>> bot_text("search", make_bot("search", 3, playouts=8))
     'the search bot (seed 3, 8 playouts a choice, rollouts by greedy, depth 4)'
+    >>> print(bot_text("expert", make_bot("expert", 3)))  # doctest: +NORMALIZE_WHITESPACE
+    the expert bot (seed 3, up to 64 playouts a choice, rollouts by greedy, depth 4,
+    reading choices, pruning)
     >>> bot_text("greedy", make_bot("greedy", 3))
     'the greedy bot (seed 3)'
     """
@@ -542,13 +545,18 @@ def bot_text(kind: str, bot: Bot) -> str:
     if seconds is not None:
         settings.append(f"{seconds} s a choice")
     elif playouts is not None:
-        settings.append(f"{playouts} playouts a choice")
+        up_to = "up to " if getattr(bot, "prune", None) is not None else ""
+        settings.append(f"{up_to}{playouts} playouts a choice")
     rollout = getattr(bot, "rollout", None)
     if rollout is not None:
         settings.append(f"rollouts by {rollout}")
     depth = getattr(bot, "depth", None)
     if depth is not None:
         settings.append(f"depth {depth}")
+    if getattr(bot, "infer", None) is not None:
+        settings.append("reading choices")
+    if getattr(bot, "prune", None) is not None:
+        settings.append("pruning")
     return f"the {kind} bot ({', '.join(settings)})"
 
 
