@@ -321,7 +321,7 @@ class SearchBot:
         the leader (the best total so far) deal by deal, and leaves when the
         leader's mean lead over it exceeds ``z`` standard errors, or when
         the lead is the same on every deal
-        (:func:`~american_sniff.bots._kernel.racing`). The choice ends when
+        (``racing`` of the private module ``american_sniff.bots._kernel``). The choice ends when
         one move is left, so a clear choice costs a fraction of the budget,
         and the budget goes to the close ones. The looks are repeated with
         no correction, so a move is dropped more readily than one test at
