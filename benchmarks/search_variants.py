@@ -236,16 +236,7 @@ class HeavySettleSearch(_Variant):
     """The settlement at a playout's cut counted twice (``search2``)."""
 
     def _value(self, start: MatchState, end: MatchState, seat: int) -> float:
-        value = playout_value(start, end, seat)
-        if end.winner is not None or end.round != start.round:
-            return value
-        players = start.players
-        pips = [0] * (2 if players == 4 else players)
-        for other, hand in enumerate(end.hands):
-            pips[side_of(players, other)] += round_hand(sum(t.pips for t in hand))
-        mine = side_of(players, seat)
-        others = [p for side, p in enumerate(pips) if side != mine]
-        return value - (pips[mine] - sum(others) / len(others))
+        return playout_value(start, end, seat, settle=2.0)
 
 
 @attrs.define(eq=False)
@@ -255,17 +246,7 @@ class LightSettleSearch(_Variant):
     weight: float = 0.5
 
     def _value(self, start: MatchState, end: MatchState, seat: int) -> float:
-        value = playout_value(start, end, seat)
-        if end.winner is not None or end.round != start.round:
-            return value
-        players = start.players
-        pips = [0] * (2 if players == 4 else players)
-        for other, hand in enumerate(end.hands):
-            pips[side_of(players, other)] += round_hand(sum(t.pips for t in hand))
-        mine = side_of(players, seat)
-        others = [p for side, p in enumerate(pips) if side != mine]
-        # playout_value took the whole settlement; give back (1 - weight) of it.
-        return value + (1.0 - self.weight) * (pips[mine] - sum(others) / len(others))
+        return playout_value(start, end, seat, settle=self.weight)
 
 
 @attrs.define(eq=False)
