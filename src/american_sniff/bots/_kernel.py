@@ -218,11 +218,7 @@ def racing(
         if spread == 0.0:
             if mean >= 0.0:
                 continue  # behind (or level) on every deal alike
-        elif (
-            mean > 0.0
-            and count > 1.0
-            and mean * mean * count * (count - 1.0) > prune * prune * spread
-        ):
+        elif mean > 0.0 and mean * mean * count * (count - 1.0) > prune * prune * spread:
             continue  # mean > prune * sqrt(spread / (count - 1) / count), squared
         kept.append(index)
     return kept

@@ -469,7 +469,8 @@ class SearchBot:
         rows: list[list[float]] = [[] for _ in moves]
         weights: list[float] = []
         tables = None if self.infer is None else view_tables(view, actions, float(self.infer))
-        reading = tables is not None and bool(tables[0])
+        if tables is not None and not tables[0]:
+            tables = None  # no choice to read: the deals are sampled as without reading
         pool = DealPool(
             view,
             determiniser._groups,
@@ -486,8 +487,8 @@ class SearchBot:
                 size = min(step, self.playouts - spent)
             else:
                 # With a time budget, checked after each deal (or pool).
-                size = _RACE_EVERY if reading else 1
-            if tables is not None and reading:
+                size = 1 if tables is None else _RACE_EVERY
+            if tables is not None:
                 played, factors, rng = inferred_deals(
                     tables, pool, size, size * self.infer_pool, rng
                 )
