@@ -121,12 +121,18 @@ def test_any_other_generator_state_is_refused(rng: int) -> None:
     _refused(doc)
 
 
-@pytest.mark.parametrize("round_", [1, 2])
-def test_a_seeded_round_cannot_pass_for_a_given_one(round_: int) -> None:
-    """Calling a seeded round 'dealt from a deal' does not free it: its rng does not fit."""
+@pytest.mark.parametrize(
+    ("round_", "reason"),
+    [(1, "cannot be where the generator"), (2, "given deals are all used before the seed")],
+)
+def test_a_seeded_round_cannot_pass_for_a_given_one(round_: int, reason: str) -> None:
+    """Calling a seeded round 'dealt from a deal' does not free it.
+
+    In round 1 its rng does not fit; after a seeded round, no given round can come.
+    """
     doc = _doc(_round_state(2, 7, round_, 5))
     doc["dealt_from"] = "deal"
-    assert "cannot be where the generator" in _refused(doc)
+    assert reason in _refused(doc)
 
 
 # -- honest states load ---------------------------------------------------------------------
@@ -278,6 +284,34 @@ def test_signed_saves_loaded_in_turn_read_one_action_each_and_load_as_themselves
         assert MatchState.from_json(texts[index], key=KEY) == states[index]
 
 
+@pytest.mark.parametrize(
+    "signature",
+    [
+        "\u00e9" * 64,  # non-ASCII: hmac.compare_digest raised TypeError
+        "A" * 64,  # uppercase hex is not what state_to_json writes
+        "0" * 63 + "g",
+        "0" * 63 + "\u0660",  # an Arabic-Indic digit: a digit, but not hex
+        " " + "0" * 63,
+    ],
+)
+def test_a_signature_not_of_64_lowercase_hex_digits_is_invalid_state(signature: str) -> None:
+    """The signature's shape is checked before any comparison; the only error is InvalidState."""
+    text = _round_state(2, 3, 1, 2).to_json(key=KEY)
+    forged = text[:-66] + signature + '"}'
+    assert len(forged) == len(text)
+    with pytest.raises(InvalidState, match="64 lowercase hexadecimal digits"):
+        MatchState.from_json(forged, key=KEY)
+
+
+def test_a_lone_surrogate_in_a_signed_save_is_invalid_state() -> None:
+    """Text that cannot be UTF-8 encoded is refused as InvalidState, not UnicodeEncodeError."""
+    text = _round_state(2, 3, 1, 2).to_json(key=KEY)
+    forged = text.replace('"rules_version":"1"', '"rules_version":"\ud800"', 1)
+    assert forged != text
+    with pytest.raises(InvalidState, match="not valid Unicode"):
+        MatchState.from_json(forged, key=KEY)
+
+
 def test_a_signed_save_is_refused_with_another_key_or_once_changed() -> None:
     """A wrong key, a changed byte, or a missing signature are refused; nothing is trusted."""
     state = _round_state(2, 3, 2, 4)
@@ -302,3 +336,107 @@ def test_a_signed_save_is_refused_with_another_key_or_once_changed() -> None:
         MatchState.from_json(signed_odd, key=KEY)
     with pytest.raises(ValueError, match="at least 16"):
         MatchState.from_json(text, key="a text key is not bytes")  # type: ignore[call-overload]
+
+
+def test_a_list_of_bad_elements_is_refused_at_the_first_one() -> None:
+    """The strict reader stops at the first bad element of a list instead of gathering them all.
+
+    Gathering every error of 80,000 empty actions took seconds and hundreds of
+    megabytes (issue 26); the error must name element 0 and hold nothing more.
+    """
+    import cattrs
+
+    data = json.loads(new_match(2, seed=1).to_json())
+    data["history"] = [{}] * 80_000
+    with pytest.raises(cattrs.ClassValidationError) as caught:
+        serial.converter().structure(data, serial._StateDoc)
+    (history,) = caught.value.exceptions
+    assert isinstance(history, cattrs.IterableValidationError)
+    assert len(history.exceptions) == 1
+    problems = cattrs.transform_error(caught.value, path="$")
+    assert problems[0] == "required field missing @ $.history[0].seat"
+    # the five fields of that one action, and nothing of the 79,999 after it
+    assert len(problems) == 5
+    assert all(
+        problem.endswith(
+            tuple(f"$.history[0].{f}" for f in ("seat", "move", "tile", "end_sum", "points"))
+        )
+        for problem in problems
+    )
+    with pytest.raises(InvalidState, match=r"required field missing @ \$\.history\[0\]\.seat"):
+        MatchState.from_json(json.dumps(data))
+
+
+# -- reachability: the five families of forged saves (issue 26) ----------------------------
+
+#: SplitMix64's increment: its state moves by this with every output.
+GAMMA = 0x9E3779B97F4A7C15
+
+
+def _second_round(players: int = 2, seed: int = 3) -> dict[str, Any]:
+    """A save of round 2, dealt from the seed after round 1 ended by a domino (no lot)."""
+    doc = _doc(_round_state(players, seed, 2, 4))
+    assert doc["last_round"]["end"] == "domino"
+    assert doc["dealt_from"] == doc["last_round"]["dealt_from"] == "seed"
+    return doc
+
+
+def test_a_given_round_after_a_seeded_one_is_refused() -> None:
+    """Relabel round 2 as given, wind rng back over its deal, and trade tiles: refused.
+
+    Given deals are always used before the seed, so no match reaches it.
+    """
+    doc = _second_round()
+    doc["dealt_from"] = "deal"
+    doc["rng"] = str((int(doc["rng"]) - 27 * GAMMA) % 2**64)
+    mine, theirs = doc["hands"][0][0], doc["stock"][0]
+    doc["hands"][0] = _sort([theirs, *doc["hands"][0][1:]])
+    doc["stock"][0] = mine
+    assert "given deals are all used before the seed" in _refused(doc)
+
+
+def test_a_previous_round_relabelled_as_given_is_refused() -> None:
+    """Round 1 called given does not skip its deal's check: the seed cannot reach round 2's rng.
+
+    After given rounds the generator has drawn at most their lots, not a deal.
+    """
+    doc = _second_round()
+    doc["last_round"]["dealt_from"] = "deal"
+    assert "cannot be where the generator" in _refused(doc)
+
+
+@pytest.mark.parametrize("shift", [-50, 5, 150])
+def test_the_first_round_starts_at_zero_when_it_is_the_previous_round(shift: int) -> None:
+    """Round 1's result and round 2's scores moved together: round 1 would start at shift."""
+    doc = _second_round()
+    doc["last_round"]["scores"][1] += shift
+    doc["scores"][1] += shift
+    assert "the first round starts at scores" in _refused(doc)
+    # Far below: round 2 itself could not start there.
+    doc["last_round"]["scores"][1] -= 100_000
+    doc["scores"][1] -= 100_000
+    assert "settlements take at most 170 each from a side" in _refused(doc)
+
+
+def test_a_round_cannot_start_below_what_the_settlements_can_take() -> None:
+    """Round 3 whose round 2 starts a million down: one settlement takes at most 170."""
+    doc = _doc(_round_state(2, 5, 3, 2))
+    doc["last_round"]["scores"][0] -= 1_000_000
+    doc["scores"][0] -= 1_000_000
+    assert "settlements take at most 170 each" in _refused(doc)
+
+
+def test_a_match_of_a_nearby_generator_state_is_not_the_seeds() -> None:
+    """A match of seed s + 3 outputs, relabelled as seed s: round 1 did not start at the seed."""
+    real = 11
+    doc = _second_round(seed=real)
+    doc["seed"] = str((real - 3 * GAMMA) % 2**64)
+    assert "not the seeded deal that leads to this round" in _refused(doc)
+
+
+@pytest.mark.parametrize("extra", [1, 5, -1])
+def test_actions_before_is_exact_in_round_two(extra: int) -> None:
+    """In round 2, actions_before is round 1's count of actions, no more and no less."""
+    doc = _second_round()
+    doc["actions_before"] += extra
+    assert "actions_before is" in _refused(doc)

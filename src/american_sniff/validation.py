@@ -223,6 +223,11 @@ def _check_actions_before(info: RoundInfo, previous: int | None) -> None:
         raise InvalidState(
             f"the first round has no actions before it, but actions_before is {count}"
         )
+    if info.round == 2 and previous is not None and count != previous:
+        raise InvalidState(
+            f"actions_before is {count}, but round 1 held {previous} actions, "
+            "and it is the only round before round 2"
+        )
     if info.round > 1 and previous is not None:
         # The previous round's actions, and at least one for each round before it.
         least = previous + info.round - 2
@@ -471,6 +476,11 @@ def _check_deal(
         raise InvalidState(f"given must be True or False, got {info.given!r}")
     last = info.last_round
     lot_due = lot_is_due(None if last is None or last.end is RoundEnd.BLOCKED else last.finisher)
+    if info.given and last is not None and not last.given:
+        raise InvalidState(
+            f"round {info.round} is marked as dealt from a given deal, but round "
+            f"{last.round} was dealt from the seed: given deals are all used before the seed"
+        )
     if info.given:
         starts = [info.rng]  # the Deal gave the opener, or no lot was due
         if lot_due:
@@ -538,12 +548,25 @@ def _check_previous_deal(
                 chosen, after = below(players, after)
                 if chosen != opener:
                     continue
-            if after == start:
+            if after == start and _reachable_before(info, result.round, after, count):
                 return
     raise InvalidState(
         f"round {result.round} is marked as dealt from the seed, but its hands and the "
         "tiles drawn are not the seeded deal that leads to this round's generator state"
     )
+
+
+def _reachable_before(info: RoundInfo, number: int, after: int, count: int) -> bool:
+    """Whether seeded round ``number`` began where the rounds before it could leave the generator.
+
+    Its deal drew ``count`` outputs, up to ``after``. It began at the seed
+    itself if it is round 1, else at most ``_MOST_PER_ROUND`` outputs a round
+    after it.
+    """
+    outputs = _outputs_before(info.seed, (after - count * _GAMMA) & MASK64)
+    if number == 1:
+        return outputs == 0
+    return outputs <= (number - 1) * _MOST_PER_ROUND
 
 
 #: The seeded deals made, by player count and generator state. Every state of
@@ -586,12 +609,32 @@ def _deals(
     return after == info.rng
 
 
+def _outputs_before(seed: int, start: int) -> int:
+    """How many outputs lead the generator of ``seed`` to ``start`` (modulo 2**64)."""
+    return ((start - seed) * _GAMMA_INVERSE) & MASK64
+
+
 def _reachable(info: RoundInfo, start: int) -> bool:
-    """Whether the rounds before this one could leave the seed's generator at ``start``."""
-    outputs = ((start - info.seed) * _GAMMA_INVERSE) & MASK64
-    if info.round == 1:
-        return outputs == 0
-    return outputs <= (info.round - 1) * _MOST_PER_ROUND
+    """Whether the rounds before this one could leave the seed's generator at ``start``.
+
+    The count of outputs drawn before round ``r`` (see the section's comment):
+
+    * round 1: none, the generator starts at the seed;
+    * after a round dealt from a given deal: every round before was given too
+      (given deals are used first), and a given round draws at most its lot,
+      so at most ``(r - 1) * (1 + _REDRAWS)``;
+    * after a seeded round: that round's shuffle drew 27 at least, and no
+      round drew more than ``_MOST_PER_ROUND``, so from 27 to
+      ``(r - 1) * _MOST_PER_ROUND``. The previous round's own start is tied
+      to the seed in turn by :func:`_check_previous_deal`.
+    """
+    outputs = _outputs_before(info.seed, start)
+    last = info.last_round
+    if info.round == 1 or last is None:
+        return outputs == 0 and info.round == 1
+    if last.given:
+        return outputs <= (info.round - 1) * (1 + _REDRAWS)
+    return 27 <= outputs <= (info.round - 1) * _MOST_PER_ROUND
 
 
 # -- the replay --------------------------------------------------------------------
@@ -681,7 +724,32 @@ def _check_last_round(info: RoundInfo, start_scores: tuple[int, ...]) -> _Previo
             )
         return None
     _check_leads_here(info, result, start_scores)
+    _check_start_scores(info.round, start_scores)
     return _check_replays(info, result)
+
+
+#: The most one settlement can take from a side. The hands left hold at most
+#: the set's 168 pips, and each hand is rounded to the nearest multiple of
+#: five (half up), which adds at most 2 to it; a side holds at most two
+#: hands, so it loses at most 168 + 2 * 2 = 172, and being a sum of multiples
+#: of five, at most 170.
+MOST_DEDUCTED = 170
+
+
+def _check_start_scores(number: int, scores: tuple[int, ...]) -> None:
+    """Round ``number`` may start at ``scores``: zero in round 1, and no lower than can be.
+
+    No side may be below what the settlements of the rounds before can have
+    taken from it, ``MOST_DEDUCTED`` a round.
+    """
+    if number == 1 and any(scores):
+        raise InvalidState(f"the first round starts at scores {scores}; a match starts at 0")
+    least = -(number - 1) * MOST_DEDUCTED
+    if any(score < least for score in scores):
+        raise InvalidState(
+            f"round {number} starts at scores {scores}, but {number - 1} settlements "
+            f"take at most {MOST_DEDUCTED} each from a side, so no side can be below {least}"
+        )
 
 
 def _check_below_target(number: int, scores: tuple[int, ...], players: int) -> None:
@@ -756,6 +824,7 @@ def _replays(info: RoundInfo, result: RoundResult) -> _Previous:
         before[side_of(players, seat)] += amount
     start_scores_before = _start_scores(nodes, tuple(before), players)
     _check_below_target(result.round, start_scores_before, players)
+    _check_start_scores(result.round, start_scores_before)
     start_hands = _start_hands(hands, nodes, players, name)
     drew = tuple([a[2] for a in nodes if type(a[1]) is Draw and a[2] is not None])
     dealt = {t for hand in start_hands for t in hand}
