@@ -187,7 +187,7 @@ def test_a_move_in_notation_is_played() -> None:
 def test_enter_plays_the_only_move() -> None:
     """With one legal placement, an empty answer plays it."""
     text, _ = _play(2, "\n" * 300, seed=3)
-    at = text.index("(Enter: the only one)")
+    at = text.index("Enter plays your only move")
     assert re.search(r"q quit: \n  you place ", text[at:])
 
 
@@ -317,7 +317,8 @@ def test_yes_1_piped_into_play_finishes_a_match() -> None:
     process = _run("play", "--players", "2", "--seed", "1")
     assert process.returncode == 0, process.stderr
     assert "wins the match" in process.stdout
-    assert "Seat 1: the search bot (seed 3, 32 playouts a choice" in process.stdout  # the default
+    # The default bot, in a player's words.
+    assert "Seat 1: the search bot (imagines 32 deals a move; seed 3)" in process.stdout
     assert "None" not in process.stdout
 
 
@@ -383,3 +384,28 @@ def test_the_screen_in_the_docs_is_the_game_s() -> None:
     start = lines.index(shown[0], len(lines) - 40)
     assert lines[start : start + len(shown) - 1] == shown[:-1]
     assert lines[start + len(shown) - 1].startswith(shown[-1])  # then the piped answer
+
+
+def test_a_negative_score_reads_as_a_number_not_a_double_dash() -> None:
+    """Scores after a placement are listed with commas: ``(now 15, -10)``, never ``15--10``."""
+    from american_sniff.cli.narrate import action_line
+    from american_sniff.state import Action
+
+    state = apply(new_match(2, seed=2024), Place(Tile(0, 3)))
+    assert state.last_action is not None
+    action = Action(seat=0, move=state.last_action.move, end_sum=15, points=15, scores=(15, -10))
+    line = action_line(action, 2)
+    assert line.endswith("scores 15 (now 15, -10)")
+    assert "--" not in line
+
+
+def test_the_header_wraps_between_words_in_a_players_words() -> None:
+    """At 80 columns no header line is cut inside a word, and the bots are told without jargon."""
+    text, _ = _play(4, "q\n", seed=8, bots=("search", "search", "search"))
+    header = text.split("Round 1")[0].splitlines()
+    assert all(len(line) <= 80 for line in header), header
+    bots = [line for line in header if "bot (" in line]
+    assert bots, header
+    assert all("imagines" in line for line in bots), header
+    assert not any(word in text for word in ("playouts", "rollouts", "depth"))
+    assert "Enter: the only one" not in text

@@ -127,7 +127,8 @@ def test_every_decision_of_a_four_player_match_fits_80_by_24(pane: _Pane) -> Non
 def _check_decision(screen: list[str]) -> None:
     text = "\n".join(screen)
     prompt = next(i for i in range(LINES - 1, -1, -1) if screen[i].strip())
-    count = int(re.search(r"Move 1-(\d+)", screen[prompt]).group(1))  # type: ignore[union-attr]
+    asked = re.search(r"Move 1-(\d+)", screen[prompt])
+    count = int(asked.group(1)) if asked else 1  # else "Enter plays your only move"
     # The scores line opens the screen, and everything down to the prompt is visible.
     top = [
         i for i, line in enumerate(screen) if re.match(r"^Round \d+\. seats 0\+2 \(you\): ", line)

@@ -196,3 +196,31 @@ def test_a_match_of_one_person_and_a_bot_from_start_to_end(stores: Stores) -> No
     assert resumed is not None
     assert resumed.states == game.states
     assert resumed.waiting_for() == game.waiting_for() == []
+
+
+def test_the_seat_that_goes_out_waits_to_see_that_rounds_settlement(stores: Stores) -> None:
+    """A person's own move that ends a round leaves them waiting on its settlement.
+
+    ``Game.move`` used to mark the seat as gone on after the move had dealt the
+    next round, so the one who went out never saw how the round was settled.
+    """
+    game = Game.create(stores(":memory:"), new_setup(2, ["human", "greedy"], seed=4))
+    ended_by_me = 0
+    while game.state.winner is None and ended_by_me < 2:
+        if game.waiting_for():
+            game.go_on(0)
+            continue
+        state = game.state
+        if state.turn == 1:
+            game.play(game.bot_move())
+            continue
+        forced = game.forced()
+        if forced is not None:
+            game.play(forced)
+            continue
+        game.move(0, str(game.hint(0)), game.seq)
+        if game.state.round != state.round and game.state.winner is None:
+            ended_by_me += 1
+            assert game.waiting_for() == [0]
+            assert not game.bot_to_move()
+    assert ended_by_me

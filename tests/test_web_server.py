@@ -35,8 +35,13 @@ def client(db: Path) -> Iterator[TestClient]:
         yield test_client
 
 
-def _create(client: TestClient, players: int, seats: list[str], seed: int = 7) -> dict[str, Any]:
-    response = client.post("/api/matches", json={"players": players, "seats": seats, "seed": seed})
+def _create(
+    client: TestClient, players: int, seats: list[str], seed: int | None = 7
+) -> dict[str, Any]:
+    body: dict[str, Any] = {"players": players, "seats": seats}
+    if seed is not None:
+        body["seed"] = seed
+    response = client.post("/api/matches", json=body)
     assert response.status_code == 201, response.text
     made: dict[str, Any] = response.json()
     return made
@@ -132,7 +137,7 @@ def test_a_whole_match_against_bots_over_the_websocket(client: TestClient) -> No
 
 def test_every_payload_is_the_seat_view_or_the_spectator_view(client: TestClient) -> None:
     """The view in each message is exactly what view_for gives that seat, or a spectator."""
-    made = _create(client, 2, ["human", "human"])
+    made = _create(client, 2, ["human", "human"], seed=None)
     game = _game(client, made["id"])
     with client.websocket_connect(f"/ws/{made['id']}") as ws:
         message = _hello(ws, _token(made["seats"][0]["url"]))
@@ -175,7 +180,7 @@ def test_a_bad_setup_is_refused_with_a_reason(client: TestClient, body: Any, wor
 
 def test_bad_messages_get_clear_errors(client: TestClient) -> None:
     """Stale, illegal, out-of-turn and malformed messages are refused with a reason."""
-    made = _create(client, 2, ["human", "human"], seed=3)
+    made = _create(client, 2, ["human", "human"], seed=None)
     game = _game(client, made["id"])
     turn = game.state.turn
     tokens = [_token(s["url"]) for s in made["seats"]]
@@ -211,7 +216,7 @@ def test_bad_messages_get_clear_errors(client: TestClient) -> None:
 
 def test_two_people_play_one_match_each_seeing_only_their_view(client: TestClient) -> None:
     """Two seats of one match, each its own socket: each move reaches both, no hidden tile."""
-    made = _create(client, 3, ["human", "greedy", "human"], seed=11)
+    made = _create(client, 3, ["human", "greedy", "human"], seed=None)
     game = _game(client, made["id"])
     tokens = {s["seat"]: _token(s["url"]) for s in made["seats"]}
     with (
@@ -394,3 +399,22 @@ def test_the_pages_are_served(client: TestClient) -> None:
         response = client.get(path)
         assert response.status_code == 200, path
     assert client.get("/api/kinds").json()["kinds"] == ["human", *BOT_KINDS]
+
+
+def test_a_match_between_people_refuses_a_chosen_seed(client: TestClient) -> None:
+    """Whoever creates a match between people cannot choose (and so know) its deals."""
+    response = client.post(
+        "/api/matches", json={"players": 2, "seats": ["human", "human"], "seed": 3}
+    )
+    assert response.status_code == 400
+    assert "random seed" in response.json()["error"]
+    seeds = set()
+    for _ in range(3):
+        made = _create(client, 3, ["human", "human", "greedy"], seed=None)
+        game = _game(client, made["id"])
+        seeds.add(game.setup.seed)
+        with client.websocket_connect(f"/ws/{made['id']}") as ws:
+            first = _hello(ws, _token(made["seats"][0]["url"]))
+        assert str(game.setup.seed) not in json.dumps(first)  # no player is told it
+        assert str(game.setup.seed) not in json.dumps(made)
+    assert len(seeds) == 3  # a fresh draw of the generator each time

@@ -107,7 +107,7 @@ def action_line(
         return f"  {who} {_verb(who, 'pass')}"
     line = f"  {who} {_verb(who, 'place')} {action.move}: sum {action.end_sum}"
     if action.points:
-        now = "-".join(str(score) for score in action.scores)
+        now = ", ".join(str(score) for score in action.scores)
         line += f", scores {action.points} (now {now})"
     return line
 

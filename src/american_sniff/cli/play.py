@@ -305,6 +305,11 @@ class _Game:
             styled = f"\x1b[{style}m{line}\x1b[0m" if self.color and style and line else line
             print(styled, file=self.out)
 
+    def say_wrapped(self, line: str) -> None:
+        """Say ``line`` wrapped to the screen's width between words, never inside one."""
+        width = self.size[0]
+        self.say(*textwrap.wrap(line, width, subsequent_indent="  ", break_long_words=False))
+
     def names(self) -> list[str]:
         """The record's name for every seat."""
         return [HUMAN if s == self.seat else self.kinds[s] for s in range(self.state.players)]
@@ -323,7 +328,7 @@ class _Game:
         )
         self.say(f"Seed {state.seed}: play this match again with --seed {state.seed}.")
         if players == 4:
-            self.say(
+            self.say_wrapped(
                 f"You are seat {you}; your partner is seat {(you + 2) % 4}. "
                 "Seats 0+2 play against seats 1+3."
             )
@@ -331,7 +336,7 @@ class _Game:
             self.say(f"You are seat {you}.")
         for other, bot in self.bots.items():
             who = seat_name(other, players, you)
-            self.say(f"{who[0].upper()}{who[1:]}: {bot_text(self.kinds[other], bot)}")
+            self.say_wrapped(f"{who[0].upper()}{who[1:]}: {bot_text(self.kinds[other], bot)}")
         if len(self.states) > 1:
             self.say(f"Resumed after {len(self.states) - 1} actions.")
         self.say("", round_start_line(state, you))
@@ -422,8 +427,8 @@ class _Game:
         if len(moves) == 1 and isinstance(moves[0], (Draw, Pass)):
             return moves[0]  # no choice: the narration shows it
         count = len(moves)
-        only = " (Enter: the only one)" if count == 1 else ""
-        prompt = f"Move 1-{count}{only}, h hint, u undo, ? help, q quit: "
+        choose = "Enter plays your only move" if count == 1 else f"Move 1-{count}"
+        prompt = f"{choose}, h hint, u undo, ? help, q quit: "
         message: list[str] = []
         redraw = True
         while True:
@@ -528,36 +533,36 @@ class _Game:
 
 
 def bot_text(kind: str, bot: Bot) -> str:
-    """A bot as ``play`` introduces it: its kind, its seed and the settings it plays with.
+    """A bot as ``play`` introduces it, in a player's words: its kind and how it thinks.
+
+    The engine's settings (playouts, rollouts, depth) are left to ``--help``
+    and docs/bots.md; a player hears how many deals the bot imagines.
 
     >>> from american_sniff.bots import make_bot
     >>> bot_text("search", make_bot("search", 3, playouts=8))
-    'the search bot (seed 3, 8 playouts a choice, rollouts by greedy, depth 4)'
-    >>> print(bot_text("expert", make_bot("expert", 3)))  # doctest: +NORMALIZE_WHITESPACE
-    the expert bot (seed 3, up to 64 playouts a choice, rollouts by greedy, depth 4,
-    reading choices, pruning)
+    'the search bot (imagines 8 deals a move; seed 3)'
+    >>> bot_text("expert", make_bot("expert", 3))
+    'the expert bot (imagines up to 64 deals a move and reads your choices; seed 3)'
     >>> bot_text("greedy", make_bot("greedy", 3))
-    'the greedy bot (seed 3)'
+    'the greedy bot (takes the most points now; seed 3)'
     """
-    settings = [f"seed {getattr(bot, 'seed', '?')}"]
+    seed = f"seed {getattr(bot, 'seed', '?')}"
     playouts = getattr(bot, "playouts", None)
     seconds = getattr(bot, "seconds", None)
     if seconds is not None:
-        settings.append(f"{seconds} s a choice")
+        how = f"thinks {seconds} s a move"
     elif playouts is not None:
         up_to = "up to " if getattr(bot, "prune", None) is not None else ""
-        settings.append(f"{up_to}{playouts} playouts a choice")
-    rollout = getattr(bot, "rollout", None)
-    if rollout is not None:
-        settings.append(f"rollouts by {rollout}")
-    depth = getattr(bot, "depth", None)
-    if depth is not None:
-        settings.append(f"depth {depth}")
+        how = f"imagines {up_to}{playouts} deals a move"
+    elif kind == "greedy":
+        how = "takes the most points now"
+    elif kind == "random":
+        how = "plays any legal move"
+    else:
+        return f"the {kind} bot ({seed})"
     if getattr(bot, "infer", None) is not None:
-        settings.append("reading choices")
-    if getattr(bot, "prune", None) is not None:
-        settings.append("pruning")
-    return f"the {kind} bot ({', '.join(settings)})"
+        how += " and reads your choices"
+    return f"the {kind} bot ({how}; {seed})"
 
 
 def _side_scores(view: PlayerView) -> list[str]:

@@ -6,7 +6,11 @@ Routes:
   ``GET /play/{id}``: the game page; ``GET /replay``: the replay viewer. The
   pages are package data (``web/static``) and need no build step.
 * ``POST /api/matches``: a new match; answers with each human seat's link and
-  the spectator link. Each link carries its secret token after ``#``, so that
+  the spectator link. A ``seed`` may be given only when one seat is a
+  person's: a match between people is always dealt from the operating
+  system's generator (:mod:`secrets`), and its seed is in no message, link or
+  record given to a player before the match is over.
+  Each link carries its secret token after ``#``, so that
   it never reaches a server log.
 * ``GET /api/matches?key=KEY``: the stored matches with their links, for the
   server's operator (the key is printed by ``american-sniff serve``).
@@ -248,8 +252,15 @@ class Server:
             return _refuse("the request is not JSON")
         if not isinstance(body, dict):
             return _refuse("the request is a JSON object")
+        seats = body.get("seats")
+        people = sum(1 for kind in seats if kind == HUMAN) if isinstance(seats, list) else 0
+        if people > 1 and body.get("seed") is not None:
+            return _refuse(
+                "a match between people is dealt from the server's own random seed: "
+                "leave out the seed (a chosen seed would tell its chooser every hand)"
+            )
         try:
-            setup = new_setup(body.get("players"), body.get("seats"), body.get("seed"))
+            setup = new_setup(body.get("players"), seats, body.get("seed"))
         except GameError as error:
             return _refuse(str(error))
         game = Game.create(self.store, setup)

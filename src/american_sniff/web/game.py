@@ -298,7 +298,10 @@ class Game:
             self._apply(move)
         except (IllegalMove, ValueError) as error:
             raise GameError(f"that move is refused: {error}") from None
-        self._continued.add((viewer, self.state.round))
+        # Moving shows the seat has read the last settlement: the one before the
+        # round this move was made in. A move that ends the round deals the next
+        # one, whose settlement the seat has yet to see, so it is not marked.
+        self._continued.add((viewer, state.round))
         return move
 
     def bot_move(self) -> Move:

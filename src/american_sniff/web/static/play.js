@@ -110,7 +110,30 @@ function myMoves() {
   return (view.previews || []).map((p) => ({ move: p.move, preview: p }));
 }
 
+// Which control had the focus, by what names it again after a redraw.
+function focusKey() {
+  const node = document.activeElement;
+  if (!node || node === document.body) return null;
+  for (const name of ["data-move", "data-tile", "id"]) {
+    const value = node.getAttribute && node.getAttribute(name);
+    if (value) return [name, value];
+  }
+  return null;
+}
+
 function draw() {
+  const focused = focusKey();
+  drawAll();
+  if (focused) {
+    const [name, value] = focused;
+    const again = document.querySelector(`[${name}="${CSS.escape(value)}"]`);
+    if (again && again !== document.activeElement && !again.disabled) again.focus();
+  }
+  const log = $("log");
+  requestAnimationFrame(() => { log.scrollTop = log.scrollHeight; });
+}
+
+function drawAll() {
   const view = current.view;
   const moves = myMoves();
   const playable = new Set(moves.map((m) => m.move.split(" ")[0]).filter((t) => tileValues(t)));
@@ -204,11 +227,12 @@ function drawSum(view) {
   const last = view.last_action;
   // At a round's start the last action is the one that ended the round before.
   const placed = last && last.end_sum !== null && view.history.length ? last : null;
+  // replaceChildren writes a null as the text "null": leave it out instead.
   line.replaceChildren(
     el("span", { text: `Counted ends: ${ends || "none"} = ${table.end_sum}. ` }),
-    placed
-      ? el("span", { class: "points", text: `The last placement scored ${placed.points}.` })
-      : null,
+    ...(placed
+      ? [el("span", { class: "points", text: `The last placement scored ${placed.points}.` })]
+      : []),
   );
 }
 
