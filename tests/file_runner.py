@@ -99,8 +99,9 @@ class Runner:
     def steps(self, vector: dict[str, Any]) -> None:
         """Run a vector's steps; raise Failed at the first difference."""
         for step in vector["steps"]:
-            if "line" in step:
-                cmd, line = None, step["line"]
+            if "line" in step:  # pad_to: spaces added up to that many bytes
+                padding = step.get("pad_to", 0) - len(step["line"].encode("utf-8"))
+                cmd, line = None, step["line"] + " " * padding
             else:
                 cmd, line = step["request"].get("cmd"), json.dumps(step["request"])
             answer = self.ask(line)

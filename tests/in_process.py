@@ -20,6 +20,8 @@ sys.path.insert(0, str(WRONG_ENGINES))
 
 import minimal  # noqa: E402 - found on the path just set
 
+from american_sniff.conformance.kit import EngineError  # noqa: E402 - after the engines' path
+
 
 class InProcess:
     """An engine of ``tests/wrong_engines``, made afresh by ``make`` at each restart."""
@@ -38,8 +40,11 @@ class InProcess:
         return answer
 
     def text(self, line: str) -> str:
-        """The answer line to a line."""
-        return json.dumps(self.engine.line(line))
+        """The answer line to a line; :class:`EngineError` if the engine gave up (exited)."""
+        try:
+            return json.dumps(self.engine.line(line))
+        except Exception as exc:  # the engine stopped: as if its process had exited
+            raise EngineError(f"the engine exited: {exc}") from None
 
     def restart(self) -> None:
         """A fresh engine."""
@@ -60,3 +65,19 @@ def rules_engine(name: str) -> Callable[[], minimal.Engine]:
         and value is not minimal.Rules
     )
     return lambda: minimal.Engine(rules(), f"wrong: {name}")
+
+
+def wrong_engine(name: str) -> Callable[[], minimal.Engine]:
+    """The maker of ``tests/wrong_engines/<name>.py``: its Engine subclass, or its Rules'."""
+    module = importlib.import_module(name)
+    engines = [
+        value
+        for value in vars(module).values()
+        if isinstance(value, type)
+        and issubclass(value, minimal.Engine)
+        and value is not minimal.Engine
+    ]
+    if not engines:
+        return rules_engine(name)
+    (engine,) = engines
+    return lambda: engine(minimal.Rules(), f"wrong: {name}")

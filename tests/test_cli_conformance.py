@@ -15,6 +15,7 @@ import pytest
 
 from american_sniff.bots import random_match
 from american_sniff.cli import main
+from american_sniff.cli.conformance import REPLAY_HEADING
 from american_sniff.conformance import generate, load_vectors
 from american_sniff.records import record_match
 
@@ -94,10 +95,13 @@ def test_conformance_reports_failures_and_exits_1(
     out = capsys.readouterr().out.splitlines()
     assert code == 1
     assert (
-        "FAIL settlement/domino-two-players: step 0, settle: scores[1]: expected 95, got 115"
+        "FAIL settlement/domino-two-players: step 1, settle: scores[1]: expected 95, got 115"
     ) in out
     assert "PASS settlement/rounding-1-and-2-go-down" in out
-    assert out[-1] == "12 vectors: 9 passed, 3 failed (wrong: the finisher gains)"
+    assert out[-1] == (
+        "12 vectors: 9 passed, 3 failed (wrong: the finisher gains); the first failure: "
+        "settlement/domino-two-players, step 1, field scores[1]"
+    )
 
 
 def test_conformance_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -169,16 +173,28 @@ def test_conformance_fuzz_passes_the_library_and_catches_a_loose_grammar(
     """--fuzz: a summary and exit 0 for the library; the difference and its requests, exit 1."""
     assert main(["conformance", "--engine", LIBRARY_ENGINE, "--fuzz", "2", "--seed", "9"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert len(out) == 1
-    assert out[0].startswith("fuzz: no difference in 2 matches, ")
-    assert out[0].endswith(" requests (seed 9)")
+    assert len(out) == 2
+    assert out[0].startswith("rare positions reached: win_by_seat_2_or_3 ")
+    assert out[1].startswith("fuzz: no difference in 2 matches, ")
+    assert out[1].endswith(" requests (seed 9)")
     loose = shlex.join([sys.executable, str(WRONG_ENGINES / "loose_grammar.py")])
     assert main(["conformance", "--engine", loose, "--fuzz", "20", "--seed", "1"]) == 1
     out = capsys.readouterr().out.splitlines()
     assert 'code: expected "not_a_tile", got "not_a_move"' in out[0]
-    replay = out[out.index("the requests of the failing match, to replay:") + 1 : -1]
-    assert [json.loads(line)["cmd"] for line in replay[:2]] == ["hello", "new"]
-    assert out[-1].startswith("fuzz: a difference in 1 matches, ")
+    assert "(counting from 1 within the match, the hello excluded" in out[0]
+    replay = out[out.index(REPLAY_HEADING) + 1 : -1]
+    assert json.loads(replay[0])["cmd"] == "hello"
+    assert json.loads(replay[-1])["cmd"] == "move"
+    assert out[-1].startswith("fuzz: a difference in ")
+
+
+def test_conformance_fuzz_takes_bias(capsys: pytest.CaptureFixture[str]) -> None:
+    """--bias changes the requests the same seed sends, and the library still passes."""
+    plain = ["conformance", "--engine", LIBRARY_ENGINE, "--fuzz", "2", "--seed", "9"]
+    assert main(plain) == 0
+    first = capsys.readouterr().out
+    assert main([*plain, "--bias"]) == 0
+    assert capsys.readouterr().out != first
 
 
 def test_conformance_export_writes_the_files_and_a_manifest(

@@ -351,6 +351,29 @@ def test_serve_skips_an_over_long_line() -> None:
     assert answers[1] == {"ok": True}
 
 
+def padded(total: int) -> bytes:
+    """A valid table request of exactly ``total`` bytes (padded with JSON blanks)."""
+    base = b'{"cmd": "table", "moves": []}'
+    return base[:-1] + b" " * (total - len(base)) + b"}"
+
+
+def test_the_line_limit_counts_the_newline() -> None:
+    """A line of MAX_LINE_BYTES bytes with its newline is read; one byte more is bad_json."""
+    answers = run(
+        [
+            padded(MAX_LINE_BYTES - 1) + b"\n",
+            padded(MAX_LINE_BYTES) + b"\n",
+            padded(MAX_LINE_BYTES - 2) + b"\r\n",
+            padded(MAX_LINE_BYTES - 1) + b"\r\n",
+            b'{"cmd": "quit"}\n',
+        ]
+    )
+    assert [a.get("error") for a in answers] == [None, "bad_json", None, "bad_json", None]
+    # The last line, with no newline, may hold every byte of the limit.
+    assert run([padded(MAX_LINE_BYTES)])[0]["ok"]
+    assert run([padded(MAX_LINE_BYTES + 1)])[0]["error"] == "bad_json"
+
+
 def test_serve_ends_at_the_end_of_the_input() -> None:
     """Without quit, serving ends when the input does (the last line may lack its newline)."""
     answers = run([b'{"cmd": "new", "players": 2, "seed": "5"}\n{"cmd": "legal"}'])

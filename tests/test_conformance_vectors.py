@@ -20,6 +20,7 @@ from american_sniff.conformance.loading import (
     VECTORS_FORMAT_VERSION,
     InvalidVectors,
     Vector,
+    exclusive_pairs,
     export_vectors,
     load_vectors,
     manifest_schema,
@@ -95,12 +96,13 @@ def test_the_kinds_and_their_counts(vectors: tuple[Vector, ...]) -> None:
     assert counts == {
         "positions": 15,
         "settlement": 12,
-        "refusals": 37,
+        "refusals": 42,
         "order": len(generate.ORDER_PAIRS),
-        "robustness": 6,
-        "seeds": len(generate.SEEDS) + 1,
+        # 9, the error kinds' order, the 5 settled questions, the blocked last deals
+        "robustness": 9 + len(generate.ERROR_PAIRS) + 5 + len(generate.BLOCKED_LAST_DEALS),
+        "seeds": len(generate.SEEDS) + 2 + len(generate.REJECTION_SEEDS),
         "perft": len(generate.PERFTS),
-        "matches": 3,
+        "matches": 14 + len(generate.WON_BY_SEAT) + len(generate.STUCK_NEXT_SEAT),
     }
     assert all(vector.id.startswith(vector.kind + "/") for vector in vectors)
     assert all(vector.description for vector in vectors)
@@ -172,6 +174,21 @@ def test_every_pair_of_the_refusal_order_has_a_vector(vectors: tuple[Vector, ...
     assert named == {f"order/{first}-before-{second}" for first, second in paired}
 
 
+def test_the_order_file_exports_the_pairs_no_move_breaks(tmp_path: Path) -> None:
+    """order.json lists ORDER_EXCLUSIVE under exclusive, in the shipped files and exported ones."""
+    assert exclusive_pairs() == generate.ORDER_EXCLUSIVE
+    export_vectors(tmp_path)
+    assert exclusive_pairs(tmp_path) == generate.ORDER_EXCLUSIVE
+    validator = jsonschema.Draft202012Validator(vectors_schema())
+    pair = {"first": "a", "second": "b", "why": "c"}
+    assert validator.is_valid(header("order", exclusive=[pair]))
+    assert not validator.is_valid(header(exclusive=[pair]))  # only the order file has them
+    assert not validator.is_valid(header("order", exclusive=[{**pair, "why": 1}]))
+    (tmp_path / "order.json").unlink()
+    with pytest.raises(InvalidVectors, match="is not a vector file"):
+        exclusive_pairs(tmp_path)
+
+
 def test_every_bad_json_kind_of_the_docs_has_a_line(vectors: tuple[Vector, ...]) -> None:
     """Floats, big integers, repeated keys, a byte-order mark: each is a bad_json line."""
     lines = {step["at"]: step for step in steps(by_id(vectors)["robustness/bad-json"])}
@@ -184,12 +201,13 @@ def test_the_seed_vectors_cover_the_edges(vectors: tuple[Vector, ...]) -> None:
     """Seeds 0, 2**53 - 1, 2**53 + 1 and 2**64 - 1, each over more than one round."""
     seeded = [v for v in vectors if v.kind == "seeds"]
     seeds = {int(steps(v)[0]["request"]["seed"]) for v in seeded}
-    assert seeds == {0, (1 << 53) - 1, (1 << 53) + 1, (1 << 64) - 1, 42}
+    rejected = {generate.seed_giving(out, draw) for _, _, draw, out, _ in generate.REJECTION_SEEDS}
+    assert seeds == {0, (1 << 53) - 1, (1 << 53) + 1, (1 << 64) - 1, 42, 1} | rejected
     both = by_id(vectors)["seeds/deals-then-seed-42"]
     assert steps(both)[0]["request"]["deals"][0]["opener"] is None
     for vector in seeded:
         rounds = {s["expect"].get("round") for s in steps(vector)} - {None}
-        assert len(rounds) >= 2, vector.id
+        assert len(rounds) >= 2 or vector.id.startswith("seeds/rejected-"), vector.id
     blocked = [
         s
         for v in seeded
@@ -241,11 +259,16 @@ def test_whole_matches_show_what_the_issue_asks() -> None:
 
 
 def test_a_match_vector_compares_every_action(vectors: tuple[Vector, ...]) -> None:
-    """A match vector asks legal, move and state at every action, with the whole answers."""
+    """A match vector asks legal, move and state at every action, with the whole answers.
+
+    A whole match ends with legal and a move; a single round also asks state after it.
+    """
     for vector in (v for v in vectors if v.kind == "matches"):
         cmds = [step["request"]["cmd"] for step in steps(vector)]
         assert cmds[0] == "new"
-        assert cmds[1:-2] == ["legal", "move", "state"] * ((len(cmds) - 3) // 3)
+        tail = 2 if len(cmds) % 3 == 0 else 3
+        assert cmds[1:-tail] == ["legal", "move", "state"] * ((len(cmds) - 1 - tail) // 3)
+        assert cmds[-tail:] in (["legal", "move"], ["legal", "state", "move"])
         assert {"turn", "round", "scores", "winner"} <= set(steps(vector)[2]["expect"])
 
 
@@ -314,6 +337,18 @@ def a_vector(**changes: Any) -> dict[str, Any]:
         (header(kind="quiz"), "kind must be one of"),
         (header(vectors={}), "vectors must be a list"),
         (header(extra=1), "unknown keys extra"),
+        (header(exclusive=[]), "unknown keys exclusive"),
+        (header("order", exclusive={}), "exclusive must be a list"),
+        (header("order", exclusive=[1]), "exclusive 0 must be an object"),
+        (header("order", exclusive=[{"first": "a", "second": "b"}]), "missing keys why"),
+        (
+            header("order", exclusive=[{"first": "a", "second": "b", "why": "c", "x": 1}]),
+            "unknown keys x",
+        ),
+        (
+            header("order", exclusive=[{"first": "a", "second": 2, "why": "c"}]),
+            "second must be a str",
+        ),
         (header(vectors=[a_vector(id=2)]), "vector 0: id must be a str"),
         (header(vectors=[[]]), "vector 0 must be an object"),
         (header(vectors=[a_vector(id="positions/x")]), "must start with"),
@@ -391,3 +426,19 @@ def test_load_vectors_reads_a_directory(tmp_path: Path) -> None:
     (empty / "manifest.json").write_text("{}")  # a manifest is not read as vectors
     with pytest.raises(InvalidVectors, match="holds no vectors"):
         load_vectors(empty)
+
+
+def test_every_vector_that_is_not_fresh_runs_after_any_other(vectors: tuple[Vector, ...]) -> None:
+    """A vector that is not fresh starts with a new, or sends nothing that needs a match.
+
+    docs/conformance.md tells runners so: such a vector may run on the engine
+    the vector before it left, whatever that vector did.
+    """
+    for vector in vectors:
+        if vector.fresh or vector.kind == "perft":
+            continue
+        for step in steps(vector):
+            cmd = step.get("request", {}).get("cmd")
+            if cmd == "new" and step["expect"]["ok"]:
+                break
+            assert cmd not in ("legal", "move", "state", "quit"), vector.id

@@ -27,9 +27,9 @@ import pytest
 from american_sniff.conformance import generate
 from american_sniff.conformance.compare import OWN_CHOICE
 from american_sniff.conformance.kit import EngineError, KitReport, SubprocessEngine, run_kit
-from american_sniff.conformance.loading import Vector, load_vectors
+from american_sniff.conformance.loading import Vector, load_vectors, step_line
 from file_runner import run_directory
-from in_process import WRONG_ENGINES, InProcess, rules_engine
+from in_process import WRONG_ENGINES, InProcess, rules_engine, wrong_engine
 
 sys.path.insert(0, str(WRONG_ENGINES))  # as in_process does: the engines import so
 
@@ -57,8 +57,8 @@ def fields_of(vectors: Iterable[Vector]) -> set[str]:
 
     for vector in vectors:
         for step in vector.data.get("steps", ()):
-            if "line" in step:
-                cmd = "line"
+            if "line" in step:  # as the wrong engines read it: a line may be a request
+                cmd = fields.command_of(step_line(step))
             else:
                 name = step["request"].get("cmd")
                 known = isinstance(name, str) and name in fields.COMMANDS
@@ -184,12 +184,16 @@ def field_engine(field: str) -> Callable[[], minimal.Engine]:
 
 #: The engines on which the file runner and the kit must agree: the correct
 #: one, rule bugs (tables, matches, seeds, perft), fields of answers and lines,
-#: and a pair of the refusal order.
+#: a pair of the refusal order, and three of the escapes of issue 27 (the block
+#: test, the nesting limit, the generator's rejection step).
 SELECTION: dict[str, Callable[[], minimal.Engine]] = {
     "minimal": lambda: minimal.Engine(minimal.Rules(), "minimal"),
     **{name: rules_engine(name) for name in ("early_branches", "finisher_gains")},
     **{field: field_engine(field) for field in ("move.turn", "line.error")},
     "not_in_hand,must_place_drawn": lambda: fields.order_engine("not_in_hand", "must_place_drawn"),
+    **{
+        name: wrong_engine(name) for name in ("next_seat_block", "no_nesting_limit", "modulo_below")
+    },
 }
 
 

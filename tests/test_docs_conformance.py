@@ -10,6 +10,7 @@ import json
 import re
 from pathlib import Path
 
+from american_sniff.conformance import generate
 from american_sniff.conformance.loading import load_vectors
 from american_sniff.conformance.protocol import Session
 
@@ -38,3 +39,24 @@ def test_the_pages_name_what_exists() -> None:
         assert named in ids
     for engine in re.findall(r"`(\w+\.py)`", text):
         assert (WRONG_ENGINES / engine).is_file(), engine
+
+
+#: A vector id in backticks, as the pages name them.
+NAMED_ID = r"`((?:positions|settlement|refusals|order|robustness|seeds|perft|matches)/[a-z0-9_-]+)`"
+
+
+def test_every_vector_the_pages_name_in_backticks_exists() -> None:
+    """protocol.md and conformance.md name only vectors that ship."""
+    ids = {vector.id for vector in load_vectors()}
+    for page in ("protocol.md", "conformance.md"):
+        named = set(re.findall(NAMED_ID, (DOCS / page).read_text(encoding="utf-8")))
+        assert named <= ids, (page, named - ids)
+
+
+def test_the_order_of_the_error_kinds_names_a_vector_per_pair() -> None:
+    """The section lists exactly the error pairs the generator makes a vector for."""
+    text = (DOCS / "protocol.md").read_text(encoding="utf-8")
+    section = text.split("### The order of the error kinds", 1)[1].split("\n## ", 1)[0]
+    named = {ident for ident in re.findall(NAMED_ID, section) if "-before-" in ident}
+    pairs = {f"robustness/{first}-before-{second}" for first, second, *_ in generate.ERROR_PAIRS}
+    assert named == pairs

@@ -114,7 +114,7 @@ def wrong(value: Any) -> Any:
     return None  # an object: null instead
 
 
-def _command(line: str) -> str:
+def command_of(line: str) -> str:
     """The command a request line names: one of the protocol's, "other", or "line"."""
     try:
         request = Engine.parse(line)
@@ -137,7 +137,7 @@ class WrongField(Engine):
     def line(self, line: str) -> dict[str, Any]:
         """The right answer, with the field wrong where it is there."""
         answer = super().line(line)
-        if _command(line) != self.cmd:
+        if command_of(line) != self.cmd:
             return answer
         holder: Any = answer
         for key in self.path[:-1]:

@@ -42,6 +42,10 @@ ORDER = (
     "stock_empty",
 )
 _MAX_ROUND = 1_000_000
+#: The longest request line, its newline counted (docs/protocol.md: 1 MiB).
+MAX_LINE_BYTES = 1 << 20
+#: The deepest nesting of arrays and objects a request line may have.
+MAX_DEPTH = 64
 _MIN_SCORE = -1_000_000
 _MASK = (1 << 64) - 1
 
@@ -144,6 +148,18 @@ class Rules:
     def terminal_worth(self, half: int) -> int:
         """What a terminal double of ``half`` pips a half adds to the sum."""
         return 2 * half
+
+    def winning_side(self, seat: int, players: int) -> int:
+        """The side that wins when ``seat`` reaches the target: with four, seat % 2."""
+        return seat % 2 if players == 4 else seat
+
+    def blocked(self, can_place: Callable[[int], bool], mover: int, players: int) -> bool:
+        """Whether the round is blocked (the stock is empty): no seat at all can place."""
+        return not any(can_place(seat) for seat in range(players))
+
+    def below(self, n: int, state: int) -> tuple[int, int]:
+        """The dealer's unbiased integer below ``n``, redrawing outputs past the limit."""
+        return _below(n, state)
 
     def settle(
         self, players: int, hands: list[list[Tile]], finisher: int | None, scores: list[int]
@@ -282,7 +298,9 @@ class Match:
         self.round += 1
         if self.deals:
             deal = self.deals.pop(0)
-            if deal.get("opener") is None:
+            if deal.get("opener") is None and finisher is None:
+                # A lot is due (no one went out): the seed draws it. After a
+                # domino the finisher opens and the generator is left alone.
                 assert self.dealer is not None
                 deal = {**deal, "opener": self.dealer.lot()}
         elif self.dealer is not None:
@@ -292,7 +310,11 @@ class Match:
             return
         self.hands = [sorted(read_tile(t) for t in hand) for hand in deal["hands"]]
         self.stock = [read_tile(t) for t in deal["stock"]]
-        self.opener = self.rules.opener(deal["opener"], finisher)
+        dealt: int | None = deal.get("opener")
+        if dealt is None:  # no lot was due: the finisher opens
+            assert finisher is not None
+            dealt = finisher
+        self.opener = self.rules.opener(dealt, finisher)
         self.turn = self.opener
         self.table = Table(self.rules)
         self.drawn: Tile | None = None
@@ -352,10 +374,10 @@ class Match:
             self.scores[self.side(seat)] += points
             answer.update(end_sum=total, points=points)
             if self.scores[self.side(seat)] >= _TARGET[self.players]:
-                self.winner = self.side(seat)
+                self.winner = self.rules.winning_side(seat, self.players)
             elif not self.hands[seat]:
                 answer["round_end"] = self.end_round("domino", seat)
-            elif not self.stock and not any(map(self.can_place, range(self.players))):
+            elif not self.stock and self.rules.blocked(self.can_place, seat, self.players):
                 answer["round_end"] = self.end_round("blocked", None)
             else:
                 self.turn = (seat + 1) % self.players
@@ -365,14 +387,17 @@ class Match:
             answer["tile"] = text(drawn)
             if self.table.fits(drawn):
                 self.drawn = drawn
-            elif not self.stock and not any(map(self.can_place, range(self.players))):
+            elif not self.stock and self.rules.blocked(self.can_place, seat, self.players):
                 answer["round_end"] = self.end_round("blocked", None)
         else:
             self.turn = (seat + 1) % self.players
-        over = self.winner is not None or self.dealt_out
         answer.update(scores=list(self.scores), winner=self.winner, round=self.round)
-        answer["turn"] = None if over else self.turn
+        answer["turn"] = self.shown_turn(answer["round_end"])
         return answer
+
+    def shown_turn(self, round_end: dict[str, Any] | None) -> int | None:
+        """The turn a move answer shows: null once the match is won or its deals ran out."""
+        return None if self.winner is not None or self.dealt_out else self.turn
 
     def end_round(self, end: str, finisher: int | None) -> dict[str, Any]:
         """Settle the round and deal the next; the round_end answer."""
@@ -487,8 +512,27 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
+def depth(line: str) -> int:
+    """How deeply the arrays and objects of a JSON text nest (strings skipped)."""
+    deepest = level = 0
+    for bracket in re.findall(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', line):
+        if bracket in "[{":
+            level += 1
+            deepest = max(deepest, level)
+        elif bracket in "]}":
+            level -= 1
+    return deepest
+
+
 def parse_line(line: str) -> Any:
-    """A request line's JSON, read as strictly as the protocol asks."""
+    """A request line's JSON, read as strictly as the protocol asks, nesting bounded."""
+    if depth(line) > MAX_DEPTH:
+        raise ValueError(f"the line nests deeper than {MAX_DEPTH}")
+    return parse_unbounded(line)
+
+
+def parse_unbounded(line: str) -> Any:
+    """A request line's JSON, read strictly, however deeply it nests."""
     if not line.strip():
         raise ValueError("the line is empty")
     return json.loads(
@@ -519,20 +563,23 @@ def _below(n: int, state: int) -> tuple[int, int]:
 class Dealer:
     """Deals rounds from a seed, as docs/rules.md and american_sniff.rng describe."""
 
-    def __init__(self, seed: int, players: int) -> None:
+    def __init__(
+        self, seed: int, players: int, below: Callable[[int, int], tuple[int, int]] = _below
+    ) -> None:
         self.state = seed
         self.players = players
+        self.below = below
 
     def lot(self) -> int:
         """The opener drawn by lot."""
-        opener, self.state = _below(self.players, self.state)
+        opener, self.state = self.below(self.players, self.state)
         return opener
 
     def deal(self, lot_due: bool) -> dict[str, Any]:
         """The next round's deal; its opener drawn by lot if one is due."""
         tiles = [(a, b) for a in range(7) for b in range(a, 7)]
         for i in range(len(tiles) - 1, 0, -1):
-            j, self.state = _below(i + 1, self.state)
+            j, self.state = self.below(i + 1, self.state)
             tiles[i], tiles[j] = tiles[j], tiles[i]
         size = {2: 7, 3: 6, 4: 5}[self.players]
         hands = [tiles[k * size : (k + 1) * size] for k in range(self.players)]
@@ -549,6 +596,8 @@ class Engine:
 
     #: How a request line is read.
     parse = staticmethod(parse_line)
+    #: The match a ``new`` request starts.
+    match_class: type[Match] = Match
 
     def __init__(self, rules: Rules, name: str) -> None:
         self.rules = rules
@@ -613,8 +662,8 @@ class Engine:
         first = 1 if first is None else first
         if not 1 <= first <= _MAX_ROUND:
             raise BadRequest("invalid_deal", f"bad round {first}")
-        dealer = None if seed is None else Dealer(int(seed), players)
-        self.match = Match(self.rules, players, deals, list(scores), first, dealer)
+        dealer = None if seed is None else Dealer(int(seed), players, self.rules.below)
+        self.match = self.match_class(self.rules, players, deals, list(scores), first, dealer)
         return self.match.state()
 
     def check_deal(self, deal: dict[str, Any], players: int, seeded: bool) -> None:
@@ -671,16 +720,25 @@ class Engine:
             finisher is not None and (not 0 <= finisher < players or hands[finisher])
         ):
             raise BadRequest("bad_request", "a tile twice, or a finisher holding tiles")
-        scores = request.get("scores") or [0] * (2 if players == 4 else players)
+        scores = request.get("scores")
+        scores = [0] * (2 if players == 4 else players) if scores is None else scores
+        self.check_scores(scores, players)
         deductions, totals, after = self.rules.settle(
             players, hands, request.get("finisher"), list(scores)
         )
         return {"deductions": deductions, "side_totals": totals, "scores": after}
 
+    def check_scores(self, scores: list[int], players: int) -> None:
+        """Refuse the scores of a settle request unless there is one per side."""
+        if len(scores) != (2 if players == 4 else players):
+            raise BadRequest("bad_request", "settle needs one score per side")
+
     def line(self, line: str) -> dict[str, Any]:
-        """The answer to one request line."""
+        """The answer to one request line (without its newline)."""
         try:
             try:
+                if len(line.encode("utf-8")) + 1 > MAX_LINE_BYTES:
+                    raise ValueError("the line is longer than 1 MiB, its newline counted")
                 request = self.parse(line)
             except ValueError as exc:  # JSONDecodeError is a ValueError too
                 raise BadRequest("bad_json", str(exc)) from None
@@ -709,7 +767,7 @@ def serve(rules: Rules, name: str, engine: Engine | None = None) -> None:
         except UnicodeDecodeError:
             answer = {"ok": False, "error": "bad_json", "message": "not UTF-8"}
         else:
-            answer = engine.line(line)
+            answer = engine.line(line.removesuffix("\n"))
         sys.stdout.write(json.dumps(answer) + "\n")
         sys.stdout.flush()
         if answer.get("ok") and answer.get("quit"):

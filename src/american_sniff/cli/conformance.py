@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from ..conformance.coverage import CoverageError, coverage
 from ..conformance.fuzz import fuzz
 from ..conformance.kit import (
     DEFAULT_TIMEOUT,
@@ -19,9 +20,11 @@ from ..conformance.loading import MANIFEST_NAME, InvalidVectors, export_vectors,
 from ..rng import MASK64
 from .options import Command
 
-__all__ = ["COMMAND", "NAME"]
+__all__ = ["COMMAND", "NAME", "REPLAY_HEADING"]
 
 NAME = "conformance"
+#: The line ``--fuzz`` prints before the request lines that replay its failure.
+REPLAY_HEADING = "the shortest sequence of requests that still fails, to replay on a fresh engine:"
 
 
 def _seconds(text: str) -> float:
@@ -79,6 +82,8 @@ def _run(args: argparse.Namespace) -> int:
         )
         if args.engine is None:
             return 0
+    if args.coverage:
+        return _run_coverage(args)
     if args.engine is None:
         return _fail("give --engine CMD (or --export DIR)")
     if args.fuzz is not None:
@@ -100,16 +105,28 @@ def _run(args: argparse.Namespace) -> int:
     return 0 if report.passed else 1
 
 
+def _run_coverage(args: argparse.Namespace) -> int:
+    """Print the coverage table of the vectors; 1 if a class is unreached."""
+    try:
+        report = coverage(load_vectors(args.vectors))
+    except (InvalidVectors, CoverageError) as exc:
+        return _fail(exc)
+    print(report.table())
+    return 1 if report.missing else 0
+
+
 def _run_fuzz(args: argparse.Namespace) -> int:
     try:
         with SubprocessEngine(args.engine, timeout=args.timeout) as engine:
-            report = fuzz(engine, args.fuzz, args.seed)
+            report = fuzz(engine, args.fuzz, args.seed, bias=args.bias)
     except EngineError as exc:
         return _fail(exc)
+    reached = ", ".join(f"{name} {count}" for name, count in report.reached.items())
     if report.passed:
+        print(f"rare positions reached: {reached}")
         print(report.summary())
         return 0
-    print(f"{report.difference}\n\nthe requests of the failing match, to replay:")
+    print(f"{report.difference}\n\n{REPLAY_HEADING}")
     for line in report.lines:
         print(line)
     print(report.summary())
@@ -137,10 +154,21 @@ def _options(parser: argparse.ArgumentParser) -> None:
         help="the fuzzer's seed (default 0): the same seed sends the same requests",
     )
     parser.add_argument(
+        "--bias",
+        action="store_true",
+        help="with --fuzz: seek rare positions (4-player wins by seats 2 and 3, an empty stock)",
+    )
+    parser.add_argument(
         "--export",
         type=Path,
         metavar="DIR",
         help="write the vector files and a versioned manifest to DIR",
+    )
+    parser.add_argument(
+        "--coverage",
+        action="store_true",
+        help="print which coverage classes the vectors reach (no engine needed); "
+        "exit 1 if one is unreached",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON report, not text")
     parser.add_argument(
@@ -164,8 +192,10 @@ COMMAND = Command(
         "and run every conformance vector against it, comparing every field of every "
         "answer. Prints PASS, FAIL or SKIP per vector, with the first difference, then "
         "a one-line summary. With --fuzz N, plays N random matches in lockstep with the "
-        "library instead, and prints the requests of the first match that differs. With "
-        "--export DIR, writes the vector files and a manifest for other languages. "
+        "library instead, and prints the shortest sequence of requests that still differs. With "
+        "--export DIR, writes the vector files and a manifest for other languages. With "
+        "--coverage, prints the classes of positions and inputs the vectors must reach, "
+        "how many vectors reach each and the first of them. "
         "Exits 0 when everything agrees, 1 on a difference, 2 when the engine or the "
         "vectors cannot be used."
     ),
@@ -175,6 +205,7 @@ COMMAND = Command(
         'american-sniff conformance --engine "./engine" --vectors my-vectors/',
         'american-sniff conformance --engine "./engine" --fuzz 200 --seed 7',
         "american-sniff conformance --export vectors/",
+        "american-sniff conformance --coverage",
     ),
     options=_options,
     run=_run,

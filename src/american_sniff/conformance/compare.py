@@ -25,10 +25,26 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["OWN_CHOICE", "SET_KEYS", "difference", "expected_answer", "own_choice_problem", "text"]
+__all__ = [
+    "FIRST",
+    "OWN_CHOICE",
+    "SET_KEYS",
+    "difference",
+    "expected_answer",
+    "field_of",
+    "own_choice_problem",
+    "text",
+]
 
 #: The lists compared as multisets, wherever they appear in an answer.
 SET_KEYS = frozenset({"moves", "open_points", "contributions"})
+
+#: The fields compared first, in this order, at every depth: the structural
+#: ones, of which a difference elsewhere is often only a symptom (a missing
+#: round end makes the scores differ too). The other fields follow in the
+#: order of the expected answer.
+FIRST = ("ok", "error", "code", "round_end", "end", "finisher", "winner", "turn", "round")
+_RANK = {key: rank for rank, key in enumerate(FIRST)}
 
 #: The fields that are the engine's own choice, by command (``"*"``: in every
 #: failure answer), with the JSON type each must have.
@@ -84,25 +100,36 @@ def difference(expected: object, got: object, path: str = "") -> str | None:
     """The first difference between an expected answer and an engine's, in words, or None.
 
     The message starts with the field's name (``turn: expected 2, got 0``,
-    ``round_end.hands[1]: ...``).
+    ``round_end.hands[1]: ...``). The fields of :data:`FIRST` are compared
+    first; when more than one field of the answer differs, the message ends by
+    naming every other one.
 
     >>> difference({"turn": 2, "table": {"end_sum": 5}}, {"turn": 2, "table": {"end_sum": 4}})
     'table.end_sum: expected 5, got 4'
+    >>> difference({"scores": [15, 0], "round_end": {"end": "domino"}},
+    ...            {"scores": [25, 0], "round_end": None})
+    'round_end: expected an object, got null (other fields that differ: scores)'
     """
     if isinstance(expected, dict):
         if not isinstance(got, dict):
             return f"{path or 'the answer'}: expected an object, got {text(got)}"
-        for key, value in expected.items():
-            where = f"{path}.{key}" if path else key
-            if key not in got:
-                return f"{where}: missing (expected {text(value)})"
-            if key in SET_KEYS and isinstance(value, list):
-                found = _multiset_difference(value, got[key], where)
-            else:
-                found = difference(value, got[key], where)
-            if found:
+        first: str | None = None
+        others: list[str] = []
+        for key in sorted(expected, key=lambda key: _RANK.get(key, len(FIRST))):
+            found = _field_difference(key, expected[key], got, path)
+            if found is None:
+                continue
+            if first is not None:
+                others.append(key)
+            elif path:  # below the top, the first difference is enough
                 return found
-        return None
+            else:
+                first = found
+                if key == "ok":  # every other field follows from it
+                    return first
+        if first is not None and others:
+            return f"{first} (other fields that differ: {', '.join(others)})"
+        return first
     if isinstance(expected, list) and isinstance(got, list) and len(expected) == len(got):
         for index, (item, other) in enumerate(zip(expected, got, strict=True)):
             found = difference(item, other, f"{path}[{index}]")
@@ -112,6 +139,25 @@ def difference(expected: object, got: object, path: str = "") -> str | None:
     if type(expected) is not type(got) or text(expected) != text(got):
         return f"{path}: expected {text(expected)}, got {text(got)}"
     return None
+
+
+def _field_difference(key: str, value: object, got: Mapping[str, Any], path: str) -> str | None:
+    """The difference in the field ``key`` of an object, or None."""
+    where = f"{path}.{key}" if path else key
+    if key not in got:
+        return f"{where}: missing (expected {text(value)})"
+    if key in SET_KEYS and isinstance(value, list):
+        return _multiset_difference(value, got[key], where)
+    return difference(value, got[key], where)
+
+
+def field_of(found: str) -> str:
+    """The field a message of :func:`difference` names first (``turn``, ``round_end.hands[1]``).
+
+    >>> field_of('moves (compared as a set): missing "draw"')
+    'moves'
+    """
+    return found.split(": ", 1)[0].removesuffix(" (compared as a set)")
 
 
 def _multiset_difference(expected: list[Any], got: object, path: str) -> str | None:

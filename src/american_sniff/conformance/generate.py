@@ -18,10 +18,11 @@ instead of writing them, and with ``--out DIR`` to write elsewhere.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,17 +34,18 @@ from ..moves import Place, parse_move
 from ..records import MatchRecord, OpenerBy, record_match
 from ..referee import check_record
 from ..replayer import Problem, step
-from ..rng import below
-from ..rules import RULES_VERSION, round_hand, settle
+from ..rng import below, next_u64
+from ..rules import HAND_SIZE, RULES_VERSION, TARGET, round_hand, settle
 from ..serial import move_text, tile_text
 from ..state import MatchState, RoundEnd
 from ..tiles import ALL_TILES, Tile, parse_tile
 from .compare import expected_answer
+from .coverage import coverage
 from .kit import LocalEngine, perft
 from .loading import KINDS, VECTORS_FORMAT, VECTORS_FORMAT_VERSION
-from .protocol import MAX_ROUND, MIN_SCORE, Session
+from .protocol import MAX_DEPTH, MAX_LINE_BYTES, MAX_ROUND, MIN_SCORE, Session, serve
 
-__all__ = ["build", "dumps", "main"]
+__all__ = ["build", "dumps", "main", "seed_giving", "unmix"]
 
 #: The widest line :func:`dumps` writes before it breaks a list or an object.
 WIDTH = 200
@@ -979,7 +981,20 @@ ORDER_EXCLUSIVE: tuple[tuple[str, str, str], ...] = (
     ("must_place_drawn", "already_on_table", "in a match a tile on the table is in no hand"),
     ("point_required", "point_not_open", "a placement written as an opening names no point"),
     ("must_place", "must_draw", "a player who can place need not draw"),
+    ("already_on_table", "opening_has_no_point", "on the empty table no tile is on the table"),
 )
+
+
+def order_exclusive() -> list[dict[str, str]]:
+    """:data:`ORDER_EXCLUSIVE` as the order file ships it, under ``exclusive``.
+
+    Each entry is ``{"first": CODE, "second": CODE, "why": TEXT}``: an
+    adjacent pair of the documented refusal order that no single move can
+    break together, so that no ``order/...`` vector exists for it.
+    """
+    return [
+        {"first": first, "second": second, "why": why} for first, second, why in ORDER_EXCLUSIVE
+    ]
 
 
 def order_vectors() -> list[dict[str, Any]]:
@@ -1111,6 +1126,18 @@ BAD_REQUESTS: tuple[tuple[str, dict[str, Any]], ...] = (
     ),
     ("a tile in two hands", {"cmd": "settle", "players": 2, "hands": [["[1|2]"], ["[1|2]"]]}),
     ("three hands for two players", {"cmd": "settle", "players": 2, "hands": [[], [], []]}),
+    (
+        "settle with three scores for two sides",
+        {"cmd": "settle", "players": 2, "hands": [[], []], "scores": [0, 0, 0]},
+    ),
+    (
+        "settle with no scores (an empty list) for two sides",
+        {"cmd": "settle", "players": 2, "hands": [["[1|2]"], []], "scores": []},
+    ),
+    (
+        "settle with one score per seat of four players, not per side",
+        {"cmd": "settle", "players": 4, "hands": [[], [], [], []], "scores": [0, 0, 0, 0]},
+    ),
 )
 
 
@@ -1196,6 +1223,10 @@ def robustness_vectors() -> list[dict[str, Any]]:
         }
     )
     vectors.append(_deals_run_out())
+    vectors.extend(_blocked_last_deal(*case) for case in BLOCKED_LAST_DEALS)
+    vectors.extend(long_line_vectors())
+    vectors.extend(nesting_vectors())
+    vectors.extend(protocol_question_vectors())
     return vectors
 
 
@@ -1207,7 +1238,7 @@ def _deals_run_out() -> dict[str, Any]:
     script.ok({"cmd": "new", "players": 2, "deals": _record_deals(record)[:1]}, "new")
     for index, action in enumerate(first.actions):
         text = move_text(action.move)
-        script.ok({"cmd": "move", "move": text}, f"round 1, action {index} ({text})")
+        script.ok({"cmd": "move", "move": text}, f"round 1, action {index + 1} ({text})")
     for cmd in ("legal", "state", "move"):
         request = {"cmd": cmd, "move": "pass"} if cmd == "move" else {"cmd": cmd}
         if script.ask(request, f"{cmd} after the last deal")["error"] != "no_deal":
@@ -1218,6 +1249,417 @@ def _deals_run_out() -> dict[str, Any]:
         "robustness/deals-run-out",
         "A match of one deal: the move that ends the round answers turn null and the next "
         "round's number; legal, state and move then answer no_deal; new starts afresh.",
+    )
+
+
+# -- the protocol's settled questions ------------------------------------------------------
+#
+# docs/protocol.md settles what an engine might otherwise guess: a deal's opener
+# left out, hello's null rules version, a table's moves read in order, the
+# error kinds' precedence, settle's refusals. Each has a vector here, named by
+# what it settles.
+
+#: The deal of _TABLE_DEAL with no ``opener`` key at all.
+_NO_OPENER = {key: value for key, value in _TABLE_DEAL.items() if key != "opener"}
+
+#: A request of an :data:`ERROR_PAIRS` case: a request object, or a raw line.
+_Sent = dict[str, Any] | str
+
+#: The adjacent pairs of the error kinds' precedence (docs/protocol.md, "The
+#: order of the error kinds") that one request can break together: (first,
+#: second, what the vector shows, where it starts, where the second kind is
+#: shown, its cases). A scenario starts on a fresh engine (``"fresh"``: no
+#: match yet), after ``new`` (``"match"``) or after the match's deals ran out
+#: (``"ran out"``). A case is (what, the request, the request repaired): the
+#: request must be answered with the first kind, and the repaired one, which
+#: breaks only the second rule, with the second kind where it is shown (the
+#: generation checks both; only the request is kept in the vector).
+ERROR_PAIRS: tuple[tuple[str, str, str, str, str, tuple[tuple[str, _Sent, _Sent], ...]], ...] = (
+    (
+        "bad_json",
+        "bad_request",
+        "a line that the protocol's JSON refuses and whose request is also malformed is "
+        "bad_json: the line is read before the request.",
+        "match",
+        "match",
+        (
+            (
+                "an unknown command, and a float",
+                '{"cmd": "undo", "players": 2.0}',
+                '{"cmd": "undo", "players": 2}',
+            ),
+            (
+                "no command, and a repeated key",
+                '{"players": 2, "players": 3}',
+                '{"players": 2}',
+            ),
+            ("a missing key, and a byte-order mark", '\ufeff{"cmd": "move"}', '{"cmd": "move"}'),
+            (
+                "an unknown key, and an integer beyond 2**53 - 1",
+                '{"cmd": "legal", "x": 9007199254740992}',
+                '{"cmd": "legal", "x": 9007199254740991}',
+            ),
+        ),
+    ),
+    (
+        "bad_request",
+        "unsupported",
+        "a hello of another protocol version with a key of the wrong type or an unknown "
+        "key is bad_request: the request's shape is checked before its versions.",
+        "match",
+        "match",
+        (
+            (
+                "protocol 2, and a rules version that is a number",
+                {"cmd": "hello", "protocol_version": 2, "rules_version": 2},
+                {"cmd": "hello", "protocol_version": 2, "rules_version": "2"},
+            ),
+            (
+                "protocol 2, and an unknown key",
+                {"cmd": "hello", "protocol_version": 2, "debug": True},
+                {"cmd": "hello", "protocol_version": 2},
+            ),
+        ),
+    ),
+    (
+        "bad_request",
+        "invalid_deal",
+        "a new that cannot start a match and is also malformed is bad_request: the whole "
+        "shape, deals included, is checked before the match is set up.",
+        "match",
+        "match",
+        (
+            (
+                "five players, and an unknown key",
+                {"cmd": "new", "players": 5, "seed": "1", "variant": "x"},
+                {"cmd": "new", "players": 5, "seed": "1"},
+            ),
+            (
+                "a bad seed, and a round that is a string",
+                {"cmd": "new", "players": 2, "seed": "abc", "round": "1"},
+                {"cmd": "new", "players": 2, "seed": "abc", "round": 1},
+            ),
+            (
+                "a short hand, and an opener that is a string",
+                {**_NEW, "deals": [{**_fill(_TABLE_DEAL, (6, 7)), "opener": "0"}]},
+                {**_NEW, "deals": [_fill(_TABLE_DEAL, (6, 7))]},
+            ),
+            (
+                "no opener and no seed, and an unknown key in the deal",
+                {**_NEW, "deals": [{**_NO_OPENER, "dealer": 0}]},
+                {**_NEW, "deals": [_NO_OPENER]},
+            ),
+        ),
+    ),
+    (
+        "bad_request",
+        "no_match",
+        "before any new, a malformed legal, move or state is bad_request, not no_match.",
+        "fresh",
+        "fresh",
+        (
+            ("move without its move", {"cmd": "move"}, {"cmd": "move", "move": "pass"}),
+            ("legal with an unknown key", {"cmd": "legal", "verbose": True}, {"cmd": "legal"}),
+            ("state with an unknown key", {"cmd": "state", "seat": 0}, {"cmd": "state"}),
+            (
+                "move with a move that is not a string",
+                {"cmd": "move", "move": None},
+                {"cmd": "move", "move": "pass"},
+            ),
+        ),
+    ),
+    (
+        "bad_request",
+        "no_deal",
+        "after the deals ran out, a malformed legal, move or state is bad_request, not no_deal.",
+        "ran out",
+        "ran out",
+        (
+            ("move without its move", {"cmd": "move"}, {"cmd": "move", "move": "pass"}),
+            ("legal with an unknown key", {"cmd": "legal", "verbose": True}, {"cmd": "legal"}),
+            ("state with an unknown key", {"cmd": "state", "seat": 0}, {"cmd": "state"}),
+        ),
+    ),
+    (
+        "bad_request",
+        "illegal_move",
+        "a move or a table that the rules refuse, in a malformed request, is bad_request; "
+        "in a table, the type of every move is checked before any placement.",
+        "match",
+        "match",
+        (
+            (
+                "a draw the opener may not make, and an unknown key",
+                {"cmd": "move", "move": "draw", "x": 1},
+                {"cmd": "move", "move": "draw"},
+            ),
+            (
+                "an illegal placement, and an unknown key",
+                {"cmd": "table", "moves": ["[1|4] on [1|1] low"], "x": 1},
+                {"cmd": "table", "moves": ["[1|4] on [1|1] low"]},
+            ),
+            (
+                "an illegal placement, then a move that is not a string",
+                {"cmd": "table", "moves": ["[4|1] opens", 5]},
+                {"cmd": "table", "moves": ["[4|1] opens", "[1|4] opens"]},
+            ),
+        ),
+    ),
+    (
+        "no_match",
+        "illegal_move",
+        "before any new, a move that the rules refuse in any match is no_match.",
+        "fresh",
+        "match",
+        (
+            (
+                "a text of no move form",
+                {"cmd": "move", "move": "Draw"},
+                {"cmd": "move", "move": "Draw"},
+            ),
+            (
+                "a tile that is not one",
+                {"cmd": "move", "move": "[7|7] opens"},
+                {"cmd": "move", "move": "[7|7] opens"},
+            ),
+        ),
+    ),
+    (
+        "no_deal",
+        "illegal_move",
+        "after the deals ran out, a move that the rules refuse in any match is no_deal.",
+        "ran out",
+        "match",
+        (
+            (
+                "a text of no move form",
+                {"cmd": "move", "move": "Draw"},
+                {"cmd": "move", "move": "Draw"},
+            ),
+            (
+                "a tile that is not one",
+                {"cmd": "move", "move": "[7|7] opens"},
+                {"cmd": "move", "move": "[7|7] opens"},
+            ),
+        ),
+    ),
+)
+
+
+def _ran_out(script: Script) -> None:
+    """Play, in ``script``, the one-deal match of :func:`_deals_run_out` until its deals ran out."""
+    record = record_match(_play(2, 320))
+    script.ok({"cmd": "new", "players": 2, "deals": _record_deals(record)[:1]}, "new")
+    for index, action in enumerate(record.rounds[0].actions):
+        text = move_text(action.move)
+        script.ok({"cmd": "move", "move": text}, f"round 1, action {index + 1} ({text})")
+    if script.ask({"cmd": "state"}, "state after the last deal")["error"] != "no_deal":
+        raise AssertionError("the deals did not run out")
+
+
+def _started(start: str) -> Script:
+    """A script at the start of an :data:`ERROR_PAIRS` scenario."""
+    script = Script()
+    if start == "fresh":
+        script.ok({"cmd": "hello", "protocol_version": 1}, "hello")
+    elif start == "ran out":
+        _ran_out(script)
+    else:
+        script.ok(_NEW, "new: the match the requests must leave alone")
+    return script
+
+
+def _send(script: Script, sent: _Sent, at: str) -> dict[str, Any]:
+    return script.line(sent, at) if isinstance(sent, str) else script.ask(sent, at)
+
+
+def error_order_vectors() -> list[dict[str, Any]]:
+    """A request breaking both rules of every adjacent pair of the error kinds' precedence."""
+    vectors = []
+    for first, second, description, start, shown, cases in ERROR_PAIRS:
+        script = _started(start)
+        for what, sent, repaired in cases:
+            answer = _send(script, sent, what)
+            alone = _send(_started(shown), repaired, what)
+            if answer.get("error") != first or alone.get("error") != second:
+                raise AssertionError(f"{first} before {second}: {what}: {answer}, {alone}")
+        if start == "fresh":
+            if script.ask({"cmd": "legal"}, "legal: still no match")["error"] != "no_match":
+                raise AssertionError(f"{first} before {second}: a match was started")
+        elif start == "match":
+            script.ok({"cmd": "state"}, "state: the match is as before")
+        vector = script.vector(
+            f"robustness/{first}-before-{second}", f"{first} before {second}: {description}"
+        )
+        vectors.append({**vector, "fresh": True} if start == "fresh" else vector)
+    return vectors
+
+
+def protocol_question_vectors() -> list[dict[str, Any]]:
+    """The vectors of the questions docs/protocol.md settles, other than the error order."""
+    vectors = error_order_vectors()
+
+    script = Script()
+    for what, request, kind in (
+        (
+            "rules_version null: no check",
+            {"cmd": "hello", "protocol_version": 1, "rules_version": None},
+            None,
+        ),
+        ("rules_version left out: no check", {"cmd": "hello", "protocol_version": 1}, None),
+        (
+            "rules_version as a number",
+            {"cmd": "hello", "protocol_version": 1, "rules_version": 1},
+            "bad_request",
+        ),
+        ("protocol_version null", {"cmd": "hello", "protocol_version": None}, "bad_request"),
+        ("protocol_version as a string", {"cmd": "hello", "protocol_version": "1"}, "bad_request"),
+    ):
+        if script.ask(request, what).get("error") != kind:
+            raise AssertionError(f"hello: {what} is not {kind}")
+    vectors.append(
+        script.vector(
+            "robustness/hello-null-rules-version",
+            "hello's rules_version may be null, as if left out (the engine names its own); "
+            "protocol_version may not, and neither may be of another type.",
+        )
+    )
+
+    script = Script()
+    second = {**_TABLE_DEAL, "opener": 1}
+    for what, request in (
+        ("a deal without opener, no seed", {**_NEW, "deals": [_NO_OPENER]}),
+        ("a second deal without opener, no seed", {**_NEW, "deals": [_TABLE_DEAL, _NO_OPENER]}),
+    ):
+        if script.ask(request, what)["error"] != "invalid_deal":
+            raise AssertionError(f"deal without opener: {what} is not invalid_deal")
+    script.ok({**_NEW, "deals": [_TABLE_DEAL, second]}, "every deal with an opener")
+    script.ok({"cmd": "state"}, "state")
+    vectors.append(
+        script.vector(
+            "robustness/deal-without-opener",
+            "A deal may leave out its opener, which is then null; without a seed every deal "
+            "needs one, even a deal whose round a finisher will open: invalid_deal.",
+        )
+    )
+
+    script = Script()
+    for what, moves, kind in (
+        (
+            "an illegal placement, then a draw",
+            ["[1|4] opens", "[2|2] on [1|4] low", "draw"],
+            "illegal_move",
+        ),
+        (
+            "a draw, then an illegal placement",
+            ["[1|4] opens", "draw", "[2|2] on [1|4] low"],
+            "bad_request",
+        ),
+        ("a text of no move form, then a pass", ["[1|4] opens", "[1|4]", "pass"], "illegal_move"),
+        ("a pass, then a text of no move form", ["[1|4] opens", "pass", "[1|4]"], "bad_request"),
+        ("a draw first, then a tile twice", ["draw", "[1|4] opens", "[1|4] opens"], "bad_request"),
+    ):
+        if script.ask({"cmd": "table", "moves": moves}, what)["error"] != kind:
+            raise AssertionError(f"table: {what} is not {kind}")
+    vectors.append(
+        script.vector(
+            "robustness/table-reads-moves-in-order",
+            "A table reads its moves in order and stops at the first it cannot place: an "
+            "illegal placement (illegal_move, its index) or a draw or pass (bad_request).",
+        )
+    )
+
+    script = Script()
+    hands = [["[1|4]"], []]
+    for what, request in (
+        ("five players", {"cmd": "settle", "players": 5, "hands": [[]] * 5}),
+        ("one player", {"cmd": "settle", "players": 1, "hands": [[]]}),
+        ("players 0", {"cmd": "settle", "players": 0, "hands": []}),
+        (
+            "a tile written high half first",
+            {"cmd": "settle", "players": 2, "hands": [["[4|1]"], []]},
+        ),
+        ("a tile beyond 6", {"cmd": "settle", "players": 2, "hands": [["[7|7]"], []]}),
+        ("a tile without brackets", {"cmd": "settle", "players": 2, "hands": [["[1|4]"], ["1|2"]]}),
+        ("a tile with a space", {"cmd": "settle", "players": 2, "hands": [["[1|4] "], []]}),
+        (
+            "a finisher off the table",
+            {"cmd": "settle", "players": 2, "hands": hands, "finisher": 2},
+        ),
+        ("a negative finisher", {"cmd": "settle", "players": 2, "hands": hands, "finisher": -1}),
+    ):
+        if script.ask(request, what)["error"] != "bad_request":
+            raise AssertionError(f"settle: {what} is not bad_request")
+    script.ok(
+        {"cmd": "settle", "players": 2, "hands": [["[1|4]"], ["[0|2]"]], "scores": [12, -7]},
+        "a blocked round's settlement: scores need not be multiples of 5",
+    )
+    vectors.append(
+        script.vector(
+            "robustness/settle-bad-players-and-tiles",
+            "settle refuses players other than 2, 3 or 4, a malformed tile and a finisher "
+            "that is not a seat, each as bad_request; its scores may be any integers.",
+        )
+    )
+
+    script = Script()
+    script.ok({"cmd": "hello", "protocol_version": 1}, "hello")
+    if script.ask({**_NEW, "players": 5}, "a refused new")["error"] != "invalid_deal":
+        raise AssertionError("a refused new: not invalid_deal")
+    for cmd in ("legal", "state"):
+        if script.ask({"cmd": cmd}, f"{cmd}: still no match")["error"] != "no_match":
+            raise AssertionError("a refused new started a match")
+    vectors.append(
+        {
+            **script.vector(
+                "robustness/refused-new-starts-nothing",
+                "A fresh engine: a refused new starts no match, so legal and state still "
+                "answer no_match.",
+            ),
+            "fresh": True,
+        }
+    )
+    return vectors
+
+
+def _deal_without_opener_seeded() -> dict[str, Any]:
+    """Two deals without opener and a seed: the lot drawn only where one is due.
+
+    Round 1 draws its lot from the seed; a finisher opens round 2, so its
+    missing opener draws nothing, and round 3 is dealt from where the
+    generator stood after round 1's lot. Each move is the first legal move in
+    text order.
+    """
+    seed = "1"
+    script = Script()
+    opened = script.ok(
+        {"cmd": "new", "players": 2, "deals": [_NO_OPENER, _NO_OPENER], "seed": seed}, "new"
+    )
+    if opened["opener"] != 1:
+        raise AssertionError("the deal without opener: seed 1 was meant to draw seat 1")
+    ends = []
+    for number in (1, 2):
+        index = 0
+        while True:
+            legal = script.ok({"cmd": "legal"}, f"round {number}, action {index + 1}, before: legal")
+            move = sorted(legal["moves"])[0]
+            answer = script.ok(
+                {"cmd": "move", "move": move}, f"round {number}, action {index + 1} ({move})"
+            )
+            if answer["round_end"] is not None:
+                ends.append(answer["round_end"])
+                break
+            index += 1
+        script.ok({"cmd": "state"}, f"round {number + 1}: state")
+    if ends[0]["end"] != "domino":
+        raise AssertionError("the deal without opener: round 1 was meant to end with a domino")
+    script.ok({"cmd": "legal"}, "round 3, from the seed: legal")
+    return script.vector(
+        "seeds/deal-without-opener",
+        "Two deals without opener and a seed: round 1's lot is drawn from the seed; round 2 "
+        "follows a domino, so its finisher opens and no lot is drawn; round 3 is dealt from "
+        "the seed.",
+        requires=("seed",),
     )
 
 
@@ -1245,7 +1687,7 @@ def seed_vectors() -> list[dict[str, Any]]:
             action = state.last_action
             assert action is not None
             text = move_text(action.move)
-            where = f"round {number}, action {index}"
+            where = f"round {number}, action {index + 1}"
             script.ok({"cmd": "legal"}, f"{where}, before ({text}): legal")
             answer = script.ok({"cmd": "move", "move": text}, f"{where} ({text})")
             script.ok({"cmd": "state"}, f"{where}, after ({text}): state")
@@ -1266,6 +1708,8 @@ def seed_vectors() -> list[dict[str, Any]]:
             )
         )
     vectors.append(_deals_then_seed({**_TABLE_DEAL, "opener": None}, "42"))
+    vectors.extend(rejection_vectors())
+    vectors.append(_deal_without_opener_seeded())
     return vectors
 
 
@@ -1280,12 +1724,12 @@ def _deals_then_seed(deal: dict[str, Any], seed: str) -> dict[str, Any]:
     index = 0
     while True:
         moves = sorted(
-            script.ok({"cmd": "legal"}, f"round 1, action {index}, before: legal")["moves"]
+            script.ok({"cmd": "legal"}, f"round 1, action {index + 1}, before: legal")["moves"]
         )
         answer = script.ok(
-            {"cmd": "move", "move": moves[0]}, f"round 1, action {index} ({moves[0]})"
+            {"cmd": "move", "move": moves[0]}, f"round 1, action {index + 1} ({moves[0]})"
         )
-        script.ok({"cmd": "state"}, f"round 1, action {index}, after: state")
+        script.ok({"cmd": "state"}, f"round 1, action {index + 1}, after: state")
         if answer["round_end"] is not None or answer["winner"] is not None:
             break
         index += 1
@@ -1373,7 +1817,7 @@ def _match_script(record: MatchRecord, deals: list[dict[str, Any]]) -> Script:
     for played in record.rounds:
         for index, action in enumerate(played.actions):
             text = move_text(action.move)
-            where = f"round {played.round}, action {index}"
+            where = f"round {played.round}, action {index + 1}"
             script.ok({"cmd": "legal"}, f"{where}, before ({text}): legal")
             script.ok({"cmd": "move", "move": text}, f"{where} ({text})")
             script.ok({"cmd": "state"}, f"{where}, after ({text}): state")
@@ -1418,6 +1862,8 @@ def match_vectors() -> list[dict[str, Any]]:
             f"its deals (a decoy opener where the finisher opens): {shows}.",
         )
         vectors.append(vector)
+    vectors.extend(won_by_seat_vectors())
+    vectors.extend(stuck_next_seat_vectors())
     return vectors
 
 
@@ -1433,6 +1879,666 @@ def _check_match_shows(shows: str, states: Sequence[MatchState]) -> None:
     for words, holds in claims.items():
         if (words in shows) != holds:
             raise AssertionError(f"the match meant to show {shows!r}: {words!r} is {holds}")
+
+
+# -- vectors for the coverage classes ------------------------------------------------------
+#
+# Each class of ``coverage.CLASSES`` must be reached by some vector; these add
+# the ones the vectors above did not reach (see docs/conformance.md, Coverage).
+
+#: Single rounds of the demo's matches that end as no other vector's round
+#: does: (players, seed, round number, "domino" or "blocked", the seat whose
+#: move ends it). Each is played from its deal alone, so the deals then run out.
+ROUND_ENDS: tuple[tuple[int, int, int, str, int], ...] = (
+    (2, 793, 1, "blocked", 1),
+    (3, 1, 1, "domino", 2),
+    (3, 935, 12, "blocked", 1),
+    (3, 443, 6, "blocked", 2),
+    (4, 1022, 2, "blocked", 2),
+    (4, 109, 7, "blocked", 3),
+)
+
+
+def round_end_vectors() -> list[dict[str, Any]]:
+    """Rounds that end by every seat's move, played from their deals: each move's answer."""
+    vectors = []
+    for players, seed, number, end, seat in ROUND_ENDS:
+        played = record_match(_play(players, seed)).rounds[number - 1]
+        deal = {
+            "hands": [[tile_text(t) for t in hand] for hand in played.hands],
+            "stock": [tile_text(t) for t in played.stock],
+            "opener": played.opener,
+        }
+        script = Script()
+        script.ok({"cmd": "new", "players": players, "deals": [deal]}, "new")
+        answer: dict[str, Any] = {}
+        for index, action in enumerate(played.actions):
+            text = move_text(action.move)
+            where = f"round 1, action {index + 1}"
+            script.ok({"cmd": "legal"}, f"{where}, before ({text}): legal")
+            answer = script.ok({"cmd": "move", "move": text}, f"{where} ({text})")
+            script.ask({"cmd": "state"}, f"{where}, after ({text}): state")
+        got = answer.get("round_end") or {}
+        if got.get("end") != end or answer.get("seat") != seat:
+            raise AssertionError(f"round {number} of seed {seed} does not end {end} by {seat}")
+        script.ask({"cmd": "legal"}, "after the round: legal")
+        script.ask({"cmd": "move", "move": "pass"}, "after the round: move")
+        vectors.append(
+            script.vector(
+                f"matches/{players}-players-{end}-by-seat-{seat}",
+                f"Round {number} of 'american-sniff demo --players {players} --seed {seed}', "
+                f"played from its deal alone (legal, move and state at every action): seat "
+                f"{seat}'s move ends it ({end}); then the deals have run out.",
+            )
+        )
+    return vectors
+
+
+def _win_deal(players: int, seat: int) -> dict[str, Any]:
+    """A deal for ``players`` where ``seat`` opens and holds [1|4] (an opening worth 5)."""
+    hands = [""] * players
+    hands[seat] = "[1|4]"
+    return _fill(_deal(hands, seat), [HAND_SIZE[players]] * players)
+
+
+def win_vectors() -> list[dict[str, Any]]:
+    """A match won by each seat with 2 and 3 players: the opening's 5 points reach the target."""
+    vectors = []
+    for players in (2, 3):
+        for seat in range(players):
+            scores = [0] * players
+            scores[seat] = TARGET[players] - 5
+            script = Script()
+            start = {"cmd": "new", "players": players, "deals": [_win_deal(players, seat)]}
+            script.ok({**start, "scores": scores}, "new")
+            script.ok({"cmd": "legal"}, "round 1, action 1, before ([1|4] opens): legal")
+            answer = script.ok(
+                {"cmd": "move", "move": "[1|4] opens"}, "round 1, action 1 ([1|4] opens)"
+            )
+            if answer["winner"] != seat:
+                raise AssertionError(f"seat {seat} of {players} does not win")
+            script.ok({"cmd": "state"}, "round 1, action 1, after ([1|4] opens): state")
+            script.ok({"cmd": "legal"}, "after the match: legal")
+            script.ask({"cmd": "move", "move": "pass"}, "after the match: move")
+            vectors.append(
+                script.vector(
+                    f"matches/{players}-players-won-by-seat-{seat}",
+                    f"{players} players: seat {seat} starts 5 short of {TARGET[players]} and "
+                    "opens [1|4] for 5: it wins, and the match is over.",
+                )
+            )
+    return vectors
+
+
+#: Two players. Seat 0 opens [1|4]; seat 1 holds no 1 and no 4, draws [1|2],
+#: which fits [1|4] low but not [1|4] high.
+_DRAWN_ONE_END = _deal(
+    ["[1|4] [0|1] [0|4] [1|1] [4|4] [1|5] [4|5]", "[0|0] [0|2] [0|3] [2|2] [2|3] [3|3] [5|5]"],
+    0,
+    stock="[1|2]",
+)
+
+#: Every refusal code in each position it can arise in (coverage.REFUSAL_POSITIONS):
+#: (position, description, new request fields, moves before, cases of (move, code)).
+CODES_BY_POSITION: tuple[
+    tuple[str, str, dict[str, Any], tuple[str, ...], tuple[tuple[str, str], ...]], ...
+] = (
+    (
+        "opening",
+        "The opener on the empty table",
+        {"players": 2, "deals": [_TABLE_DEAL]},
+        (),
+        (
+            ("play [1|4]", "not_a_move"),
+            ("[4|1] opens", "not_a_tile"),
+            ("[1|4] on [1|4] line_a", "not_a_point"),
+            ("[1|2] opens", "not_in_hand"),
+            ("[1|4] on [1|1] line_a", "opening_has_no_point"),
+            ("draw", "must_place"),
+            ("pass", "must_place"),
+        ),
+    ),
+    (
+        "must-draw",
+        "Seat 1 cannot place on the lone [0|0] and the stock has tiles",
+        {"players": 2, "deals": [_DRAW_DEAL]},
+        ("[0|0] opens",),
+        (
+            ("play", "not_a_move"),
+            ("[2|1] on [0|0] line_a", "not_a_tile"),
+            ("[1|2] on [0|0] low", "not_a_point"),
+            ("[0|1] on [0|0] line_a", "not_in_hand"),
+            ("[1|2] opens", "point_required"),
+            ("[1|2] on [0|0] branch_a", "point_not_open"),
+            ("[1|2] on [0|0] line_b", "values_differ"),
+            ("pass", "must_draw"),
+        ),
+    ),
+    (
+        "must-pass",
+        "Seat 1 drew the whole stock without a fit: it cannot place and cannot draw",
+        {"players": 2, "deals": [_PASS_DEAL]},
+        ("[0|0] opens", *(["draw"] * 14)),
+        (
+            ("Pass", "not_a_move"),
+            ("[7|1] opens", "not_a_tile"),
+            ("[1|1] on [0|0] high", "not_a_point"),
+            ("[0|1] on [0|0] line_a", "not_in_hand"),
+            ("[1|1] opens", "point_required"),
+            ("[1|1] on [0|0] branch_b", "point_not_open"),
+            ("[1|1] on [0|0] line_a", "values_differ"),
+            ("draw", "stock_empty"),
+        ),
+    ),
+    (
+        "drawn-fits",
+        "Seat 1 drew [1|2], which fits [1|4] low only",
+        {"players": 2, "deals": [_DRAWN_ONE_END]},
+        ("[1|4] opens", "draw"),
+        (
+            ("[1|2] on", "not_a_move"),
+            ("[2|1] on [1|4] low", "not_a_tile"),
+            ("[1|2] on [1|4] line_a", "not_a_point"),
+            ("[0|1] on [1|4] low", "not_in_hand"),
+            ("[0|0] on [1|4] low", "must_place_drawn"),
+            ("draw", "must_place_drawn"),
+            ("pass", "must_place_drawn"),
+            ("[1|2] opens", "point_required"),
+            ("[1|2] on [2|2] line_a", "point_not_open"),
+            ("[1|2] on [1|4] high", "values_differ"),
+        ),
+    ),
+)
+
+
+def codes_by_position_vectors() -> list[dict[str, Any]]:
+    """For each position, every refusal code it can give, each move refused in turn."""
+    vectors = []
+    for position, words, start, moves, cases in CODES_BY_POSITION:
+        script = Script()
+        script.ok({"cmd": "new", **start}, "new")
+        for number, before in enumerate(moves, start=1):
+            script.ok({"cmd": "move", "move": before}, f"move {number} of the position ({before})")
+        script.ok({"cmd": "state"}, "before the refused moves: state")
+        for move, code in cases:
+            answer = script.ask({"cmd": "move", "move": move}, f"the refused move ({move})")
+            if answer.get("code") != code:
+                raise AssertionError(f"{position}: {move!r} gives {answer}, not {code}")
+        script.ok({"cmd": "state"}, "after the refused moves: state")
+        script.ok({"cmd": "legal"}, "after the refused moves: legal")
+        vectors.append(
+            script.vector(
+                f"refusals/every-code-{position}",
+                f"{words}: a move for every refusal code that can arise there; each is "
+                "refused and the match stays as it was.",
+            )
+        )
+    script = Script()
+    for placements, move, code in (
+        ((), "play", "not_a_move"),
+        (("[2|2] opens",), "[5|2] on [2|2] line_a", "not_a_tile"),
+        (("[2|2] opens",), "[2|5] on [2|2] high", "not_a_point"),
+    ):
+        answer = script.ask({"cmd": "table", "moves": [*placements, move]}, f"table ({move})")
+        if answer.get("code") != code or answer.get("index") != len(placements):
+            raise AssertionError(f"table: {move!r} gives {answer}, not {code}")
+    vectors.append(
+        script.vector(
+            "refusals/table-move-texts",
+            "A table request refuses a text that is no placement by the grammar's codes, "
+            "with the index of the refused text.",
+        )
+    )
+    return vectors
+
+
+#: Causes of the error kinds (docs/protocol.md) no other vector sends:
+#: (what, a line or a request).
+MORE_BAD_INPUTS: tuple[tuple[str, str | dict[str, Any]], ...] = (
+    ("an infinity", '{"cmd": "new", "players": Infinity, "seed": "1"}'),
+    ("a negative infinity", '{"cmd": "new", "players": -Infinity, "seed": "1"}'),
+    ("a pass in a table", {"cmd": "table", "moves": ["[1|4] opens", "pass"]}),
+    ("settle for five players", {"cmd": "settle", "players": 5, "hands": [[]] * 5}),
+    (
+        "settle with a text that is no tile",
+        {"cmd": "settle", "players": 2, "hands": [["[4|1]"], []]},
+    ),
+    (
+        "settle with a finisher that is no seat",
+        {"cmd": "settle", "players": 2, "hands": [[], []], "finisher": 2},
+    ),
+    (
+        "a deal with a text that is no tile",
+        {**_NEW, "deals": [{**_TABLE_DEAL, "stock": ["[9|9]", *_TABLE_DEAL["stock"][1:]]}]},
+    ),
+    (
+        "a deal with a tile twice",
+        {**_NEW, "deals": [{**_TABLE_DEAL, "stock": [_TABLE_DEAL["stock"][1]] * 14}]},
+    ),
+)
+
+
+def more_robustness_vectors() -> list[dict[str, Any]]:
+    """The documented causes of errors that the robustness vectors above do not send."""
+    script = Script()
+    script.ok(_NEW, "new: the match the bad inputs must leave alone")
+    for what, sent in MORE_BAD_INPUTS:
+        answer = script.line(sent, what) if isinstance(sent, str) else script.ask(sent, what)
+        if answer["ok"]:
+            raise AssertionError(f"robustness: {what} was answered ok")
+    script.ok({"cmd": "state"}, "state: the match is as before")
+    return [
+        script.vector(
+            "robustness/more-causes",
+            "Causes of bad_json, bad_request and invalid_deal that docs/protocol.md lists: "
+            "an infinity, a pass in a table, settle for five players, with a text that is "
+            "no tile or a finisher that is no seat, deals with a bad tile or a tile twice.",
+        )
+    ]
+
+
+#: The vectors added for the coverage classes, by kind, after each kind's own.
+_COVERAGE_VECTORS = {
+    "refusals": (codes_by_position_vectors,),
+    "robustness": (more_robustness_vectors,),
+    "matches": (win_vectors, round_end_vectors),
+}
+
+
+def _check_coverage(docs: dict[str, dict[str, Any]]) -> None:
+    """Fail unless the vectors of ``docs`` reach every coverage class (but the pending ones)."""
+    report = coverage(vector for doc in docs.values() for vector in doc["vectors"])
+    missing = sorted(report.missing)
+    if missing:
+        raise AssertionError(f"no vector reaches these coverage classes: {', '.join(missing)}")
+
+
+# -- the escapes of issue 27: inputs and positions an engine can get wrong unseen ------------
+
+#: SplitMix64's constants (see :mod:`american_sniff.rng`).
+_GAMMA = 0x9E3779B97F4A7C15
+_MIX1, _MIX2 = 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
+_SPAN = 1 << 64
+
+
+def _unshift(value: int, shift: int) -> int:
+    """The ``x`` with ``x ^ (x >> shift) == value``: the inverse of a right xor-shift.
+
+    Each pass fixes ``shift`` more of the high bits; 64 bits take 64 // shift passes.
+    """
+    x = value
+    for _ in range(64 // shift + 1):
+        x = value ^ (x >> shift)
+    return x
+
+
+def unmix(output: int) -> int:
+    """The generator state whose SplitMix64 output is ``output``: the mixer run backwards.
+
+    The mixer is ``z ^= z >> 30; z *= M1; z ^= z >> 27; z *= M2; z ^= z >> 31``
+    (mod 2**64). Each step is a bijection: a right xor-shift is undone by
+    ``_unshift``, a product by an odd constant by the product with its
+    inverse mod 2**64. Undone in the reverse order, they give the state.
+
+    >>> from american_sniff.rng import next_u64
+    >>> next_u64(unmix(12345) - 0x9E3779B97F4A7C15)[0]
+    12345
+    """
+    z = _unshift(output, 31)
+    z = (z * pow(_MIX2, -1, _SPAN)) % _SPAN
+    z = _unshift(z, 27)
+    z = (z * pow(_MIX1, -1, _SPAN)) % _SPAN
+    return _unshift(z, 30)
+
+
+def seed_giving(output: int, draw: int = 1) -> int:
+    """The seed whose ``draw``-th generator output (1 for the first) is ``output``.
+
+    The state advances by the constant gamma on every draw, so the state of
+    draw k is ``seed + k * gamma``; the seed is that state, found by
+    :func:`unmix`, less ``k * gamma`` (mod 2**64).
+
+    >>> seed_giving(2**64 - 1)
+    3558559446808474027
+    """
+    return (unmix(output) - draw * _GAMMA) % _SPAN
+
+
+def _lowest_rejected(n: int) -> int:
+    """The smallest output that ``below(n)`` must redraw (none if n is a power of two)."""
+    return _SPAN - _SPAN % n
+
+
+def _dealt_order(players: int, seed: int, *, redraw: bool) -> tuple[tuple[Tile, ...], int]:
+    """The first round's shuffled tiles and lot from ``seed``, with or without the redraw."""
+
+    def draw(n: int, state: int) -> tuple[int, int]:
+        while True:
+            out, state = next_u64(state)
+            if not redraw or out < _lowest_rejected(n):
+                return out % n, state
+
+    tiles, state = list(ALL_TILES), seed
+    for i in range(len(tiles) - 1, 0, -1):
+        j, state = draw(i + 1, state)
+        tiles[i], tiles[j] = tiles[j], tiles[i]
+    lot, state = draw(players, state)
+    return tuple(tiles), lot
+
+
+#: Seeds that reach ``below``'s rejection step, found by :func:`seed_giving`:
+#: (id, players, draw, output, what it shows). Draws 1 to 27 shuffle the set
+#: (draw k is ``below(29 - k)``), draw 28 is the first round's lot.
+REJECTION_SEEDS: tuple[tuple[str, int, int, int, str], ...] = (
+    (
+        "first-draw-2-64-minus-1",
+        2,
+        1,
+        _SPAN - 1,
+        "the first output is 2**64 - 1, the largest, which below(28) redraws",
+    ),
+    (
+        "first-draw-lowest-rejected",
+        4,
+        1,
+        _lowest_rejected(28),
+        "the first output is 2**64 - 2**64 % 28, the smallest that below(28) redraws",
+    ),
+    (
+        "tenth-draw-rejected",
+        2,
+        10,
+        _lowest_rejected(19) + 2,
+        "the tenth output, for below(19) in the shuffle, falls in the redrawn range",
+    ),
+    (
+        "lot-rejected",
+        3,
+        28,
+        _SPAN - 1,
+        "the 28th output, the lot below(3) after the shuffle, is 2**64 - 1, which is redrawn",
+    ),
+)
+
+
+def rejection_vectors() -> list[dict[str, Any]]:
+    """Seeded matches whose deal or lot goes through ``below``'s rejection step."""
+    vectors = []
+    for ident, players, draw, output, shows in REJECTION_SEEDS:
+        seed = seed_giving(output, draw)
+        if _dealt_order(players, seed, redraw=True) == _dealt_order(players, seed, redraw=False):
+            raise AssertionError(f"seeds/rejected-{ident}: the deal is the same without the redraw")
+        script = Script()
+        script.ok({"cmd": "new", "players": players, "seed": str(seed)}, "new")
+        for index in range(6):
+            moves = sorted(script.ok({"cmd": "legal"}, f"round 1, action {index + 1}: legal")["moves"])
+            script.ok({"cmd": "move", "move": moves[0]}, f"round 1, action {index + 1} ({moves[0]})")
+        script.ok({"cmd": "state"}, "round 1, after 6 actions: state")
+        vectors.append(
+            script.vector(
+                f"seeds/rejected-{ident}",
+                f"{players} players from seed {seed}, found by inverting SplitMix64's mixer: "
+                f"{shows}; an engine without below's rejection step deals otherwise. The first "
+                "six actions (the first legal move in text order each time).",
+                requires=("seed",),
+            )
+        )
+    return vectors
+
+
+def _start_of(record: MatchRecord, number: int) -> dict[str, Any]:
+    """A ``new`` request starting at round ``number`` of ``record``, from its deal alone."""
+    played = record.rounds[number - 1]
+    scores = [0] * len(played.scores) if number == 1 else list(record.rounds[number - 2].scores)
+    deal = {
+        "hands": [[tile_text(t) for t in hand] for hand in played.hands],
+        "stock": [tile_text(t) for t in played.stock],
+        "opener": played.opener,
+    }
+    return {
+        "cmd": "new",
+        "players": record.players,
+        "deals": [deal],
+        "scores": scores,
+        "round": number,
+    }
+
+
+def _round_script(
+    record: MatchRecord, number: int, note: Callable[[int, MatchState], str]
+) -> Script:
+    """Round ``number`` of ``record`` from its deal: legal, move and state at every action.
+
+    ``note`` gives the words added to a move's ``at`` (the action's index and
+    the state after it), naming what the step shows; a move after which the
+    next seat is stuck while the round goes on is named so in any case. After
+    the round, or the win, come legal, state and a move, each answered as the
+    library does.
+    """
+    played = record.rounds[number - 1]
+    script = Script()
+    script.ok(_start_of(record, number), f"new (round {number} of the match)")
+    state = script.session.state
+    assert state is not None
+    for index, action in enumerate(played.actions):
+        text = move_text(action.move)
+        where = f"round {number}, action {index + 1}"
+        script.ok({"cmd": "legal"}, f"{where}, before ({text}): legal")
+        after = step(state, state.turn, action.move)
+        assert not isinstance(after, Problem)
+        words = note(index, after)
+        if after.round == number and _stuck_next_seat(after, action.seat):
+            words += (
+                f": the stock is empty and the next seat, {(action.seat + 1) % record.players}, "
+                "cannot place, but another seat can, so the round is not blocked"
+            )
+        script.ok({"cmd": "move", "move": text}, f"{where} ({text}){words}")
+        script.ask({"cmd": "state"}, f"{where}, after ({text}): state")
+        state = after
+    for cmd in ("legal", "state", "move"):
+        request = {"cmd": cmd, "move": "pass"} if cmd == "move" else {"cmd": cmd}
+        script.ask(request, f"after the round: {cmd}")
+    return script
+
+
+def _stuck_next_seat(state: MatchState, mover: int) -> bool:
+    """Whether, with the stock empty, the seat after ``mover`` cannot place but another can."""
+    if state.stock_size or state.drawn is not None or state.winner is not None:
+        return False
+    fits = [any(state.layout.fits(tile) for tile in hand) for hand in state.hands]
+    return not fits[(mover + 1) % state.players] and any(fits)
+
+
+#: Rounds of the demo's matches where, with the stock empty, the next seat
+#: cannot place but another seat can: the round goes on (players, seed, round, how).
+STUCK_NEXT_SEAT: tuple[tuple[int, int, int, str], ...] = (
+    (2, 2, 4, "a placement"),
+    (3, 11, 17, "a draw"),
+    (4, 16, 8, "a placement"),
+    (4, 2, 5, "a draw"),
+)
+
+
+def stuck_next_seat_vectors() -> list[dict[str, Any]]:
+    """Rounds where the next seat is stuck but the round is not blocked."""
+    return [_stuck_next_seat_vector(*case) for case in STUCK_NEXT_SEAT]
+
+
+def _stuck_next_seat_vector(players: int, seed: int, number: int, how: str) -> dict[str, Any]:
+    record = record_match(_play(players, seed))
+    played = record.rounds[number - 1]
+    shown = set()
+
+    def note(index: int, after: MatchState) -> str:
+        action = played.actions[index]
+        if after.round == number and _stuck_next_seat(after, action.seat):
+            shown.add("a draw" if str(action.move) == "draw" else "a placement")
+        return ""
+
+    script = _round_script(record, number, note)
+    if how not in shown:
+        raise AssertionError(f"round {number} of seed {seed}: no stuck next seat after {how}")
+    return script.vector(
+        f"matches/{players}-players-seed-{seed}-round-{number}-next-seat-stuck",
+        f"Round {number} of 'american-sniff demo --players {players} --seed {seed}', "
+        f"from its deal: after {how}, with the stock empty, the next seat cannot place "
+        "but another seat can; the round is not blocked and play goes on.",
+    )
+
+
+#: Four-player matches of the demo won by seat 2 or seat 3, whose side (seat % 2)
+#: is not the seat's number: (seed, the winning seat).
+WON_BY_SEAT: tuple[tuple[int, int], ...] = ((1, 2), (6, 3))
+
+
+def won_by_seat_vectors() -> list[dict[str, Any]]:
+    """The last round of four-player matches won by seat 2 and by seat 3."""
+    vectors = []
+    for seed, seat in WON_BY_SEAT:
+        states = _play(4, seed)
+        final = states[-1]
+        action = final.last_action
+        assert action is not None
+        if final.winner != seat % 2 or action.seat != seat:
+            raise AssertionError(f"4 players, seed {seed}: not won by seat {seat}")
+        record = record_match(states)
+        number = len(record.rounds)
+
+        def note(index: int, after: MatchState, seat: int = seat) -> str:
+            if after.winner is None:
+                return ""
+            return f": seat {seat} reaches the target; the winner is its side, {seat % 2}"
+
+        script = _round_script(record, number, note)
+        vectors.append(
+            script.vector(
+                f"matches/4-players-won-by-seat-{seat}",
+                f"The last round (round {number}) of 'american-sniff demo --players 4 --seed "
+                f"{seed}', from its deal and scores: seat {seat} wins, and the winner is its "
+                f"side, {seat % 2}, not the seat.",
+            )
+        )
+    return vectors
+
+
+#: Demo matches whose first round blocked by a placement, or by a draw, is played
+#: as a match's only deal: (players, seed, the move that blocks it).
+BLOCKED_LAST_DEALS: tuple[tuple[int, int, str], ...] = ((4, 7, "a placement"), (3, 11, "a draw"))
+
+
+def _blocked_last_deal(players: int, seed: int, how: str) -> dict[str, Any]:
+    """A blocked round of a demo match, given as a match's only deal: the deals run out."""
+    record = record_match(_play(players, seed))
+    number = next(
+        r.round
+        for r in record.rounds
+        if r.end is RoundEnd.BLOCKED and (str(r.actions[-1].move) == "draw") == (how == "a draw")
+    )
+
+    def note(index: int, after: MatchState) -> str:
+        if after.round == number:
+            return ""
+        return ": the round ends blocked and the match has no deal left, so turn is null"
+
+    script = _round_script(record, number, note)
+    return script.vector(
+        f"robustness/deals-run-out-blocked-by-{how.rsplit(maxsplit=1)[-1]}",
+        f"Round {number} of 'american-sniff demo --players {players} --seed {seed}' as the "
+        f"match's only deal: {how} blocks it; the answer has turn null (no round follows), and "
+        "legal, state and move then answer no_deal.",
+    )
+
+
+#: The length of the long move request line of ``robustness/long-lines``.
+LONG_LINE = 70_000
+
+
+def _long_request(line: str, size: int, at: int) -> str:
+    """``line`` with JSON whitespace inserted at ``at`` until it is ``size`` bytes."""
+    return line[:at] + " " * (size - len(line.encode("utf-8"))) + line[at:]
+
+
+def long_line_vectors() -> list[dict[str, Any]]:
+    """Lines longer than 64 KiB, and lines at the 1 MiB limit (the newline counted)."""
+    script = Script()
+    script.ok(_NEW, "new")
+    script.ok({"cmd": "move", "move": "[1|4] opens"}, "move ([1|4] opens)")
+    move = '{"cmd": "move", "move": "[1|2] on [1|4] low"}'
+    long = _long_request(move, LONG_LINE, move.index('"move": "'))
+    what = f"a move request line of {LONG_LINE:,} bytes, longer than 64 KiB (spaces between keys)"
+    if script.line(long, what)["ok"] is not True:
+        raise AssertionError("robustness/long-lines: the long move was refused")
+    script.ok({"cmd": "state"}, "state: seat 1's move of the long line was played")
+    script.ok({"cmd": "legal"}, "legal")
+    for size, what in (
+        (MAX_LINE_BYTES - 1, "just under the limit: with its newline, 1 MiB"),
+        (MAX_LINE_BYTES, "just over the limit: with its newline, 1 MiB and a byte"),
+    ):
+        short = '{"cmd": "state"}'
+        answer = _serve_line(script.session, short + " " * (size - len(short)))
+        script.steps.append(
+            {
+                "at": f"a state request padded to {size:,} bytes, {what}",
+                "line": short,
+                "pad_to": size,
+                "expect": expected_answer(None, answer),
+            }
+        )
+    if [step["expect"]["ok"] for step in script.steps[-2:]] != [True, False]:
+        raise AssertionError("robustness/long-lines: the limit is not where the docs say")
+    script.ok({"cmd": "state"}, "state: the match is as before")
+    return [
+        script.vector(
+            "robustness/long-lines",
+            f"A move request of {LONG_LINE:,} bytes (beyond a 64 KiB line buffer) is read whole "
+            "and played; a line of 1 MiB with its newline is read, one byte more is bad_json "
+            "(the newline counts toward the limit).",
+        )
+    ]
+
+
+def _serve_line(session: Session, line: str) -> dict[str, Any]:
+    """The answer to ``line`` and its newline as ``american-sniff engine`` reads them."""
+    out = io.BytesIO()
+    serve(io.BytesIO(line.encode("utf-8") + b"\n"), out, session)
+    answer: dict[str, Any] = json.loads(out.getvalue())
+    return answer
+
+
+def _nested(depth: int) -> str:
+    """A legal request with an unknown key whose value nests to ``depth`` in all."""
+    inner = depth - 1
+    return '{"cmd": "legal", "x": ' + "[" * inner + "]" * inner + "}"
+
+
+def nesting_vectors() -> list[dict[str, Any]]:
+    """Lines at the nesting limit, just beyond it, far beyond it, and brackets in a string."""
+    script = Script()
+    script.ok(_NEW, "new")
+    cases = (
+        (
+            MAX_DEPTH,
+            "bad_request",
+            f"nesting {MAX_DEPTH} deep, the limit: read, then refused for its key",
+        ),
+        (MAX_DEPTH + 1, "bad_json", f"nesting {MAX_DEPTH + 1} deep, one beyond the limit"),
+        (5000, "bad_json", "nesting 5,000 deep, beyond any parser's recursion"),
+    )
+    for depth, kind, what in cases:
+        line = _nested(depth)
+        if line.count("[") + 1 != depth or script.line(line, what)["error"] != kind:
+            raise AssertionError(f"robustness/nesting-limit: {what} is not {kind}")
+    brackets = "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1)
+    script.ask({"cmd": "move", "move": brackets}, "a move text of brackets: a string nests nothing")
+    script.ok({"cmd": "state"}, "state: the match is as before")
+    return [
+        script.vector(
+            "robustness/nesting-limit",
+            f"Arrays and objects nest at most {MAX_DEPTH} deep in a request line: a line at the "
+            f"limit is read (and refused for its unknown key, bad_request); a line {MAX_DEPTH + 1} "
+            "deep, or 5,000, is bad_json; brackets inside a string do not count.",
+        )
+    ]
 
 
 # -- writing ---------------------------------------------------------------------------
@@ -1451,16 +2557,23 @@ def build() -> dict[str, dict[str, Any]]:
         "matches": match_vectors,
     }
     assert tuple(makers) == KINDS
-    return {
+    files = {
         f"{kind}.json": {
             "format": VECTORS_FORMAT,
             "format_version": VECTORS_FORMAT_VERSION,
             "rules_version": RULES_VERSION,
             "kind": kind,
-            "vectors": make(),
+            "vectors": [*make(), *(v for more in _COVERAGE_VECTORS.get(kind, ()) for v in more())],
         }
         for kind, make in makers.items()
     }
+    # The order file also names the pairs of the refusal order that no vector
+    # can show, before its vectors.
+    order = files["order.json"]
+    vectors = order.pop("vectors")
+    order["exclusive"] = order_exclusive()
+    order["vectors"] = vectors
+    return files
 
 
 def dumps(value: Any, width: int = WIDTH) -> str:
@@ -1491,7 +2604,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     stale = []
-    for name, doc in build().items():
+    docs = build()
+    _check_coverage(docs)
+    for name, doc in docs.items():
         text = dumps(doc) + "\n"
         path = args.out / name
         if args.check:

@@ -26,13 +26,14 @@ import attrs
 
 from ..rules import RULES_VERSION
 from ..serial import read_json
-from .compare import difference, own_choice_problem, text
-from .loading import Vector, load_vectors
+from .compare import difference, field_of, own_choice_problem, text
+from .loading import Vector, load_vectors, step_line
 from .protocol import MAX_LINE_BYTES, PROTOCOL, PROTOCOL_VERSION, Session
 
 __all__ = [
     "DEFAULT_TIMEOUT",
     "Engine",
+    "EngineCrashed",
     "EngineError",
     "KitReport",
     "LocalEngine",
@@ -56,6 +57,13 @@ class EngineError(Exception):
 
     It could not start, exited, did not answer in time, wrote a line that is
     not a JSON object with ``ok``, or refused the ``hello`` handshake.
+    """
+
+
+class EngineCrashed(EngineError):
+    """The engine crashed: its process ended, or it answered with a line that is no answer.
+
+    (A line that is not JSON, or JSON that is not an object holding ``ok``.)
     """
 
 
@@ -99,8 +107,13 @@ class LocalEngine:
         return self.send_line(json.dumps(message))
 
     def send_line(self, line: str) -> dict[str, Any]:
-        """The session's answer to the text ``line``."""
-        answer: dict[str, Any] = json.loads(self._session.handle_line(line.encode("utf-8")))
+        """The session's answer to the text ``line``, its newline added as over a pipe.
+
+        The newline counts toward :data:`~.protocol.MAX_LINE_BYTES`, as it does
+        for ``american-sniff engine``.
+        """
+        raw = line.encode("utf-8") + b"\n"
+        answer: dict[str, Any] = json.loads(self._session.handle_line(raw))
         return answer
 
     def restart(self) -> None:
@@ -189,22 +202,22 @@ class SubprocessEngine:
             process.stdin.write(line)
             process.stdin.flush()
         except OSError:
-            raise EngineError(f"the engine stopped reading{self._exit_note()}") from None
+            raise EngineCrashed(f"the engine stopped reading{self._exit_note()}") from None
         try:
             answer = self._lines.get(timeout=self._timeout)
         except queue.Empty:
             raise EngineError(f"no answer to {asked} within {self._timeout:g} seconds") from None
         if answer is None:
-            raise EngineError(f"the engine closed its output after {asked}{self._exit_note()}")
+            raise EngineCrashed(f"the engine closed its output after {asked}{self._exit_note()}")
         quoted = answer[:200].decode("utf-8", "replace")
         try:
             data = read_json(
                 answer, max_bytes=MAX_LINE_BYTES + 1, error=ValueError, what="the engine's answer"
             )
         except ValueError as exc:
-            raise EngineError(f"{exc}: the engine wrote {quoted!r} for {asked}") from None
+            raise EngineCrashed(f"{exc}: the engine wrote {quoted!r} for {asked}") from None
         if not isinstance(data, dict) or type(data.get("ok")) is not bool:
-            raise EngineError(f"the answer to {asked} is not an object with ok: {quoted!r}")
+            raise EngineCrashed(f"the answer to {asked} is not an object with ok: {quoted!r}")
         return data
 
     def _exit_note(self) -> str:
@@ -289,6 +302,10 @@ class VectorResult:
     :ivar passed: Whether every answer matched (True for a skipped vector).
     :ivar difference: The first difference found, in words; None if it passed.
     :ivar skipped: Whether the vector was not run: the engine lacks a feature it requires.
+    :ivar where: Where a failure is, in a few words: the step (counted from
+        1) and the field that differs first (``"step 12, field turn"``), or
+        ``"a crash"``, ``"no answer"``, ``"perft depth 3"``; None if it passed.
+        It is not part of the JSON report (the ``difference`` says it all).
     """
 
     id: str
@@ -296,6 +313,7 @@ class VectorResult:
     passed: bool
     difference: str | None = None
     skipped: bool = False
+    where: str | None = None
 
     def __str__(self) -> str:
         if self.skipped:
@@ -332,7 +350,10 @@ class KitReport:
         return tuple(result for result in self.results if result.skipped)
 
     def summary(self) -> str:
-        """One line: how many vectors passed, failed and were skipped, and which engine ran them."""
+        """One line: the vectors passed, failed and skipped, the engine, and the first failure.
+
+        The first failure is named by its vector, step and field.
+        """
         total = len(self.results)
         failed = len(self.failures)
         skipped = len(self.skipped)
@@ -342,7 +363,11 @@ class KitReport:
         )
         if skipped:
             verdict += f", {skipped} skipped"
-        return f"{total} vectors: {verdict} ({name})"
+        line = f"{total} vectors: {verdict} ({name})"
+        if failed:
+            first = self.failures[0]
+            line += f"; the first failure: {first.id}" + (f", {first.where}" if first.where else "")
+        return line
 
     def to_dict(self) -> dict[str, Any]:
         """The report as JSON values (what ``american-sniff conformance --json`` prints)."""
@@ -355,7 +380,10 @@ class KitReport:
             "total": len(self.results),
             "failed": len(self.failures),
             "skipped": len(self.skipped),
-            "results": [attrs.asdict(result) for result in self.results],
+            "results": [
+                attrs.asdict(result, filter=lambda field, _: field.name != "where")
+                for result in self.results
+            ],
         }
 
 
@@ -425,16 +453,20 @@ def run_kit(
             if vector.fresh:
                 engine.restart()
             try:
-                found = run_vector(engine, vector)
+                found, where = _run_vector(engine, vector)
+            except EngineCrashed as exc:
+                found, where = f"the engine crashed: {exc}", "a crash"
+                engine.restart()
+                handshake(engine)
             except EngineError as exc:
-                found = f"the engine failed: {exc}"
+                found, where = f"the engine failed: {exc}", "no answer"
                 engine.restart()
                 handshake(engine)
             else:
                 if vector.fresh:
                     engine.restart()
                     handshake(engine)
-            result = VectorResult(vector.id, vector.kind, found is None, found)
+            result = VectorResult(vector.id, vector.kind, found is None, found, where=where)
         if progress is not None:
             progress(result)
         results.append(result)
@@ -446,28 +478,47 @@ def run_kit(
 def run_vector(engine: Engine, vector: Vector) -> str | None:
     """Run one vector against ``engine``: the first difference in words, or None.
 
-    :raises EngineError: if the engine fails to answer.
+    Steps are counted from 1, as every count of the kit's messages is.
+
+    :raises EngineError: if the engine fails to answer (the message names the step).
     """
+    return _run_vector(engine, vector)[0]
+
+
+def _run_vector(engine: Engine, vector: Vector) -> tuple[str | None, str | None]:
+    """The first difference of a vector, and where it is in a few words; (None, None) if none."""
     if vector.kind == "perft":
-        return _perft_vector(engine, vector.data)
-    for number, step in enumerate(vector.data["steps"]):
-        found = check_step(engine, step)
+        found = _perft_vector(engine, vector.data)
+        return found, None if found is None else found.split(":", 1)[0]
+    for number, step in enumerate(vector.data["steps"], 1):
+        try:
+            found = check_step(engine, step)
+        except EngineError as exc:
+            raise type(exc)(f"at step {number} ({step['at']}): {exc}") from None
         if found:
-            return f"step {number}, {found}"
-    return None
+            field = field_of(found.split("\n", 1)[0].removeprefix(f"{step['at']}: "))
+            return f"step {number}, {found}", f"step {number}, field {field}"
+    return None, None
 
 
 def check_step(engine: Engine, step: Mapping[str, Any]) -> str | None:
     """Send one step's request (or line) and compare the answer: the difference, or None."""
     if "line" in step:
-        line, cmd = step["line"], None
+        line, cmd = step_line(step), None
     else:
         line, cmd = json.dumps(step["request"], separators=(",", ":")), step["request"].get("cmd")
     answer = engine.send_line(line)
     found = difference(step["expect"], answer) or own_choice_problem(cmd, answer)
     if found is None:
         return None
-    return f"{step['at']}: {found}\n  request: {line}\n  answer:  {text(answer)}"
+    return f"{step['at']}: {found}\n  request: {_quoted(line)}\n  answer:  {text(answer)}"
+
+
+def _quoted(line: str, most: int = 400) -> str:
+    """``line`` for a message: a long line is cut, with its length in bytes."""
+    if len(line) <= most:
+        return line
+    return f"{line[:most]}... ({len(line.encode('utf-8')):,} bytes in all)"
 
 
 # -- perft ------------------------------------------------------------------------------

@@ -6,8 +6,10 @@ A vector file is one JSON document in the library's conventions (see
 ``kind`` of its vectors (one of :data:`KINDS`) and the ``vectors``
 themselves, each with a unique ``id``, a ``description``, the features it
 ``requires``, and its ``steps``: requests (or raw lines) each with the whole
-expected answer. A perft vector holds counts instead of steps. ``docs/conformance.md`` describes
-every field.
+expected answer. A perft vector holds counts instead of steps. The ``order``
+file also lists, under ``exclusive``, the adjacent pairs of the refusal order
+that no move can break together (:func:`exclusive_pairs`).
+``docs/conformance.md`` describes every field.
 
 The shipped files are package data, read with :mod:`importlib.resources`;
 :func:`load_vectors` reads them, or the files of another directory.
@@ -38,10 +40,12 @@ __all__ = [
     "VECTORS_FORMAT_VERSION",
     "InvalidVectors",
     "Vector",
+    "exclusive_pairs",
     "export_vectors",
     "load_vectors",
     "manifest_schema",
     "read_vectors",
+    "step_line",
     "vectors_schema",
 ]
 
@@ -100,7 +104,10 @@ class Vector:
 # -- reading -------------------------------------------------------------------------
 
 _TOP_KEYS = frozenset({"format", "format_version", "rules_version", "kind", "vectors"})
-_STEP_KEYS = frozenset({"at", "request", "line", "expect"})
+#: The order file's extra key: the pairs of the refusal order no move can break together.
+_EXCLUSIVE = "exclusive"
+_EXCLUSIVE_KEYS = frozenset({"first", "second", "why"})
+_STEP_KEYS = frozenset({"at", "request", "line", "pad_to", "expect"})
 _VECTOR_KEYS = frozenset({"id", "description", "requires", "fresh", "steps"})
 _PERFT_KEYS = frozenset({"id", "description", "requires", "start", "depth", "counts", "divide"})
 
@@ -129,9 +136,11 @@ def read_vectors(text: str | bytes, name: str = "the vector file") -> tuple[Vect
     kind = data.get("kind")
     if not isinstance(kind, str) or kind not in KINDS:
         raise InvalidVectors(f"{name}: kind must be one of {', '.join(KINDS)}, got {kind!r}")
-    extra = set(data) - _TOP_KEYS
+    extra = set(data) - _TOP_KEYS - ({_EXCLUSIVE} if kind == "order" else set())
     if extra:
         raise InvalidVectors(f"{name}: unknown keys {', '.join(sorted(extra))}")
+    if _EXCLUSIVE in data:
+        _check_exclusive(data[_EXCLUSIVE], name)
     items = data.get("vectors")
     if not isinstance(items, list):
         raise InvalidVectors(f"{name}: vectors must be a list")
@@ -190,10 +199,44 @@ def _check_step(step: object, where: str) -> None:
     if "request" in step:
         _field(step, "request", dict, where)
     else:
-        _field(step, "line", str, where)
+        line = _field(step, "line", str, where)
+        if "pad_to" in step and _field(step, "pad_to", int, where) < len(line.encode("utf-8")):
+            raise InvalidVectors(f"{where}: pad_to is shorter than the line")
+    if "pad_to" in step and "line" not in step:
+        raise InvalidVectors(f"{where}: pad_to goes with line only")
     expect = _field(step, "expect", dict, where)
     if type(expect.get("ok")) is not bool:
         raise InvalidVectors(f"{where}: expect must hold ok, true or false")
+
+
+def _check_exclusive(entries: object, name: str) -> None:
+    if not isinstance(entries, list):
+        raise InvalidVectors(f"{name}: exclusive must be a list")
+    for number, entry in enumerate(entries):
+        where = f"{name}, exclusive {number}"
+        if not isinstance(entry, dict):
+            raise InvalidVectors(f"{where} must be an object")
+        missing = _EXCLUSIVE_KEYS - set(entry)
+        if missing:
+            raise InvalidVectors(f"{where}: missing keys {', '.join(sorted(missing))}")
+        _keys(entry, _EXCLUSIVE_KEYS, where)
+        for key in sorted(_EXCLUSIVE_KEYS):
+            _field(entry, key, str, where)
+
+
+def step_line(step: Mapping[str, Any]) -> str:
+    """The text a step with ``line`` sends (without its newline): ``pad_to`` applied.
+
+    A step may give ``pad_to``, a length in bytes: the line is then followed by
+    spaces until it is that long in UTF-8, so that a line near the protocol's
+    1 MiB limit is shipped as a few bytes.
+
+    >>> step_line({"line": '{"cmd": "state"}', "pad_to": 20})
+    '{"cmd": "state"}    '
+    """
+    line: str = step["line"]
+    size: int = step.get("pad_to", 0)
+    return line + " " * (size - len(line.encode("utf-8")))
 
 
 def _check_perft(item: Mapping[str, Any], where: str) -> None:
@@ -245,6 +288,35 @@ def load_vectors(directory: str | Path | None = None) -> tuple[Vector, ...]:
         raise InvalidVectors(f"{where} holds no vectors (no .json vector file with a vector)")
     _check_unique(vectors)
     return tuple(sorted(vectors, key=lambda v: KINDS.index(v.kind)))
+
+
+def exclusive_pairs(directory: str | Path | None = None) -> tuple[tuple[str, str, str], ...]:
+    """The pairs of the refusal order that no move can break together, from the order file.
+
+    Each is ``(first, second, why)``: two adjacent codes of the documented
+    order (docs/protocol.md, "The order of the codes") and the reason no
+    single move breaks both rules, so that no ``order/...`` vector shows them.
+    Read from ``order.json`` of ``directory``, or of the shipped files.
+
+    >>> ("must_place", "must_draw") in {pair[:2] for pair in exclusive_pairs()}
+    True
+
+    :raises InvalidVectors: if the order file cannot be read.
+    """
+    name = "order.json"
+    if directory is None:
+        folder = importlib.resources.files("american_sniff.conformance").joinpath("vectors")
+        text = folder.joinpath(name).read_bytes()
+    else:
+        path = Path(directory) / name
+        if not path.is_file():
+            raise InvalidVectors(f"{path} is not a vector file")
+        text = _read(path)
+    read_vectors(text, name)  # the whole file is checked, its exclusive pairs included
+    data = read_json(text, max_bytes=MAX_VECTOR_FILE_BYTES, error=InvalidVectors, what=name)
+    return tuple(
+        (entry["first"], entry["second"], entry["why"]) for entry in data.get(_EXCLUSIVE, [])
+    )
 
 
 def _read(path: Path) -> bytes:

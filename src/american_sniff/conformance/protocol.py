@@ -47,6 +47,7 @@ from ..tiles import Tile, parse_tile
 
 __all__ = [
     "ERROR_KINDS",
+    "MAX_DEPTH",
     "MAX_LINE_BYTES",
     "MAX_ROUND",
     "MIN_SCORE",
@@ -55,6 +56,7 @@ __all__ = [
     "REFUSAL_ORDER",
     "ProtocolError",
     "Session",
+    "nesting",
     "read_move",
     "round_end_facts",
     "serve",
@@ -68,6 +70,11 @@ PROTOCOL = "american-sniff/engine"
 PROTOCOL_VERSION = 1
 #: The longest request line an engine must read (1 MiB); longer lines are refused.
 MAX_LINE_BYTES = 1 << 20
+#: The deepest nesting of arrays and objects a request line may have: the
+#: request object alone is depth 1, ``{"moves": []}`` depth 2. No request of
+#: the protocol nests deeper than 5; a deeper line is refused as ``bad_json``,
+#: so that no engine has to parse (or recurse into) arbitrarily deep JSON.
+MAX_DEPTH = 64
 
 #: Every ``error`` kind a response can carry, with its meaning.
 ERROR_KINDS: Mapping[str, str] = MappingProxyType(
@@ -115,6 +122,24 @@ MIN_SCORE = -1_000_000
 
 #: What the library's engine offers beyond the required commands.
 _FEATURES = ("seed",)
+
+
+def nesting(value: object) -> int:
+    """How deeply the arrays and objects of a parsed JSON value nest (a scalar: 0).
+
+    >>> nesting({"cmd": "table", "moves": []}), nesting([[1], [[2]]]), nesting("x")
+    (2, 3, 0)
+    """
+    deepest = 0
+    pending: list[tuple[object, int]] = [(value, 0)]
+    while pending:
+        item, level = pending.pop()
+        if isinstance(item, dict | list):
+            level += 1
+            deepest = max(deepest, level)
+            members = item.values() if isinstance(item, dict) else item
+            pending.extend((member, level) for member in members)
+    return deepest
 
 
 class ProtocolError(ValueError):
@@ -336,6 +361,8 @@ class Session:
             if not line.strip():
                 raise ValueError("the line is empty; a request is one JSON object")
             request = read_json(line, max_bytes=MAX_LINE_BYTES, error=ValueError, what="the line")
+            if nesting(request) > MAX_DEPTH:
+                raise ValueError(f"the line nests deeper than {MAX_DEPTH} arrays and objects")
         except ValueError as exc:
             response = _failure("bad_json", str(exc))
         else:
