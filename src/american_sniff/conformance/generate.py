@@ -1641,7 +1641,9 @@ def _deal_without_opener_seeded() -> dict[str, Any]:
     for number in (1, 2):
         index = 0
         while True:
-            legal = script.ok({"cmd": "legal"}, f"round {number}, action {index + 1}, before: legal")
+            legal = script.ok(
+                {"cmd": "legal"}, f"round {number}, action {index + 1}, before: legal"
+            )
             move = sorted(legal["moves"])[0]
             answer = script.ok(
                 {"cmd": "move", "move": move}, f"round {number}, action {index + 1} ({move})"
@@ -2271,8 +2273,12 @@ def rejection_vectors() -> list[dict[str, Any]]:
         script = Script()
         script.ok({"cmd": "new", "players": players, "seed": str(seed)}, "new")
         for index in range(6):
-            moves = sorted(script.ok({"cmd": "legal"}, f"round 1, action {index + 1}: legal")["moves"])
-            script.ok({"cmd": "move", "move": moves[0]}, f"round 1, action {index + 1} ({moves[0]})")
+            moves = sorted(
+                script.ok({"cmd": "legal"}, f"round 1, action {index + 1}: legal")["moves"]
+            )
+            script.ok(
+                {"cmd": "move", "move": moves[0]}, f"round 1, action {index + 1} ({moves[0]})"
+            )
         script.ok({"cmd": "state"}, "round 1, after 6 actions: state")
         vectors.append(
             script.vector(
