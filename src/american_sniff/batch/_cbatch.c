@@ -72,6 +72,7 @@ static int first_point[AS_TILES];           /* the tile's first point (p) */
 static int point_tile[AS_POINTS], point_rank[AS_POINTS], point_value[AS_POINTS];
 static int point_worth[AS_POINTS];          /* what the point adds to the end sum while open */
 static uint32_t tiles_showing[7];           /* bit t for each tile showing the number */
+static uint32_t tiles_fitting[128];         /* bit t for each tile showing a number of the mask */
 static int16_t place_action[AS_POINTS][AS_TILES]; /* the action placing t on p, or -1 */
 static int8_t free_point[AS_POINTS][AS_TILES];    /* the point t leaves open on p */
 static int8_t action_tile[AS_ACTIONS_COUNT], action_point[AS_ACTIONS_COUNT];
@@ -108,6 +109,14 @@ void as_batch_init(void)
         for (t = 0; t < AS_TILES; t++) {
             if (tile_low[t] == v || tile_high[t] == v) {
                 tiles_showing[v] |= 1u << t;
+            }
+        }
+    }
+    for (a = 0; a < 128; a++) {
+        tiles_fitting[a] = 0;
+        for (v = 0; v <= 6; v++) {
+            if (a >> v & 1) {
+                tiles_fitting[a] |= tiles_showing[v];
             }
         }
     }
@@ -190,15 +199,12 @@ static int target_of(int players) { return players == 2 ? 250 : 200; }
 static int side_count(int players) { return players == 4 ? 2 : players; }
 static int side_of(int players, int seat) { return players == 4 ? seat % 2 : seat; }
 
-static int ctz32(uint32_t x)
-{
-    int n = 0;
-    while (!(x & 1u)) {
-        x >>= 1;
-        n++;
-    }
-    return n;
-}
+/* The index of the lowest set bit of x (x != 0), by a de Bruijn sequence: portable C99. */
+static const int8_t debruijn_index[32] = {0,  1,  28, 2,  29, 14, 24, 3,  30, 22, 20,
+                                          15, 25, 17, 4,  8,  31, 27, 13, 23, 21, 19,
+                                          16, 7,  26, 12, 18, 6,  11, 5,  10, 9};
+
+static int ctz32(uint32_t x) { return debruijn_index[((x & (0u - x)) * 0x077CB531u) >> 27]; }
 
 /* Bits of the open points, word by word (the third word has 6 bits: points 64..69). */
 static uint32_t open_word(const int32_t *s, int k)
@@ -245,17 +251,7 @@ static void recount(int32_t *s)
 
 static uint32_t hand_of(const int32_t *s, int seat) { return (uint32_t)s[AS_HANDS + seat] & AS_HAND_BITS; }
 
-static uint32_t fitting(uint32_t values)
-{
-    uint32_t fit = 0;
-    int v;
-    for (v = 0; v <= 6; v++) {
-        if (values >> v & 1u) {
-            fit |= tiles_showing[v];
-        }
-    }
-    return fit;
-}
+static uint32_t fitting(uint32_t values) { return tiles_fitting[values & 0x7Fu]; }
 
 /* The tiles the player to move may place from: the tile just drawn, else the hand. */
 static uint32_t tiles_to_place(const int32_t *s)
@@ -335,11 +331,6 @@ static int state_ok(const int32_t *s)
     }
     if (s[AS_DRAWN_COUNT] < 0 || s[AS_DRAWN_COUNT] > s[AS_STOCK_SIZE]) {
         return 0;
-    }
-    for (k = 0; k < s[AS_STOCK_SIZE]; k++) {
-        if (s[AS_STOCK + k] < 0 || s[AS_STOCK + k] >= AS_TILES) {
-            return 0;
-        }
     }
     for (k = 0; k < 4; k++) {
         if (s[AS_SCORES + k] <= -AS_SCORE_LIMIT || s[AS_SCORES + k] >= AS_SCORE_LIMIT) {
@@ -476,6 +467,10 @@ static int step_one(int32_t *s, long long action, int32_t *reward)
     if (!is_legal(s, (int)action)) {
         return AS_ILLEGAL;
     }
+    if (action == AS_DRAW &&
+        (s[AS_STOCK + s[AS_DRAWN_COUNT]] < 0 || s[AS_STOCK + s[AS_DRAWN_COUNT]] >= AS_TILES)) {
+        return AS_BAD_STATE; /* the stock holds no tile there */
+    }
     players = s[AS_PLAYERS];
     for (k = 0; k < 4; k++) {
         before[k] = s[AS_SCORES + k];
@@ -496,12 +491,13 @@ static int step_one(int32_t *s, long long action, int32_t *reward)
     return AS_OK;
 }
 
-static void mask_one(const int32_t *s, uint8_t *mask)
+/* The legal mask of a slot whose words state_ok has accepted. */
+static void mask_checked(const int32_t *s, uint8_t *mask)
 {
     uint32_t tiles, table;
     int k, any = 0;
     memset(mask, 0, AS_ACTIONS_COUNT);
-    if (!state_ok(s) || s[AS_WINNER] >= 0) {
+    if (s[AS_WINNER] >= 0) {
         return;
     }
     tiles = tiles_to_place(s);
@@ -531,6 +527,15 @@ static void mask_one(const int32_t *s, uint8_t *mask)
     }
     if (!any) {
         mask[s[AS_STOCK_SIZE] > s[AS_DRAWN_COUNT] ? AS_DRAW : AS_PASS] = 1;
+    }
+}
+
+static void mask_one(const int32_t *s, uint8_t *mask)
+{
+    if (state_ok(s)) {
+        mask_checked(s, mask);
+    } else {
+        memset(mask, 0, AS_ACTIONS_COUNT);
     }
 }
 
@@ -572,7 +577,12 @@ static size_t step_slots(int32_t *state, const int64_t *wide, const int32_t *nar
         refused += error != AS_OK;
         done[i] = (uint8_t)(error != AS_BAD_STATE && s[AS_WINNER] >= 0);
         if (mask) {
-            mask_one(s, mask + i * AS_ACTIONS_COUNT);
+            /* (A step leaves a state that state_ok accepts; a refusal leaves it as it was.) */
+            if (error == AS_BAD_STATE) {
+                memset(mask + i * AS_ACTIONS_COUNT, 0, AS_ACTIONS_COUNT);
+            } else {
+                mask_checked(s, mask + i * AS_ACTIONS_COUNT);
+            }
         }
     }
     return refused;

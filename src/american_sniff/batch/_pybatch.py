@@ -204,8 +204,6 @@ def _state_ok(s: list[int]) -> bool:
         return False
     if not 0 <= s[DRAWN_COUNT] <= s[STOCK_SIZE]:
         return False
-    if any(not 0 <= s[STOCK + k] < _TILES for k in range(s[STOCK_SIZE])):
-        return False
     if any(not -_LIMIT < s[SCORES + k] < _LIMIT for k in range(4)):
         return False
     return 1 <= s[ROUND] < _LIMIT and all(0 <= s[k] < _LIMIT for k in (ACTIONS, ROUND_ACTIONS))
@@ -302,6 +300,8 @@ def _step_one(s: list[int], action: int, reward: list[int]) -> int:
         return OUT_OF_RANGE
     if not _is_legal(s, action):
         return ILLEGAL
+    if action == DRAW_ACTION and not 0 <= s[STOCK + s[DRAWN_COUNT]] < _TILES:
+        return BAD_STATE  # the stock holds no tile there
     players = s[PLAYERS]
     before = s[SCORES : SCORES + 4]
     s[ACTIONS] += 1
@@ -319,8 +319,13 @@ def _step_one(s: list[int], action: int, reward: list[int]) -> int:
 
 
 def _mask_one(s: list[int]) -> list[int]:
+    return _mask_checked(s) if _state_ok(s) else [0] * NUM_ACTIONS
+
+
+def _mask_checked(s: list[int]) -> list[int]:
+    """The legal mask of a slot whose words :func:`_state_ok` has accepted."""
     mask = [0] * NUM_ACTIONS
-    if not _state_ok(s) or s[WINNER] >= 0:
+    if s[WINNER] >= 0:
         return mask
     tiles = _tiles_to_place(s)
     if s[TABLE] & _HAND_BITS == 0:
@@ -416,7 +421,9 @@ def step_into(  # noqa: PLR0913, PLR0917 - the C function's six buffers
         codes[i] = error
         over[i] = int(error != BAD_STATE and s[WINNER] >= 0)
         gains[4 * i : 4 * i + 4] = _ints("i", reward)
-        flags[i * NUM_ACTIONS : (i + 1) * NUM_ACTIONS] = _ints("B", _mask_one(s))
+        # (A step leaves a state that _state_ok accepts; a refusal leaves it as it was.)
+        row = [0] * NUM_ACTIONS if error == BAD_STATE else _mask_checked(s)
+        flags[i * NUM_ACTIONS : (i + 1) * NUM_ACTIONS] = _ints("B", row)
     return refused
 
 
