@@ -12,8 +12,8 @@ masks is measured apart, with numpy where it is installed.
 Usage: ``python benchmarks/batch.py [--players 2] [--slots 1024] [--steps 200]
 [--runs 3] [--quick]``. The C kernel needs the extension (the compiled wheel,
 or ``python hatch_build.py --batch-in-place``); without it only the Python
-kernel is measured. Timing on a shared machine varies: the best of the runs
-is reported.
+kernel is measured. Rates are by CPU time, the best of the runs (timing on
+a shared machine varies).
 """
 
 from __future__ import annotations
@@ -47,16 +47,16 @@ def record(backend: str, players: int, slots: int, steps: int) -> list[array[int
 
 
 def replay(backend: str, players: int, slots: int, recorded: list[array[int]]) -> tuple[int, float]:
-    """Replay the recorded actions from a fresh reset: (steps taken, seconds in step_into)."""
+    """Replay the recorded actions from a fresh reset: (steps taken, CPU seconds in step_into)."""
     out = reset(list(range(slots)), players, backend=backend)
     state, mask = out.state, out.mask
     rewards, done, errors = out.rewards, out.done, out.errors
     taken = 0
     spent = 0.0
     for actions in recorded:
-        start = time.perf_counter()
+        start = time.process_time()
         step_into(state, actions, mask, rewards, done, errors, backend=backend)
-        spent += time.perf_counter() - start
+        spent += time.process_time() - start
         taken += sum(1 for code in errors if code == OK)
     return taken, spent
 
@@ -70,10 +70,10 @@ def choosing_cost(slots: int, repeats: int) -> float | None:
     out = reset(numpy.arange(slots, dtype=numpy.uint64), 2)
     mask: Any = out.mask
     generator = numpy.random.default_rng(0)
-    start = time.perf_counter()
+    start = time.process_time()
     for _ in range(repeats):
         (generator.random(mask.shape, dtype=numpy.float32) * mask).argmax(axis=1)
-    return (time.perf_counter() - start) / (repeats * slots)
+    return (time.process_time() - start) / (repeats * slots)
 
 
 def main() -> None:

@@ -75,12 +75,12 @@ __all__ = [
     "FIELDS",
     "ILLEGAL",
     "MATCH_OVER",
-    "NUM_ACTIONS",
     "OK",
     "OUT_OF_RANGE",
     "STATE_WORDS",
     "WINNER",
     "BatchStep",
+    "Kernel",
     "legal_mask",
     "reset",
     "step",
@@ -133,16 +133,24 @@ FIELDS: Final = {
 EXTENSION_VARIABLE: Final = "AMERICAN_SNIFF_BATCH_EXTENSION"
 
 
-class _Kernel(Protocol):
-    """What both kernels offer: the C extension and :mod:`._pybatch`."""
+class Kernel(Protocol):
+    """What a kernel offers, the C extension and the Python one alike (see :data:`BACKENDS`).
 
-    def reset_into(self, state: Any, seeds: Any, players: int, mask: Any, /) -> None: ...
+    Each function works on buffers in place, of the sizes :func:`step`
+    returns; they are what :func:`reset`, :func:`step` and :func:`legal_mask`
+    call.
+    """
+
+    def reset_into(self, state: Any, seeds: Any, players: int, mask: Any, /) -> None:
+        """Reset every slot of ``state``: slot i deals ``new_match(players, seed=seeds[i])``."""
 
     def step_into(  # noqa: PLR0913, PLR0917 - the C function's six buffers
         self, state: Any, actions: Any, mask: Any, rewards: Any, done: Any, errors: Any, /
-    ) -> int: ...
+    ) -> int:
+        """Step every slot in place by its action; return how many refused theirs."""
 
-    def mask_into(self, state: Any, mask: Any, /) -> None: ...
+    def mask_into(self, state: Any, mask: Any, /) -> None:
+        """Write every slot's legal mask."""
 
 
 def _load_extension() -> ModuleType | None:
@@ -166,9 +174,9 @@ _EXTENSION = _load_extension()
 
 #: The kernels available here, by name: ``"python"`` always, ``"c"`` where the
 #: extension is built.
-BACKENDS: Final[dict[str, _Kernel]] = {"python": cast(_Kernel, _pybatch)}
+BACKENDS: Final[dict[str, Kernel]] = {"python": cast(Kernel, _pybatch)}
 if _EXTENSION is not None:
-    BACKENDS["c"] = cast(_Kernel, _EXTENSION)
+    BACKENDS["c"] = cast(Kernel, _EXTENSION)
 
 #: The kernel the functions use unless told otherwise: ``"c"`` where the C
 #: extension is built, else ``"python"``.
@@ -195,7 +203,7 @@ class BatchStep:
     errors: Any
 
 
-def _kernel(backend: str | None) -> _Kernel:
+def _kernel(backend: str | None) -> Kernel:
     name = BACKEND if backend is None else backend
     try:
         return BACKENDS[name]
