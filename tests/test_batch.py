@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import os
 import random
+import subprocess
+import sys
 from array import array
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -338,3 +341,20 @@ def test_numpy_arrays_in_give_numpy_arrays_out() -> None:
     assert nxt.mask.tobytes() == bytes(plain.mask)
     assert (legal_mask(nxt.state) == nxt.mask).all()
     assert step(out.state, actions.astype(numpy.int32)).state.tobytes() == nxt.state.tobytes()
+
+
+def test_a_named_extension_that_is_not_one_fails_the_import(tmp_path: Path) -> None:
+    """AMERICAN_SNIFF_BATCH_EXTENSION never falls back: a file that is no extension is an error."""
+    fake = tmp_path / "_cbatch.txt"
+    fake.write_text("not a module")
+    environment = {**os.environ, "AMERICAN_SNIFF_BATCH_EXTENSION": str(fake)}
+    environment["PYTHONPATH"] = os.pathsep.join(sys.path)  # this process's own imports
+    result = subprocess.run(
+        [sys.executable, "-c", "import american_sniff.batch"],
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode != 0
+    assert "is not an extension module" in result.stderr
