@@ -8,6 +8,7 @@ are also stepped side by side.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import subprocess
@@ -18,8 +19,17 @@ from typing import Any
 
 import pytest
 
-from american_sniff import apply, new_match
-from american_sniff.actions import NUM_ACTIONS, action_mask, legal_actions, move_of
+import american_sniff.conformance
+from american_sniff import Draw, Pass, apply, new_match, parse_move
+from american_sniff.actions import (
+    DRAW_ACTION,
+    NUM_ACTIONS,
+    PASS_ACTION,
+    action_mask,
+    legal_actions,
+    move_of,
+    placement_action,
+)
 from american_sniff.batch import (
     BACKEND,
     BACKENDS,
@@ -358,3 +368,77 @@ def test_a_named_extension_that_is_not_one_fails_the_import(tmp_path: Path) -> N
     )
     assert result.returncode != 0
     assert "is not an extension module" in result.stderr
+
+
+def seeded_vectors() -> list[dict[str, Any]]:
+    """The conformance vectors that start from a seed (the batch deals only from seeds)."""
+    folder = Path(american_sniff.conformance.__file__).parent / "vectors"
+    found = []
+    for path in sorted(folder.glob("*.json")):
+        for vector in json.loads(path.read_text("utf-8")).get("vectors", []):
+            steps = vector.get("steps") or []
+            first = steps[0].get("request") if steps else None
+            if (
+                isinstance(first, dict)
+                and first.get("cmd") == "new"
+                and "seed" in first
+                and "deals" not in first
+            ):
+                found.append(vector)
+    return found
+
+
+def action_of_text(text: str) -> int:
+    """The action of a move written as the protocol writes it."""
+    move = parse_move(text)
+    if isinstance(move, Draw):
+        return DRAW_ACTION
+    if isinstance(move, Pass):
+        return PASS_ACTION
+    return placement_action(move.tile, move.at)
+
+
+@pytest.mark.parametrize("backend", KERNELS)
+def test_the_seeded_conformance_vectors_play_alike(backend: str) -> None:
+    """Every vector that starts from a seed: the batch's legal moves, scores, turns and rounds."""
+    vectors = seeded_vectors()
+    assert len(vectors) >= 8
+    checked = 0
+    for vector in vectors:
+        steps = vector["steps"]
+        new = steps[0]["request"]
+        players = new["players"]
+        out = reset([int(new["seed"])], players, backend=backend)
+        state, mask = out.state, out.mask
+        for number, item in enumerate(steps[1:], start=2):
+            where = f"{vector['id']}, step {number} ({item['at']})"
+            request, expect = item["request"], item["expect"]
+            if request["cmd"] == "legal":
+                wanted = sorted(action_of_text(text) for text in expect["moves"])
+                assert mask_actions(mask, 0) == wanted, where
+            elif request["cmd"] == "move":
+                seat = field(state, 0, "turn")[0]
+                nxt = step(state, [action_of_text(request["move"])], backend=backend)
+                assert (nxt.errors[0] == OK) == expect["ok"], where
+                if expect["ok"]:
+                    state, mask = nxt.state, nxt.mask
+                    winner = expect["winner"]
+                    assert field(state, 0, "winner") == [-1 if winner is None else winner], where
+                    assert field(state, 0, "round") == [expect["round"]], where
+                    assert field(state, 0, "turn") == [expect["turn"]], where
+                    settled = expect["round_end"]
+                    scores = expect["scores"] if settled is None else settled["scores"]
+                    assert field(state, 0, "scores")[: len(scores)] == scores, where
+                    if settled is None and expect["points"]:
+                        assert nxt.rewards[seat] == expect["points"], where
+            elif request["cmd"] == "state":
+                assert field(state, 0, "turn") == [expect["turn"]], where
+                assert field(state, 0, "round") == [expect["round"]], where
+                scores = expect["scores"]
+                assert field(state, 0, "scores")[: len(scores)] == scores, where
+                sizes = [bin(hand).count("1") for hand in field(state, 0, "hands")[:players]]
+                assert sizes == expect["hand_sizes"], where
+                left = field(state, 0, "stock_size")[0] - field(state, 0, "drawn_count")[0]
+                assert left == expect["stock_size"], where
+            checked += 1
+    assert checked > 400
