@@ -1,4 +1,4 @@
-"""Hatchling build hook: compile the modules pyproject.toml lists with mypyc.
+"""Hatchling build hook: compile the modules pyproject.toml lists with mypyc, and the C kernels.
 
 The wheel target runs this hook (``[tool.hatch.build.targets.wheel.hooks.custom]``).
 For a standard wheel it compiles the modules named by the hook's ``compile``
@@ -11,6 +11,11 @@ says: at the top level of the wheel for several modules
 (``<hash>__mypyc.*.so``), beside the module for a single one
 (``american_sniff/rng__mypyc.*.so``). The wheel is then tagged for this
 interpreter and platform (``cp311-cp311-linux_x86_64``, ...).
+
+The same ``build_ext`` run builds the plain C99 extensions of
+:data:`C_EXTENSIONS` (the batched engine's kernel,
+``american_sniff/batch/_cbatch.c``), which need no mypyc and no library
+beyond Python's headers.
 
 If the compilation fails, for lack of a C compiler or any other reason, the
 hook prints one warning line on stderr and the wheel is built pure
@@ -26,7 +31,10 @@ Environment variables:
     never ship as a pure wheel unnoticed). ``auto``, the default, falls back.
 
 An editable install (``pip install -e .``) is never compiled, so that changes
-to ``src/`` take effect at once.
+to ``src/`` take effect at once. For development, ``python hatch_build.py
+--batch-in-place`` builds the C extensions alone, next to their sources
+(``src/american_sniff/batch/_cbatch.<tag>.so``, ignored by git), where the
+editable install imports them; delete that file to go back to the Python kernel.
 """
 
 from __future__ import annotations
@@ -54,6 +62,58 @@ COMPILE_VARIABLE = "AMERICAN_SNIFF_COMPILE"
 #: level (none: the wheels stay small).
 OPT_LEVEL = "3"
 DEBUG_LEVEL = "0"
+
+
+#: The plain C extensions built beside mypyc's modules: (module name, C source).
+C_EXTENSIONS = (("american_sniff.batch._cbatch", "src/american_sniff/batch/_cbatch.c"),)
+
+
+def c_extensions(root: Path) -> list[Any]:
+    """The setuptools ``Extension`` of each of :data:`C_EXTENSIONS`, C99 and optimised."""
+    from setuptools import Extension  # noqa: PLC0415
+
+    # MSVC takes no -std flag (and compiles C99 by default); gcc and clang do.
+    flags = [] if sys.platform == "win32" else ["-std=c99", "-O3"]
+    return [
+        Extension(name, sources=[str(root / source)], extra_compile_args=flags)
+        for name, source in C_EXTENSIONS
+    ]
+
+
+def build_extensions(extensions: list[Any], work: Path) -> dict[str, str]:
+    """Build ``extensions`` with setuptools' ``build_ext`` under ``work``.
+
+    Returns each built file's absolute path mapped to its path in the wheel.
+    """
+    from setuptools import Distribution  # noqa: PLC0415
+    from setuptools.command.build_ext import build_ext  # noqa: PLC0415
+
+    command = build_ext(Distribution({"name": "american-sniff", "ext_modules": extensions}))
+    command.build_lib = str(work / "lib")
+    command.build_temp = str(work / "temp")
+    command.parallel = os.cpu_count() or 1
+    command.ensure_finalized()
+    command.run()
+    built: dict[str, str] = {}
+    for output in command.get_outputs():
+        path = Path(output)
+        built[str(path)] = path.relative_to(work / "lib").as_posix()
+    return built
+
+
+def build_in_place(root: Path) -> list[Path]:
+    """Build the C extensions next to their sources under ``src/``; return the files written."""
+    work = Path(tempfile.mkdtemp(prefix="american-sniff-c-"))
+    try:
+        built = build_extensions(c_extensions(root), work)
+        written = []
+        for path, inside in built.items():
+            target = root / "src" / inside
+            shutil.copyfile(path, target)
+            written.append(target)
+        return written
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 class ConfigurationError(Exception):
@@ -386,7 +446,7 @@ def add_docstrings(c_dir: Path, sources: list[Path]) -> int:
 def compile_modules(
     root: Path, sources: list[Path], work: Path, dependencies: list[str]
 ) -> dict[str, str]:
-    """Compile ``sources`` with mypyc and build their extensions under ``work``.
+    """Compile ``sources`` with mypyc and build their extensions, and the C ones, under ``work``.
 
     Returns the ``force_include`` map of the built files: each absolute path
     to its path in the wheel. Raises whatever mypyc or setuptools raise when
@@ -394,10 +454,8 @@ def compile_modules(
     """
     if sys.implementation.name != "cpython":
         raise RuntimeError(f"mypyc compiles for CPython only, not {sys.implementation.name}")
-    # Imported here, not at the top: the editable and pure builds need neither.
+    # Imported here, not at the top: the editable and pure builds do not need mypyc.
     from mypyc.build import mypycify  # noqa: PLC0415
-    from setuptools import Distribution  # noqa: PLC0415
-    from setuptools.command.build_ext import build_ext  # noqa: PLC0415
 
     arguments = [
         # The project's own mypy settings (strict), and a cache kept out of the tree.
@@ -421,18 +479,7 @@ def compile_modules(
         raise RuntimeError(f"mypyc made no extension for {', '.join(missing)}")
     check_runtime_needs(work / "c", dependencies)
     say(f"docstrings written into the generated C: {add_docstrings(work / 'c', sources)}")
-    command = build_ext(Distribution({"name": "american-sniff", "ext_modules": extensions}))
-    command.build_lib = str(work / "lib")
-    command.build_temp = str(work / "temp")
-    command.parallel = os.cpu_count() or 1
-    command.ensure_finalized()
-    command.run()
-
-    built: dict[str, str] = {}
-    for output in command.get_outputs():
-        path = Path(output)
-        built[str(path)] = path.relative_to(work / "lib").as_posix()
-    return built
+    return build_extensions([*extensions, *c_extensions(root)], work)
 
 
 class MypycBuildHook(BuildHookInterface[BuilderConfig]):
@@ -502,3 +549,10 @@ class MypycBuildHook(BuildHookInterface[BuilderConfig]):
         if self.work is not None:
             shutil.rmtree(self.work, ignore_errors=True)
             self.work = None
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["--batch-in-place"]:
+        sys.exit("usage: python hatch_build.py --batch-in-place")
+    for written in build_in_place(Path(__file__).resolve().parent):
+        say(f"built {written}")

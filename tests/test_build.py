@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import importlib.metadata
 import importlib.util
+import shutil
 from pathlib import Path
 from types import ModuleType
 
@@ -136,3 +137,33 @@ def test_compiled_says_which_build_runs() -> None:
     assert engine.compiled() is COMPILED
     if engine.__file__.endswith(".py"):
         assert engine.compiled() is False
+
+
+def test_the_c_extensions_are_c99_sources_of_the_package(hook: ModuleType) -> None:
+    """Each C extension the hook builds names a C file under src/ and its module's dotted path."""
+    extensions = hook.c_extensions(ROOT)
+    assert [e.name for e in extensions] == ["american_sniff.batch._cbatch"]
+    for extension, (name, source) in zip(extensions, hook.C_EXTENSIONS, strict=True):
+        assert (ROOT / source).is_file()
+        assert source == "src/" + name.replace(".", "/") + ".c"
+        assert extension.sources == [str(ROOT / source)]
+        assert "-std=c99" in extension.extra_compile_args
+
+
+def test_the_batch_kernel_builds_in_place_and_loads(hook: ModuleType, tmp_path: Path) -> None:
+    """``build_in_place`` compiles the kernel next to its source, and the module it makes works."""
+    pytest.importorskip("setuptools")  # (a venv of Python 3.12 on has none of its own)
+    if shutil.which("cc") is None and shutil.which("gcc") is None:
+        pytest.skip("no C compiler here")
+    source = ROOT / "src/american_sniff/batch/_cbatch.c"
+    (tmp_path / "src/american_sniff/batch").mkdir(parents=True)
+    shutil.copyfile(source, tmp_path / "src/american_sniff/batch/_cbatch.c")
+    written = hook.build_in_place(tmp_path)
+    assert len(written) == 1
+    assert written[0].parent == tmp_path / "src/american_sniff/batch"
+    spec = importlib.util.spec_from_file_location("american_sniff.batch._cbatch", written[0])
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.STATE_WORDS == 48

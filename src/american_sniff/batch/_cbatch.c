@@ -1,0 +1,815 @@
+/*
+ * american_sniff.batch._cbatch: N matches of American Sniff stepped at once.
+ *
+ * Plain C99. The kernel (everything above the "Python binding" line) uses
+ * nothing but the C library and can be built on its own for another language:
+ *
+ *     cc -std=c99 -O2 -shared -fPIC -DAMERICAN_SNIFF_BATCH_NO_PYTHON \
+ *        _cbatch.c -o libamerican_sniff_batch.so
+ *
+ * Its three entry points (as_batch_reset, as_batch_step, as_batch_mask) work
+ * on flat arrays, one row per match ("slot"); docs/ai.md describes every
+ * word of a slot's state. A slot is only ever read and written through its
+ * own row, and every word of a state that is used to index a table or to
+ * shift is checked first: a state that no reset or step made is refused with
+ * AS_BAD_STATE, never followed out of bounds.
+ *
+ * The rules are those of american_sniff.engine, and chance is SplitMix64 as
+ * american_sniff.rng defines it, so that a slot reset with seed s deals the
+ * very match new_match(players, seed=s) deals.
+ */
+#ifndef AMERICAN_SNIFF_BATCH_NO_PYTHON
+/* Python.h comes before the standard headers, as the C API asks. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#endif
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* -- the layout of a slot's state: int32 words ------------------------------ */
+enum {
+    AS_PLAYERS = 0,     /* 2, 3 or 4 */
+    AS_ROUND = 1,       /* the round's number, 1 for the first */
+    AS_TURN = 2,        /* the seat to move */
+    AS_WINNER = 3,      /* the side that won, or -1 */
+    AS_DRAWN = 4,       /* the tile just drawn that must be placed, or -1 */
+    AS_DRAWN_COUNT = 5, /* stock tiles drawn this round */
+    AS_STOCK_SIZE = 6,  /* tiles in this round's stock: 28 - players * hand size */
+    AS_END_SUM = 7,     /* the table's end sum */
+    AS_SNIFF = 8,       /* the Sniff's tile index, or -1 */
+    AS_VALUES = 9,      /* bit v set for each number v that an open point shows */
+    AS_TABLE = 10,      /* bit t set for each tile t on the table */
+    AS_OPEN = 11,       /* 3 words: bit p (p = 0..69, the action layer's points) of open points */
+    AS_HANDS = 14,      /* 4 words: each seat's hand, bit t for tile t */
+    AS_SCORES = 18,     /* 4 words: each side's score */
+    AS_RNG = 22,        /* 2 words: the generator state, low 32 bits then high */
+    AS_SEED = 24,       /* 2 words: the match's seed, low 32 bits then high */
+    AS_ACTIONS = 26,    /* actions applied in the match so far */
+    AS_ROUND_ACTIONS = 27, /* actions applied in this round so far */
+    AS_STOCK = 28,      /* 14 words: the stock in draw order (tile indices) */
+    AS_WORDS = 48       /* words per slot; 42..47 are kept 0 */
+};
+
+enum { AS_TILES = 28, AS_POINTS = 70, AS_ACTIONS_COUNT = 450, AS_DRAW = 448, AS_PASS = 449 };
+
+/* The error codes, one per slot and step. */
+enum {
+    AS_OK = 0,
+    AS_ILLEGAL = 1,      /* the action is not legal in the slot's state */
+    AS_OUT_OF_RANGE = 2, /* the action is not an integer from 0 to 449 */
+    AS_MATCH_OVER = 3,   /* the slot's match is over: reset it */
+    AS_BAD_STATE = 4     /* the slot's words are not a state reset or step made */
+};
+
+#define AS_HAND_BITS 0x0FFFFFFFu
+#define AS_SCORE_LIMIT (1 << 30)
+
+/* -- tables, filled once by as_batch_init ------------------------------------ */
+static int as_ready = 0;
+static int tile_low[AS_TILES], tile_high[AS_TILES];
+static int first_point[AS_TILES];           /* the tile's first point (p) */
+static int point_tile[AS_POINTS], point_rank[AS_POINTS], point_value[AS_POINTS];
+static int point_worth[AS_POINTS];          /* what the point adds to the end sum while open */
+static uint32_t tiles_showing[7];           /* bit t for each tile showing the number */
+static uint32_t tiles_fitting[128];         /* bit t for each tile showing a number of the mask */
+static int16_t place_action[AS_POINTS][AS_TILES]; /* the action placing t on p, or -1 */
+static int8_t free_point[AS_POINTS][AS_TILES];    /* the point t leaves open on p */
+static int8_t action_tile[AS_ACTIONS_COUNT], action_point[AS_ACTIONS_COUNT];
+
+/* Ranks of a point, as american_sniff.points orders the sides. */
+enum { R_LOW = 0, R_HIGH = 1, R_LINE_A = 2, R_LINE_B = 3, R_BRANCH_A = 4, R_BRANCH_B = 5 };
+
+void as_batch_init(void)
+{
+    int t, p = 0, a, v;
+    if (as_ready) {
+        return;
+    }
+    t = 0;
+    for (a = 0; a <= 6; a++) {
+        for (v = a; v <= 6; v++) {
+            int r, ranks = a == v ? 4 : 2;
+            tile_low[t] = a;
+            tile_high[t] = v;
+            first_point[t] = p;
+            for (r = 0; r < ranks; r++) {
+                int rank = a == v ? R_LINE_A + r : r;
+                point_tile[p] = t;
+                point_rank[p] = rank;
+                point_value[p] = rank == R_HIGH ? v : a;
+                point_worth[p] = rank == R_LINE_A || rank == R_LINE_B ? 2 * a : point_value[p];
+                p++;
+            }
+            t++;
+        }
+    }
+    for (v = 0; v <= 6; v++) {
+        tiles_showing[v] = 0;
+        for (t = 0; t < AS_TILES; t++) {
+            if (tile_low[t] == v || tile_high[t] == v) {
+                tiles_showing[v] |= 1u << t;
+            }
+        }
+    }
+    for (a = 0; a < 128; a++) {
+        tiles_fitting[a] = 0;
+        for (v = 0; v <= 6; v++) {
+            if (a >> v & 1) {
+                tiles_fitting[a] |= tiles_showing[v];
+            }
+        }
+    }
+    for (a = 0; a < AS_ACTIONS_COUNT; a++) {
+        action_tile[a] = (int8_t)(a < AS_TILES ? a : -1);
+        action_point[a] = -1;
+    }
+    for (p = 0; p < AS_POINTS; p++) {
+        int value = point_value[p], own_tile = point_tile[p];
+        /* The other half of the point's own tile: u in [v|u]. */
+        int own = tile_low[own_tile] == value ? tile_high[own_tile] : tile_low[own_tile];
+        for (t = 0; t < AS_TILES; t++) {
+            place_action[p][t] = -1;
+            free_point[p][t] = -1;
+        }
+        for (v = 0; v <= 6; v++) {
+            int w = v, j, lo, hi;
+            if (w == own) {
+                continue;
+            }
+            j = w < own ? w : w - 1;
+            lo = value < w ? value : w;
+            hi = value < w ? w : value;
+            t = lo * (15 - lo) / 2 + hi - lo;
+            a = 28 + 6 * p + j;
+            place_action[p][t] = (int16_t)a;
+            action_tile[a] = (int8_t)t;
+            action_point[a] = (int8_t)p;
+            if (lo == hi) {
+                free_point[p][t] = (int8_t)(first_point[t] + 1); /* line_b */
+            } else {
+                /* joined by the end showing the point's number; the other stays open */
+                free_point[p][t] = (int8_t)(first_point[t] + (lo == value ? 1 : 0));
+            }
+        }
+    }
+    as_ready = 1;
+}
+
+/* -- SplitMix64 (american_sniff.rng) ------------------------------------------ */
+static uint64_t rng_next(uint64_t *state)
+{
+    uint64_t z;
+    *state += 0x9E3779B97F4A7C15u;
+    z = *state;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+    return z ^ (z >> 31);
+}
+
+/* An unbiased integer below n (0 < n <= 28). */
+static int rng_below(uint64_t *state, uint32_t n)
+{
+    /* 2**64 % n; outputs at or above 2**64 - that are redrawn. */
+    uint64_t rest = (UINT64_MAX % n + 1) % n;
+    for (;;) {
+        uint64_t out = rng_next(state);
+        if (rest == 0 || out < (uint64_t)0 - rest) {
+            return (int)(out % n);
+        }
+    }
+}
+
+static uint64_t get_u64(const int32_t *words)
+{
+    return (uint64_t)(uint32_t)words[0] | (uint64_t)(uint32_t)words[1] << 32;
+}
+
+static void put_u64(int32_t *words, uint64_t value)
+{
+    uint32_t lo = (uint32_t)value, hi = (uint32_t)(value >> 32);
+    /* Stored as the int32 of the same bits (memcpy: no implementation-defined conversion). */
+    memcpy(&words[0], &lo, sizeof lo);
+    memcpy(&words[1], &hi, sizeof hi);
+}
+
+/* -- rules ---------------------------------------------------------------- */
+static int hand_size(int players) { return players == 2 ? 7 : players == 3 ? 6 : 5; }
+static int target_of(int players) { return players == 2 ? 250 : 200; }
+static int side_count(int players) { return players == 4 ? 2 : players; }
+static int side_of(int players, int seat) { return players == 4 ? seat % 2 : seat; }
+
+/* The index of the lowest set bit of x (x != 0), by a de Bruijn sequence: portable C99. */
+static const int8_t debruijn_index[32] = {0,  1,  28, 2,  29, 14, 24, 3,  30, 22, 20,
+                                          15, 25, 17, 4,  8,  31, 27, 13, 23, 21, 19,
+                                          16, 7,  26, 12, 18, 6,  11, 5,  10, 9};
+
+static int ctz32(uint32_t x) { return debruijn_index[((x & (0u - x)) * 0x077CB531u) >> 27]; }
+
+/* Bits of the open points, word by word (the third word has 6 bits: points 64..69). */
+static uint32_t open_word(const int32_t *s, int k)
+{
+    uint32_t word = (uint32_t)s[AS_OPEN + k];
+    return k == 2 ? word & 0x3Fu : word;
+}
+
+static int point_is_open(const int32_t *s, int p) { return (int)(open_word(s, p >> 5) >> (p & 31) & 1u); }
+
+static void set_point(int32_t *s, int p, int on)
+{
+    uint32_t word = (uint32_t)s[AS_OPEN + (p >> 5)];
+    uint32_t bit = 1u << (p & 31);
+    word = on ? word | bit : word & ~bit;
+    memcpy(&s[AS_OPEN + (p >> 5)], &word, sizeof word);
+}
+
+/* The end sum and the mask of open values, from the open points. */
+static void recount(int32_t *s)
+{
+    int k, sum = 0, count = 0, first = -1;
+    uint32_t values = 0;
+    for (k = 0; k < 3; k++) {
+        uint32_t word = open_word(s, k);
+        while (word) {
+            int p = 32 * k + ctz32(word);
+            word &= word - 1u;
+            sum += point_worth[p];
+            values |= 1u << point_value[p];
+            if (first < 0) {
+                first = p;
+            }
+            count++;
+        }
+    }
+    /* A lone opening double, both line sides open, counts its halves once. */
+    if (count == 2 && point_rank[first] == R_LINE_A && point_is_open(s, first + 1)) {
+        sum -= point_worth[first];
+    }
+    s[AS_END_SUM] = sum;
+    s[AS_VALUES] = (int32_t)values;
+}
+
+static uint32_t hand_of(const int32_t *s, int seat) { return (uint32_t)s[AS_HANDS + seat] & AS_HAND_BITS; }
+
+static uint32_t fitting(uint32_t values) { return tiles_fitting[values & 0x7Fu]; }
+
+/* The tiles the player to move may place from: the tile just drawn, else the hand. */
+static uint32_t tiles_to_place(const int32_t *s)
+{
+    int drawn = s[AS_DRAWN];
+    return drawn >= 0 ? 1u << drawn : hand_of(s, s[AS_TURN]);
+}
+
+/* Deal a round from the generator and pick who opens (opener < 0: by lot). */
+static void deal_round(int32_t *s, int opener)
+{
+    int players = s[AS_PLAYERS], size = hand_size(players);
+    int order[AS_TILES], i, seat;
+    uint64_t rng = get_u64(&s[AS_RNG]);
+    for (i = 0; i < AS_TILES; i++) {
+        order[i] = i;
+    }
+    for (i = AS_TILES - 1; i > 0; i--) {
+        int j = rng_below(&rng, (uint32_t)(i + 1)), kept = order[i];
+        order[i] = order[j];
+        order[j] = kept;
+    }
+    for (seat = 0; seat < 4; seat++) {
+        uint32_t hand = 0;
+        if (seat < players) {
+            for (i = seat * size; i < (seat + 1) * size; i++) {
+                hand |= 1u << order[i];
+            }
+        }
+        s[AS_HANDS + seat] = (int32_t)hand;
+    }
+    for (i = 0; i < 14; i++) {
+        s[AS_STOCK + i] = i < AS_TILES - players * size ? order[players * size + i] : 0;
+    }
+    if (opener < 0) {
+        opener = rng_below(&rng, (uint32_t)players);
+    }
+    put_u64(&s[AS_RNG], rng);
+    s[AS_TURN] = opener;
+    s[AS_DRAWN] = -1;
+    s[AS_DRAWN_COUNT] = 0;
+    s[AS_STOCK_SIZE] = AS_TILES - players * size;
+    s[AS_END_SUM] = 0;
+    s[AS_SNIFF] = -1;
+    s[AS_VALUES] = 0;
+    s[AS_TABLE] = 0;
+    s[AS_OPEN] = s[AS_OPEN + 1] = s[AS_OPEN + 2] = 0;
+    s[AS_ROUND_ACTIONS] = 0;
+}
+
+static void reset_one(int32_t *s, uint64_t seed, int players)
+{
+    memset(s, 0, sizeof(int32_t) * AS_WORDS);
+    s[AS_PLAYERS] = players;
+    s[AS_ROUND] = 1;
+    s[AS_WINNER] = -1;
+    put_u64(&s[AS_RNG], seed);
+    put_u64(&s[AS_SEED], seed);
+    deal_round(s, -1);
+}
+
+/* Whether the slot's words can be stepped without leaving its tables. */
+static int state_ok(const int32_t *s)
+{
+    int players = s[AS_PLAYERS], k;
+    if (players < 2 || players > 4) {
+        return 0;
+    }
+    if (s[AS_TURN] < 0 || s[AS_TURN] >= players || s[AS_DRAWN] < -1 || s[AS_DRAWN] >= AS_TILES) {
+        return 0;
+    }
+    if (s[AS_WINNER] < -1 || s[AS_WINNER] >= side_count(players)) {
+        return 0;
+    }
+    if (s[AS_STOCK_SIZE] != AS_TILES - players * hand_size(players)) {
+        return 0;
+    }
+    if (s[AS_DRAWN_COUNT] < 0 || s[AS_DRAWN_COUNT] > s[AS_STOCK_SIZE]) {
+        return 0;
+    }
+    for (k = 0; k < 4; k++) {
+        if (s[AS_SCORES + k] <= -AS_SCORE_LIMIT || s[AS_SCORES + k] >= AS_SCORE_LIMIT) {
+            return 0;
+        }
+    }
+    if (s[AS_ROUND] < 1 || s[AS_ROUND] >= AS_SCORE_LIMIT || s[AS_ACTIONS] < 0 ||
+        s[AS_ACTIONS] >= AS_SCORE_LIMIT || s[AS_ROUND_ACTIONS] < 0 ||
+        s[AS_ROUND_ACTIONS] >= AS_SCORE_LIMIT) {
+        return 0;
+    }
+    return 1;
+}
+
+static int is_legal(const int32_t *s, int action)
+{
+    uint32_t table = (uint32_t)s[AS_TABLE] & AS_HAND_BITS;
+    uint32_t tiles = tiles_to_place(s);
+    int stock_left = s[AS_STOCK_SIZE] - s[AS_DRAWN_COUNT];
+    if (action < AS_TILES) {
+        return table == 0 && (tiles >> action & 1u);
+    }
+    if (table == 0) {
+        return 0;
+    }
+    if (action >= AS_DRAW) {
+        if (fitting((uint32_t)s[AS_VALUES] & 0x7Fu) & tiles) {
+            return 0;
+        }
+        return action == AS_DRAW ? stock_left > 0 : stock_left == 0;
+    }
+    return point_is_open(s, action_point[action]) && (tiles >> action_tile[action] & 1u);
+}
+
+/* Settle the round, then deal the next (the finisher opens it; -1: blocked, a lot). */
+static void end_round(int32_t *s, int finisher)
+{
+    int players = s[AS_PLAYERS], seat;
+    for (seat = 0; seat < players; seat++) {
+        uint32_t hand = hand_of(s, seat);
+        int pips = 0;
+        while (hand) {
+            int t = ctz32(hand);
+            hand &= hand - 1u;
+            pips += tile_low[t] + tile_high[t];
+        }
+        s[AS_SCORES + side_of(players, seat)] -= (pips + 2) / 5 * 5;
+    }
+    s[AS_ROUND] += 1;
+    deal_round(s, finisher);
+}
+
+static int anyone_can_place(const int32_t *s)
+{
+    uint32_t off_table = ~(uint32_t)s[AS_TABLE] & AS_HAND_BITS;
+    return (fitting((uint32_t)s[AS_VALUES] & 0x7Fu) & off_table) != 0;
+}
+
+static void place(int32_t *s, int tile, int at)
+{
+    int seat = s[AS_TURN], players = s[AS_PLAYERS];
+    int points, side;
+    uint32_t hand = hand_of(s, seat) & ~(1u << tile);
+    s[AS_HANDS + seat] = (int32_t)hand;
+    s[AS_TABLE] = (int32_t)(((uint32_t)s[AS_TABLE] & AS_HAND_BITS) | 1u << tile);
+    s[AS_DRAWN] = -1;
+    if (at < 0) {
+        int first = first_point[tile];
+        set_point(s, first, 1);
+        set_point(s, first + 1, 1);
+    } else {
+        int rank = point_rank[at];
+        set_point(s, at, 0);
+        set_point(s, free_point[at][tile], 1);
+        if ((rank == R_LINE_A || rank == R_LINE_B) && point_tile[at] == s[AS_SNIFF] &&
+            !point_is_open(s, at ^ 1)) {
+            /* both line sides of the Sniff are joined: its branches open */
+            set_point(s, first_point[point_tile[at]] + 2, 1);
+            set_point(s, first_point[point_tile[at]] + 3, 1);
+        }
+    }
+    if (s[AS_SNIFF] < 0 && tile_low[tile] == tile_high[tile]) {
+        s[AS_SNIFF] = tile;
+    }
+    recount(s);
+    points = s[AS_END_SUM] > 0 && s[AS_END_SUM] % 5 == 0 ? s[AS_END_SUM] : 0;
+    side = side_of(players, seat);
+    if (points) {
+        s[AS_SCORES + side] += points;
+        if (s[AS_SCORES + side] >= target_of(players)) {
+            s[AS_WINNER] = side; /* the target first: nothing else happens */
+            return;
+        }
+    }
+    if (hand == 0) {
+        end_round(s, seat);
+        return;
+    }
+    if (s[AS_STOCK_SIZE] - s[AS_DRAWN_COUNT] == 0 && !anyone_can_place(s)) {
+        end_round(s, -1);
+        return;
+    }
+    s[AS_TURN] = (seat + 1) % players;
+}
+
+static void draw(int32_t *s)
+{
+    int seat = s[AS_TURN];
+    int tile = s[AS_STOCK + s[AS_DRAWN_COUNT]];
+    int fits = (fitting((uint32_t)s[AS_VALUES] & 0x7Fu) >> tile & 1u) != 0;
+    s[AS_DRAWN_COUNT] += 1;
+    s[AS_HANDS + seat] = (int32_t)(hand_of(s, seat) | 1u << tile);
+    if (!fits && s[AS_STOCK_SIZE] == s[AS_DRAWN_COUNT] && !anyone_can_place(s)) {
+        end_round(s, -1);
+        return;
+    }
+    s[AS_DRAWN] = fits ? tile : -1;
+}
+
+/* Apply one action to one slot; its seats' rewards go to reward[0..3]. */
+static int step_one(int32_t *s, long long action, int32_t *reward)
+{
+    int before[4], players, seat, k;
+    reward[0] = reward[1] = reward[2] = reward[3] = 0;
+    if (!state_ok(s)) {
+        return AS_BAD_STATE;
+    }
+    if (s[AS_WINNER] >= 0) {
+        return AS_MATCH_OVER;
+    }
+    if (action < 0 || action >= AS_ACTIONS_COUNT) {
+        return AS_OUT_OF_RANGE;
+    }
+    if (!is_legal(s, (int)action)) {
+        return AS_ILLEGAL;
+    }
+    if (action == AS_DRAW &&
+        (s[AS_STOCK + s[AS_DRAWN_COUNT]] < 0 || s[AS_STOCK + s[AS_DRAWN_COUNT]] >= AS_TILES)) {
+        return AS_BAD_STATE; /* the stock holds no tile there */
+    }
+    players = s[AS_PLAYERS];
+    for (k = 0; k < 4; k++) {
+        before[k] = s[AS_SCORES + k];
+    }
+    s[AS_ACTIONS] += 1;
+    s[AS_ROUND_ACTIONS] += 1;
+    if (action == AS_DRAW) {
+        draw(s);
+    } else if (action == AS_PASS) {
+        s[AS_TURN] = (s[AS_TURN] + 1) % players;
+    } else {
+        place(s, action_tile[action], action_point[action]);
+    }
+    for (seat = 0; seat < players; seat++) {
+        int side = side_of(players, seat);
+        reward[seat] = s[AS_SCORES + side] - before[side];
+    }
+    return AS_OK;
+}
+
+/* The legal mask of a slot whose words state_ok has accepted. */
+static void mask_checked(const int32_t *s, uint8_t *mask)
+{
+    uint32_t tiles, table;
+    int k, any = 0;
+    memset(mask, 0, AS_ACTIONS_COUNT);
+    if (s[AS_WINNER] >= 0) {
+        return;
+    }
+    tiles = tiles_to_place(s);
+    table = (uint32_t)s[AS_TABLE] & AS_HAND_BITS;
+    if (table == 0) {
+        while (tiles) {
+            mask[ctz32(tiles)] = 1;
+            tiles &= tiles - 1u;
+        }
+        return;
+    }
+    for (k = 0; k < 3; k++) {
+        uint32_t word = open_word(s, k);
+        while (word) {
+            int p = 32 * k + ctz32(word);
+            uint32_t fit = tiles & tiles_showing[point_value[p]];
+            word &= word - 1u;
+            while (fit) {
+                int t = ctz32(fit);
+                fit &= fit - 1u;
+                if (place_action[p][t] >= 0) {
+                    mask[place_action[p][t]] = 1;
+                    any = 1;
+                }
+            }
+        }
+    }
+    if (!any) {
+        mask[s[AS_STOCK_SIZE] > s[AS_DRAWN_COUNT] ? AS_DRAW : AS_PASS] = 1;
+    }
+}
+
+static void mask_one(const int32_t *s, uint8_t *mask)
+{
+    if (state_ok(s)) {
+        mask_checked(s, mask);
+    } else {
+        memset(mask, 0, AS_ACTIONS_COUNT);
+    }
+}
+
+/* -- the entry points --------------------------------------------------------- */
+
+/* Reset n slots: slot i deals the match new_match(players, seed=seeds[i]) deals.
+ * mask (n * 450 bytes) may be NULL. Returns 0, or -1 if players is not 2, 3 or 4. */
+int as_batch_reset(int32_t *state, const uint64_t *seeds, int players, size_t n, uint8_t *mask)
+{
+    size_t i;
+    as_batch_init();
+    if (players < 2 || players > 4) {
+        return -1;
+    }
+    for (i = 0; i < n; i++) {
+        reset_one(state + i * AS_WORDS, seeds[i], players);
+        if (mask) {
+            mask_one(state + i * AS_WORDS, mask + i * AS_ACTIONS_COUNT);
+        }
+    }
+    return 0;
+}
+
+/* Step n slots in place, slot i by actions[i]. Per slot: rewards (4 int32, one
+ * per seat: the change of its side's score), done (1 when the match is won),
+ * errors (AS_OK or the refusal; a refused slot is left as it was), and the
+ * legal mask of the new state (mask may be NULL). Returns how many slots
+ * refused their action. */
+static size_t step_slots(int32_t *state, const int64_t *wide, const int32_t *narrow, size_t n,
+                         uint8_t *mask, int32_t *rewards, uint8_t *done, uint8_t *errors)
+{
+    size_t i, refused = 0;
+    as_batch_init();
+    for (i = 0; i < n; i++) {
+        int32_t *s = state + i * AS_WORDS;
+        long long action = wide ? (long long)wide[i] : (long long)narrow[i];
+        int error = step_one(s, action, rewards + 4 * i);
+        errors[i] = (uint8_t)error;
+        refused += error != AS_OK;
+        done[i] = (uint8_t)(error != AS_BAD_STATE && s[AS_WINNER] >= 0);
+        if (mask) {
+            /* (A step leaves a state that state_ok accepts; a refusal leaves it as it was.) */
+            if (error == AS_BAD_STATE) {
+                memset(mask + i * AS_ACTIONS_COUNT, 0, AS_ACTIONS_COUNT);
+            } else {
+                mask_checked(s, mask + i * AS_ACTIONS_COUNT);
+            }
+        }
+    }
+    return refused;
+}
+
+size_t as_batch_step(int32_t *state, const int64_t *actions, size_t n, uint8_t *mask,
+                     int32_t *rewards, uint8_t *done, uint8_t *errors)
+{
+    return step_slots(state, actions, NULL, n, mask, rewards, done, errors);
+}
+
+/* as_batch_step with the actions as int32. */
+size_t as_batch_step32(int32_t *state, const int32_t *actions, size_t n, uint8_t *mask,
+                       int32_t *rewards, uint8_t *done, uint8_t *errors)
+{
+    return step_slots(state, NULL, actions, n, mask, rewards, done, errors);
+}
+
+/* The legal mask of n slots (n * 450 bytes): 1 for each legal action. */
+void as_batch_mask(const int32_t *state, size_t n, uint8_t *mask)
+{
+    size_t i;
+    as_batch_init();
+    for (i = 0; i < n; i++) {
+        mask_one(state + i * AS_WORDS, mask + i * AS_ACTIONS_COUNT);
+    }
+}
+
+/* How many int32 words a slot's state has. */
+int as_batch_words(void) { return AS_WORDS; }
+
+/* ============================ Python binding ============================== */
+#ifndef AMERICAN_SNIFF_BATCH_NO_PYTHON
+/* A buffer of `count` items of `itemsize` bytes (an integer format), C-contiguous. */
+static int take(PyObject *obj, Py_buffer *view, int writable, Py_ssize_t count,
+                Py_ssize_t itemsize, const char *name)
+{
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    const char *format;
+    char kind;
+    if (PyObject_GetBuffer(obj, view, flags) < 0) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s must be a %sC-contiguous buffer of integers, got %R",
+                     name, writable ? "writable " : "", obj);
+        return -1;
+    }
+    format = view->format ? view->format : "B";
+    if (*format == '@' || *format == '=' || *format == '<' || *format == '>' || *format == '!') {
+        format++;
+    }
+    kind = format[0];
+    if (format[0] == '\0' || format[1] != '\0' || !strchr("bBhHiIlLqQ?", kind) ||
+        view->itemsize != itemsize || view->len != count * itemsize) {
+        PyErr_Format(PyExc_ValueError,
+                     "%s must hold %zd integers of %zd bytes each (C-contiguous), got %zd bytes "
+                     "of format %s",
+                     name, count, itemsize, view->len, view->format ? view->format : "B");
+        PyBuffer_Release(view);
+        return -1;
+    }
+    return 0;
+}
+
+/* The number of slots a state buffer holds. */
+static int slots_of(PyObject *obj, Py_buffer *view, Py_ssize_t *n)
+{
+    Py_ssize_t words, bytes;
+    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "state must be a writable C-contiguous buffer of int32, got %R",
+                     obj);
+        return -1;
+    }
+    bytes = view->len;
+    PyBuffer_Release(view);
+    if (bytes % (4 * AS_WORDS) != 0) {
+        PyErr_Format(PyExc_ValueError, "state must hold a multiple of %d int32 words, got %zd bytes",
+                     AS_WORDS, bytes);
+        return -1;
+    }
+    words = bytes / 4;
+    *n = words / AS_WORDS;
+    return 0;
+}
+
+static PyObject *py_reset_into(PyObject *self, PyObject *args)
+{
+    PyObject *state_obj, *seeds_obj, *mask_obj;
+    int players;
+    Py_ssize_t n;
+    Py_buffer state, seeds, mask;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOiO:reset_into", &state_obj, &seeds_obj, &players, &mask_obj)) {
+        return NULL;
+    }
+    if (players < 2 || players > 4) {
+        return PyErr_Format(PyExc_ValueError, "American Sniff is played by 2, 3 or 4 players, got %d",
+                            players);
+    }
+    if (slots_of(state_obj, &state, &n) < 0) {
+        return NULL;
+    }
+    if (take(state_obj, &state, 1, n * AS_WORDS, 4, "state") < 0) {
+        return NULL;
+    }
+    if (take(seeds_obj, &seeds, 0, n, 8, "seeds") < 0) {
+        PyBuffer_Release(&state);
+        return NULL;
+    }
+    if (take(mask_obj, &mask, 1, n * AS_ACTIONS_COUNT, 1, "mask") < 0) {
+        PyBuffer_Release(&state);
+        PyBuffer_Release(&seeds);
+        return NULL;
+    }
+    as_batch_reset((int32_t *)state.buf, (const uint64_t *)seeds.buf, players, (size_t)n,
+                   (uint8_t *)mask.buf);
+    PyBuffer_Release(&state);
+    PyBuffer_Release(&seeds);
+    PyBuffer_Release(&mask);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_step_into(PyObject *self, PyObject *args)
+{
+    PyObject *objects[6];
+    Py_buffer views[6];
+    static const char *names[6] = {"state", "actions", "mask", "rewards", "done", "errors"};
+    Py_ssize_t n, counts[6], sizes[6] = {4, 8, 1, 4, 1, 1};
+    int k, taken = 0, narrow = 0;
+    size_t refused;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOOO:step_into", &objects[0], &objects[1], &objects[2],
+                          &objects[3], &objects[4], &objects[5])) {
+        return NULL;
+    }
+    if (slots_of(objects[0], &views[0], &n) < 0) {
+        return NULL;
+    }
+    counts[0] = n * AS_WORDS;
+    counts[1] = n;
+    counts[2] = n * AS_ACTIONS_COUNT;
+    counts[3] = n * 4;
+    counts[4] = n;
+    counts[5] = n;
+    /* The actions may be int64 or int32. */
+    if (PyObject_GetBuffer(objects[1], &views[1], PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) == 0) {
+        narrow = views[1].itemsize == 4;
+        PyBuffer_Release(&views[1]);
+    } else {
+        PyErr_Clear();
+    }
+    sizes[1] = narrow ? 4 : 8;
+    for (k = 0; k < 6; k++) {
+        if (take(objects[k], &views[k], k != 1, counts[k], sizes[k], names[k]) < 0) {
+            break;
+        }
+        taken++;
+    }
+    if (taken < 6) {
+        for (k = 0; k < taken; k++) {
+            PyBuffer_Release(&views[k]);
+        }
+        return NULL;
+    }
+    refused = step_slots((int32_t *)views[0].buf, narrow ? NULL : (const int64_t *)views[1].buf,
+                         narrow ? (const int32_t *)views[1].buf : NULL, (size_t)n,
+                         (uint8_t *)views[2].buf, (int32_t *)views[3].buf, (uint8_t *)views[4].buf,
+                         (uint8_t *)views[5].buf);
+    for (k = 0; k < 6; k++) {
+        PyBuffer_Release(&views[k]);
+    }
+    return PyLong_FromSize_t(refused);
+}
+
+static PyObject *py_mask_into(PyObject *self, PyObject *args)
+{
+    PyObject *state_obj, *mask_obj;
+    Py_ssize_t n;
+    Py_buffer state, mask;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OO:mask_into", &state_obj, &mask_obj)) {
+        return NULL;
+    }
+    if (slots_of(state_obj, &state, &n) < 0) {
+        return NULL;
+    }
+    if (take(state_obj, &state, 1, n * AS_WORDS, 4, "state") < 0) {
+        return NULL;
+    }
+    if (take(mask_obj, &mask, 1, n * AS_ACTIONS_COUNT, 1, "mask") < 0) {
+        PyBuffer_Release(&state);
+        return NULL;
+    }
+    as_batch_mask((const int32_t *)state.buf, (size_t)n, (uint8_t *)mask.buf);
+    PyBuffer_Release(&state);
+    PyBuffer_Release(&mask);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"reset_into", py_reset_into, METH_VARARGS,
+     "reset_into(state, seeds, players, mask)\n--\n\n"
+     "Reset every slot of state: slot i deals new_match(players, seed=seeds[i])."},
+    {"step_into", py_step_into, METH_VARARGS,
+     "step_into(state, actions, mask, rewards, done, errors)\n--\n\n"
+     "Step every slot in place by its action; return how many refused theirs."},
+    {"mask_into", py_mask_into, METH_VARARGS,
+     "mask_into(state, mask)\n--\n\nWrite every slot's legal mask."},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_cbatch",
+    "The C kernel of american_sniff.batch: N matches stepped at once.", -1, methods,
+    NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__cbatch(void)
+{
+    PyObject *m;
+    as_batch_init();
+    m = PyModule_Create(&module);
+    if (m == NULL) {
+        return NULL;
+    }
+    if (PyModule_AddIntConstant(m, "STATE_WORDS", AS_WORDS) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
+#endif

@@ -1,0 +1,12 @@
+"""The C kernel of american_sniff.batch (built from _cbatch.c); see _pybatch for its twin."""
+
+from typing import Any
+
+#: How many int32 words a slot's state has.
+STATE_WORDS: int
+
+def reset_into(state: Any, seeds: Any, players: int, mask: Any, /) -> None: ...
+def step_into(
+    state: Any, actions: Any, mask: Any, rewards: Any, done: Any, errors: Any, /
+) -> int: ...
+def mask_into(state: Any, mask: Any, /) -> None: ...

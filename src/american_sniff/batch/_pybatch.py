@@ -1,0 +1,442 @@
+"""The batch kernel in plain Python: what ``_cbatch.c`` does, word for word, more slowly.
+
+:mod:`american_sniff.batch` uses it where the C extension is not built (the
+pure build, the editable install, no compiler). It takes the same buffers and
+writes the same words, masks, rewards, flags and error codes; the tests step
+both side by side. The module's names mirror the C file's, so that a change
+to one is easy to carry over to the other.
+"""
+
+from __future__ import annotations
+
+import struct
+from array import array
+from typing import Final
+
+from ..actions import ACTION_MOVES, DRAW_ACTION, NUM_ACTIONS, PASS_ACTION, POINTS
+from ..moves import Place
+from ..rng import below, shuffled
+from ..tiles import ALL_TILES
+
+__all__ = ["STATE_WORDS", "mask_into", "reset_into", "step_into"]
+
+# The words of a slot's state (see docs/ai.md).
+PLAYERS: Final = 0
+ROUND: Final = 1
+TURN: Final = 2
+WINNER: Final = 3
+DRAWN: Final = 4
+DRAWN_COUNT: Final = 5
+STOCK_SIZE: Final = 6
+END_SUM: Final = 7
+SNIFF: Final = 8
+VALUES: Final = 9
+TABLE: Final = 10
+OPEN: Final = 11
+HANDS: Final = 14
+SCORES: Final = 18
+RNG: Final = 22
+SEED: Final = 24
+ACTIONS: Final = 26
+ROUND_ACTIONS: Final = 27
+STOCK: Final = 28
+#: How many int32 words a slot's state has.
+STATE_WORDS: Final = 48
+
+OK: Final = 0
+ILLEGAL: Final = 1
+OUT_OF_RANGE: Final = 2
+MATCH_OVER: Final = 3
+BAD_STATE: Final = 4
+
+_TILES: Final = len(ALL_TILES)
+_HAND_BITS: Final = (1 << _TILES) - 1
+_LIMIT: Final = 1 << 30
+_M32: Final = (1 << 32) - 1
+
+# -- tables (the same as the C file's) -----------------------------------------
+_POINT_INDEX = {point.order: p for p, point in enumerate(POINTS)}
+_POINT_TILE = [point.tile.index for point in POINTS]
+_POINT_RANK = [point.order & 7 for point in POINTS]
+_POINT_VALUE = [point.value for point in POINTS]
+_POINT_WORTH = [2 * v if r in (2, 3) else v for v, r in zip(_POINT_VALUE, _POINT_RANK, strict=True)]
+_FIRST_POINT = [
+    min(p for p, point in enumerate(POINTS) if point.tile is tile) for tile in ALL_TILES
+]
+_TILES_SHOWING = [sum(1 << t.index for t in ALL_TILES if t.has(v)) for v in range(7)]
+_FITTING = [
+    sum(1 << t.index for t in ALL_TILES if values >> t.low & 1 or values >> t.high & 1)
+    for values in range(1 << 7)
+]
+
+
+def _placements() -> tuple[list[int], list[int], dict[tuple[int, int], int]]:
+    """The tile and point of each action (-1 where none), and the action of each (point, tile)."""
+    tile_of = [-1] * NUM_ACTIONS
+    point_of = [-1] * NUM_ACTIONS
+    action_of: dict[tuple[int, int], int] = {}
+    for action, move in enumerate(ACTION_MOVES):
+        if isinstance(move, Place):
+            tile_of[action] = move.tile.index
+            if move.at is not None:
+                p = _POINT_INDEX[move.at.order]
+                point_of[action] = p
+                action_of[p, move.tile.index] = action
+    return tile_of, point_of, action_of
+
+
+_ACTION_TILE, _ACTION_POINT, _PLACE_ACTION = _placements()
+
+
+def _free_point(p: int, t: int) -> int:
+    """The point tile ``t`` leaves open when it joins point ``p``."""
+    tile = ALL_TILES[t]
+    if tile.is_double:
+        return _FIRST_POINT[t] + 1
+    return _FIRST_POINT[t] + (1 if tile.low == _POINT_VALUE[p] else 0)
+
+
+def _hand_size(players: int) -> int:
+    return 7 if players == 2 else 6 if players == 3 else 5
+
+
+def _side_of(players: int, seat: int) -> int:
+    return seat % 2 if players == 4 else seat
+
+
+def _signed(value: int) -> int:
+    """The int32 with the low 32 bits of ``value``."""
+    value &= _M32
+    return value - (1 << 32) if value >> 31 else value
+
+
+def _u64(s: list[int], at: int) -> int:
+    return (s[at] & _M32) | (s[at + 1] & _M32) << 32
+
+
+def _put_u64(s: list[int], at: int, value: int) -> None:
+    s[at] = _signed(value)
+    s[at + 1] = _signed(value >> 32)
+
+
+def _open_bits(s: list[int]) -> int:
+    return (s[OPEN] & _M32) | (s[OPEN + 1] & _M32) << 32 | (s[OPEN + 2] & 0x3F) << 64
+
+
+def _put_open(s: list[int], bits: int) -> None:
+    s[OPEN] = _signed(bits)
+    s[OPEN + 1] = _signed(bits >> 32)
+    s[OPEN + 2] = (bits >> 64) & 0x3F
+
+
+def _points(bits: int) -> list[int]:
+    return [p for p in range(len(POINTS)) if bits >> p & 1]
+
+
+def _recount(s: list[int]) -> None:
+    open_points = _points(_open_bits(s))
+    total = sum(_POINT_WORTH[p] for p in open_points)
+    values = 0
+    for p in open_points:
+        values |= 1 << _POINT_VALUE[p]
+    if (
+        len(open_points) == 2
+        and _POINT_RANK[open_points[0]] == 2
+        and open_points[1] == open_points[0] + 1
+    ):
+        total -= _POINT_WORTH[open_points[0]]  # a lone opening double counts once
+    s[END_SUM] = total
+    s[VALUES] = values
+
+
+def _tiles_to_place(s: list[int]) -> int:
+    return 1 << s[DRAWN] if s[DRAWN] >= 0 else s[HANDS + s[TURN]] & _HAND_BITS
+
+
+def _deal_round(s: list[int], opener: int) -> None:
+    players = s[PLAYERS]
+    size = _hand_size(players)
+    order, rng = shuffled(tuple(range(_TILES)), _u64(s, RNG))
+    for seat in range(4):
+        hand = 0
+        if seat < players:
+            for t in order[seat * size : (seat + 1) * size]:
+                hand |= 1 << t
+        s[HANDS + seat] = hand
+    stock = order[players * size :]
+    for i in range(14):
+        s[STOCK + i] = stock[i] if i < len(stock) else 0
+    if opener < 0:
+        opener, rng = below(players, rng)
+    _put_u64(s, RNG, rng)
+    s[TURN] = opener
+    s[DRAWN] = -1
+    s[DRAWN_COUNT] = 0
+    s[STOCK_SIZE] = len(stock)
+    s[END_SUM] = 0
+    s[SNIFF] = -1
+    s[VALUES] = 0
+    s[TABLE] = 0
+    s[OPEN] = s[OPEN + 1] = s[OPEN + 2] = 0
+    s[ROUND_ACTIONS] = 0
+
+
+def _reset_one(seed: int, players: int) -> list[int]:
+    s = [0] * STATE_WORDS
+    s[PLAYERS] = players
+    s[ROUND] = 1
+    s[WINNER] = -1
+    _put_u64(s, RNG, seed)
+    _put_u64(s, SEED, seed)
+    _deal_round(s, -1)
+    return s
+
+
+def _state_ok(s: list[int]) -> bool:
+    players = s[PLAYERS]
+    if not 2 <= players <= 4:
+        return False
+    if not 0 <= s[TURN] < players or not -1 <= s[DRAWN] < _TILES:
+        return False
+    if not -1 <= s[WINNER] < (2 if players == 4 else players):
+        return False
+    if s[STOCK_SIZE] != _TILES - players * _hand_size(players):
+        return False
+    if not 0 <= s[DRAWN_COUNT] <= s[STOCK_SIZE]:
+        return False
+    if any(not -_LIMIT < s[SCORES + k] < _LIMIT for k in range(4)):
+        return False
+    return 1 <= s[ROUND] < _LIMIT and all(0 <= s[k] < _LIMIT for k in (ACTIONS, ROUND_ACTIONS))
+
+
+def _is_legal(s: list[int], action: int) -> bool:
+    table = s[TABLE] & _HAND_BITS
+    tiles = _tiles_to_place(s)
+    stock_left = s[STOCK_SIZE] - s[DRAWN_COUNT]
+    if action < _TILES:
+        return table == 0 and bool(tiles >> action & 1)
+    if table == 0:
+        return False
+    if action >= DRAW_ACTION:
+        if _FITTING[s[VALUES] & 0x7F] & tiles:
+            return False
+        return stock_left > 0 if action == DRAW_ACTION else stock_left == 0
+    return bool(_open_bits(s) >> _ACTION_POINT[action] & 1) and bool(
+        tiles >> _ACTION_TILE[action] & 1
+    )
+
+
+def _end_round(s: list[int], finisher: int) -> None:
+    players = s[PLAYERS]
+    for seat in range(players):
+        hand = s[HANDS + seat] & _HAND_BITS
+        pips = sum(ALL_TILES[t].pips for t in range(_TILES) if hand >> t & 1)
+        s[SCORES + _side_of(players, seat)] -= (pips + 2) // 5 * 5
+    s[ROUND] += 1
+    _deal_round(s, finisher)
+
+
+def _anyone_can_place(s: list[int]) -> bool:
+    return bool(_FITTING[s[VALUES] & 0x7F] & ~s[TABLE] & _HAND_BITS)
+
+
+def _place(s: list[int], tile: int, at: int) -> None:
+    seat = s[TURN]
+    players = s[PLAYERS]
+    hand = s[HANDS + seat] & _HAND_BITS & ~(1 << tile)
+    s[HANDS + seat] = hand
+    s[TABLE] = (s[TABLE] & _HAND_BITS) | 1 << tile
+    s[DRAWN] = -1
+    bits = _open_bits(s)
+    if at < 0:
+        first = _FIRST_POINT[tile]
+        bits |= 1 << first | 1 << (first + 1)
+    else:
+        bits &= ~(1 << at)
+        bits |= 1 << _free_point(at, tile)
+        rank = _POINT_RANK[at]
+        if rank in (2, 3) and _POINT_TILE[at] == s[SNIFF] and not bits >> (at ^ 1) & 1:
+            first = _FIRST_POINT[_POINT_TILE[at]]
+            bits |= 1 << (first + 2) | 1 << (first + 3)  # the Sniff's branches open
+    _put_open(s, bits)
+    if s[SNIFF] < 0 and ALL_TILES[tile].is_double:
+        s[SNIFF] = tile
+    _recount(s)
+    end_sum = s[END_SUM]
+    points = end_sum if end_sum > 0 and end_sum % 5 == 0 else 0
+    side = _side_of(players, seat)
+    if points:
+        s[SCORES + side] += points
+        if s[SCORES + side] >= (250 if players == 2 else 200):
+            s[WINNER] = side
+            return
+    if hand == 0:
+        _end_round(s, seat)
+        return
+    if s[STOCK_SIZE] == s[DRAWN_COUNT] and not _anyone_can_place(s):
+        _end_round(s, -1)
+        return
+    s[TURN] = (seat + 1) % players
+
+
+def _draw(s: list[int]) -> None:
+    seat = s[TURN]
+    tile = s[STOCK + s[DRAWN_COUNT]]
+    fits = bool(_FITTING[s[VALUES] & 0x7F] >> tile & 1)
+    s[DRAWN_COUNT] += 1
+    s[HANDS + seat] = (s[HANDS + seat] & _HAND_BITS) | 1 << tile
+    if not fits and s[STOCK_SIZE] == s[DRAWN_COUNT] and not _anyone_can_place(s):
+        _end_round(s, -1)
+        return
+    s[DRAWN] = tile if fits else -1
+
+
+def _step_one(s: list[int], action: int, reward: list[int]) -> int:
+    if not _state_ok(s):
+        return BAD_STATE
+    if s[WINNER] >= 0:
+        return MATCH_OVER
+    if not 0 <= action < NUM_ACTIONS:
+        return OUT_OF_RANGE
+    if not _is_legal(s, action):
+        return ILLEGAL
+    if action == DRAW_ACTION and not 0 <= s[STOCK + s[DRAWN_COUNT]] < _TILES:
+        return BAD_STATE  # the stock holds no tile there
+    players = s[PLAYERS]
+    before = s[SCORES : SCORES + 4]
+    s[ACTIONS] += 1
+    s[ROUND_ACTIONS] += 1
+    if action == DRAW_ACTION:
+        _draw(s)
+    elif action == PASS_ACTION:
+        s[TURN] = (s[TURN] + 1) % players
+    else:
+        _place(s, _ACTION_TILE[action], _ACTION_POINT[action])
+    for seat in range(players):
+        side = _side_of(players, seat)
+        reward[seat] = s[SCORES + side] - before[side]
+    return OK
+
+
+def _mask_one(s: list[int]) -> list[int]:
+    return _mask_checked(s) if _state_ok(s) else [0] * NUM_ACTIONS
+
+
+def _mask_checked(s: list[int]) -> list[int]:
+    """The legal mask of a slot whose words :func:`_state_ok` has accepted."""
+    mask = [0] * NUM_ACTIONS
+    if s[WINNER] >= 0:
+        return mask
+    tiles = _tiles_to_place(s)
+    if s[TABLE] & _HAND_BITS == 0:
+        for t in range(_TILES):
+            if tiles >> t & 1:
+                mask[t] = 1
+        return mask
+    found = False
+    for p in _points(_open_bits(s)):
+        fit = tiles & _TILES_SHOWING[_POINT_VALUE[p]]
+        for t in range(_TILES):
+            action = _PLACE_ACTION.get((p, t))
+            if fit >> t & 1 and action is not None:
+                mask[action] = 1
+                found = True
+    if not found:
+        mask[DRAW_ACTION if s[STOCK_SIZE] > s[DRAWN_COUNT] else PASS_ACTION] = 1
+    return mask
+
+
+# -- the entry points, on buffers (as the C module's) ---------------------------
+
+
+def _view(obj: object, name: str, count: int, formats: str, writable: bool) -> memoryview:
+    """``obj`` as a flat memoryview of ``count`` items of one of ``formats``' codes."""
+    try:
+        view = memoryview(obj)  # type: ignore[arg-type]
+    except TypeError:
+        raise TypeError(f"{name} must be a C-contiguous buffer of integers, got {obj!r}") from None
+    if writable and view.readonly:
+        raise TypeError(f"{name} must be a writable C-contiguous buffer of integers, got {obj!r}")
+    code = view.format.lstrip("@=<>!")
+    if not view.c_contiguous or len(code) != 1 or code not in "bBhHiIlLqQ?":
+        raise ValueError(f"{name} must be a C-contiguous buffer of integers")
+    for wanted in formats:
+        size = struct.calcsize(wanted)
+        if view.itemsize == size and view.nbytes == count * size:
+            flat: memoryview = view.cast("B").cast(wanted)  # type: ignore[call-overload]
+            return flat
+    raise ValueError(
+        f"{name} must hold {count} integers of {size} bytes each (C-contiguous), "
+        f"got {view.nbytes} bytes of format {view.format}"
+    )
+
+
+def _slots(state: object) -> int:
+    try:
+        view = memoryview(state)  # type: ignore[arg-type]
+    except TypeError:
+        raise TypeError(
+            f"state must be a writable C-contiguous buffer of int32, got {state!r}"
+        ) from None
+    if view.nbytes % (4 * STATE_WORDS):
+        raise ValueError(
+            f"state must hold a multiple of {STATE_WORDS} int32 words, got {view.nbytes} bytes"
+        )
+    return view.nbytes // (4 * STATE_WORDS)
+
+
+def reset_into(state: object, seeds: object, players: int, mask: object) -> None:
+    """Reset every slot of ``state``: slot i deals ``new_match(players, seed=seeds[i])``."""
+    if not 2 <= players <= 4:
+        raise ValueError(f"American Sniff is played by 2, 3 or 4 players, got {players}")
+    n = _slots(state)
+    words = _view(state, "state", n * STATE_WORDS, "i", True)
+    seed_view = _view(seeds, "seeds", n, "Q", False)
+    flags = _view(mask, "mask", n * NUM_ACTIONS, "B", True)
+    for i in range(n):
+        s = _reset_one(seed_view[i], players)
+        words[i * STATE_WORDS : (i + 1) * STATE_WORDS] = _ints("i", s)
+        flags[i * NUM_ACTIONS : (i + 1) * NUM_ACTIONS] = _ints("B", _mask_one(s))
+
+
+def step_into(  # noqa: PLR0913, PLR0917 - the C function's six buffers
+    state: object, actions: object, mask: object, rewards: object, done: object, errors: object
+) -> int:
+    """Step every slot in place by its action; return how many refused theirs."""
+    n = _slots(state)
+    words = _view(state, "state", n * STATE_WORDS, "i", True)
+    chosen = _view(actions, "actions", n, "qi", False)
+    flags = _view(mask, "mask", n * NUM_ACTIONS, "B", True)
+    gains = _view(rewards, "rewards", n * 4, "i", True)
+    over = _view(done, "done", n, "B", True)
+    codes = _view(errors, "errors", n, "B", True)
+    refused = 0
+    for i in range(n):
+        s = list(words[i * STATE_WORDS : (i + 1) * STATE_WORDS])
+        reward = [0, 0, 0, 0]
+        error = _step_one(s, chosen[i], reward)
+        if error == OK:
+            words[i * STATE_WORDS : (i + 1) * STATE_WORDS] = _ints("i", s)
+        refused += error != OK
+        codes[i] = error
+        over[i] = int(error != BAD_STATE and s[WINNER] >= 0)
+        gains[4 * i : 4 * i + 4] = _ints("i", reward)
+        # (A step leaves a state that _state_ok accepts; a refusal leaves it as it was.)
+        row = [0] * NUM_ACTIONS if error == BAD_STATE else _mask_checked(s)
+        flags[i * NUM_ACTIONS : (i + 1) * NUM_ACTIONS] = _ints("B", row)
+    return refused
+
+
+def mask_into(state: object, mask: object) -> None:
+    """Write every slot's legal mask."""
+    n = _slots(state)
+    words = _view(state, "state", n * STATE_WORDS, "i", True)
+    flags = _view(mask, "mask", n * NUM_ACTIONS, "B", True)
+    for i in range(n):
+        s = list(words[i * STATE_WORDS : (i + 1) * STATE_WORDS])
+        flags[i * NUM_ACTIONS : (i + 1) * NUM_ACTIONS] = _ints("B", _mask_one(s))
+
+
+def _ints(code: str, values: list[int]) -> memoryview:
+    """``values`` as a memoryview of the format ``code`` (for slice assignment)."""
+    return memoryview(array(code, values))
