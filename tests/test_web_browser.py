@@ -25,7 +25,9 @@ from typing import Any
 
 import pytest
 
-from american_sniff import MatchRecord, MatchState, replay
+from american_sniff import MatchRecord, MatchState, Tile, replay
+from american_sniff.layout import Layout, Point, Side
+from american_sniff.render import render_svg
 
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
@@ -514,11 +516,104 @@ def test_axe_finds_no_violation_on_any_page(server: _Server, browser: Browser) -
             checked.add("table")
         _place_by_clicking(page)
     assert _axe_violations(page, source) == [], "match end"
-    assert "You" in page.js("document.getElementById('settlement-title').textContent")
+    title = page.js("document.getElementById('settlement-title').textContent")
+    won = server.states(made["id"])[-1].winner == 0
+    assert title.startswith("You won the match" if won else "You lost: seat 1 won the match")
     token = made["seats"][0]["url"].split("#", 1)[1]
     page.go(f"{server.base}replay#match={made['id']}&token={token}")
     page.wait("document.body.dataset.frame === '0'")
     page.key("End")
     assert _axe_violations(page, source) == [], "replay"
     assert checked == {"table", "settlement"}
+    page.close()
+
+
+def test_friends_name_their_seats_copy_their_links_and_read_why_undo_is_off(
+    server: _Server, browser: Browser
+) -> None:
+    """The setup page's names reach the table; each link has a copy button; Undo says why not."""
+    page = browser.page(new_context=True)
+    page.size(390, 844, mobile=True)
+    page.go(server.base)
+    page.wait("document.querySelectorAll('#seat-rows select').length === 4")
+    page.js(
+        """(() => {
+        const players = document.getElementById('players');
+        players.value = '2';
+        players.dispatchEvent(new Event('change'));
+        const second = document.getElementById('seat-1');
+        second.value = 'human';
+        second.dispatchEvent(new Event('change'));
+        document.getElementById('name-0').value = '  Ana ';
+        document.getElementById('name-1').value = 'Bo';
+        })()"""
+    )
+    assert page.js("document.getElementById('name-1').hidden") is False
+    page.click("#start")
+    page.wait("!document.getElementById('links-panel').hidden")
+    labels = page.js("[...document.querySelectorAll('#links strong')].map((s) => s.textContent)")
+    assert labels == ["Seat 0 (Ana)", "Seat 1 (Bo)", "Spectators"]
+    assert page.js("document.querySelectorAll('#links button.copy').length") == 3
+    # What the page hands the clipboard (read back by a wrapper: headless
+    # Chromium lets a page write its clipboard, not read it).
+    page.js(
+        """(() => {
+        const write = navigator.clipboard.writeText.bind(navigator.clipboard);
+        navigator.clipboard.writeText = (text) => { window.copiedText = text; return write(text); };
+        })()"""
+    )
+    page.click("#links button.copy")
+    page.wait("document.querySelector('#links button.copy').dataset.copied")
+    assert page.js("document.querySelector('#links button.copy').dataset.copied") == "yes"
+    assert page.js("document.querySelector('#links button.copy').textContent") == "Copied"
+    urls = page.js("[...document.querySelectorAll('#links input')].map((i) => i.value)")
+    assert page.js("window.copiedText") == urls[0]
+    seats = {}
+    for seat, url in enumerate(urls[:2]):
+        table = browser.page(new_context=True)
+        table.size(1280, 800)
+        table.go(url)
+        table.wait("document.body.dataset.seq !== undefined")
+        seats[seat] = table
+    for seat, table in seats.items():
+        other = 1 - seat
+        names = table.js("[...document.querySelectorAll('#seats .name')].map((n) => n.textContent)")
+        assert names[other].startswith(("Ana (seat 0)", "Bo (seat 1)")[other])
+        assert names[seat] == "You"
+        assert table.js("document.getElementById('who').textContent").endswith(
+            ("(Ana)", "(Bo)")[seat]
+        )
+        why = table.js("document.getElementById('undo-why')")
+        assert why is not None
+        assert table.js("document.getElementById('undo-why').hidden") is False
+        assert "other people" in table.js("document.getElementById('undo-why').textContent")
+        table.close()
+    page.close()
+
+
+def test_the_ends_are_named_in_a_players_words(server: _Server, browser: Browser) -> None:
+    """The words read from the figure: the number and its side; the Sniff's branches."""
+    layout = Layout.empty().place(Tile(3, 3))
+    layout = layout.place(Tile(1, 3), Point(Tile(3, 3), Side.LINE_A))
+    layout = layout.place(Tile(3, 5), Point(Tile(3, 3), Side.LINE_B))
+    figure = render_svg(layout, caption=False).split("\n", 1)[1]
+    placements = ["[3|3] opens", "[1|3] on [3|3] line_a", "[3|5] on [3|3] line_b"]
+    page = browser.page()
+    page.go(server.base)
+    words = page.js(
+        f"""(() => {{
+        const box = document.createElement('div');
+        box.innerHTML = {json.dumps(figure)};
+        document.body.append(box);
+        const found = pointWordsOf(box.querySelector('svg'), {json.dumps(placements)}, '[3|3]');
+        box.remove();
+        return Object.fromEntries(found);
+        }})()"""
+    )
+    assert words == {
+        "[1|3] low": "the 1 on the left",
+        "[3|3] branch_a": "the Sniff's upper branch",
+        "[3|3] branch_b": "the Sniff's lower branch",
+        "[3|5] high": "the 5 on the right",
+    }
     page.close()

@@ -418,3 +418,20 @@ def test_a_match_between_people_refuses_a_chosen_seed(client: TestClient) -> Non
         assert str(game.setup.seed) not in json.dumps(first)  # no player is told it
         assert str(game.setup.seed) not in json.dumps(made)
     assert len(seeds) == 3  # a fresh draw of the generator each time
+
+
+def test_names_reach_the_links_and_every_payload(client: TestClient) -> None:
+    """The names given at the setup are in the links and in each seat's messages."""
+    body = {"players": 2, "seats": ["human", "human"], "names": ["Ana", "Bo"]}
+    response = client.post("/api/matches", json=body)
+    assert response.status_code == 201, response.text
+    made = response.json()
+    assert [s["name"] for s in made["seats"]] == ["Ana", "Bo"]
+    with client.websocket_connect(f"/ws/{made['id']}") as ws:
+        message = _hello(ws, _token(made["seats"][1]["url"]))
+        assert message["names"] == ["Ana", "Bo"]
+    refused = client.post(
+        "/api/matches", json={"players": 2, "seats": ["human", "greedy"], "names": ["Ana", "X"]}
+    )
+    assert refused.status_code == 400
+    assert "takes no name" in refused.json()["error"]

@@ -108,7 +108,7 @@ class Server:
     def links(self, game: Game, base: str) -> dict[str, Any]:
         """Each human seat's link and the spectator link of ``game``."""
         seats = [
-            {"seat": n, "kind": s.kind, "url": f"{base}play/{game.id}#{s.token}"}
+            {"seat": n, "kind": s.kind, "name": s.name, "url": f"{base}play/{game.id}#{s.token}"}
             for n, s in enumerate(game.setup.seats)
             if s.token is not None
         ]
@@ -126,6 +126,7 @@ class Server:
             "match": game.id,
             "you": viewer,
             "seats": [s.kind for s in game.setup.seats],
+            "names": [s.name for s in game.setup.seats],
             "view": doc,
             "event": None if game.seq == 0 else event_to_dict(event_for(state, seat)),
             "table": _svg(render_svg(state.layout, caption=False)),
@@ -260,7 +261,7 @@ class Server:
                 "leave out the seed (a chosen seed would tell its chooser every hand)"
             )
         try:
-            setup = new_setup(body.get("players"), seats, body.get("seed"))
+            setup = new_setup(body.get("players"), seats, body.get("seed"), body.get("names"))
         except GameError as error:
             return _refuse(str(error))
         game = Game.create(self.store, setup)

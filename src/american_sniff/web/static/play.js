@@ -37,7 +37,8 @@ function seatName(seat, withKind) {
   const view = current.view;
   const kind = current.seats[seat];
   if (seat === current.you) return "you";
-  let name = `seat ${seat}`;
+  const given = (current.names || [])[seat];
+  let name = given ? `${given} (seat ${seat})` : `seat ${seat}`;
   if (view.players === 4 && typeof current.you === "number" && (current.you + 2) % 4 === seat) {
     name += " (your partner)";
   } else if (withKind) {
@@ -183,7 +184,9 @@ function drawAll() {
   if (selected && !playable.has(selected)) selected = null;
   document.body.dataset.seq = view.seq;
   document.body.dataset.turn = (view.legal_moves || []).length > 0 ? "mine" : "other";
-  $("who").textContent = current.you === "spectator" ? "Watching" : `You are seat ${current.you}`;
+  const myName = typeof current.you === "number" ? (current.names || [])[current.you] : "";
+  $("who").textContent = current.you === "spectator" ? "Watching"
+    : `You are seat ${current.you}${myName ? ` (${myName})` : ""}`;
   drawStatus(view, moves);
   drawTable(moves);
   drawHint(moves);
