@@ -519,6 +519,12 @@ def test_axe_finds_no_violation_on_any_page(server: _Server, browser: Browser) -
     title = page.js("document.getElementById('settlement-title').textContent")
     won = server.states(made["id"])[-1].winner == 0
     assert title.startswith("You won the match" if won else "You lost: seat 1 won the match")
+    # The rematch keeps the seats: this page's link opens seat 0 of the new match.
+    page.click("#rematch")
+    page.wait(f"location.pathname !== '/play/{made['id']}'")
+    page.wait("document.readyState === 'complete' && document.body.dataset.seq === '0'")
+    assert page.js("document.getElementById('who').textContent") == "You are seat 0"
+    assert page.js("location.hash") == "#" + made["seats"][0]["url"].split("#", 1)[1]
     token = made["seats"][0]["url"].split("#", 1)[1]
     page.go(f"{server.base}replay#match={made['id']}&token={token}")
     page.wait("document.body.dataset.frame === '0'")

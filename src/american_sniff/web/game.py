@@ -113,6 +113,14 @@ class Setup:
             "spectator": self.spectator,
         }
 
+    def again(self) -> Setup:
+        """The setup of a rematch: the same seats, tokens and names, a fresh random seed.
+
+        The same tokens let every link of this match open the same seat of
+        the rematch.
+        """
+        return attrs.evolve(self, seed=secrets.randbits(64))
+
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Setup:
         """The setup that :meth:`to_dict` wrote."""
@@ -216,9 +224,9 @@ class Game:
             self._replay(entry)
 
     @classmethod
-    def create(cls, store: Store, setup: Setup) -> Game:
-        """A new match with ``setup``, stored in ``store``."""
-        match_id = secrets.token_urlsafe(9)
+    def create(cls, store: Store, setup: Setup, match_id: str | None = None) -> Game:
+        """A new match with ``setup``, stored in ``store`` (a fresh id unless one is given)."""
+        match_id = secrets.token_urlsafe(9) if match_id is None else match_id
         created = time.time()
         store.create(match_id, created, setup.to_dict())
         return cls(StoredMatch(match_id, created, setup.to_dict(), ()), store)

@@ -14,6 +14,7 @@ let words = new Map();  // a player's words for each open point, by its engine n
 let notation = localStorage.getItem("sniff-notation") === "yes";  // engine names instead
 let drawnSeq = null;    // the seq the table was last drawn at
 let freshTiles = new Set();  // tiles new on the table in the last state received
+let askedRematch = false;    // this page asked for the rematch: it goes there when made
 
 const $ = (id) => document.getElementById(id);
 
@@ -118,6 +119,10 @@ function receive(message) {
     freshTiles = new Set(current ? placedTiles(message.view).filter((t) => !before.has(t)) : []);
   }
   current = message;
+  if (askedRematch && message.rematch) {
+    location.href = `/play/${message.rematch}#${encodeURIComponent(token)}`;
+    return;
+  }
   document.body.dataset.connected = "yes";
   draw();
 }
@@ -533,12 +538,23 @@ function drawEnd(view) {
   $("settlement-title").textContent = `${verdict(view)}${verdict(view) ? sideLabel(view.winner) : capital(sideLabel(view.winner))} won the match in round ${view.round}.`;
   const scores = view.scores.map((s, side) => `${capital(sideLabel(side))}: ${s}`).join("; ");
   const query = `token=${encodeURIComponent(token)}`;
+  // A rematch keeps the seats: the same link opens the same seat of the new match.
+  const rematch = current.rematch
+    ? el("a", { id: "rematch-link", href: `/play/${current.rematch}#${encodeURIComponent(token)}`,
+      text: "Join the rematch (the same seats)" })
+    : typeof current.you === "number"
+      ? el("button", {
+        type: "button", id: "rematch", text: "Rematch (the same seats)",
+        onclick: () => { askedRematch = true; send({ type: "rematch" }); },
+      })
+      : null;
   $("settlement-body").replaceChildren(
     el("p", { text: `Final scores: ${scores}. The target was ${view.target}.` }),
     el("p", {},
       el("a", { href: `/api/matches/${matchId}/record?${query}`, download: "", text: "Download the record" }),
       " · ",
       el("a", { href: `/replay#match=${matchId}&${query}`, text: "Watch the replay" })),
+    ...(rematch ? [el("p", {}, rematch)] : []),
   );
   $("go-on").textContent = "Close";
   $("go-on").onclick = () => { closedEnd = true; draw(); };
