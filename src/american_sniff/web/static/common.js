@@ -110,16 +110,18 @@ function svgCentre(node) {
   return [box.x + box.width / 2, box.y + box.height / 2];
 }
 
-// A player's words for every open point of a drawn table figure, by the
-// point's engine name: "the 1 on the right", "the Sniff's upper branch".
-// Where the point lies is read from the figure, against the opening tile
-// (for the Sniff's branches, against the Sniff).
-function pointWordsOf(svg, placements, sniff) {
+// A player's words for every open point of a drawn table figure (the
+// library's render_svg), by the point's engine name: "the 1 on the right",
+// "the Sniff's upper branch". Where the point lies is read from the figure,
+// against the opening tile, the first its title names (for the Sniff's
+// branches, against the Sniff).
+function pointWordsOf(svg) {
   const words = new Map();
-  if (!svg || !placements.length) return words;
-  const tileAt = (text) => svg.querySelector(`g.tile[data-tile="${CSS.escape(text)}"] rect`);
-  const opener = tileAt(placements[0].split(" ")[0]);
-  const sniffRect = sniff ? tileAt(sniff) : null;
+  const title = svg ? svg.querySelector(":scope > title") : null;
+  const first = title ? /\[\d\|\d\]/.exec(title.textContent) : null;
+  if (!first) return words;
+  const opener = svg.querySelector(`g.tile[data-tile="${CSS.escape(first[0])}"] rect`);
+  const sniffRect = svg.querySelector("g.tile.sniff rect");
   if (!opener) return words;
   const [ox, oy] = svgCentre(opener);
   for (const group of svg.querySelectorAll("g.point")) {
@@ -147,3 +149,15 @@ function pointWordsOf(svg, placements, sniff) {
   return words;
 }
 
+
+// A placement's join in a player's words: "[4|6] on [1|4] high" is "on the 4
+// of [1|4]"; a double's in-line side is "on the double [3|3]" (or "the Sniff"),
+// a branch "on a branch of the Sniff [3|3]".
+function joinWords(move, sniff) {
+  const match = /^\[\d\|\d\] on (\[(\d)\|(\d)\]) (\w+)$/.exec(move);
+  if (!match) return null;
+  const [, tile, low, high, side] = match;
+  if (side === "low" || side === "high") return `on the ${side === "low" ? low : high} of ${tile}`;
+  if (side.startsWith("branch")) return `on a branch of the Sniff ${tile}`;
+  return tile === sniff ? `on the Sniff ${tile}` : `on the double ${tile}`;
+}

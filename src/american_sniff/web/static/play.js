@@ -69,8 +69,9 @@ function actionText(action) {
   }
   if (move === "pass") return `${who} passed.`;
   const scored = action.points ? `, scores ${action.points}` : "";
+  const join = notation ? null : joinWords(move, current.view.table.sniff);
   const verb = move.endsWith(" opens") ? `${who} opened with ${move.split(" ")[0]}`
-    : `${who} placed ${prettySide(move)}`;
+    : `${who} placed ${join ? `${move.split(" ")[0]} ${join}` : prettySide(move)}`;
   return `${verb}: sum ${action.end_sum}${scored}.`;
 }
 
@@ -236,7 +237,7 @@ function drawTable(moves) {
   box.innerHTML = current.table;
   const svg = box.querySelector("svg");
   fitFigure(svg);
-  words = pointWordsOf(svg, view.table.placements, view.table.sniff);
+  words = pointWordsOf(svg);
   if (svg) {
     svg.setAttribute("role", "group");
     svg.setAttribute("aria-label", "The table");
@@ -455,7 +456,9 @@ function drawLog(view) {
   log.replaceChildren();
   log.append(el("li", { class: "muted", text: `Round ${view.round}: ${seatName(view.opener, false)} ${view.opener === current.you ? "open" : "opens"}.` }));
   for (const action of view.history) {
-    log.append(el("li", { class: action.points ? "score" : "", text: actionText(action) }));
+    log.append(el("li", {
+      class: action.points ? "score" : "", text: actionText(action), title: prettySide(action.move),
+    }));
   }
   log.scrollTop = log.scrollHeight;
 }
