@@ -39,13 +39,14 @@ function seatName(seat, withKind) {
   const kind = current.seats[seat];
   if (seat === current.you) return "you";
   const given = (current.names || [])[seat];
-  let name = given ? `${given} (seat ${seat})` : `seat ${seat}`;
+  const notes = given ? [`seat ${seat}`] : [];
   if (view.players === 4 && typeof current.you === "number" && (current.you + 2) % 4 === seat) {
-    name += " (your partner)";
-  } else if (withKind) {
-    name += ` (${kindName(kind)})`;
+    notes.push("your partner");
+  } else if (withKind && !given) {  // a name is a person's: no need to say so
+    notes.push(kindName(kind));
   }
-  return name;
+  const name = given || `seat ${seat}`;
+  return notes.length ? `${name} (${notes.join(", ")})` : name;
 }
 
 function capital(text) {
