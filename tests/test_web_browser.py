@@ -315,6 +315,15 @@ def _axe_violations(page: Page, source: str) -> list[dict[str, Any]]:
     return found
 
 
+def _axe_at_both_widths(page: Page, source: str) -> list[dict[str, Any]]:
+    """axe-core's violations at a desktop's width (1280) and at a phone's (390), as they stand."""
+    found = []
+    for width, height, mobile in ((390, 844, True), (1280, 800, False)):
+        page.size(width, height, mobile=mobile)
+        found += [{**v, "width": width} for v in _axe_violations(page, source)]
+    return found
+
+
 def _contrast(first: str, second: str) -> float:
     """WCAG's contrast ratio of two CSS colours given as ``rgb(...)`` or ``#rrggbb``."""
 
@@ -526,20 +535,20 @@ def test_the_table_is_reachable_and_readable_without_colour_or_a_mouse(
 
 
 def test_axe_finds_no_violation_on_any_page(server: _Server, browser: Browser) -> None:
-    """axe-core in Chromium: the start, table, settlement, match-end and replay pages."""
+    """axe-core in Chromium, 1280 and 390 wide: start, table, settlement, match end, replay."""
     source = _axe_source()
     page = browser.page()
     page.size(1280, 800)
     page.go(server.base)
     page.wait("document.querySelectorAll('#seat-rows select').length === 4")
-    assert _axe_violations(page, source) == []
+    assert _axe_at_both_widths(page, source) == []
     made = server.post("api/matches", {"players": 2, "seats": ["human", "greedy"], "seed": 21})
     page.go(made["seats"][0]["url"])
     checked: set[str] = set()
     while (need := _need(page)) != "end":
         if need == "settlement":
             if "settlement" not in checked:
-                assert _axe_violations(page, source) == [], "settlement"
+                assert _axe_at_both_widths(page, source) == [], "settlement"
                 checked.add("settlement")
             page.click("#go-on")
             page.wait("!document.getElementById('settlement').classList.contains('shown')")
@@ -548,10 +557,10 @@ def test_axe_finds_no_violation_on_any_page(server: _Server, browser: Browser) -
             "document.querySelectorAll('#table g.tile').length > 2"
         ):
             page.click("#hand button.tile.playable")  # a tile picked: the legal ends shown
-            assert _axe_violations(page, source) == [], "table"
+            assert _axe_at_both_widths(page, source) == [], "table"
             checked.add("table")
         _place_by_clicking(page)
-    assert _axe_violations(page, source) == [], "match end"
+    assert _axe_at_both_widths(page, source) == [], "match end"
     title = page.js("document.getElementById('settlement-title').textContent")
     won = server.states(made["id"])[-1].winner == 0
     assert title.startswith("You won the match" if won else "You lost: seat 1 won the match")
@@ -568,7 +577,7 @@ def test_axe_finds_no_violation_on_any_page(server: _Server, browser: Browser) -
     page.go(f"{server.base}replay#match={made['id']}&token={token}")
     page.wait("document.body.dataset.frame === '0'")
     page.key("End")
-    assert _axe_violations(page, source) == [], "replay"
+    assert _axe_at_both_widths(page, source) == [], "replay"
     assert checked == {"table", "settlement"}
     page.close()
 
