@@ -343,8 +343,11 @@ function markRecent(svg, view) {
     const title = group.querySelector("title");
     if (title) title.textContent += `, placed by ${seatName(seat, false)}${points ? `, scored ${points}` : ""}`;
     if (points) {
+      // Beside an upright tile, above one that lies across: off the arm's line.
+      const upright = h > w;
       const gain = svgEl("text", {
-        x: x + w / 2, y: y - 6, "text-anchor": "middle", "font-size": 15, "font-weight": "bold",
+        x: upright ? x + w + 5 : x + w / 2, y: upright ? y + h / 2 + 5 : y - 6,
+        "text-anchor": upright ? "start" : "middle", "font-size": 15, "font-weight": "bold",
         class: "gain", fill: "#1b5e20",
       });
       gain.textContent = `+${points}`;
