@@ -90,6 +90,7 @@ def main() -> int:  # noqa: PLR0915 - one script, step by step
         try:
             page = browser.page()
             page.size(1200, 900)
+            page.reduced_motion(True)  # each tile where it lies, not on its way in
             page.go(base)
             _shoot(page, "start")
             seats = ["human", "greedy", "search", "random"]

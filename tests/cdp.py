@@ -118,6 +118,12 @@ class Page:
             mobile=mobile,
         )
 
+    def reduced_motion(self, reduce: bool) -> None:
+        """Emulate the ``prefers-reduced-motion: reduce`` media feature (or stop emulating it)."""
+        value = "reduce" if reduce else "no-preference"
+        features = [{"name": "prefers-reduced-motion", "value": value}]
+        self._cdp.call("Emulation.setEmulatedMedia", features=features)
+
     def go(self, url: str) -> None:
         """Open ``url`` and wait for its load."""
         self._cdp.call("Page.navigate", url=url)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -25,7 +26,9 @@ from typing import Any
 
 import pytest
 
-from american_sniff import MatchRecord, MatchState, replay
+from american_sniff import MatchRecord, MatchState, Tile, replay
+from american_sniff.layout import Layout, Point, Side
+from american_sniff.render import render_svg
 
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
@@ -191,6 +194,10 @@ def test_a_whole_match_against_bots_by_clicking(server: _Server, browser: Browse
     viewer.wait("document.body.dataset.frame === '0'")
     viewer.key("ArrowRight")
     viewer.wait("document.body.dataset.frame === '1'")
+    # One tile on the table: its two ends, in words, the engine's names as the tooltip.
+    ends = viewer.js("document.getElementById('replay-ends').textContent")
+    assert re.fullmatch(r"Counted ends: the \d on the left \+ the \d on the right = \d+\.", ends)
+    assert " low" in viewer.js("document.getElementById('replay-ends').title")
     viewer.key("End")
     viewer.wait(f"document.body.dataset.frame === '{len(states) - 1}'")
     assert "won the match" in viewer.js("document.getElementById('replay-settlement').textContent")
@@ -271,3 +278,395 @@ def test_two_people_in_two_browser_contexts_and_a_spectator(
     assert spectator.js("document.querySelectorAll('#hand .tile').length") == 0
     _check_no_hidden_tile(spectator, states, None)
     spectator.close()
+
+
+# -- what just happened, accessibility, friends ----------------------------------------
+
+#: axe-core, the accessibility engine (``npm install axe-core``; ``.ci/run`` installs it
+#: into ``.ci-node``). ``AMERICAN_SNIFF_AXE`` may name another copy of ``axe.min.js``.
+AXE = Path(
+    os.environ.get(
+        "AMERICAN_SNIFF_AXE",
+        Path(__file__).resolve().parent.parent / ".ci-node/node_modules/axe-core/axe.min.js",
+    )
+)
+
+
+def _axe_source() -> str:
+    """The text of ``axe.min.js``; a failure under CI's flag when it is missing, else a skip."""
+    if not AXE.is_file():
+        message = f"axe-core is missing ({AXE}): npm install --prefix .ci-node axe-core"
+        if os.environ.get("AMERICAN_SNIFF_REQUIRE_BROWSER"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return AXE.read_text(encoding="utf-8")
+
+
+def _axe_violations(page: Page, source: str) -> list[dict[str, Any]]:
+    """axe-core's violations on the page as it is now (every rule axe runs by default)."""
+    if not page.js("typeof axe !== 'undefined'"):
+        page.js(source + "\n;true")
+    found: list[dict[str, Any]] = page.js(
+        """axe.run(document).then((r) => r.violations.map((v) => ({
+            id: v.id, help: v.help,
+            nodes: v.nodes.slice(0, 4).map((n) => n.target.join(" ") + ": " + n.failureSummary),
+        })))"""
+    )
+    return found
+
+
+def _axe_at_both_widths(page: Page, source: str) -> list[dict[str, Any]]:
+    """axe-core's violations at a desktop's width (1280) and at a phone's (390), as they stand."""
+    found = []
+    for width, height, mobile in ((390, 844, True), (1280, 800, False)):
+        page.size(width, height, mobile=mobile)
+        found += [{**v, "width": width} for v in _axe_violations(page, source)]
+    return found
+
+
+def _contrast(first: str, second: str) -> float:
+    """WCAG's contrast ratio of two CSS colours given as ``rgb(...)`` or ``#rrggbb``."""
+
+    def luminance(text: str) -> float:
+        if text.startswith("#"):
+            parts = [int(text[i : i + 2], 16) for i in (1, 3, 5)]
+        else:
+            parts = [int(float(v)) for v in text[text.index("(") + 1 : -1].split(",")[:3]]
+        linear = [
+            c / 255 / 12.92 if c / 255 <= 0.03928 else ((c / 255 + 0.055) / 1.055) ** 2.4
+            for c in parts
+        ]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    high, low = sorted((luminance(first), luminance(second)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def _blend(colour: str, alpha: float) -> str:
+    """``colour`` (``#rrggbb``) at ``alpha`` over white, as ``#rrggbb``."""
+    parts = [int(colour[i : i + 2], 16) for i in (1, 3, 5)]
+    return "#" + "".join(f"{round(alpha * c + (1 - alpha) * 255):02x}" for c in parts)
+
+
+def _recent(page: Page) -> list[dict[str, Any]]:
+    """The tiles marked as just placed: tile, seat, the badge's text and the ring's colour."""
+    found: list[dict[str, Any]] = page.js(
+        """[...document.querySelectorAll('#table g.tile.recent')].map((g) => ({
+            tile: g.dataset.tile, seat: Number(g.dataset.seat),
+            badge: g.querySelector('.seat-badge text').textContent,
+            ring: g.querySelector('.recent-ring').getAttribute('stroke'),
+        }))"""
+    )
+    return found
+
+
+def _expected_recent(view: dict[str, Any], you: int) -> list[tuple[str, int, int]]:
+    """The placements since the start of ``you``'s last turn, from a view document."""
+    history = view["history"]
+    at = len(history) - 1
+    while at >= 0 and not (history[at]["seat"] == you and history[at]["move"] != "draw"):
+        at -= 1
+    while at > 0 and history[at - 1]["seat"] == you and history[at - 1]["move"] == "draw":
+        at -= 1
+    return [
+        (a["move"].split(" ")[0], a["seat"], a["points"] or 0)
+        for a in history[max(at, 0) :]
+        if a["move"] not in ("draw", "pass")
+    ]
+
+
+def test_what_just_happened_is_marked_by_seat_with_points_and_a_move_in(
+    server: _Server, browser: Browser
+) -> None:
+    """The bots' placements since your turn: tinted and badged by seat, +N, moving in."""
+    seats = ["human", "greedy", "greedy", "greedy"]
+    made = server.post("api/matches", {"players": 4, "seats": seats, "seed": 5})
+    page = browser.page()
+    page.size(1280, 800)
+    page.reduced_motion(False)
+    page.go(made["seats"][0]["url"])
+    gains_seen = 0
+    checked = 0
+    for _ in range(40):
+        need = _need(page)
+        if need == "end":
+            break
+        if need == "settlement":
+            page.click("#go-on")
+            page.wait("!document.getElementById('settlement').classList.contains('shown')")
+            continue
+        view = page.js("current.view")
+        expected = _expected_recent(view, 0)
+        marked = _recent(page)
+        assert [(m["tile"], m["seat"]) for m in marked] == sorted(
+            [(t, s) for t, s, _ in expected],
+            key=lambda ts: page.js(
+                f"[...document.querySelectorAll('#table g.tile')].findIndex("
+                f"(g) => g.dataset.tile === {json.dumps(ts[0])})"
+            ),
+        )
+        for mark in marked:  # the seat's number, not only its colour
+            assert mark["badge"] == str(mark["seat"])
+            assert _contrast(mark["ring"], "#ffffff") >= 3
+        rings = {m["seat"]: m["ring"] for m in marked}
+        assert len(set(rings.values())) == len(rings)  # one tint per seat
+        gains = page.js(
+            "[...document.querySelectorAll('#table text.gain')].map((t) => t.textContent)"
+        )
+        assert sorted(gains) == sorted(f"+{p}" for _, _, p in expected if p)
+        gains_seen += len(gains)
+        fresh = page.js("document.body.dataset.fresh")
+        if fresh and checked < 3:
+            checked += 1
+            first = json.dumps(fresh.split(" ")[0])
+            selector = f"#table g.tile[data-tile={first}]"
+            style = (
+                f"getComputedStyle(document.querySelector({json.dumps(selector)})).animationName"
+            )
+            assert page.js(style) == "sniff-move-in"
+            page.reduced_motion(True)
+            assert page.js(style) == "none"
+            page.reduced_motion(False)
+            # A redraw of the same state (a tile picked, a hint) does not move it again.
+            page.js("draw()")
+            assert page.js(style) == "none"
+        _place_by_clicking(page)
+    assert checked >= 1
+    assert gains_seen >= 1
+    page.close()
+
+
+def test_the_table_is_reachable_and_readable_without_colour_or_a_mouse(
+    server: _Server, browser: Browser
+) -> None:
+    """Open points are labelled controls (in words), marks reach 3:1, the hint is spoken."""
+    made = server.post("api/matches", {"players": 2, "seats": ["human", "greedy"], "seed": 21})
+    page = browser.page()
+    page.size(390, 844, mobile=True)
+    page.go(made["seats"][0]["url"])
+    keyboard_moves = 0
+    for _ in range(30):
+        need = _need(page)
+        if need != "place":
+            if need == "end":
+                break
+            page.click("#go-on")
+            page.wait("!document.getElementById('settlement').classList.contains('shown')")
+            continue
+        points = page.js(
+            """[...document.querySelectorAll('#table g.point')].map((g) => ({
+                tab: g.getAttribute('tabindex'), role: g.getAttribute('role'),
+                label: g.getAttribute('aria-label'), point: g.dataset.point,
+                engine: g.querySelector('title').textContent }))"""
+        )
+        for point in points:
+            assert point["tab"] == "0"
+            assert point["role"] == "button"
+            assert point["label"].startswith(("The ", "the ")), point
+            assert point["point"] in point["engine"]  # the engine's name, as a tooltip
+        if not points:  # the round's opening: the opening button
+            _place_by_clicking(page)
+            continue
+        # Focus stays on an open point across a redraw.
+        first = page.js(
+            "(() => { const g = document.querySelector('#table g.point'); g.focus();"
+            " draw(); return g.dataset.point; })()"
+        )
+        assert page.js("document.activeElement.dataset.point") == first
+        assert page.js("document.activeElement.closest('#table') !== null")
+        # The hint, in words, in a live region.
+        page.click("#hint")
+        text = page.wait("document.getElementById('hint-text').textContent")
+        assert page.js("document.getElementById('hint-text').getAttribute('aria-live')") == "polite"
+        assert text.startswith("Hint: play [")
+        assert " on the " in text
+        # Contrast of the marks, with a tile picked: the legal end's ring and the
+        # playable tile's outline against white; the unplayable fade.
+        page.click("#hand button.tile.playable")
+        page.wait("Boolean(document.querySelector('g.point.legal, #open-here.shown'))")
+        ring = page.js(
+            "getComputedStyle(document.querySelector('#table g.point.legal circle')).stroke"
+        )
+        assert _contrast(ring, "#ffffff") >= 3
+        outline = page.js(
+            "getComputedStyle(document.querySelector('#hand button.tile.playable')).borderTopColor"
+        )
+        assert _contrast(outline, "#ffffff") >= 3
+        faded = page.js(
+            "(() => { const b = document.querySelector('#hand button.tile:disabled');"
+            " return b ? Number(getComputedStyle(b).opacity) : null; })()"
+        )
+        if faded is not None:
+            assert _contrast(_blend("#222222", faded), _blend("#fbf8ef", faded)) >= 3
+        label = page.js("document.querySelector('#table g.point.legal').getAttribute('aria-label')")
+        assert label.startswith("Place [")
+        assert ": sum " in label
+        # The keyboard: focus the legal point, press Enter.
+        seq = page.js("document.body.dataset.seq")
+        page.js("document.querySelector('#table g.point.legal').focus()")
+        page.key("Enter")
+        page.wait(f"document.body.dataset.seq !== {json.dumps(seq)}")
+        keyboard_moves += 1
+        if keyboard_moves >= 3:
+            break
+    # The play's log names each join in words, with the engine's move as its tooltip.
+    placed = page.js(
+        """[...document.querySelectorAll('#log li')]
+        .filter((li) => li.textContent.includes(' placed '))
+        .map((li) => [li.textContent, li.title])"""
+    )
+    assert placed
+    for text, title in placed:
+        assert re.search(r" placed \[\d\|\d\] on (the \d of|the double|the Sniff|a branch)", text)
+        assert " on [" in title
+    # The engine's names, everywhere, behind the checkbox; and back to words.
+    if page.js("document.getElementById('sum-line').textContent"):
+        page.click("#notation")
+        page.wait(
+            "/ends: \\[\\d\\|\\d\\] (low|high|line|branch)/"
+            ".test(document.getElementById('sum-line').textContent)"
+        )
+        page.click("#notation")
+        page.wait(
+            "document.getElementById('sum-line').textContent.startsWith('Counted ends: the ')"
+        )
+    assert keyboard_moves >= 3
+    page.close()
+
+
+def test_axe_finds_no_violation_on_any_page(server: _Server, browser: Browser) -> None:
+    """axe-core in Chromium, 1280 and 390 wide: start, table, settlement, match end, replay."""
+    source = _axe_source()
+    page = browser.page()
+    page.size(1280, 800)
+    page.go(server.base)
+    page.wait("document.querySelectorAll('#seat-rows select').length === 4")
+    assert _axe_at_both_widths(page, source) == []
+    made = server.post("api/matches", {"players": 2, "seats": ["human", "greedy"], "seed": 21})
+    page.go(made["seats"][0]["url"])
+    checked: set[str] = set()
+    while (need := _need(page)) != "end":
+        if need == "settlement":
+            if "settlement" not in checked:
+                assert _axe_at_both_widths(page, source) == [], "settlement"
+                checked.add("settlement")
+            page.click("#go-on")
+            page.wait("!document.getElementById('settlement').classList.contains('shown')")
+            continue
+        if "table" not in checked and page.js(
+            "document.querySelectorAll('#table g.tile').length > 2"
+        ):
+            page.click("#hand button.tile.playable")  # a tile picked: the legal ends shown
+            assert _axe_at_both_widths(page, source) == [], "table"
+            checked.add("table")
+        _place_by_clicking(page)
+    assert _axe_at_both_widths(page, source) == [], "match end"
+    title = page.js("document.getElementById('settlement-title').textContent")
+    won = server.states(made["id"])[-1].winner == 0
+    assert title.startswith("You won the match" if won else "You lost: seat 1 won the match")
+    # The rematch keeps the seats: this page's link opens seat 0 of the new match.
+    page.click("#rematch")
+    page.wait(f"location.pathname !== '/play/{made['id']}'")
+    # (the bot may have opened the new match already: any seq will do)
+    page.wait("document.readyState === 'complete' && document.body.dataset.connected === 'yes'")
+    rematch = page.js("location.pathname").rsplit("/", 1)[1]
+    assert server.states(rematch)[0].round == 1
+    assert page.js("document.getElementById('who').textContent") == "You are seat 0"
+    assert page.js("location.hash") == "#" + made["seats"][0]["url"].split("#", 1)[1]
+    token = made["seats"][0]["url"].split("#", 1)[1]
+    page.go(f"{server.base}replay#match={made['id']}&token={token}")
+    page.wait("document.body.dataset.frame === '0'")
+    page.key("End")
+    assert _axe_at_both_widths(page, source) == [], "replay"
+    assert checked == {"table", "settlement"}
+    page.close()
+
+
+def test_friends_name_their_seats_copy_their_links_and_read_why_undo_is_off(
+    server: _Server, browser: Browser
+) -> None:
+    """The setup page's names reach the table; each link has a copy button; Undo says why not."""
+    page = browser.page(new_context=True)
+    page.size(390, 844, mobile=True)
+    page.go(server.base)
+    page.wait("document.querySelectorAll('#seat-rows select').length === 4")
+    page.js(
+        """(() => {
+        const players = document.getElementById('players');
+        players.value = '2';
+        players.dispatchEvent(new Event('change'));
+        const second = document.getElementById('seat-1');
+        second.value = 'human';
+        second.dispatchEvent(new Event('change'));
+        document.getElementById('name-0').value = '  Ana ';
+        document.getElementById('name-1').value = 'Bo';
+        })()"""
+    )
+    assert page.js("document.getElementById('name-1').hidden") is False
+    page.click("#start")
+    page.wait("!document.getElementById('links-panel').hidden")
+    labels = page.js("[...document.querySelectorAll('#links strong')].map((s) => s.textContent)")
+    assert labels == ["Seat 0 (Ana)", "Seat 1 (Bo)", "Spectators"]
+    assert page.js("document.querySelectorAll('#links button.copy').length") == 3
+    # What the page hands the clipboard (read back by a wrapper: headless
+    # Chromium lets a page write its clipboard, not read it).
+    page.js(
+        """(() => {
+        const write = navigator.clipboard.writeText.bind(navigator.clipboard);
+        navigator.clipboard.writeText = (text) => { window.copiedText = text; return write(text); };
+        })()"""
+    )
+    page.click("#links button.copy")
+    page.wait("document.querySelector('#links button.copy').dataset.copied")
+    assert page.js("document.querySelector('#links button.copy').dataset.copied") == "yes"
+    assert page.js("document.querySelector('#links button.copy').textContent") == "Copied"
+    urls = page.js("[...document.querySelectorAll('#links input')].map((i) => i.value)")
+    assert page.js("window.copiedText") == urls[0]
+    seats = {}
+    for seat, url in enumerate(urls[:2]):
+        table = browser.page(new_context=True)
+        table.size(1280, 800)
+        table.go(url)
+        table.wait("document.body.dataset.seq !== undefined")
+        seats[seat] = table
+    for seat, table in seats.items():
+        other = 1 - seat
+        names = table.js("[...document.querySelectorAll('#seats .name')].map((n) => n.textContent)")
+        assert names[other].startswith(("Ana (seat 0)", "Bo (seat 1)")[other])
+        assert names[seat] == "You"
+        assert table.js("document.getElementById('who').textContent").endswith(
+            ("(Ana)", "(Bo)")[seat]
+        )
+        why = table.js("document.getElementById('undo-why')")
+        assert why is not None
+        assert table.js("document.getElementById('undo-why').hidden") is False
+        assert "other people" in table.js("document.getElementById('undo-why').textContent")
+        table.close()
+    page.close()
+
+
+def test_the_ends_are_named_in_a_players_words(server: _Server, browser: Browser) -> None:
+    """The words read from the figure: the number and its side; the Sniff's branches."""
+    layout = Layout.empty().place(Tile(3, 3))
+    layout = layout.place(Tile(1, 3), Point(Tile(3, 3), Side.LINE_A))
+    layout = layout.place(Tile(3, 5), Point(Tile(3, 3), Side.LINE_B))
+    figure = render_svg(layout, caption=False).split("\n", 1)[1]
+    page = browser.page()
+    page.go(server.base)
+    words = page.js(
+        f"""(() => {{
+        const box = document.createElement('div');
+        box.innerHTML = {json.dumps(figure)};
+        document.body.append(box);
+        const found = pointWordsOf(box.querySelector('svg'));
+        box.remove();
+        return Object.fromEntries(found);
+        }})()"""
+    )
+    assert words == {
+        "[1|3] low": "the 1 on the left",
+        "[3|3] branch_a": "the Sniff's upper branch",
+        "[3|3] branch_b": "the Sniff's lower branch",
+        "[3|5] high": "the 5 on the right",
+    }
+    page.close()

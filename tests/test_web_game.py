@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from american_sniff import Place, new_match, view_for
-from american_sniff.web.game import Game, GameError, bot_seed, new_setup
+from american_sniff.web.game import Game, GameError, Setup, bot_seed, new_setup
 from american_sniff.web.hosting import SPECTATOR, viewer_document
 from american_sniff.web.store import LogEntry, Store
 
@@ -224,3 +224,35 @@ def test_the_seat_that_goes_out_waits_to_see_that_rounds_settlement(stores: Stor
             assert game.waiting_for() == [0]
             assert not game.bot_to_move()
     assert ended_by_me
+
+
+@pytest.mark.parametrize(
+    ("names", "words"),
+    [
+        ("Ana", "one name per seat"),
+        (["Ana"], "one name per seat"),
+        (["Ana", 7], "a name is text"),
+        (["A" * 25, ""], "at most 24 printable"),
+        (["Ana\x1b[2J", ""], "at most 24 printable"),
+        (["Ana", "Bo"], "a bot's seat takes no name"),
+    ],
+)
+def test_a_wrong_name_says_what_is_wrong(names: object, words: str) -> None:
+    """Names: one per seat, short printable text, none for a bot."""
+    with pytest.raises(GameError, match=re.escape(words)):
+        new_setup(2, ["human", "greedy"], 1, names)
+
+
+def test_names_are_trimmed_and_survive_a_reload(stores: Stores) -> None:
+    """A seat's name is kept with the setup, trimmed; a setup stored without names has ''."""
+    store = stores(":memory:")
+    setup = new_setup(3, ["human", "greedy", "human"], 1, ["  Ana  Maria ", "", "Bo"])
+    assert [s.name for s in setup.seats] == ["Ana Maria", "", "Bo"]
+    game = Game.create(store, setup)
+    again = Game.load(store, game.id)
+    assert again is not None
+    assert [s.name for s in again.setup.seats] == ["Ana Maria", "", "Bo"]
+    old = setup.to_dict()
+    for seat in old["seats"]:
+        del seat["name"]  # a match stored before names
+    assert [s.name for s in Setup.from_dict(old).seats] == ["", "", ""]

@@ -418,3 +418,57 @@ def test_a_match_between_people_refuses_a_chosen_seed(client: TestClient) -> Non
         assert str(game.setup.seed) not in json.dumps(first)  # no player is told it
         assert str(game.setup.seed) not in json.dumps(made)
     assert len(seeds) == 3  # a fresh draw of the generator each time
+
+
+def test_names_reach_the_links_and_every_payload(client: TestClient) -> None:
+    """The names given at the setup are in the links and in each seat's messages."""
+    body = {"players": 2, "seats": ["human", "human"], "names": ["Ana", "Bo"]}
+    response = client.post("/api/matches", json=body)
+    assert response.status_code == 201, response.text
+    made = response.json()
+    assert [s["name"] for s in made["seats"]] == ["Ana", "Bo"]
+    with client.websocket_connect(f"/ws/{made['id']}") as ws:
+        message = _hello(ws, _token(made["seats"][1]["url"]))
+        assert message["names"] == ["Ana", "Bo"]
+    refused = client.post(
+        "/api/matches", json={"players": 2, "seats": ["human", "greedy"], "names": ["Ana", "X"]}
+    )
+    assert refused.status_code == 400
+    assert "takes no name" in refused.json()["error"]
+
+
+def test_a_rematch_keeps_the_seats_links_and_names(client: TestClient, db: Path) -> None:
+    """Once over, a match's rematch: the same tokens and names, a new seed; one per match."""
+    body = {"players": 2, "seats": ["human", "human"], "names": ["Ana", "Bo"]}
+    made = client.post("/api/matches", json=body).json()
+    game = _game(client, made["id"])
+    tokens = [_token(s["url"]) for s in made["seats"]]
+    with client.websocket_connect(f"/ws/{made['id']}") as ws:
+        _hello(ws, tokens[1])
+        ws.send_text(json.dumps({"type": "rematch"}))
+        assert ws.receive_json() == {
+            "type": "error",
+            "message": "a rematch is offered once the match is over",
+        }
+    while game.state.winner is None:  # both people's moves: the first legal one each time
+        game.play(view_for(game.state, game.state.turn).legal_moves[0])
+    with client.websocket_connect(f"/ws/{made['id']}") as ws:
+        assert _hello(ws, tokens[1])["rematch"] is None
+        ws.send_text(json.dumps({"type": "rematch"}))
+        rematch = ws.receive_json()["rematch"]
+        ws.send_text(json.dumps({"type": "rematch"}))  # asked again: the same one
+        assert ws.receive_json()["rematch"] == rematch
+    again = _game(client, rematch)
+    assert again.seq == 0
+    assert [s.token for s in again.setup.seats] == tokens
+    assert [s.name for s in again.setup.seats] == ["Ana", "Bo"]
+    assert again.setup.spectator == game.setup.spectator
+    assert again.setup.seed != game.setup.seed
+    # A server started again on the same database gives the same rematch.
+    with TestClient(create_app(Store(db), bot_delay=0)) as restarted:
+        with restarted.websocket_connect(f"/ws/{made['id']}") as ws:
+            _hello(ws, tokens[0])
+            ws.send_text(json.dumps({"type": "rematch"}))
+            assert ws.receive_json()["rematch"] == rematch
+        with restarted.websocket_connect(f"/ws/{rematch}") as ws:
+            assert _hello(ws, tokens[0])["you"] == 0

@@ -27,7 +27,10 @@ Routes:
   the event of the last action as that viewer sees it
   (:func:`~american_sniff.views.event_for`), and pictures made from the view
   (the table and the tallies), and nothing else. The browser sends ``move``
-  (with the ``seq`` it saw), ``hint``, ``undo`` and ``continue``.
+  (with the ``seq`` it saw), ``hint``, ``undo``, ``continue`` and, once the
+  match is over, ``rematch``: a new match with the same seats, links and
+  names and a fresh seed (one per match, however many ask), whose id every
+  payload then names as ``rematch``.
 """
 
 from __future__ import annotations
@@ -89,6 +92,7 @@ class Server:
         self._locks: dict[str, asyncio.Lock] = {}
         self._sockets: dict[str, dict[WebSocket, int | str]] = {}
         self._drivers: dict[str, asyncio.Task[None]] = {}
+        self._rematches: dict[str, str] = {}
 
     # -- games -------------------------------------------------------------------------
 
@@ -108,7 +112,7 @@ class Server:
     def links(self, game: Game, base: str) -> dict[str, Any]:
         """Each human seat's link and the spectator link of ``game``."""
         seats = [
-            {"seat": n, "kind": s.kind, "url": f"{base}play/{game.id}#{s.token}"}
+            {"seat": n, "kind": s.kind, "name": s.name, "url": f"{base}play/{game.id}#{s.token}"}
             for n, s in enumerate(game.setup.seats)
             if s.token is not None
         ]
@@ -126,6 +130,7 @@ class Server:
             "match": game.id,
             "you": viewer,
             "seats": [s.kind for s in game.setup.seats],
+            "names": [s.name for s in game.setup.seats],
             "view": doc,
             "event": None if game.seq == 0 else event_to_dict(event_for(state, seat)),
             "table": _svg(render_svg(state.layout, caption=False)),
@@ -136,7 +141,25 @@ class Server:
             "waiting_for": game.waiting_for(),
             "can_undo": isinstance(viewer, int) and game.undo_point(viewer) is not None,
             "settled": last is not None,
+            "rematch": self._rematches.get(game.id),
         }
+
+    def rematch(self, game: Game) -> str:
+        """The id of ``game``'s rematch, made the first time it is asked for (under its lock).
+
+        The link is kept in the store's meta table, so that a restarted server
+        gives the same rematch.
+
+        :raises GameError: if the match is not over.
+        """
+        if game.state.winner is None:
+            raise GameError("a rematch is offered once the match is over")
+        candidate = _token()[:12]
+        chosen = self.store.meta(f"rematch {game.id}", candidate)
+        if chosen == candidate:
+            self._games[chosen] = Game.create(self.store, game.setup.again(), chosen)
+        self._rematches[game.id] = chosen
+        return chosen
 
     async def broadcast(self, game: Game) -> None:
         """Send every browser of ``game`` its payload."""
@@ -230,12 +253,14 @@ class Server:
                     game.undo(viewer)
                 elif kind == "continue":
                     game.go_on(viewer)
+                elif kind == "rematch":
+                    self.rematch(game)
                 elif kind == "hint":
                     move = await run_in_threadpool(game.hint, viewer)
                     await socket.send_json({"type": "hint", "move": str(move), "seq": game.seq})
                     return
                 else:
-                    raise GameError("the messages are move, hint, undo and continue")
+                    raise GameError("the messages are move, hint, undo, continue and rematch")
         except GameError as error:
             await socket.send_json({"type": "error", "message": str(error)})
             return
@@ -260,7 +285,7 @@ class Server:
                 "leave out the seed (a chosen seed would tell its chooser every hand)"
             )
         try:
-            setup = new_setup(body.get("players"), seats, body.get("seed"))
+            setup = new_setup(body.get("players"), seats, body.get("seed"), body.get("names"))
         except GameError as error:
             return _refuse(str(error))
         game = Game.create(self.store, setup)

@@ -34,6 +34,7 @@ from .store import LogEntry, Store, StoredMatch
 __all__ = [
     "BOT_KINDS",
     "HUMAN",
+    "MAX_NAME",
     "Game",
     "GameError",
     "SeatSetup",
@@ -57,6 +58,9 @@ BOT_KINDS: Mapping[str, tuple[str, Mapping[str, Any]]] = MappingProxyType(
     }
 )
 
+#: The longest name a person may give their seat, in characters.
+MAX_NAME = 24
+
 #: The search bot that gives hints.
 HINT_BOT = ("search", {"playouts": 24})
 
@@ -71,10 +75,13 @@ class SeatSetup:
 
     :ivar kind: :data:`HUMAN`, or a name of :data:`BOT_KINDS`.
     :ivar token: The secret in a human seat's link; None for a bot.
+    :ivar name: The name the person at a human seat goes by ("" for none,
+        and always for a bot).
     """
 
     kind: str
     token: str | None
+    name: str = ""
 
     @property
     def is_human(self) -> bool:
@@ -102,9 +109,17 @@ class Setup:
         return {
             "players": self.players,
             "seed": str(self.seed),
-            "seats": [{"kind": s.kind, "token": s.token} for s in self.seats],
+            "seats": [{"kind": s.kind, "token": s.token, "name": s.name} for s in self.seats],
             "spectator": self.spectator,
         }
+
+    def again(self) -> Setup:
+        """The setup of a rematch: the same seats, tokens and names, a fresh random seed.
+
+        The same tokens let every link of this match open the same seat of
+        the rematch.
+        """
+        return attrs.evolve(self, seed=secrets.randbits(64))
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Setup:
@@ -112,20 +127,26 @@ class Setup:
         return cls(
             players=int(data["players"]),
             seed=check_seed(int(data["seed"])),
-            seats=tuple(SeatSetup(s["kind"], s["token"]) for s in data["seats"]),
+            seats=tuple(
+                SeatSetup(s["kind"], s["token"], str(s.get("name", ""))) for s in data["seats"]
+            ),
             spectator=str(data["spectator"]),
         )
 
 
-def new_setup(players: object, kinds: object, seed: object = None) -> Setup:
+def new_setup(players: object, kinds: object, seed: object = None, names: object = None) -> Setup:
     """A setup with fresh tokens for ``kinds`` (one per seat), checked.
 
-    >>> setup = new_setup(2, ["human", "greedy"], seed=1)
-    >>> setup.seats[0].is_human, setup.seats[1].token
-    (True, None)
+    ``names``, if given, holds one name per seat (text of at most
+    :data:`MAX_NAME` characters, no control characters; "" for none); a bot's
+    seat takes no name.
 
-    :raises GameError: if the player count, a seat kind or the seed is wrong,
-        or no seat is human.
+    >>> setup = new_setup(2, ["human", "greedy"], seed=1, names=["Ana", ""])
+    >>> setup.seats[0].is_human, setup.seats[0].name, setup.seats[1].token
+    (True, 'Ana', None)
+
+    :raises GameError: if the player count, a seat kind, a name or the seed
+        is wrong, or no seat is human.
     """
     if players not in (2, 3, 4) or isinstance(players, bool) or not isinstance(players, int):
         raise GameError(f"a match has 2, 3 or 4 players, not {players!r}")
@@ -138,6 +159,7 @@ def new_setup(players: object, kinds: object, seed: object = None) -> Setup:
             )
     if HUMAN not in kinds:
         raise GameError("at least one seat must be played by a person")
+    given = _names(names, kinds)
     if seed is None:
         seed = secrets.randbits(64)
     try:
@@ -148,10 +170,30 @@ def new_setup(players: object, kinds: object, seed: object = None) -> Setup:
         players=players,
         seed=seed,
         seats=tuple(
-            SeatSetup(kind, secrets.token_urlsafe(16) if kind == HUMAN else None) for kind in kinds
+            SeatSetup(kind, secrets.token_urlsafe(16) if kind == HUMAN else None, name)
+            for kind, name in zip(kinds, given, strict=True)
         ),
         spectator=secrets.token_urlsafe(16),
     )
+
+
+def _names(names: object, kinds: list[Any] | tuple[Any, ...]) -> list[str]:
+    """The checked names of the seats (spaces trimmed), one per seat."""
+    if names is None:
+        return [""] * len(kinds)
+    if not isinstance(names, (list, tuple)) or len(names) != len(kinds):
+        raise GameError(f"give one name per seat ({len(kinds)}), or none")
+    checked = []
+    for kind, name in zip(kinds, names, strict=True):
+        if not isinstance(name, str):
+            raise GameError(f"a name is text, not {name!r}")
+        name = " ".join(name.split())  # noqa: PLW2901 - the name as it is kept
+        if len(name) > MAX_NAME or any(not c.isprintable() for c in name):
+            raise GameError(f"a name is at most {MAX_NAME} printable characters")
+        if name and kind != HUMAN:
+            raise GameError("a bot's seat takes no name")
+        checked.append(name)
+    return checked
 
 
 def bot_seed(seed: int, seat: int, seq: int) -> int:
@@ -182,9 +224,9 @@ class Game:
             self._replay(entry)
 
     @classmethod
-    def create(cls, store: Store, setup: Setup) -> Game:
-        """A new match with ``setup``, stored in ``store``."""
-        match_id = secrets.token_urlsafe(9)
+    def create(cls, store: Store, setup: Setup, match_id: str | None = None) -> Game:
+        """A new match with ``setup``, stored in ``store`` (a fresh id unless one is given)."""
+        match_id = secrets.token_urlsafe(9) if match_id is None else match_id
         created = time.time()
         store.create(match_id, created, setup.to_dict())
         return cls(StoredMatch(match_id, created, setup.to_dict(), ()), store)

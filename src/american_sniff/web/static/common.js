@@ -96,3 +96,68 @@ function fitFigure(svg) {
   if (natural) svg.style.maxWidth = `${Math.round(natural * 1.15)}px`;
   svg.style.marginInline = "auto";
 }
+
+// The number on an open point, from its engine name: "[1|4] high" is a 4.
+function pointNumber(point) {
+  const match = /^\[(\d)\|(\d)\] (\w+)$/.exec(point);
+  if (!match) return null;
+  return Number(match[3] === "high" ? match[2] : match[1]);
+}
+
+// The centre of an SVG element's box, in the figure's own units.
+function svgCentre(node) {
+  const box = node.getBBox();
+  return [box.x + box.width / 2, box.y + box.height / 2];
+}
+
+// A player's words for every open point of a drawn table figure (the
+// library's render_svg), by the point's engine name: "the 1 on the right",
+// "the Sniff's upper branch". Where the point lies is read from the figure,
+// against the opening tile, the first its title names (for the Sniff's
+// branches, against the Sniff).
+function pointWordsOf(svg) {
+  const words = new Map();
+  const title = svg ? svg.querySelector(":scope > title") : null;
+  const first = title ? /\[\d\|\d\]/.exec(title.textContent) : null;
+  if (!first) return words;
+  const opener = svg.querySelector(`g.tile[data-tile="${CSS.escape(first[0])}"] rect`);
+  const sniffRect = svg.querySelector("g.tile.sniff rect");
+  if (!opener) return words;
+  const [ox, oy] = svgCentre(opener);
+  for (const group of svg.querySelectorAll("g.point")) {
+    const point = group.dataset.point;
+    const circle = group.querySelector("circle");
+    const [cx, cy] = [Number(circle.getAttribute("cx")), Number(circle.getAttribute("cy"))];
+    if (/ branch_[ab]$/.test(point) && sniffRect) {
+      const [sx, sy] = svgCentre(sniffRect);
+      const across = Math.abs(cx - sx) > Math.abs(cy - sy);
+      const where = across ? (cx < sx ? "left" : "right") : (cy < sy ? "upper" : "lower");
+      words.set(point, `the Sniff's ${where} branch`);
+      continue;
+    }
+    const dx = cx - ox, dy = cy - oy;
+    const where = Math.abs(dx) >= Math.abs(dy) ? (dx < 0 ? "on the left" : "on the right")
+      : (dy < 0 ? "at the top" : "at the bottom");
+    words.set(point, `the ${pointNumber(point)} ${where}`);
+  }
+  // Two points with the same words (an arm that turned back): tell them apart.
+  const counts = new Map();
+  for (const text of words.values()) counts.set(text, (counts.get(text) || 0) + 1);
+  for (const [point, text] of words) {
+    if (counts.get(text) > 1) words.set(point, `${text} (${point.split(" ")[0]})`);
+  }
+  return words;
+}
+
+
+// A placement's join in a player's words: "[4|6] on [1|4] high" is "on the 4
+// of [1|4]"; a double's in-line side is "on the double [3|3]" (or "the Sniff"),
+// a branch "on a branch of the Sniff [3|3]".
+function joinWords(move, sniff) {
+  const match = /^\[\d\|\d\] on (\[(\d)\|(\d)\]) (\w+)$/.exec(move);
+  if (!match) return null;
+  const [, tile, low, high, side] = match;
+  if (side === "low" || side === "high") return `on the ${side === "low" ? low : high} of ${tile}`;
+  if (side.startsWith("branch")) return `on a branch of the Sniff ${tile}`;
+  return tile === sniff ? `on the Sniff ${tile}` : `on the double ${tile}`;
+}

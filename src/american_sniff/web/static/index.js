@@ -8,20 +8,49 @@ function seatRows() {
   const players = Number($("players").value);
   const box = $("seat-rows");
   const before = [...box.querySelectorAll("select")].map((s) => s.value);
+  const names = [...box.querySelectorAll("input.name")].map((s) => s.value);
   box.replaceChildren();
   for (let seat = 0; seat < players; seat++) {
     const select = el("select", { id: `seat-${seat}`, name: `seat-${seat}` },
       ...KINDS.map((k) => el("option", { value: k, text: k === "human" ? "a person" : `${k} bot` })));
     select.value = before[seat] || (seat === 0 ? "human" : "search");
+    // A person's seat takes a name (at most 24 characters), shown to everyone at the table.
+    const name = el("input", {
+      id: `name-${seat}`, class: "name", maxlength: "24", autocomplete: "off",
+      placeholder: "name (optional)", "aria-label": `Seat ${seat}: the person's name`,
+    });
+    name.value = names[seat] || "";
+    const showName = () => { name.hidden = select.value !== "human"; };
+    select.addEventListener("change", showName);
+    showName();
     const team = players === 4 ? ` (partner of seat ${(seat + 2) % 4})` : "";
-    box.append(el("div", { class: "row" }, el("label", { for: `seat-${seat}`, text: `Seat ${seat}${team}` }), select));
+    box.append(el("div", { class: "row" },
+      el("label", { for: `seat-${seat}`, text: `Seat ${seat}${team}` }), select, name));
   }
 }
 
+// Copy a link to the clipboard; the button says whether it worked.
+async function copyLink(button, input) {
+  let copied = false;
+  try {
+    await navigator.clipboard.writeText(input.value);
+    copied = true;
+  } catch {
+    input.focus();
+    input.select();
+    copied = document.execCommand && document.execCommand("copy");
+  }
+  button.textContent = copied ? "Copied" : "Select the link and copy it";
+  button.dataset.copied = copied ? "yes" : "no";
+}
+
 function linkRow(label, url) {
-  return el("div", {},
+  const input = el("input", { value: url, readonly: "", "aria-label": label, onfocus: (e) => e.target.select() });
+  const copy = el("button", { type: "button", class: "copy", "aria-label": `Copy the link: ${label}`, text: "Copy" });
+  copy.addEventListener("click", () => copyLink(copy, input));
+  return el("div", { class: "link" },
     el("div", {}, el("strong", { text: label }), " ", el("a", { href: url, text: "open", target: "_blank" })),
-    el("input", { value: url, readonly: "", "aria-label": label, onfocus: (e) => e.target.select() }));
+    el("div", { class: "row" }, input, copy));
 }
 
 $("players").addEventListener("change", seatRows);
@@ -30,17 +59,21 @@ $("setup").addEventListener("submit", async (event) => {
   $("error").textContent = "";
   const players = Number($("players").value);
   const seats = [];
-  for (let seat = 0; seat < players; seat++) seats.push($(`seat-${seat}`).value);
+  const names = [];
+  for (let seat = 0; seat < players; seat++) {
+    seats.push($(`seat-${seat}`).value);
+    names.push(seats[seat] === "human" ? $(`name-${seat}`).value.trim() : "");
+  }
   const seed = $("seed").value.trim();
   try {
     const made = await fetchJson("/api/matches", {
       method: "POST",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ players, seats, seed: seed === "" ? null : seed }),
+      body: JSON.stringify({ players, seats, names, seed: seed === "" ? null : seed }),
     });
     const links = $("links");
     links.replaceChildren(
-      ...made.seats.map((s) => linkRow(`Seat ${s.seat}`, s.url)),
+      ...made.seats.map((s) => linkRow(`Seat ${s.seat}${s.name ? ` (${s.name})` : ""}`, s.url)),
       linkRow("Spectators", made.spectator));
     $("links-panel").hidden = false;
     if (made.seats.length === 1) location.href = made.seats[0].url;

@@ -10,6 +10,11 @@ let selected = null;    // the tile picked in the hand, as text
 let hint = null;        // the move the hint button suggested
 let closedRound = 0;    // a spectator's last settlement closed
 let closedEnd = false;  // the match's end closed
+let words = new Map();  // a player's words for each open point, by its engine name
+let notation = localStorage.getItem("sniff-notation") === "yes";  // engine names instead
+let drawnSeq = null;    // the seq the table was last drawn at
+let freshTiles = new Set();  // tiles new on the table in the last state received
+let askedRematch = false;    // this page asked for the rematch: it goes there when made
 
 const $ = (id) => document.getElementById(id);
 
@@ -17,18 +22,31 @@ function prettySide(text) {
   return text.replace(/_a\b/, " A").replace(/_b\b/, " B");
 }
 
+// How an open point is named to the player: in words, or in the engine's notation.
+function pointName(point) {
+  return notation ? prettySide(point) : words.get(point) || prettySide(point);
+}
+
+// Where a move goes, in the player's words ("on the 4 on the right").
+function moveWhere(move) {
+  if (move.endsWith(" opens")) return "open the round";
+  return `on ${pointName(move.split(" on ")[1])}`;
+}
+
 function seatName(seat, withKind) {
   if (!current) return `seat ${seat}`;
   const view = current.view;
   const kind = current.seats[seat];
   if (seat === current.you) return "you";
-  let name = `seat ${seat}`;
+  const given = (current.names || [])[seat];
+  const notes = given ? [`seat ${seat}`] : [];
   if (view.players === 4 && typeof current.you === "number" && (current.you + 2) % 4 === seat) {
-    name += " (your partner)";
-  } else if (withKind) {
-    name += ` (${kindName(kind)})`;
+    notes.push("your partner");
+  } else if (withKind && !given) {  // a name is a person's: no need to say so
+    notes.push(kindName(kind));
   }
-  return name;
+  const name = given || `seat ${seat}`;
+  return notes.length ? `${name} (${notes.join(", ")})` : name;
 }
 
 function capital(text) {
@@ -52,8 +70,9 @@ function actionText(action) {
   }
   if (move === "pass") return `${who} passed.`;
   const scored = action.points ? `, scores ${action.points}` : "";
+  const join = notation ? null : joinWords(move, current.view.table.sniff);
   const verb = move.endsWith(" opens") ? `${who} opened with ${move.split(" ")[0]}`
-    : `${who} placed ${prettySide(move)}`;
+    : `${who} placed ${join ? `${move.split(" ")[0]} ${join}` : prettySide(move)}`;
   return `${verb}: sum ${action.end_sum}${scored}.`;
 }
 
@@ -97,7 +116,15 @@ function receive(message) {
     selected = null;
     hint = null;
   }
+  if (message.type === "state") {
+    const before = new Set(current ? placedTiles(current.view) : []);
+    freshTiles = new Set(current ? placedTiles(message.view).filter((t) => !before.has(t)) : []);
+  }
   current = message;
+  if (askedRematch && message.rematch) {
+    location.href = `/play/${message.rematch}#${encodeURIComponent(token)}`;
+    return;
+  }
   document.body.dataset.connected = "yes";
   draw();
 }
@@ -110,11 +137,34 @@ function myMoves() {
   return (view.previews || []).map((p) => ({ move: p.move, preview: p }));
 }
 
+// The tiles on the table, as text, in the order they were placed.
+function placedTiles(view) {
+  return view.table.placements.map((p) => p.split(" ")[0]);
+}
+
+// What just happened: the placements since the start of your last turn (for
+// a spectator, of the last turn of every seat), as {tile, seat, points}.
+function recentPlacements(view) {
+  const history = view.history;
+  let start = Math.max(0, history.length - view.players);
+  if (typeof current.you === "number") {
+    start = 0;
+    let at = history.length - 1;
+    while (at >= 0 && !(history[at].seat === current.you && history[at].move !== "draw")) at--;
+    // back over the draws of that turn
+    while (at > 0 && history[at - 1].seat === current.you && history[at - 1].move === "draw") at--;
+    if (at >= 0) start = at;
+  }
+  return history.slice(start)
+    .filter((a) => a.move !== "draw" && a.move !== "pass")
+    .map((a) => ({ tile: a.move.split(" ")[0], seat: a.seat, points: a.points || 0 }));
+}
+
 // Which control had the focus, by what names it again after a redraw.
 function focusKey() {
   const node = document.activeElement;
   if (!node || node === document.body) return null;
-  for (const name of ["data-move", "data-tile", "id"]) {
+  for (const name of ["data-move", "data-tile", "data-point", "id"]) {
     const value = node.getAttribute && node.getAttribute(name);
     if (value) return [name, value];
   }
@@ -141,9 +191,12 @@ function drawAll() {
   if (selected && !playable.has(selected)) selected = null;
   document.body.dataset.seq = view.seq;
   document.body.dataset.turn = (view.legal_moves || []).length > 0 ? "mine" : "other";
-  $("who").textContent = current.you === "spectator" ? "Watching" : `You are seat ${current.you}`;
+  const myName = typeof current.you === "number" ? (current.names || [])[current.you] : "";
+  $("who").textContent = current.you === "spectator" ? "Watching"
+    : `You are seat ${current.you}${myName ? ` (${myName})` : ""}`;
   drawStatus(view, moves);
   drawTable(moves);
+  drawHint(moves);
   drawSum(view);
   drawHand(view, playable);
   drawChoices(moves);
@@ -163,7 +216,7 @@ function drawStatus(view, moves) {
   const status = $("status");
   status.className = "";
   if (view.winner !== null) {
-    status.textContent = `The match is over: ${sideLabel(view.winner)} won.`;
+    status.textContent = `${verdict(view)}The match is over: ${sideLabel(view.winner)} won.`;
   } else if (current.waiting_for.length && !moves.length) {
     const names = current.waiting_for.map((s) => seatName(s, false)).join(", ");
     status.textContent = `Waiting for ${names} to go on from the settlement.`;
@@ -181,8 +234,16 @@ function drawStatus(view, moves) {
 
 function drawTable(moves) {
   const box = $("table");
+  const view = current.view;
   box.innerHTML = current.table;
-  fitFigure(box.querySelector("svg"));
+  const svg = box.querySelector("svg");
+  fitFigure(svg);
+  words = pointWordsOf(svg);
+  if (svg) {
+    svg.setAttribute("role", "group");
+    svg.setAttribute("aria-label", "The table");
+    markRecent(svg, view);
+  }
   const mine = selected ? moves.filter((m) => m.move.split(" ")[0] === selected) : [];
   const byPoint = new Map();
   for (const m of mine) {
@@ -195,14 +256,38 @@ function drawTable(moves) {
       cx: circle.getAttribute("cx"), cy: circle.getAttribute("cy"), r: 20, class: "hit",
     });
     group.append(hit);
-    const m = byPoint.get(group.dataset.point);
-    if (!m) continue;
+    const point = group.dataset.point;
+    const title = group.querySelector("title") || svgEl("title", {});
+    title.textContent = `${prettySide(point)} (the engine's name)`;
+    group.append(title);
+    // Every open point is a control the keyboard reaches; those the picked tile
+    // cannot go on say why.
+    group.setAttribute("tabindex", "0");
+    group.setAttribute("role", "button");
+    const m = byPoint.get(point);
+    const counts = `counts ${group.dataset.value}`;
+    if (!m) {
+      group.setAttribute("aria-disabled", "true");
+      const why = selected ? `: ${selected} does not go here` : "";
+      group.setAttribute("aria-label", `${capital(pointName(point))}, ${counts}${why}`);
+      group.addEventListener("click", () => {
+        $("error").textContent = selected ? `${selected} does not go on ${pointName(point)}.`
+          : `Pick a tile of your hand first, then ${pointName(point)}.`;
+      });
+      continue;
+    }
     group.classList.add("legal");
     if (hint === m.move) group.classList.add("chosen");
-    const title = svgEl("title", {});
-    title.textContent = `${prettySide(m.move)}: sum ${m.preview.end_sum}, scores ${m.preview.points}`;
-    group.append(title);
+    const scores = m.preview.points ? `, scores ${m.preview.points}` : ", scores 0";
+    group.setAttribute("aria-label",
+      `Place ${selected} on ${pointName(point)}: sum ${m.preview.end_sum}${scores}`);
     group.addEventListener("click", () => play(m.move));
+    group.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" || event.key === " ") {
+        event.preventDefault();
+        play(m.move);
+      }
+    });
   }
   const opening = mine.find((m) => m.move.endsWith(" opens"));
   const open = $("open-here");
@@ -211,9 +296,76 @@ function drawTable(moves) {
     open.textContent = `Open the round with ${selected} (sum ${opening.preview.end_sum}, scores ${opening.preview.points})`;
     open.onclick = () => play(opening.move);
   }
-  if (!current.view.table.placements.length && !opening) {
+  if (!view.table.placements.length && !opening) {
     box.innerHTML = '<p class="muted" style="padding:24px;text-align:center">The table is empty.</p>';
   }
+  drawnSeq = view.seq;
+}
+
+// Seat tints for what just happened (each at least 4.5:1 on white).
+const SEAT_COLOURS = ["#1565c0", "#6a1b9a", "#2e7d32", "#b45309"];
+
+// What just happened on the table: each placement since your last turn gets
+// its seat's tint and, as a mark that is not a colour, a badge with the seat's
+// number; the points it scored show beside it ("+10"). A tile new since the
+// last state moves in (not under prefers-reduced-motion: see the stylesheet).
+function markRecent(svg, view) {
+  const recent = recentPlacements(view);
+  const again = drawnSeq === view.seq;  // a redraw of the same state: no new movement
+  svg.classList.toggle("settled", again);
+  const fresh = [];
+  for (const { tile, seat, points } of recent) {
+    const group = svg.querySelector(`g.tile[data-tile="${CSS.escape(tile)}"]`);
+    if (!group) continue;
+    const rect = group.querySelector("rect");
+    const colour = SEAT_COLOURS[seat % SEAT_COLOURS.length];
+    group.classList.add("recent", `by-seat-${seat}`);
+    group.dataset.seat = seat;
+    if (freshTiles.has(tile)) {
+      group.classList.add("fresh");
+      fresh.push(tile);
+    }
+    const x = Number(rect.getAttribute("x")), y = Number(rect.getAttribute("y"));
+    const w = Number(rect.getAttribute("width")), h = Number(rect.getAttribute("height"));
+    group.append(svgEl("rect", {
+      x: x - 2, y: y - 2, width: w + 4, height: h + 4, rx: 5, class: "recent-ring",
+      fill: "none", stroke: colour, "stroke-width": 3,
+    }));
+    const badge = svgEl("g", { class: "seat-badge" });
+    badge.append(svgEl("circle", { cx: x + 2, cy: y + 2, r: 8, fill: colour }));
+    const number = svgEl("text", {
+      x: x + 2, y: y + 6, "text-anchor": "middle", "font-size": 11, "font-weight": "bold",
+      fill: "#ffffff",
+    });
+    number.textContent = String(seat);
+    badge.append(number);
+    group.append(badge);
+    const title = group.querySelector("title");
+    if (title) title.textContent += `, placed by ${seatName(seat, false)}${points ? `, scored ${points}` : ""}`;
+    if (points) {
+      // Beside an upright tile, above one that lies across: off the arm's line.
+      const upright = h > w;
+      const gain = svgEl("text", {
+        x: upright ? x + w + 5 : x + w / 2, y: upright ? y + h / 2 + 5 : y - 6,
+        "text-anchor": upright ? "start" : "middle", "font-size": 15, "font-weight": "bold",
+        class: "gain", fill: "#1b5e20",
+      });
+      gain.textContent = `+${points}`;
+      svg.append(gain);
+    }
+  }
+  document.body.dataset.fresh = fresh.join(" ");
+}
+
+// The hint in words, in a live region: a screen reader reads it out.
+function drawHint(moves) {
+  const line = $("hint-text");
+  const m = hint ? moves.find((x) => x.move === hint) : null;
+  const text = m
+    ? `Hint: play ${hint.split(" ")[0]} ${moveWhere(hint)} (sum ${m.preview.end_sum}, scores ${m.preview.points}).`
+    : "";
+  if (line.textContent !== text) line.textContent = text;
+  line.title = m ? prettySide(hint) : "";
 }
 
 function drawSum(view) {
@@ -223,13 +375,19 @@ function drawSum(view) {
     line.textContent = "";
     return;
   }
-  const ends = table.contributions.map((c) => `${prettySide(c.point)} ${c.value}`).join(" + ");
+  const ends = table.contributions.map((c) => {
+    const number = pointNumber(c.point);
+    return `${pointName(c.point)}${number === c.value ? "" : ` (counts ${c.value})`}`;
+  }).join(" + ");
   const last = view.last_action;
   // At a round's start the last action is the one that ended the round before.
   const placed = last && last.end_sum !== null && view.history.length ? last : null;
   // replaceChildren writes a null as the text "null": leave it out instead.
   line.replaceChildren(
-    el("span", { text: `Counted ends: ${ends || "none"} = ${table.end_sum}. ` }),
+    el("span", {
+      text: `Counted ends: ${ends || "none"} = ${table.end_sum}. `,
+      title: table.contributions.map((c) => `${prettySide(c.point)} ${c.value}`).join(" + "),
+    }),
     ...(placed
       ? [el("span", { class: "points", text: `The last placement scored ${placed.points}.` })]
       : []),
@@ -261,9 +419,9 @@ function drawChoices(moves) {
   box.replaceChildren();
   if (!selected) return;
   for (const m of moves.filter((x) => x.move.split(" ")[0] === selected)) {
-    const text = m.move.endsWith(" opens") ? "open the round" : `on ${prettySide(m.move.split(" on ")[1])}`;
+    const text = moveWhere(m.move);
     box.append(el("button", {
-      type: "button", class: "choice", "data-move": m.move,
+      type: "button", class: "choice", "data-move": m.move, title: prettySide(m.move),
       onclick: () => play(m.move),
       text: `${text}: sum ${m.preview.end_sum}${m.preview.points ? `, scores ${m.preview.points}` : ""}`,
     }));
@@ -302,7 +460,9 @@ function drawLog(view) {
   log.replaceChildren();
   log.append(el("li", { class: "muted", text: `Round ${view.round}: ${seatName(view.opener, false)} ${view.opener === current.you ? "open" : "opens"}.` }));
   for (const action of view.history) {
-    log.append(el("li", { class: action.points ? "score" : "", text: actionText(action) }));
+    log.append(el("li", {
+      class: action.points ? "score" : "", text: actionText(action), title: prettySide(action.move),
+    }));
   }
   log.scrollTop = log.scrollHeight;
 }
@@ -313,6 +473,10 @@ function drawControls(view) {
   $("hint").hidden = !seat;
   $("undo").disabled = !current.can_undo;
   $("undo").hidden = !seat;
+  const people = current.seats.filter((kind) => kind === "human").length;
+  $("undo-why").hidden = !seat || people < 2;
+  $("undo-why").textContent = "Undo is off: with other people at the table, a move once made "
+    + "stays made, since they have already seen it and played on.";
   const over = view.winner !== null;
   const query = `token=${encodeURIComponent(token)}`;
   $("download").hidden = !over;
@@ -369,22 +533,47 @@ function drawSettlement(view, last) {
   };
 }
 
+// "You lost: " before the news of a match you lost (nothing for a spectator).
+function verdict(view) {
+  if (typeof current.you !== "number") return "";
+  const mine = view.players === 4 ? current.you % 2 : current.you;
+  // A win already reads "You won" ("You and your partner won"): only a loss needs saying.
+  return mine === view.winner ? "" : "You lost: ";
+}
+
 function drawEnd(view) {
-  $("settlement-title").textContent = `${capital(sideLabel(view.winner))} won the match in round ${view.round}.`;
+  $("settlement-title").textContent = `${verdict(view)}${verdict(view) ? sideLabel(view.winner) : capital(sideLabel(view.winner))} won the match in round ${view.round}.`;
   const scores = view.scores.map((s, side) => `${capital(sideLabel(side))}: ${s}`).join("; ");
   const query = `token=${encodeURIComponent(token)}`;
+  // A rematch keeps the seats: the same link opens the same seat of the new match.
+  const rematch = current.rematch
+    ? el("a", { id: "rematch-link", href: `/play/${current.rematch}#${encodeURIComponent(token)}`,
+      text: "Join the rematch (the same seats)" })
+    : typeof current.you === "number"
+      ? el("button", {
+        type: "button", id: "rematch", text: "Rematch (the same seats)",
+        onclick: () => { askedRematch = true; send({ type: "rematch" }); },
+      })
+      : null;
   $("settlement-body").replaceChildren(
     el("p", { text: `Final scores: ${scores}. The target was ${view.target}.` }),
     el("p", {},
       el("a", { href: `/api/matches/${matchId}/record?${query}`, download: "", text: "Download the record" }),
       " · ",
       el("a", { href: `/replay#match=${matchId}&${query}`, text: "Watch the replay" })),
+    ...(rematch ? [el("p", {}, rematch)] : []),
   );
   $("go-on").textContent = "Close";
   $("go-on").onclick = () => { closedEnd = true; draw(); };
 }
 
 $("hint").addEventListener("click", () => send({ type: "hint" }));
+$("notation").checked = notation;
+$("notation").addEventListener("change", () => {
+  notation = $("notation").checked;
+  localStorage.setItem("sniff-notation", notation ? "yes" : "no");
+  if (current) draw();
+});
 $("undo").addEventListener("click", () => send({ type: "undo" }));
 document.addEventListener("keydown", (event) => {
   if (event.key === "Enter" && $("settlement").classList.contains("shown")) $("go-on").click();

@@ -19,9 +19,19 @@ function show(at) {
     : "The deal.";
   $("replay-title").textContent = `Action ${index} of ${replay.frames.length - 1}, round ${frame.round}. ${what}`;
   $("replay-frame").innerHTML = frame.table;
-  fitFigure($("replay-frame").querySelector("svg"));
-  const ends = frame.ends.map((e) => e.replace(/_a\b/, " A").replace(/_b\b/, " B")).join(" + ");
+  const svg = $("replay-frame").querySelector("svg");
+  fitFigure(svg);
+  // The ends in a player's words ("the 1 on the right"), the engine's names as the tooltip.
+  const words = pointWordsOf(svg);
+  const engine = frame.ends.map((e) => e.replace(/_a\b/, " A").replace(/_b\b/, " B")).join(" + ");
+  const ends = frame.ends.map((e) => {
+    const at = e.lastIndexOf(" ");
+    const point = e.slice(0, at), value = Number(e.slice(at + 1));
+    const name = words.get(point) || point;
+    return pointNumber(point) === value ? name : `${name} (counts ${value})`;
+  }).join(" + ");
   $("replay-ends").textContent = frame.ends.length ? `Counted ends: ${ends} = ${frame.end_sum}.` : "";
+  $("replay-ends").title = engine;
   const scores = frame.scores.map((s, side) => `${sideName(players, side)} ${s}`).join("; ");
   $("replay-sum").textContent = `Scores: ${scores}.` + (frame.stock_size === null ? "" : ` Stock: ${frame.stock_size}.`);
   $("replay-hands").replaceChildren(...frame.hands.map((hand, seat) => el("div", { class: "seat" + (frame.turn === seat ? " turn" : "") },
