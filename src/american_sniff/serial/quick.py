@@ -48,14 +48,14 @@ from typing import TYPE_CHECKING, Any, TypeVar, get_origin
 
 import attrs
 
-from ._json import DealDoc, deprecated, read_u64, u64_text
-from .deal import tile_index
-from .errors import InvalidState
-from .layout import Layout, placed
-from .moves import Draw, Move, Place, parse_move
-from .replayer import IllegalPlacement, replay_table
-from .rules import RULES_VERSION, side_of
-from .state import (
+from .._json import DealDoc, deprecated, read_u64, u64_text
+from ..deal import tile_index
+from ..errors import InvalidState
+from ..layout import Layout, placed
+from ..moves import Draw, Move, Place, parse_move
+from ..replayer import IllegalPlacement, replay_table
+from ..rules import RULES_VERSION, side_of
+from ..state import (
     Action,
     ActionLog,
     Deal,
@@ -69,8 +69,8 @@ from .state import (
     previous_node,
     round_log_of,
 )
-from .tiles import ALL_TILES, Tile, parse_tile
-from .validation import replayed_tables, validate_state
+from ..tiles import ALL_TILES, Tile, parse_tile
+from ..validation import replayed_tables, validate_state
 
 if TYPE_CHECKING:
     import cattrs
@@ -148,7 +148,8 @@ def format_schema(name: str) -> dict[str, Any]:
         raise ValueError(f"no schema named {name!r}; the schemas are {', '.join(SCHEMA_NAMES)}")
     from importlib import resources  # noqa: PLC0415 - only schema users need it
 
-    text = resources.files(__package__).joinpath(f"schemas/{name}.schema.json").read_text("utf-8")
+    schemas = resources.files("american_sniff").joinpath("schemas")
+    text = schemas.joinpath(f"{name}.schema.json").read_text("utf-8")
     schema: dict[str, Any] = json.loads(text)
     return schema
 
