@@ -59,22 +59,22 @@ from typing import TYPE_CHECKING, Any, Final, overload
 
 import attrs
 
-from . import rules
-from ._fast import OPEN, PLACE
-from ._view_docs import (
+from .. import rules
+from .._fast import OPEN, PLACE
+from .._view_docs import (
     EventDoc,
     GeometryDoc,
     ViewDoc,
     ViewRoundDoc,
 )
-from .engine import legal_moves
-from .errors import InvalidState, InvalidView
-from .layout import WORTH_OF_KEY, Layout, end_sum_after, is_lone_double
-from .moves import Draw, Move, Pass, Place, parse_move
-from .points import POINT_OF_KEY
-from .replayer import round_tables, table_after
-from .rules import TARGET
-from .serial import (
+from ..engine import legal_moves
+from ..errors import InvalidState, InvalidView
+from ..layout import WORTH_OF_KEY, Layout, end_sum_after, is_lone_double
+from ..moves import Draw, Move, Pass, Place, parse_move
+from ..points import POINT_OF_KEY
+from ..replayer import round_tables, table_after
+from ..rules import TARGET
+from ..serial import (
     LOG_TEXTS,
     SIGNED_PLACEMENTS,
     SIGNED_TABLES,
@@ -91,8 +91,8 @@ from .serial import (
     tile_text,
     tiles_text,
 )
-from .serial import kept_move_text as _move_text
-from .state import (
+from ..serial import kept_move_text as _move_text
+from ..state import (
     Action,
     ActionLog,
     MatchState,
@@ -104,10 +104,10 @@ from .state import (
     node_fields,
     previous_node,
 )
-from .tiles import Tile, parse_tile
+from ..tiles import Tile, parse_tile
 
 if TYPE_CHECKING:
-    from .render.geometry import Geometry, Rect
+    from ..render.geometry import Geometry, Rect
 
 #: The page a view's table is drawn on unless told otherwise, in the drawing's
 #: units: :data:`american_sniff.render.DEFAULT_PAGE` (a test checks they agree;
@@ -258,7 +258,7 @@ class SpectatorView:  # noqa: D101 (the docstring is _SPECTATOR_VIEW_DOC, set be
 
         :raises ValueError: if ``page`` is not None or a pair of positive integers.
         """
-        from .render.geometry import table_geometry  # noqa: PLC0415 (loaded when drawn)
+        from ..render.geometry import table_geometry  # noqa: PLC0415 (loaded when drawn)
 
         return table_geometry(self.layout, page=page)
 
@@ -990,7 +990,7 @@ def geometry_to_dict(geometry: Geometry) -> dict[str, Any]:
     >>> doc["tiles"][0]["rect"], doc["anchors"][0]["point"], doc["anchors"][0]["facing"]
     ([-2, -1, 2, 1], '[1|4] low', 'west')
     """
-    from .render.geometry import HALF  # noqa: PLC0415 (loaded when drawn)
+    from ..render.geometry import HALF  # noqa: PLC0415 (loaded when drawn)
 
     return {
         "page": None if geometry.page is None else list(geometry.page),
@@ -1510,7 +1510,7 @@ def _check_geometry(doc: GeometryDoc, layout: Layout, where: str) -> None:
     page = doc.page
     if page is not None and (len(page) != 2 or min(page) <= 0):
         raise InvalidView(f"{where}.page must be null or two positive integers, got {page}")
-    from .render.geometry import table_geometry  # noqa: PLC0415 (loaded when drawn)
+    from ..render.geometry import table_geometry  # noqa: PLC0415 (loaded when drawn)
 
     made = table_geometry(layout, page=None if page is None else (page[0], page[1]))
     if geometry_to_dict(made) != attrs.asdict(doc):
