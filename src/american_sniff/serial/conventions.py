@@ -15,6 +15,19 @@ from ..moves import Move, parse_move
 from ..rules import RULES_VERSION
 from ..tiles import ALL_TILES, Tile, parse_tile
 
+__all__ = [
+    "FORMAT_VERSION",
+    "MAX_SAFE_INTEGER",
+    "MAX_STATE_BYTES",
+    "SCHEMA_NAMES",
+    "STATE_FORMAT",
+    "format_schema",
+    "move_text",
+    "parse_move_text",
+    "parse_tile_text",
+    "tile_text",
+]
+
 #: The version of the JSON formats; it changes only when a format changes.
 FORMAT_VERSION = 1
 #: The ``format`` of a saved state.

@@ -18,6 +18,13 @@ from ..state import (
 from ..tiles import Tile
 from .conventions import STATE_FORMAT, document_header, move_text, tile_text
 
+__all__ = [
+    "action_to_dict",
+    "action_to_json",
+    "round_result_to_dict",
+    "state_to_dict",
+]
+
 
 def _hands_doc(hands: tuple[tuple[Tile, ...], ...]) -> list[list[str]]:
     return [[tile_text(t) for t in hand] for hand in hands]

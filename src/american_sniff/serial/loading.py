@@ -1,6 +1,7 @@
-"""Loading a state: the front door (:func:`state_from_json`) and the strict reader.
+"""Loading a state: the front door, and the strict reader.
 
-An untrusted text goes to the quick reader (:mod:`american_sniff.serial.quick`)
+:func:`~american_sniff.serial.state_from_json` is the front door. An
+untrusted text goes to the quick reader (:mod:`american_sniff.serial.quick`)
 first and, if it gives way, to the strict reader here, which names the first
 problem; a signed text with a key goes to :mod:`american_sniff.serial.signed`.
 Either way an untrusted state is then checked in full by
@@ -34,6 +35,11 @@ from .parsing import ActionDoc, RoundDoc, StateDoc, read_json, structure
 from .quick import quick_load
 from .signed import signed_parse, signed_state, signed_text
 from .writing import check_key
+
+__all__ = [
+    "action_log_from",
+    "state_from_json",
+]
 
 
 def state_from_json(text: object, *, key: bytes | None = None) -> MatchState:

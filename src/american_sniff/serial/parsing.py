@@ -1,9 +1,10 @@
 """Reading JSON safely: the strict parser and the document classes it is read into.
 
-:func:`read_json` parses a text within bounds; :func:`structure` reads the
-parsed JSON into a document class (:class:`ActionDoc`, :class:`StateDoc`,
-...) with the package's one converter, naming the first problem and where
-it is.
+:func:`~american_sniff.serial.read_json` parses a text within bounds;
+:func:`~american_sniff.serial.structure` reads the parsed JSON into a document
+class (:class:`~american_sniff.serial.ActionDoc`, ``StateDoc``, ...) with the
+package's one converter (:func:`~american_sniff.serial.converter`), naming the
+first problem and where it is.
 """
 
 from __future__ import annotations
@@ -20,6 +21,11 @@ from .conventions import MAX_SAFE_INTEGER
 
 if TYPE_CHECKING:
     import cattrs
+
+__all__ = [
+    "ActionDoc",
+    "read_json",
+]
 
 #: Digits beyond which a number is refused before it is even converted.
 _MAX_DIGITS = 20

@@ -53,6 +53,9 @@ from .writing import (
     round_text,
 )
 
+# Nothing here is public: the package's own modules use these names.
+__all__: list[str] = []
+
 # -- reading, fast --------------------------------------------------------------------
 # An untrusted state text is first read by the quick reader below: the plain
 # JSON parser (in C, no Python call per value) and one pass over the parsed

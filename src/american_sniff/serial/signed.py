@@ -1,8 +1,9 @@
 """The signed reader: a save the library signed, read straight, with no replay.
 
-:func:`signed_text` checks the signature; :func:`signed_parse` and
-:func:`signed_state` build the state from the writers' own text, keeping what
-the next load of the same match will read again.
+What :func:`~american_sniff.serial.state_from_json` does with a key:
+``signed_text`` checks the signature, then ``signed_parse`` and
+``signed_state`` build the state from the writers' own text, keeping what the
+next load of the same match will read again.
 """
 
 from __future__ import annotations
@@ -39,6 +40,9 @@ from .writing import (
     TEXTS_LIMIT,
     signature_of,
 )
+
+# Nothing here is public: the package's own modules use these names.
+__all__: list[str] = []
 
 #: A signature as state_to_json writes it: the HMAC-SHA256 digest in lowercase hex.
 _HEX64 = re.compile(r"[0-9a-f]{64}")

@@ -1,8 +1,10 @@
 """Writing a state's text fast, from pieces kept once made; and signing it.
 
-Also the tables the loads keep for the views (:data:`SIGNED_TABLES`,
-:data:`SIGNED_PLACEMENTS`) and where the writers put the keys that the
-readers cut a text at.
+:func:`~american_sniff.serial.state_to_json` writes the very text that
+``json.dumps`` writes of :func:`~american_sniff.serial.state_to_dict`. Also
+here: the tables the loads keep for the views (``SIGNED_TABLES``,
+``SIGNED_PLACEMENTS``), and where the writers put the keys that the readers
+cut a text at.
 """
 
 from __future__ import annotations
@@ -22,6 +24,10 @@ from ..state import (
 )
 from ..tiles import Tile
 from .conventions import STATE_FORMAT, TILE_JSON, document_header
+
+__all__ = [
+    "state_to_json",
+]
 
 # -- writing, fast --------------------------------------------------------------------
 # The writers below build the text that json.dumps(..., separators=(",", ":"))
