@@ -69,12 +69,7 @@ from .conventions import (
 from .conventions import check_header as check_header
 from .conventions import document_header as document_header
 from .conventions import json_words as json_words
-from .dicts import (
-    action_to_dict,
-    action_to_json,
-    round_result_to_dict,
-    state_to_dict,
-)
+from .dicts import action_to_dict, action_to_json, round_result_to_dict, state_to_dict
 from .dicts import round_result_to_json as round_result_to_json
 from .loading import action_log_from, state_from_json
 from .parsing import ActionDoc, read_json

@@ -10,11 +10,7 @@ from typing import Any
 
 from .._json import deprecated, u64_text
 from ..moves import Place
-from ..state import (
-    Action,
-    MatchState,
-    RoundResult,
-)
+from ..state import Action, MatchState, RoundResult
 from ..tiles import Tile
 from .conventions import STATE_FORMAT, document_header, move_text, tile_text
 

@@ -17,14 +17,7 @@ from ..errors import InvalidState
 from ..layout import Layout, placed
 from ..moves import Place, parse_move
 from ..rules import side_of
-from ..state import (
-    ActionLog,
-    Deal,
-    MatchState,
-    RoundEnd,
-    RoundInfo,
-    RoundResult,
-)
+from ..state import ActionLog, Deal, MatchState, RoundEnd, RoundInfo, RoundResult
 from ..tiles import Tile
 from .conventions import MAX_STATE_BYTES, TILE_OF_TEXT
 from .writing import (

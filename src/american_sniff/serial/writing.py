@@ -15,13 +15,7 @@ from typing import Any
 
 from ..layout import Layout
 from ..moves import Move, Place
-from ..state import (
-    ActionLog,
-    MatchState,
-    RoundResult,
-    log_of,
-    round_log_of,
-)
+from ..state import ActionLog, MatchState, RoundResult, log_of, round_log_of
 from ..tiles import Tile
 from .conventions import STATE_FORMAT, TILE_JSON, document_header
 

@@ -66,14 +66,7 @@ from __future__ import annotations
 from .build import spectator_view, view_for
 from .events import apply_event, event_for
 from .facts import known_voids
-from .model import (
-    EVENT_FORMAT,
-    VIEW_FORMAT,
-    MovePreview,
-    PlayerView,
-    SpectatorView,
-    ViewEvent,
-)
+from .model import EVENT_FORMAT, VIEW_FORMAT, MovePreview, PlayerView, SpectatorView, ViewEvent
 from .model import TABLE_PAGE as TABLE_PAGE
 from .reader import MAX_VIEW_BYTES, event_from_json, view_from_json
 from .writer import event_to_dict, geometry_to_dict, view_to_dict

@@ -2,25 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, overload
+from typing import overload
 
 import attrs
 
 from ..engine import legal_moves
 from ..rules import TARGET
-from ..state import (
-    Action,
-    ActionLog,
-    MatchState,
-    RoundResult,
-    action_node,
-    check_seat,
-    log_of,
-)
-
-if TYPE_CHECKING:
-    pass
-
+from ..state import Action, ActionLog, MatchState, RoundResult, action_node, check_seat, log_of
 from .facts import hidden_log, seen_after
 from .model import PUBLIC_LIMIT, Node, PlayerView, SpectatorView
 from .writer import keep_hidden_text

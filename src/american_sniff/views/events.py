@@ -8,20 +8,12 @@ The event classes themselves are in :mod:`american_sniff.views.model`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, overload
+from typing import Any, overload
 
 import attrs
 
 from ..moves import Draw, Place
-from ..state import (
-    Action,
-    MatchState,
-    action_node,
-)
-
-if TYPE_CHECKING:
-    pass
-
+from ..state import Action, MatchState, action_node
 from .build import view_for
 from .model import PlayerView, SpectatorView, ViewEvent, tile_order, view_log
 

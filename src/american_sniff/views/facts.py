@@ -8,26 +8,14 @@ viewer sees it, each worked out from the node before by one step. See
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from .. import rules
 from ..layout import Layout
 from ..moves import Draw, Pass, Place
 from ..replayer import round_tables, table_after
-from ..serial.writing import (
-    SIGNED_TABLES,
-)
-from ..state import (
-    Action,
-    ActionLog,
-    action_node,
-    node_fields,
-    previous_node,
-)
-
-if TYPE_CHECKING:
-    pass
-
+from ..serial.writing import SIGNED_TABLES
+from ..state import Action, ActionLog, action_node, node_fields, previous_node
 from .model import Node
 
 __all__ = [

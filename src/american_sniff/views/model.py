@@ -16,13 +16,7 @@ from .. import rules
 from ..errors import InvalidView
 from ..layout import Layout, end_sum_after
 from ..moves import Move, Place
-from ..state import (
-    Action,
-    ActionLog,
-    RoundResult,
-    node_fields,
-    previous_node,
-)
+from ..state import Action, ActionLog, RoundResult, node_fields, previous_node
 from ..tiles import Tile
 
 if TYPE_CHECKING:
@@ -340,6 +334,7 @@ setattr(ViewEvent, "__doc__", _VIEW_EVENT_DOC)  # noqa: B010  (see MovePreview)
 
 
 def tile_order(tile: Tile) -> int:
+    """Where ``tile`` goes in a sorted hand: its index (the sort key of hands)."""
     return tile.index
 
 

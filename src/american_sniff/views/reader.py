@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
 
 from .. import rules
-from .._view_docs import (
-    EventDoc,
-    GeometryDoc,
-    ViewDoc,
-    ViewRoundDoc,
-)
+from .._view_docs import EventDoc, GeometryDoc, ViewDoc, ViewRoundDoc
 from ..errors import InvalidState, InvalidView
 from ..layout import Layout
 from ..moves import Draw, Move, Place, parse_move
@@ -31,10 +26,6 @@ from ..state import (
     previous_node,
 )
 from ..tiles import Tile, parse_tile
-
-if TYPE_CHECKING:
-    pass
-
 from .model import EVENT_FORMAT, VIEW_FORMAT, PlayerView, SpectatorView, ViewEvent, tile_order
 from .writer import geometry_to_dict, table_doc
 

@@ -22,15 +22,8 @@ from ..serial.writing import (
     tiles_text,
 )
 from ..serial.writing import kept_move_text as _move_text
-from ..state import (
-    RoundResult,
-    round_log_of,
-)
+from ..state import RoundResult, round_log_of
 from ..tiles import Tile
-
-if TYPE_CHECKING:
-    from ..render.geometry import Geometry, Rect
-
 from .model import (
     EVENT_FORMAT,
     PUBLIC_LIMIT,
@@ -43,6 +36,10 @@ from .model import (
     ended_of,
     view_log,
 )
+
+if TYPE_CHECKING:
+    from ..render.geometry import Geometry, Rect
+
 
 __all__ = [
     "event_to_dict",
@@ -65,6 +62,7 @@ def _placements(layout: Layout) -> list[str]:
 
 
 def table_doc(layout: Layout) -> dict[str, Any]:
+    """The ``table`` object of a view document (the reader checks a view's against it)."""
     return {
         "placements": _placements(layout),
         "open_points": [str(POINT_OF_KEY[key]) for key in layout.open_keys],
