@@ -73,8 +73,8 @@ autodoc_typehints_format = "short"
 # A generic TypeVar is private to its module and has nothing to link to.
 nitpick_ignore = [
     ("py:class", "american_sniff.rng._T"),
-    ("py:class", "american_sniff.serial._T"),
-    ("py:class", "american_sniff.serial._E"),
+    ("py:class", "american_sniff.serial.parsing._T"),
+    ("py:class", "american_sniff.serial.parsing._E"),
     ("py:class", "american_sniff.testing._S"),
 ]
 

@@ -310,7 +310,7 @@ def test_the_private_name_finder_finds_each_kind_of_reach() -> None:
         "def f(state, mine):\n"
         "    return state._log, mine._own, _fast.DRAW, state.__class__\n"
     )
-    found = list(_private_reaches(f"{PACKAGE}.views", tree))
+    found = list(_private_reaches(f"{PACKAGE}.referee", tree))
     assert found == ["line 1: from .state import _action", "line 6: state._log"]
 
 

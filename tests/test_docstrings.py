@@ -78,7 +78,8 @@ def _undocumented(module: ModuleType) -> list[str]:
     return missing
 
 
-#: The public modules the wheel compiles.
+#: The public modules the wheel compiles (the views package is compiled module by
+#: module; its __init__ only re-exports).
 COMPILED_PUBLIC = (
     "actions",
     "engine",
@@ -89,7 +90,12 @@ COMPILED_PUBLIC = (
     "state",
     "tiles",
     "validation",
-    "views",
+    "views.build",
+    "views.events",
+    "views.facts",
+    "views.model",
+    "views.reader",
+    "views.writer",
 )
 
 
@@ -160,7 +166,7 @@ def test_help_on_each_function_and_method_of_a_compiled_module_shows_its_docstri
     for member, first_line, text in texts:
         assert first_line in text, f"help({member}) does not show its docstring:\n{text[:300]}"
         assert " object>" not in text, f"help({member}) shows an object's repr"
-    if name == "views":
+    if name == "views.model":
         # The signature's lines (Python 3.13 writes a long one a parameter a line).
         lines = pydoc.plain(pydoc.render_doc(PlayerView.to_json)).splitlines()[2:12]
         head = " ".join(line.strip() for line in lines)

@@ -263,7 +263,7 @@ def test_signed_saves_loaded_in_turn_read_one_action_each_and_load_as_themselves
     """
     states = random_play(new_match(players, seed=seed), 400, seed)
     texts = [state.to_json(key=KEY) for state in states]
-    serial._SIGNED_HISTORIES.clear()
+    serial.signed._SIGNED_HISTORIES.clear()
     before: MatchState | None = None
     shared = 0
     for state, text in zip(states, texts, strict=True):
@@ -349,7 +349,7 @@ def test_a_list_of_bad_elements_is_refused_at_the_first_one() -> None:
     data = json.loads(new_match(2, seed=1).to_json())
     data["history"] = [{}] * 80_000
     with pytest.raises(cattrs.ClassValidationError) as caught:
-        serial.converter().structure(data, serial._StateDoc)
+        serial.converter().structure(data, serial.parsing.StateDoc)
     (history,) = caught.value.exceptions
     assert isinstance(history, cattrs.IterableValidationError)
     assert len(history.exceptions) == 1

@@ -37,7 +37,7 @@ from scenarios import random_play
 def _strict_only(text: object, monkeypatch: pytest.MonkeyPatch) -> MatchState | str:
     """What the strict reader alone makes of ``text``: the state, or the message."""
     with monkeypatch.context() as patch:
-        patch.setattr(serial, "_quick_load", lambda _: None)
+        patch.setattr(serial.loading, "quick_load", lambda _: None)
         return _outcome(text)
 
 
@@ -68,7 +68,7 @@ def test_every_honest_save_is_read_by_the_quick_reader(
         deals.append(Deal(hands=hands, stock=tiles[players * size :], opener=opener))
     states = random_play(new_match(players, seed=seed, deals=deals), 300, seed)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(serial, "read_json", _refuse_strict)
+        patch.setattr(serial.loading, "read_json", _refuse_strict)
         for state in states[::5] + states[-2:]:
             text = state.to_json(key=b"k" * 16) if signed else state.to_json()
             assert MatchState.from_json(text) == state

@@ -163,7 +163,7 @@ def test_the_information_state_grows_with_the_history() -> None:
 def test_bad_arguments() -> None:
     """Anything but a view, or an unknown segment, is refused clearly.
 
-    In the compiled build (where views.py and observation.py are both
+    In the compiled build (where the views package and observation.py are
     compiled) mypyc's own check refuses a wrong argument first, with its own
     TypeError that names the class expected.
     """

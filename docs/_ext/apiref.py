@@ -18,17 +18,21 @@ therefore
   that are attrs fields: the "Variables" list already says what they are.
 
 **Names of the package.** Classes and functions are documented under the
-package (``american_sniff.Tile``), and autodoc records where they are defined
-(``american_sniff.tiles.Tile``) as an alias by itself. Constants are
-documented in their own module, where autodoc finds their ``#:`` comments;
-when the package re-exports one, its name under the package
-(``american_sniff.ALL_TILES``) is recorded here as an alias, so that both
-spellings link.
+package (``american_sniff.Tile``), or under the subpackage that re-exports
+them (``american_sniff.serial.state_to_json``), and autodoc records where
+they are defined (``american_sniff.tiles.Tile``) as an alias by itself.
+Constants are documented in their own module, where autodoc finds their
+``#:`` comments; each package above that module that re-exports one (in its
+``__all__``) has its name there recorded here as an alias
+(``american_sniff.ALL_TILES``, ``american_sniff.serial.FORMAT_VERSION`` for
+``american_sniff.serial.conventions.FORMAT_VERSION``), so that every
+spelling links.
 
 **Completeness.** Once every page is read, each name in the package's
 ``__all__``, and in the ``__all__`` of each of its modules that the reference
-documents (with ``automodule``), must have been documented; a missing one is
-a warning, and so fails the ``-W`` build, naming what to add.
+documents (with ``automodule``), must have been documented, under that
+module or under a package above it that re-exports the same object; a
+missing one is a warning, and so fails the ``-W`` build, naming what to add.
 """
 
 from __future__ import annotations
@@ -190,8 +194,18 @@ def _fields(app: Sphinx, domain: str, objtype: str, content: addnodes.desc_conte
             field_list.parent.remove(field_list)
 
 
+def _packages_above(module: str) -> list[str]:
+    """The packages above ``module`` within the package, outermost first.
+
+    >>> _packages_above("american_sniff.serial.conventions")
+    ['american_sniff', 'american_sniff.serial']
+    """
+    parts = module.split(".")
+    return [".".join(parts[:length]) for length in range(1, len(parts))]
+
+
 def _package_alias(app: Sphinx, domain: str, objtype: str, content: addnodes.desc_content) -> None:
-    """Record ``american_sniff.NAME`` for a constant documented in its own module."""
+    """Record ``PACKAGE.NAME`` for a constant documented in its own module, for each re-export."""
     if domain != "py" or objtype != "data":
         return
     documented = _documented(content)
@@ -200,14 +214,13 @@ def _package_alias(app: Sphinx, domain: str, objtype: str, content: addnodes.des
     module, name = documented
     if module == PACKAGE or not module.startswith(f"{PACKAGE}."):
         return
-    package = importlib.import_module(PACKAGE)
-    if name not in getattr(package, "__all__", ()):
-        return
-    if getattr(package, name) is not _lookup(module, name):
-        return
+    value = _lookup(module, name)
     python = app.env.get_domain("py")
     assert isinstance(python, PythonDomain)
-    python.note_object(f"{PACKAGE}.{name}", "data", f"{module}.{name}", aliased=True)
+    for above in _packages_above(module):
+        package = importlib.import_module(above)
+        if name in getattr(package, "__all__", ()) and getattr(package, name) is value:
+            python.note_object(f"{above}.{name}", "data", f"{module}.{name}", aliased=True)
 
 
 def _check_complete(app: Sphinx, env: BuildEnvironment) -> None:
@@ -215,7 +228,6 @@ def _check_complete(app: Sphinx, env: BuildEnvironment) -> None:
     python = env.get_domain("py")
     assert isinstance(python, PythonDomain)
     documented = set(python.objects)
-    package = importlib.import_module(PACKAGE)
     modules = [PACKAGE] + sorted(
         name
         for name, entry in python.objects.items()
@@ -224,10 +236,12 @@ def _check_complete(app: Sphinx, env: BuildEnvironment) -> None:
     logger = logging.getLogger(__name__)
     for module_name in modules:
         module = importlib.import_module(module_name)
+        above = [importlib.import_module(name) for name in _packages_above(module_name)]
         for name in getattr(module, "__all__", ()):
-            spellings = {f"{module_name}.{name}"}
-            if getattr(package, name, None) is getattr(module, name):
-                spellings.add(f"{PACKAGE}.{name}")
+            value = getattr(module, name)
+            spellings = {f"{module_name}.{name}"} | {
+                f"{outer.__name__}.{name}" for outer in above if getattr(outer, name, None) is value
+            }
             if not spellings & documented:
                 logger.warning(
                     "%s.%s is public (in __all__) but missing from the API reference: "

@@ -465,6 +465,16 @@ if not COMPILED:
     globals().update(new_layout=twin_constructor(Layout, new_layout, same_names(Layout)))
 
 
+def placements_of(layout: Layout) -> Any:
+    """The placements of ``layout``, newest first: the chain of :data:`PlacementLog` nodes it keeps.
+
+    The chain is shared with the layouts before, so that what is kept of a
+    table (the views keep its text) can be kept by node. It is a private slot
+    of Layout; other modules read it through this function only.
+    """
+    return layout._log
+
+
 def _opened(tile: Tile) -> Layout:
     """The table holding only ``tile``, the opening tile of a round."""
     keys = OPENING_KEYS[tile.index]

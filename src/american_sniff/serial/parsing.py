@@ -1,0 +1,254 @@
+"""Reading JSON safely: the strict parser and the document classes it is read into.
+
+:func:`~american_sniff.serial.read_json` parses a text within bounds;
+:func:`~american_sniff.serial.structure` reads the parsed JSON into a document
+class (:class:`~american_sniff.serial.ActionDoc`, ``StateDoc``, ...) with the
+package's one converter (:func:`~american_sniff.serial.converter`), naming the
+first problem and where it is.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar, get_origin
+
+import attrs
+
+from .._json import DealDoc
+from .conventions import MAX_SAFE_INTEGER
+
+if TYPE_CHECKING:
+    import cattrs
+
+__all__ = [
+    "ActionDoc",
+    "read_json",
+]
+
+#: Digits beyond which a number is refused before it is even converted.
+_MAX_DIGITS = 20
+
+_E = TypeVar("_E", bound=ValueError)
+
+
+# -- reading JSON safely --------------------------------------------------------------
+
+
+def read_json(text: object, *, max_bytes: int, error: type[_E], what: str) -> Any:
+    """Parse JSON ``text`` strictly and within bounds, or raise ``error`` saying why.
+
+    ``text`` may be ``str`` or UTF-8 ``bytes``. Refused: other types, text over
+    ``max_bytes`` bytes, invalid JSON, floats, ``NaN`` and infinities, integers
+    beyond :data:`MAX_SAFE_INTEGER` in size, repeated keys, and nesting too deep
+    to parse.
+    """
+    if isinstance(text, bytes | bytearray):
+        if len(text) > max_bytes:
+            raise error(f"{what} is {len(text)} bytes long; at most {max_bytes} are read")
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise error(f"{what} is not UTF-8 text: {exc.reason} at byte {exc.start}") from None
+    if not isinstance(text, str):
+        raise error(f"{what} must be JSON text (str or bytes), got {type(text).__name__}")
+    if len(text) > max_bytes:
+        raise error(f"{what} is {len(text)} characters long; at most {max_bytes} are read")
+    try:
+        return json.loads(
+            text,
+            parse_int=_parse_int,
+            parse_float=refuse_float,
+            parse_constant=refuse_float,
+            object_pairs_hook=_unique_keys,
+        )
+    except _Refused as exc:
+        raise error(f"{what} is not valid: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise error(
+            f"{what} is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+        ) from None
+    except RecursionError:
+        raise error(f"{what} is nested too deeply to be a document of this library") from None
+
+
+class _Refused(Exception):
+    """A JSON value the formats never use."""
+
+
+def _parse_int(text: str) -> int:
+    if len(text.lstrip("-")) > _MAX_DIGITS:
+        raise _Refused(f"the number {text[:24]}... has more than {_MAX_DIGITS} digits")
+    value = int(text)
+    if abs(value) > MAX_SAFE_INTEGER:
+        raise _Refused(
+            f"the number {text} is beyond 2**53 - 1, which JavaScript cannot hold exactly"
+        )
+    return value
+
+
+def refuse_float(text: str) -> float:
+    """Refuse a float, NaN or an infinity (the parser's hook; the quick reader's too)."""
+    raise _Refused(f"{text} is not an integer; the formats use only integers")
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise _Refused(f"the key {key!r} appears twice in one object")
+        result[key] = value
+    return result
+
+
+# -- the documents, as attrs classes the converter reads and writes ---------------------
+
+
+@attrs.frozen
+class ActionDoc:
+    """An action object as read from JSON, before its texts are parsed.
+
+    Every format with actions (states, views, records) reads them as this.
+
+    :ivar seat: The ``seat`` key.
+    :ivar move: The ``move`` key, a move in the notation.
+    :ivar tile: The ``tile`` key: the tile drawn, or None.
+    :ivar end_sum: The ``end_sum`` key, or None.
+    :ivar points: The ``points`` key, or None.
+    """
+
+    seat: int
+    move: str
+    tile: str | None
+    end_sum: int | None
+    points: int | None
+
+
+@attrs.frozen
+class RoundDoc:
+    """A state document's ``last_round`` as read from JSON, before its texts are parsed.
+
+    Each field is the key of its name, as ``docs/formats.md`` describes it.
+    """
+
+    round: int
+    end: str
+    finisher: int | None
+    hands: list[list[str]]
+    deductions: list[int]
+    scores: list[int]
+    history: list[ActionDoc]
+    dealt_from: str = "seed"  # absent from older documents
+
+
+@attrs.frozen
+class StateDoc:
+    """A state document as read from JSON, before its texts are parsed.
+
+    Each field is the key of its name, as ``docs/formats.md`` describes it;
+    the loaders read its fields, and the quick reader its set of keys.
+    """
+
+    format: str
+    format_version: int
+    rules_version: str
+    players: int
+    seed: str
+    rng: str
+    round: int
+    opener: int
+    turn: int
+    scores: list[int]
+    winner: int | None
+    hands: list[list[str]]
+    stock: list[str]
+    drawn: str | None
+    history: list[ActionDoc]
+    deals: list[DealDoc]
+    last_round: RoundDoc | None
+    # Absent from documents written before they were added: read as 0 (which
+    # validation accepts in the first round only) and "seed".
+    actions_before: int = 0
+    dealt_from: str = "seed"
+    # A signed save's signature (see state_to_json); checked only with the key.
+    signature: str | None = None
+
+
+def _strict(kind: type) -> Callable[[object, type], object]:
+    def structure(value: object, _: type) -> object:
+        if type(value) is not kind:
+            raise TypeError(f"expected {kind.__name__}, got {type(value).__name__}")
+        return value
+
+    return structure
+
+
+def _strict_list(kind: Any, converter: cattrs.Converter) -> Callable[[object, type], object]:
+    # Not cattrs' own list hook: with detailed validation that one reads every
+    # element and gathers every error, which costs more than linear time in a
+    # long list of bad elements. This one stops at the first bad element and
+    # reports it with its index, the way cattrs does, so the error's path
+    # (``$.history[3].seat``) stays the same.
+    from cattrs.errors import IterableValidationError, IterableValidationNote  # noqa: PLC0415
+
+    element = kind.__args__[0]
+    handler = converter.get_structure_hook(element)
+
+    def structure(value: object, _: type) -> object:
+        if type(value) is not list:
+            raise TypeError(f"expected list, got {type(value).__name__}")
+        result = []
+        for index, item in enumerate(value):
+            try:
+                result.append(handler(item, element))
+            except Exception as exc:
+                note = IterableValidationNote(f"Structuring {kind} @ index {index}", index, element)
+                exc.__notes__ = [*getattr(exc, "__notes__", []), note]  # type: ignore[attr-defined,unused-ignore]
+                raise IterableValidationError(f"While structuring {kind!r}", [exc], kind) from None
+        return result
+
+    return structure
+
+
+def _is_list(kind: object) -> bool:
+    return get_origin(kind) is list
+
+
+@functools.cache
+def converter() -> cattrs.Converter:
+    """The one converter of the JSON layer: strict types, no unknown keys, paths in errors.
+
+    It is built on first use, so that importing the package (and writing JSON)
+    does not import cattrs; only reading does.
+    """
+    import cattrs  # noqa: PLC0415 - reading documents is the only user
+
+    converter = cattrs.Converter(forbid_extra_keys=True, detailed_validation=True)
+    for kind in (int, str):
+        converter.register_structure_hook(kind, _strict(kind))
+    converter.register_structure_hook_factory(
+        _is_list,
+        lambda kind: _strict_list(kind, converter),
+    )
+    return converter
+
+
+_T = TypeVar("_T")
+
+
+def structure(data: object, kind: type[_T], error: type[ValueError], what: str) -> _T:
+    """Read ``data`` (parsed JSON) as the document class ``kind``, or raise ``error``.
+
+    The message names the first problem and where it is, e.g.
+    ``expected int @ $.hands[0][1]``.
+    """
+    if not isinstance(data, dict):
+        raise error(f"{what} must be a JSON object, got {type(data).__name__}")
+    import cattrs  # noqa: PLC0415 - see converter()
+
+    try:
+        return converter().structure(data, kind)
+    except Exception as exc:  # cattrs reports problems as exception groups
+        problems = cattrs.transform_error(exc, path="$")
+        raise error(f"{what} is not in the format: {problems[0]}") from None
