@@ -235,7 +235,7 @@ function drawStatus(view, moves) {
 function drawTable(moves) {
   const box = $("table");
   const view = current.view;
-  box.innerHTML = current.table;
+  box.innerHTML = tableFor(box, current.table, current.table_narrow);
   const svg = box.querySelector("svg");
   fitFigure(svg);
   words = pointWordsOf(svg);
@@ -578,4 +578,5 @@ $("undo").addEventListener("click", () => send({ type: "undo" }));
 document.addEventListener("keydown", (event) => {
   if (event.key === "Enter" && $("settlement").classList.contains("shown")) $("go-on").click();
 });
+window.addEventListener("resize", () => { if (current) draw(); });
 connect();
