@@ -175,6 +175,26 @@ def test_a_whole_match_against_bots_by_clicking(server: _Server, browser: Browse
             title = page.js("document.getElementById('settlement-title').textContent")
             assert "Round" in title
             assert revealed > 0  # the hands, revealed
+            # Each hand's pips and rounding; each side's score before and after.
+            last = page.js("current.view.last_round")
+            pips = page.js(
+                "[...document.querySelectorAll('#settlement td.pips')].map((t) => t.textContent)"
+            )
+            assert pips == [
+                str(sum(int(c) for c in "".join(h) if c.isdigit())) for h in last["hands"]
+            ]
+            changes = page.js(
+                "[...document.querySelectorAll('#settlement li.side-change')]"
+                ".map((t) => t.textContent)"
+            )
+            assert len(changes) == 2
+            for side, text in enumerate(changes):
+                before = last["scores"][side] + last["deductions"][side]
+                assert text.endswith(
+                    f"{before} \u2212 {last['deductions'][side]} = {last['scores'][side]}"
+                    if last["deductions"][side]
+                    else f"{before} \u2212 0 = {before}"
+                )
             page.click("#go-on")
             page.wait("!document.getElementById('settlement').classList.contains('shown')")
         else:
