@@ -175,6 +175,26 @@ def test_a_whole_match_against_bots_by_clicking(server: _Server, browser: Browse
             title = page.js("document.getElementById('settlement-title').textContent")
             assert "Round" in title
             assert revealed > 0  # the hands, revealed
+            # Each hand's pips and rounding; each side's score before and after.
+            last = page.js("current.view.last_round")
+            pips = page.js(
+                "[...document.querySelectorAll('#settlement td.pips')].map((t) => t.textContent)"
+            )
+            assert pips == [
+                str(sum(int(c) for c in "".join(h) if c.isdigit())) for h in last["hands"]
+            ]
+            changes = page.js(
+                "[...document.querySelectorAll('#settlement li.side-change')]"
+                ".map((t) => t.textContent)"
+            )
+            assert len(changes) == 2
+            for side, text in enumerate(changes):
+                before = last["scores"][side] + last["deductions"][side]
+                assert text.endswith(
+                    f"{before} \u2212 {last['deductions'][side]} = {last['scores'][side]}"
+                    if last["deductions"][side]
+                    else f"{before} \u2212 0 = {before}"
+                )
             page.click("#go-on")
             page.wait("!document.getElementById('settlement').classList.contains('shown')")
         else:
@@ -669,4 +689,57 @@ def test_the_ends_are_named_in_a_players_words(server: _Server, browser: Browser
         "[3|3] branch_b": "the Sniff's lower branch",
         "[3|5] high": "the 5 on the right",
     }
+    page.close()
+
+
+_TILE_SIDES = """[...document.querySelectorAll('SCOPE g.tile rect:first-of-type')].map((r) => {
+    const box = r.getBoundingClientRect(); return Math.max(box.width, box.height); })"""
+
+
+def test_the_table_keeps_its_tiles_readable_from_a_rounds_start_to_its_end(
+    server: _Server, browser: Browser
+) -> None:
+    """Tiles 28 px or longer at 390 and 1280 px wide, early and late, in play and in replay."""
+    seats = ["human", "greedy", "greedy", "greedy"]
+    made = server.post("api/matches", {"players": 4, "seats": seats, "seed": 5})
+    page = browser.page()
+    page.size(390, 844, mobile=True)
+    page.go(made["seats"][0]["url"])
+    most = 0
+    smallest = {390: 1000.0, 1280: 1000.0}
+    while (need := _need(page)) == "place":
+        for width, height in ((1280, 800), (390, 844)):
+            page.size(width, height, mobile=width < 500)
+            page.js("draw()")  # as the page's resize handler does
+            sides = page.js(_TILE_SIDES.replace("SCOPE", "#table"))
+            if sides:
+                smallest[width] = min(smallest[width], *sides)
+                most = max(most, len(sides))
+            # The table fills its panel: its width, the height it is given, or twice its size.
+            fill = page.js(
+                "(() => { const s = document.querySelector('#table svg'); if (!s) return null;"
+                " const b = s.getBoundingClientRect(), v = s.viewBox.baseVal;"
+                " return [b.width / document.getElementById('table').clientWidth,"
+                " b.height / (innerHeight * (innerWidth < 560 ? 0.55 : 0.7)),"
+                " b.width / v.width]; })()"
+            )
+            if fill and sides:
+                assert max(fill[0], fill[1], fill[2] / 2) >= 0.99, fill
+        _place_by_clicking(page)
+    assert need in ("settlement", "end")
+    assert most >= 12  # late in the round
+    assert smallest[390] >= 28, smallest
+    assert smallest[1280] >= 28, smallest
+    # The replay (the operator's, of a match still going on).
+    page.go(f"{server.base}replay#match={made['id']}&key={server.key}")
+    page.wait("document.body.dataset.frame === '0'")
+    # The last frame of round 1: the fullest table of the round.
+    page.js("roundStep(1)")  # what PageDown does
+    page.wait("document.body.dataset.frame !== '0'")
+    for width, height in ((390, 844), (1280, 800)):
+        page.size(width, height, mobile=width < 500)
+        page.js("show(index)")  # as the page's resize handler does
+        sides = page.js(_TILE_SIDES.replace("SCOPE", "#replay-frame"))
+        assert len(sides) >= 12
+        assert min(sides) >= 28, (width, min(sides))
     page.close()

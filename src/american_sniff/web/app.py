@@ -55,7 +55,7 @@ from ..errors import InvalidRecord
 from ..records import MAX_RECORD_BYTES, MatchRecord
 from ..render import render_svg, tally_svg
 from ..views import event_for, event_to_dict
-from .frames import record_frames
+from .frames import NARROW_PAGE, record_frames
 from .game import BOT_KINDS, HUMAN, Game, GameError, new_setup
 from .hosting import viewer_document
 from .store import Store
@@ -134,6 +134,7 @@ class Server:
             "view": doc,
             "event": None if game.seq == 0 else event_to_dict(event_for(state, seat)),
             "table": _svg(render_svg(state.layout, caption=False)),
+            "table_narrow": _svg(render_svg(state.layout, caption=False, page=NARROW_PAGE)),
             "last_table": None
             if state.last_round is None
             else _svg(render_svg(state.last_round.layout, caption=False)),

@@ -15,7 +15,11 @@ from ..render import render_svg
 from ..serial import tile_text
 from ..state import MatchState
 
-__all__ = ["record_frames"]
+__all__ = ["NARROW_PAGE", "record_frames"]
+
+#: The page (in geometry units) of the table drawn for a narrow screen: a
+#: portrait page, so that a phone shows the tiles at least 28 px long.
+NARROW_PAGE = (24, 36)
 
 
 def _svg(document: str) -> str:
@@ -63,6 +67,7 @@ def _frame(state: MatchState, previous: MatchState | None) -> dict[str, Any]:
         "end_sum": layout.end_sum,
         "ends": [f"{c.point} {c.value}" for c in layout.contributions()],
         "table": _svg(render_svg(layout, caption=False)),
+        "table_narrow": _svg(render_svg(layout, caption=False, page=NARROW_PAGE)),
         "action": None
         if action is None
         else {

@@ -86,14 +86,24 @@ async function fetchJson(url, options) {
   return body;
 }
 
-// Fit a table figure to its box: as wide as the box allows, but never more
-// than a little above its natural size (a short table stays tile-sized).
-function fitFigure(svg) {
+// The table's figure for a box: the portrait one (drawn on a narrow page) when
+// the box is narrow, so that the arms turn sooner and the tiles stay large.
+function tableFor(box, wide, narrow) {
+  return narrow && box.clientWidth < 560 ? narrow : wide;
+}
+
+// Fit a table figure to its box: as large as the box's width and `maxHeight`
+// allow, up to twice its natural size (a short table fills the panel too).
+function fitFigure(svg, maxHeight) {
   if (!svg) return;
-  const natural = Number(svg.getAttribute("width"));
-  svg.removeAttribute("width");
-  svg.removeAttribute("height");
-  if (natural) svg.style.maxWidth = `${Math.round(natural * 1.15)}px`;
+  const width = Number(svg.getAttribute("width")), height = Number(svg.getAttribute("height"));
+  const box = svg.parentElement;
+  if (!width || !height || !box) return;
+  const room = box.clientWidth || width;
+  const tall = maxHeight || window.innerHeight * (room < 560 ? 0.55 : 0.7);
+  const scale = Math.min(room / width, tall / height, 2);
+  svg.setAttribute("width", String(Math.floor(width * scale)));
+  svg.setAttribute("height", String(Math.floor(height * scale)));
   svg.style.marginInline = "auto";
 }
 

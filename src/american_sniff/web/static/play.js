@@ -235,7 +235,7 @@ function drawStatus(view, moves) {
 function drawTable(moves) {
   const box = $("table");
   const view = current.view;
-  box.innerHTML = current.table;
+  box.innerHTML = tableFor(box, current.table, current.table_narrow);
   const svg = box.querySelector("svg");
   fitFigure(svg);
   words = pointWordsOf(svg);
@@ -510,19 +510,35 @@ function drawOverlay(view) {
 function drawSettlement(view, last) {
   const how = last.end === "blocked" ? "was blocked" : `ended: ${seatName(last.finisher, false)} went out`;
   $("settlement-title").textContent = `Round ${last.round} ${how}.`;
+  // Each hand's pips, rounded to the nearest five (1 and 2 down, 3 and 4 up).
+  const pipsOf = (hand) => hand.reduce((sum, t) => sum + tileValues(t)[0] + tileValues(t)[1], 0);
   const rows = last.hands.map((hand, seat) => {
     const tiles = el("span", { class: "revealed" }, ...hand.map((t) => tileSvg(t, 16)));
+    const pips = pipsOf(hand);
     return el("tr", { "data-seat": seat },
       el("td", { text: capital(seatName(seat, true)) }),
       el("td", {}, hand.length ? tiles : el("span", { class: "muted", text: "no tiles" })),
+      el("td", { class: "pips", text: String(pips) }),
+      el("td", { class: "rounded", text: pips === last.deductions[seat] ? String(pips)
+        : `${pips} → ${last.deductions[seat]}` }),
       el("td", { text: last.deductions[seat] ? `−${last.deductions[seat]}` : "0" }));
+  });
+  // Each side's score before and after: the deductions of its seats, each hand on its own.
+  const sides = last.scores.map((after, side) => {
+    const taken = last.deductions.filter((_, seat) => seat % last.scores.length === side);
+    const before = after + taken.reduce((a, b) => a + b, 0);
+    const minus = taken.map((d) => ` − ${d}`).join("");
+    return el("li", { class: "side-change", "data-side": side,
+      text: `${capital(sideLabel(side))}: ${before}${minus} = ${after}` });
   });
   const scores = last.scores.map((s, side) => `${capital(sideLabel(side))} ${s}`).join("; ");
   const picture = el("div", { class: "last-table" });
   picture.innerHTML = current.last_table || "";
   fitFigure(picture.querySelector("svg"));
   $("settlement-body").replaceChildren(
-    el("table", {}, el("tr", {}, el("th", { text: "Seat" }), el("th", { text: "Hand revealed" }), el("th", { text: "Deducted" })), ...rows),
+    el("table", {}, el("tr", {}, el("th", { text: "Seat" }), el("th", { text: "Hand revealed" }),
+      el("th", { text: "Pips" }), el("th", { text: "Rounded to a five" }), el("th", { text: "Deducted" })), ...rows),
+    el("ul", { class: "side-changes" }, ...sides),
     el("p", { text: `Scores after the settlement: ${scores}.` }),
     picture,
   );
@@ -578,4 +594,5 @@ $("undo").addEventListener("click", () => send({ type: "undo" }));
 document.addEventListener("keydown", (event) => {
   if (event.key === "Enter" && $("settlement").classList.contains("shown")) $("go-on").click();
 });
+window.addEventListener("resize", () => { if (current) draw(); });
 connect();

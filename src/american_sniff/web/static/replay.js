@@ -18,7 +18,7 @@ function show(at) {
       (action.end_sum !== null ? ` (sum ${action.end_sum}, scores ${action.points})` : "")
     : "The deal.";
   $("replay-title").textContent = `Action ${index} of ${replay.frames.length - 1}, round ${frame.round}. ${what}`;
-  $("replay-frame").innerHTML = frame.table;
+  $("replay-frame").innerHTML = tableFor($("replay-frame"), frame.table, frame.table_narrow);
   const svg = $("replay-frame").querySelector("svg");
   fitFigure(svg);
   // The ends in a player's words ("the 1 on the right"), the engine's names as the tooltip.
@@ -72,6 +72,7 @@ $("file").addEventListener("change", async () => {
     $("error").textContent = error.message;
   }
 });
+window.addEventListener("resize", () => show(index));
 $("first").onclick = () => show(0);
 $("prev").onclick = () => show(index - 1);
 $("next").onclick = () => show(index + 1);
