@@ -162,7 +162,7 @@ def _came_to_light(text: str) -> set[Tile]:
         ("x\n1\nq\n", "That is not a move: 'x'"),
         ("99\n1\nq\n", "There is no move 99: enter 1 to"),
         ("\n1\nq\n", "Enter a move: a number from 1 to"),
-        ("[6|6] opens\n1\nq\n", "[6|6] opens is not one of your moves now"),
+        ("[6|6] opens\n1\nq\n", "You do not hold [6|6]"),
         ("[6|6] on\n1\nq\n", "Enter 1 to 7, a move as the list writes it"),
     ],
 )
@@ -409,3 +409,37 @@ def test_the_header_wraps_between_words_in_a_players_words() -> None:
     assert all("imagines" in line for line in bots), header
     assert not any(word in text for word in ("playouts", "rollouts", "depth"))
     assert "Enter: the only one" not in text
+
+
+def test_a_tile_typed_in_either_order_or_alone_is_played_or_refused_with_a_reason() -> None:
+    """``[4|2]``, ``4-2`` and ``42`` name ``[2|4]``; a bare tile with one place is played."""
+    from american_sniff.cli.play import typed_move
+
+    view = _decisions(2, 2)[0]
+    move = next(m for m in view.legal_moves if isinstance(m, Place))
+    tile = move.tile
+    places = [m for m in view.legal_moves if isinstance(m, Place) and m.tile == tile]
+    for text in (f"[{tile.high}|{tile.low}]", f"{tile.high}-{tile.low}", f"{tile.high}{tile.low}"):
+        typed = typed_move(view, text)
+        if len(places) == 1:
+            assert typed == move
+        else:
+            assert isinstance(typed, list)
+            assert "places" in typed[0]
+    absent = next(Tile(a, b) for a in range(7) for b in range(a, 7) if Tile(a, b) not in view.hand)
+    assert typed_move(view, f"{absent.high}{absent.low}") == [
+        f"  You do not hold {absent}. Your hand: " + " ".join(map(str, view.hand))
+    ]
+    assert typed_move(view, "x") is None
+
+
+def test_since_your_move_has_a_line_for_every_other_seat_on_the_screen() -> None:
+    """With 4 players, the decision screen shows what each other seat did since your move."""
+    text, _ = _play(4, "1\n1\nq\n", seed=7)
+    first = r"^(Since your move|This round so far): (seat 1|partner 2|seat 3): "
+    assert re.search(first, text, re.M)
+    blocks = re.findall(r"^(?:Since your move|This round so far): .*\n +.*\n +.*$", text, re.M)
+    assert blocks
+    for block in blocks:
+        for seat in ("seat 1", "partner 2", "seat 3"):
+            assert f"{seat}: " in block

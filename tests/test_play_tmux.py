@@ -140,8 +140,13 @@ def _check_decision(screen: list[str]) -> None:
     assert re.search(r"^Your hand: (\[\d\|\d\] ?)+$", shown, re.M), shown
     for number in range(1, count + 1):
         assert re.search(rf"(^| ) *{number}\. \[\d\|\d\] ", shown, re.M), shown
+    # What each other seat did since your move: a line a seat, on every screen.
+    since = screen[start + 2 : start + 5]
+    assert re.match(r"^(Since your move|This round so far): seat 1: ", since[0]), shown
+    assert re.match(r"^ +partner 2: ", since[1]), shown
+    assert re.match(r"^ +seat 3: ", since[2]), shown
     hand = next(i for i in range(start, LINES) if screen[i].startswith("Your hand: "))
-    table = "\n".join(screen[start + 2 : hand])
+    table = "\n".join(screen[start + 5 : hand])
     assert (
         ("╔" in table and "End sum" in table)
         or table.startswith("The table, arm by arm")

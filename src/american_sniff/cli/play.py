@@ -28,14 +28,15 @@ from typing import Any, TextIO
 from ..bots import Bot, make_bot
 from ..engine import apply, new_match
 from ..errors import IllegalMove, InvalidRecord
-from ..layout import Layout
+from ..layout import Layout, Point, Side
 from ..moves import Draw, Move, Pass, Place, parse_move
 from ..records import MatchRecord, dump_record, load_record, record_match, replay
 from ..render import render_text, tally_text
-from ..render.text import compact_text, end_labels
+from ..render.text import compact_text, end_labels, end_words
 from ..rng import MASK64
 from ..rules import RULES_VERSION, placement_points
-from ..state import MatchState
+from ..state import Action, MatchState, RoundResult
+from ..tiles import Tile
 from ..views import PlayerView, view_for
 from .narrate import (
     action_line,
@@ -59,8 +60,11 @@ __all__ = [
     "opponents",
     "play",
     "resume_match",
+    "settlement_lines",
+    "since_lines",
     "table_lines",
     "tally_lines",
+    "typed_move",
     "wants_color",
 ]
 
@@ -79,12 +83,16 @@ _SCORING = re.compile(r"(?<=\d) \+\d+\b")
 HELP = (
     "At the prompt:",
     "  a number      play the move of that number",
-    "  notation      play a move written as in the list, e.g. [2|5] on [3|5] high",
+    "  a tile        play it where it has one place: [2|4], [4|2], 4-2 or 42",
+    "  notation      play a move as the engine writes it, e.g. [2|5] on [3|5] high",
     "  Enter         play the only move, when there is one",
     "  h             a hint: the move the search bot would play",
     "  u             undo: take back your last move (and the bots' since)",
     "  ?             this help",
     "  q             stop (you may save the match and resume it with --resume)",
+    "Scoring: after a placement the open ends add up to the end sum; a multiple",
+    "  of 5 scores that many points. At a round's end each hand's pips, rounded to",
+    "  the nearest 5, come off its side's score. The first side to the target wins.",
 )
 
 
@@ -106,18 +114,33 @@ def tally_lines(score: int) -> list[str]:
     return tally_text(score).splitlines()
 
 
-def _ends_lines(layout: Layout, width: int) -> list[str]:
+def _point_names(layout: Layout, notation: bool) -> dict[Point, str]:
+    """What the screen calls each open point: a player's words, or the engine's notation."""
+    if notation:
+        return {point: str(point) for point in layout.points()}
+    return end_words(layout)
+
+
+def _ends_lines(layout: Layout, width: int, notation: bool = False) -> list[str]:
     """The counted ends under a drawing, the end sum and its points, wrapped."""
     labels = end_labels(layout)
-    ends = ", ".join(f"{point} {labels[point].lstrip('ab')}" for point in layout.points())
+    names = _point_names(layout, notation)
+    ends = ", ".join(f"{names[point]} {labels[point].lstrip('ab')}" for point in layout.points())
     text = f"Open: {ends}. End sum {layout.end_sum}, scores {placement_points(layout.end_sum)}"
     return textwrap.wrap(text, width, subsequent_indent="  ")
 
 
-def _move_text(view: PlayerView, move: Place) -> str:
+def _place_text(move: Place, names: dict[Point, str]) -> str:
+    """A placement in a player's words: ``[2|5] on the 5 on the right`` (or its notation)."""
+    if move.at is None:
+        return str(move)
+    return f"{move.tile} on {names.get(move.at, str(move.at))}"
+
+
+def _move_text(view: PlayerView, move: Place, names: dict[Point, str]) -> str:
     end_sum = view.layout.place(move.tile, move.at).end_sum
     points = placement_points(end_sum)
-    return f"{move} ={end_sum}{f' +{points}' if points else ''}"
+    return f"{_place_text(move, names)} ={end_sum}{f' +{points}' if points else ''}"
 
 
 def _move_rows(texts: Sequence[str], width: int, rows: int) -> list[str]:
@@ -161,31 +184,103 @@ def _held_line(view: PlayerView) -> str:
     return f"Tiles held: {held}; stock {view.stock_size}"
 
 
+def since_lines(
+    states: Sequence[MatchState], seat: int, *, width: int = 80, notation: bool = False
+) -> list[str]:
+    """What every other seat did since ``seat``'s last move of this round: a line a seat.
+
+    The seats come in turn order from the one after ``seat``. A seat's line
+    counts its draws and names its placement or pass, with the end sum and the
+    points; a seat that has not played this round since says so. The first
+    line starts ``Since your move:`` (``This round so far:`` before your first
+    move of the round); every line fits ``width``.
+    """
+    state = states[-1]
+    players = state.players
+    done: dict[int, list[tuple[MatchState, Action]]] = {s: [] for s in range(players)}
+    moved = False
+    for index in range(len(states) - 1, 0, -1):
+        before, action = states[index - 1], states[index].last_action
+        if action is None or before.round != state.round:
+            break
+        if action.seat == seat:
+            if isinstance(action.move, Draw):
+                continue
+            moved = True
+            break
+        done[action.seat].insert(0, (before, action))
+    heading = "Since your move: " if moved else "This round so far: "
+    lines = []
+    for step in range(1, players):
+        other = (seat + step) % players
+        who = seat_name(other, players, seat)
+        text = _seat_text(who, done[other], notation)
+        if len(heading) + len(text) > width and not notation:
+            text = _seat_text(who, done[other], True)
+        line = (heading if step == 1 else " " * len(heading)) + text
+        lines.append(line if len(line) <= width else line[: width - 1] + "~")
+    return lines
+
+
+def _seat_text(who: str, actions: Sequence[tuple[MatchState, Action]], notation: bool) -> str:
+    """One seat's actions since your move, in a few words."""
+    if not actions:
+        return f"{who}: nothing yet"
+    parts = []
+    draws = sum(isinstance(action.move, Draw) for _, action in actions)
+    if draws:
+        parts.append(f"drew {draws}")
+    for before, action in actions:
+        move = action.move
+        if isinstance(move, Pass):
+            parts.append("passed")
+        elif isinstance(move, Place):
+            if move.at is None:
+                placed = f"opened with {move.tile}"
+            else:
+                names = _point_names(before.layout, notation)
+                placed = f"placed {_place_text(move, names)}"
+            placed += f" ={action.end_sum}"
+            if action.points:
+                placed += f" +{action.points}"
+            parts.append(placed)
+    return f"{who}: " + ", ".join(parts)
+
+
 def decision_screen(
-    view: PlayerView, *, unicode: bool = True, size: tuple[int, int] = SCREEN
+    view: PlayerView,
+    *,
+    unicode: bool = True,
+    size: tuple[int, int] = SCREEN,
+    since: Sequence[str] = (),
+    notation: bool = False,
 ) -> list[str]:
     """The screen of a decision: every line but the prompt, to fit ``size`` with it.
 
-    The scores, the tiles held, the table, the hand and the numbered moves.
-    The table is drawn when the drawing fits, and listed by its arms
-    (:func:`~american_sniff.render.text.compact_text`) when it does not.
+    The scores, the tiles held, the lines ``since`` (what the others did since
+    your move, :func:`since_lines`), the table, the hand and the numbered
+    moves. The table is drawn when the drawing fits, and listed by its arms
+    (:func:`~american_sniff.render.text.compact_text`) when it does not. The
+    ends are named in a player's words ("the 1 on the right"), or as the
+    engine writes them with ``notation``.
     """
     width, height = size
     moves = [move for move in view.legal_moves if isinstance(move, Place)]
-    top = [_score_line(view), _held_line(view)]
+    top = [_score_line(view), _held_line(view), *since]
     hand = textwrap.wrap(f"Your hand: {hand_text(view.hand)}", width, subsequent_indent=" " * 11)
     if view.drawn is not None:
         hand.append(f"You drew {view.drawn}, which fits: you must place it.")
     heading = ["Your moves (=N: the end sum after it, +N: the points it scores):"]
-    texts = [_move_text(view, move) for move in moves]
-    room = height - 1 - len(top) - len(hand) - len(heading)
     layout = view.layout
+    names = _point_names(layout, notation)
+    texts = [_move_text(view, move, names) for move in moves]
+    room = height - 1 - len(top) - len(hand) - len(heading)
     if not layout.tiles:
         table = ["The table is empty: you open."]
         listed = _move_rows(texts, width, max(1, room - len(table)))
         return [*top, *table, *hand, *heading, *listed]
     drawing = render_text(layout, unicode=unicode, legend=False).splitlines()
-    drawn = drawing + _ends_lines(layout, width)
+    drawn = drawing + _ends_lines(layout, width, notation)
     # The moves in one column, or in as many as the drawing needs to fit; a
     # drawing wider than the screen (a table that outgrew the page) never fits.
     wide = max(map(len, drawing)) > width
@@ -194,9 +289,127 @@ def decision_screen(
         if not wide and len(listed) + len(drawn) <= room:
             return [*top, *drawn, *hand, *heading, *listed]
     table = ["The table, arm by arm from the first tile (* the Sniff):"]
-    table += compact_text(layout, width=width)
+    table += compact_text(layout, width=width, names=names)
     listed = _move_rows(texts, width, max(1, room - len(table)))
+    if len(listed) > room - len(table) and not notation:
+        # The player's words are longer than the notation: too many moves for them.
+        return decision_screen(view, unicode=unicode, size=size, since=since, notation=True)
     return [*top, *table, *hand, *heading, *listed]
+
+
+def _shows(point: Point) -> int:
+    """The number an open point shows: what a tile placed there must match."""
+    return point.tile.high if point.side is Side.HIGH else point.tile.low
+
+
+#: A tile typed by a player, in either order, maybe followed by where it goes:
+#: ``[4|2]``, ``4-2``, ``42``, ``2|4 on the 4 on the right``.
+_TYPED_TILE = re.compile(r"^\[?\s*([0-6])\s*[|:/,-]?\s*([0-6])\s*\]?(?:\s+(.*))?$")
+
+
+def typed_move(view: PlayerView, answer: str, *, notation: bool = False) -> Move | list[str] | None:
+    """The move a typed tile names, the reason it names none, or None if it is no tile.
+
+    The tile is written in either order (``[4|2]``, ``[2|4]``, ``4-2``,
+    ``42``). Alone, it is played if it has exactly one place; else the
+    answer says where it fits. After it, ``opens``, or ``on`` and an end as
+    the screen names it ("on the 4 on the right") or as the engine writes
+    it (``on [3|4] high``). A refusal says why: the tile is not in your hand,
+    it fits no open end, or which ends it fits.
+    """
+    match = _TYPED_TILE.match(answer.strip())
+    if match is None:
+        return None
+    rest = (match.group(3) or "").strip()
+    if rest and rest.lower() != "opens" and not rest.lower().startswith("on "):
+        return None
+    first, second = int(match.group(1)), int(match.group(2))
+    tile = Tile(min(first, second), max(first, second))
+    moves = list(view.legal_moves)
+    names = _point_names(view.layout, notation)
+    if tile not in view.hand:
+        return [f"  You do not hold {tile}. Your hand: {hand_text(view.hand)}"]
+    places = [move for move in moves if isinstance(move, Place) and move.tile == tile]
+    where = [f"{_place_text(move, names)} (move {moves.index(move) + 1})" for move in places]
+    if not places:
+        if view.drawn is not None:
+            return [f"  You drew {view.drawn}: only it can be placed now."]
+        if not view.layout.tiles:
+            return [f"  {tile} cannot open this round: enter one of the numbered moves."]
+        shown = sorted({_shows(point) for point in view.layout.points()})
+        ends = ", ".join(map(str, shown))
+        return [f"  {tile} fits no open end: the ends show {ends}, and it has no such number."]
+    if not rest:
+        if len(places) == 1:
+            return places[0]
+        return _wrapped(f"{tile} fits {len(places)} places: {'; '.join(where)}. Enter its number.")
+    if rest.lower() == "opens":
+        wanted: Point | None = None
+        if view.layout.tiles:
+            return _wrapped(f"The table is not empty: {tile} fits {'; '.join(where)}.")
+    else:
+        target = " ".join(rest[3:].lower().split())
+        words = end_words(view.layout)
+        found = [
+            point
+            for point in view.layout.points()
+            if target in (words[point].lower(), str(point).lower())
+        ]
+        if not found:
+            ends = "; ".join(names[point] for point in view.layout.points())
+            return _wrapped(f"There is no open end {rest[3:].strip()!r}: the open ends are {ends}.")
+        wanted = found[0]
+    for move in places:
+        if move.at == wanted:
+            return move
+    assert wanted is not None
+    return _wrapped(
+        f"{tile} does not fit {names[wanted]}, which shows a {_shows(wanted)}; "
+        f"it fits {'; '.join(where)}."
+    )
+
+
+def _wrapped(text: str) -> list[str]:
+    """A message under the screen, wrapped to 80 columns between words."""
+    return textwrap.wrap(text, 78, initial_indent="  ", subsequent_indent="    ")
+
+
+def settlement_lines(
+    result: RoundResult, players: int, you: int | None = None, *, width: int = 80
+) -> list[str]:
+    """A round's settlement with its arithmetic: the hands' pips, rounding and scores.
+
+    Each hand's pips and what they round to, then each side's score before
+    and after.
+
+    >>> from american_sniff.bots import random_match
+    >>> ended = next(s for s in random_match(2, 3) if s.last_round is not None)
+    >>> settlement_lines(ended.last_round, 2, you=0)[-1]
+    'Seat 1: 10 -> 10 (-0)'
+    """
+    lines = [round_end_lines(result, players, you)[0]]
+    side_of = [seat % 2 if players == 4 else seat for seat in range(players)]
+    for seat, (hand, deduction) in enumerate(zip(result.hands, result.deductions, strict=True)):
+        pips = sum(tile.pips for tile in hand)
+        if pips == deduction:
+            rounding = ""
+        else:
+            rounding = f", rounded {'up' if deduction > pips else 'down'} to {deduction}"
+        loses = f"loses {deduction}" if deduction else "loses nothing"
+        count = "1 pip" if pips == 1 else f"{pips} pips"
+        line = f"{seat_name(seat, players, you)}: {hand_text(hand)} = {count}{rounding}: {loses}"
+        lines.extend(textwrap.wrap(line, width, initial_indent="    ", subsequent_indent=" " * 8))
+    for side, after in enumerate(result.scores):
+        seats = [seat for seat in range(players) if side_of[seat] == side]
+        before = after + sum(result.deductions[seat] for seat in seats)
+        if players == 4:
+            parts = ", ".join(
+                f"-{result.deductions[seat]} {seat_name(seat, players, you)}" for seat in seats
+            )
+        else:
+            parts = f"-{result.deductions[seats[0]]}"
+        lines.append(f"{side_name(players, side).capitalize()}: {before} -> {after} ({parts})")
+    return lines
 
 
 # -- the game --------------------------------------------------------------------
@@ -279,8 +492,10 @@ class _Game:
         color: bool,
         size: tuple[int, int],
         record_path: str | None = None,
+        notation: bool = False,
     ) -> None:
         self.states = states
+        self.notation = notation
         self.record_path = record_path
         self.seat = seat
         self.kinds = kinds
@@ -365,7 +580,9 @@ class _Game:
         result = action.round_result
         if result is None:
             return
-        self.say(*round_end_lines(result, players, you))
+        self.say("The table at the end of the round:")
+        self.say(*self.final_table(result))
+        self.say(*settlement_lines(result, players, you, width=self.size[0]))
         self.tally(view)
         if view.winner is None:
             if self.interactive:
@@ -373,6 +590,19 @@ class _Game:
                 self.out.flush()
                 self.inp.readline()
             self.say("", round_start_line(self.state, you))
+
+    def final_table(self, result: RoundResult) -> list[str]:
+        """The table a round left: drawn if it fits beside the settlement, else arm by arm."""
+        width, height = self.size
+        rest = len(settlement_lines(result, self.state.players, self.seat))
+        tally = 1 + sum(len(tally_lines(score)) for score in result.scores)
+        room = height - rest - tally - 3
+        layout = result.layout
+        drawing = render_text(layout, unicode=self.unicode, legend=False).splitlines()
+        drawn = drawing + _ends_lines(layout, width, self.notation)
+        if len(drawn) <= room and max(map(len, drawing)) <= width:
+            return drawn
+        return compact_text(layout, width=width, names=_point_names(layout, self.notation))
 
     def undo(self) -> None:
         if not self.decisions:
@@ -461,7 +691,14 @@ class _Game:
     def show(self, view: PlayerView, message: Sequence[str]) -> None:
         """The decision screen, with ``message`` under it, fitted together to the screen."""
         width, height = self.size
-        screen = decision_screen(view, unicode=self.unicode, size=(width, height - len(message)))
+        since = since_lines(self.states, self.seat, width=width, notation=self.notation)
+        screen = decision_screen(
+            view,
+            unicode=self.unicode,
+            size=(width, height - len(message)),
+            since=since,
+            notation=self.notation,
+        )
         self.say("")
         self.say(screen[0], style="1")
         if self.color:
@@ -494,11 +731,13 @@ class _Game:
             if count == 1:
                 return moves[0]
             return [f"  Enter a move: a number from 1 to {count}, or ? for help."]
+        if answer.isdigit() and 1 <= int(answer) <= count:
+            return moves[int(answer) - 1]
+        typed = typed_move(view, answer, notation=self.notation)
+        if typed is not None:
+            return typed
         if answer.isdigit():
-            number = int(answer)
-            if 1 <= number <= count:
-                return moves[number - 1]
-            return [f"  There is no move {number}: enter 1 to {count}, or ? for help."]
+            return [f"  There is no move {int(answer)}: enter 1 to {count}, or ? for help."]
         try:
             move = parse_move(answer, strict=True)
         except IllegalMove as error:
@@ -583,6 +822,7 @@ def play(
     size: tuple[int, int] = SCREEN,
     states: Sequence[MatchState] = (),
     record: str | None = None,
+    notation: bool = False,
 ) -> MatchState:
     """Play a match with a human at ``seat`` (reading ``inp``) against bots; narrate to ``out``.
 
@@ -594,7 +834,9 @@ def play(
 
     ``unicode`` draws the table with box-drawing characters (else ASCII);
     ``color`` adds terminal colours; ``size`` is the screen each decision
-    fits. ``states`` goes on from a match already begun (its states in order,
+    fits; ``notation`` names the table's ends as the engine writes them
+    (``[1|6] low``) instead of in a player's words ("the 1 on the right").
+    ``states`` goes on from a match already begun (its states in order,
     as :func:`resume_match` gives them); ``record`` names a file the match
     record is written to at the end, or when the human stops.
 
@@ -613,6 +855,7 @@ def play(
         color=color,
         size=size,
         record_path=record,
+        notation=notation,
     )
     try:
         return game.run()
@@ -676,6 +919,7 @@ def _run(args: argparse.Namespace) -> int:
         color=wants_color(sys.stdout),
         states=states,
         record=args.record,
+        notation=args.notation,
     )
     return 0
 
@@ -709,6 +953,12 @@ def _options(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="go on with a match saved by play (q, or --record): its players, seed, "
         "seat and bots come from the file",
+    )
+    parser.add_argument(
+        "--notation",
+        action="store_true",
+        help="name the table's ends as the engine writes them ([1|6] low, [3|3] "
+        "branch_a) instead of in a player's words (the 1 on the right)",
     )
     parser.add_argument(
         "--ascii",

@@ -26,7 +26,7 @@ from ..rules import placement_points
 from ..tiles import Tile
 from .geometry import Direction, Geometry, Rect, table_geometry
 
-__all__ = ["TEXT_PAGE", "compact_text", "end_labels", "render_text"]
+__all__ = ["TEXT_PAGE", "compact_text", "end_labels", "end_words", "render_text"]
 
 #: The page a text drawing is fitted into, ``(width, height)`` in units: at
 #: two columns a unit, it fits in 80 columns.
@@ -117,6 +117,53 @@ def end_labels(layout: Layout) -> dict[Point, str]:
     return labels
 
 
+def end_words(layout: Layout, *, page: tuple[int, int] | None = TEXT_PAGE) -> dict[Point, str]:
+    """A player's words for each open point of ``layout``, as the drawing places it.
+
+    An end is its number and where it lies from the first tile ("the 1 on
+    the right", "the 6 at the top"); a branch of the Sniff is where it lies
+    from the Sniff ("the Sniff's upper branch"). Two ends that the same
+    words would name (an arm that turned back) get the tile's notation after
+    them. ``page`` is the page of the drawing the words describe (see
+    :func:`render_text`).
+
+    >>> from american_sniff import Tile
+    >>> sorted(end_words(Layout.empty().place(Tile(1, 4))).values())
+    ['the 1 on the left', 'the 4 on the right']
+    """
+    if not layout.tiles:
+        return {}
+    geometry = table_geometry(layout, page=page)
+    centres = {placed.tile: placed.rect.center for placed in geometry.tiles}
+    ox, oy = centres[layout.tiles[0]]
+    words: dict[Point, str] = {}
+    for anchor in geometry.anchors:
+        point = anchor.point
+        x, y = anchor.marker.center
+        if point.side in (Side.BRANCH_A, Side.BRANCH_B) and layout.sniff is not None:
+            sx, sy = centres[layout.sniff]
+            if abs(x - sx) > abs(y - sy):
+                where = "left" if x < sx else "right"
+            else:
+                where = "upper" if y < sy else "lower"
+            words[point] = f"the Sniff's {where} branch"
+            continue
+        dx, dy = x - ox, y - oy
+        if abs(dx) >= abs(dy):
+            where = "on the left" if dx < 0 else "on the right"
+        else:
+            where = "at the top" if dy < 0 else "at the bottom"
+        number = point.tile.high if point.side is Side.HIGH else point.tile.low
+        words[point] = f"the {number} {where}"
+    counts: dict[str, int] = {}
+    for text in words.values():
+        counts[text] = counts.get(text, 0) + 1
+    return {
+        point: f"{text} of {point.tile}" if counts[text] > 1 else text
+        for point, text in words.items()
+    }
+
+
 #: The letter a double's side is marked with: the last letter of its name.
 _SIDE_TAGS: Mapping[Side, str] = {
     Side.LINE_A: "a",
@@ -152,12 +199,15 @@ def _legend(layout: Layout) -> list[str]:
     return lines
 
 
-def compact_text(layout: Layout, *, width: int = 80) -> list[str]:
+def compact_text(
+    layout: Layout, *, width: int = 80, names: Mapping[Point, str] | None = None
+) -> list[str]:
     """The table as its arms, one per line (wrapped to ``width``), each to its open point.
 
     Each arm starts at a side of the tile it leaves (the first tile's two
     sides, the Sniff's branches), lists its tiles outward, and ends at its
-    open point, named as in the move list, with what it adds to the end sum.
+    open point, named as in the move list (or by ``names``, such as
+    :func:`end_words`), with what it adds to the end sum.
 
     >>> from american_sniff import Tile, parse_point
     >>> table = Layout.empty().place(Tile(3, 3)).place(Tile(3, 4), parse_point("[3|3] line_a"))
@@ -197,7 +247,8 @@ def compact_text(layout: Layout, *, width: int = 80) -> list[str]:
         if lone is not None and start.side is Side.LINE_B:
             end = f"open {point}, the same end"
         else:
-            end = f"open {point} {labels[point].lstrip('ab')}"
+            name = str(point) if names is None else names.get(point, str(point))
+            end = f"open {name} {labels[point].lstrip('ab')}"
         text = f"{_starred(start.tile, layout)} {start.side.value}: " + ", ".join([*tiles, end])
         lines.extend(textwrap.wrap(text, width, subsequent_indent="    "))
     lines.append(f"End sum {layout.end_sum}, scores {placement_points(layout.end_sum)}")
