@@ -57,7 +57,7 @@ from .game import BOT_KINDS, HUMAN, Game, GameError, new_setup
 from .hosting import viewer_document
 from .store import Store
 
-__all__ = ["STATIC", "Server", "create_app"]
+__all__ = ["SEND_QUEUE", "STATIC", "Connection", "Server", "create_app"]
 
 #: The directory of the pages, scripts and styles.
 STATIC = Path(str(resources.files("american_sniff.web") / "static"))
@@ -65,12 +65,59 @@ STATIC = Path(str(resources.files("american_sniff.web") / "static"))
 #: The longest WebSocket message a browser may send.
 _MAX_MESSAGE = 4096
 
+#: How many messages may wait to be sent to one WebSocket. A browser that
+#: lets more pile up (it does not read) is dropped: nobody else waits on it.
+SEND_QUEUE = 32
+
+#: The close code of a WebSocket dropped for not reading (the page reconnects).
+_TOO_SLOW = 4408
+
 
 def _svg(document: str) -> str:
     """An SVG document without its XML declaration, to go inline in a page."""
     if document.startswith("<?xml"):
         document = document.split("\n", 1)[1]
     return document
+
+
+class Connection:
+    """One browser's open WebSocket: who it is and its bounded queue of messages to send.
+
+    Messages are put in the queue without waiting (:meth:`offer`), and a task
+    of its own (:meth:`pump`) sends them one by one, so a browser that does
+    not read holds up only its own queue. When the queue is full the
+    connection is dropped.
+
+    :param socket: The WebSocket.
+    :param viewer: The seat number, or :data:`~american_sniff.web.hosting.SPECTATOR`.
+    :param limit: The most messages that may wait (:data:`SEND_QUEUE`).
+    """
+
+    def __init__(self, socket: WebSocket, viewer: int | str, limit: int = SEND_QUEUE) -> None:
+        self.socket = socket
+        self.viewer = viewer
+        self.dropped = False
+        self._queue: asyncio.Queue[str] = asyncio.Queue(limit)
+
+    def offer(self, text: str) -> bool:
+        """Queue ``text`` to be sent; False, and the connection dropped, if the queue is full."""
+        if self.dropped:
+            return False
+        try:
+            self._queue.put_nowait(text)
+        except asyncio.QueueFull:
+            self.dropped = True
+            return False
+        return True
+
+    async def pump(self) -> None:
+        """Send the queued messages until cancelled or the socket fails."""
+        try:
+            while True:
+                text = await self._queue.get()
+                await self.socket.send_text(text)
+        except Exception:  # the browser went away
+            self.dropped = True
 
 
 class Server:
@@ -87,8 +134,9 @@ class Server:
         self.key = store.meta("key", _token())
         self._games: dict[str, Game] = {}
         self._locks: dict[str, asyncio.Lock] = {}
-        self._sockets: dict[str, dict[WebSocket, int | str]] = {}
+        self._sockets: dict[str, dict[Connection, asyncio.Task[None]]] = {}
         self._drivers: dict[str, asyncio.Task[None]] = {}
+        self._closing: set[asyncio.Task[None]] = set()
 
     # -- games -------------------------------------------------------------------------
 
@@ -139,12 +187,23 @@ class Server:
         }
 
     async def broadcast(self, game: Game) -> None:
-        """Send every browser of ``game`` its payload."""
-        for socket, viewer in list(self._sockets.get(game.id, {}).items()):
-            try:
-                await socket.send_json(self.payload(game, viewer))
-            except Exception:  # a browser that went away
-                self._sockets[game.id].pop(socket, None)
+        """Queue every browser of ``game`` its payload; drop the browsers that do not read.
+
+        Nothing here waits on a browser: each has its own queue and sender.
+        """
+        for connection in list(self._sockets.get(game.id, {})):
+            self.send(game.id, connection, json.dumps(self.payload(game, connection.viewer)))
+
+    def send(self, match_id: str, connection: Connection, text: str) -> None:
+        """Queue ``text`` for ``connection``, and drop it if its queue is full."""
+        if connection.offer(text):
+            return
+        pump = self._sockets.get(match_id, {}).pop(connection, None)
+        if pump is not None:
+            pump.cancel()
+        task = asyncio.create_task(_close(connection.socket, _TOO_SLOW, "too slow: reconnect"))
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
 
     def drive(self, game: Game) -> None:
         """Let the bots (and forced draws and passes) play until a person is to choose."""
@@ -188,38 +247,44 @@ class Server:
         viewer = None
         if game is not None:
             try:
-                hello = json.loads(await socket.receive_text())
-                token = hello.get("token") if isinstance(hello, dict) else None
+                hello = _parse(await _receive(socket))
+                token = hello.get("token")
                 viewer = game.viewer(token) if isinstance(token, str) else None
-            except (WebSocketDisconnect, ValueError):
+            except WebSocketDisconnect:
                 return
+            except GameError:
+                viewer = None
         if game is None or viewer is None:
             await socket.send_json({"type": "error", "message": "no match has this link"})
             await socket.close(code=4404)
             return
-        self._sockets.setdefault(match_id, {})[socket] = viewer
+        connection = Connection(socket, viewer)
+        pump = asyncio.create_task(connection.pump())
+        self._sockets.setdefault(match_id, {})[connection] = pump
         try:
-            await socket.send_json(self.payload(game, viewer))
+            self.send(match_id, connection, json.dumps(self.payload(game, viewer)))
             self.drive(game)
-            while True:
-                text = await socket.receive_text()
-                await self._message(game, viewer, socket, text)
+            while not connection.dropped and not pump.done():
+                try:
+                    text = await _receive(socket)
+                except GameError as error:
+                    self._error(match_id, connection, str(error))
+                    continue
+                await self._message(game, connection, text)
         except WebSocketDisconnect:
             pass
         finally:
-            self._sockets.get(match_id, {}).pop(socket, None)
+            self._sockets.get(match_id, {}).pop(connection, None)
+            pump.cancel()
 
-    async def _message(self, game: Game, viewer: int | str, socket: WebSocket, text: str) -> None:
+    def _error(self, match_id: str, connection: Connection, message: str) -> None:
+        self.send(match_id, connection, json.dumps({"type": "error", "message": message}))
+
+    async def _message(self, game: Game, connection: Connection, text: str) -> None:
         """Carry out one message of a browser and answer it."""
+        viewer = connection.viewer
         try:
-            if len(text) > _MAX_MESSAGE:
-                raise GameError("the message is too long")
-            try:
-                message = json.loads(text)
-            except ValueError:
-                raise GameError("a message is a JSON object") from None
-            if not isinstance(message, dict):
-                raise GameError("a message is a JSON object")
+            message = _parse(text)
             kind = message.get("type")
             if not isinstance(viewer, int):
                 raise GameError("a spectator watches: only the seats play")
@@ -232,12 +297,13 @@ class Server:
                     game.go_on(viewer)
                 elif kind == "hint":
                     move = await run_in_threadpool(game.hint, viewer)
-                    await socket.send_json({"type": "hint", "move": str(move), "seq": game.seq})
+                    hint = {"type": "hint", "move": str(move), "seq": game.seq}
+                    self.send(game.id, connection, json.dumps(hint))
                     return
                 else:
                     raise GameError("the messages are move, hint, undo and continue")
         except GameError as error:
-            await socket.send_json({"type": "error", "message": str(error)})
+            self._error(game.id, connection, str(error))
             return
         await self.broadcast(game)
         self.drive(game)
@@ -340,6 +406,43 @@ class Server:
     async def kinds(self, request: Request) -> Response:
         """``GET /api/kinds``: who may sit in a seat."""
         return JSONResponse({"kinds": [HUMAN, *BOT_KINDS]})
+
+
+async def _receive(socket: WebSocket) -> str:
+    """The next text message of ``socket``.
+
+    :raises WebSocketDisconnect: if the browser went away.
+    :raises GameError: for a binary frame or a message over :data:`_MAX_MESSAGE`.
+    """
+    message = await socket.receive()
+    if message["type"] == "websocket.disconnect":
+        raise WebSocketDisconnect(message.get("code", 1000))
+    text = message.get("text")
+    if not isinstance(text, str):
+        raise GameError("a message is a JSON object, sent as text")
+    if len(text) > _MAX_MESSAGE:
+        raise GameError("the message is too long")
+    return text
+
+
+def _parse(text: str) -> dict[str, Any]:
+    """A browser's message as a JSON object.
+
+    :raises GameError: if it is not one.
+    """
+    try:
+        message = json.loads(text)
+    except ValueError:
+        raise GameError("a message is a JSON object") from None
+    if not isinstance(message, dict):
+        raise GameError("a message is a JSON object")
+    return message
+
+
+async def _close(socket: WebSocket, code: int, reason: str) -> None:
+    """Close ``socket``, giving up after a few seconds (a browser that does not read)."""
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(socket.close(code=code, reason=reason), 5)
 
 
 def _token() -> str:
