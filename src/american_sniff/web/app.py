@@ -17,9 +17,17 @@ Routes:
 * ``GET /api/matches/{id}/record?token=T``: the match's record (a download).
   A finished match's record is given to any of its links; a running match's
   only with the operator's key, since it holds every hand and the stock.
-* ``POST /api/replay``: a record's text in, the replay viewer's frames out;
-  ``GET /api/matches/{id}/frames?token=T``: the same for a stored match, as
-  its record is given.
+* ``POST /api/replay?key=KEY`` (or ``?match=ID&token=T``, any link of a
+  stored match): a record's text in, the replay viewer's frames out. The
+  record is at most :data:`MAX_REPLAY_BYTES` (1 MiB; more is refused with
+  413 as soon as it is seen) and
+  :data:`~american_sniff.web.frames.MAX_REPLAY_ACTIONS` actions (413). The
+  frames come a page at a time: ``start`` (default 0) and ``count`` (1 to
+  :data:`~american_sniff.web.frames.PAGE`, the default); the answer's
+  ``total`` says how many there are. At most two replays are drawn at once,
+  in threads, and a replay whose client goes away stops.
+  ``GET /api/matches/{id}/frames?token=T&start=N``: the same for a stored
+  match, as its record is given.
 * ``WS /ws/{id}``: the game. The browser's first message is
   ``{"type": "hello", "token": T}``; from then on the server sends
   ``{"type": "state", ...}`` after every change, holding the view document of
@@ -35,6 +43,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import secrets
+import threading
 from collections.abc import Awaitable, Callable
 from importlib import resources
 from pathlib import Path
@@ -49,15 +59,15 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..errors import InvalidRecord
-from ..records import MAX_RECORD_BYTES, MatchRecord
+from ..records import MatchRecord
 from ..render import render_svg, tally_svg
 from ..views import event_for, event_to_dict
-from .frames import record_frames
+from .frames import MAX_REPLAY_ACTIONS, PAGE, Stopped, record_actions, record_frames
 from .game import BOT_KINDS, HUMAN, Game, GameError, new_setup
 from .hosting import viewer_document
 from .store import Store
 
-__all__ = ["SEND_QUEUE", "STATIC", "Connection", "Server", "create_app"]
+__all__ = ["MAX_REPLAY_BYTES", "SEND_QUEUE", "STATIC", "Connection", "Server", "create_app"]
 
 #: The directory of the pages, scripts and styles.
 STATIC = Path(str(resources.files("american_sniff.web") / "static"))
@@ -68,6 +78,12 @@ _MAX_MESSAGE = 4096
 #: How many messages may wait to be sent to one WebSocket. A browser that
 #: lets more pile up (it does not read) is dropped: nobody else waits on it.
 SEND_QUEUE = 32
+
+#: The largest record ``POST /api/replay`` reads, in bytes (1 MiB).
+MAX_REPLAY_BYTES = 1 << 20
+
+#: How many replays are drawn at once; more wait their turn.
+_REPLAYS_AT_ONCE = 2
 
 #: The close code of a WebSocket dropped for not reading (the page reconnects).
 _TOO_SLOW = 4408
@@ -137,6 +153,7 @@ class Server:
         self._sockets: dict[str, dict[Connection, asyncio.Task[None]]] = {}
         self._drivers: dict[str, asyncio.Task[None]] = {}
         self._closing: set[asyncio.Task[None]] = set()
+        self._replays = asyncio.Semaphore(_REPLAYS_AT_ONCE)
 
     # -- games -------------------------------------------------------------------------
 
@@ -389,18 +406,55 @@ class Server:
         _, record = self._record_of(request)
         if isinstance(record, Response):
             return record
-        return JSONResponse(await run_in_threadpool(record_frames, record))
+        return await self._frames_page(request, record)
 
     async def replay(self, request: Request) -> Response:
-        """``POST /api/replay``: the replay viewer's frames of the record sent."""
-        body = await request.body()
-        if len(body) > MAX_RECORD_BYTES:
-            return _refuse("the record is too long")
+        """``POST /api/replay``: the replay viewer's frames of the record sent, a page at a time."""
+        if not self._may_replay(request):
+            return _refuse(
+                "replaying a record needs the server's key or a link of one of its matches", 403
+            )
+        body = await _body(request, MAX_REPLAY_BYTES)
+        if body is None:
+            return _refuse(f"a record to replay is at most {MAX_REPLAY_BYTES >> 20} MiB", 413)
         try:
             record = MatchRecord.from_json(body)
-            frames = await run_in_threadpool(record_frames, record)
         except (InvalidRecord, ValueError) as error:
             return _refuse(f"this record cannot be replayed: {error}")
+        return await self._frames_page(request, record)
+
+    def _may_replay(self, request: Request) -> bool:
+        """Whether ``request`` has the operator's key or a link (``match`` and ``token``)."""
+        if secrets.compare_digest(request.query_params.get("key", ""), self.key):
+            return True
+        match_id = request.query_params.get("match", "")
+        game = self.game(match_id) if match_id else None
+        return game is not None and game.viewer(request.query_params.get("token", "")) is not None
+
+    async def _frames_page(self, request: Request, record: MatchRecord) -> Response:
+        """The page of ``record``'s frames that ``start`` and ``count`` ask for."""
+        actions = record_actions(record)
+        if actions > MAX_REPLAY_ACTIONS:
+            return _refuse(
+                f"this record has {actions} actions: the server replays at most "
+                f"{MAX_REPLAY_ACTIONS}",
+                413,
+            )
+        try:
+            start = int(request.query_params.get("start", "0"))
+            count = int(request.query_params.get("count", str(PAGE)))
+        except ValueError:
+            return _refuse("start and count are whole numbers")
+        if start < 0 or not 1 <= count <= PAGE:
+            return _refuse(f"start is 0 or more, and count from 1 to {PAGE}")
+        stop = threading.Event()
+        async with self._replays:
+            try:
+                frames = await _unless_gone(request, stop, record_frames, record, start, count)
+            except InvalidRecord as error:
+                return _refuse(f"this record cannot be replayed: {error}")
+            except Stopped:
+                return _refuse("the client went away", 499)
         return JSONResponse(frames)
 
     async def kinds(self, request: Request) -> Response:
@@ -439,6 +493,45 @@ def _parse(text: str) -> dict[str, Any]:
     return message
 
 
+async def _body(request: Request, limit: int) -> bytes | None:
+    """The request's body, or None as soon as it is seen to be over ``limit`` bytes."""
+    length = request.headers.get("content-length", "")
+    if length.isdigit() and int(length) > limit:
+        return None
+    parts = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            return None
+        parts.append(chunk)
+    return b"".join(parts)
+
+
+async def _unless_gone(
+    request: Request, stop: threading.Event, work: Callable[..., dict[str, Any]], *args: Any
+) -> dict[str, Any]:
+    """``work(*args, stop=stop)`` in a thread; ``stop`` is set if the client goes away.
+
+    :raises Stopped: if it did, and the work stopped.
+    """
+    job = asyncio.ensure_future(run_in_threadpool(work, *args, stop=stop))
+    watch = asyncio.ensure_future(_gone(request))
+    try:
+        await asyncio.wait({job, watch}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        watch.cancel()
+    if not job.done():
+        stop.set()
+    return await job
+
+
+async def _gone(request: Request) -> None:
+    """Return when the client of ``request`` (whose body is read) disconnects."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
+
+
 async def _close(socket: WebSocket, code: int, reason: str) -> None:
     """Close ``socket``, giving up after a few seconds (a browser that does not read)."""
     with contextlib.suppress(Exception):
@@ -446,8 +539,6 @@ async def _close(socket: WebSocket, code: int, reason: str) -> None:
 
 
 def _token() -> str:
-    import secrets  # noqa: PLC0415 - only the first start of a database needs one
-
     return secrets.token_urlsafe(16)
 
 
