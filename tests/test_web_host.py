@@ -20,6 +20,7 @@ from starlette.websockets import WebSocket
 
 from american_sniff.web.app import SEND_QUEUE, Server
 from american_sniff.web.game import Game, new_setup
+from american_sniff.web.limits import RateLimit, json_depth, same_origin
 from american_sniff.web.store import Store
 
 #: How long a test waits for the server before it calls the server stuck (never reached
@@ -188,3 +189,192 @@ def test_a_fake_socket_is_enough_of_a_websocket() -> None:
     """The fake has every method the server calls on a Starlette WebSocket."""
     used = ("accept", "receive", "send_text", "send_json", "close")
     assert all(hasattr(WebSocket, name) and hasattr(FakeSocket, name) for name in used)
+
+
+# -- limits ---------------------------------------------------------------------------
+
+
+def test_a_deep_or_binary_message_gets_a_clear_error_and_the_socket_goes_on() -> None:
+    """A message nested too deep, or sent as binary, is refused with a message, no traceback."""
+
+    async def scenario(server: Server) -> None:
+        game = _people(server)
+        seat = FakeSocket(game.id)
+        task = _connect(server, seat)
+        seat.inbox.put_nowait({"type": "websocket.receive", "text": "[" * 3000})
+        assert (await seat.next())["message"] == "no match has this link"
+        await task
+        seat = FakeSocket(game.id)
+        task = _connect(server, seat)
+        seat.say(type="hello", token=game.setup.seats[0].token)
+        await seat.state(0)
+        seat.inbox.put_nowait({"type": "websocket.receive", "text": "[" * 2000 + "]" * 2000})
+        assert "nests at most 4 levels" in (await seat.next())["message"]
+        seat.inbox.put_nowait({"type": "websocket.receive", "bytes": b"\x00" * 10})
+        assert "sent as text" in (await seat.next())["message"]
+        seat.inbox.put_nowait({"type": "websocket.receive", "text": " " * 5000})
+        assert "too long" in (await seat.next())["message"]
+        seat.say(type="hint")  # still served
+        assert (await seat.next())["type"] in ("hint", "error")
+        task.cancel()
+
+    _run(scenario)
+
+
+def test_a_websocket_from_another_sites_page_is_refused() -> None:
+    """A WebSocket whose Origin is another site gets a reason and close code 4403."""
+
+    async def scenario(server: Server) -> None:
+        game = _people(server)
+        foreign = FakeSocket(game.id, origin="https://elsewhere.example")
+        await server.socket(foreign)  # type: ignore[arg-type]
+        assert "another site" in (await foreign.next())["message"]
+        assert foreign.closed == 4403
+        own = FakeSocket(game.id, origin="http://testserver")
+        task = _connect(server, own)
+        own.say(type="hello", token=game.setup.spectator)
+        assert (await own.state(0))["you"] == "spectator"
+        task.cancel()
+
+    _run(scenario)
+
+
+def test_the_json_depth_is_read_without_parsing() -> None:
+    """Brackets in strings and escaped quotes do not count; a broken text still has a depth."""
+    assert json_depth('{"a": "\\"[[[", "b": [1, {"c": []}]}') == 4
+    assert json_depth("[" * 100_000) == 100_000
+    assert json_depth("") == 0
+
+
+def test_same_origin_compares_the_origin_with_the_host() -> None:
+    """Same host and port pass; another host, port or an unreadable origin fail."""
+    host = {"host": "localhost:8000"}
+    assert same_origin({**host, "origin": "http://LOCALHOST:8000"})
+    assert not same_origin({**host, "origin": "http://localhost:8001"})
+    assert not same_origin({**host, "origin": "null"})
+    assert not same_origin({**host, "origin": "http://[::1"})
+
+
+def test_the_rate_limit_refills_one_at_a_time_and_forgets_old_addresses() -> None:
+    """After the burst, one more each period; addresses beyond the memory are forgotten."""
+    now = [100.0]
+    limit = RateLimit(burst=3, every=10, clock=lambda: now[0])
+    assert [limit.take("x") for _ in range(4)] == [0, 0, 0, 10]
+    now[0] += 4
+    assert limit.take("x") == 6
+    now[0] += 6
+    assert limit.take("x") == 0
+    assert limit.take("x") == 10
+    for n in range(10_050):
+        limit.take(f"a{n}")
+    assert len(limit._buckets) <= 10_000
+
+
+class _Transport:
+    """Enough of an asyncio transport for uvicorn's HTTP protocol."""
+
+    def __init__(self) -> None:
+        self.closed = False
+        self.written = b""
+        self.protocol: object = None
+
+    def get_extra_info(self, name: str, default: object = None) -> object:
+        return {"peername": ("127.0.0.1", 5), "sockname": ("127.0.0.1", 80)}.get(name, default)
+
+    def is_closing(self) -> bool:
+        return self.closed
+
+    def close(self) -> None:
+        self.closed = True
+
+    def write(self, data: bytes) -> None:
+        self.written += data
+
+    def get_protocol(self) -> object:
+        return self.protocol
+
+    def set_protocol(self, protocol: object) -> None:
+        self.protocol = protocol
+
+    def pause_reading(self) -> None:
+        pass
+
+    def resume_reading(self) -> None:
+        pass
+
+
+def test_a_request_whose_headers_are_late_is_closed() -> None:
+    """The header clock closes a connection whose headers are not in; a complete one stays."""
+    uvicorn = pytest.importorskip("uvicorn")
+    from uvicorn.server import ServerState
+
+    from american_sniff.web.serving import HeaderTimeout
+
+    async def main() -> None:
+        async def app(scope: Any, receive: Any, send: Any) -> None:
+            await asyncio.Event().wait()  # an answer that takes its time
+
+        config = uvicorn.Config(app, http=HeaderTimeout, log_level="warning")
+        config.load()
+        for data, closed in ((b"GET / HTTP/1.1\r\nHost: x\r\nX-Slow: 1", True), (b"", True)):
+            transport = _Transport()
+            protocol = HeaderTimeout(config=config, server_state=ServerState(), app_state={})
+            transport.protocol = protocol
+            protocol.connection_made(transport)  # type: ignore[arg-type]
+            if data:
+                protocol.data_received(data)
+            protocol.headers_late()
+            assert transport.closed == closed
+            protocol.connection_lost(None)
+        transport = _Transport()
+        protocol = HeaderTimeout(config=config, server_state=ServerState(), app_state={})
+        transport.protocol = protocol
+        protocol.connection_made(transport)  # type: ignore[arg-type]
+        protocol.data_received(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        protocol.headers_late()
+        assert not transport.closed  # its headers are in: the answer is on its way
+        protocol.connection_lost(None)
+
+    asyncio.run(main())
+
+
+def test_the_served_limits_on_headers_and_frames(tmp_path: Any) -> None:
+    """On a real server: over 16 KiB of headers is refused; a frame over 16 KiB closes (1009)."""
+    uvicorn = pytest.importorskip("uvicorn")
+    client = pytest.importorskip("websockets.sync.client")
+    import socket
+    import threading
+
+    from american_sniff.web.app import create_app
+    from american_sniff.web.limits import MAX_HEADER_BYTES
+    from american_sniff.web.serving import MAX_FRAME, listen, server_config
+
+    store = Store(tmp_path / "m.sqlite3")
+    app = create_app(store, bot_delay=0)
+    listener = listen("127.0.0.1", 0)
+    port = listener.getsockname()[1]
+    server = uvicorn.Server(server_config(app))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
+    thread.start()
+    try:
+        for _ in range(_PATIENCE * 100):
+            if server.started:
+                break
+            threading.Event().wait(0.01)
+        big = b"X-Big: " + b"a" * MAX_HEADER_BYTES + b"\r\n"
+        with socket.create_connection(("127.0.0.1", port), timeout=_PATIENCE) as raw:
+            raw.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n" + big + b"\r\n")  # at once
+            assert raw.recv(64).startswith(b"HTTP/1.1 431")
+        with socket.create_connection(("127.0.0.1", port), timeout=_PATIENCE) as raw:
+            raw.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n" + big)  # and the rest never comes
+            assert raw.recv(64).startswith(b"HTTP/1.1 400")
+        game = Game.create(store, new_setup(2, ["human", "human"]))
+        with client.connect(f"ws://127.0.0.1:{port}/ws/{game.id}", max_size=None) as ws:
+            ws.send(json.dumps({"type": "hello", "token": game.setup.spectator}))
+            assert json.loads(ws.recv(timeout=_PATIENCE))["type"] == "state"
+            ws.send("x" * (MAX_FRAME + 1))
+            with pytest.raises(Exception, match="1009"):
+                ws.recv(timeout=_PATIENCE)
+    finally:
+        server.should_exit = True
+        thread.join(_PATIENCE)

@@ -25,6 +25,7 @@ import american_sniff.web.app as app_module
 import american_sniff.web.frames as frames_module
 from american_sniff.web.app import MAX_REPLAY_BYTES, create_app
 from american_sniff.web.frames import PAGE
+from american_sniff.web.limits import RateLimit
 
 
 @pytest.fixture
@@ -538,3 +539,30 @@ def test_a_match_between_people_refuses_a_chosen_seed(client: TestClient) -> Non
         assert str(game.setup.seed) not in json.dumps(first)  # no player is told it
         assert str(game.setup.seed) not in json.dumps(made)
     assert len(seeds) == 3  # a fresh draw of the generator each time
+
+
+def test_match_creation_is_rate_limited_per_address(db: Path) -> None:
+    """After its burst, an address gets 429 with Retry-After until a match's time comes back."""
+    now = [0.0]
+    limit = RateLimit(burst=2, every=30, clock=lambda: now[0])
+    with TestClient(create_app(Store(db), bot_delay=0, creations=limit)) as client:
+        body = {"players": 2, "seats": ["human", "greedy"]}
+        assert [client.post("/api/matches", json=body).status_code for _ in range(2)] == [201] * 2
+        refused = client.post("/api/matches", json=body)
+        assert refused.status_code == 429
+        assert refused.headers["retry-after"] == "30"
+        assert "try again in 30 s" in refused.json()["error"]
+        now[0] = 30.0
+        assert client.post("/api/matches", json=body).status_code == 201
+
+
+def test_a_post_from_another_sites_page_is_refused(client: TestClient) -> None:
+    """A cross-site POST (its Origin names another site) is refused; the server's own passes."""
+    body = {"players": 2, "seats": ["human", "greedy"]}
+    foreign = {"origin": "https://elsewhere.example"}
+    refused = client.post("/api/matches", json=body, headers=foreign)
+    assert refused.status_code == 403
+    assert "another site" in refused.json()["error"]
+    assert client.post("/api/replay", content=b"{}", headers=foreign).status_code == 403
+    own = {"origin": "http://testserver"}
+    assert client.post("/api/matches", json=body, headers=own).status_code == 201

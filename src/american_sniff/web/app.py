@@ -36,6 +36,22 @@ Routes:
   (:func:`~american_sniff.views.event_for`), and pictures made from the view
   (the table and the tallies), and nothing else. The browser sends ``move``
   (with the ``seq`` it saw), ``hint``, ``undo`` and ``continue``.
+
+Limits and refusals (the numbers are in :mod:`american_sniff.web.limits`
+and :mod:`american_sniff.web.serving`, and ``docs/playing-browser.md``):
+
+* every message to a browser goes through its own queue of at most
+  :data:`SEND_QUEUE` messages, sent by a task of its own; a browser that
+  lets the queue fill (it does not read) is dropped with close code 4408,
+  and the page reconnects. Nobody else waits on it;
+* a browser's message is text of at most 4,096 characters, nested at most 4
+  deep; anything else (binary, too long, too deep, not an object) gets an
+  ``error`` message and the socket goes on;
+* ``POST /api/matches``: 10 matches at once per client address, then one
+  every 6 seconds (429 with ``Retry-After``);
+* a ``POST`` or a WebSocket whose ``Origin`` names another site is refused
+  (403, or an ``error`` message and close code 4403);
+* request headers over 16 KiB get 431.
 """
 
 from __future__ import annotations
@@ -43,6 +59,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import math
 import secrets
 import threading
 from collections.abc import Awaitable, Callable
@@ -52,10 +69,12 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..errors import InvalidRecord
@@ -65,15 +84,13 @@ from ..views import event_for, event_to_dict
 from .frames import MAX_REPLAY_ACTIONS, PAGE, Stopped, record_actions, record_frames
 from .game import BOT_KINDS, HUMAN, Game, GameError, new_setup
 from .hosting import viewer_document
+from .limits import MAX_DEPTH, MAX_HEADER_BYTES, MAX_MESSAGE, RateLimit, json_depth, same_origin
 from .store import Store
 
 __all__ = ["MAX_REPLAY_BYTES", "SEND_QUEUE", "STATIC", "Connection", "Server", "create_app"]
 
 #: The directory of the pages, scripts and styles.
 STATIC = Path(str(resources.files("american_sniff.web") / "static"))
-
-#: The longest WebSocket message a browser may send.
-_MAX_MESSAGE = 4096
 
 #: How many messages may wait to be sent to one WebSocket. A browser that
 #: lets more pile up (it does not read) is dropped: nobody else waits on it.
@@ -84,6 +101,12 @@ MAX_REPLAY_BYTES = 1 << 20
 
 #: How many replays are drawn at once; more wait their turn.
 _REPLAYS_AT_ONCE = 2
+
+#: Why a request from another site's page is refused.
+_CROSS_SITE = (
+    "this server takes moves and new matches only from its own pages "
+    "(the request came from a page of another site)"
+)
 
 #: The close code of a WebSocket dropped for not reading (the page reconnects).
 _TOO_SLOW = 4408
@@ -142,11 +165,17 @@ class Server:
     :param store: Where matches are kept.
     :param bot_delay: Seconds a bot waits before each action, so that a
         person can follow the play (0 in tests).
+    :param creations: The rate limit on new matches per client address
+        (:class:`~american_sniff.web.limits.RateLimit`: 10 at once, then one
+        every 6 seconds).
     """
 
-    def __init__(self, store: Store, bot_delay: float = 0.7) -> None:
+    def __init__(
+        self, store: Store, bot_delay: float = 0.7, creations: RateLimit | None = None
+    ) -> None:
         self.store = store
         self.bot_delay = bot_delay
+        self.creations = RateLimit() if creations is None else creations
         self.key = store.meta("key", _token())
         self._games: dict[str, Game] = {}
         self._locks: dict[str, asyncio.Lock] = {}
@@ -259,6 +288,10 @@ class Server:
     async def socket(self, socket: WebSocket) -> None:
         """One browser's connection to one match."""
         await socket.accept()
+        if not same_origin(socket.headers):
+            await socket.send_json({"type": "error", "message": _CROSS_SITE})
+            await socket.close(code=4403)
+            return
         match_id = socket.path_params["match_id"]
         game = self.game(match_id)
         viewer = None
@@ -329,6 +362,20 @@ class Server:
 
     async def create(self, request: Request) -> Response:
         """``POST /api/matches``: a new match from ``{"players", "seats", "seed"}``."""
+        if not same_origin(request.headers):
+            return _refuse(_CROSS_SITE, 403)
+        address = request.client.host if request.client is not None else ""
+        wait = self.creations.take(address)
+        if wait:
+            return JSONResponse(
+                {
+                    "error": f"too many new matches from this address: try again in "
+                    f"{math.ceil(wait)} s (at most {self.creations.burst} at once, then one "
+                    f"every {self.creations.every:g} s)"
+                },
+                status_code=429,
+                headers={"Retry-After": str(math.ceil(wait))},
+            )
         try:
             body = await request.json()
         except ValueError:
@@ -410,6 +457,8 @@ class Server:
 
     async def replay(self, request: Request) -> Response:
         """``POST /api/replay``: the replay viewer's frames of the record sent, a page at a time."""
+        if not same_origin(request.headers):
+            return _refuse(_CROSS_SITE, 403)
         if not self._may_replay(request):
             return _refuse(
                 "replaying a record needs the server's key or a link of one of its matches", 403
@@ -466,7 +515,7 @@ async def _receive(socket: WebSocket) -> str:
     """The next text message of ``socket``.
 
     :raises WebSocketDisconnect: if the browser went away.
-    :raises GameError: for a binary frame or a message over :data:`_MAX_MESSAGE`.
+    :raises GameError: for a binary frame or a message over :data:`MAX_MESSAGE`.
     """
     message = await socket.receive()
     if message["type"] == "websocket.disconnect":
@@ -474,7 +523,7 @@ async def _receive(socket: WebSocket) -> str:
     text = message.get("text")
     if not isinstance(text, str):
         raise GameError("a message is a JSON object, sent as text")
-    if len(text) > _MAX_MESSAGE:
+    if len(text) > MAX_MESSAGE:
         raise GameError("the message is too long")
     return text
 
@@ -484,6 +533,8 @@ def _parse(text: str) -> dict[str, Any]:
 
     :raises GameError: if it is not one.
     """
+    if json_depth(text) > MAX_DEPTH:
+        raise GameError(f"a message nests at most {MAX_DEPTH} levels deep")
     try:
         message = json.loads(text)
     except ValueError:
@@ -553,13 +604,16 @@ def _page(name: str) -> Callable[[Request], Awaitable[Response]]:
     return page
 
 
-def create_app(store: Store, *, bot_delay: float = 0.7) -> Starlette:
+def create_app(
+    store: Store, *, bot_delay: float = 0.7, creations: RateLimit | None = None
+) -> Starlette:
     """The application serving the matches of ``store``.
 
-    ``bot_delay`` is how long each bot waits before it acts, in seconds. The
+    ``bot_delay`` is how long each bot waits before it acts, in seconds;
+    ``creations`` the rate limit on new matches (see :class:`Server`). The
     :class:`Server` is ``app.state.server``.
     """
-    server = Server(store, bot_delay=bot_delay)
+    server = Server(store, bot_delay=bot_delay, creations=creations)
     routes = [
         Route("/", _page("index.html")),
         Route("/play/{match_id}", _page("play.html")),
@@ -579,6 +633,23 @@ def create_app(store: Store, *, bot_delay: float = 0.7) -> Starlette:
         yield
         await server.close()
 
-    app = Starlette(routes=routes, lifespan=lifespan)
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(_HeaderLimit)])
     app.state.server = server
     return app
+
+
+class _HeaderLimit:
+    """Refuse a request whose headers are over 16 KiB (``MAX_HEADER_BYTES``)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        size = sum(len(name) + len(value) for name, value in scope.get("headers", ()))
+        if scope["type"] == "http" and size > MAX_HEADER_BYTES:
+            response = _refuse(f"the request's headers are over {MAX_HEADER_BYTES >> 10} KiB", 431)
+            await response(scope, receive, send)
+        elif scope["type"] == "websocket" and size > MAX_HEADER_BYTES:
+            await send({"type": "websocket.close", "code": 1008})
+        else:
+            await self.app(scope, receive, send)
