@@ -224,3 +224,19 @@ def test_the_seat_that_goes_out_waits_to_see_that_rounds_settlement(stores: Stor
             assert game.waiting_for() == [0]
             assert not game.bot_to_move()
     assert ended_by_me
+
+
+def test_a_change_is_made_only_at_the_state_it_was_planned_for(stores: Stores) -> None:
+    """A planned change changes nothing until taken, and a stale one is refused."""
+    store = stores(":memory:")
+    game = Game.create(store, new_setup(2, ["human", "human"]))
+    state = game.state
+    first = game.plan_play(view_for(state, state.turn).legal_moves[0])
+    second = game.plan_play(view_for(state, state.turn).legal_moves[-1])
+    assert game.seq == 0
+    assert store.load(game.id).log == ()  # type: ignore[union-attr]
+    game.commit(first)
+    assert game.seq == 1
+    with pytest.raises(ValueError, match="another state"):
+        game.take(second)
+    assert game.seq == 1

@@ -378,3 +378,71 @@ def test_the_served_limits_on_headers_and_frames(tmp_path: Any) -> None:
     finally:
         server.should_exit = True
         thread.join(_PATIENCE)
+
+
+# -- storage --------------------------------------------------------------------------
+
+
+def _read_only(store: Store, on: bool) -> None:
+    """Make the database refuse every write, as a full disk or a read-only file would."""
+    store._db.execute(f"PRAGMA query_only = {'ON' if on else 'OFF'}")
+
+
+def test_a_move_the_database_cannot_save_is_a_message_and_changes_nothing(tmp_path: Any) -> None:
+    """The write fails: the seat is told, the match is as it was, the move goes through later."""
+    store = Store(tmp_path / "m.sqlite3")
+
+    async def scenario(server: Server) -> None:
+        game = _people(server)
+        seats = {n: FakeSocket(game.id) for n in (0, 1)}
+        tasks = [_connect(server, s) for s in seats.values()]
+        for n, socket in seats.items():
+            socket.say(type="hello", token=game.setup.seats[n].token)
+        turn = game.state.turn
+        view = (await seats[turn].state(0))["view"]
+        _read_only(store, True)
+        seats[turn].say(type="move", move=view["legal_moves"][0], seq=0)
+        error = await seats[turn].next()
+        assert error["type"] == "error"
+        assert "could not save" in error["message"]
+        assert "readonly" in error["message"]
+        assert game.seq == 0
+        assert store.load(game.id).log == ()  # type: ignore[union-attr]
+        _read_only(store, False)
+        seats[turn].say(type="move", move=view["legal_moves"][0], seq=0)
+        assert (await seats[turn].state(1))["view"]["seq"] == 1
+        assert Game.load(store, game.id).states == game.states  # type: ignore[union-attr]
+        for task in tasks:
+            task.cancel()
+
+    _run(scenario, store)
+
+
+def test_a_bot_move_the_database_cannot_save_is_told_to_everyone(tmp_path: Any) -> None:
+    """A bot's move that cannot be written reaches every browser as a message; it plays later."""
+    store = Store(tmp_path / "m.sqlite3")
+    from american_sniff import new_match
+
+    seed = next(s for s in range(100) if new_match(2, seed=s).turn == 1)
+
+    async def scenario(server: Server) -> None:
+        game = Game.create(store, new_setup(2, ["human", "greedy"], seed))
+        _read_only(store, True)
+        seat, watcher = FakeSocket(game.id), FakeSocket(game.id)
+        tasks = [_connect(server, s) for s in (seat, watcher)]
+        seat.say(type="hello", token=game.setup.seats[0].token)
+        watcher.say(type="hello", token=game.setup.spectator)
+        for socket in (seat, watcher):
+            message = await socket.next()
+            while message["type"] != "error":
+                message = await socket.next()
+            assert "could not save" in message["message"]
+            assert "try again when someone acts" in message["message"]
+        assert server.game(game.id).seq == 0  # type: ignore[union-attr]
+        _read_only(store, False)
+        seat.say(type="hint")  # any message wakes the bots
+        assert (await seat.state(1))["view"]["seq"] >= 1
+        for task in tasks:
+            task.cancel()
+
+    _run(scenario, store)

@@ -51,7 +51,11 @@ and :mod:`american_sniff.web.serving`, and ``docs/playing-browser.md``):
   every 6 seconds (429 with ``Retry-After``);
 * a ``POST`` or a WebSocket whose ``Origin`` names another site is refused
   (403, or an ``error`` message and close code 4403);
-* request headers over 16 KiB get 431.
+* request headers over 16 KiB get 431;
+* a change that the database cannot save (a full disk, a read-only file) is
+  not made: its sender gets an ``error`` message saying so (for a bot's
+  move, every browser of the match does), the match stays as it was, and it
+  can be tried again.
 """
 
 from __future__ import annotations
@@ -61,6 +65,7 @@ import contextlib
 import json
 import math
 import secrets
+import sqlite3
 import threading
 from collections.abc import Awaitable, Callable
 from importlib import resources
@@ -82,7 +87,7 @@ from ..records import MatchRecord
 from ..render import render_svg, tally_svg
 from ..views import event_for, event_to_dict
 from .frames import MAX_REPLAY_ACTIONS, PAGE, Stopped, record_actions, record_frames
-from .game import BOT_KINDS, HUMAN, Game, GameError, new_setup
+from .game import BOT_KINDS, HUMAN, Change, Game, GameError, new_setup
 from .hosting import viewer_document
 from .limits import MAX_DEPTH, MAX_HEADER_BYTES, MAX_MESSAGE, RateLimit, json_depth, same_origin
 from .store import Store
@@ -107,6 +112,9 @@ _CROSS_SITE = (
     "this server takes moves and new matches only from its own pages "
     "(the request came from a page of another site)"
 )
+
+#: What the players are told when a bot's move could not be saved.
+_BOTS_WAIT = "The bots try again when someone acts or reconnects."
 
 #: The close code of a WebSocket dropped for not reading (the page reconnects).
 _TOO_SLOW = 4408
@@ -271,8 +279,25 @@ class Server:
                     if not game.bot_to_move():
                         return
                     move = await run_in_threadpool(game.bot_move)
-                game.play(move)
+                try:
+                    await self.commit(game, game.plan_play(move))
+                except GameError as error:
+                    for connection in list(self._sockets.get(game.id, {})):
+                        self._error(game.id, connection, f"{error} {_BOTS_WAIT}")
+                    return
             await self.broadcast(game)
+
+    async def commit(self, game: Game, change: Change) -> None:
+        """Write ``change`` to the store, then make it in ``game``; a failed write changes nothing.
+
+        :raises GameError: if the store cannot write (full disk, read-only
+            file, a broken database): the message says so, for the players.
+        """
+        try:
+            self.store.append(game.id, change.entry)
+        except sqlite3.Error as error:
+            raise GameError(_storage_failure(error)) from None
+        game.take(change)
 
     async def close(self) -> None:
         """Stop the bots' tasks and close the store."""
@@ -339,12 +364,13 @@ class Server:
             if not isinstance(viewer, int):
                 raise GameError("a spectator watches: only the seats play")
             async with self.lock(game.id):
+                change = None
                 if kind == "move":
-                    game.move(viewer, message.get("move"), message.get("seq"))
+                    change = game.plan_move(viewer, message.get("move"), message.get("seq"))
                 elif kind == "undo":
-                    game.undo(viewer)
+                    change = game.plan_undo(viewer)
                 elif kind == "continue":
-                    game.go_on(viewer)
+                    change = game.plan_go_on(viewer)
                 elif kind == "hint":
                     move = await run_in_threadpool(game.hint, viewer)
                     hint = {"type": "hint", "move": str(move), "seq": game.seq}
@@ -352,8 +378,11 @@ class Server:
                     return
                 else:
                     raise GameError("the messages are move, hint, undo and continue")
+                if change is not None:
+                    await self.commit(game, change)
         except GameError as error:
             self._error(game.id, connection, str(error))
+            self.drive(game)  # bots stopped by a failed write try again
             return
         await self.broadcast(game)
         self.drive(game)
@@ -393,7 +422,10 @@ class Server:
             setup = new_setup(body.get("players"), seats, body.get("seed"))
         except GameError as error:
             return _refuse(str(error))
-        game = Game.create(self.store, setup)
+        try:
+            game = Game.create(self.store, setup)
+        except sqlite3.Error as error:
+            return _refuse(_storage_failure(error), 503)
         self._games[game.id] = game
         return JSONResponse(self.links(game, str(request.base_url)), status_code=201)
 
@@ -542,6 +574,13 @@ def _parse(text: str) -> dict[str, Any]:
     if not isinstance(message, dict):
         raise GameError("a message is a JSON object")
     return message
+
+
+def _storage_failure(error: sqlite3.Error) -> str:
+    return (
+        f"the server could not save this ({error}): nothing was changed, "
+        "and the match is as it was; try again"
+    )
 
 
 async def _body(request: Request, limit: int) -> bytes | None:
