@@ -45,6 +45,7 @@ class FakeSocket:
         self.outbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.closed: int | None = None
         self.accepted = False
+        self.seen: list[str] = []
 
     async def accept(self) -> None:
         """The handshake."""
@@ -58,6 +59,7 @@ class FakeSocket:
         """A message to the browser (waits for ever if it never reads)."""
         if not self.reads:
             await asyncio.Event().wait()
+        self.seen.append(text)
         await self.outbox.put(json.loads(text))
 
     async def send_json(self, data: Any) -> None:
@@ -446,3 +448,45 @@ def test_a_bot_move_the_database_cannot_save_is_told_to_everyone(tmp_path: Any) 
             task.cancel()
 
     _run(scenario, store)
+
+
+# -- pictures -------------------------------------------------------------------------
+
+
+def test_pictures_are_drawn_once_per_state_whatever_the_watchers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Seven browsers on one match: each state's table is drawn once, each message made once."""
+    import american_sniff.web.app as app_module
+
+    drawn: list[object] = []
+    from american_sniff.render import render_svg as real
+
+    def counted(layout: Any, **options: Any) -> str:
+        drawn.append(layout)
+        return real(layout, **options)
+
+    monkeypatch.setattr(app_module, "render_svg", counted)
+
+    async def scenario(server: Server) -> None:
+        game = _people(server)
+        seats = {n: FakeSocket(game.id) for n in (0, 1)}
+        spectators = [FakeSocket(game.id) for _ in range(5)]
+        tasks = [_connect(server, s) for s in (*seats.values(), *spectators)]
+        for n, socket in seats.items():
+            socket.say(type="hello", token=game.setup.seats[n].token)
+        for socket in spectators:
+            socket.say(type="hello", token=game.setup.spectator)
+        await _placements(game, seats, 6)
+        for socket in spectators:
+            await socket.state(game.seq)
+        # One drawing of the table per state reached (no round ended: no last table).
+        assert game.state.last_round is None
+        assert len(drawn) == game.seq + 1
+        # Every spectator got the same texts, one per state.
+        assert len(spectators[0].seen) == game.seq + 1
+        assert all(s.seen == spectators[0].seen for s in spectators)
+        for task in tasks:
+            task.cancel()
+
+    _run(scenario)

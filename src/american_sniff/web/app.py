@@ -85,6 +85,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from ..errors import InvalidRecord
 from ..records import MatchRecord
 from ..render import render_svg, tally_svg
+from ..state import MatchState
 from ..views import event_for, event_to_dict
 from .frames import MAX_REPLAY_ACTIONS, PAGE, Stopped, record_actions, record_frames
 from .game import BOT_KINDS, HUMAN, Change, Game, GameError, new_setup
@@ -190,6 +191,8 @@ class Server:
         self._sockets: dict[str, dict[Connection, asyncio.Task[None]]] = {}
         self._drivers: dict[str, asyncio.Task[None]] = {}
         self._closing: set[asyncio.Task[None]] = set()
+        self._pictures: dict[str, tuple[MatchState, dict[str, Any]]] = {}
+        self._texts: dict[str, tuple[Game, int, dict[int | str, str]]] = {}
         self._replays = asyncio.Semaphore(_REPLAYS_AT_ONCE)
 
     # -- games -------------------------------------------------------------------------
@@ -230,15 +233,43 @@ class Server:
             "seats": [s.kind for s in game.setup.seats],
             "view": doc,
             "event": None if game.seq == 0 else event_to_dict(event_for(state, seat)),
-            "table": _svg(render_svg(state.layout, caption=False)),
-            "last_table": None
-            if state.last_round is None
-            else _svg(render_svg(state.last_round.layout, caption=False)),
-            "tallies": [_svg(tally_svg(score)) for score in doc["scores"]],
+            **self.pictures(game),
             "waiting_for": game.waiting_for(),
             "can_undo": isinstance(viewer, int) and game.undo_point(viewer) is not None,
             "settled": last is not None,
         }
+
+    def pictures(self, game: Game) -> dict[str, Any]:
+        """The pictures of ``game``'s state (the tables and the tallies), drawn once per state.
+
+        They show only what every viewer sees, so every browser gets the same.
+        """
+        state = game.state
+        cached = self._pictures.get(game.id)
+        if cached is not None and cached[0] is state:
+            return cached[1]
+        pictures = {
+            "table": _svg(render_svg(state.layout, caption=False)),
+            "last_table": None
+            if state.last_round is None
+            else _svg(render_svg(state.last_round.layout, caption=False)),
+            "tallies": [_svg(tally_svg(score)) for score in state.scores],
+        }
+        self._pictures[game.id] = (state, pictures)
+        return pictures
+
+    def text(self, game: Game, viewer: int | str) -> str:
+        """:meth:`payload` as JSON text, made once per change of the match and viewer."""
+        cached = self._texts.get(game.id)
+        if cached is not None and cached[0] is game and cached[1] == game.version:
+            texts = cached[2]
+        else:
+            texts = {}
+            self._texts[game.id] = (game, game.version, texts)
+        text = texts.get(viewer)
+        if text is None:
+            text = texts[viewer] = json.dumps(self.payload(game, viewer))
+        return text
 
     async def broadcast(self, game: Game) -> None:
         """Queue every browser of ``game`` its payload; drop the browsers that do not read.
@@ -246,7 +277,7 @@ class Server:
         Nothing here waits on a browser: each has its own queue and sender.
         """
         for connection in list(self._sockets.get(game.id, {})):
-            self.send(game.id, connection, json.dumps(self.payload(game, connection.viewer)))
+            self.send(game.id, connection, self.text(game, connection.viewer))
 
     def send(self, match_id: str, connection: Connection, text: str) -> None:
         """Queue ``text`` for ``connection``, and drop it if its queue is full."""
@@ -337,7 +368,7 @@ class Server:
         pump = asyncio.create_task(connection.pump())
         self._sockets.setdefault(match_id, {})[connection] = pump
         try:
-            self.send(match_id, connection, json.dumps(self.payload(game, viewer)))
+            self.send(match_id, connection, self.text(game, viewer))
             self.drive(game)
             while not connection.dropped and not pump.done():
                 try:
