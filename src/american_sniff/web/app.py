@@ -52,6 +52,9 @@ and :mod:`american_sniff.web.serving`, and ``docs/playing-browser.md``):
 * a ``POST`` or a WebSocket whose ``Origin`` names another site is refused
   (403, or an ``error`` message and close code 4403);
 * request headers over 16 KiB get 431;
+* every write to the database is made by a thread of its own
+  (:class:`~american_sniff.web.store.Writer`), which commits every entry
+  waiting in one transaction: no commit runs on the event loop;
 * a change that the database cannot save (a full disk, a read-only file) is
   not made: its sender gets an ``error`` message saying so (for a bot's
   move, every browser of the match does), the match stays as it was, and it
@@ -91,7 +94,7 @@ from .frames import MAX_REPLAY_ACTIONS, PAGE, Stopped, record_actions, record_fr
 from .game import BOT_KINDS, HUMAN, Change, Game, GameError, new_setup
 from .hosting import viewer_document
 from .limits import MAX_DEPTH, MAX_HEADER_BYTES, MAX_MESSAGE, RateLimit, json_depth, same_origin
-from .store import Store
+from .store import Store, Writer
 
 __all__ = ["MAX_REPLAY_BYTES", "SEND_QUEUE", "STATIC", "Connection", "Server", "create_app"]
 
@@ -194,6 +197,7 @@ class Server:
         self._pictures: dict[str, tuple[MatchState, dict[str, Any]]] = {}
         self._texts: dict[str, tuple[Game, int, dict[int | str, str]]] = {}
         self._replays = asyncio.Semaphore(_REPLAYS_AT_ONCE)
+        self.writer = Writer(store)
 
     # -- games -------------------------------------------------------------------------
 
@@ -205,6 +209,16 @@ class Server:
             if game is not None:
                 self._games[match_id] = game
         return game
+
+    async def load(self, match_id: str) -> Game | None:
+        """:meth:`game`, with the database read in a thread (off the event loop)."""
+        game = self._games.get(match_id)
+        if game is not None:
+            return game
+        stored = await asyncio.to_thread(self.store.load, match_id)
+        if stored is None:
+            return None
+        return self._games.setdefault(match_id, Game(stored, self.store))
 
     def lock(self, match_id: str) -> asyncio.Lock:
         """The lock every change of the match holds."""
@@ -321,14 +335,25 @@ class Server:
     async def commit(self, game: Game, change: Change) -> None:
         """Write ``change`` to the store, then make it in ``game``; a failed write changes nothing.
 
+        The write is the :class:`~american_sniff.web.store.Writer`'s, in its
+        thread: the event loop goes on meanwhile.
+
         :raises GameError: if the store cannot write (full disk, read-only
             file, a broken database): the message says so, for the players.
         """
+        written = asyncio.wrap_future(self.writer.submit(game.id, change.entry))
+
+        def made(future: asyncio.Future[int]) -> None:
+            # Made when written, even if the task that waits is cancelled meanwhile:
+            # the memory never falls behind the log.
+            if not future.cancelled() and future.exception() is None:
+                game.take(change)
+
+        written.add_done_callback(made)
         try:
-            self.store.append(game.id, change.entry)
+            await asyncio.shield(written)
         except sqlite3.Error as error:
             raise GameError(_storage_failure(error)) from None
-        game.take(change)
 
     async def close(self) -> None:
         """Stop the bots' tasks and close the store."""
@@ -337,6 +362,7 @@ class Server:
         for task in self._drivers.values():
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        await asyncio.to_thread(self.writer.close)
         self.store.close()
 
     # -- the WebSocket -----------------------------------------------------------------
@@ -349,7 +375,7 @@ class Server:
             await socket.close(code=4403)
             return
         match_id = socket.path_params["match_id"]
-        game = self.game(match_id)
+        game = await self.load(match_id)
         viewer = None
         if game is not None:
             try:
@@ -454,7 +480,7 @@ class Server:
         except GameError as error:
             return _refuse(str(error))
         try:
-            game = Game.create(self.store, setup)
+            game = await asyncio.to_thread(Game.create, self.store, setup)
         except sqlite3.Error as error:
             return _refuse(_storage_failure(error), 503)
         self._games[game.id] = game
