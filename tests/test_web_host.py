@@ -511,3 +511,41 @@ def test_the_servers_commits_run_in_the_writers_thread(tmp_path: Any) -> None:
     _run(scenario, store)
     assert threads
     assert set(threads) == {"american-sniff-writer"}
+
+
+def test_a_message_text_is_its_payload_and_a_kept_table_is_not_drawn_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The spliced text reads back as the payload; a draw that keeps the table draws nothing."""
+    import american_sniff.web.app as app_module
+    from american_sniff import Draw, view_for
+    from american_sniff.render import render_svg as real
+
+    drawn: list[object] = []
+    draws: list[Draw] = []
+
+    def counted(layout: Any, **options: Any) -> str:
+        drawn.append(layout)
+        return real(layout, **options)
+
+    monkeypatch.setattr(app_module, "render_svg", counted)
+
+    async def scenario(server: Server) -> None:
+        game = _people(server)
+        for _ in range(200):
+            for viewer in (0, 1, "spectator"):
+                assert json.loads(server.text(game, viewer)) == server.payload(game, viewer)
+            state = game.state
+            if state.winner is not None:
+                break
+            move = view_for(state, state.turn).legal_moves[0]
+            before = len(drawn)
+            game.play(move)
+            if isinstance(move, Draw) and game.state.layout is state.layout:
+                draws.append(move)
+                server.text(game, 0)
+                assert len(drawn) == before  # the same table: not drawn again
+        assert drawn
+        assert draws
+
+    _run(scenario)

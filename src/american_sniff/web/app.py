@@ -65,6 +65,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import math
 import secrets
@@ -86,6 +87,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..errors import InvalidRecord
+from ..layout import Layout
 from ..records import MatchRecord
 from ..render import render_svg, tally_svg
 from ..state import MatchState
@@ -194,7 +196,8 @@ class Server:
         self._sockets: dict[str, dict[Connection, asyncio.Task[None]]] = {}
         self._drivers: dict[str, asyncio.Task[None]] = {}
         self._closing: set[asyncio.Task[None]] = set()
-        self._pictures: dict[str, tuple[MatchState, dict[str, Any]]] = {}
+        self._pictures: dict[str, tuple[MatchState, dict[str, Any], str]] = {}
+        self._tables: dict[str, dict[str, tuple[Layout, str]]] = {}
         self._texts: dict[str, tuple[Game, int, dict[int | str, str]]] = {}
         self._replays = asyncio.Semaphore(_REPLAYS_AT_ONCE)
         self.writer = Writer(store)
@@ -234,8 +237,11 @@ class Server:
         spectator = f"{base}play/{game.id}#{game.setup.spectator}"
         return {"id": game.id, "seats": seats, "spectator": spectator}
 
-    def payload(self, game: Game, viewer: int | str) -> dict[str, Any]:
-        """The message that tells ``viewer`` how the match stands: its view and nothing more."""
+    def payload(self, game: Game, viewer: int | str, *, pictures: bool = True) -> dict[str, Any]:
+        """The message that tells ``viewer`` how the match stands: its view and nothing more.
+
+        ``pictures=False`` leaves out the pictures (see :meth:`pictures`).
+        """
         state = game.state
         doc = viewer_document(state, viewer)
         last = doc["last_round"]
@@ -247,30 +253,37 @@ class Server:
             "seats": [s.kind for s in game.setup.seats],
             "view": doc,
             "event": None if game.seq == 0 else event_to_dict(event_for(state, seat)),
-            **self.pictures(game),
             "waiting_for": game.waiting_for(),
             "can_undo": isinstance(viewer, int) and game.undo_point(viewer) is not None,
             "settled": last is not None,
+            **(self.pictures(game) if pictures else {}),
         }
 
     def pictures(self, game: Game) -> dict[str, Any]:
         """The pictures of ``game``'s state (the tables and the tallies), drawn once per state.
 
         They show only what every viewer sees, so every browser gets the same.
+        A table is drawn again only when it changed: a draw or a pass keeps
+        the table, and the last round's table stays for a whole round.
         """
+        return self._drawn(game)[0]
+
+    def _drawn(self, game: Game) -> tuple[dict[str, Any], str]:
+        """:meth:`pictures`, and their JSON text (the members of an object, no braces)."""
         state = game.state
         cached = self._pictures.get(game.id)
         if cached is not None and cached[0] is state:
-            return cached[1]
+            return cached[1], cached[2]
+        tables = self._tables.setdefault(game.id, {})
+        last = state.last_round
         pictures = {
-            "table": _svg(render_svg(state.layout, caption=False)),
-            "last_table": None
-            if state.last_round is None
-            else _svg(render_svg(state.last_round.layout, caption=False)),
-            "tallies": [_svg(tally_svg(score)) for score in state.scores],
+            "table": _table(tables, "table", state.layout),
+            "last_table": None if last is None else _table(tables, "last", last.layout),
+            "tallies": [_tally(score) for score in state.scores],
         }
-        self._pictures[game.id] = (state, pictures)
-        return pictures
+        text = json.dumps(pictures)[1:-1]
+        self._pictures[game.id] = (state, pictures, text)
+        return pictures, text
 
     def text(self, game: Game, viewer: int | str) -> str:
         """:meth:`payload` as JSON text, made once per change of the match and viewer."""
@@ -282,7 +295,9 @@ class Server:
             self._texts[game.id] = (game, game.version, texts)
         text = texts.get(viewer)
         if text is None:
-            text = texts[viewer] = json.dumps(self.payload(game, viewer))
+            # The pictures are the same for every viewer: their JSON is made once too.
+            message = json.dumps(self.payload(game, viewer, pictures=False))
+            text = texts[viewer] = f"{message[:-1]}, {self._drawn(game)[1]}}}"
         return text
 
     async def broadcast(self, game: Game) -> None:
@@ -631,6 +646,21 @@ def _parse(text: str) -> dict[str, Any]:
     if not isinstance(message, dict):
         raise GameError("a message is a JSON object")
     return message
+
+
+def _table(tables: dict[str, tuple[Layout, str]], name: str, layout: Layout) -> str:
+    """The picture of ``layout``, drawn unless it is the one ``tables[name]`` was drawn from."""
+    cached = tables.get(name)
+    if cached is not None and cached[0] is layout:
+        return cached[1]
+    picture = _svg(render_svg(layout, caption=False))
+    tables[name] = (layout, picture)
+    return picture
+
+
+@functools.lru_cache(maxsize=4096)
+def _tally(score: int) -> str:
+    return _svg(tally_svg(score))
 
 
 def _storage_failure(error: sqlite3.Error) -> str:
