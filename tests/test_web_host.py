@@ -534,7 +534,11 @@ def test_a_message_text_is_its_payload_and_a_kept_table_is_not_drawn_again(
         game = _people(server)
         for _ in range(200):
             for viewer in (0, 1, "spectator"):
-                assert json.loads(server.text(game, viewer)) == server.payload(game, viewer)
+                message = json.loads(server.text(game, viewer))
+                assert message == server.payload(game, viewer)
+                seat = viewer if isinstance(viewer, int) else None
+                assert message["view"] == json.loads(view_for(game.state, seat).to_json())
+                assert message["waiting_for"] == game.waiting_for()
             state = game.state
             if state.winner is not None:
                 break

@@ -198,7 +198,7 @@ class Server:
         self._closing: set[asyncio.Task[None]] = set()
         self._pictures: dict[str, tuple[MatchState, dict[str, Any], str]] = {}
         self._tables: dict[str, dict[str, tuple[Layout, str]]] = {}
-        self._texts: dict[str, tuple[Game, int, dict[int | str, str]]] = {}
+        self._texts: dict[str, tuple[Game, int, dict[int | str, tuple[dict[str, Any], str]]]] = {}
         self._replays = asyncio.Semaphore(_REPLAYS_AT_ONCE)
         self.writer = Writer(store)
 
@@ -237,27 +237,41 @@ class Server:
         spectator = f"{base}play/{game.id}#{game.setup.spectator}"
         return {"id": game.id, "seats": seats, "spectator": spectator}
 
-    def payload(self, game: Game, viewer: int | str, *, pictures: bool = True) -> dict[str, Any]:
-        """The message that tells ``viewer`` how the match stands: its view and nothing more.
+    def payload(self, game: Game, viewer: int | str) -> dict[str, Any]:
+        """The message that tells ``viewer`` how the match stands: its view and nothing more."""
+        return {**self._members(game, viewer), **self._seen(game, viewer)[0], **self.pictures(game)}
 
-        ``pictures=False`` leaves out the pictures (see :meth:`pictures`).
-        """
-        state = game.state
-        doc = viewer_document(state, viewer)
-        last = doc["last_round"]
-        seat = viewer if isinstance(viewer, int) else None
+    def _members(self, game: Game, viewer: int | str) -> dict[str, Any]:
+        """The payload's small members, made afresh for every message."""
         return {
             "type": "state",
             "match": game.id,
             "you": viewer,
             "seats": [s.kind for s in game.setup.seats],
-            "view": doc,
-            "event": None if game.seq == 0 else event_to_dict(event_for(state, seat)),
             "waiting_for": game.waiting_for(),
             "can_undo": isinstance(viewer, int) and game.undo_point(viewer) is not None,
-            "settled": last is not None,
-            **(self.pictures(game) if pictures else {}),
         }
+
+    def _seen(self, game: Game, viewer: int | str) -> tuple[dict[str, Any], str]:
+        """The payload's view and event, and their JSON text, made once per change and viewer."""
+        cached = self._texts.get(game.id)
+        if cached is not None and cached[0] is game and cached[1] == game.version:
+            seen = cached[2]
+        else:
+            seen = {}
+            self._texts[game.id] = (game, game.version, seen)
+        made = seen.get(viewer)
+        if made is None:
+            state = game.state
+            doc = viewer_document(state, viewer)
+            seat = viewer if isinstance(viewer, int) else None
+            members = {
+                "view": doc,
+                "event": None if game.seq == 0 else event_to_dict(event_for(state, seat)),
+                "settled": doc["last_round"] is not None,
+            }
+            made = seen[viewer] = (members, json.dumps(members)[1:-1])
+        return made
 
     def pictures(self, game: Game) -> dict[str, Any]:
         """The pictures of ``game``'s state (the tables and the tallies), drawn once per state.
@@ -286,19 +300,14 @@ class Server:
         return pictures, text
 
     def text(self, game: Game, viewer: int | str) -> str:
-        """:meth:`payload` as JSON text, made once per change of the match and viewer."""
-        cached = self._texts.get(game.id)
-        if cached is not None and cached[0] is game and cached[1] == game.version:
-            texts = cached[2]
-        else:
-            texts = {}
-            self._texts[game.id] = (game, game.version, texts)
-        text = texts.get(viewer)
-        if text is None:
-            # The pictures are the same for every viewer: their JSON is made once too.
-            message = json.dumps(self.payload(game, viewer, pictures=False))
-            text = texts[viewer] = f"{message[:-1]}, {self._drawn(game)[1]}}}"
-        return text
+        """:meth:`payload` as JSON text.
+
+        The view and the event are made once per change of the match and
+        viewer, the pictures once per state (the same for every viewer); only
+        the small members are made for each message.
+        """
+        members = json.dumps(self._members(game, viewer))
+        return f"{members[:-1]}, {self._seen(game, viewer)[1]}, {self._drawn(game)[1]}}}"
 
     async def broadcast(self, game: Game) -> None:
         """Queue every browser of ``game`` its payload; drop the browsers that do not read.
