@@ -14,7 +14,10 @@
 * WebSocket frames of at most :data:`MAX_FRAME` bytes (16 KiB: a message is at
   most 4,096 characters); a longer one closes the socket (1009);
 * at most :data:`MAX_CONNECTIONS` connections and requests at once; beyond
-  that, new requests get 503.
+  that, new requests get 503;
+* no per-message compression of WebSocket messages: compressing the same
+  message once for every socket was the largest cost of a spectator, and
+  the messages (mostly SVG) are a few kilobytes.
 """
 
 from __future__ import annotations
@@ -96,6 +99,9 @@ def server_config(app: Any, *, max_connections: int = MAX_CONNECTIONS) -> uvicor
         http=HeaderTimeout,
         ws="websockets-sansio",
         ws_max_size=MAX_FRAME,
+        # Compressing each message for each socket cost more CPU than anything
+        # else a spectator costs (benchmarks/serve.py): messages go as they are.
+        ws_per_message_deflate=False,
         h11_max_incomplete_event_size=MAX_HEADER_BYTES,
         limit_concurrency=max_connections,
         log_level="warning",
