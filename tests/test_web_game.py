@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import pytest
 from american_sniff import Place, new_match, view_for
 from american_sniff.web.game import Game, GameError, Setup, bot_seed, new_setup
 from american_sniff.web.hosting import SPECTATOR, viewer_document
-from american_sniff.web.store import LogEntry, Store
+from american_sniff.web.store import LogEntry, Store, Writer
 
 
 def _to_a_placement_of_seat_0(game: Game) -> None:
@@ -256,3 +257,72 @@ def test_names_are_trimmed_and_survive_a_reload(stores: Stores) -> None:
     for seat in old["seats"]:
         del seat["name"]  # a match stored before names
     assert [s.name for s in Setup.from_dict(old).seats] == ["", "", ""]
+
+
+def test_a_change_is_made_only_at_the_state_it_was_planned_for(stores: Stores) -> None:
+    """A planned change changes nothing until taken, and a stale one is refused."""
+    store = stores(":memory:")
+    game = Game.create(store, new_setup(2, ["human", "human"]))
+    state = game.state
+    first = game.plan_play(view_for(state, state.turn).legal_moves[0])
+    second = game.plan_play(view_for(state, state.turn).legal_moves[-1])
+    assert game.seq == 0
+    assert store.load(game.id).log == ()  # type: ignore[union-attr]
+    game.commit(first)
+    assert game.seq == 1
+    with pytest.raises(ValueError, match="another state"):
+        game.take(second)
+    assert game.seq == 1
+
+
+def test_a_file_database_is_in_wal_mode(tmp_path: Path, stores: Stores) -> None:
+    """The database file keeps a write-ahead log: a commit is one write, reads go on meanwhile."""
+    store = stores(tmp_path / "m.sqlite3")
+    assert store._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_the_writer_commits_what_waits_in_one_transaction(tmp_path: Path, stores: Stores) -> None:
+    """Entries queued together share commits; a bad one refuses itself only; order is kept."""
+    store = stores(tmp_path / "m.sqlite3")
+    ids = [f"m{n}" for n in range(20)]
+    for match_id in ids:
+        store.create(match_id, 0.0, {"players": 2})
+    commits: list[str] = []
+    store._db.set_trace_callback(lambda sql: commits.append(sql) if sql == "COMMIT" else None)
+    with store._lock:  # hold the writer until everything is queued
+        writer = Writer(store)
+        futures = [writer.submit(m, LogEntry("move", f"draw {n}")) for n in range(3) for m in ids]
+        bad = writer.submit("nosuchmatch", LogEntry("move", "draw"))
+        late = writer.submit(ids[0], LogEntry("continue", "0 2"))
+    writer.close()
+    assert [f.result() for f in futures] == [n for n in range(3) for _ in ids]
+    with pytest.raises(ValueError, match="no match"):
+        bad.result()
+    assert late.result() == 3
+    # One transaction failed (the bad entry), so each was written alone: still in order.
+    stored = store.load(ids[0])
+    assert stored is not None
+    assert [e.value for e in stored.log] == ["draw 0", "draw 1", "draw 2", "0 2"]
+    store._db.set_trace_callback(None)
+    commits.clear()
+    store._db.set_trace_callback(lambda sql: commits.append(sql) if sql == "COMMIT" else None)
+    with store._lock:
+        writer = Writer(store)
+        futures = [writer.submit(m, LogEntry("move", "pass")) for m in ids]
+    writer.close()
+    assert all(f.result() == 4 for f in futures[:1])
+    assert len(commits) < len(ids)  # shared commits
+    store._db.set_trace_callback(None)
+
+
+def test_the_writer_reports_a_failed_write_to_each_entry(tmp_path: Path, stores: Stores) -> None:
+    """A database that refuses writes fails every waiting entry with the database's error."""
+    store = stores(tmp_path / "m.sqlite3")
+    store.create("m", 0.0, {"players": 2})
+    store._db.execute("PRAGMA query_only = ON")
+    writer = Writer(store)
+    futures = [writer.submit("m", LogEntry("move", "pass")) for _ in range(3)]
+    writer.close()
+    for future in futures:
+        with pytest.raises(sqlite3.Error, match="readonly"):
+            future.result()

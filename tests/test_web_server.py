@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Iterator
+import threading
+from collections.abc import Iterator, MutableMapping
 from pathlib import Path
 from typing import Any, cast
 
@@ -19,7 +21,11 @@ pytest.importorskip("httpx2")  # TestClient's transport (Starlette 1 and later)
 
 from starlette.testclient import TestClient, WebSocketTestSession
 
-from american_sniff.web.app import create_app
+import american_sniff.web.app as app_module
+import american_sniff.web.frames as frames_module
+from american_sniff.web.app import MAX_REPLAY_BYTES, create_app
+from american_sniff.web.frames import PAGE
+from american_sniff.web.limits import RateLimit
 
 
 @pytest.fixture
@@ -364,12 +370,13 @@ def test_records_are_given_as_the_rules_say(client: TestClient) -> None:
     record = MatchRecord.from_json(done.text)
     assert list(replay(record))[-1] == game.state
     frames = client.get(f"/api/matches/{made['id']}/frames", params={"token": token}).json()
-    assert len(frames["frames"]) == game.seq + 1
+    assert frames["total"] == game.seq + 1
+    assert len(frames["frames"]) == min(PAGE, game.seq + 1)  # the first page
     assert frames["winner"] == game.state.winner
 
 
-def test_an_uploaded_record_opens_in_the_replay_viewer(client: TestClient) -> None:
-    """POST /api/replay gives one frame per action; a broken record gets its reason."""
+def _round_one_record(client: TestClient) -> tuple[Game, str]:
+    """A three-player match played by the bots through its first round, and its record's text."""
     made = _create(client, 3, ["human", "greedy", "greedy"], seed=5)
     game = _game(client, made["id"])
     while game.state.round == 1:
@@ -378,19 +385,133 @@ def test_an_uploaded_record_opens_in_the_replay_viewer(client: TestClient) -> No
             state = game.state
             move = next(m for m in view_for(state, state.turn).legal_moves)
         game.play(move)
-    text = game.record().to_json()
-    frames = client.post("/api/replay", content=text).json()["frames"]
-    assert len(frames) == game.seq + 1
+    return game, game.record().to_json()
+
+
+def _pages(client: TestClient, url: str, text: str) -> list[dict[str, Any]]:
+    """Every frame of a replay, asked for ten at a time (the viewer asks for pages too)."""
+    frames: list[dict[str, Any]] = []
+    while True:
+        answer = client.post(f"{url}&start={len(frames)}&count=10", content=text).json()
+        assert answer["start"] == len(frames)
+        frames.extend(answer["frames"])
+        if len(frames) >= answer["total"]:
+            return frames
+
+
+def test_an_uploaded_record_opens_in_the_replay_viewer(client: TestClient) -> None:
+    """POST /api/replay gives one frame per action, in pages; a broken record gets its reason."""
+    game, text = _round_one_record(client)
+    key = cast(Any, client.app).state.server.key
+    frames = _pages(client, f"/api/replay?key={key}", text)
+    assert len(frames) == game.seq + 1 > 10  # more than one page
     settled = [f for f in frames if f["settlement"]]
     assert len(settled) == 1
     assert settled[0]["hands"] == [
         [str(t) for t in hand]
         for hand in game.states[-1].last_round.hands  # type: ignore[union-attr]
     ]
-    bad = client.post("/api/replay", content=text.replace('"players":3', '"players":9'))
+    # A link of one of the server's matches may replay too.
+    link = f"/api/replay?match={game.id}&token={game.setup.seats[0].token}"
+    assert _pages(client, link, text) == frames
+    bad = client.post(f"/api/replay?key={key}", content=text.replace('"players":3', '"players":9'))
     assert bad.status_code == 400
     assert "cannot be replayed" in bad.json()["error"]
-    assert client.post("/api/replay", content=b"x" * (17 << 20)).status_code == 400
+
+
+def test_the_replay_endpoint_is_bounded_and_needs_a_key_or_a_link(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No key or link: 403; over 1 MiB or over the actions' cap: 413; a bad page: 400."""
+    game, text = _round_one_record(client)
+    key = cast(Any, client.app).state.server.key
+    for query in ("", "?key=nope", f"?match={game.id}&token=nope", "?match=none&token=x"):
+        refused = client.post(f"/api/replay{query}", content=text)
+        assert refused.status_code == 403, query
+        assert "key or a link" in refused.json()["error"]
+    big = client.post(f"/api/replay?key={key}", content=b" " * (MAX_REPLAY_BYTES + 1))
+    assert big.status_code == 413
+    assert "at most 1 MiB" in big.json()["error"]
+
+    def chunks() -> Iterator[bytes]:  # no Content-Length: the body is counted as it comes
+        for _ in range(MAX_REPLAY_BYTES // 4096 + 2):
+            yield b" " * 4096
+
+    assert client.post(f"/api/replay?key={key}", content=chunks()).status_code == 413
+    for page in ("start=-1", "count=0", f"count={PAGE + 1}", "start=x"):
+        answer = client.post(f"/api/replay?key={key}&{page}", content=text)
+        assert answer.status_code == 400, page
+        assert "start" in answer.json()["error"]
+    monkeypatch.setattr(app_module, "MAX_REPLAY_ACTIONS", 10)
+    long = client.post(f"/api/replay?key={key}", content=text)
+    assert long.status_code == 413
+    assert "at most 10" in long.json()["error"]
+
+
+def test_a_replay_stops_when_its_client_goes_away(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The client leaves before its frames are drawn: the drawing stops, no frame is made."""
+    drawn: list[int] = []
+    real = frames_module.record_frames
+
+    def watched(record: MatchRecord, start: int, count: int, stop: threading.Event) -> Any:
+        assert stop.wait(30)  # set by the server when it saw the client leave
+        try:
+            return real(record, start, count, stop=stop)
+        finally:
+            drawn.append(count)
+
+    monkeypatch.setattr(app_module, "record_frames", watched)
+    monkeypatch.setattr(frames_module, "_frame", lambda *a: pytest.fail("a frame was drawn"))
+    app = create_app(Store(db), bot_delay=0)
+    text = json.dumps(json.loads(_record_text())).encode()
+    sent: list[dict[str, Any]] = []
+
+    async def main() -> None:
+        messages: list[MutableMapping[str, Any]] = [
+            {"type": "http.request", "body": text, "more_body": False},
+            {"type": "http.disconnect"},
+        ]
+
+        async def receive() -> MutableMapping[str, Any]:
+            if messages:
+                return messages.pop(0)
+            await asyncio.Event().wait()
+            raise AssertionError  # pragma: no cover
+
+        async def send(message: MutableMapping[str, Any]) -> None:
+            sent.append(dict(message))
+
+        server = app.state.server
+        scope = {
+            "type": "http",
+            "method": "POST",
+            "path": "/api/replay",
+            "raw_path": b"/api/replay",
+            "query_string": f"key={server.key}".encode(),
+            "headers": [(b"host", b"testserver")],
+            "scheme": "http",
+            "server": ("testserver", 80),
+            "client": ("127.0.0.1", 1),
+            "root_path": "",
+            "http_version": "1.1",
+        }
+        await app(scope, receive, send)
+        await server.close()
+
+    asyncio.run(main())
+    assert drawn == [PAGE]
+    assert sent[0]["status"] == 499
+
+
+def _record_text() -> str:
+    from american_sniff import apply, legal_moves, new_match, record_match
+
+    states = [new_match(2, seed=3)]
+    for _ in range(20):
+        states.append(apply(states[-1], legal_moves(states[-1])[0]))
+    return record_match(states).to_json()
 
 
 def test_the_pages_are_served(client: TestClient) -> None:
@@ -472,3 +593,30 @@ def test_a_rematch_keeps_the_seats_links_and_names(client: TestClient, db: Path)
             assert ws.receive_json()["rematch"] == rematch
         with restarted.websocket_connect(f"/ws/{rematch}") as ws:
             assert _hello(ws, tokens[0])["you"] == 0
+
+
+def test_match_creation_is_rate_limited_per_address(db: Path) -> None:
+    """After its burst, an address gets 429 with Retry-After until a match's time comes back."""
+    now = [0.0]
+    limit = RateLimit(burst=2, every=30, clock=lambda: now[0])
+    with TestClient(create_app(Store(db), bot_delay=0, creations=limit)) as client:
+        body = {"players": 2, "seats": ["human", "greedy"]}
+        assert [client.post("/api/matches", json=body).status_code for _ in range(2)] == [201] * 2
+        refused = client.post("/api/matches", json=body)
+        assert refused.status_code == 429
+        assert refused.headers["retry-after"] == "30"
+        assert "try again in 30 s" in refused.json()["error"]
+        now[0] = 30.0
+        assert client.post("/api/matches", json=body).status_code == 201
+
+
+def test_a_post_from_another_sites_page_is_refused(client: TestClient) -> None:
+    """A cross-site POST (its Origin names another site) is refused; the server's own passes."""
+    body = {"players": 2, "seats": ["human", "greedy"]}
+    foreign = {"origin": "https://elsewhere.example"}
+    refused = client.post("/api/matches", json=body, headers=foreign)
+    assert refused.status_code == 403
+    assert "another site" in refused.json()["error"]
+    assert client.post("/api/replay", content=b"{}", headers=foreign).status_code == 403
+    own = {"origin": "http://testserver"}
+    assert client.post("/api/matches", json=body, headers=own).status_code == 201

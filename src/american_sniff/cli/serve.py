@@ -7,7 +7,6 @@ and uvicorn). Matches are kept in a SQLite file and survive a restart.
 from __future__ import annotations
 
 import argparse
-import socket
 import sys
 from pathlib import Path
 
@@ -58,6 +57,7 @@ def _run(args: argparse.Namespace) -> int:
         import uvicorn  # noqa: PLC0415 - the extra is needed by this command only
 
         from ..web.app import create_app  # noqa: PLC0415
+        from ..web.serving import listen, server_config  # noqa: PLC0415
         from ..web.store import Store  # noqa: PLC0415
     except ImportError as error:
         print(
@@ -74,14 +74,9 @@ def _run(args: argparse.Namespace) -> int:
         return 1
     # Bind the socket here, so that the address printed is the one served
     # (with --port 0, the port the system chose) and a port in use is one line.
-    family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
-    listener = socket.socket(family, socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
-        listener.bind((args.host, args.port))
-        listener.listen(128)  # browsers may connect at once: they wait for the server
+        listener = listen(args.host, args.port)
     except OSError as error:
-        listener.close()
         store.close()
         print(
             f"american-sniff serve: cannot listen on {args.host} port {args.port}: "
@@ -94,7 +89,7 @@ def _run(args: argparse.Namespace) -> int:
     key = app.state.server.key
     print(f"American Sniff is served at {server_url(args.host, port, key)}", flush=True)
     print(f"Matches are kept in {path.resolve()}. Ctrl-C stops the server.", flush=True)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    server = uvicorn.Server(server_config(app))
     server.run(sockets=[listener])
     return 0
 

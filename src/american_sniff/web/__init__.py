@@ -7,10 +7,14 @@
 * :mod:`~american_sniff.web.game`: one match, resumed by replaying its log,
   with its bots, hints and undo;
 * :mod:`~american_sniff.web.frames`: the replay viewer's frames of a record;
+* :mod:`~american_sniff.web.limits`: what a client may send, and how often;
 * :mod:`~american_sniff.web.app`: the ASGI application (needs the extra);
+* :mod:`~american_sniff.web.serving`: the HTTP server with the connection's
+  limits (needs the extra);
 * ``static/``: the pages, plain HTML, CSS and JavaScript with no build step.
 
-Only :mod:`~american_sniff.web.app` imports Starlette.
+Only :mod:`~american_sniff.web.app` imports Starlette, and only
+:mod:`~american_sniff.web.serving` uvicorn.
 """
 
 __all__: list[str] = []

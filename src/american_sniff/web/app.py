@@ -17,9 +17,17 @@ Routes:
 * ``GET /api/matches/{id}/record?token=T``: the match's record (a download).
   A finished match's record is given to any of its links; a running match's
   only with the operator's key, since it holds every hand and the stock.
-* ``POST /api/replay``: a record's text in, the replay viewer's frames out;
-  ``GET /api/matches/{id}/frames?token=T``: the same for a stored match, as
-  its record is given.
+* ``POST /api/replay?key=KEY`` (or ``?match=ID&token=T``, any link of a
+  stored match): a record's text in, the replay viewer's frames out. The
+  record is at most :data:`MAX_REPLAY_BYTES` (1 MiB; more is refused with
+  413 as soon as it is seen) and
+  :data:`~american_sniff.web.frames.MAX_REPLAY_ACTIONS` actions (413). The
+  frames come a page at a time: ``start`` (default 0) and ``count`` (1 to
+  :data:`~american_sniff.web.frames.PAGE`, the default); the answer's
+  ``total`` says how many there are. At most two replays are drawn at once,
+  in threads, and a replay whose client goes away stops.
+  ``GET /api/matches/{id}/frames?token=T&start=N``: the same for a stored
+  match, as its record is given.
 * ``WS /ws/{id}``: the game. The browser's first message is
   ``{"type": "hello", "token": T}``; from then on the server sends
   ``{"type": "state", ...}`` after every change, holding the view document of
@@ -31,13 +39,41 @@ Routes:
   match is over, ``rematch``: a new match with the same seats, links and
   names and a fresh seed (one per match, however many ask), whose id every
   payload then names as ``rematch``.
+
+Limits and refusals (the numbers are in :mod:`american_sniff.web.limits`
+and :mod:`american_sniff.web.serving`, and ``docs/playing-browser.md``):
+
+* every message to a browser goes through its own queue of at most
+  :data:`SEND_QUEUE` messages, sent by a task of its own; a browser that
+  lets the queue fill (it does not read) is dropped with close code 4408,
+  and the page reconnects. Nobody else waits on it;
+* a browser's message is text of at most 4,096 characters, nested at most 4
+  deep; anything else (binary, too long, too deep, not an object) gets an
+  ``error`` message and the socket goes on;
+* ``POST /api/matches``: 10 matches at once per client address, then one
+  every 6 seconds (429 with ``Retry-After``);
+* a ``POST`` or a WebSocket whose ``Origin`` names another site is refused
+  (403, or an ``error`` message and close code 4403);
+* request headers over 16 KiB get 431;
+* every write to the database is made by a thread of its own
+  (:class:`~american_sniff.web.store.Writer`), which commits every entry
+  waiting in one transaction: no commit runs on the event loop;
+* a change that the database cannot save (a full disk, a read-only file) is
+  not made: its sender gets an ``error`` message saying so (for a bot's
+  move, every browser of the match does), the match stays as it was, and it
+  can be tried again.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
+import math
+import secrets
+import sqlite3
+import threading
 from collections.abc import Awaitable, Callable
 from importlib import resources
 from pathlib import Path
@@ -45,28 +81,52 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..errors import InvalidRecord
-from ..records import MAX_RECORD_BYTES, MatchRecord
+from ..layout import Layout
+from ..records import MatchRecord
 from ..render import render_svg, tally_svg
+from ..state import MatchState
 from ..views import event_for, event_to_dict
-from .frames import NARROW_PAGE, record_frames
-from .game import BOT_KINDS, HUMAN, Game, GameError, new_setup
+from .frames import MAX_REPLAY_ACTIONS, NARROW_PAGE, PAGE, Stopped, record_actions, record_frames
+from .game import BOT_KINDS, HUMAN, Change, Game, GameError, new_setup
 from .hosting import viewer_document
-from .store import Store
+from .limits import MAX_DEPTH, MAX_HEADER_BYTES, MAX_MESSAGE, RateLimit, json_depth, same_origin
+from .store import Store, Writer
 
-__all__ = ["STATIC", "Server", "create_app"]
+__all__ = ["MAX_REPLAY_BYTES", "SEND_QUEUE", "STATIC", "Connection", "Server", "create_app"]
 
 #: The directory of the pages, scripts and styles.
 STATIC = Path(str(resources.files("american_sniff.web") / "static"))
 
-#: The longest WebSocket message a browser may send.
-_MAX_MESSAGE = 4096
+#: How many messages may wait to be sent to one WebSocket. A browser that
+#: lets more pile up (it does not read) is dropped: nobody else waits on it.
+SEND_QUEUE = 32
+
+#: The largest record ``POST /api/replay`` reads, in bytes (1 MiB).
+MAX_REPLAY_BYTES = 1 << 20
+
+#: How many replays are drawn at once; more wait their turn.
+_REPLAYS_AT_ONCE = 2
+
+#: Why a request from another site's page is refused.
+_CROSS_SITE = (
+    "this server takes moves and new matches only from its own pages "
+    "(the request came from a page of another site)"
+)
+
+#: What the players are told when a bot's move could not be saved.
+_BOTS_WAIT = "The bots try again when someone acts or reconnects."
+
+#: The close code of a WebSocket dropped for not reading (the page reconnects).
+_TOO_SLOW = 4408
 
 
 def _svg(document: str) -> str:
@@ -76,23 +136,75 @@ def _svg(document: str) -> str:
     return document
 
 
+class Connection:
+    """One browser's open WebSocket: who it is and its bounded queue of messages to send.
+
+    Messages are put in the queue without waiting (:meth:`offer`), and a task
+    of its own (:meth:`pump`) sends them one by one, so a browser that does
+    not read holds up only its own queue. When the queue is full the
+    connection is dropped.
+
+    :param socket: The WebSocket.
+    :param viewer: The seat number, or :data:`~american_sniff.web.hosting.SPECTATOR`.
+    :param limit: The most messages that may wait (:data:`SEND_QUEUE`).
+    """
+
+    def __init__(self, socket: WebSocket, viewer: int | str, limit: int = SEND_QUEUE) -> None:
+        self.socket = socket
+        self.viewer = viewer
+        self.dropped = False
+        self._queue: asyncio.Queue[str] = asyncio.Queue(limit)
+
+    def offer(self, text: str) -> bool:
+        """Queue ``text`` to be sent; False, and the connection dropped, if the queue is full."""
+        if self.dropped:
+            return False
+        try:
+            self._queue.put_nowait(text)
+        except asyncio.QueueFull:
+            self.dropped = True
+            return False
+        return True
+
+    async def pump(self) -> None:
+        """Send the queued messages until cancelled or the socket fails."""
+        try:
+            while True:
+                text = await self._queue.get()
+                await self.socket.send_text(text)
+        except Exception:  # the browser went away
+            self.dropped = True
+
+
 class Server:
     """The state of one running server: the store, the games in memory, the open sockets.
 
     :param store: Where matches are kept.
     :param bot_delay: Seconds a bot waits before each action, so that a
         person can follow the play (0 in tests).
+    :param creations: The rate limit on new matches per client address
+        (:class:`~american_sniff.web.limits.RateLimit`: 10 at once, then one
+        every 6 seconds).
     """
 
-    def __init__(self, store: Store, bot_delay: float = 0.7) -> None:
+    def __init__(
+        self, store: Store, bot_delay: float = 0.7, creations: RateLimit | None = None
+    ) -> None:
         self.store = store
         self.bot_delay = bot_delay
+        self.creations = RateLimit() if creations is None else creations
         self.key = store.meta("key", _token())
         self._games: dict[str, Game] = {}
         self._locks: dict[str, asyncio.Lock] = {}
-        self._sockets: dict[str, dict[WebSocket, int | str]] = {}
+        self._sockets: dict[str, dict[Connection, asyncio.Task[None]]] = {}
         self._drivers: dict[str, asyncio.Task[None]] = {}
         self._rematches: dict[str, str] = {}
+        self._closing: set[asyncio.Task[None]] = set()
+        self._pictures: dict[str, tuple[MatchState, dict[str, Any], str]] = {}
+        self._tables: dict[str, dict[str, tuple[Layout, str]]] = {}
+        self._texts: dict[str, tuple[Game, int, dict[int | str, tuple[dict[str, Any], str]]]] = {}
+        self._replays = asyncio.Semaphore(_REPLAYS_AT_ONCE)
+        self.writer = Writer(store)
 
     # -- games -------------------------------------------------------------------------
 
@@ -104,6 +216,16 @@ class Server:
             if game is not None:
                 self._games[match_id] = game
         return game
+
+    async def load(self, match_id: str) -> Game | None:
+        """:meth:`game`, with the database read in a thread (off the event loop)."""
+        game = self._games.get(match_id)
+        if game is not None:
+            return game
+        stored = await asyncio.to_thread(self.store.load, match_id)
+        if stored is None:
+            return None
+        return self._games.setdefault(match_id, Game(stored, self.store))
 
     def lock(self, match_id: str) -> asyncio.Lock:
         """The lock every change of the match holds."""
@@ -121,29 +243,78 @@ class Server:
 
     def payload(self, game: Game, viewer: int | str) -> dict[str, Any]:
         """The message that tells ``viewer`` how the match stands: its view and nothing more."""
-        state = game.state
-        doc = viewer_document(state, viewer)
-        last = doc["last_round"]
-        seat = viewer if isinstance(viewer, int) else None
+        return {**self._members(game, viewer), **self._seen(game, viewer)[0], **self.pictures(game)}
+
+    def _members(self, game: Game, viewer: int | str) -> dict[str, Any]:
+        """The payload's small members, made afresh for every message."""
         return {
             "type": "state",
             "match": game.id,
             "you": viewer,
             "seats": [s.kind for s in game.setup.seats],
             "names": [s.name for s in game.setup.seats],
-            "view": doc,
-            "event": None if game.seq == 0 else event_to_dict(event_for(state, seat)),
-            "table": _svg(render_svg(state.layout, caption=False)),
-            "table_narrow": _svg(render_svg(state.layout, caption=False, page=NARROW_PAGE)),
-            "last_table": None
-            if state.last_round is None
-            else _svg(render_svg(state.last_round.layout, caption=False)),
-            "tallies": [_svg(tally_svg(score)) for score in doc["scores"]],
             "waiting_for": game.waiting_for(),
             "can_undo": isinstance(viewer, int) and game.undo_point(viewer) is not None,
-            "settled": last is not None,
             "rematch": self._rematches.get(game.id),
         }
+
+    def _seen(self, game: Game, viewer: int | str) -> tuple[dict[str, Any], str]:
+        """The payload's view and event, and their JSON text, made once per change and viewer."""
+        cached = self._texts.get(game.id)
+        if cached is not None and cached[0] is game and cached[1] == game.version:
+            seen = cached[2]
+        else:
+            seen = {}
+            self._texts[game.id] = (game, game.version, seen)
+        made = seen.get(viewer)
+        if made is None:
+            state = game.state
+            doc = viewer_document(state, viewer)
+            seat = viewer if isinstance(viewer, int) else None
+            members = {
+                "view": doc,
+                "event": None if game.seq == 0 else event_to_dict(event_for(state, seat)),
+                "settled": doc["last_round"] is not None,
+            }
+            made = seen[viewer] = (members, json.dumps(members)[1:-1])
+        return made
+
+    def pictures(self, game: Game) -> dict[str, Any]:
+        """The pictures of ``game``'s state (the tables and the tallies), drawn once per state.
+
+        They show only what every viewer sees, so every browser gets the same.
+        A table is drawn again only when it changed: a draw or a pass keeps
+        the table, and the last round's table stays for a whole round.
+        """
+        return self._drawn(game)[0]
+
+    def _drawn(self, game: Game) -> tuple[dict[str, Any], str]:
+        """:meth:`pictures`, and their JSON text (the members of an object, no braces)."""
+        state = game.state
+        cached = self._pictures.get(game.id)
+        if cached is not None and cached[0] is state:
+            return cached[1], cached[2]
+        tables = self._tables.setdefault(game.id, {})
+        last = state.last_round
+        pictures = {
+            "table": _table(tables, "table", state.layout),
+            "table_narrow": _table(tables, "narrow", state.layout, NARROW_PAGE),
+            "last_table": None if last is None else _table(tables, "last", last.layout),
+            "tallies": [_tally(score) for score in state.scores],
+        }
+        text = json.dumps(pictures)[1:-1]
+        self._pictures[game.id] = (state, pictures, text)
+        return pictures, text
+
+    def text(self, game: Game, viewer: int | str) -> str:
+        """:meth:`payload` as JSON text.
+
+        The view and the event are made once per change of the match and
+        viewer, the pictures once per state (the same for every viewer); only
+        the small members are made for each message.
+        """
+        members = json.dumps(self._members(game, viewer))
+        return f"{members[:-1]}, {self._seen(game, viewer)[1]}, {self._drawn(game)[1]}}}"
 
     def rematch(self, game: Game) -> str:
         """The id of ``game``'s rematch, made the first time it is asked for (under its lock).
@@ -163,12 +334,23 @@ class Server:
         return chosen
 
     async def broadcast(self, game: Game) -> None:
-        """Send every browser of ``game`` its payload."""
-        for socket, viewer in list(self._sockets.get(game.id, {}).items()):
-            try:
-                await socket.send_json(self.payload(game, viewer))
-            except Exception:  # a browser that went away
-                self._sockets[game.id].pop(socket, None)
+        """Queue every browser of ``game`` its payload; drop the browsers that do not read.
+
+        Nothing here waits on a browser: each has its own queue and sender.
+        """
+        for connection in list(self._sockets.get(game.id, {})):
+            self.send(game.id, connection, self.text(game, connection.viewer))
+
+    def send(self, match_id: str, connection: Connection, text: str) -> None:
+        """Queue ``text`` for ``connection``, and drop it if its queue is full."""
+        if connection.offer(text):
+            return
+        pump = self._sockets.get(match_id, {}).pop(connection, None)
+        if pump is not None:
+            pump.cancel()
+        task = asyncio.create_task(_close(connection.socket, _TOO_SLOW, "too slow: reconnect"))
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
 
     def drive(self, game: Game) -> None:
         """Let the bots (and forced draws and passes) play until a person is to choose."""
@@ -190,8 +372,36 @@ class Server:
                     if not game.bot_to_move():
                         return
                     move = await run_in_threadpool(game.bot_move)
-                game.play(move)
+                try:
+                    await self.commit(game, game.plan_play(move))
+                except GameError as error:
+                    for connection in list(self._sockets.get(game.id, {})):
+                        self._error(game.id, connection, f"{error} {_BOTS_WAIT}")
+                    return
             await self.broadcast(game)
+
+    async def commit(self, game: Game, change: Change) -> None:
+        """Write ``change`` to the store, then make it in ``game``; a failed write changes nothing.
+
+        The write is the :class:`~american_sniff.web.store.Writer`'s, in its
+        thread: the event loop goes on meanwhile.
+
+        :raises GameError: if the store cannot write (full disk, read-only
+            file, a broken database): the message says so, for the players.
+        """
+        written = asyncio.wrap_future(self.writer.submit(game.id, change.entry))
+
+        def made(future: asyncio.Future[int]) -> None:
+            # Made when written, even if the task that waits is cancelled meanwhile:
+            # the memory never falls behind the log.
+            if not future.cancelled() and future.exception() is None:
+                game.take(change)
+
+        written.add_done_callback(made)
+        try:
+            await asyncio.shield(written)
+        except sqlite3.Error as error:
+            raise GameError(_storage_failure(error)) from None
 
     async def close(self) -> None:
         """Stop the bots' tasks and close the store."""
@@ -200,6 +410,7 @@ class Server:
         for task in self._drivers.values():
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        await asyncio.to_thread(self.writer.close)
         self.store.close()
 
     # -- the WebSocket -----------------------------------------------------------------
@@ -207,63 +418,78 @@ class Server:
     async def socket(self, socket: WebSocket) -> None:
         """One browser's connection to one match."""
         await socket.accept()
+        if not same_origin(socket.headers):
+            await socket.send_json({"type": "error", "message": _CROSS_SITE})
+            await socket.close(code=4403)
+            return
         match_id = socket.path_params["match_id"]
-        game = self.game(match_id)
+        game = await self.load(match_id)
         viewer = None
         if game is not None:
             try:
-                hello = json.loads(await socket.receive_text())
-                token = hello.get("token") if isinstance(hello, dict) else None
+                hello = _parse(await _receive(socket))
+                token = hello.get("token")
                 viewer = game.viewer(token) if isinstance(token, str) else None
-            except (WebSocketDisconnect, ValueError):
+            except WebSocketDisconnect:
                 return
+            except GameError:
+                viewer = None
         if game is None or viewer is None:
             await socket.send_json({"type": "error", "message": "no match has this link"})
             await socket.close(code=4404)
             return
-        self._sockets.setdefault(match_id, {})[socket] = viewer
+        connection = Connection(socket, viewer)
+        pump = asyncio.create_task(connection.pump())
+        self._sockets.setdefault(match_id, {})[connection] = pump
         try:
-            await socket.send_json(self.payload(game, viewer))
+            self.send(match_id, connection, self.text(game, viewer))
             self.drive(game)
-            while True:
-                text = await socket.receive_text()
-                await self._message(game, viewer, socket, text)
+            while not connection.dropped and not pump.done():
+                try:
+                    text = await _receive(socket)
+                except GameError as error:
+                    self._error(match_id, connection, str(error))
+                    continue
+                await self._message(game, connection, text)
         except WebSocketDisconnect:
             pass
         finally:
-            self._sockets.get(match_id, {}).pop(socket, None)
+            self._sockets.get(match_id, {}).pop(connection, None)
+            pump.cancel()
 
-    async def _message(self, game: Game, viewer: int | str, socket: WebSocket, text: str) -> None:
+    def _error(self, match_id: str, connection: Connection, message: str) -> None:
+        self.send(match_id, connection, json.dumps({"type": "error", "message": message}))
+
+    async def _message(self, game: Game, connection: Connection, text: str) -> None:
         """Carry out one message of a browser and answer it."""
+        viewer = connection.viewer
         try:
-            if len(text) > _MAX_MESSAGE:
-                raise GameError("the message is too long")
-            try:
-                message = json.loads(text)
-            except ValueError:
-                raise GameError("a message is a JSON object") from None
-            if not isinstance(message, dict):
-                raise GameError("a message is a JSON object")
+            message = _parse(text)
             kind = message.get("type")
             if not isinstance(viewer, int):
                 raise GameError("a spectator watches: only the seats play")
             async with self.lock(game.id):
+                change = None
                 if kind == "move":
-                    game.move(viewer, message.get("move"), message.get("seq"))
+                    change = game.plan_move(viewer, message.get("move"), message.get("seq"))
                 elif kind == "undo":
-                    game.undo(viewer)
+                    change = game.plan_undo(viewer)
                 elif kind == "continue":
-                    game.go_on(viewer)
+                    change = game.plan_go_on(viewer)
                 elif kind == "rematch":
                     self.rematch(game)
                 elif kind == "hint":
                     move = await run_in_threadpool(game.hint, viewer)
-                    await socket.send_json({"type": "hint", "move": str(move), "seq": game.seq})
+                    hint = {"type": "hint", "move": str(move), "seq": game.seq}
+                    self.send(game.id, connection, json.dumps(hint))
                     return
                 else:
                     raise GameError("the messages are move, hint, undo, continue and rematch")
+                if change is not None:
+                    await self.commit(game, change)
         except GameError as error:
-            await socket.send_json({"type": "error", "message": str(error)})
+            self._error(game.id, connection, str(error))
+            self.drive(game)  # bots stopped by a failed write try again
             return
         await self.broadcast(game)
         self.drive(game)
@@ -272,6 +498,20 @@ class Server:
 
     async def create(self, request: Request) -> Response:
         """``POST /api/matches``: a new match from ``{"players", "seats", "seed"}``."""
+        if not same_origin(request.headers):
+            return _refuse(_CROSS_SITE, 403)
+        address = request.client.host if request.client is not None else ""
+        wait = self.creations.take(address)
+        if wait:
+            return JSONResponse(
+                {
+                    "error": f"too many new matches from this address: try again in "
+                    f"{math.ceil(wait)} s (at most {self.creations.burst} at once, then one "
+                    f"every {self.creations.every:g} s)"
+                },
+                status_code=429,
+                headers={"Retry-After": str(math.ceil(wait))},
+            )
         try:
             body = await request.json()
         except ValueError:
@@ -289,7 +529,10 @@ class Server:
             setup = new_setup(body.get("players"), seats, body.get("seed"), body.get("names"))
         except GameError as error:
             return _refuse(str(error))
-        game = Game.create(self.store, setup)
+        try:
+            game = await asyncio.to_thread(Game.create, self.store, setup)
+        except sqlite3.Error as error:
+            return _refuse(_storage_failure(error), 503)
         self._games[game.id] = game
         return JSONResponse(self.links(game, str(request.base_url)), status_code=201)
 
@@ -349,18 +592,57 @@ class Server:
         _, record = self._record_of(request)
         if isinstance(record, Response):
             return record
-        return JSONResponse(await run_in_threadpool(record_frames, record))
+        return await self._frames_page(request, record)
 
     async def replay(self, request: Request) -> Response:
-        """``POST /api/replay``: the replay viewer's frames of the record sent."""
-        body = await request.body()
-        if len(body) > MAX_RECORD_BYTES:
-            return _refuse("the record is too long")
+        """``POST /api/replay``: the replay viewer's frames of the record sent, a page at a time."""
+        if not same_origin(request.headers):
+            return _refuse(_CROSS_SITE, 403)
+        if not self._may_replay(request):
+            return _refuse(
+                "replaying a record needs the server's key or a link of one of its matches", 403
+            )
+        body = await _body(request, MAX_REPLAY_BYTES)
+        if body is None:
+            return _refuse(f"a record to replay is at most {MAX_REPLAY_BYTES >> 20} MiB", 413)
         try:
             record = MatchRecord.from_json(body)
-            frames = await run_in_threadpool(record_frames, record)
         except (InvalidRecord, ValueError) as error:
             return _refuse(f"this record cannot be replayed: {error}")
+        return await self._frames_page(request, record)
+
+    def _may_replay(self, request: Request) -> bool:
+        """Whether ``request`` has the operator's key or a link (``match`` and ``token``)."""
+        if secrets.compare_digest(request.query_params.get("key", ""), self.key):
+            return True
+        match_id = request.query_params.get("match", "")
+        game = self.game(match_id) if match_id else None
+        return game is not None and game.viewer(request.query_params.get("token", "")) is not None
+
+    async def _frames_page(self, request: Request, record: MatchRecord) -> Response:
+        """The page of ``record``'s frames that ``start`` and ``count`` ask for."""
+        actions = record_actions(record)
+        if actions > MAX_REPLAY_ACTIONS:
+            return _refuse(
+                f"this record has {actions} actions: the server replays at most "
+                f"{MAX_REPLAY_ACTIONS}",
+                413,
+            )
+        try:
+            start = int(request.query_params.get("start", "0"))
+            count = int(request.query_params.get("count", str(PAGE)))
+        except ValueError:
+            return _refuse("start and count are whole numbers")
+        if start < 0 or not 1 <= count <= PAGE:
+            return _refuse(f"start is 0 or more, and count from 1 to {PAGE}")
+        stop = threading.Event()
+        async with self._replays:
+            try:
+                frames = await _unless_gone(request, stop, record_frames, record, start, count)
+            except InvalidRecord as error:
+                return _refuse(f"this record cannot be replayed: {error}")
+            except Stopped:
+                return _refuse("the client went away", 499)
         return JSONResponse(frames)
 
     async def kinds(self, request: Request) -> Response:
@@ -368,9 +650,119 @@ class Server:
         return JSONResponse({"kinds": [HUMAN, *BOT_KINDS]})
 
 
-def _token() -> str:
-    import secrets  # noqa: PLC0415 - only the first start of a database needs one
+async def _receive(socket: WebSocket) -> str:
+    """The next text message of ``socket``.
 
+    :raises WebSocketDisconnect: if the browser went away.
+    :raises GameError: for a binary frame or a message over :data:`MAX_MESSAGE`.
+    """
+    message = await socket.receive()
+    if message["type"] == "websocket.disconnect":
+        raise WebSocketDisconnect(message.get("code", 1000))
+    text = message.get("text")
+    if not isinstance(text, str):
+        raise GameError("a message is a JSON object, sent as text")
+    if len(text) > MAX_MESSAGE:
+        raise GameError("the message is too long")
+    return text
+
+
+def _parse(text: str) -> dict[str, Any]:
+    """A browser's message as a JSON object.
+
+    :raises GameError: if it is not one.
+    """
+    if json_depth(text) > MAX_DEPTH:
+        raise GameError(f"a message nests at most {MAX_DEPTH} levels deep")
+    try:
+        message = json.loads(text)
+    except ValueError:
+        raise GameError("a message is a JSON object") from None
+    if not isinstance(message, dict):
+        raise GameError("a message is a JSON object")
+    return message
+
+
+def _table(
+    tables: dict[str, tuple[Layout, str]],
+    name: str,
+    layout: Layout,
+    page: tuple[int, int] | None = None,
+) -> str:
+    """The picture of ``layout`` on ``page`` (or the default page), drawn only when new.
+
+    It is not drawn again when ``tables[name]`` was drawn from the same layout.
+    """
+    cached = tables.get(name)
+    if cached is not None and cached[0] is layout:
+        return cached[1]
+    picture = _svg(
+        render_svg(layout, caption=False)
+        if page is None
+        else render_svg(layout, caption=False, page=page)
+    )
+    tables[name] = (layout, picture)
+    return picture
+
+
+@functools.lru_cache(maxsize=4096)
+def _tally(score: int) -> str:
+    return _svg(tally_svg(score))
+
+
+def _storage_failure(error: sqlite3.Error) -> str:
+    return (
+        f"the server could not save this ({error}): nothing was changed, "
+        "and the match is as it was; try again"
+    )
+
+
+async def _body(request: Request, limit: int) -> bytes | None:
+    """The request's body, or None as soon as it is seen to be over ``limit`` bytes."""
+    length = request.headers.get("content-length", "")
+    if length.isdigit() and int(length) > limit:
+        return None
+    parts = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            return None
+        parts.append(chunk)
+    return b"".join(parts)
+
+
+async def _unless_gone(
+    request: Request, stop: threading.Event, work: Callable[..., dict[str, Any]], *args: Any
+) -> dict[str, Any]:
+    """``work(*args, stop=stop)`` in a thread; ``stop`` is set if the client goes away.
+
+    :raises Stopped: if it did, and the work stopped.
+    """
+    job = asyncio.ensure_future(run_in_threadpool(work, *args, stop=stop))
+    watch = asyncio.ensure_future(_gone(request))
+    try:
+        await asyncio.wait({job, watch}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        watch.cancel()
+    if not job.done():
+        stop.set()
+    return await job
+
+
+async def _gone(request: Request) -> None:
+    """Return when the client of ``request`` (whose body is read) disconnects."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
+
+
+async def _close(socket: WebSocket, code: int, reason: str) -> None:
+    """Close ``socket``, giving up after a few seconds (a browser that does not read)."""
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(socket.close(code=code, reason=reason), 5)
+
+
+def _token() -> str:
     return secrets.token_urlsafe(16)
 
 
@@ -385,13 +777,16 @@ def _page(name: str) -> Callable[[Request], Awaitable[Response]]:
     return page
 
 
-def create_app(store: Store, *, bot_delay: float = 0.7) -> Starlette:
+def create_app(
+    store: Store, *, bot_delay: float = 0.7, creations: RateLimit | None = None
+) -> Starlette:
     """The application serving the matches of ``store``.
 
-    ``bot_delay`` is how long each bot waits before it acts, in seconds. The
+    ``bot_delay`` is how long each bot waits before it acts, in seconds;
+    ``creations`` the rate limit on new matches (see :class:`Server`). The
     :class:`Server` is ``app.state.server``.
     """
-    server = Server(store, bot_delay=bot_delay)
+    server = Server(store, bot_delay=bot_delay, creations=creations)
     routes = [
         Route("/", _page("index.html")),
         Route("/play/{match_id}", _page("play.html")),
@@ -411,6 +806,23 @@ def create_app(store: Store, *, bot_delay: float = 0.7) -> Starlette:
         yield
         await server.close()
 
-    app = Starlette(routes=routes, lifespan=lifespan)
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(_HeaderLimit)])
     app.state.server = server
     return app
+
+
+class _HeaderLimit:
+    """Refuse a request whose headers are over 16 KiB (``MAX_HEADER_BYTES``)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        size = sum(len(name) + len(value) for name, value in scope.get("headers", ()))
+        if scope["type"] == "http" and size > MAX_HEADER_BYTES:
+            response = _refuse(f"the request's headers are over {MAX_HEADER_BYTES >> 10} KiB", 431)
+            await response(scope, receive, send)
+        elif scope["type"] == "websocket" and size > MAX_HEADER_BYTES:
+            await send({"type": "websocket.close", "code": 1008})
+        else:
+            await self.app(scope, receive, send)

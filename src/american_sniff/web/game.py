@@ -35,6 +35,7 @@ __all__ = [
     "BOT_KINDS",
     "HUMAN",
     "MAX_NAME",
+    "Change",
     "Game",
     "GameError",
     "SeatSetup",
@@ -222,6 +223,9 @@ class Game:
         self._continued: set[tuple[int, int]] = set()
         for entry in stored.log:
             self._replay(entry)
+        #: How many changes were made since it was loaded: a change is planned
+        #: at one version and may be made only at that version.
+        self.version = 0
 
     @classmethod
     def create(cls, store: Store, setup: Setup, match_id: str | None = None) -> Game:
@@ -324,6 +328,16 @@ class Game:
         :raises GameError: if it is not that seat's turn, ``seq`` is stale or
             the move is not legal (the message names the rule).
         """
+        change = self.plan_move(viewer, text, seq)
+        self.commit(change)
+        assert change.move is not None
+        return change.move
+
+    def plan_move(self, viewer: int | str | None, text: object, seq: object) -> Change:
+        """:meth:`move`, checked and not yet made: see :meth:`commit`.
+
+        :raises GameError: as :meth:`move` does.
+        """
         state = self.state
         if not isinstance(viewer, int):
             raise GameError("only a seat can move")
@@ -337,14 +351,19 @@ class Game:
             raise GameError("a move is text in the notation, like '[1|4] on [4|4] line B'")
         try:
             move = parse_move(text, strict=True)
-            self._apply(move)
+            after = apply(state, move)
         except (IllegalMove, ValueError) as error:
             raise GameError(f"that move is refused: {error}") from None
         # Moving shows the seat has read the last settlement: the one before the
         # round this move was made in. A move that ends the round deals the next
         # one, whose settlement the seat has yet to see, so it is not marked.
-        self._continued.add((viewer, state.round))
-        return move
+        return Change(
+            LogEntry("move", str(move)),
+            self,
+            move=move,
+            state=after,
+            continued=(viewer, state.round),
+        )
 
     def bot_move(self) -> Move:
         """The move of the bot to move (see the module's notes); nothing is applied."""
@@ -367,31 +386,70 @@ class Game:
 
     def play(self, move: Move) -> None:
         """Apply ``move`` (a bot's or a forced one), and log it."""
-        self._apply(move)
+        self.commit(self.plan_play(move))
+
+    def plan_play(self, move: Move) -> Change:
+        """:meth:`play`, not yet made: see :meth:`commit`.
+
+        :raises IllegalMove: if ``move`` is not legal now.
+        """
+        return Change(LogEntry("move", str(move)), self, move=move, state=apply(self.state, move))
 
     def undo(self, seat: int) -> None:
         """Take back ``seat``'s last placement and every action after it.
 
         :raises GameError: if it may not (see :meth:`undo_point`).
         """
+        self.commit(self.plan_undo(seat))
+
+    def plan_undo(self, seat: int) -> Change:
+        """:meth:`undo`, checked and not yet made: see :meth:`commit`.
+
+        :raises GameError: as :meth:`undo` does.
+        """
         point = self.undo_point(seat)
         if point is None:
             raise GameError("undo is for a match against bots only, after a placement of yours")
-        self._store.append(self.id, LogEntry("undo", str(point)))
-        del self.states[point + 1 :]
+        return Change(LogEntry("undo", str(point)), self, undo_to=point)
 
     def go_on(self, seat: int) -> None:
         """``seat`` has seen the last settlement: bots may open the next round."""
+        change = self.plan_go_on(seat)
+        if change is not None:
+            self.commit(change)
+
+    def plan_go_on(self, seat: int) -> Change | None:
+        """:meth:`go_on`, not yet made (None if the seat went on already): see :meth:`commit`."""
         key = (seat, self.state.round)
         if key in self._continued:
-            return
-        self._store.append(self.id, LogEntry("continue", f"{seat} {self.state.round}"))
-        self._continued.add(key)
+            return None
+        return Change(LogEntry("continue", f"{seat} {self.state.round}"), self, continued=key)
 
-    def _apply(self, move: Move) -> None:
-        state = apply(self.state, move)
-        self._store.append(self.id, LogEntry("move", str(move)))
-        self.states.append(state)
+    def commit(self, change: Change) -> None:
+        """Write ``change`` to the log, then make it: if the write fails, nothing changes.
+
+        A host that writes elsewhere (in a thread, say) calls :meth:`take`
+        after its own write instead.
+
+        :raises sqlite3.Error: if the store cannot write.
+        """
+        self._store.append(self.id, change.entry)
+        self.take(change)
+
+    def take(self, change: Change) -> None:
+        """Make ``change``, already in the log, in memory.
+
+        :raises ValueError: if ``change`` was planned for another state of the match.
+        """
+        if change.game is not self or change.version != self.version:
+            raise ValueError("this change was planned for another state of the match")
+        if change.state is not None:
+            self.states.append(change.state)
+        if change.undo_to is not None:
+            del self.states[change.undo_to + 1 :]
+        if change.continued is not None:
+            self._continued.add(change.continued)
+        self.version += 1
 
     def _replay(self, entry: LogEntry) -> None:
         if entry.kind == "move":
@@ -401,3 +459,30 @@ class Game:
         else:
             seat, number = entry.value.split()
             self._continued.add((int(seat), int(number)))
+
+
+@attrs.frozen(eq=False)
+class Change:
+    """A change of a :class:`Game`, checked and not yet made: its log entry and its effect.
+
+    Made by the game's ``plan_*`` methods; :meth:`Game.commit` writes and makes
+    it, or a host writes ``entry`` itself and calls :meth:`Game.take`.
+
+    :ivar entry: What goes in the log.
+    :ivar game: The game it is for.
+    :ivar move: The move made, if it is one.
+    :ivar state: The state the move leads to, if it is one.
+    :ivar undo_to: The number of actions an undo goes back to, if it is one.
+    :ivar continued: The ``(seat, round)`` that goes on, if any.
+    :ivar version: The game's :attr:`Game.version` it was planned at.
+    """
+
+    entry: LogEntry
+    game: Game
+    move: Move | None = None
+    state: MatchState | None = None
+    undo_to: int | None = None
+    continued: tuple[int, int] | None = None
+    version: int = attrs.field(
+        default=attrs.Factory(lambda self: self.game.version, takes_self=True)
+    )

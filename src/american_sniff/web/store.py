@@ -13,21 +13,32 @@ entry, never changed once written:
 A match is resumed by replaying its log from ``new_match(players, seed=seed)``
 (see :mod:`american_sniff.web.game`): the states themselves are never stored,
 so a stored match cannot hold a state that play does not reach.
+
+A database file is kept in SQLite's write-ahead log mode (WAL), which
+commits with one write to the log and lets reads go on during a write. The
+server writes through a :class:`Writer`: a thread of its own that takes every
+entry waiting and commits them in one transaction, so that no commit waits
+on the event loop, and many matches' moves share one commit.
 """
 
 from __future__ import annotations
 
 import json
+import queue
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import attrs
 
-__all__ = ["LOG_KINDS", "LogEntry", "Store", "StoredMatch"]
+__all__ = ["BATCH", "LOG_KINDS", "LogEntry", "Store", "StoredMatch", "Writer"]
+
+#: The most log entries a :class:`Writer` commits in one transaction.
+BATCH = 500
 
 #: The kinds of log entry.
 LOG_KINDS = ("move", "undo", "continue")
@@ -92,6 +103,8 @@ class Store:
         self._lock = threading.Lock()
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA foreign_keys = ON")
+        if str(path) != ":memory:":
+            self._db.execute("PRAGMA journal_mode = WAL")
         with self._lock:
             self._db.executescript(_SCHEMA)
 
@@ -146,21 +159,31 @@ class Store:
         """Add ``entry`` at the end of the match's log; return its number (0 for the first).
 
         :raises ValueError: if the kind is unknown or there is no such match.
+        :raises sqlite3.Error: if the database cannot write.
         """
-        if entry.kind not in LOG_KINDS:
-            raise ValueError(f"a log entry is one of {', '.join(LOG_KINDS)}, got {entry.kind!r}")
         with self._transaction() as db:
-            if db.execute("SELECT 1 FROM matches WHERE id = ?", (match_id,)).fetchone() is None:
-                raise ValueError(f"there is no match {match_id!r}")
-            row = db.execute(
-                "SELECT COALESCE(MAX(n) + 1, 0) FROM log WHERE match_id = ?", (match_id,)
-            ).fetchone()
-            number = int(row[0])
-            db.execute(
-                "INSERT INTO log (match_id, n, kind, value) VALUES (?, ?, ?, ?)",
-                (match_id, number, entry.kind, entry.value),
-            )
-        return number
+            return _append(db, match_id, entry)
+
+    def append_many(self, entries: Sequence[tuple[str, LogEntry]]) -> list[int | Exception]:
+        """Add each ``(match_id, entry)``, in order, in one transaction if all can be.
+
+        Returns each entry's number, or the error that refused it: if the
+        transaction fails, each entry is tried again on its own, so that one
+        bad entry refuses only itself.
+        """
+        try:
+            with self._transaction() as db:
+                return [_append(db, match_id, entry) for match_id, entry in entries]
+        except (ValueError, sqlite3.Error):
+            if len(entries) == 1:
+                raise
+        results: list[int | Exception] = []
+        for match_id, entry in entries:
+            try:
+                results.append(self.append(match_id, entry))
+            except (ValueError, sqlite3.Error) as error:
+                results.append(error)
+        return results
 
     def load(self, match_id: str) -> StoredMatch | None:
         """The match with that id, or None."""
@@ -185,3 +208,81 @@ class Store:
         with self._lock:
             rows = self._db.execute("SELECT id FROM matches ORDER BY created DESC, id").fetchall()
         return [str(row[0]) for row in rows]
+
+
+def _append(db: sqlite3.Connection, match_id: str, entry: LogEntry) -> int:
+    if entry.kind not in LOG_KINDS:
+        raise ValueError(f"a log entry is one of {', '.join(LOG_KINDS)}, got {entry.kind!r}")
+    if db.execute("SELECT 1 FROM matches WHERE id = ?", (match_id,)).fetchone() is None:
+        raise ValueError(f"there is no match {match_id!r}")
+    row = db.execute(
+        "SELECT COALESCE(MAX(n) + 1, 0) FROM log WHERE match_id = ?", (match_id,)
+    ).fetchone()
+    number = int(row[0])
+    db.execute(
+        "INSERT INTO log (match_id, n, kind, value) VALUES (?, ?, ?, ?)",
+        (match_id, number, entry.kind, entry.value),
+    )
+    return number
+
+
+class Writer:
+    """A thread that writes log entries to ``store``, many in one transaction.
+
+    :meth:`submit` returns at once with a future of the entry's number; the
+    thread takes every entry waiting (up to :data:`BATCH`) and commits them
+    together (:meth:`Store.append_many`). Entries are written in the order
+    they were submitted.
+
+    :param store: The store to write to.
+    """
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._queue: queue.SimpleQueue[tuple[str, LogEntry, Future[int]] | None] = (
+            queue.SimpleQueue()
+        )
+        self._thread = threading.Thread(target=self._run, name="american-sniff-writer")
+        self._thread.daemon = True
+        self._thread.start()
+
+    def submit(self, match_id: str, entry: LogEntry) -> Future[int]:
+        """Queue ``entry``; the future gives its number in the log, or the write's error."""
+        future: Future[int] = Future()
+        self._queue.put((match_id, entry, future))
+        return future
+
+    def close(self) -> None:
+        """Write what is queued, then stop the thread."""
+        self._queue.put(None)
+        self._thread.join()
+
+    def _run(self) -> None:
+        while True:
+            item = self._queue.get()
+            batch = []
+            while item is not None:
+                batch.append(item)
+                if len(batch) >= BATCH:
+                    break
+                try:
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+            if batch:
+                self._write(batch)
+            if item is None:
+                return
+
+    def _write(self, batch: list[tuple[str, LogEntry, Future[int]]]) -> None:
+        try:
+            results = self._store.append_many([(m, e) for m, e, _ in batch])
+        except Exception as error:
+            results = [error] * len(batch)
+        for (_, _, future), result in zip(batch, results, strict=True):
+            if future.cancelled():  # pragma: no cover - the server never cancels one
+                continue
+            if isinstance(result, Exception):
+                future.set_exception(result)
+            else:
+                future.set_result(result)

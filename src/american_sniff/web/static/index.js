@@ -85,6 +85,8 @@ $("setup").addEventListener("submit", async (event) => {
 async function storedMatches() {
   const key = new URLSearchParams(location.hash.slice(1)).get("key");
   if (!key) return;
+  // The operator's key lets the replay viewer open any record file.
+  for (const link of document.querySelectorAll('a[href="/replay"]')) link.href = `/replay#key=${encodeURIComponent(key)}`;
   const listed = await fetchJson(`/api/matches?key=${encodeURIComponent(key)}`);
   const box = $("matches");
   box.replaceChildren(...listed.matches.map((m) => {

@@ -86,7 +86,7 @@ function connect() {
   socket.onclose = (event) => {
     document.body.dataset.connected = "no";
     document.body.dataset.need = "wait";
-    if (event.code === 4404) return;
+    if (event.code === 4404 || event.code === 4403) return;  // no such link, or another site's page
     $("status").textContent = "The connection was lost: reconnecting…";
     setTimeout(connect, 1000);
   };

@@ -62,12 +62,29 @@ function open(frames) {
   show(0);
 }
 
+// The server sends a replay a page of frames at a time: ask for pages until all are here.
+async function allFrames(page) {
+  const replay = await page(0);
+  while (replay.frames.length < replay.total) {
+    const next = await page(replay.frames.length);
+    if (!next.frames.length) break;
+    replay.frames.push(...next.frames);
+  }
+  return replay;
+}
+
+const params = new URLSearchParams(location.hash.slice(1));
+// Who may replay: the operator's key, or a link of one of the server's matches.
+const auth = params.get("key") ? `key=${encodeURIComponent(params.get("key"))}`
+  : `match=${encodeURIComponent(params.get("match") || "")}&token=${encodeURIComponent(params.get("token") || "")}`;
+
 $("file").addEventListener("change", async () => {
   $("error").textContent = "";
   const file = $("file").files[0];
   if (!file) return;
   try {
-    open(await fetchJson("/api/replay", { method: "POST", body: await file.text() }));
+    const body = await file.text();
+    open(await allFrames((start) => fetchJson(`/api/replay?${auth}&start=${start}`, { method: "POST", body })));
   } catch (error) {
     $("error").textContent = error.message;
   }
@@ -85,9 +102,8 @@ document.addEventListener("keydown", (event) => {
   if (steps[event.key]) { event.preventDefault(); steps[event.key](); }
 });
 
-const params = new URLSearchParams(location.hash.slice(1));
 if (params.get("match")) {
   const query = params.get("key") ? `key=${encodeURIComponent(params.get("key"))}` : `token=${encodeURIComponent(params.get("token") || "")}`;
-  fetchJson(`/api/matches/${params.get("match")}/frames?${query}`).then(open)
+  allFrames((start) => fetchJson(`/api/matches/${params.get("match")}/frames?${query}&start=${start}`)).then(open)
     .catch((error) => { $("error").textContent = error.message; });
 }
