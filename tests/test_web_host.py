@@ -453,7 +453,7 @@ def test_pictures_are_drawn_once_per_state_whatever_the_watchers(
     """Seven browsers on one match: each state's table is drawn once, each message made once."""
     import american_sniff.web.app as app_module
 
-    drawn: list[object] = []
+    drawn: list[tuple[object, object]] = []
     from american_sniff.render import render_svg as real
 
     def counted(layout: Any, **options: Any) -> str:
@@ -523,7 +523,7 @@ def test_a_message_text_is_its_payload_and_a_kept_table_is_not_drawn_again(
     from american_sniff import Draw, view_for
     from american_sniff.render import render_svg as real
 
-    drawn: list[object] = []
+    drawn: list[tuple[object, object]] = []
     draws: list[Draw] = []
 
     def counted(layout: Any, **options: Any) -> str:
