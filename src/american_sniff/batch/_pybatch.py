@@ -18,7 +18,16 @@ from ..moves import Place
 from ..rng import below, shuffled
 from ..tiles import ALL_TILES
 
-__all__ = ["STATE_WORDS", "mask_into", "reset_into", "step_into"]
+__all__ = [
+    "ACTION_TILE",
+    "HAND_BITS",
+    "POINT_RANK",
+    "POINT_WORTH",
+    "STATE_WORDS",
+    "mask_into",
+    "reset_into",
+    "step_into",
+]
 
 # The words of a slot's state (see docs/ai.md).
 PLAYERS: Final = 0
@@ -86,6 +95,18 @@ def _placements() -> tuple[list[int], list[int], dict[tuple[int, int], int]]:
 
 
 _ACTION_TILE, _ACTION_POINT, _PLACE_ACTION = _placements()
+
+# The tables the numpy observation (:mod:`american_sniff.batch.observe`) reads too.
+#: A hand's word with every tile's bit set (bit ``i`` is ``ALL_TILES[i]``).
+HAND_BITS: Final = _HAND_BITS
+#: For each point of the action layer (``POINTS``), the low three bits of its
+#: ``order``: which of its tile's sides it is.
+POINT_RANK: Final = _POINT_RANK
+#: For each point, its open value as the kernel adds it to the end sum: twice
+#: the value on the sides of rank 2 and 3, the value itself on the others.
+POINT_WORTH: Final = _POINT_WORTH
+#: For each placement action, the index of its tile in ``ALL_TILES``.
+ACTION_TILE: Final = _ACTION_TILE
 
 
 def _free_point(p: int, t: int) -> int:

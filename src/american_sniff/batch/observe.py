@@ -35,12 +35,12 @@ for _name, _size in OBSERVATION_FIELDS:
     _AT[_name] = _start
     _start += _size
 
-_TILE_OF = np.array(k._ACTION_TILE, np.int64)
+_TILE_OF = np.array(k.ACTION_TILE, np.int64)
 _BIT28 = np.arange(28, dtype=np.int64)
 _BIT7 = np.arange(7, dtype=np.int64)
 _VALUE = np.array([p.value for p in POINTS], np.int64)
-_WORTH = np.array(k._POINT_WORTH, np.int64)
-_RANK = np.array(k._POINT_RANK, np.int64)
+_WORTH = np.array(k.POINT_WORTH, np.int64)
+_RANK = np.array(k.POINT_RANK, np.int64)
 _LOW = np.array([t.low for t in ALL_TILES], np.int64)
 
 
@@ -97,7 +97,7 @@ def observe(state: Any, facts: Any) -> Any:
     out = np.zeros((n, OBSERVATION_SIZE), np.int32)
     rows = np.arange(n)
     players, seat, winner = s[:, k.PLAYERS], s[:, k.TURN], s[:, k.WINNER]
-    hands = s[:, k.HANDS : k.HANDS + 4] & k._HAND_BITS
+    hands = s[:, k.HANDS : k.HANDS + 4] & k.HAND_BITS
     out[:, 0:28] = (hands[rows, seat][:, None] >> _BIT28) & 1
     drawn = (winner < 0) & (s[:, k.DRAWN] >= 0)
     out[rows[drawn], _AT["drawn"] + s[drawn, k.DRAWN]] = 1
@@ -124,7 +124,7 @@ def observe(state: Any, facts: Any) -> Any:
     )
     out[:, _AT["open"] : _AT["open"] + 70] = bits
     counts = bits * _WORTH
-    lone = (bits.sum(axis=1) == 2) & (s[:, k.TABLE] & k._HAND_BITS).astype(bool)
+    lone = (bits.sum(axis=1) == 2) & (s[:, k.TABLE] & k.HAND_BITS).astype(bool)
     first = np.argmax(bits, axis=1)
     lone &= (_RANK[first] == 2) & (bits[rows, np.minimum(first + 1, 69)] == 1)
     counts[rows[lone], first[lone] + 1] = 0
