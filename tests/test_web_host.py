@@ -100,7 +100,7 @@ def _run(scenario: Callable[[Server], Awaitable[None]], store: Store | None = No
 
 
 def _connect(server: Server, socket: FakeSocket) -> asyncio.Task[None]:
-    return asyncio.create_task(server.socket(socket))  # type: ignore[arg-type]
+    return asyncio.create_task(server.socket(socket))  # type: ignore[arg-type, unused-ignore]
 
 
 def _people(server: Server, players: int = 2) -> Game:
@@ -224,7 +224,7 @@ def test_a_websocket_from_another_sites_page_is_refused() -> None:
     async def scenario(server: Server) -> None:
         game = _people(server)
         foreign = FakeSocket(game.id, origin="https://elsewhere.example")
-        await server.socket(foreign)  # type: ignore[arg-type]
+        await server.socket(foreign)  # type: ignore[arg-type, unused-ignore]
         assert "another site" in (await foreign.next())["message"]
         assert foreign.closed == 4403
         own = FakeSocket(game.id, origin="http://testserver")
@@ -317,7 +317,7 @@ def test_a_request_whose_headers_are_late_is_closed() -> None:
             transport = _Transport()
             protocol = HeaderTimeout(config=config, server_state=ServerState(), app_state={})
             transport.protocol = protocol
-            protocol.connection_made(transport)  # type: ignore[arg-type]
+            protocol.connection_made(transport)  # type: ignore[arg-type, unused-ignore]
             if data:
                 protocol.data_received(data)
             protocol.headers_late()
@@ -326,7 +326,7 @@ def test_a_request_whose_headers_are_late_is_closed() -> None:
         transport = _Transport()
         protocol = HeaderTimeout(config=config, server_state=ServerState(), app_state={})
         transport.protocol = protocol
-        protocol.connection_made(transport)  # type: ignore[arg-type]
+        protocol.connection_made(transport)  # type: ignore[arg-type, unused-ignore]
         protocol.data_received(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
         protocol.headers_late()
         assert not transport.closed  # its headers are in: the answer is on its way

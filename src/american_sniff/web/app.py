@@ -747,7 +747,8 @@ async def _unless_gone(
         watch.cancel()
     if not job.done():
         stop.set()
-    return await job
+    answer: dict[str, Any] = await job
+    return answer
 
 
 async def _gone(request: Request) -> None:

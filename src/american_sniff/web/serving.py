@@ -61,7 +61,7 @@ class HeaderTimeout(H11Protocol):
 
     header_timeout = HEADER_TIMEOUT
 
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override, unused-ignore]
         """Start the connection and its clock."""
         super().connection_made(transport)
         self._header_clock: asyncio.TimerHandle | None = None
