@@ -5,7 +5,9 @@ installed, their doctests are left out of the collection instead of failing
 it; the step of ``.ci/run`` that installs each extra tests its modules.
 
 * ``american_sniff.envs``: the ``rl`` and ``openspiel`` extras;
-* ``american_sniff.web.app``: the ``web`` extra (Starlette). The rest of
+* ``american_sniff.batch.observe``: numpy (the ``rl`` extra);
+* ``american_sniff.web.app`` and ``american_sniff.web.serving``: the ``web``
+  extra (Starlette, uvicorn). The rest of
   ``american_sniff.web`` needs nothing beyond the base install;
 * ``tests/cdp.py``, the browser tests' driver: the ``web-test`` extra.
 """
@@ -20,6 +22,9 @@ _NEEDS = {
     "src/american_sniff/envs/gymnasium.py": ("gymnasium", "numpy"),
     "src/american_sniff/envs/openspiel.py": ("pyspiel", "numpy"),
     "src/american_sniff/web/app.py": ("starlette",),
+    "src/american_sniff/web/serving.py": ("uvicorn", "h11"),
+    # The batched engine's observations (docs/ai.md skips its example of them).
+    "src/american_sniff/batch/observe.py": ("numpy",),
     # The browser tests' DevTools driver (the web-test extra).
     "tests/cdp.py": ("websocket",),
 }
