@@ -29,6 +29,16 @@ Environment variables:
     Fail the build when the compilation fails, instead of falling back to the
     pure wheel (CI and cibuildwheel set it, so that a broken compilation can
     never ship as a pure wheel unnoticed). ``auto``, the default, falls back.
+    A required build always compiles: it never takes its modules from the cache.
+``AMERICAN_SNIFF_BUILD_CACHE``
+    Where the compiled modules of earlier builds are kept, so that building the
+    same sources again for the same interpreter (``pip install '.[web]'`` after
+    ``pip install .``) takes seconds instead of minutes. By default
+    ``$XDG_CACHE_HOME/american-sniff/build`` (``~/.cache/...``); ``off``
+    turns the cache off. An entry's key is a SHA-256 of every file under
+    ``src/``, ``pyproject.toml``, this file, the interpreter, the platform,
+    mypy's version and the compiler variables (``CC``, ``CFLAGS``, ...), so
+    any change compiles afresh; the :data:`CACHE_KEEP` newest entries are kept.
 
 An editable install (``pip install -e .``) is never compiled, so that changes
 to ``src/`` take effect at once. For development, ``python hatch_build.py
@@ -40,11 +50,17 @@ editable install imports them; delete that file to go back to the Python kernel.
 from __future__ import annotations
 
 import ast
+import contextlib
+import hashlib
+import importlib.metadata
+import json
 import os
 import re
 import shutil
 import sys
+import sysconfig
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +73,13 @@ from packaging.utils import canonicalize_name
 PURE_VARIABLE = "AMERICAN_SNIFF_PURE"
 #: Set to ``required`` to make a failed compilation fail the build.
 COMPILE_VARIABLE = "AMERICAN_SNIFF_COMPILE"
+
+#: Where the compiled builds are cached, or ``off``.
+CACHE_VARIABLE = "AMERICAN_SNIFF_BUILD_CACHE"
+#: How many cached builds are kept (the most recently used ones).
+CACHE_KEEP = 3
+#: The environment variables that change what the C compiler makes.
+COMPILER_VARIABLES = ("CC", "CFLAGS", "CPPFLAGS", "LDFLAGS", "LDSHARED", "ARCHFLAGS")
 
 #: mypyc's C optimisation level (as black builds with) and debug-information
 #: level (none: the wheels stay small).
@@ -114,6 +137,111 @@ def build_in_place(root: Path) -> list[Path]:
         return written
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def cache_root() -> Path | None:
+    """The directory of the build cache, or None when ``AMERICAN_SNIFF_BUILD_CACHE=off``."""
+    value = os.environ.get(CACHE_VARIABLE, "").strip()
+    if value.lower() in {"off", "0", "no", "false"}:
+        return None
+    if value:
+        return Path(value)
+    base = os.environ.get("XDG_CACHE_HOME") or os.environ.get("LOCALAPPDATA")
+    return (Path(base) if base else Path.home() / ".cache") / "american-sniff" / "build"
+
+
+def build_key(root: Path) -> str:
+    """The cache key of a compiled build of the sources under ``root`` for this interpreter.
+
+    A SHA-256 over the interpreter, the platform, the extension suffix, mypy's
+    version, the optimisation levels, the compiler variables, and the name
+    and bytes of every source file under ``src/`` with ``pyproject.toml`` and
+    this file: a change to any of them gives another key.
+    """
+    digest = hashlib.sha256()
+    try:
+        mypy_version = importlib.metadata.version("mypy")
+    except importlib.metadata.PackageNotFoundError:
+        mypy_version = "none"
+    facts = [
+        sys.version,
+        sys.implementation.cache_tag or "",
+        sysconfig.get_platform(),
+        str(sysconfig.get_config_var("EXT_SUFFIX")),
+        mypy_version,
+        OPT_LEVEL,
+        DEBUG_LEVEL,
+        *(f"{name}={os.environ.get(name, '')}" for name in COMPILER_VARIABLES),
+    ]
+    for fact in facts:
+        digest.update(fact.encode("utf-8", "surrogateescape") + b"\0")
+    files = [root / "pyproject.toml", root / "hatch_build.py"]
+    files += sorted(
+        path
+        for path in (root / "src").rglob("*")
+        if path.is_file() and path.suffix in {".py", ".pyi", ".c", ".h", ".typed"}
+    )
+    for path in files:
+        if path.is_file():
+            digest.update(path.relative_to(root).as_posix().encode("utf-8", "surrogateescape"))
+            digest.update(b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def cache_lookup(cache: Path, key: str) -> dict[str, str] | None:
+    """The ``force_include`` map of the cached build ``key``, or None if it is not whole.
+
+    A hit marks the entry as just used, so that pruning keeps it.
+    """
+    entry = cache / key
+    try:
+        manifest = json.loads((entry / "manifest.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(manifest, list) or not manifest:
+        return None
+    built: dict[str, str] = {}
+    for inside in manifest:
+        if not isinstance(inside, str) or inside.startswith("/") or ".." in inside.split("/"):
+            return None
+        path = entry / "files" / inside
+        if not path.is_file():
+            return None
+        built[str(path)] = inside
+    with contextlib.suppress(OSError):
+        os.utime(entry)
+    return built
+
+
+def cache_store(cache: Path, key: str, built: dict[str, str]) -> Path:
+    """Copy a build's files into the cache as entry ``key``, and prune to :data:`CACHE_KEEP`.
+
+    The entry is written beside its place and renamed into it, so that a
+    build interrupted half-way never leaves an entry that looks whole.
+    Returns the entry's directory. Raises OSError when the cache cannot be written.
+    """
+    cache.mkdir(parents=True, exist_ok=True)
+    entry = cache / key
+    staging = Path(tempfile.mkdtemp(prefix=f".{key[:12]}-", dir=cache))
+    try:
+        for path, inside in built.items():
+            target = staging / "files" / inside
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target)
+        (staging / "manifest.json").write_text(json.dumps(sorted(built.values())), "utf-8")
+        if entry.exists():
+            shutil.rmtree(entry, ignore_errors=True)
+        staging.rename(entry)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    entries = sorted(
+        (path for path in cache.iterdir() if path.is_dir() and not path.name.startswith(".")),
+        key=lambda path: path.stat().st_mtime,
+        reverse=True,
+    )
+    for old in entries[CACHE_KEEP:]:
+        shutil.rmtree(old, ignore_errors=True)
+    return entry
 
 
 class ConfigurationError(Exception):
@@ -518,6 +646,19 @@ class MypycBuildHook(BuildHookInterface[BuilderConfig]):
             say(f"{PURE_VARIABLE}=1: building the pure-Python wheel")
             return
         sources = self.modules()
+        root = Path(self.root)
+        cache = cache_root()
+        key = build_key(root) if cache is not None else ""
+        if cache is not None and mode == "auto":
+            cached = cache_lookup(cache, key)
+            if cached is not None:
+                self.use(build_data, cached)
+                say(
+                    f"reused the modules compiled for these sources from {cache / key} "
+                    f"({CACHE_VARIABLE}=off compiles again)"
+                )
+                return
+        started = time.monotonic()
         self.work = Path(tempfile.mkdtemp(prefix="american-sniff-mypyc-"))
         try:
             built = compile_modules(
@@ -539,10 +680,23 @@ class MypycBuildHook(BuildHookInterface[BuilderConfig]):
                 f"failed ({reason}); set {COMPILE_VARIABLE}=required to make this an error"
             )
             return
+        self.use(build_data, built)
+        say(
+            f"compiled with mypyc in {time.monotonic() - started:.0f} s: "
+            f"{', '.join(sorted(built.values()))}"
+        )
+        if cache is not None:
+            try:
+                say(f"kept for the next build of these sources in {cache_store(cache, key, built)}")
+            except OSError as error:
+                say(f"the build cache was not written ({one_line(error)}); the wheel is whole")
+
+    @staticmethod
+    def use(build_data: dict[str, Any], built: dict[str, str]) -> None:
+        """Put the compiled files ``built`` into the wheel, and tag it for this interpreter."""
         build_data["force_include"].update(built)
         build_data["pure_python"] = False
         build_data["infer_tag"] = True
-        say(f"compiled with mypyc: {', '.join(sorted(built.values()))}")
 
     def finalize(self, version: str, build_data: dict[str, Any], artifact_path: str) -> None:
         """Remove the temporary build directory."""

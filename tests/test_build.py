@@ -11,9 +11,11 @@ from __future__ import annotations
 import importlib
 import importlib.metadata
 import importlib.util
+import os
 import shutil
 from pathlib import Path
 from types import ModuleType
+from typing import Any, ClassVar
 
 import pytest
 
@@ -167,3 +169,132 @@ def test_the_batch_kernel_builds_in_place_and_loads(hook: ModuleType, tmp_path: 
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     assert module.STATE_WORDS == 48
+
+
+def _fake_project(root: Path) -> None:
+    """A tree with the files a build key reads."""
+    (root / "src" / "american_sniff").mkdir(parents=True)
+    (root / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    (root / "hatch_build.py").write_text("# hook\n")
+    (root / "src" / "american_sniff" / "tiles.py").write_text("X = 1\n")
+    (root / "src" / "american_sniff" / "_c.c").write_text("int x;\n")
+
+
+def test_the_build_key_changes_with_any_source_and_the_compiler(
+    hook: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Editing a module, a C source or a compiler variable gives another key; bytecode does not."""
+    monkeypatch.delenv("CFLAGS", raising=False)
+    _fake_project(tmp_path)
+    first = hook.build_key(tmp_path)
+    assert len(first) == 64
+    assert hook.build_key(tmp_path) == first
+    cache_dir = tmp_path / "src" / "american_sniff" / "__pycache__"
+    cache_dir.mkdir()
+    (cache_dir / "tiles.cpython-311.pyc").write_bytes(b"\0")
+    assert hook.build_key(tmp_path) == first
+    (tmp_path / "src" / "american_sniff" / "tiles.py").write_text("X = 2\n")
+    second = hook.build_key(tmp_path)
+    assert second != first
+    (tmp_path / "src" / "american_sniff" / "_c.c").write_text("int y;\n")
+    third = hook.build_key(tmp_path)
+    assert third not in {first, second}
+    monkeypatch.setenv("CFLAGS", "-O0")
+    assert hook.build_key(tmp_path) not in {first, second, third}
+
+
+def test_the_build_cache_gives_back_what_was_stored(hook: ModuleType, tmp_path: Path) -> None:
+    """A stored build is found whole under its key, another key misses, a damaged entry misses."""
+    work = tmp_path / "work"
+    (work / "american_sniff").mkdir(parents=True)
+    built = {}
+    for inside in ("american_sniff/tiles.cpython-311-x86_64-linux-gnu.so", "abc__mypyc.so"):
+        path = work / inside
+        path.write_bytes(inside.encode())
+        built[str(path)] = inside
+    cache = tmp_path / "cache"
+    entry = hook.cache_store(cache, "k1", built)
+    found = hook.cache_lookup(cache, "k1")
+    assert found is not None
+    assert sorted(found.values()) == sorted(built.values())
+    for path, inside in found.items():
+        assert Path(path).read_bytes() == inside.encode()
+        assert Path(path).is_relative_to(entry)
+    assert hook.cache_lookup(cache, "k2") is None
+    (entry / "files" / "abc__mypyc.so").unlink()
+    assert hook.cache_lookup(cache, "k1") is None
+    (entry / "manifest.json").write_text('["../../etc/passwd"]')
+    assert hook.cache_lookup(cache, "k1") is None
+    (entry / "manifest.json").write_text("{not json")
+    assert hook.cache_lookup(cache, "k1") is None
+
+
+def test_the_build_cache_keeps_the_newest_entries(hook: ModuleType, tmp_path: Path) -> None:
+    """Storing more than CACHE_KEEP builds drops the least recently used ones."""
+    source = tmp_path / "m.so"
+    source.write_bytes(b"so")
+    cache = tmp_path / "cache"
+    keys = [f"key{number}" for number in range(hook.CACHE_KEEP + 2)]
+    for number, key in enumerate(keys):
+        entry = hook.cache_store(cache, key, {str(source): "m.so"})
+        os.utime(entry, (1_000_000 + number, 1_000_000 + number))
+    remaining = sorted(path.name for path in cache.iterdir())
+    assert remaining == sorted(keys[-hook.CACHE_KEEP :])
+
+
+def test_the_cache_is_where_the_environment_says(
+    hook: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """AMERICAN_SNIFF_BUILD_CACHE names the directory or turns the cache off; XDG is the default."""
+    monkeypatch.setenv("AMERICAN_SNIFF_BUILD_CACHE", "off")
+    assert hook.cache_root() is None
+    monkeypatch.setenv("AMERICAN_SNIFF_BUILD_CACHE", str(tmp_path / "c"))
+    assert hook.cache_root() == tmp_path / "c"
+    monkeypatch.delenv("AMERICAN_SNIFF_BUILD_CACHE")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert hook.cache_root() == tmp_path / "xdg" / "american-sniff" / "build"
+
+
+@pytest.mark.parametrize(("mode", "reused"), [("auto", True), ("required", False)])
+def test_a_cached_build_is_reused_unless_compilation_is_required(
+    hook: ModuleType,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    mode: str,
+    reused: bool,
+) -> None:
+    """An automatic build takes a cached entry without compiling; a required one compiles."""
+    _fake_project(tmp_path)
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("AMERICAN_SNIFF_BUILD_CACHE", str(cache))
+    monkeypatch.delenv("AMERICAN_SNIFF_PURE", raising=False)
+    monkeypatch.setenv("AMERICAN_SNIFF_COMPILE", mode)
+    so = tmp_path / "tiles.so"
+    so.write_bytes(b"compiled")
+    hook.cache_store(cache, hook.build_key(tmp_path), {str(so): "american_sniff/tiles.so"})
+    compiled: list[bool] = []
+
+    def compile_modules(*arguments: object) -> dict[str, str]:
+        compiled.append(True)
+        return {str(so): "american_sniff/tiles.so"}
+
+    monkeypatch.setattr(hook, "compile_modules", compile_modules)
+
+    class Metadata:
+        class core:  # the shape of hatchling's metadata
+            dependencies: ClassVar[list[str]] = []
+
+    plugin = hook.MypycBuildHook(
+        str(tmp_path),
+        {"compile": ["src/american_sniff/tiles.py"]},
+        None,
+        Metadata(),
+        str(tmp_path),
+        "wheel",
+    )
+    build_data: dict[str, Any] = {"force_include": {}}
+    plugin.initialize("standard", build_data)
+    plugin.finalize("standard", build_data, "")
+    assert compiled == ([] if reused else [True])
+    assert list(build_data["force_include"].values()) == ["american_sniff/tiles.so"]
+    assert build_data["pure_python"] is False
