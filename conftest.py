@@ -25,6 +25,7 @@ _NEEDS = {
     "src/american_sniff/web/serving.py": ("uvicorn", "h11"),
     # The batched engine's observations (docs/ai.md skips its example of them).
     "src/american_sniff/batch/observe.py": ("numpy",),
+    "src/american_sniff/batch/_npbatch.py": ("numpy",),
     # The browser tests' DevTools driver (the web-test extra).
     "tests/cdp.py": ("websocket",),
 }

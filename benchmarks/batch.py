@@ -22,6 +22,7 @@ import argparse
 import random
 import time
 from array import array
+from pathlib import Path
 from typing import Any
 
 from american_sniff.actions import NUM_ACTIONS
@@ -76,6 +77,31 @@ def choosing_cost(slots: int, repeats: int) -> float | None:
     return (time.process_time() - start) / (repeats * slots)
 
 
+def against_openspiel(rates: dict[str, float], seconds: float) -> None:
+    """Time OpenSpiel's ``python_team_dominoes`` in this run, and print each kernel's ratio to it.
+
+    It is ``benchmarks/envs.py``'s workload (random play through the OpenSpiel
+    API, chance steps included, by CPU time). It needs the ``openspiel`` extra.
+    """
+    import importlib.util  # noqa: PLC0415
+
+    if importlib.util.find_spec("pyspiel") is None:
+        print("python_team_dominoes: open_spiel is not installed, not measured")
+        return
+    here = Path(__file__).resolve().parent
+    spec = importlib.util.spec_from_file_location("envs_benchmark", here / "envs.py")
+    assert spec is not None
+    assert spec.loader is not None
+    envs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(envs)
+    workload = envs.WORKLOADS["team_dominoes"][0]
+    steps, spent = workload(4, seconds, 1)
+    theirs = steps / spent
+    print(f"python_team_dominoes: {theirs:,.0f} steps/s (4 players, chance steps included)")
+    for backend, rate in rates.items():
+        print(f"  {backend} / python_team_dominoes: {rate / theirs:,.1f}x")
+
+
 def main() -> None:
     """Measure and print steps per second for each kernel."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -84,22 +110,31 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=200)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="a short run that checks it works")
+    parser.add_argument(
+        "--against-openspiel",
+        action="store_true",
+        help="also time OpenSpiel's python_team_dominoes (4 players) and give the ratios",
+    )
     options = parser.parse_args()
     if options.quick:
         options.slots, options.steps, options.runs = 64, 20, 1
     print(f"players {options.players}, {options.slots} slots, {options.steps} steps a run")
     print(f"state {STATE_WORDS * 4} bytes a slot; kernels here: {', '.join(BACKENDS)}")
-    for backend in ("c", "python"):
+    rates: dict[str, float] = {}
+    for backend in ("c", "numpy", "python"):
         if backend not in BACKENDS:
-            print(f"{backend}: not built here, skipped")
+            print(f"{backend}: not available here, skipped")
             continue
-        slots = options.slots if backend == "c" else max(1, options.slots // 16)
+        slots = options.slots if backend != "python" else max(1, options.slots // 16)
         recorded = record(backend, options.players, slots, options.steps)
         best = 0.0
         for _ in range(options.runs):
             taken, spent = replay(backend, options.players, slots, recorded)
             best = max(best, taken / spent if spent else 0.0)
+        rates[backend] = best
         print(f"{backend}: {best:,.0f} steps/s with masks ({slots} slots)")
+    if options.against_openspiel:
+        against_openspiel(rates, 0.5 if options.quick else 3.0)
     cost = choosing_cost(options.slots, 3 if options.quick else 50)
     if cost is None:
         print("choosing from the masks: numpy is not installed, not measured")

@@ -47,6 +47,7 @@ from american_sniff.batch import (
     step,
     step_into,
 )
+from american_sniff.conformance.generate import seed_giving
 from american_sniff.envs.rewards import rewards as env_rewards
 from american_sniff.state import MatchState
 from american_sniff.tiles import ALL_TILES
@@ -56,8 +57,13 @@ needs_c = pytest.mark.skipif(not HAS_C, reason="the C extension is not built")
 #: How many whole matches the C kernel's lockstep test plays for each number
 #: of players (the sanitizer run of .ci/run plays fewer: it runs slowly).
 MATCHES = int(os.environ.get("BATCH_MATCHES", "40"))
-#: Each kernel, the C one skipped where it is not built.
-KERNELS = ["python", pytest.param("c", marks=needs_c)]
+HAS_NUMPY = "numpy" in BACKENDS
+needs_numpy = pytest.mark.skipif(not HAS_NUMPY, reason="numpy is not installed")
+#: Each kernel, the C one skipped where it is not built, the numpy one where
+#: numpy is not installed.
+KERNELS = ["python", pytest.param("numpy", marks=needs_numpy), pytest.param("c", marks=needs_c)]
+#: The kernels that run here, to be compared with each other.
+HERE: list[str] = [name for name in ("python", "numpy", "c") if name in BACKENDS]
 
 
 def field(state: Any, slot: int, name: str) -> list[int]:
@@ -167,6 +173,37 @@ def test_the_python_kernel_plays_in_lockstep_with_apply(players: int) -> None:
     assert made > 4 * 100
 
 
+@needs_numpy
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_numpy_kernel_plays_in_lockstep_with_apply(players: int) -> None:
+    """Random legal play: the numpy slots, stepped together, follow apply move for move."""
+    made = lockstep("numpy", players, list(range(20, 32)), 100_000)
+    assert made > 12 * 100
+
+
+@needs_numpy
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_numpy_kernel_refuses_random_actions_over_whole_matches(players: int) -> None:
+    """The fuzz, long enough to finish matches, on the numpy and Python kernels side by side."""
+    fuzz(["python", "numpy"], players, list(range(200, 206)), 1500, random.Random(players + 20))
+
+
+@needs_numpy
+@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("draw", [1, 14, 27, 28])
+def test_the_numpy_kernel_deals_rejected_outputs_as_new_match(players: int, draw: int) -> None:
+    """Seeds whose shuffle or lot meets SplitMix64's largest output deal as new_match deals.
+
+    Output 2**64 - 1 is rejected by ``below(n)`` unless n is a power of two;
+    draw 1 is the shuffle's first position (n = 28), draw 27 its last
+    (n = 2, where it is accepted), draw 28 the lot (n = the players).
+    """
+    seeds = [seed_giving(2**64 - 1, draw), 7]
+    out = reset(seeds, players, backend="numpy")
+    assert list(out.state) == list(reset(seeds, players, backend="python").state)
+    check_slot(out.state, 0, new_match(players, seed=seeds[0]))
+
+
 def fuzz(backends: list[str], players: int, seeds: list[int], actions: int, chooser: Any) -> None:
     """Random actions, illegal ones included, on each backend: refusals match legal_actions."""
     outs = {b: reset(seeds, players, backend=b) for b in backends}
@@ -212,8 +249,7 @@ def fuzz(backends: list[str], players: int, seeds: list[int], actions: int, choo
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_random_actions_are_refused_slot_by_slot(players: int) -> None:
     """Random actions, illegal included: refused where apply refuses, both kernels alike."""
-    backends = ["python", "c"] if HAS_C else ["python"]
-    fuzz(backends, players, [11, 12, 13], 400, random.Random(players))
+    fuzz(HERE, players, [11, 12, 13], 400, random.Random(players))
 
 
 @needs_c
@@ -258,8 +294,7 @@ def test_a_broken_state_is_refused_without_harm() -> None:
     chooser = random.Random(5)
     words = garbage_states(chooser, 200)
     actions = [chooser.randrange(NUM_ACTIONS) for _ in range(200)]
-    backends = ["python", "c"] if HAS_C else ["python"]
-    results = [step(words, actions, backend=b) for b in backends]
+    results = [step(words, actions, backend=b) for b in HERE]
     for name in ("state", "mask", "rewards", "done", "errors"):
         assert all(list(getattr(r, name)) == list(getattr(results[0], name)) for r in results)
     codes = set(results[0].errors)

@@ -20,7 +20,8 @@ Slot ``i`` reset with seed ``s`` deals exactly the match that
 
 The work is done by a C kernel (``american_sniff/batch/_cbatch.c``), built
 with the compiled wheel; where it is not built (the pure build, an editable
-install, no compiler) a Python kernel with the same results does it, slowly.
+install, no compiler) a numpy kernel with the same results does it where
+numpy is installed, and a plain Python one, slowly, where it is not.
 :data:`BACKEND` says which one runs. docs/ai.md describes every word of a
 slot's state, and how to use the C kernel from another language.
 
@@ -172,15 +173,42 @@ def _load_extension() -> ModuleType | None:
 
 _EXTENSION = _load_extension()
 
-#: The kernels available here, by name: ``"python"`` always, ``"c"`` where the
-#: extension is built.
+
+class _NumpyKernel:
+    """The numpy kernel (:mod:`._npbatch`), imported with numpy at its first use."""
+
+    def _module(self) -> Kernel:
+        from . import _npbatch  # noqa: PLC0415 - numpy is imported only when it is used
+
+        return cast(Kernel, _npbatch)
+
+    def reset_into(self, state: Any, seeds: Any, players: int, mask: Any, /) -> None:
+        """Reset every slot of ``state``: slot i deals ``new_match(players, seed=seeds[i])``."""
+        self._module().reset_into(state, seeds, players, mask)
+
+    def step_into(  # noqa: PLR0913, PLR0917 - the C function's six buffers
+        self, state: Any, actions: Any, mask: Any, rewards: Any, done: Any, errors: Any, /
+    ) -> int:
+        """Step every slot in place by its action; return how many refused theirs."""
+        return self._module().step_into(state, actions, mask, rewards, done, errors)
+
+    def mask_into(self, state: Any, mask: Any, /) -> None:
+        """Write every slot's legal mask."""
+        self._module().mask_into(state, mask)
+
+
+#: The kernels available here, by name: ``"python"`` always, ``"numpy"``
+#: where numpy is installed, ``"c"`` where the extension is built.
 BACKENDS: Final[dict[str, Kernel]] = {"python": cast(Kernel, _pybatch)}
+if importlib.util.find_spec("numpy") is not None:
+    BACKENDS["numpy"] = _NumpyKernel()
 if _EXTENSION is not None:
     BACKENDS["c"] = cast(Kernel, _EXTENSION)
 
 #: The kernel the functions use unless told otherwise: ``"c"`` where the C
-#: extension is built, else ``"python"``.
-BACKEND: Final = "c" if "c" in BACKENDS else "python"
+#: extension is built, else ``"numpy"`` where numpy is installed, else
+#: ``"python"``. All three give the same results.
+BACKEND: Final = next(name for name in ("c", "numpy", "python") if name in BACKENDS)
 
 
 @attrs.frozen

@@ -19,13 +19,23 @@ from ..rng import below, shuffled
 from ..tiles import ALL_TILES
 
 __all__ = [
+    "ACTION_POINT",
     "ACTION_TILE",
+    "FIRST_POINT",
+    "FITTING",
     "HAND_BITS",
+    "LIMIT",
     "POINT_RANK",
+    "POINT_TILE",
+    "POINT_VALUE",
     "POINT_WORTH",
     "STATE_WORDS",
+    "buffer_view",
+    "free_point",
     "mask_into",
     "reset_into",
+    "reset_one",
+    "slots",
     "step_into",
 ]
 
@@ -107,6 +117,20 @@ POINT_RANK: Final = _POINT_RANK
 POINT_WORTH: Final = _POINT_WORTH
 #: For each placement action, the index of its tile in ``ALL_TILES``.
 ACTION_TILE: Final = _ACTION_TILE
+
+# The tables and helpers the numpy kernel (:mod:`._npbatch`) shares.
+#: For each action, the index in ``POINTS`` of the point it joins (-1 where none).
+ACTION_POINT: Final = _ACTION_POINT
+#: For each tile, the index of its first point in ``POINTS``.
+FIRST_POINT: Final = _FIRST_POINT
+#: For each set of open values (bit v for value v), the tiles that fit one of them.
+FITTING: Final = _FITTING
+#: The bound of the counters and scores a state may hold (2**30).
+LIMIT: Final = _LIMIT
+#: For each point, the index of its tile in ``ALL_TILES``.
+POINT_TILE: Final = _POINT_TILE
+#: For each point, its open value.
+POINT_VALUE: Final = _POINT_VALUE
 
 
 def _free_point(p: int, t: int) -> int:
@@ -461,3 +485,13 @@ def mask_into(state: object, mask: object) -> None:
 def _ints(code: str, values: list[int]) -> memoryview:
     """``values`` as a memoryview of the format ``code`` (for slice assignment)."""
     return memoryview(array(code, values))
+
+
+#: The point a tile leaves open when it joins a point: ``free_point(p, t)``.
+free_point = _free_point
+#: A freshly dealt slot's words, as a list: ``reset_one(seed, players)``.
+reset_one = _reset_one
+#: How many slots a state buffer holds (raises TypeError or ValueError).
+slots = _slots
+#: A checked flat memoryview of a buffer: ``buffer_view(obj, name, count, formats, writable)``.
+buffer_view = _view
