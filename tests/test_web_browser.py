@@ -720,7 +720,7 @@ def test_the_table_keeps_its_tiles_readable_from_a_rounds_start_to_its_end(
                 "(() => { const s = document.querySelector('#table svg'); if (!s) return null;"
                 " const b = s.getBoundingClientRect(), v = s.viewBox.baseVal;"
                 " return [b.width / document.getElementById('table').clientWidth,"
-                " b.height / (innerHeight * (innerWidth < 560 ? 0.55 : 0.7)),"
+                " b.height / (innerHeight * (innerWidth < 560 ? 0.55 : 0.6)),"
                 " b.width / v.width]; })()"
             )
             if fill and sides:
