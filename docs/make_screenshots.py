@@ -48,6 +48,7 @@ def _post(base: str, path: str, body: object) -> dict[str, object]:
 
 def _shoot(page: Page, name: str) -> None:
     """``name`` at each screen's size, the page drawn again for it (as its resize handler does)."""
+    assert name in SHOTS, name
     for label, (width, height) in SCREENS.items():
         path = FIGURES / f"browser-{name}-{label}.png"
         page.size(width, height, mobile=width < 500)
