@@ -1,20 +1,24 @@
 """Take the screenshots of the browser game for ``docs/playing-browser.md``, into ``docs/figures/``.
 
-Needs the ``web`` extra, ``websocket-client`` and the system's Chromium::
+Needs the ``web`` extra, ``websocket-client`` and the system's Chromium (and
+``optipng``, if installed, to make the files smaller without a pixel lost)::
 
     python docs/make_screenshots.py
 
-It serves a fresh database, plays a seeded match against bots by clicking
-(as the browser tests do, with ``tests/cdp.py``), and takes each page at a
-desktop width (1200 px) and at a phone's (390 px): the table with a tile
-picked and its points lit, a round's settlement, the match's end, the start
-page and the replay viewer. Screenshots are not compared by the tests: a new
-browser draws fonts a little differently.
+It serves a fresh database, plays a seeded four-player match against bots by
+clicking (as the browser tests do, with ``tests/cdp.py``), and takes each
+page as a desktop's screen shows it (1280 x 800) and as a phone's does
+(390 x 844): the start page, the table after the bots moved (what just
+happened marked), the table in mid-round with a tile picked and a hint, a
+round's settlement, the match's end and the replay viewer; 12 files.
+Screenshots are not compared by the tests: a new browser draws fonts a
+little differently.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -27,15 +31,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 from cdp import Browser, Page, chromium  # noqa: E402
 
 FIGURES = Path(__file__).resolve().parent / "figures"
-WIDTHS = {"desktop": 1200, "phone": 390}
-#: The widths each page is taken at (the docs show these).
-SHOTS = {
-    "start": ("phone",),
-    "table": ("desktop", "phone"),
-    "settlement": ("phone",),
-    "end": ("desktop",),
-    "replay": ("desktop",),
-}
+#: The screens each page is taken at: (width, height) in CSS pixels.
+SCREENS = {"desktop": (1280, 800), "phone": (390, 844)}
+#: The pages taken, in the order the docs show them.
+SHOTS = ("start", "bots", "table", "settlement", "end", "replay")
 
 
 def _post(base: str, path: str, body: object) -> dict[str, object]:
@@ -48,10 +47,19 @@ def _post(base: str, path: str, body: object) -> dict[str, object]:
 
 
 def _shoot(page: Page, name: str) -> None:
-    for label in SHOTS[name]:
-        width = WIDTHS[label]
-        page.screenshot(FIGURES / f"browser-{name}-{label}.png", width)
-    page.size(1200, 900)
+    """``name`` at each screen's size, the page drawn again for it (as its resize handler does)."""
+    assert name in SHOTS, name
+    for label, (width, height) in SCREENS.items():
+        path = FIGURES / f"browser-{name}-{label}.png"
+        page.size(width, height, mobile=width < 500)
+        page.js(  # the game page and the replay viewer draw for the new size
+            "typeof draw === 'function' && typeof current !== 'undefined' && current ? draw()"
+            " : typeof show === 'function' && typeof index !== 'undefined' ? show(index) : null"
+        )
+        page.screenshot(path, width, height)
+        if shutil.which("optipng"):
+            subprocess.run(["optipng", "-quiet", "-o2", "-strip", "all", str(path)], check=True)
+    page.size(*SCREENS["desktop"])
 
 
 def _need(page: Page) -> str:
@@ -89,7 +97,7 @@ def main() -> int:  # noqa: PLR0915 - one script, step by step
         browser = Browser(executable)
         try:
             page = browser.page()
-            page.size(1200, 900)
+            page.size(*SCREENS["desktop"])
             page.reduced_motion(True)  # each tile where it lies, not on its way in
             page.go(base)
             _shoot(page, "start")
@@ -97,7 +105,7 @@ def main() -> int:  # noqa: PLR0915 - one script, step by step
             made = _post(base, "api/matches", {"players": 4, "seats": seats, "seed": 12})
             url = made["seats"][0]["url"]  # type: ignore[index]
             page.go(str(url))
-            shot = {"table": False, "settlement": False}
+            shot = {"bots": False, "table": False, "settlement": False}
             placed = 0
             while (need := _need(page)) != "end":
                 if need == "settlement":
@@ -107,9 +115,12 @@ def main() -> int:  # noqa: PLR0915 - one script, step by step
                     page.click("#go-on")
                     page.wait("!document.getElementById('settlement').classList.contains('shown')")
                     continue
+                if placed == 2 and not shot["bots"]:
+                    _shoot(page, "bots")  # the bots' placements since this seat's turn marked
+                    shot["bots"] = True
                 if placed == 3 and not shot["table"]:
-                    page.click("#hand button.tile.playable")
-                    page.wait("Boolean(document.querySelector('g.point.legal, #open-here.shown'))")
+                    page.click("#hint")  # the hint's tile picked, its point lit, its reason
+                    page.wait("Boolean(document.getElementById('hint-why'))")
                     _shoot(page, "table")
                     shot["table"] = True
                 _place(page)
@@ -118,7 +129,7 @@ def main() -> int:  # noqa: PLR0915 - one script, step by step
             token = str(url).split("#", 1)[1]
             page.go(f"{base}replay#match={made['id']}&token={token}")
             page.wait("document.body.dataset.frame === '0'")
-            for _ in range(6):
+            for _ in range(16):  # a round well under way
                 page.key("ArrowRight")
             _shoot(page, "replay")
         finally:

@@ -188,12 +188,13 @@ class Page:
             )
         self._collect()
 
-    def screenshot(self, path: Path, width: int) -> None:
-        """A PNG of the whole page at ``width`` CSS pixels."""
-        self.size(width, 800, mobile=width < 500)
+    def screenshot(self, path: Path, width: int, height: int | None = None) -> None:
+        """A PNG of the page, ``width`` CSS pixels wide: all of it, or a ``height`` tall screen."""
+        self.size(width, height or 800, mobile=width < 500)
         self.js("window.scrollTo(0, 0)")
-        height = int(self.js("document.documentElement.scrollHeight"))
-        self.size(width, min(height, 2400), mobile=width < 500)
+        if height is None:
+            height = min(int(self.js("document.documentElement.scrollHeight")), 2400)
+        self.size(width, height, mobile=width < 500)
         self._cdp.pump(0.3)
         shot = self._cdp.call("Page.captureScreenshot", format="png")
         path.write_bytes(base64.b64decode(shot["data"]))

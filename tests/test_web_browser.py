@@ -720,7 +720,7 @@ def test_the_table_keeps_its_tiles_readable_from_a_rounds_start_to_its_end(
                 "(() => { const s = document.querySelector('#table svg'); if (!s) return null;"
                 " const b = s.getBoundingClientRect(), v = s.viewBox.baseVal;"
                 " return [b.width / document.getElementById('table').clientWidth,"
-                " b.height / (innerHeight * (innerWidth < 560 ? 0.55 : 0.7)),"
+                " b.height / (innerHeight * (innerWidth < 560 ? 0.55 : 0.6)),"
                 " b.width / v.width]; })()"
             )
             if fill and sides:
@@ -742,4 +742,172 @@ def test_the_table_keeps_its_tiles_readable_from_a_rounds_start_to_its_end(
         sides = page.js(_TILE_SIDES.replace("SCOPE", "#replay-frame"))
         assert len(sides) >= 12
         assert min(sides) >= 28, (width, min(sides))
+    page.close()
+
+
+#: Each seat's box and the table's, and what each seat shows, as the page stands.
+_SEATS = """(() => {
+    const box = (n) => { const b = n.getBoundingClientRect();
+        return {left: b.left, right: b.right, top: b.top, bottom: b.bottom}; };
+    return {table: box(document.getElementById('table-box')),
+        seats: [...document.querySelectorAll('#seats > .seat')].map((s) => ({
+            seat: Number(s.dataset.seat), place: s.dataset.place, box: box(s),
+            name: s.querySelector('.name').textContent,
+            count: s.querySelector('.count').textContent,
+            score: s.querySelector('.side-score').textContent,
+            since: s.querySelector('.since').textContent,
+            mark: getComputedStyle(s.querySelector('.seat-mark')).backgroundColor,
+            shown: s.offsetParent !== null }))};
+})()"""
+
+
+def _rgb(colour: str) -> str:
+    """``#rrggbb`` as the ``rgb(r, g, b)`` that ``getComputedStyle`` gives."""
+    return "rgb({}, {}, {})".format(*(int(colour[i : i + 2], 16) for i in (1, 3, 5)))
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_seats_sit_around_the_table_at_both_widths(
+    server: _Server, browser: Browser, players: int
+) -> None:
+    """Yours below the table, the opposite above, the others at its sides; each with its news."""
+    seats = ["human", "greedy", "greedy", "greedy"][:players]
+    made = server.post("api/matches", {"players": players, "seats": seats, "seed": 8})
+    page = browser.page()
+    page.size(1280, 800)
+    page.go(made["seats"][0]["url"])
+    for _ in range(2):  # the bots have moved since this seat's last turn
+        if _need(page) == "place":
+            _place_by_clicking(page)
+    assert _need(page) == "place"
+    view = page.js("current.view")
+    expected = {
+        2: {0: "bottom", 1: "top"},
+        3: {0: "bottom", 1: "left", 2: "right"},
+        4: {0: "bottom", 1: "left", 2: "top", 3: "right"},
+    }[players]
+    recent = _expected_recent(view, 0)
+    for width, height in ((1280, 800), (390, 844)):
+        page.size(width, height, mobile=width < 500)
+        page.js("draw()")
+        shown = page.js(_SEATS)
+        table = shown["table"]
+        assert {s["seat"]: s["place"] for s in shown["seats"]} == expected
+        middle_x = (table["left"] + table["right"]) / 2
+        middle_y = (table["top"] + table["bottom"]) / 2
+        for seat in shown["seats"]:
+            box, place = seat["box"], seat["place"]
+            assert seat["shown"]
+            if place == "top":
+                assert box["bottom"] <= table["top"] + 1, (width, seat)
+                assert box["left"] < middle_x < box["right"], (width, seat)
+            elif place == "bottom":
+                assert box["top"] >= table["bottom"] - 1, (width, seat)
+                assert box["left"] < middle_x < box["right"], (width, seat)
+            else:
+                assert box["top"] < middle_y < box["bottom"], (width, seat)
+                if place == "left":
+                    assert box["right"] <= table["left"] + 1, (width, seat)
+                else:
+                    assert box["left"] >= table["right"] - 1, (width, seat)
+            number = seat["seat"]
+            size = view["hand_sizes"][number]
+            assert seat["count"] == f"{size} tile{'' if size == 1 else 's'}"
+            side = number % 2 if players == 4 else number
+            assert seat["score"].endswith(f": {view['scores'][side]}")
+            assert seat["name"] == "You" if number == 0 else seat["name"].startswith("Seat ")
+            # What it did since your last turn, with the mark its tiles carry on the table.
+            placed = [tile for tile, by, _ in recent if by == number]
+            for tile in placed:
+                assert tile in seat["since"], (seat, recent)
+            if placed:
+                assert seat["since"].startswith(("Placed", "Drew"))
+            colour = page.js(f"SEAT_COLOURS[{number}]")
+            assert seat["mark"] == _rgb(colour)
+            for marked in _recent(page):
+                if marked["seat"] == number:
+                    assert marked["ring"] == colour
+        assert any(tile for tile, by, _ in recent if by != 0)  # the others' news was checked
+    page.close()
+
+
+def test_how_to_play_is_linked_from_the_start_page_and_the_table(
+    server: _Server, browser: Browser
+) -> None:
+    """The start page and the table link to How to play, which teaches every part of a match."""
+    source = _axe_source()
+    page = browser.page()
+    page.size(1280, 800)
+    made = server.post("api/matches", {"players": 2, "seats": ["human", "greedy"], "seed": 21})
+    page.go(made["seats"][0]["url"])
+    page.wait("document.body.dataset.seq !== undefined")
+    assert page.js("document.getElementById('how-to-play').getAttribute('href')") == "/how-to-play"
+    page.go(server.base)
+    page.wait("document.querySelectorAll('#seat-rows select').length === 4")
+    page.click("#how-to-play")
+    page.wait("location.pathname === '/how-to-play' && document.readyState === 'complete'")
+    assert page.js("document.querySelector('h1').textContent") == "How to play"
+    sections = page.js(
+        "Object.fromEntries([...document.querySelectorAll('main section[id]')]"
+        ".map((s) => [s.id, s.textContent.replace(/\\s+/g, ' ')]))"
+    )
+    # Each part of a match, with the facts a player needs (RULES.md).
+    facts = {
+        "aim": ["250 points", "200 points"],
+        "deal": ["28 tiles", "7 tiles", "6", "5", "clockwise", "any tile"],
+        "ends": ["open end", "you must"],
+        "sniff": ["first double", "Sniff", "branches", "only one Sniff"],
+        "scoring": ["5, 10, 15, 20, 25, 30 or 35", "both its halves", "6 + 1 + 4 + 4 = 15"],
+        "drawing": ["one tile at a time", "at once", "pass", "stock is empty"],
+        "settlement": ["last tile", "nearest five", "3 becomes 5", "8 becomes 10", "Nobody gains"],
+        "partners": ["seats 0 and 2", "share one score", "on its own"],
+        "winning": ["reaches or passes the target", "no settlement", "50"],
+    }
+    for section, needed in facts.items():
+        for text in needed:
+            assert text in sections[section], (section, text)
+    # Every section is in the page's contents.
+    contents = page.js("[...document.querySelectorAll('ul.toc a')].map((a) => a.hash.slice(1))")
+    assert contents == list(sections)
+    assert _axe_at_both_widths(page, source) == [], "how to play"
+    page.close()
+
+
+def test_each_hint_has_its_reason_in_words_beside_it(server: _Server, browser: Browser) -> None:
+    """The hint's line says why, as the library's ``hint_reason`` does, in the live region."""
+    from american_sniff import parse_move, view_for
+    from american_sniff.web.hints import hint_reason
+
+    made = server.post("api/matches", {"players": 2, "seats": ["human", "greedy"], "seed": 21})
+    page = browser.page()
+    page.size(390, 844, mobile=True)
+    page.go(made["seats"][0]["url"])
+    hints = 0
+    while hints < 4 and (need := _need(page)) != "end":
+        if need == "settlement":
+            page.click("#go-on")
+            page.wait("!document.getElementById('settlement').classList.contains('shown')")
+            continue
+        page.click("#hint")
+        why = page.wait(
+            "document.getElementById('hint-why') && document.getElementById('hint-why').textContent"
+        )
+        move = page.js("hint")
+        state = server.states(made["id"])[-1]
+        expected = hint_reason(view_for(state, 0), parse_move(move))
+        assert why == f"Why: {expected[0].upper()}{expected[1:]}."
+        # Beside the hint, in the same polite live region: a screen reader reads both.
+        assert page.js("document.getElementById('hint-why').closest('[aria-live=polite]').id") == (
+            "hint-text"
+        )
+        assert page.js("document.getElementById('hint-text').textContent").startswith("Hint: ")
+        # A move made: the next turn's line starts empty again.
+        seq = page.js("document.body.dataset.seq")
+        if page.js("Boolean(document.querySelector('#table g.point.chosen'))"):
+            page.click("#table g.point.chosen")
+        else:  # the round's opening: the hinted tile is picked, its button shown
+            page.click("#open-here")
+        page.wait(f"document.body.dataset.seq !== {json.dumps(seq)}")
+        hints += 1
+    assert hints == 4
     page.close()

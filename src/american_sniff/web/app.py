@@ -94,9 +94,10 @@ from ..layout import Layout
 from ..records import MatchRecord
 from ..render import render_svg, tally_svg
 from ..state import MatchState
-from ..views import event_for, event_to_dict
+from ..views import event_for, event_to_dict, view_for
 from .frames import MAX_REPLAY_ACTIONS, NARROW_PAGE, PAGE, Stopped, record_actions, record_frames
 from .game import BOT_KINDS, HUMAN, Change, Game, GameError, new_setup
+from .hints import hint_reason
 from .hosting import viewer_document
 from .limits import MAX_DEPTH, MAX_HEADER_BYTES, MAX_MESSAGE, RateLimit, json_depth, same_origin
 from .store import Store, Writer
@@ -480,7 +481,8 @@ class Server:
                     self.rematch(game)
                 elif kind == "hint":
                     move = await run_in_threadpool(game.hint, viewer)
-                    hint = {"type": "hint", "move": str(move), "seq": game.seq}
+                    reason = hint_reason(view_for(game.state, viewer), move)
+                    hint = {"type": "hint", "move": str(move), "reason": reason, "seq": game.seq}
                     self.send(game.id, connection, json.dumps(hint))
                     return
                 else:
@@ -792,6 +794,7 @@ def create_app(
         Route("/", _page("index.html")),
         Route("/play/{match_id}", _page("play.html")),
         Route("/replay", _page("replay.html")),
+        Route("/how-to-play", _page("how-to-play.html")),
         Route("/api/kinds", server.kinds),
         Route("/api/matches", server.create, methods=["POST"]),
         Route("/api/matches", server.matches, methods=["GET"]),

@@ -100,7 +100,9 @@ function fitFigure(svg, maxHeight) {
   const box = svg.parentElement;
   if (!width || !height || !box) return;
   const room = box.clientWidth || width;
-  const tall = maxHeight || window.innerHeight * (room < 560 ? 0.55 : 0.7);
+  // (a phone gives the table a little over half its height, a desktop 60%: the
+  // seats above and below it, the hint and the sum line stay on the screen)
+  const tall = maxHeight || window.innerHeight * (window.innerWidth < 560 ? 0.55 : 0.6);
   const scale = Math.min(room / width, tall / height, 2);
   svg.setAttribute("width", String(Math.floor(width * scale)));
   svg.setAttribute("height", String(Math.floor(height * scale)));

@@ -8,6 +8,7 @@ let socket = null;
 let current = null;     // the last "state" message
 let selected = null;    // the tile picked in the hand, as text
 let hint = null;        // the move the hint button suggested
+let hintReason = "";    // why, in a line of words (the server's)
 let closedRound = 0;    // a spectator's last settlement closed
 let closedEnd = false;  // the match's end closed
 let words = new Map();  // a player's words for each open point, by its engine name
@@ -107,7 +108,8 @@ function receive(message) {
   if (message.type === "hint") {
     if (current && message.seq === current.view.seq) {
       hint = message.move;
-      selected = hint.split(" ")[0];
+      hintReason = message.reason || "";
+      selected = tileValues(hint.split(" ")[0]) ? hint.split(" ")[0] : null;
       draw();
     }
     return;
@@ -115,6 +117,7 @@ function receive(message) {
   if (current && current.view.seq !== message.view.seq) {
     selected = null;
     hint = null;
+    hintReason = "";
   }
   if (message.type === "state") {
     const before = new Set(current ? placedTiles(current.view) : []);
@@ -357,14 +360,23 @@ function markRecent(svg, view) {
   document.body.dataset.fresh = fresh.join(" ");
 }
 
-// The hint in words, in a live region: a screen reader reads it out.
+// The hint in words, with its reason beside it, in a live region: a screen
+// reader reads both out.
 function drawHint(moves) {
   const line = $("hint-text");
   const m = hint ? moves.find((x) => x.move === hint) : null;
-  const text = m
-    ? `Hint: play ${hint.split(" ")[0]} ${moveWhere(hint)} (sum ${m.preview.end_sum}, scores ${m.preview.points}).`
-    : "";
-  if (line.textContent !== text) line.textContent = text;
+  let what = "";
+  if (m && (hint === "draw" || hint === "pass")) what = `Hint: ${hint}.`;
+  else if (m) {
+    what = `Hint: play ${hint.split(" ")[0]} ${moveWhere(hint)} (sum ${m.preview.end_sum}, scores ${m.preview.points}).`;
+  }
+  const why = m && hintReason ? `Why: ${capital(hintReason)}.` : "";
+  if (line.textContent !== (why ? `${what} ${why}` : what)) {
+    line.replaceChildren(
+      el("span", { class: "what", text: what }),
+      ...(why ? [" ", el("span", { class: "why", id: "hint-why", text: why })] : []),
+    );
+  }
   line.title = m ? prettySide(hint) : "";
 }
 
@@ -428,20 +440,86 @@ function drawChoices(moves) {
   }
 }
 
+// Where each seat sits around the table, seen from yours (a spectator sees
+// it from seat 0's): yours below; the opposite seat above; the seat after
+// yours on the left and the one before it on the right (turns go clockwise).
+function seatPlaces(players, me) {
+  const at = (k) => (me + k) % players;
+  if (players === 2) return { [me]: "bottom", [at(1)]: "top" };
+  if (players === 3) return { [me]: "bottom", [at(1)]: "left", [at(2)]: "right" };
+  return { [me]: "bottom", [at(1)]: "left", [at(2)]: "top", [at(3)]: "right" };
+}
+
+// What each seat did since the start of your last turn (as the table's
+// marks show it), in words: "placed [3|4] (+10)", "drew 2", "passed".
+function sinceYourTurn(view) {
+  const history = view.history;
+  let start = Math.max(0, history.length - view.players);
+  if (typeof current.you === "number") {
+    start = 0;
+    let at = history.length - 1;
+    while (at >= 0 && !(history[at].seat === current.you && history[at].move !== "draw")) at--;
+    while (at > 0 && history[at - 1].seat === current.you && history[at - 1].move === "draw") at--;
+    if (at >= 0) start = at;
+  }
+  const done = new Map();
+  for (const action of history.slice(start)) {
+    const parts = done.get(action.seat) || { placed: [], drew: 0, passed: false };
+    if (action.move === "draw") parts.drew++;
+    else if (action.move === "pass") parts.passed = true;
+    else {
+      const tile = action.move.split(" ")[0];
+      parts.placed.push(action.points ? `${tile} (+${action.points})` : tile);
+    }
+    done.set(action.seat, parts);
+  }
+  const words = new Map();
+  for (const [seat, parts] of done) {
+    const bits = [];
+    if (parts.drew) bits.push(`drew ${parts.drew}`);
+    if (parts.placed.length) bits.push(`placed ${parts.placed.join(", ")}`);
+    if (parts.passed) bits.push("passed");
+    words.set(seat, bits.join(", "));
+  }
+  return words;
+}
+
+// The seats around the table: each with its name, its tiles (face down), its
+// count, its side's score, and what it did since your last turn, marked with
+// the seat's tint and number as its tiles on the table are.
 function drawSeats(view) {
-  const seats = $("seats");
-  seats.replaceChildren();
+  const ring = $("seats");
+  for (const old of ring.querySelectorAll(":scope > .seat")) old.remove();
+  const me = typeof current.you === "number" ? current.you : 0;
+  const places = seatPlaces(view.players, me);
+  const since = sinceYourTurn(view);
+  ring.dataset.players = view.players;
   view.hand_sizes.forEach((size, seat) => {
-    const backs = el("span", { class: "backs" });
-    for (let i = 0; i < size; i++) backs.append(backSvg(9));
-    const row = el("div", { class: "seat", "data-seat": seat },
-      el("span", { class: "name", text: capital(seatName(seat, true)) }),
+    const backs = el("span", { class: "backs", "aria-hidden": "true" });
+    for (let i = 0; i < Math.min(size, 12); i++) backs.append(backSvg(9));
+    const side = view.players === 4 ? seat % 2 : seat;
+    const colour = SEAT_COLOURS[seat % SEAT_COLOURS.length];
+    const badge = el("span", { class: "seat-mark", "aria-hidden": "true", text: String(seat) });
+    badge.style.background = colour;
+    const did = since.get(seat);
+    const row = el("div", {
+      class: "seat", "data-seat": seat, "data-place": places[seat],
+      role: "group", "aria-label": capital(seatName(seat, true)),
+    },
+      el("span", { class: "seat-head" }, badge,
+        el("span", { class: "name", text: capital(seatName(seat, true)) })),
       backs,
-      el("span", { class: "muted", text: `${size} tile${size === 1 ? "" : "s"}` }));
-    if (view.turn === seat && view.winner === null) row.classList.add("turn");
-    seats.append(row);
+      el("span", { class: "count", text: `${size} tile${size === 1 ? "" : "s"}` }),
+      el("span", { class: "side-score", text: `${capital(sideLabel(side))}: ${view.scores[side]}` }),
+      el("span", { class: "since", text: did ? capital(did) : "" }));
+    row.style.borderColor = colour;
+    if (view.turn === seat && view.winner === null) {
+      row.classList.add("turn");
+      row.append(el("span", { class: "to-move", text: "To move" }));
+    }
+    ring.append(row);
   });
-  seats.append(el("div", { class: "muted", text: `Stock: ${view.stock_size} tiles. Round ${view.round}; target ${view.target}.` }));
+  $("table-info").textContent = `Stock: ${view.stock_size} tiles. Round ${view.round}; target ${view.target}.`;
 }
 
 function drawScores(view) {
