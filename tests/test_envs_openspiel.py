@@ -175,6 +175,41 @@ def test_resampling_keeps_the_information_state() -> None:
     assert len({world.match.hands for world in worlds}) > 1
 
 
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_resampled_world_has_its_own_history(players: int) -> None:
+    """Replaying a world's history() gives the world, whose hands keep the voids."""
+    game = pyspiel.load_game("american_sniff", {"players": players})
+    rng = np.random.default_rng(players)
+    changed = 0
+    for _ in range(6):
+        state = game.new_initial_state()
+        for _ in range(int(rng.integers(30, 300))):
+            if state.is_terminal():
+                break
+            if state.is_chance_node():
+                _chance(state, rng)
+            else:
+                actions = state.legal_actions()
+                state.apply_action(actions[rng.integers(len(actions))])
+        for player in range(players):
+            sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+            world = state.resample_from_infostate(player, sampler)
+            again = game.new_initial_state()
+            for action in world.history():
+                assert action in again.legal_actions()
+                again.apply_action(action)
+            assert str(again) == str(world)
+            assert again.match == world.match
+            assert world.information_state_string(player) == state.information_state_string(player)
+            view = view_for(state.match, player)
+            for seat, hand in enumerate(world.match.hands):
+                assert not any({t.low, t.high} & view.voids[seat] for t in hand)
+            changed += world.history() != state.history()
+    assert changed > 0
+    with pytest.raises(pyspiel.SpielError, match="no information state"):
+        state.resample_from_infostate(players, pyspiel.UniformProbabilitySampler(0.0, 1.0))
+
+
 def test_is_mcts_plays_whole_matches() -> None:
     """OpenSpiel's IS-MCTS bot plays a whole match through the game, against random play."""
     game = pyspiel.load_game("american_sniff", {"players": 2})
