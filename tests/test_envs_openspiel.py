@@ -17,7 +17,13 @@ import american_sniff.envs.openspiel  # noqa: F401 (registers the game)
 from american_sniff import IllegalMove, apply, legal_moves, new_match
 from american_sniff.actions import DRAW_ACTION, NUM_ACTIONS, action_of, legal_actions
 from american_sniff.envs.openspiel import AmericanSniffState
-from american_sniff.observation import OBSERVATION_SIZE, encode, information_state
+from american_sniff.observation import (
+    OBSERVATION_SIZE,
+    encode,
+    encode_information_state,
+    information_state,
+    information_state_size,
+)
 from american_sniff.state import RoundEnd
 from american_sniff.views import view_for
 
@@ -34,9 +40,8 @@ def test_the_game_is_registered_with_its_parameters() -> None:
     game = pyspiel.load_game("american_sniff", {"players": 4})
     assert game.num_players() == 4
     assert game.num_distinct_actions() == NUM_ACTIONS
-    assert (
-        game.observation_tensor_size() == game.information_state_tensor_size() == OBSERVATION_SIZE
-    )
+    assert game.observation_tensor_size() == OBSERVATION_SIZE
+    assert game.information_state_tensor_size() == information_state_size(4) == 13_318
     assert game.max_chance_outcomes() == 28
     assert pyspiel.load_game("american_sniff").num_players() == 2
     for params in ({"players": 5}, {"max_moves": 0}):
@@ -201,6 +206,7 @@ def test_a_resampled_world_has_its_own_history(players: int) -> None:
             assert str(again) == str(world)
             assert again.match == world.match
             assert world.information_state_string(player) == state.information_state_string(player)
+            assert world.information_state_tensor(player) == state.information_state_tensor(player)
             view = view_for(state.match, player)
             for seat, hand in enumerate(world.match.hands):
                 assert not any({t.low, t.high} & view.voids[seat] for t in hand)
@@ -290,8 +296,9 @@ def _same_answers(state: AmericanSniffState, players: int) -> None:
         expected = [float(x) for x in encode(view_for(state.match, player))]
         assert state.observation_tensor(player) == expected
         assert pyspiel.State.observation_tensor(state, player) == expected
-        assert state.information_state_tensor(player) == expected
-        assert pyspiel.State.information_state_tensor(state, player) == expected
+        recall = [float(x) for x in encode_information_state(view_for(state.match, player))]
+        assert state.information_state_tensor(player) == recall
+        assert pyspiel.State.information_state_tensor(state, player) == recall
     assert state.observation_tensor() == state.observation_tensor(state.current_player())
 
 

@@ -19,7 +19,7 @@ from american_sniff.engine import new_match
 from american_sniff.envs._kernel import CHANCE, TERMINAL, Kernel
 from american_sniff.envs._worlds import Worlds
 from american_sniff.moves import Place
-from american_sniff.observation import information_state
+from american_sniff.observation import encode_information_state, information_state
 from american_sniff.state import MatchState
 from american_sniff.tiles import ALL_TILES
 from american_sniff.views import view_for
@@ -234,8 +234,8 @@ def test_every_sampled_world_is_consistent_with_what_the_player_saw(players: int
     """Worlds from random positions replay legally, show the player the same, and keep the voids.
 
     The world's history is its own: replaying it gives the world (the same
-    player to move, the same information state), and the seats' hands show
-    none of the values they are known to lack.
+    player to move, the same information state, so the same perfect-recall
+    vector), and the seats' hands show none of the values they are known to lack.
     """
     rng = random.Random(players)
     worlds_seen = changed = 0
@@ -250,6 +250,9 @@ def test_every_sampled_world_is_consistent_with_what_the_player_saw(players: int
                 assert world[: worlds.round_start] == history[: worlds.round_start]
                 kernel = _replay(players, blank, world)
                 assert _seen(kernel, player) == _seen(real, player)
+                assert encode_information_state(view_for(kernel.state(), player)) == (
+                    encode_information_state(view)
+                )
                 state = kernel.state()
                 for seat, hand in enumerate(state.hands):
                     assert len(hand) == len(real.state().hands[seat])

@@ -28,15 +28,19 @@ has the same probability.
 **Players' actions** are those of :mod:`american_sniff.actions`, and the
 legal ones are :func:`~american_sniff.actions.legal_actions`.
 
-**Observations.** The observation and information-state tensors are the 375
-numbers of :func:`american_sniff.observation.encode`; the observation string
-is :func:`~american_sniff.observation.observation_string` and the
-information-state string :func:`~american_sniff.observation.information_state`,
-all of the player's :class:`~american_sniff.PlayerView`. (The tensor is the
-same for both: it is not perfect-recall.) The tensors are worked out with
-:func:`~american_sniff.observation.encode_state` from the round's public facts,
-kept as the actions happen, which gives the view's very numbers without
-building the view.
+**Observations.** The observation tensor is the 375 numbers of
+:func:`american_sniff.observation.encode` and the observation string
+:func:`~american_sniff.observation.observation_string`, of the player's
+:class:`~american_sniff.PlayerView`: where the round stands. The
+information-state tensor is perfect-recall: the numbers of
+:func:`~american_sniff.observation.encode_information_state` (the
+observation, then the player's deal, then every action of the round in order
+with who made it; 7,858, 10,483 or 13,318 numbers for 2, 3 or 4 players), and
+the information-state string
+:func:`~american_sniff.observation.information_state`. The observation tensor
+is worked out with :func:`~american_sniff.observation.encode_state` from the
+round's public facts, kept as the actions happen, which gives the view's very
+numbers without building the view.
 
 **Returns** are per side and come at the end (OpenSpiel's MCTS bot needs
 terminal rewards). With the parameter ``reward="outcome"`` (the default), +1
@@ -63,7 +67,14 @@ import pyspiel
 
 from ..actions import ACTION_MOVES, NUM_ACTIONS
 from ..engine import new_match
-from ..observation import OBSERVATION_SIZE, encode_list, information_state, observation_string
+from ..observation import (
+    OBSERVATION_SIZE,
+    encode_information_state,
+    encode_list,
+    information_state,
+    information_state_size,
+    observation_string,
+)
 from ..rules import PLAYER_COUNTS, TARGET, side_of
 from ..state import MatchState
 from ..tiles import ALL_TILES
@@ -141,8 +152,9 @@ class AmericanSniffGame(pyspiel.Game):
         """The observer of the tensors and strings (see the module)."""
         if params:
             raise ValueError(f"the observer takes no parameters, got {params!r}")
-        perfect_recall = iig_obs_type is not None and iig_obs_type.perfect_recall
-        return _Observer(information_state if perfect_recall else observation_string)
+        if iig_obs_type is not None and iig_obs_type.perfect_recall:
+            return _Observer(information_state, information_state_size(self.players))
+        return _Observer(observation_string, OBSERVATION_SIZE)
 
 
 class AmericanSniffState(pyspiel.State):
@@ -237,8 +249,17 @@ class AmericanSniffState(pyspiel.State):
         return encode_list(kernel.state(), player, kernel.round_facts(), 1.0)
 
     def information_state_tensor(self, player: int | None = None) -> list[float]:
-        """The same numbers as :meth:`observation_tensor` (see the module)."""
-        return self.observation_tensor(player)
+        """``player``'s perfect-recall information-state tensor (by default the player to act).
+
+        The numbers of :func:`~american_sniff.observation.encode_information_state`.
+
+        :raises pyspiel.SpielError: if ``player`` is not a player of the game.
+        """
+        if player is None:
+            player = self._player
+        if type(player) is not int or not 0 <= player < self._players:
+            raise pyspiel.SpielError(f"no information state for player {player!r}")
+        return [float(x) for x in encode_information_state(view_for(self.match, player))]
 
     def _apply_action(self, action: int) -> None:
         self._player = self._kernel.apply(action)
@@ -333,14 +354,17 @@ class _WorldCache:
 class _Observer:
     """OpenSpiel's observer of a player: the encoded view, and a string function."""
 
-    def __init__(self, text: Callable[..., str]) -> None:
-        self.tensor = np.zeros(OBSERVATION_SIZE, np.float32)
+    def __init__(self, text: Callable[..., str], size: int) -> None:
+        self.tensor = np.zeros(size, np.float32)
         self.dict = {"observation": self.tensor}
         self._text = text
 
     def set_from(self, state: AmericanSniffState, player: int) -> None:
-        """Fill :attr:`tensor` with ``player``'s observation of ``state``."""
-        self.tensor[:] = encode_list(state.match, player, state._kernel.round_facts(), 1.0)
+        """Fill :attr:`tensor` with ``player``'s observation (or information state) of ``state``."""
+        if len(self.tensor) == OBSERVATION_SIZE:
+            self.tensor[:] = encode_list(state.match, player, state._kernel.round_facts(), 1.0)
+        else:
+            self.tensor[:] = encode_information_state(view_for(state.match, player))
 
     def string_from(self, state: AmericanSniffState, player: int) -> str:
         """``player``'s observation (or information state) of ``state`` as text."""
