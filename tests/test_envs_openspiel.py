@@ -17,7 +17,13 @@ import american_sniff.envs.openspiel  # noqa: F401 (registers the game)
 from american_sniff import IllegalMove, apply, legal_moves, new_match
 from american_sniff.actions import DRAW_ACTION, NUM_ACTIONS, action_of, legal_actions
 from american_sniff.envs.openspiel import AmericanSniffState
-from american_sniff.observation import OBSERVATION_SIZE, encode, information_state
+from american_sniff.observation import (
+    OBSERVATION_SIZE,
+    encode,
+    encode_information_state,
+    information_state,
+    information_state_size,
+)
 from american_sniff.state import RoundEnd
 from american_sniff.views import view_for
 
@@ -34,9 +40,8 @@ def test_the_game_is_registered_with_its_parameters() -> None:
     game = pyspiel.load_game("american_sniff", {"players": 4})
     assert game.num_players() == 4
     assert game.num_distinct_actions() == NUM_ACTIONS
-    assert (
-        game.observation_tensor_size() == game.information_state_tensor_size() == OBSERVATION_SIZE
-    )
+    assert game.observation_tensor_size() == OBSERVATION_SIZE
+    assert game.information_state_tensor_size() == information_state_size(4) == 13_318
     assert game.max_chance_outcomes() == 28
     assert pyspiel.load_game("american_sniff").num_players() == 2
     for params in ({"players": 5}, {"max_moves": 0}):
@@ -175,6 +180,42 @@ def test_resampling_keeps_the_information_state() -> None:
     assert len({world.match.hands for world in worlds}) > 1
 
 
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_resampled_world_has_its_own_history(players: int) -> None:
+    """Replaying a world's history() gives the world, whose hands keep the voids."""
+    game = pyspiel.load_game("american_sniff", {"players": players})
+    rng = np.random.default_rng(players)
+    changed = 0
+    for _ in range(6):
+        state = game.new_initial_state()
+        for _ in range(int(rng.integers(30, 300))):
+            if state.is_terminal():
+                break
+            if state.is_chance_node():
+                _chance(state, rng)
+            else:
+                actions = state.legal_actions()
+                state.apply_action(actions[rng.integers(len(actions))])
+        for player in range(players):
+            sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+            world = state.resample_from_infostate(player, sampler)
+            again = game.new_initial_state()
+            for action in world.history():
+                assert action in again.legal_actions()
+                again.apply_action(action)
+            assert str(again) == str(world)
+            assert again.match == world.match
+            assert world.information_state_string(player) == state.information_state_string(player)
+            assert world.information_state_tensor(player) == state.information_state_tensor(player)
+            view = view_for(state.match, player)
+            for seat, hand in enumerate(world.match.hands):
+                assert not any({t.low, t.high} & view.voids[seat] for t in hand)
+            changed += world.history() != state.history()
+    assert changed > 0
+    with pytest.raises(pyspiel.SpielError, match="no information state"):
+        state.resample_from_infostate(players, pyspiel.UniformProbabilitySampler(0.0, 1.0))
+
+
 def test_is_mcts_plays_whole_matches() -> None:
     """OpenSpiel's IS-MCTS bot plays a whole match through the game, against random play."""
     game = pyspiel.load_game("american_sniff", {"players": 2})
@@ -255,8 +296,11 @@ def _same_answers(state: AmericanSniffState, players: int) -> None:
         expected = [float(x) for x in encode(view_for(state.match, player))]
         assert state.observation_tensor(player) == expected
         assert pyspiel.State.observation_tensor(state, player) == expected
-        assert state.information_state_tensor(player) == expected
-        assert pyspiel.State.information_state_tensor(state, player) == expected
+    # The perfect-recall tensor (13k numbers with 4 players) at one step in five, for time.
+    for player in range(players) if len(state.history()) % 5 == 0 else ():
+        recall = [float(x) for x in encode_information_state(view_for(state.match, player))]
+        assert state.information_state_tensor(player) == recall
+        assert pyspiel.State.information_state_tensor(state, player) == recall
     assert state.observation_tensor() == state.observation_tensor(state.current_player())
 
 

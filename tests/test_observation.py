@@ -9,17 +9,30 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from american_sniff import COMPILED, MatchState, Place, apply, legal_moves, new_match, view_for
+from american_sniff import (
+    COMPILED,
+    Draw,
+    MatchState,
+    Pass,
+    Place,
+    apply,
+    legal_moves,
+    new_match,
+    view_for,
+)
 from american_sniff.actions import POINTS
 from american_sniff.observation import (
     OBSERVATION_BOUNDS,
     OBSERVATION_FIELDS,
     OBSERVATION_SIZE,
     RoundFacts,
+    action_slots,
     encode,
+    encode_information_state,
     encode_list,
     encode_state,
     information_state,
+    information_state_size,
     observation_string,
     segment,
 )
@@ -224,3 +237,74 @@ def test_facts_of_another_round_are_refused() -> None:
         encode_state(state, 0, "facts")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="MatchState"):
         RoundFacts.start("state")  # type: ignore[arg-type]
+
+
+def test_the_information_state_vector_tells_apart_histories_with_one_observation() -> None:
+    """Two orders of the same placements give one observation and two information-state vectors."""
+    state = new_match(2, seed=3)
+    pairs = []
+
+    def walk(state: MatchState, depth: int) -> None:
+        if depth == 4:
+            pairs.append(view_for(state, 0))
+            return
+        for move in legal_moves(state):
+            if isinstance(move, Place):
+                walk(apply(state, move), depth + 1)
+
+    walk(state, 0)
+    vectors: dict[tuple[int, ...], set[tuple[int, ...]]] = {}
+    histories: dict[tuple[int, ...], set[str]] = {}
+    for view in pairs:
+        vectors.setdefault(encode(view), set()).add(encode_information_state(view))
+        histories.setdefault(encode(view), set()).add(information_state(view))
+    for observation, found in vectors.items():
+        assert len(found) == len(histories[observation])  # one vector per history
+    assert any(len(found) > 1 for found in vectors.values())
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_information_state_vector_holds_the_round_in_order(players: int) -> None:
+    """Slot by slot, the round's actions with who made them; the viewer's deal; the observation.
+
+    Random matches stay within the slots, and the draws of another seat show no tile.
+    """
+    rng = random.Random(players)
+    size = information_state_size(players)
+    slots = action_slots(players)
+    longest = 0
+    for seed in range(3):
+        state = new_match(players, seed=seed)
+        dealt = [{t.index for t in hand} for hand in state.hands]
+        while state.winner is None:
+            seat = rng.randrange(players)
+            vector = encode_information_state(view_for(state, seat))
+            assert len(vector) == size
+            assert vector[:OBSERVATION_SIZE] == encode(view_for(state, seat))
+            assert {i for i in range(28) if vector[OBSERVATION_SIZE + i]} == dealt[seat]
+            history = state.history
+            longest = max(longest, len(history))
+            for i in range(slots):
+                slot = vector[
+                    OBSERVATION_SIZE + 28 + 105 * i : OBSERVATION_SIZE + 28 + 105 * (i + 1)
+                ]
+                if i >= len(history):
+                    assert not any(slot)
+                    continue
+                action = history[i]
+                assert slot[(action.seat - seat) % players] == 1
+                kind = slot[4:7].index(1)
+                assert kind == [Place, Draw, Pass].index(type(action.move))
+                shown = [t for t in range(28) if slot[7 + t]]
+                if kind == 1:
+                    assert action.tile is not None
+                    assert shown == ([action.tile.index] if action.seat == seat else [])
+            before = state
+            state = apply(state, rng.choice(legal_moves(state)))
+            if state.round != before.round:
+                dealt = [{t.index for t in hand} for hand in state.hands]
+    assert 0 < longest <= slots
+    with pytest.raises(TypeError, match="PlayerView"):
+        encode_information_state(new_match(players))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="players must be"):
+        action_slots(5)

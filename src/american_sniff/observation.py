@@ -82,19 +82,23 @@ import attrs
 from .actions import POINTS
 from .layout import Layout
 from .moves import Draw, Move, Pass, Place
-from .rules import TARGET, side_count, side_of
+from .rules import HAND_SIZE, PLAYER_COUNTS, TARGET, side_count, side_of
 from .state import MatchState
 from .views import PlayerView
 
 __all__ = [
+    "ACTION_SLOT_FIELDS",
     "OBSERVATION_BOUNDS",
     "OBSERVATION_FIELDS",
     "OBSERVATION_SIZE",
     "RoundFacts",
+    "action_slots",
     "encode",
+    "encode_information_state",
     "encode_list",
     "encode_state",
     "information_state",
+    "information_state_size",
     "observation_string",
     "segment",
 ]
@@ -504,3 +508,103 @@ def encode_list(state: MatchState, seat: int, facts: RoundFacts, one: float) -> 
 _DRAWN, _PLAYED, _HAND_SIZES, _VOIDS = _AT["drawn"], _AT["played"], _AT["hand_sizes"], _AT["voids"]
 _STOCK, _SCORES, _TARGET, _PLAYERS = _AT["stock"], _AT["scores"], _AT["target"], _AT["players"]
 _TURN, _WINNER, _OPENER, _ROUND = _AT["turn"], _AT["winner"], _AT["opener"], _AT["round"]
+
+
+# -- the perfect-recall information-state tensor ---------------------------------------
+
+#: The parts of each action slot of :func:`encode_information_state`, as (name, size).
+ACTION_SLOT_FIELDS: tuple[tuple[str, int], ...] = (
+    ("actor", 4),
+    ("kind", 3),
+    ("tile", 28),
+    ("point", 70),
+)
+_SLOT = sum(size for _, size in ACTION_SLOT_FIELDS)  # 105
+_KIND_AT, _TILE_AT, _POINT_AT = 4, 7, 35
+
+
+def action_slots(players: int) -> int:
+    """How many actions a round can take at most with ``players`` players: the slots of the tensor.
+
+    A round places at most the 28 tiles and draws at most its stock
+    (``28 - players * hand size``). A pass needs an empty stock, and the rules
+    declare the block as soon as no hand can place, so at most ``players - 1``
+    passes come between two placements once the stock is empty, or after the
+    last draw: at most ``(players - 1) * 29`` in all. So 71, 96 and 123
+    slots for 2, 3 and 4 players.
+
+    :raises ValueError: if ``players`` is not 2, 3 or 4.
+    """
+    if players not in PLAYER_COUNTS:
+        raise ValueError(f"players must be 2, 3 or 4, got {players!r}")
+    return 28 + (28 - players * HAND_SIZE[players]) + (players - 1) * 29
+
+
+def information_state_size(players: int) -> int:
+    """The length of :func:`encode_information_state`'s vector with ``players`` players.
+
+    :data:`OBSERVATION_SIZE` + 28 + 105 x :func:`action_slots`: 7,858, 10,483
+    and 13,318 for 2, 3 and 4 players.
+
+    :raises ValueError: if ``players`` is not 2, 3 or 4.
+    """
+    return OBSERVATION_SIZE + 28 + _SLOT * action_slots(players)
+
+
+def encode_information_state(view: PlayerView) -> tuple[int, ...]:
+    """The perfect-recall information-state vector of ``view``: what it saw this round, in order.
+
+    Unlike :func:`encode`, which says where the round stands, this tells
+    apart every two histories of the round that the viewer can tell apart. It
+    is :func:`information_state_size` integers (0 or 1 beyond the first part),
+    in three parts:
+
+    1. ``observation``: the :data:`OBSERVATION_SIZE` entries of :func:`encode`;
+    2. ``dealt``: 28 entries, 1 for each tile dealt to the viewer this round
+       (its hand and the tiles it placed, less the tiles it drew);
+    3. ``actions``: :func:`action_slots` slots of 105 entries, slot ``i`` for
+       the round's ``i``-th action (a placement, draw or pass, chance nodes
+       left out), then empty slots of zeros. A slot is, by
+       :data:`ACTION_SLOT_FIELDS`: ``actor`` (4, 1 at the relative seat that
+       acted), ``kind`` (3: placement, draw, pass), ``tile`` (28: the tile
+       placed, or the tile the *viewer* drew; another seat's draw shows no
+       tile) and ``point`` (70: the point ``p`` of :mod:`american_sniff.actions`
+       that a placement went on; none for the opening tile).
+
+    So the draws are counted (one slot each) and the passes are there, with
+    who made them. Earlier rounds are not in the vector: they leave nothing to
+    the rest of the match but what the observation holds (the scores, the
+    round number, the opener). It reads only the view, so it is a function of
+    the viewer's information state: every world of it (for instance each one
+    that OpenSpiel's ``resample_from_infostate`` draws) gives the same vector.
+
+    :raises TypeError: if ``view`` is not a :class:`~american_sniff.PlayerView`.
+    """
+    _check_view(view, "encode_information_state")
+    players, seat = view.players, view.seat
+    out = list(encode(view))
+    out.extend([0] * (information_state_size(players) - OBSERVATION_SIZE))
+    held = {tile.index for tile in view.hand}
+    drew = set()
+    base = OBSERVATION_SIZE + 28
+    for i, action in enumerate(view.history):
+        at = base + _SLOT * i
+        move = action.move
+        out[at + (action.seat - seat) % players] = 1
+        if isinstance(move, Place):
+            out[at + _KIND_AT] = 1
+            out[at + _TILE_AT + move.tile.index] = 1
+            if move.at is not None:
+                out[at + _POINT_AT + _P_OF_ORDER[move.at.order]] = 1
+            if action.seat == seat:
+                held.add(move.tile.index)
+        elif isinstance(move, Draw):
+            out[at + _KIND_AT + 1] = 1
+            if action.seat == seat and action.tile is not None:
+                out[at + _TILE_AT + action.tile.index] = 1
+                drew.add(action.tile.index)
+        else:
+            out[at + _KIND_AT + 2] = 1
+    for index in held - drew:
+        out[OBSERVATION_SIZE + index] = 1
+    return tuple(out)

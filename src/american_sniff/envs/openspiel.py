@@ -28,15 +28,19 @@ has the same probability.
 **Players' actions** are those of :mod:`american_sniff.actions`, and the
 legal ones are :func:`~american_sniff.actions.legal_actions`.
 
-**Observations.** The observation and information-state tensors are the 375
-numbers of :func:`american_sniff.observation.encode`; the observation string
-is :func:`~american_sniff.observation.observation_string` and the
-information-state string :func:`~american_sniff.observation.information_state`,
-all of the player's :class:`~american_sniff.PlayerView`. (The tensor is the
-same for both: it is not perfect-recall.) The tensors are worked out with
-:func:`~american_sniff.observation.encode_state` from the round's public facts,
-kept as the actions happen, which gives the view's very numbers without
-building the view.
+**Observations.** The observation tensor is the 375 numbers of
+:func:`american_sniff.observation.encode` and the observation string
+:func:`~american_sniff.observation.observation_string`, of the player's
+:class:`~american_sniff.PlayerView`: where the round stands. The
+information-state tensor is perfect-recall: the numbers of
+:func:`~american_sniff.observation.encode_information_state` (the
+observation, then the player's deal, then every action of the round in order
+with who made it; 7,858, 10,483 or 13,318 numbers for 2, 3 or 4 players), and
+the information-state string
+:func:`~american_sniff.observation.information_state`. The observation tensor
+is worked out with :func:`~american_sniff.observation.encode_state` from the
+round's public facts, kept as the actions happen, which gives the view's very
+numbers without building the view.
 
 **Returns** are per side and come at the end (OpenSpiel's MCTS bot needs
 terminal rewards). With the parameter ``reward="outcome"`` (the default), +1
@@ -45,9 +49,11 @@ every other player, as in :mod:`american_sniff.envs.rewards` (the game is
 general-sum with 3 players); with ``reward="points"``, each player's side's
 final score, the sum of that module's points rewards.
 
-``resample_from_infostate`` deals the tiles a player cannot see again,
-respecting every seat's known voids where it can, so that OpenSpiel's IS-MCTS
-bot can search it.
+``resample_from_infostate`` (which OpenSpiel's IS-MCTS bot searches with)
+draws a world uniformly among those the player cannot tell from the real one:
+the other seats' deals and unseen draws of the round under way agree with
+everything the player saw (its hand and draws, the table, who drew and who
+passed, and so the voids), and the world's history is its own.
 """
 
 from __future__ import annotations
@@ -61,12 +67,20 @@ import pyspiel
 
 from ..actions import ACTION_MOVES, NUM_ACTIONS
 from ..engine import new_match
-from ..observation import OBSERVATION_SIZE, encode_list, information_state, observation_string
+from ..observation import (
+    OBSERVATION_SIZE,
+    encode_information_state,
+    encode_list,
+    information_state,
+    information_state_size,
+    observation_string,
+)
 from ..rules import PLAYER_COUNTS, TARGET, side_of
 from ..state import MatchState
-from ..tiles import ALL_TILES, Tile
+from ..tiles import ALL_TILES
 from ..views import view_for
 from ._kernel import CHANCE, TERMINAL, Kernel
+from ._worlds import Worlds
 from .rewards import REWARDS, check_choice, rewards
 
 __all__ = ["GAME_TYPE", "AmericanSniffGame", "AmericanSniffState"]
@@ -138,8 +152,9 @@ class AmericanSniffGame(pyspiel.Game):
         """The observer of the tensors and strings (see the module)."""
         if params:
             raise ValueError(f"the observer takes no parameters, got {params!r}")
-        perfect_recall = iig_obs_type is not None and iig_obs_type.perfect_recall
-        return _Observer(information_state if perfect_recall else observation_string)
+        if iig_obs_type is not None and iig_obs_type.perfect_recall:
+            return _Observer(information_state, information_state_size(self.players))
+        return _Observer(observation_string, OBSERVATION_SIZE)
 
 
 class AmericanSniffState(pyspiel.State):
@@ -168,6 +183,7 @@ class AmericanSniffState(pyspiel.State):
         self._players = game.players
         self._reward = game.reward
         self._resamples = 0  # how many times resample_from_infostate was called on this state
+        self._worlds = _WorldCache()
         self._kernel = Kernel(game.players, game.max_moves, game.blank)
         self._player = _CHANCE  # who acts now: CHANCE, TERMINAL or the seat to move
 
@@ -233,8 +249,17 @@ class AmericanSniffState(pyspiel.State):
         return encode_list(kernel.state(), player, kernel.round_facts(), 1.0)
 
     def information_state_tensor(self, player: int | None = None) -> list[float]:
-        """The same numbers as :meth:`observation_tensor` (see the module)."""
-        return self.observation_tensor(player)
+        """``player``'s perfect-recall information-state tensor (by default the player to act).
+
+        The numbers of :func:`~american_sniff.observation.encode_information_state`.
+
+        :raises pyspiel.SpielError: if ``player`` is not a player of the game.
+        """
+        if player is None:
+            player = self._player
+        if type(player) is not int or not 0 <= player < self._players:
+            raise pyspiel.SpielError(f"no information state for player {player!r}")
+        return [float(x) for x in encode_information_state(view_for(self.match, player))]
 
     def _apply_action(self, action: int) -> None:
         self._player = self._kernel.apply(action)
@@ -261,20 +286,42 @@ class AmericanSniffState(pyspiel.State):
     def resample_from_infostate(
         self, player: int, sampler: Callable[[], float]
     ) -> AmericanSniffState:
-        """A copy of this state with the tiles ``player`` cannot see dealt again.
+        """A world that ``player`` cannot tell from this state, drawn uniformly among all such.
 
-        Other hands keep their sizes and, where the deal allows it, their known
-        voids; the stock gets the rest. The shuffle is seeded with ``sampler()``
-        (a number in [0, 1)) and with how many times this state has been
-        resampled: OpenSpiel's IS-MCTS makes a new sampler, which gives the
-        same first number, for every world it samples, and the worlds must
-        still differ. The copy gives ``player`` the same information state.
+        The world's round under way has other seats' deals and unseen draws
+        that agree with everything ``player`` saw (see
+        :mod:`american_sniff.envs._worlds`); its :meth:`history` is its own
+        (replaying it gives the world), and earlier rounds keep the real
+        chance outcomes. Every consistent world has the same probability, as
+        every chance outcome of the game does. The draw is seeded with
+        ``sampler()`` (a number in [0, 1)) and with how many times this state
+        has been resampled: OpenSpiel's IS-MCTS makes a new sampler, which
+        gives the same first number, for every world it samples, and the
+        worlds must still differ. The worlds are worked out once per state
+        and player, and each further draw costs one replay of the round.
+
+        :raises pyspiel.SpielError: if ``player`` is not a player of the game.
         """
+        if type(player) is not int or not 0 <= player < self._players:
+            raise pyspiel.SpielError(f"no information state for player {player!r}")
         self._resamples += 1
-        world = self.clone()
-        if not (self._kernel.dealing or self._kernel.drawing or self.is_terminal()):
-            rng = random.Random(f"{sampler()!r}/{self._resamples}")
-            world.match = _resampled(self.match, player, rng)
+        history = self.history()
+        cache = self._worlds
+        if cache.key != (player, history):
+            game = self.get_game()
+            assert isinstance(game, AmericanSniffGame)
+            found = Worlds(game.players, game.max_moves, game.blank, history, player)
+            before = game.new_initial_state()
+            for action in history[: found.round_start]:
+                before.apply_action(action)
+            cache.key, cache.worlds, cache.start = (player, history), found, before
+        worlds, start = cache.worlds, cache.start
+        assert worlds is not None
+        assert start is not None
+        rng = random.Random(f"{sampler()!r}/{self._resamples}")
+        world = start.clone()
+        for action in worlds.sample(rng)[worlds.round_start :]:
+            world.apply_action(action)
         return world
 
     def __str__(self) -> str:
@@ -289,66 +336,35 @@ class AmericanSniffState(pyspiel.State):
         )
 
 
-def _resampled(state: MatchState, seat: int, rng: random.Random) -> MatchState:
-    """``state`` with the tiles hidden from ``seat`` shared out again (other hands, stock)."""
-    view = view_for(state, seat)
-    keep = state.drawn if state.turn != seat else None
-    pool = [t for s, hand in enumerate(state.hands) if s != seat for t in hand if t is not keep]
-    pool += state.stock
-    wanted = {
-        s: len(hand) - (keep is not None and keep in hand)
-        for s, hand in enumerate(state.hands)
-        if s != seat
-    }
-    for _ in range(100):
-        rng.shuffle(pool)
-        hands, rest = _fill(pool, wanted, view.voids)
-        if hands is not None:
-            break
-    else:  # the voids leave no room that a few tries find: ignore them
-        hands, rest = _fill(pool, wanted, tuple(frozenset[int]() for _ in view.voids))
-    assert hands is not None
-    new_hands = []
-    for s, hand in enumerate(state.hands):
-        if s == seat:
-            new_hands.append(hand)
-        else:
-            mine = hands[s] + ([keep] if keep is not None and keep in hand else [])
-            new_hands.append(tuple(sorted(mine)))
-    deck = state.info.deck[: state.drawn_count] + tuple(rest)
-    return state.evolve(hands=tuple(new_hands), info=state.info.evolve(deck=deck))
+class _WorldCache:
+    """The worlds of a state's last resampling, kept for the next (not copied with the state)."""
 
+    def __init__(self) -> None:
+        self.key: tuple[int, list[int]] | None = None
+        self.worlds: Worlds | None = None
+        self.start: AmericanSniffState | None = None
 
-def _fill(
-    pool: list[Tile], wanted: dict[int, int], voids: tuple[frozenset[int], ...]
-) -> tuple[dict[int, list[Tile]] | None, list[Tile]]:
-    """Deal ``pool`` in order to the seats of ``wanted``: each tile to the first that takes it."""
-    hands: dict[int, list[Tile]] = {s: [] for s in wanted}
-    rest: list[Tile] = []
-    stock_room = len(pool) - sum(wanted.values())
-    for tile in pool:
-        for s, size in wanted.items():
-            if len(hands[s]) < size and tile.low not in voids[s] and tile.high not in voids[s]:
-                hands[s].append(tile)
-                break
-        else:
-            if len(rest) == stock_room:
-                return None, []
-            rest.append(tile)
-    return hands, rest
+    def __deepcopy__(self, memo: dict[int, object]) -> _WorldCache:
+        return _WorldCache()
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_WorldCache, ())
 
 
 class _Observer:
     """OpenSpiel's observer of a player: the encoded view, and a string function."""
 
-    def __init__(self, text: Callable[..., str]) -> None:
-        self.tensor = np.zeros(OBSERVATION_SIZE, np.float32)
+    def __init__(self, text: Callable[..., str], size: int) -> None:
+        self.tensor = np.zeros(size, np.float32)
         self.dict = {"observation": self.tensor}
         self._text = text
 
     def set_from(self, state: AmericanSniffState, player: int) -> None:
-        """Fill :attr:`tensor` with ``player``'s observation of ``state``."""
-        self.tensor[:] = encode_list(state.match, player, state._kernel.round_facts(), 1.0)
+        """Fill :attr:`tensor` with ``player``'s observation (or information state) of ``state``."""
+        if len(self.tensor) == OBSERVATION_SIZE:
+            self.tensor[:] = encode_list(state.match, player, state._kernel.round_facts(), 1.0)
+        else:
+            self.tensor[:] = encode_information_state(view_for(state.match, player))
 
     def string_from(self, state: AmericanSniffState, player: int) -> str:
         """``player``'s observation (or information state) of ``state`` as text."""
