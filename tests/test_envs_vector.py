@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import copy
+import importlib.util
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -246,3 +248,19 @@ def test_misuse_is_refused() -> None:
         AmericanSniffVectorEnv(2, autoreset_mode=AutoresetMode.DISABLED)
     with pytest.raises(RuntimeError, match="reset"):
         AmericanSniffVectorEnv(2).step(np.array([0, 0]))
+
+
+def test_the_selfplay_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/examples/selfplay.py trains for its seconds and prints the evaluations."""
+    path = Path(__file__).parent.parent / "docs" / "examples" / "selfplay.py"
+    spec = importlib.util.spec_from_file_location("selfplay", path)
+    assert spec is not None
+    assert spec.loader is not None
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    arguments = ["--seconds", "0.5", "--envs", "8", "--horizon", "4", "--deals", "1"]
+    assert example.main(arguments) == 0
+    out = capsys.readouterr().out
+    assert "before, against random: a won" in out
+    assert "after, against greedy: a won" in out
+    assert "trained: " in out
