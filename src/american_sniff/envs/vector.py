@@ -25,7 +25,7 @@ of the learner is such a callable: pass it, and refresh it with
 
 **Observations** are the learner's: an (N, 375) ``float32`` array, row ``i``
 being ``encode(view_for(state, seat))`` for slot ``i``'s match, as in the
-single environment :class:`~american_sniff.envs.gymnasium.AmericanSniffGymEnv`.
+single environment ``AmericanSniffGymEnv`` (``american_sniff.envs.gymnasium``).
 **The action masks** are in ``infos["action_mask"]``, an (N, 450) ``bool``
 array (all False in a slot whose episode has just ended).
 
