@@ -145,3 +145,11 @@ def test_misuse_is_refused() -> None:
         matches.step(np.array([0]), np.array([0, 1]))
     with pytest.raises(ValueError, match="integers"):
         matches.step(np.array([0.5, 1.0]))
+    with pytest.raises(ValueError, match="from 0 to 1"):
+        matches.step(np.array([0]), np.array([2]))
+    with pytest.raises(ValueError, match="once"):
+        matches.step(np.array([0, 0]), np.array([1, 1]))
+    with pytest.raises(ValueError, match="integer indices"):
+        matches.reset_slots(np.array([0.5]), [1])
+    with pytest.raises(ValueError, match="one seed a slot"):
+        matches.reset_slots(np.array([0, 1]), [1])

@@ -195,9 +195,28 @@ class BatchedMatches:
         self.reset_slots(np.arange(self.num_matches), slot_seeds(seed, self.num_matches))
         self._ready = True
 
+    def _slots(self, slots: Any) -> Any:
+        """``slots`` as an index array, if it names distinct slots of the batch.
+
+        :raises ValueError: otherwise.
+        """
+        index = np.asarray(slots).reshape(-1)
+        if index.dtype.kind not in "iu" and len(index):
+            raise ValueError(f"slots are integer indices, got an array of {index.dtype}")
+        index = index.astype(np.intp)
+        if len(index) and (index.min() < 0 or index.max() >= self.num_matches):
+            raise ValueError(f"a slot is an index from 0 to {self.num_matches - 1}")
+        if len(np.unique(index)) != len(index):
+            raise ValueError("each slot may be named once")
+        return index
+
     def reset_slots(self, slots: Any, seeds: Any) -> None:
-        """Deal again the slots ``slots`` (an index array), from ``seeds`` (one integer each)."""
-        index = np.asarray(slots, np.intp).reshape(-1)
+        """Deal again the slots ``slots`` (an index array), from ``seeds`` (one integer each).
+
+        :raises ValueError: if the slots are not distinct indices of the
+            batch, or the seeds not one integer a slot.
+        """
+        index = self._slots(slots)
         chosen = slot_seeds(list(np.asarray(seeds).reshape(-1)), len(index))
         if len(index) == 0:
             return
@@ -229,7 +248,8 @@ class BatchedMatches:
         arrays, in the order of the slots stepped.
 
         :raises RuntimeError: before :meth:`reset`.
-        :raises ValueError: if there is not one action a slot stepped.
+        :raises ValueError: if there is not one integer action a slot
+            stepped, or the slots are not distinct indices of the batch.
         """
         if not self._ready:
             raise RuntimeError("call reset() before step()")
@@ -246,7 +266,7 @@ class BatchedMatches:
             )
             advance_facts(self.facts, before, chosen, self.state, self._errors)
             return BatchedStep(self._rewards.copy(), self._errors.copy())
-        index = np.asarray(slots, np.intp).reshape(-1)
+        index = self._slots(slots)
         if len(chosen) != len(index):
             raise ValueError(f"give one action a slot stepped: {len(index)}, got {len(chosen)}")
         before = self.state[index]
