@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -89,3 +91,24 @@ def test_misuse_is_refused() -> None:
         evaluate("greedy", "greedy", players=5)
     with pytest.raises(ValueError, match="deals"):
         evaluate("greedy", "greedy", deals=0)
+
+
+def test_the_bot_tables_play_the_same_matches() -> None:
+    """benchmarks/versus.py (the bot tables' tool) and evaluate() play the same matches."""
+    path = Path(__file__).parent.parent / "benchmarks" / "versus.py"
+    spec = importlib.util.spec_from_file_location("versus", path)
+    assert spec is not None
+    assert spec.loader is not None
+    versus = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(versus)
+    for players in (2, 4):
+        result = evaluate("greedy", "random", players=players, deals=3, seed=11)
+        theirs = [
+            versus.play(("greedy", "random", players, deal, side))[0]
+            for deal in versus.deal_seeds(11, 3)
+            for side in (0, 1)
+        ]
+        assert [int(o.a_won) for o in result.outcomes] == theirs
+        # (versus.py rounds z to 1.959964: the same interval to 1e-7.)
+        low, high = versus.wilson(result.wins, result.matches)
+        assert (low, high) == pytest.approx((result.low, result.high), abs=1e-7)

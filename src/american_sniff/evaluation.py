@@ -12,7 +12,9 @@ the masks :func:`~american_sniff.actions.action_mask`'s, as numpy arrays; see
 >>> result.matches, result.wins > 10
 (20, True)
 
-The schedule is the one the bot tables use (``benchmarks/versus.py``):
+The schedule is the one the bot tables use (``benchmarks/versus.py``, which
+now takes its deals and intervals from here: for bots by name, the two play
+the same matches, a test checks):
 
 * **Duplicate deals.** Deal ``i`` is the ``i + 1``-th output of SplitMix64
   from ``seed`` (:func:`~american_sniff.tournament.match_seeds`). Each deal is
