@@ -158,6 +158,9 @@ class BatchedMatches:
                 f"backend must be one of {', '.join(map(repr, batch.BACKENDS))}, got {backend!r}"
             )
         self._kernel = batch.BACKENDS[self.backend]
+        # Whether stepping most of the slots steps them all, the others refusing
+        # -1 (cheap in C; the Python kernel would work out each idle slot's mask).
+        self._step_whole = self.backend == "c"
         n = num_matches
         self.state = np.zeros((n, batch.STATE_WORDS), np.int32)
         self.facts = np.zeros((n, FACT_WORDS), np.int64)
@@ -269,6 +272,13 @@ class BatchedMatches:
         index = self._slots(slots)
         if len(chosen) != len(index):
             raise ValueError(f"give one action a slot stepped: {len(index)}, got {len(chosen)}")
+        if self._step_whole and 2 * len(index) > self.num_matches:
+            # Most slots step: cheaper to step them all in place, the others
+            # given -1, which the kernel refuses at once, keeping their state.
+            every = np.full(self.num_matches, -1, np.int64)
+            every[index] = chosen
+            out = self.step(every)
+            return BatchedStep(out.rewards[index], out.errors[index])
         before = self.state[index]
         state = before.copy()
         mask = np.empty((len(index), NUM_ACTIONS), np.bool_)
