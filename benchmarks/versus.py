@@ -60,20 +60,19 @@ from american_sniff import (
     new_match,
     view_for,
 )
-from american_sniff.rng import MASK64, next_u64
+from american_sniff.rng import MASK64
+from american_sniff.tournament import match_seeds, wilson_interval
 from dmc_bot import DmcBot
 from search_variants import VARIANTS
 
 
 def wilson(wins: int, n: int, z: float = 1.959964) -> tuple[float, float]:
-    """The 95% Wilson score interval of ``wins`` successes in ``n`` trials."""
-    if n == 0:
-        return 0.0, 1.0
-    p = wins / n
-    centre = p + z * z / (2 * n)
-    spread = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    den = 1 + z * z / n
-    return (centre - spread) / den, (centre + spread) / den
+    """The 95% Wilson score interval of ``wins`` successes in ``n`` trials.
+
+    (The public :func:`american_sniff.tournament.wilson_interval`, which the
+    evaluation harness uses too.)
+    """
+    return wilson_interval(wins, n, z)
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
@@ -128,13 +127,8 @@ def make(spec: str, seed: int) -> Bot:
 
 
 def deal_seeds(seed: int, count: int) -> list[int]:
-    """The first ``count`` SplitMix64 outputs of ``seed``."""
-    out = []
-    state = seed
-    for _ in range(count):
-        value, state = next_u64(state)
-        out.append(value)
-    return out
+    """The first ``count`` SplitMix64 outputs of ``seed`` (the evaluation harness's deals)."""
+    return list(match_seeds(seed, count))
 
 
 def play(args: tuple[str, str, int, int, int]) -> tuple[int, float, int, float, int]:

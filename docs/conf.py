@@ -76,6 +76,9 @@ nitpick_ignore = [
     ("py:class", "american_sniff.serial.parsing._T"),
     ("py:class", "american_sniff.serial.parsing._E"),
     ("py:class", "american_sniff.testing._S"),
+    # Gymnasium's enum of the vector environment's auto-reset, which has no
+    # inventory to link to.
+    ("py:class", "AutoresetMode"),
 ]
 
 # -- sphinx.ext.doctest ----------------------------------------------------------

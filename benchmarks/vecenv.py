@@ -1,0 +1,108 @@
+"""Steps per second of the Gymnasium vector environment (american_sniff.envs.vector).
+
+N slots of :class:`~american_sniff.envs.vector.AmericanSniffVectorEnv`, the
+learner at seat 0 of each, the other seats played by a random batched policy
+(:class:`~american_sniff.envs.batched.RandomPolicy`, which does not look at
+the observations, so none are made for it); the learner's actions are chosen
+by another one. Both policies' calls are timed apart and taken out: what is
+left is the environment (the batch kernel's steps, the observations' facts,
+the learner's observation and mask, rewards, flags, auto-reset).
+
+Two counts are given: *learner steps* (``env.step`` calls times N, the
+steps a learner sees) and *engine steps* (every action applied, the
+opponents' included). Rates are by CPU time, the best of the runs.
+
+Usage: ``python benchmarks/vecenv.py [--players 2] [--envs 1024] [--steps 100]
+[--runs 3] [--backend c|python] [--quick]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any
+
+import numpy as np
+
+from american_sniff.batch import BACKEND
+from american_sniff.envs.batched import RandomPolicy
+from american_sniff.envs.vector import AmericanSniffVectorEnv
+
+
+class Timed:
+    """A policy whose calls are timed (CPU) and counted."""
+
+    def __init__(self, policy: Any) -> None:
+        self.policy = policy
+        self.observes = getattr(policy, "observes", True)
+        self.seconds = 0.0
+        self.rows = 0
+
+    def __call__(self, observations: Any, masks: Any) -> Any:
+        """The wrapped policy's actions, its time and rows counted."""
+        start = time.process_time()
+        actions = self.policy(observations, masks)
+        self.seconds += time.process_time() - start
+        self.rows += len(masks)
+        return actions
+
+
+def run_once(run: argparse.Namespace, seed: int) -> dict[str, float]:
+    """One timed run: the rates of the environment, the policies' time taken out."""
+    opponent = Timed(RandomPolicy(seed))
+    learner = Timed(RandomPolicy(seed + 1))
+    env = AmericanSniffVectorEnv(
+        run.envs, run.players, opponent=opponent, backend=run.backend, reward="points"
+    )
+    observations, infos = env.reset(seed=seed)
+    opponent.seconds = 0.0
+    opponent.rows = 0
+    start = time.process_time()
+    for _ in range(run.steps):
+        actions = learner(observations, infos["action_mask"])
+        observations, _, _, _, infos = env.step(actions)
+    total = time.process_time() - start
+    environment = total - learner.seconds - opponent.seconds
+    learner_steps = run.steps * run.envs
+    engine_steps = learner_steps + opponent.rows
+    return {
+        "learner_steps_per_s": learner_steps / environment,
+        "engine_steps_per_s": engine_steps / environment,
+        "with_policies_learner_steps_per_s": learner_steps / total,
+        "opponent_us_per_row": 1e6 * opponent.seconds / max(opponent.rows, 1),
+        "opponent_share": opponent.seconds / total,
+        "engine_steps_per_learner_step": engine_steps / learner_steps,
+    }
+
+
+def main() -> None:
+    """Run the benchmark and print the best run's rates."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
+    parser.add_argument("--envs", type=int, default=1024)
+    parser.add_argument("--steps", type=int, default=100)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--backend", default=BACKEND, choices=("c", "python"))
+    parser.add_argument("--quick", action="store_true", help="a short run (CI)")
+    run = parser.parse_args()
+    if run.quick:
+        run.envs, run.steps, run.runs = 32, 10, 1
+    results = [run_once(run, seed) for seed in range(run.runs)]
+    best = max(results, key=lambda r: r["learner_steps_per_s"])
+    print(
+        f"vector env, {run.players} players, {run.envs} envs, {run.steps} steps, "
+        f"{run.backend} kernel (best of {run.runs}, CPU time, policies' time taken out):"
+    )
+    print(f"  learner steps/s:            {best['learner_steps_per_s']:,.0f}")
+    print(f"  engine steps/s:             {best['engine_steps_per_s']:,.0f}")
+    print(f"  engine steps a learner step: {best['engine_steps_per_learner_step']:.2f}")
+    print(f"  with the policies, learner steps/s: {best['with_policies_learner_steps_per_s']:,.0f}")
+    print(
+        f"  the random opponent: {best['opponent_us_per_row']:.2f} us a row, "
+        f"{best['opponent_share']:.0%} of the time"
+    )
+    assert np.isfinite(best["learner_steps_per_s"])
+
+
+if __name__ == "__main__":
+    main()

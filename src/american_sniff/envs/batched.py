@@ -1,0 +1,295 @@
+"""Many matches, every seat played by the caller: a batched, PettingZoo-style interface.
+
+Needs numpy (the ``rl`` extra). :class:`BatchedMatches` keeps N matches
+("slots") of the batched engine (:mod:`american_sniff.batch`) with the facts
+their observations need (:mod:`american_sniff.batch.observe`). Where
+PettingZoo's AEC environment steps one agent of one match, a batch steps the
+seat to move of every slot at once: read each slot's seat to move
+(:attr:`~BatchedMatches.turn`), its observation (:meth:`~BatchedMatches.observe`)
+and its legal mask (:attr:`~BatchedMatches.mask`), then give one action a slot
+to :meth:`~BatchedMatches.step`:
+
+>>> matches = BatchedMatches(3, players=4)
+>>> matches.reset([7, 8, 9])
+>>> matches.observe().shape, matches.mask.shape, matches.turn.tolist()
+((3, 375), (3, 450), [3, 1, 2])
+>>> step = matches.step(matches.mask.argmax(axis=1))   # each slot's first legal action
+>>> step.rewards.shape, step.errors.tolist()
+((3, 4), [0, 0, 0])
+
+Slot ``i`` reset with seed ``s`` plays ``new_match(players, seed=s)``, move for
+move as :func:`~american_sniff.apply` plays it. The rewards are the
+``"points"`` rewards of :mod:`american_sniff.envs.rewards`, per seat; a slot
+is :attr:`~BatchedMatches.done` once a side has won (its side is
+:attr:`~BatchedMatches.winner`), and stays so until :meth:`~BatchedMatches.reset_slots`.
+An action a slot cannot take is refused for that slot alone (its state is
+kept and its error code says why, as in :func:`american_sniff.batch.step`).
+
+A *policy* here is any callable on ``(observations, masks)``, an (M, 375)
+array and an (M, 450) ``bool`` array, returning M actions: the same callable
+can play every seat (self-play), or be an opponent of
+:class:`~american_sniff.envs.vector.AmericanSniffVectorEnv`.
+:class:`RandomPolicy` is the simplest. A policy with an attribute
+``observes`` set to False (as :class:`RandomPolicy` has) tells its callers
+that it ignores the observations: they may pass None and save computing them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import attrs
+import numpy as np
+
+from .. import batch
+from ..actions import NUM_ACTIONS
+from ..batch.observe import FACT_WORDS, advance_facts, observe, start_facts
+from ..rng import MASK64
+from ..rules import PLAYER_COUNTS
+
+__all__ = ["BatchedMatches", "BatchedStep", "Policy", "RandomPolicy", "random_policy", "slot_seeds"]
+
+#: A batched policy: ``policy(observations, masks) -> actions``, an (M, 375)
+#: observation array and an (M, 450) ``bool`` mask array in, M integer actions out.
+Policy = Callable[[Any, Any], Any]
+
+
+class RandomPolicy:
+    """A policy that picks one legal action uniformly at random in each row of the masks.
+
+    ``seed`` seeds its numpy generator (None: fresh entropy). It does not look
+    at the observations (:attr:`observes` is False), so it may be given None.
+
+    >>> import numpy as np
+    >>> pick = RandomPolicy(seed=1)
+    >>> mask = np.zeros((2, 450), bool); mask[0, [3, 9]] = True; mask[1, 448] = True
+    >>> int(pick(None, mask)[1])
+    448
+
+    :ivar observes: False: a caller may pass None for the observations.
+    """
+
+    observes = False
+
+    def __init__(self, seed: int | None = None) -> None:
+        self._generator = np.random.default_rng(seed)
+
+    def __call__(self, observations: Any, masks: Any) -> Any:
+        """One legal action a row of ``masks``, uniformly at random (a row with none gets 0)."""
+        del observations  # a random policy does not look
+        legal = np.asarray(masks, np.bool_)
+        _, actions = np.nonzero(legal)
+        counts = legal.sum(axis=1)
+        starts = np.cumsum(counts) - counts
+        picks = (self._generator.random(len(legal)) * counts).astype(np.int64)
+        chosen = np.zeros(len(legal), np.int64)
+        some = counts > 0
+        chosen[some] = actions[(starts + picks)[some]]
+        return chosen
+
+
+def random_policy(seed: int | None = None) -> Policy:
+    """A :class:`RandomPolicy` seeded with ``seed``."""
+    return RandomPolicy(seed)
+
+
+def slot_seeds(seed: object, count: int) -> Any:
+    """The seeds of ``count`` slots: ``seed + i`` (mod 2**64) for an integer, else ``seed`` itself.
+
+    ``seed`` is an integer or a sequence (or array) of ``count`` integers;
+    the result is a ``uint64`` array.
+
+    :raises ValueError: if a seed is not an integer, or the sequence's length is not ``count``.
+    """
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        start = int(seed) & MASK64
+        return np.array([(start + i) & MASK64 for i in range(count)], np.uint64)
+    if isinstance(seed, (Sequence, np.ndarray)) and not isinstance(seed, (str, bytes)):
+        values = list(seed)
+        if len(values) != count:
+            raise ValueError(f"give one seed a slot: {count} seeds, got {len(values)}")
+        for value in values:
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+                raise ValueError(f"a seed is an integer, got {value!r}")
+        return np.array([int(value) & MASK64 for value in values], np.uint64)
+    raise ValueError(f"a seed is an integer or a sequence of integers, got {seed!r}")
+
+
+@attrs.frozen
+class BatchedStep:
+    """What :meth:`BatchedMatches.step` returns for the slots it stepped.
+
+    :ivar rewards: Each seat's ``"points"`` reward, an (M, 4) ``int32`` array
+        (0 past the last seat).
+    :ivar errors: Each slot's error code (:data:`american_sniff.batch.OK`, or
+        why its action was refused), an (M,) ``uint8`` array.
+    """
+
+    rewards: Any
+    errors: Any
+
+
+class BatchedMatches:
+    """N matches of the batched engine, every seat played by the caller (see the module).
+
+    :ivar num_matches: The number of slots, N.
+    :ivar players: The number of players of every slot (2, 3 or 4).
+    :ivar backend: The batch kernel used (``"c"`` or ``"python"``; see
+        :data:`american_sniff.batch.BACKENDS`).
+    :ivar state: The slots' states, an (N, 48) ``int32`` array (the words of
+        :data:`american_sniff.batch.FIELDS`); read it, do not write it.
+    :ivar facts: The facts the observations need, an (N, 14) ``int64`` array.
+    :ivar mask: Each slot's legal mask, an (N, 450) ``bool`` array (all False once done).
+    :ivar done: Each slot's done flag, an (N,) ``bool`` array.
+    :ivar seeds: Each slot's match seed, an (N,) ``uint64`` array.
+    """
+
+    def __init__(self, num_matches: int, players: int = 2, *, backend: str | None = None) -> None:
+        if type(num_matches) is not int or num_matches < 1:
+            raise ValueError(f"num_matches must be a positive integer, got {num_matches!r}")
+        if type(players) is not int or players not in PLAYER_COUNTS:
+            raise ValueError(f"players must be 2, 3 or 4, got {players!r}")
+        self.num_matches = num_matches
+        self.players = players
+        self.backend = batch.BACKEND if backend is None else backend
+        if self.backend not in batch.BACKENDS:
+            raise ValueError(
+                f"backend must be one of {', '.join(map(repr, batch.BACKENDS))}, got {backend!r}"
+            )
+        self._kernel = batch.BACKENDS[self.backend]
+        # Whether stepping most of the slots steps them all, the others refusing
+        # -1 (cheap in C; the Python kernel would work out each idle slot's mask).
+        self._step_whole = self.backend == "c"
+        n = num_matches
+        self.state = np.zeros((n, batch.STATE_WORDS), np.int32)
+        self.facts = np.zeros((n, FACT_WORDS), np.int64)
+        self.mask = np.zeros((n, NUM_ACTIONS), np.bool_)
+        self.done = np.ones(n, np.bool_)
+        self.seeds = np.zeros(n, np.uint64)
+        self._rewards = np.zeros((n, 4), np.int32)
+        self._errors = np.zeros(n, np.uint8)
+        self._ready = False
+
+    @property
+    def turn(self) -> Any:
+        """Each slot's seat to move, an (N,) ``int32`` array (the last mover's once done)."""
+        return self.state[:, batch.FIELDS["turn"][0]]
+
+    @property
+    def winner(self) -> Any:
+        """Each slot's winning side, or -1 while it is played: an (N,) ``int32`` array."""
+        return self.state[:, batch.WINNER]
+
+    @property
+    def scores(self) -> Any:
+        """Each slot's scores by side, an (N, 4) ``int32`` array (0 past the last side)."""
+        start, size = batch.FIELDS["scores"]
+        return self.state[:, start : start + size]
+
+    def reset(self, seed: object) -> None:
+        """Deal every slot: slot ``i`` plays ``new_match(players, seed=seeds[i])``.
+
+        ``seed`` is an integer (slot ``i`` gets ``seed + i``) or one integer a
+        slot (see :func:`slot_seeds`).
+
+        :raises ValueError: if the seeds are not integers, or not one a slot.
+        """
+        self.reset_slots(np.arange(self.num_matches), slot_seeds(seed, self.num_matches))
+        self._ready = True
+
+    def _slots(self, slots: Any) -> Any:
+        """``slots`` as an index array, if it names distinct slots of the batch.
+
+        :raises ValueError: otherwise.
+        """
+        index = np.asarray(slots).reshape(-1)
+        if index.dtype.kind not in "iu" and len(index):
+            raise ValueError(f"slots are integer indices, got an array of {index.dtype}")
+        index = index.astype(np.intp)
+        if len(index) and (index.min() < 0 or index.max() >= self.num_matches):
+            raise ValueError(f"a slot is an index from 0 to {self.num_matches - 1}")
+        if len(np.unique(index)) != len(index):
+            raise ValueError("each slot may be named once")
+        return index
+
+    def reset_slots(self, slots: Any, seeds: Any) -> None:
+        """Deal again the slots ``slots`` (an index array), from ``seeds`` (one integer each).
+
+        :raises ValueError: if the slots are not distinct indices of the
+            batch, or the seeds not one integer a slot.
+        """
+        index = self._slots(slots)
+        chosen = slot_seeds(list(np.asarray(seeds).reshape(-1)), len(index))
+        if len(index) == 0:
+            return
+        fresh = batch.reset(chosen, self.players, backend=self.backend)
+        self.state[index] = fresh.state
+        self.mask[index] = fresh.mask
+        self.done[index] = False
+        self.seeds[index] = chosen
+        self.facts[index] = start_facts(fresh.state)
+
+    def observe(self, slots: Any = None) -> Any:
+        """The observation of each slot's seat to move: an (N, 375) ``int32`` array.
+
+        With ``slots`` (an index array), only those slots' rows, in that order.
+        Each row is ``encode(view_for(state, turn))`` for the slot's match.
+        """
+        if slots is None:
+            return observe(self.state, self.facts)
+        index = np.asarray(slots, np.intp)
+        return observe(self.state[index], self.facts[index])
+
+    def step(self, actions: Any, slots: Any = None) -> BatchedStep:
+        """Each slot's seat to move plays its action: ``actions[i]`` in slot ``i``.
+
+        With ``slots`` (an index array), only those slots are stepped,
+        ``actions[j]`` in slot ``slots[j]``; the others are left alone. A slot
+        that cannot take its action refuses it and keeps its state (see
+        :attr:`BatchedStep.errors`). The rewards and errors returned are fresh
+        arrays, in the order of the slots stepped.
+
+        :raises RuntimeError: before :meth:`reset`.
+        :raises ValueError: if there is not one integer action a slot
+            stepped, or the slots are not distinct indices of the batch.
+        """
+        if not self._ready:
+            raise RuntimeError("call reset() before step()")
+        chosen = np.asarray(actions)
+        if chosen.dtype.kind not in "iu":
+            raise ValueError(f"actions must be integers, got an array of {chosen.dtype}")
+        chosen = chosen.astype(np.int64).reshape(-1)
+        if slots is None:
+            if len(chosen) != self.num_matches:
+                raise ValueError(f"give one action a slot: {self.num_matches}, got {len(chosen)}")
+            before = self.state.copy()
+            self._kernel.step_into(
+                self.state, chosen, self.mask, self._rewards, self.done, self._errors
+            )
+            advance_facts(self.facts, before, chosen, self.state, self._errors)
+            return BatchedStep(self._rewards.copy(), self._errors.copy())
+        index = self._slots(slots)
+        if len(chosen) != len(index):
+            raise ValueError(f"give one action a slot stepped: {len(index)}, got {len(chosen)}")
+        if self._step_whole and 2 * len(index) > self.num_matches:
+            # Most slots step: cheaper to step them all in place, the others
+            # given -1, which the kernel refuses at once, keeping their state.
+            every = np.full(self.num_matches, -1, np.int64)
+            every[index] = chosen
+            out = self.step(every)
+            return BatchedStep(out.rewards[index], out.errors[index])
+        before = self.state[index]
+        state = before.copy()
+        mask = np.empty((len(index), NUM_ACTIONS), np.bool_)
+        rewards = np.empty((len(index), 4), np.int32)
+        done = np.empty(len(index), np.bool_)
+        errors = np.empty(len(index), np.uint8)
+        self._kernel.step_into(state, chosen, mask, rewards, done, errors)
+        facts = self.facts[index]
+        advance_facts(facts, before, chosen, state, errors)
+        self.state[index] = state
+        self.mask[index] = mask
+        self.done[index] = done
+        self.facts[index] = facts
+        return BatchedStep(rewards, errors)

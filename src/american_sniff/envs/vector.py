@@ -1,0 +1,287 @@
+"""A Gymnasium vector environment: N matches of the batched engine, one learner seat in each.
+
+Needs the ``rl`` extra (``pip install 'american-sniff[rl]'``).
+
+>>> env = AmericanSniffVectorEnv(4, players=2, opponent="random")
+>>> observations, infos = env.reset(seed=7)
+>>> observations.shape, infos["action_mask"].shape
+((4, 375), (4, 450))
+>>> observations, rewards, terminated, truncated, infos = env.step(
+...     infos["action_mask"].argmax(axis=1)
+... )
+>>> rewards.shape, terminated.dtype.name
+((4,), 'bool')
+
+Each of the ``num_envs`` slots is a match for ``players`` players played by
+:class:`~american_sniff.envs.batched.BatchedMatches` (so by the C kernel where
+it is built). The learner plays seat ``seat`` of every slot (or ``seat[i]``
+of slot ``i``); every other seat, its partner's with 4 players included, is
+played by ``opponent``: ``"random"`` (:class:`~american_sniff.envs.batched.RandomPolicy`)
+or any batched policy, a callable on ``(observations, masks)`` returning one
+action a row (see :mod:`american_sniff.envs.batched`). The opponent is asked
+once for every slot waiting on an opponent's seat, all at once. A frozen copy
+of the learner is such a callable: pass it, and refresh it with
+:meth:`~AmericanSniffVectorEnv.set_opponent`.
+
+**Observations** are the learner's: an (N, 375) ``float32`` array, row ``i``
+being ``encode(view_for(state, seat))`` for slot ``i``'s match, as in the
+single environment ``AmericanSniffGymEnv`` (``american_sniff.envs.gymnasium``).
+**The action masks** are in ``infos["action_mask"]``, an (N, 450) ``bool``
+array (all False in a slot whose episode has just ended).
+
+**Seeding.** ``reset(seed=s)`` deals slot ``i`` ``new_match(players, seed=s +
+i)`` (modulo 2**64), and ``seed`` may also be a list of one seed a slot. The
+episodes that follow, and a random opponent, draw their seeds from the
+environment's generator, seeded by ``s``, so a run is reproducible.
+:attr:`~AmericanSniffVectorEnv.seeds` holds each slot's current match seed.
+
+**A step** is one action of the learner in every slot, then the opponents'
+actions up to the learner's next turn or the end of the match. The reward is
+the learner's, as :mod:`american_sniff.envs.rewards` says (``"outcome"`` or
+``"points"``), for all that happened in the step. An illegal action, with
+``illegal_action="lose"`` (the default), ends that slot's episode with -1 and
+``infos["illegal_action"][i]`` True; with ``"raise"``, it raises
+:class:`ValueError` (and so does an action outside 0..449, always).
+``max_steps`` truncates an episode after that many steps of the learner.
+
+**Auto-reset** follows Gymnasium's modes (``metadata["autoreset_mode"]``):
+
+* ``AutoresetMode.NEXT_STEP`` (the default, as in Gymnasium's own vector
+  environments): a slot whose episode ended (terminated or truncated) is
+  reset by the next ``step``, which ignores that slot's action and returns
+  the new episode's first observation, with reward 0 and both flags False.
+* ``AutoresetMode.SAME_STEP``: the slot is reset within the step that ended
+  its episode; the observation returned is the new episode's, the last one of
+  the old episode is in ``infos["final_obs"]`` (an (N, 375) array, valid
+  where ``infos["_final_obs"]`` is True).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
+
+from .. import batch
+from ..actions import NUM_ACTIONS
+from ..rules import side_of
+from ..state import check_seat
+from .batched import BatchedMatches, Policy, random_policy, slot_seeds
+from .pettingzoo import ILLEGAL_ACTIONS, observation_space
+from .rewards import REWARDS, check_choice
+
+__all__ = ["AmericanSniffVectorEnv"]
+
+_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
+
+
+class AmericanSniffVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
+    """N matches at once, one learner seat in each, the others played by a policy (see the module).
+
+    :ivar num_envs: The number of slots, N.
+    :ivar players: The number of players (2, 3 or 4).
+    :ivar seats: The learner's seat in each slot, an (N,) array.
+    :ivar opponent: The policy playing every other seat.
+    :ivar reward: ``"outcome"`` or ``"points"``.
+    :ivar illegal_action: ``"lose"`` or ``"raise"``.
+    :ivar max_steps: The learner's steps after which an episode is truncated, or None.
+    :ivar autoreset_mode: Gymnasium's ``AutoresetMode.NEXT_STEP`` or ``SAME_STEP``.
+    :ivar matches: The slots themselves (a :class:`~american_sniff.envs.batched.BatchedMatches`).
+    """
+
+    metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012
+
+    def __init__(  # noqa: PLR0913 (the options are keyword-only, each with a default)
+        self,
+        num_envs: int,
+        players: int = 2,
+        *,
+        opponent: str | Policy = "random",
+        seat: int | Sequence[int] = 0,
+        reward: str = "outcome",
+        illegal_action: str = "lose",
+        max_steps: int | None = None,
+        autoreset_mode: AutoresetMode = AutoresetMode.NEXT_STEP,
+        backend: str | None = None,
+    ) -> None:
+        self.matches = BatchedMatches(num_envs, players, backend=backend)
+        self.num_envs = num_envs
+        self.players = players
+        seats = [seat] * num_envs if isinstance(seat, int) else list(seat)
+        if len(seats) != num_envs:
+            raise ValueError(f"give one seat a slot: {num_envs}, got {len(seats)}")
+        for one in seats:
+            check_seat(players, one)
+        self.seats = np.array(seats, np.intp)
+        self._sides = np.array([side_of(players, s) for s in seats], np.int32)
+        if not callable(opponent):
+            check_choice("opponent", opponent, ("random",))
+        self.opponent: Policy = random_policy() if isinstance(opponent, str) else opponent
+        self._random_opponent = isinstance(opponent, str)
+        self.reward = check_choice("reward", reward, REWARDS)
+        self.illegal_action = check_choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
+        if max_steps is not None and (type(max_steps) is not int or max_steps < 1):
+            raise ValueError(f"max_steps must be a positive integer or None, got {max_steps!r}")
+        self.max_steps = max_steps
+        if autoreset_mode not in _MODES:
+            raise ValueError(
+                "autoreset_mode must be AutoresetMode.NEXT_STEP or SAME_STEP, "
+                f"got {autoreset_mode!r}"
+            )
+        self.autoreset_mode = autoreset_mode
+        self.metadata = {"autoreset_mode": autoreset_mode}
+        self.single_observation_space = observation_space()["observation"]
+        self.single_action_space = gymnasium.spaces.Discrete(NUM_ACTIONS)
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self.action_space = batch_space(self.single_action_space, num_envs)
+        self._steps = np.zeros(num_envs, np.int64)
+        self._restart = np.zeros(num_envs, np.bool_)  # NEXT_STEP: reset by the next step
+        self._all = np.arange(num_envs)
+        self._ready = False
+
+    @property
+    def seeds(self) -> Any:
+        """Each slot's current match seed, an (N,) ``uint64`` array."""
+        return self.matches.seeds
+
+    def set_opponent(self, opponent: Policy) -> None:
+        """Let ``opponent`` (a batched policy) play the other seats from now on."""
+        if not callable(opponent):
+            raise TypeError(f"an opponent is a callable policy, got {opponent!r}")
+        self.opponent = opponent
+        self._random_opponent = False
+
+    def reset(
+        self, *, seed: int | Sequence[int] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        """Deal every slot and let the opponents play up to the learner's first turn.
+
+        ``options`` is not used.
+        """
+        del options
+        if seed is not None:
+            seeds = slot_seeds(seed, self.num_envs)
+            self._np_random, self._np_random_seed = gymnasium.utils.seeding.np_random(
+                int(seeds[0]) & (2**63 - 1)
+            )
+        else:
+            seeds = self._fresh_seeds(self.num_envs)
+        if self._random_opponent:
+            self.opponent = random_policy(int(self.np_random.integers(0, 2**63)))
+        self.matches.reset(seeds)
+        self._steps[:] = 0
+        self._restart[:] = False
+        self._play_opponents(np.zeros(self.num_envs, np.float64))
+        self._ready = True
+        return self._observe(), self._infos(np.zeros(self.num_envs, np.bool_))
+
+    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        """The learner plays ``actions[i]`` in slot ``i``; the opponents play on (see the module).
+
+        :raises RuntimeError: before :meth:`reset`.
+        :raises ValueError: if an action is not an integer from 0 to 449, or
+            (with ``illegal_action="raise"``) not legal in its slot.
+        """
+        if not self._ready:
+            raise RuntimeError("call reset() before step()")
+        chosen = np.asarray(actions)
+        if chosen.shape != (self.num_envs,) or chosen.dtype.kind not in "iu":
+            raise ValueError(
+                f"actions must be {self.num_envs} integers, "
+                f"got {chosen.dtype} of shape {chosen.shape}"
+            )
+        n = self.num_envs
+        restart = self._restart.copy()
+        acting = ~restart
+        if (acting & ((chosen < 0) | (chosen >= NUM_ACTIONS))).any():
+            raise ValueError(f"an action is an integer from 0 to {NUM_ACTIONS - 1}")
+        matches = self.matches
+        points = np.zeros(n, np.float64)
+        illegal = np.zeros(n, np.bool_)
+        slots = self._all[acting]
+        if len(slots):
+            if self.illegal_action == "raise":
+                refused = ~matches.mask[slots, chosen[slots]]
+                if refused.any():
+                    first = int(slots[refused][0])
+                    raise ValueError(
+                        f"action {int(chosen[first])} is not legal in slot {first}; "
+                        "infos['action_mask'] lists the legal ones"
+                    )
+            out = matches.step(chosen[slots], slots)
+            illegal[slots] = out.errors != batch.OK
+            points[slots] = out.rewards[np.arange(len(slots)), self.seats[slots]]
+            self._play_opponents(points)
+        self._steps[acting] += 1
+        winner = matches.winner
+        terminated = acting & (matches.done | illegal)
+        if self.reward == "points":
+            rewards = points
+        else:
+            rewards = np.where(
+                matches.done & acting, np.where(winner == self._sides, 1.0, -1.0), 0.0
+            )
+        rewards = np.where(illegal, -1.0, rewards)
+        truncated = np.zeros(n, np.bool_)
+        if self.max_steps is not None:
+            truncated = acting & ~terminated & (self._steps >= self.max_steps)
+        ended = terminated | truncated
+        if self.autoreset_mode == AutoresetMode.NEXT_STEP:
+            self._restart_slots(self._all[restart])
+            self._restart = ended
+            return self._observe(), rewards, terminated, truncated, self._infos(illegal)
+        final = self._observe()
+        self._restart_slots(self._all[ended])
+        infos = self._infos(illegal)
+        infos["final_obs"] = final
+        infos["_final_obs"] = ended
+        return self._observe(), rewards, terminated, truncated, infos
+
+    def _restart_slots(self, slots: Any) -> None:
+        """Deal the slots ``slots`` a new match each and play the opponents up to the learner."""
+        if not len(slots):
+            return
+        self.matches.reset_slots(slots, self._fresh_seeds(len(slots)))
+        self._steps[slots] = 0
+        self._play_opponents(np.zeros(self.num_envs, np.float64))
+
+    def _fresh_seeds(self, count: int) -> Any:
+        return self.np_random.integers(0, 2**63, size=count).astype(np.uint64)
+
+    def _play_opponents(self, points: Any) -> None:
+        """The opponents play every slot up to the learner's turn; their rewards go to ``points``.
+
+        :raises ValueError: if the opponent chooses an action its slot refuses.
+        """
+        matches = self.matches
+        while True:
+            waiting = ~matches.done & (matches.turn != self.seats)
+            slots = self._all[waiting]
+            if not len(slots):
+                return
+            looks = getattr(self.opponent, "observes", True)
+            observations = matches.observe(slots) if looks else None
+            choices = np.asarray(self.opponent(observations, matches.mask[slots])).reshape(-1)
+            if choices.shape != slots.shape or choices.dtype.kind not in "iu":
+                raise ValueError(
+                    f"the opponent must return {len(slots)} integer actions, got {choices!r}"
+                )
+            out = matches.step(choices, slots)
+            refused = out.errors != batch.OK
+            if refused.any():
+                first = int(np.argmax(refused))
+                raise ValueError(
+                    f"the opponent chose action {int(choices[first])} in slot "
+                    f"{int(slots[first])}, which refuses it (error {int(out.errors[first])})"
+                )
+            points[slots] += out.rewards[np.arange(len(slots)), self.seats[slots]]
+
+    def _observe(self) -> Any:
+        return self.matches.observe().astype(np.float32)
+
+    def _infos(self, illegal: Any) -> dict[str, Any]:
+        return {"action_mask": self.matches.mask.copy(), "illegal_action": illegal}
