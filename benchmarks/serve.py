@@ -45,6 +45,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import inspect
 import json
 import os
 import platform
@@ -96,6 +97,57 @@ def _serve(db: str, profile: str | None = None) -> None:
         profiler.runcall(server.run, sockets=[listener])
     finally:
         profiler.dump_stats(profile)
+
+
+def _messages(actions: int, pictures: bool) -> dict[str, Any]:
+    """The server's work per action without the network: the change and every message.
+
+    20 two-person matches are played in this process through the server's
+    own code (:meth:`Game.plan_move` or :meth:`Game.plan_play`, then
+    :meth:`Game.take`) and each action's message is made for both seats
+    (:meth:`Server.text`), with or without the pictures; no socket and no
+    database write. The CPU time per action (``time.process_time``) is what
+    a busy machine changes least.
+    """
+    from american_sniff.engine import legal_moves  # noqa: PLC0415 - the child's imports
+    from american_sniff.web.app import Server  # noqa: PLC0415
+    from american_sniff.web.game import Game, new_setup  # noqa: PLC0415
+    from american_sniff.web.store import Store  # noqa: PLC0415
+
+    if not pictures and "pictures" not in inspect.signature(Server.text).parameters:
+        return {"actions": 0, "note": "this server always sends the pictures"}
+    server = Server(Store(":memory:"), bot_delay=0)
+    games = [Game.create(server.store, new_setup(2, ["human", "human"])) for _ in range(20)]
+    done = 0
+    started = time.process_time()
+    while done < actions:
+        for game in games:
+            state = game.state
+            if state.winner is not None:
+                game = Game.create(server.store, new_setup(2, ["human", "human"]))  # noqa: PLW2901
+                games.append(game)
+                continue
+            waiting = game.waiting_for()
+            for seat in waiting:
+                change = game.plan_go_on(seat)
+                assert change is not None
+                game.take(change)
+            if waiting:
+                continue
+            forced = game.forced()
+            if forced is not None:
+                game.take(game.plan_play(forced))
+            else:
+                move = str(legal_moves(state)[0])
+                game.take(game.plan_move(state.turn, move, game.seq))
+            done += 1
+            for seat in (0, 1):
+                if pictures:
+                    server.text(game, seat)
+                else:
+                    server.text(game, seat, pictures=False)
+    cpu = time.process_time() - started
+    return {"actions": done, "cpu_ms_per_action": round(cpu / done * 1000, 3)}
 
 
 class Stats:
@@ -312,6 +364,12 @@ def main() -> int:
         help="the clients ask for the pictures (the tables drawn as SVG), as a browser does",
     )
     parser.add_argument(
+        "--messages",
+        type=int,
+        metavar="N",
+        help="only the server's own work for N actions, in this process (no network)",
+    )
+    parser.add_argument(
         "--load-only", action="store_true", help="only the load measurement (200 matches)"
     )
     parser.add_argument(
@@ -320,6 +378,13 @@ def main() -> int:
     args = parser.parse_args()
     if args.serve:
         _serve(args.serve, args.profile)
+        return 0
+    if args.messages:
+        results = {
+            "without pictures": _messages(args.messages, pictures=False),
+            "with pictures": _messages(args.messages, pictures=True),
+        }
+        print(json.dumps(results, indent=2))
         return 0
     if args.quick:
         args.matches, args.few, args.spectators, args.seconds = 10, 4, 10, 2.0

@@ -289,7 +289,7 @@ class Game:
         state = self.state
         if state.winner is not None or not self.setup.seats[state.turn].is_human:
             return None
-        moves = view_for(state, state.turn).legal_moves
+        moves = legal_moves(state)  # the seat's own legal moves, as its view gives them
         if len(moves) == 1 and isinstance(moves[0], (Draw, Pass)):
             return moves[0]
         return None
