@@ -474,11 +474,14 @@ def test_pictures_are_drawn_once_per_state_whatever_the_watchers(
         await _placements(game, seats, 6)
         for socket in spectators:
             await socket.state(game.seq)
-        # One drawing of the table per state reached and page (the wide one and the
-        # narrow screen's), and no round ended: no last table.
+        # One drawing of each table reached per page (the wide one and the narrow
+        # screen's), and no round ended: no last table. A draw keeps the table
+        # (not drawn again), so the tables are counted, not the states.
         assert game.state.last_round is None
-        assert len(drawn) == 2 * (game.seq + 1)
-        assert len({id(layout) for layout, _ in drawn}) == game.seq + 1
+        tables = {id(state.layout) for state in game.states}
+        assert len(drawn) == 2 * len(tables)
+        assert len({(id(layout), page) for layout, page in drawn}) == len(drawn)
+        assert {id(layout) for layout, _ in drawn} == tables
         # Every spectator got the same texts, one per state.
         assert len(spectators[0].seen) == game.seq + 1
         assert all(s.seen == spectators[0].seen for s in spectators)

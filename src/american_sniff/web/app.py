@@ -392,8 +392,13 @@ class Server:
     def drive(self, game: Game) -> None:
         """Let the bots (and forced draws and passes) play until a person is to choose."""
         task = self._drivers.get(game.id)
-        if task is None or task.done():
-            self._drivers[game.id] = asyncio.create_task(self._drive(game))
+        if task is not None and not task.done():
+            return
+        # A person is to choose (the usual case after a person's move): no task.
+        # Every later change is followed by a call here, or made by the task.
+        if game.forced() is None and not game.bot_to_move():
+            return
+        self._drivers[game.id] = asyncio.create_task(self._drive(game))
 
     async def _drive(self, game: Game) -> None:
         while True:
