@@ -6,8 +6,11 @@ temporary directory), except that bots do not wait and the rate limit on new
 matches is lifted (the benchmark creates hundreds). The clients run in this
 process, one asyncio task per seat, each a ``websockets`` client that plays
 its seat's first legal placement as soon as its state comes, and goes on
-after each settlement. Every match is between two people (two sockets), so
-every action is a person's move or a draw the server makes for them.
+after each settlement. The clients do not draw, so their hello says
+``"pictures": false`` and the server draws no table for them; with
+``--pictures`` they ask for the pictures as the browser's page does. Every
+match is between two people (two sockets), so every action is a person's
+move or a draw the server makes for them.
 
 Four measurements:
 
@@ -31,6 +34,8 @@ Usage (from the repository root)::
     PYTHONPATH=src python benchmarks/serve.py              # about 90 s
     PYTHONPATH=src python benchmarks/serve.py --quick      # a few seconds, a smoke test
     PYTHONPATH=src python benchmarks/serve.py --json serve.json
+    PYTHONPATH=src python benchmarks/serve.py --pictures     # clients that draw, like browsers
+    PYTHONPATH=src python benchmarks/serve.py --load-only --profile serve.prof  # cProfile, CPU
 
 The results are in ``benchmarks/README.md``.
 """
@@ -40,6 +45,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import inspect
 import json
 import os
 import platform
@@ -57,8 +63,12 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 
-def _serve(db: str) -> None:
-    """The child: serve ``db`` on a free loopback port, and print the port."""
+def _serve(db: str, profile: str | None = None) -> None:
+    """The child: serve ``db`` on a free loopback port, and print the port.
+
+    With ``profile``, the server runs under :mod:`cProfile`, whose statistics
+    are written to that file when it stops.
+    """
     import uvicorn  # noqa: PLC0415 - the child's own imports
 
     from american_sniff.web.app import create_app  # noqa: PLC0415
@@ -69,7 +79,75 @@ def _serve(db: str) -> None:
     app = create_app(Store(db), bot_delay=0, creations=RateLimit(burst=10**9, every=1e-9))
     listener = listen("127.0.0.1", 0)
     print(f"PORT {listener.getsockname()[1]}", flush=True)
-    uvicorn.Server(server_config(app, max_connections=10_000)).run(sockets=[listener])
+    server = uvicorn.Server(server_config(app, max_connections=10_000))
+    if profile is None:
+        server.run(sockets=[listener])
+        return
+    import cProfile  # noqa: PLC0415 - only when asked
+    import signal  # noqa: PLC0415
+
+    def stop(number: int, frame: object) -> None:
+        raise SystemExit(0)
+
+    # uvicorn stops on SIGTERM, then raises it again: here that ends the
+    # profiled call, so that its statistics are written.
+    signal.signal(signal.SIGTERM, stop)
+    profiler = cProfile.Profile(time.thread_time)  # CPU time: the machine may be busy
+    try:
+        profiler.runcall(server.run, sockets=[listener])
+    finally:
+        profiler.dump_stats(profile)
+
+
+def _messages(actions: int, pictures: bool) -> dict[str, Any]:
+    """The server's work per action without the network: the change and every message.
+
+    20 two-person matches are played in this process through the server's
+    own code (:meth:`Game.plan_move` or :meth:`Game.plan_play`, then
+    :meth:`Game.take`) and each action's message is made for both seats
+    (:meth:`Server.text`), with or without the pictures; no socket and no
+    database write. The CPU time per action (``time.process_time``) is what
+    a busy machine changes least.
+    """
+    from american_sniff.engine import legal_moves  # noqa: PLC0415 - the child's imports
+    from american_sniff.web.app import Server  # noqa: PLC0415
+    from american_sniff.web.game import Game, new_setup  # noqa: PLC0415
+    from american_sniff.web.store import Store  # noqa: PLC0415
+
+    if not pictures and "pictures" not in inspect.signature(Server.text).parameters:
+        return {"actions": 0, "note": "this server always sends the pictures"}
+    server = Server(Store(":memory:"), bot_delay=0)
+    games = [Game.create(server.store, new_setup(2, ["human", "human"])) for _ in range(20)]
+    done = 0
+    started = time.process_time()
+    while done < actions:
+        for game in games:
+            state = game.state
+            if state.winner is not None:
+                game = Game.create(server.store, new_setup(2, ["human", "human"]))  # noqa: PLW2901
+                games.append(game)
+                continue
+            waiting = game.waiting_for()
+            for seat in waiting:
+                change = game.plan_go_on(seat)
+                assert change is not None
+                game.take(change)
+            if waiting:
+                continue
+            forced = game.forced()
+            if forced is not None:
+                game.take(game.plan_play(forced))
+            else:
+                move = str(legal_moves(state)[0])
+                game.take(game.plan_move(state.turn, move, game.seq))
+            done += 1
+            for seat in (0, 1):
+                if pictures:
+                    server.text(game, seat)
+                else:
+                    server.text(game, seat, pictures=False)
+    cpu = time.process_time() - started
+    return {"actions": done, "cpu_ms_per_action": round(cpu / done * 1000, 3)}
 
 
 class Stats:
@@ -110,6 +188,9 @@ def _cpu(pid: int) -> float:
 #: The server's process id (set by :func:`main`).
 _SERVER = 0
 
+#: Whether the clients ask for the pictures, as the browser's page does (``--pictures``).
+_PICTURES = False
+
 
 def _post(base: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
     request = urllib.request.Request(
@@ -132,7 +213,7 @@ async def _seat(
     """Play one seat of a match until it ends or ``stop`` is set; count and time its moves."""
     token = made["seats"][seat]["url"].split("#", 1)[1]
     async with connect(f"{ws_base}ws/{made['id']}", max_size=None, open_timeout=60) as ws:
-        await ws.send(json.dumps({"type": "hello", "token": token}))
+        await ws.send(json.dumps({"type": "hello", "token": token, "pictures": _PICTURES}))
         sent_at = 0.0
         sent_seq = -1
         seen = 0
@@ -183,7 +264,8 @@ async def _watch(
 ) -> None:
     """A spectator that reads everything until ``stop``."""
     async with connect(f"{ws_base}ws/{made['id']}", max_size=None, open_timeout=120) as ws:
-        await ws.send(json.dumps({"type": "hello", "token": made["spectator"].split("#", 1)[1]}))
+        token = made["spectator"].split("#", 1)[1]
+        await ws.send(json.dumps({"type": "hello", "token": token, "pictures": _PICTURES}))
         await ws.recv()
         ready.set()
         while not stop.is_set():
@@ -250,6 +332,8 @@ async def _run(base: str, args: argparse.Namespace) -> dict[str, Any]:
     print(f"load: {args.matches} matches for {args.seconds} s", flush=True)
     results["load"] = await _measure(base, ws_base, args.matches, args.seconds, None, 0)
     print(f"  {results['load']}", flush=True)
+    if args.load_only:
+        return results
     for name, extra in (("base", None), ("spectators", "spectators"), ("stuck", "stuck")):
         print(f"{name}: {args.few} matches for {args.seconds} s", flush=True)
         results[name] = await _measure(
@@ -274,16 +358,46 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=15.0)
     parser.add_argument("--quick", action="store_true", help="small and short: a smoke test")
     parser.add_argument("--json", metavar="PATH")
+    parser.add_argument(
+        "--pictures",
+        action="store_true",
+        help="the clients ask for the pictures (the tables drawn as SVG), as a browser does",
+    )
+    parser.add_argument(
+        "--messages",
+        type=int,
+        metavar="N",
+        help="only the server's own work for N actions, in this process (no network)",
+    )
+    parser.add_argument(
+        "--load-only", action="store_true", help="only the load measurement (200 matches)"
+    )
+    parser.add_argument(
+        "--profile", metavar="PATH", help="run the server under cProfile, its statistics to PATH"
+    )
     args = parser.parse_args()
     if args.serve:
-        _serve(args.serve)
+        _serve(args.serve, args.profile)
+        return 0
+    if args.messages:
+        results = {
+            "without pictures": _messages(args.messages, pictures=False),
+            "with pictures": _messages(args.messages, pictures=True),
+        }
+        print(json.dumps(results, indent=2))
         return 0
     if args.quick:
         args.matches, args.few, args.spectators, args.seconds = 10, 4, 10, 2.0
     with tempfile.TemporaryDirectory() as directory:
         db = str(Path(directory) / "serve.sqlite3")
         child = subprocess.Popen(
-            [sys.executable, __file__, "--serve", db],
+            [
+                sys.executable,
+                __file__,
+                "--serve",
+                db,
+                *(["--profile", str(Path(args.profile).resolve())] if args.profile else []),
+            ],
             stdout=subprocess.PIPE,
             text=True,
             env={**os.environ, "PYTHONHASHSEED": "0"},
@@ -295,8 +409,8 @@ def main() -> int:
                 print("the server did not start", file=sys.stderr)
                 return 1
             base = f"http://127.0.0.1:{int(line.split()[1])}/"
-            global _SERVER  # noqa: PLW0603 - one server per run
-            _SERVER = child.pid
+            global _SERVER, _PICTURES
+            _SERVER, _PICTURES = child.pid, args.pictures
             results = asyncio.run(_run(base, args))
         finally:
             child.terminate()
@@ -310,7 +424,7 @@ def main() -> int:
     print(json.dumps(results, indent=2))
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
-    broken = [name for name in ("load", "base") if not results[name]["moves"]]
+    broken = [name for name in ("load", "base") if name in results and not results[name]["moves"]]
     return 1 if broken else 0
 
 

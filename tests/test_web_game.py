@@ -326,3 +326,73 @@ def test_the_writer_reports_a_failed_write_to_each_entry(tmp_path: Path, stores:
     for future in futures:
         with pytest.raises(sqlite3.Error, match="readonly"):
             future.result()
+
+
+def test_who_went_on_survives_a_restart(stores: Stores) -> None:
+    """After a restart, nobody is asked again to go on from a settlement they went on from.
+
+    The seat that ends a round goes on, and a seat that opens a round with a
+    placement has read its settlement: a server restarted on the same
+    database (a game loaded from the store) knows both. A move used to mark
+    its seat in memory only, so after an undo to the round's start a restart
+    asked again.
+    """
+    store = stores(":memory:")
+    game = Game.create(store, new_setup(2, ["human", "greedy"], seed=4))
+    ended = opened = 0
+    while game.state.winner is None:
+        resumed = Game.load(store, game.id)
+        assert resumed is not None
+        assert resumed.waiting_for() == game.waiting_for(), game.seq
+        state = game.state
+        if game.waiting_for():
+            moves = view_for(state, 0).legal_moves
+            place = next((m for m in moves if isinstance(m, Place)), None)
+            if state.turn == 0 and place is not None and not opened:
+                # Open the round without going on first, then take it back.
+                game.move(0, str(place), game.seq)
+                game.undo(0)
+                assert game.state == state
+                assert game.waiting_for() == []
+                opened += 1
+            else:
+                game.go_on(0)
+            continue
+        if state.turn == 1:
+            game.play(game.bot_move())
+            continue
+        forced = game.forced()
+        if forced is not None:
+            game.play(forced)
+            continue
+        game.move(0, str(game.hint(0)), game.seq)
+        if game.state.round != state.round and game.state.winner is None:
+            ended += 1
+            assert game.waiting_for() == [0]
+            game.go_on(0)
+            again = Game.load(store, game.id)
+            assert again is not None
+            assert again.waiting_for() == []  # not asked again
+    assert ended
+    assert opened
+
+
+def test_between_people_who_went_on_survives_a_restart(tmp_path: Path, stores: Stores) -> None:
+    """Between two people, the one who went on is not asked again after a restart; the other is."""
+    path = tmp_path / "m.sqlite3"
+    store = stores(path)
+    game = Game.create(store, new_setup(2, ["human", "human"], seed=5))
+    while game.state.round == 1:
+        state = game.state
+        forced = game.forced()
+        if forced is not None:
+            game.play(forced)
+            continue
+        move = next(m for m in view_for(state, state.turn).legal_moves if isinstance(m, Place))
+        game.move(state.turn, str(move), game.seq)
+    assert game.waiting_for() == [0, 1]
+    game.go_on(0)
+    restarted = Game.load(stores(path), game.id)
+    assert restarted is not None
+    assert restarted.waiting_for() == [1]
+    assert restarted.states == game.states

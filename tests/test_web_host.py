@@ -474,14 +474,65 @@ def test_pictures_are_drawn_once_per_state_whatever_the_watchers(
         await _placements(game, seats, 6)
         for socket in spectators:
             await socket.state(game.seq)
-        # One drawing of the table per state reached and page (the wide one and the
-        # narrow screen's), and no round ended: no last table.
+        # One drawing of each table reached per page (the wide one and the narrow
+        # screen's), and no round ended: no last table. A draw keeps the table
+        # (not drawn again), so the tables are counted, not the states.
         assert game.state.last_round is None
-        assert len(drawn) == 2 * (game.seq + 1)
-        assert len({id(layout) for layout, _ in drawn}) == game.seq + 1
+        tables = {id(state.layout) for state in game.states}
+        assert len(drawn) == 2 * len(tables)
+        assert len({(id(layout), page) for layout, page in drawn}) == len(drawn)
+        assert {id(layout) for layout, _ in drawn} == tables
         # Every spectator got the same texts, one per state.
         assert len(spectators[0].seen) == game.seq + 1
         assert all(s.seen == spectators[0].seen for s in spectators)
+        for task in tasks:
+            task.cancel()
+
+    _run(scenario)
+
+
+def test_a_client_that_does_not_draw_gets_no_pictures_and_none_are_drawn_for_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Seats whose hello says ``"pictures": false`` get the view without pictures, never drawn.
+
+    A spectator that draws (a browser's page, which asks for nothing) joins
+    later: from then on the pictures of each state are drawn, once.
+    """
+    import american_sniff.web.app as app_module
+    from american_sniff.render import render_svg as real
+
+    drawn: list[object] = []
+
+    def counted(layout: Any, **options: Any) -> str:
+        drawn.append(layout)
+        return real(layout, **options)
+
+    monkeypatch.setattr(app_module, "render_svg", counted)
+    pictures = ("table", "table_narrow", "last_table", "tallies")
+
+    async def scenario(server: Server) -> None:
+        game = _people(server)
+        seats = {n: FakeSocket(game.id) for n in (0, 1)}
+        tasks = [_connect(server, s) for s in seats.values()]
+        for n, socket in seats.items():
+            socket.say(type="hello", token=game.setup.seats[n].token, pictures=False)
+        await _placements(game, seats, 6)
+        assert game.seq >= 6
+        assert drawn == []
+        for socket in seats.values():
+            assert socket.seen
+            for text in socket.seen:
+                message = json.loads(text)
+                if message["type"] == "state":
+                    assert not set(pictures) & set(message)
+                    assert message["view"]["seat"] in (0, 1)
+        watcher = FakeSocket(game.id)
+        tasks.append(_connect(server, watcher))
+        watcher.say(type="hello", token=game.setup.spectator)
+        first = await watcher.state(game.seq)
+        assert set(pictures) <= set(first)
+        assert len(drawn) == 2  # this state's table, on the wide page and the narrow one
         for task in tasks:
             task.cancel()
 

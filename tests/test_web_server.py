@@ -620,3 +620,37 @@ def test_a_post_from_another_sites_page_is_refused(client: TestClient) -> None:
     assert client.post("/api/replay", content=b"{}", headers=foreign).status_code == 403
     own = {"origin": "http://testserver"}
     assert client.post("/api/matches", json=body, headers=own).status_code == 201
+
+
+def test_the_seat_that_went_on_is_not_asked_again_after_a_restart(db: Path) -> None:
+    """Two people end round 1; the seat that ended it goes on; a restarted server asks the other."""
+    with TestClient(create_app(Store(db), bot_delay=0)) as client:
+        made = _create(client, 2, ["human", "human"], seed=None)
+        tokens = [_token(seat["url"]) for seat in made["seats"]]
+        game = _game(client, made["id"])
+        with (
+            client.websocket_connect(f"/ws/{made['id']}") as ws0,
+            client.websocket_connect(f"/ws/{made['id']}") as ws1,
+        ):
+            seats = [_Seat(ws0, game, 0), _Seat(ws1, game, 1)]
+            latest = []
+            for seat, token in zip(seats, tokens, strict=True):
+                seat.send(type="hello", token=token)
+                latest.append(seat.until(0))
+            while latest[0]["view"]["round"] == 1:
+                view = latest[0]["view"]
+                turn = view["turn"]
+                mine = latest[turn]["view"]
+                placements = [m for m in mine["legal_moves"] or [] if " " in m]
+                if placements:
+                    seats[turn].send(type="move", move=placements[0], seq=mine["seq"])
+                latest = [seat.until(view["seq"] + 1) for seat in seats]
+            ender = turn
+            assert latest[ender]["waiting_for"] == [0, 1]
+            seats[ender].send(type="continue")
+            assert seats[ender].receive()["waiting_for"] == [1 - ender]
+    with TestClient(create_app(Store(db), bot_delay=0)) as client:
+        with client.websocket_connect(f"/ws/{made['id']}") as ws:
+            resumed = _hello(ws, tokens[ender])
+        assert resumed["view"]["round"] == 2
+        assert resumed["waiting_for"] == [1 - ender]

@@ -18,13 +18,14 @@ end's value), and ``g.caption``.
 
 from __future__ import annotations
 
+import functools
 import math
 from xml.sax.saxutils import escape, quoteattr
 
 from ..layout import Layout
 from ..rules import placement_points
 from ..tiles import Tile
-from .geometry import DEFAULT_PAGE, Geometry, Orientation, Rect, TilePlacement, table_geometry
+from .geometry import DEFAULT_PAGE, Geometry, Orientation, Rect, table_geometry
 
 __all__ = ["PIP_SPOTS", "render_svg"]
 
@@ -95,7 +96,18 @@ def render_svg(
         f'<rect class="background" width="{_num(width)}" height="{_num(height)}" fill="#ffffff"/>',
     ]
     for placed in geometry.tiles:
-        out.extend(_tile(placed, placed.tile == layout.sniff, ox, oy))
+        out.extend(
+            _tile(
+                placed.tile,
+                placed.rect,
+                placed.low_half,
+                placed.high_half,
+                placed.orientation is Orientation.HORIZONTAL,
+                placed.tile == layout.sniff,
+                ox,
+                oy,
+            )
+        )
     out.extend(_markers(geometry, ox, oy))
     if text:
         out.append(
@@ -117,6 +129,7 @@ def _title(layout: Layout) -> str:
     return "American Sniff table: " + " ".join(str(tile) for tile in layout.tiles)
 
 
+@functools.lru_cache(maxsize=1 << 14)
 def _num(value: float) -> str:
     """A coordinate written with at most two decimals, without trailing zeros."""
     text = f"{value:.2f}".rstrip("0").rstrip(".")
@@ -133,10 +146,24 @@ def _box(rect: Rect, ox: float, oy: float, inset: float = 0.0) -> tuple[float, f
     )
 
 
-def _tile(placed: TilePlacement, sniff: bool, ox: float, oy: float) -> list[str]:
-    """The group drawing one tile: its face, the line between its halves, its pips."""
-    tile: Tile = placed.tile
-    x, y, w, h = _box(placed.rect, ox, oy, _INSET)
+@functools.lru_cache(maxsize=1 << 12)
+def _tile(  # noqa: PLR0913, PLR0917 - what the drawing depends on, as the cache's key
+    tile: Tile,
+    rect: Rect,
+    low: Rect,
+    high: Rect,
+    across: bool,
+    sniff: bool,
+    ox: float,
+    oy: float,
+) -> tuple[str, ...]:
+    """The group drawing one tile: its face, the line between its halves, its pips.
+
+    ``rect``, ``low`` and ``high`` are the tile's rectangle and its halves
+    (:class:`TilePlacement`), ``across`` whether it lies horizontally. Kept:
+    the tables of one round draw most of their tiles at the same places.
+    """
+    x, y, w, h = _box(rect, ox, oy, _INSET)
     stroke, stroke_width = (_SNIFF_STROKE, 3) if sniff else (_TILE_STROKE, 1.5)
     kind = "tile sniff" if sniff else "tile"
     lines = [
@@ -146,7 +173,6 @@ def _tile(placed: TilePlacement, sniff: bool, ox: float, oy: float) -> list[str]
         f' fill="{_TILE_FILL}" stroke="{stroke}" stroke-width="{stroke_width}"/>',
     ]
     # The halves share one side: the line between them.
-    low, high = placed.low_half, placed.high_half
     if low.x1 == high.x0 or high.x1 == low.x0:
         lx = ox + max(low.x0, high.x0) * _SCALE
         y0, y1 = y + 4, y + h - 4
@@ -155,7 +181,6 @@ def _tile(placed: TilePlacement, sniff: bool, ox: float, oy: float) -> list[str]
         ly = oy + max(low.y0, high.y0) * _SCALE
         x0, x1 = x + 4, x + w - 4
         lines.append(_line(x0, ly, x1, ly))
-    across = placed.orientation is Orientation.HORIZONTAL
     for half, value in ((low, tile.low), (high, tile.high)):
         hx, hy, hw, hh = _box(half, ox, oy)
         for column, row in PIP_SPOTS[value]:
@@ -167,7 +192,7 @@ def _tile(placed: TilePlacement, sniff: bool, ox: float, oy: float) -> list[str]
                 f'<circle cx="{_num(cx)}" cy="{_num(cy)}" r="{_num(_PIP_RADIUS)}" fill="{_INK}"/>'
             )
     lines.append("</g>")
-    return lines
+    return tuple(lines)
 
 
 def _line(x0: float, y0: float, x1: float, y1: float) -> str:

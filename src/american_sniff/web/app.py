@@ -34,7 +34,9 @@ Routes:
   the token's seat or the spectator view (:mod:`american_sniff.web.hosting`),
   the event of the last action as that viewer sees it
   (:func:`~american_sniff.views.event_for`), and pictures made from the view
-  (the table and the tallies), and nothing else. The browser sends ``move``
+  (the table and the tallies), and nothing else. A hello with
+  ``"pictures": false`` (a scripted client that does not draw) gets the
+  messages without the pictures, which are then not drawn for it. The browser sends ``move``
   (with the ``seq`` it saw), ``hint``, ``undo``, ``continue`` and, once the
   match is over, ``rematch``: a new match with the same seats, links and
   names and a fresh seed (one per match, however many ask), whose id every
@@ -94,7 +96,7 @@ from ..layout import Layout
 from ..records import MatchRecord
 from ..render import render_svg, tally_svg
 from ..state import MatchState
-from ..views import event_for, event_to_dict, view_for
+from ..views import event_for, event_to_dict, spectator_view, view_for
 from .frames import MAX_REPLAY_ACTIONS, NARROW_PAGE, PAGE, Stopped, record_actions, record_frames
 from .game import BOT_KINDS, HUMAN, Change, Game, GameError, new_setup
 from .hints import hint_reason
@@ -148,11 +150,21 @@ class Connection:
     :param socket: The WebSocket.
     :param viewer: The seat number, or :data:`~american_sniff.web.hosting.SPECTATOR`.
     :param limit: The most messages that may wait (:data:`SEND_QUEUE`).
+    :param pictures: Whether its messages carry the pictures (the browser's
+        page draws them; a scripted client may say it does not want them).
     """
 
-    def __init__(self, socket: WebSocket, viewer: int | str, limit: int = SEND_QUEUE) -> None:
+    def __init__(
+        self,
+        socket: WebSocket,
+        viewer: int | str,
+        limit: int = SEND_QUEUE,
+        *,
+        pictures: bool = True,
+    ) -> None:
         self.socket = socket
         self.viewer = viewer
+        self.pictures = pictures
         self.dropped = False
         self._queue: asyncio.Queue[str] = asyncio.Queue(limit)
 
@@ -203,7 +215,7 @@ class Server:
         self._closing: set[asyncio.Task[None]] = set()
         self._pictures: dict[str, tuple[MatchState, dict[str, Any], str]] = {}
         self._tables: dict[str, dict[str, tuple[Layout, str]]] = {}
-        self._texts: dict[str, tuple[Game, int, dict[int | str, tuple[dict[str, Any], str]]]] = {}
+        self._texts: dict[str, tuple[Game, int, dict[int | str, tuple[str, str]]]] = {}
         self._replays = asyncio.Semaphore(_REPLAYS_AT_ONCE)
         self.writer = Writer(store)
 
@@ -244,10 +256,20 @@ class Server:
 
     def payload(self, game: Game, viewer: int | str) -> dict[str, Any]:
         """The message that tells ``viewer`` how the match stands: its view and nothing more."""
-        return {**self._members(game, viewer), **self._seen(game, viewer)[0], **self.pictures(game)}
+        state = game.state
+        doc = viewer_document(state, viewer)
+        seat = viewer if isinstance(viewer, int) else None
+        return {
+            **self._members(game, viewer),
+            "rematch": self._rematches.get(game.id),
+            "view": doc,
+            "event": None if game.seq == 0 else event_to_dict(event_for(state, seat)),
+            "settled": doc["last_round"] is not None,
+            **self.pictures(game),
+        }
 
     def _members(self, game: Game, viewer: int | str) -> dict[str, Any]:
-        """The payload's small members, made afresh for every message."""
+        """The payload's small members that change with the match (all but the rematch)."""
         return {
             "type": "state",
             "match": game.id,
@@ -256,11 +278,16 @@ class Server:
             "names": [s.name for s in game.setup.seats],
             "waiting_for": game.waiting_for(),
             "can_undo": isinstance(viewer, int) and game.undo_point(viewer) is not None,
-            "rematch": self._rematches.get(game.id),
         }
 
-    def _seen(self, game: Game, viewer: int | str) -> tuple[dict[str, Any], str]:
-        """The payload's view and event, and their JSON text, made once per change and viewer."""
+    def _seen(self, game: Game, viewer: int | str) -> tuple[str, str]:
+        """The JSON text of the payload's members before ``rematch``, and after it.
+
+        Made once per change of the match and viewer, by the library's own
+        writers (``to_json``), which keep the pieces that views share (the
+        table, the histories, the last round), and the same text for every
+        socket of one viewer.
+        """
         cached = self._texts.get(game.id)
         if cached is not None and cached[0] is game and cached[1] == game.version:
             seen = cached[2]
@@ -270,14 +297,15 @@ class Server:
         made = seen.get(viewer)
         if made is None:
             state = game.state
-            doc = viewer_document(state, viewer)
             seat = viewer if isinstance(viewer, int) else None
-            members = {
-                "view": doc,
-                "event": None if game.seq == 0 else event_to_dict(event_for(state, seat)),
-                "settled": doc["last_round"] is not None,
-            }
-            made = seen[viewer] = (members, json.dumps(members)[1:-1])
+            view = spectator_view(state) if seat is None else view_for(state, seat)
+            event = "null" if game.seq == 0 else event_for(state, seat).to_json()
+            settled = "false" if view.last_round is None else "true"
+            head = json.dumps(self._members(game, viewer))[:-1]
+            made = seen[viewer] = (
+                head,
+                f'"view": {view.to_json()}, "event": {event}, "settled": {settled}',
+            )
         return made
 
     def pictures(self, game: Game) -> dict[str, Any]:
@@ -307,15 +335,20 @@ class Server:
         self._pictures[game.id] = (state, pictures, text)
         return pictures, text
 
-    def text(self, game: Game, viewer: int | str) -> str:
-        """:meth:`payload` as JSON text.
+    def text(self, game: Game, viewer: int | str, *, pictures: bool = True) -> str:
+        """:meth:`payload` as JSON text (without the pictures if ``pictures`` is false).
 
         The view and the event are made once per change of the match and
-        viewer, the pictures once per state (the same for every viewer); only
-        the small members are made for each message.
+        viewer, the pictures once per state (the same for every viewer) and
+        only if some browser wants them; only the small members are made for
+        each message.
         """
-        members = json.dumps(self._members(game, viewer))
-        return f"{members[:-1]}, {self._seen(game, viewer)[1]}, {self._drawn(game)[1]}}}"
+        head, seen = self._seen(game, viewer)
+        rematch = self._rematches.get(game.id)
+        link = "null" if rematch is None else json.dumps(rematch)
+        if not pictures:
+            return f'{head}, "rematch": {link}, {seen}}}'
+        return f'{head}, "rematch": {link}, {seen}, {self._drawn(game)[1]}}}'
 
     def rematch(self, game: Game) -> str:
         """The id of ``game``'s rematch, made the first time it is asked for (under its lock).
@@ -340,7 +373,11 @@ class Server:
         Nothing here waits on a browser: each has its own queue and sender.
         """
         for connection in list(self._sockets.get(game.id, {})):
-            self.send(game.id, connection, self.text(game, connection.viewer))
+            self.send(
+                game.id,
+                connection,
+                self.text(game, connection.viewer, pictures=connection.pictures),
+            )
 
     def send(self, match_id: str, connection: Connection, text: str) -> None:
         """Queue ``text`` for ``connection``, and drop it if its queue is full."""
@@ -356,8 +393,13 @@ class Server:
     def drive(self, game: Game) -> None:
         """Let the bots (and forced draws and passes) play until a person is to choose."""
         task = self._drivers.get(game.id)
-        if task is None or task.done():
-            self._drivers[game.id] = asyncio.create_task(self._drive(game))
+        if task is not None and not task.done():
+            return
+        # A person is to choose (the usual case after a person's move): no task.
+        # Every later change is followed by a call here, or made by the task.
+        if game.forced() is None and not game.bot_to_move():
+            return
+        self._drivers[game.id] = asyncio.create_task(self._drive(game))
 
     async def _drive(self, game: Game) -> None:
         while True:
@@ -426,11 +468,13 @@ class Server:
         match_id = socket.path_params["match_id"]
         game = await self.load(match_id)
         viewer = None
+        pictures = True
         if game is not None:
             try:
                 hello = _parse(await _receive(socket))
                 token = hello.get("token")
                 viewer = game.viewer(token) if isinstance(token, str) else None
+                pictures = hello.get("pictures", True) is not False
             except WebSocketDisconnect:
                 return
             except GameError:
@@ -439,11 +483,11 @@ class Server:
             await socket.send_json({"type": "error", "message": "no match has this link"})
             await socket.close(code=4404)
             return
-        connection = Connection(socket, viewer)
+        connection = Connection(socket, viewer, pictures=pictures)
         pump = asyncio.create_task(connection.pump())
         self._sockets.setdefault(match_id, {})[connection] = pump
         try:
-            self.send(match_id, connection, self.text(game, viewer))
+            self.send(match_id, connection, self.text(game, viewer, pictures=pictures))
             self.drive(game)
             while not connection.dropped and not pump.done():
                 try:

@@ -21,7 +21,7 @@ from typing import Any
 import attrs
 
 from ..bots import make_bot
-from ..engine import apply, new_match
+from ..engine import apply, legal_moves, new_match
 from ..errors import IllegalMove
 from ..moves import Draw, Move, Pass, Place, parse_move
 from ..records import MatchRecord, record_match
@@ -289,7 +289,7 @@ class Game:
         state = self.state
         if state.winner is not None or not self.setup.seats[state.turn].is_human:
             return None
-        moves = view_for(state, state.turn).legal_moves
+        moves = legal_moves(state)  # the seat's own legal moves, as its view gives them
         if len(moves) == 1 and isinstance(moves[0], (Draw, Pass)):
             return moves[0]
         return None
@@ -354,15 +354,19 @@ class Game:
             after = apply(state, move)
         except (IllegalMove, ValueError) as error:
             raise GameError(f"that move is refused: {error}") from None
-        # Moving shows the seat has read the last settlement: the one before the
-        # round this move was made in. A move that ends the round deals the next
-        # one, whose settlement the seat has yet to see, so it is not marked.
+        # Choosing a move shows the seat has read the last settlement: the one
+        # before the round this move was made in. A move that ends the round
+        # deals the next one, whose settlement the seat has yet to see, so it is
+        # not marked. The mark is not logged: a restart derives it from the move
+        # (see _replay), so it is made only where the log shows it, for a move
+        # that was a choice (a draw or a pass that was the only move is the one
+        # the server would have made for the seat).
         return Change(
             LogEntry("move", str(move)),
             self,
             move=move,
             state=after,
-            continued=(viewer, state.round),
+            continued=(viewer, state.round) if _chosen(state) else None,
         )
 
     def bot_move(self) -> Move:
@@ -453,12 +457,23 @@ class Game:
 
     def _replay(self, entry: LogEntry) -> None:
         if entry.kind == "move":
-            self.states.append(apply(self.state, parse_move(entry.value, strict=True)))
+            state = self.state
+            self.states.append(apply(state, parse_move(entry.value, strict=True)))
+            # A person's move that was a choice marks the seat as gone on, as
+            # plan_move did when it was made.
+            if self.setup.seats[state.turn].is_human and _chosen(state):
+                self._continued.add((state.turn, state.round))
         elif entry.kind == "undo":
             del self.states[int(entry.value) + 1 :]
         else:
             seat, number = entry.value.split()
             self._continued.add((int(seat), int(number)))
+
+
+def _chosen(state: MatchState) -> bool:
+    """Whether the move of the seat to move in ``state`` is a choice: not a lone draw or pass."""
+    moves = legal_moves(state)
+    return not (len(moves) == 1 and isinstance(moves[0], (Draw, Pass)))
 
 
 @attrs.frozen(eq=False)
