@@ -26,6 +26,7 @@ from ..state import (
     previous_node,
 )
 from ..tiles import Tile, parse_tile
+from .checks import check_view
 from .model import EVENT_FORMAT, VIEW_FORMAT, PlayerView, SpectatorView, ViewEvent, tile_order
 from .writer import geometry_to_dict, table_doc
 
@@ -206,7 +207,9 @@ def _view_from(doc: ViewDoc, where: str) -> SpectatorView:
         for key in ("hand", "drawn", "legal_moves", "previews"):
             if getattr(doc, key) is not None:
                 raise InvalidView(f"{where}.{key} must be null in a spectator's view")
-        return SpectatorView(**public)
+        spectator = SpectatorView(**public)
+        check_view(spectator, where)
+        return spectator
     seat = _seat(doc.seat, players, f"{where}.seat")
     if doc.hand is None or doc.legal_moves is None or doc.previews is None:
         raise InvalidView(f"{where}: a player's view has a hand, legal moves and previews")
@@ -225,6 +228,7 @@ def _view_from(doc: ViewDoc, where: str) -> SpectatorView:
     previews = [attrs.astuple(p) for p in doc.previews]
     if previews != [(str(p.move), p.end_sum, p.points) for p in view.previews]:
         raise InvalidView(f"{where}.previews do not match the legal moves on this table")
+    check_view(view, where)
     return view
 
 
