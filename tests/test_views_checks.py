@@ -63,7 +63,7 @@ def _mid_round(players: int = 2, seed: int = 3) -> MatchState:
     """A round-1 state a few actions in, with the seat 0 not to move."""
     return _first(
         _play(players, seed, 200),
-        lambda s: s.info.round == 1 and len(s.layout) >= 3 and s.turn != 0 and s.history,
+        lambda s: s.info.round == 1 and len(s.layout) >= 3 and s.turn != 0 and bool(s.history),
     )
 
 
@@ -260,9 +260,7 @@ def _bump(key: str, by: int) -> Callable[[Doc, random.Random], bool]:
 def _hand_size(doc: Doc, rng: random.Random) -> bool:
     seat = rng.randrange(doc["players"])
     doc["hand_sizes"][seat] += rng.choice((-1, 1))
-    if doc["seat"] == seat and doc["hand_sizes"][seat] < 0:
-        return False
-    return doc["hand_sizes"][seat] >= 0
+    return bool(doc["hand_sizes"][seat] >= 0)
 
 
 def _score(doc: Doc, rng: random.Random) -> bool:
@@ -288,7 +286,7 @@ def _seq(doc: Doc, rng: random.Random) -> bool:
         doc["seq"] += rng.choice((-1, 1))
     else:
         doc["seq"] = len(doc["history"]) - 1
-    return doc["seq"] >= 0
+    return bool(doc["seq"] >= 0)
 
 
 def _drop_first_action(doc: Doc, rng: random.Random) -> bool:
@@ -321,7 +319,7 @@ def _hand_from_table(doc: Doc, rng: random.Random) -> bool:
         return False
     tile = rng.choice(doc["table"]["placements"])[:5]
     doc["hand"] = sorted({*doc["hand"][1:], tile}, key=lambda t: (int(t[1]), int(t[3])))
-    return len(doc["hand"]) == len(set(doc["hand"])) == doc["hand_sizes"][doc["seat"]]
+    return bool(len(doc["hand"]) == len(set(doc["hand"])) == doc["hand_sizes"][doc["seat"]])
 
 
 def _legal_moves(doc: Doc, rng: random.Random) -> bool:

@@ -4,15 +4,16 @@ A view shows the whole of its round so far (its history), where the round
 started (the previous round's result, or nothing in round 1), and what the
 viewer holds now. That is enough to play the round again in public, one
 action after another, and to ask of every derived key whether the play gives
-it. :func:`check_view` does so for every view the reader reads (a player's, a
-spectator's, and the view an event carries into the next round);
-:func:`check_event` asks the same of one event against the view before it,
-for :func:`~american_sniff.apply_event`. Both raise
-:class:`~american_sniff.InvalidView` naming the first problem.
+it. :func:`~american_sniff.views.check_view` does so for every view the
+reader reads (a player's, a spectator's, and the view an event carries into
+the next round); :func:`~american_sniff.views.check_event` asks the same of
+one event against the view before it, for :func:`~american_sniff.apply_event`.
+Both raise :class:`~american_sniff.InvalidView` naming the first problem.
 
 Each check comes from a rule (``RULES.md``, and ``docs/formats.md`` for the
-voids); the list of what is checked is in :func:`check_view`'s docstring and
-in the view section of ``docs/formats.md``.
+voids); the list of what is checked is in
+:func:`~american_sniff.views.check_view`'s docstring and in the view section
+of ``docs/formats.md``.
 """
 
 from __future__ import annotations
@@ -28,7 +29,10 @@ from ..tiles import Tile
 from .facts import fact_step, round_start_facts, seen_after
 from .model import PlayerView, SpectatorView, ViewEvent, view_log
 
-__all__: list[str] = []
+__all__ = [
+    "check_event",
+    "check_view",
+]
 
 #: How many tiles the set holds.
 _SET_SIZE = 28
@@ -325,7 +329,7 @@ def _hand_at_start(view: PlayerView, where: str) -> set[Tile]:
 
 
 def _check_seq(view: SpectatorView, actions: int, deal: int, where: str) -> None:
-    """The sequence number counts the match's actions (see :func:`check_view`)."""
+    """The sequence number counts the match's actions (see ``check_view``)."""
     if view.round == 1:
         if view.seq != actions:
             raise InvalidView(f"{where}.seq is {view.seq}, but round 1 has had {actions} actions")

@@ -81,7 +81,7 @@ def apply_event(view: SpectatorView, event: ViewEvent) -> SpectatorView:
 
     An event that cannot follow ``view`` is refused, and ``view`` is left as
     it was (views are immutable): see
-    :func:`~american_sniff.views.checks.check_event` for what is checked (the
+    :func:`~american_sniff.views.check_event` for what is checked (the
     actor is the seat to move, a draw needs stock, no seat places a tile the
     viewer holds, a placement is legal on the table and scores what the rules
     give, and what the event says follows from its action).
