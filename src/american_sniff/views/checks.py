@@ -27,7 +27,7 @@ from ..moves import Draw, Move, Pass, Place
 from ..state import RoundEnd, RoundResult, action_node
 from ..tiles import Tile
 from .facts import fact_step, round_start_facts, seen_after
-from .model import PlayerView, SpectatorView, ViewEvent, view_log
+from .model import Node, PlayerView, SpectatorView, ViewEvent, view_log
 
 __all__ = [
     "check_event",
@@ -57,7 +57,9 @@ def legal_moves_of(
     tiles = tuple(hand) if drawn is None else (drawn,)
     if layout.is_empty:
         return tuple(Place(tile) for tile in tiles)
-    moves: list[Move] = [Place(tile, point) for tile in tiles for point in layout.fits(tile)]
+    moves: list[Move] = [
+        Place(tile, point) for tile in tiles if _fits(layout, tile) for point in layout.fits(tile)
+    ]
     if moves:
         return tuple(moves)
     return (Draw(),) if stock_size > 0 else (Pass(),)
@@ -67,6 +69,11 @@ def _values(tile: Tile) -> int:
     """The mask of the two values ``tile`` shows."""
     mask: int = TILE_VALUES[tile.index]
     return mask
+
+
+def _fits(layout: Layout, tile: Tile) -> bool:
+    """Whether ``tile`` shows a value open on ``layout`` (never on the empty table)."""
+    return bool(TILE_VALUES[tile.index] & layout.value_mask)
 
 
 def _sorted_values(mask: int) -> list[int]:
@@ -219,7 +226,7 @@ def check_view(view: SpectatorView, where: str = "$") -> None:  # noqa: PLR0915
                 if seat == viewer:
                     if tile not in hand:
                         raise InvalidView(f"{at}: seat {seat} places {tile}, not in its hand")
-                    if last_drawn is not None and layout.fits(last_drawn) and tile != last_drawn:
+                    if last_drawn is not None and _fits(layout, last_drawn) and tile != last_drawn:
                         raise InvalidView(f"{at}: seat {seat} drew {last_drawn}, which fits")
                     hand.discard(tile)
                 elif tile in hand:
@@ -257,7 +264,7 @@ def check_view(view: SpectatorView, where: str = "$") -> None:  # noqa: PLR0915
             if kind is Pass and stock > 0:
                 raise InvalidView(f"{at}: seat {seat} passes with {stock} tiles in the stock")
             if hand is not None and seat == viewer:
-                fitting = [tile for tile in hand if layout.fits(tile)]
+                fitting = [tile for tile in hand if _fits(layout, tile)]
                 if fitting:
                     raise InvalidView(f"{at}: seat {seat} holds {fitting[0]}, which fits")
                 if kind is Draw:
@@ -299,7 +306,7 @@ def check_view(view: SpectatorView, where: str = "$") -> None:  # noqa: PLR0915
             raise InvalidView(f"{where}.hand is not what the viewer's draws and placements leave")
         to_move = winner is None and turn == view.seat
         drawn = (
-            last_drawn if to_move and last_drawn is not None and layout.fits(last_drawn) else None
+            last_drawn if to_move and last_drawn is not None and _fits(layout, last_drawn) else None
         )
         if view.drawn != drawn:
             raise InvalidView(f"{where}.drawn is {view.drawn}; the history gives {drawn}")
@@ -347,14 +354,14 @@ def _check_not_blocked(view: SpectatorView, voids: tuple[int, ...], where: str) 
     open_values = view.layout.value_mask
     for seat in range(view.players):
         if isinstance(view, PlayerView) and seat == view.seat:
-            if any(view.layout.fits(tile) for tile in view.hand):
+            if any(_fits(view.layout, tile) for tile in view.hand):
                 return
         elif open_values & ~voids[seat]:
             return
     raise InvalidView(f"{where}: the stock is empty and no seat can place: the round was blocked")
 
 
-def check_event(view: SpectatorView, event: ViewEvent) -> None:  # noqa: PLR0915
+def check_event(view: SpectatorView, event: ViewEvent) -> None:
     """Refuse ``event`` unless it can follow ``view``: what ``apply_event`` checks.
 
     The match goes on; the actor is the seat to move; an opening is a
@@ -369,6 +376,28 @@ def check_event(view: SpectatorView, event: ViewEvent) -> None:  # noqa: PLR0915
     are what the action leaves.
 
     :raises InvalidView: naming the first problem.
+    """
+    action = event.action
+    log = action_node(
+        action.seat,
+        action.move,
+        action.tile,
+        action.end_sum,
+        action.points,
+        action.scores,
+        view_log(view),
+    )
+    check_event_on(view, event, log)
+
+
+def check_event_on(view: SpectatorView, event: ViewEvent, log: Node) -> Layout:  # noqa: PLR0915
+    """:func:`check_event`, where ``log`` is the log the view after the event will hold.
+
+    It returns the table after the event.
+
+    What is known after the action is kept with ``log`` (see
+    :mod:`~american_sniff.views.facts`), so that applying events one after
+    another costs the same at any point of a round.
     """
     action = event.action
     seat, move = action.seat, action.move
@@ -421,7 +450,7 @@ def check_event(view: SpectatorView, event: ViewEvent) -> None:  # noqa: PLR0915
             raise InvalidView(f"seat {seat} passes with {stock} tiles in the stock")
         if kind is Draw and (action.tile is not None) != (seat == viewer):
             raise InvalidView("a draw shows its tile to the seat that drew it, and only to it")
-        if seat == viewer and any(layout.fits(tile) for tile in hand):
+        if seat == viewer and any(_fits(layout, tile) for tile in hand):
             raise InvalidView(f"seat {seat} holds a tile that fits, so it must place")
         if action.tile is not None and (action.tile in hand or action.tile in layout):
             raise InvalidView(f"seat {seat} draws {action.tile}, which is already seen")
@@ -437,8 +466,9 @@ def check_event(view: SpectatorView, event: ViewEvent) -> None:  # noqa: PLR0915
         raise InvalidView(f"seat {seat} placed its last tile: the event must start the next round")
     if event.next_round is not None:
         _check_next_round(view, event, layout, won)
-        return
-    _check_after(view, event, layout, won)
+        return layout
+    _check_after(view, event, layout, won, log)
+    return layout
 
 
 def _check_next_round(
@@ -456,7 +486,9 @@ def _check_next_round(
         raise InvalidView("the event's next round does not follow the table the action leaves")
 
 
-def _check_after(view: SpectatorView, event: ViewEvent, layout: Layout, won: int | None) -> None:
+def _check_after(
+    view: SpectatorView, event: ViewEvent, layout: Layout, won: int | None, log: Node
+) -> None:
     """Within a round: the turn, voids, drawn tile and legal moves the action leaves."""
     action = event.action
     seat, move = action.seat, action.move
@@ -465,9 +497,7 @@ def _check_after(view: SpectatorView, event: ViewEvent, layout: Layout, won: int
     if event.turn != turn:
         raise InvalidView(f"the event gives the turn to seat {event.turn}; the action to {turn}")
     viewer = players if view.viewer is None else view.viewer
-    before = seen_after(view_log(view), players, view.layout, viewer)
-    node = action_node(seat, move, None, None, 0, (), view_log(view))
-    if fact_step(before, node, layout).void_sets != event.voids:
+    if seen_after(log, players, layout, viewer).void_sets != event.voids:
         raise InvalidView("the event's voids are not what the action shows")
     if not isinstance(view, PlayerView):
         if event.drawn is not None or event.legal_moves:
@@ -482,7 +512,9 @@ def _check_after(view: SpectatorView, event: ViewEvent, layout: Layout, won: int
     to_move = won is None and turn == view.seat
     tile = action.tile
     drawn = (
-        tile if to_move and tile is not None and type(move) is Draw and layout.fits(tile) else None
+        tile
+        if to_move and tile is not None and type(move) is Draw and _fits(layout, tile)
+        else None
     )
     if event.drawn != drawn:
         raise InvalidView(f"the event's drawn tile is {event.drawn}; the action gives {drawn}")

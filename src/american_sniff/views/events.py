@@ -16,7 +16,7 @@ from ..errors import InvalidView
 from ..moves import Draw, Place
 from ..state import Action, MatchState, action_node
 from .build import view_for
-from .checks import check_event
+from .checks import check_event_on
 from .model import PlayerView, SpectatorView, ViewEvent, tile_order, view_log
 
 __all__ = [
@@ -96,17 +96,24 @@ def apply_event(view: SpectatorView, event: ViewEvent) -> SpectatorView:
         raise InvalidView(
             f"the event has sequence number {event.seq}; the view expects {view.seq + 1}"
         )
-    check_event(view, event)
+    action = event.action
+    log = action_node(
+        action.seat,
+        action.move,
+        action.tile,
+        action.end_sum,
+        action.points,
+        action.scores,
+        view_log(view),
+    )
+    layout = check_event_on(view, event, log)
     if event.next_round is not None:
         return event.next_round
-    action = event.action
     seat, move = action.seat, action.move
     hand_sizes = list(view.hand_sizes)
     stock_size = view.stock_size
-    layout = view.layout
     if type(move) is Place:
         hand_sizes[seat] -= 1
-        layout = layout.place(move.tile, move.at)
     elif type(move) is Draw:
         hand_sizes[seat] += 1
         stock_size -= 1
@@ -120,9 +127,7 @@ def apply_event(view: SpectatorView, event: ViewEvent) -> SpectatorView:
         "voids": event.voids,
         "seq": event.seq,
         "ended": None,
-        "log": action_node(
-            seat, move, action.tile, action.end_sum, action.points, action.scores, view_log(view)
-        ),
+        "log": log,
     }
     if isinstance(view, PlayerView):
         hand = view.hand
