@@ -24,7 +24,7 @@ from .. import rules
 from ..errors import InvalidView
 from ..layout import TILE_VALUES, Layout
 from ..moves import Draw, Move, Pass, Place
-from ..state import RoundEnd, RoundResult, action_node
+from ..state import Action, RoundEnd, RoundResult, action_node
 from ..tiles import Tile
 from .facts import fact_step, round_start_facts, seen_after
 from .model import Node, PlayerView, SpectatorView, ViewEvent, view_log
@@ -204,12 +204,12 @@ def check_view(view: SpectatorView, where: str = "$") -> None:  # noqa: PLR0915
     winner: int | None = None
     viewer = view.viewer
     hand: set[Tile] | None = None
+    history = view.history
     if isinstance(view, PlayerView):
-        hand = _hand_at_start(view, where)
+        hand = _hand_at_start(view, history, where)
     seen = round_start_facts(players)
     log = None
     last_drawn: Tile | None = None  # the viewer's tile drawn this turn
-    history = view.history
     for index, action in enumerate(history):
         at = f"{where}.history[{index}]"
         seat, move = action.seat, action.move
@@ -317,14 +317,14 @@ def check_view(view: SpectatorView, where: str = "$") -> None:  # noqa: PLR0915
         _check_not_blocked(view, seen.voids, where)
 
 
-def _hand_at_start(view: PlayerView, where: str) -> set[Tile]:
+def _hand_at_start(view: PlayerView, history: Sequence[Action], where: str) -> set[Tile]:
     """The viewer's hand as dealt: the hand now, with the tiles it placed, less those it drew."""
     now = set(view.hand)
     if now & set(view.layout.tiles):
         raise InvalidView(f"{where}.hand holds a tile that is on the table")
     placed: set[Tile] = set()
     drew: set[Tile] = set()
-    for action in view.history:
+    for action in history:
         if action.seat != view.seat:
             continue
         if type(action.move) is Place:
@@ -343,7 +343,8 @@ def _check_seq(view: SpectatorView, actions: int, deal: int, where: str) -> None
         return
     last = view.last_round
     assert last is not None
-    before = len(last.history) if last.history else len(last.layout)
+    shown = len(last.history)
+    before = shown if shown else len(last.layout)
     least = actions + before + (view.round - 2) * deal
     if view.seq < least:
         raise InvalidView(f"{where}.seq is {view.seq}, but at least {least} actions led here")
