@@ -373,8 +373,10 @@ def check_event(view: SpectatorView, event: ViewEvent) -> None:
     own, with the end sum and points the table gives and the scores that
     follow; a winner is the side that reached the target; an action that
     empties a hand without winning ends the round (the event carries the next
-    round). If the round goes on, the turn, voids, drawn tile and legal moves
-    are what the action leaves.
+    round: the round after, at the event's ``seq``, after the table the action
+    leaves, settling the scores it leaves, revealing the viewer's hand as it
+    leaves it, and a view :func:`check_view` accepts). If the round goes on,
+    the turn, voids, drawn tile and legal moves are what the action leaves.
 
     :raises InvalidView: naming the first problem.
     """
@@ -485,6 +487,22 @@ def _check_next_round(
     last = following.last_round
     if last is None or last.layout != layout:
         raise InvalidView("the event's next round does not follow the table the action leaves")
+    players = view.players
+    before = list(last.scores)
+    for seat, amount in enumerate(last.deductions):
+        before[rules.side_of(players, seat)] += amount
+    if tuple(before) != event.action.scores:
+        raise InvalidView("the event's next round settles other scores than the action leaves")
+    if isinstance(view, PlayerView):
+        action = event.action
+        hand = set(view.hand)
+        if type(action.move) is Place and action.seat == view.seat:
+            hand.discard(action.move.tile)
+        elif action.tile is not None:
+            hand.add(action.tile)
+        if set(last.hands[view.seat]) != hand:
+            raise InvalidView("the event's next round reveals another hand than the viewer's")
+    check_view(following, "the event's next_round")
 
 
 def _check_after(
