@@ -330,6 +330,16 @@ def _legal_moves(doc: Doc, rng: random.Random) -> bool:
     return True
 
 
+def _last_round_claim(doc: Doc, rng: random.Random) -> bool:
+    last = doc["last_round"]
+    if last is None or not last["history"]:
+        return False
+    placed = [a for a in last["history"] if a["end_sum"] is not None]
+    action = rng.choice(placed)
+    action[rng.choice(("end_sum", "points"))] += 5
+    return True
+
+
 _MUTATIONS: dict[str, Callable[[Doc, random.Random], bool]] = {
     "voids": _toggle_void,
     "stock_up": _bump("stock_size", 1),
@@ -344,6 +354,7 @@ _MUTATIONS: dict[str, Callable[[Doc, random.Random], bool]] = {
     "end_sum": _end_sum,
     "hand_from_table": _hand_from_table,
     "legal_moves": _legal_moves,
+    "last_round_claim": _last_round_claim,
 }
 
 

@@ -27,7 +27,7 @@ from ..moves import Draw, Move, Pass, Place
 from ..state import Action, RoundEnd, RoundResult, action_node
 from ..tiles import Tile
 from .facts import fact_step, round_start_facts, seen_after
-from .model import Node, PlayerView, SpectatorView, ViewEvent, view_log
+from .model import Node, PlayerView, SpectatorView, ViewEvent, ended_of, view_log
 
 __all__ = [
     "check_event",
@@ -144,9 +144,51 @@ def _check_result(result: RoundResult, view: SpectatorView, where: str) -> None:
             )
     history = result.history
     if history:
-        placed = [action.move for action in history if type(action.move) is Place]
-        if [move.tile for move in placed] != list(result.layout.tiles):
-            raise InvalidView(f"{where}.history does not build the round's table")
+        _check_finished_history(history, result, players, f"{where}.history")
+    ended = ended_of(view)
+    if ended is not None and not view.history and type(ended.move) is Place:
+        final = result.layout
+        if ended.move.tile != final.tiles[-1] or ended.end_sum != final.end_sum:
+            raise InvalidView(f"{where}: the last action is not the round's last placement")
+        if ended.points != rules.placement_points(final.end_sum):
+            raise InvalidView(f"{where}: the last action claims other points than its end sum")
+
+
+def _check_finished_history(
+    history: Sequence[Action], result: RoundResult, players: int, where: str
+) -> None:
+    """A finished round's history, as shown: in turn, legal on its table, claiming what it gives.
+
+    It builds the round's table; each action is by the seat to move after the
+    one before (the same seat after a draw, the next after a placement or a
+    pass); each placement fits and claims its end sum and points; a domino
+    ends with the finisher's placement.
+    """
+    layout = Layout.empty()
+    turn = history[0].seat
+    for index, action in enumerate(history):
+        at = f"{where}[{index}]"
+        move = action.move
+        if action.seat != turn:
+            raise InvalidView(f"{at} is by seat {action.seat}, but seat {turn} is to move")
+        if type(move) is Place:
+            try:
+                layout = layout.place(move.tile, move.at)
+            except ValueError as exc:
+                raise InvalidView(f"{at} ({move}) is illegal: {exc}") from None
+            points = rules.placement_points(layout.end_sum)
+            if action.end_sum != layout.end_sum or action.points != points:
+                raise InvalidView(f"{at} claims other end sum or points than the table gives")
+        elif layout.is_empty:
+            raise InvalidView(f"{at}: seat {action.seat} opens the round, so it must place")
+        if type(move) is not Draw:
+            turn = rules.next_seat(players, action.seat)
+    if layout != result.layout:
+        raise InvalidView(f"{where} does not build the round's table")
+    if result.finisher is not None and (
+        history[-1].seat != result.finisher or type(history[-1].move) is not Place
+    ):
+        raise InvalidView(f"{where}: seat {result.finisher} went out, so it placed last")
 
 
 def check_view(view: SpectatorView, where: str = "$") -> None:  # noqa: PLR0915
@@ -160,7 +202,9 @@ def check_view(view: SpectatorView, where: str = "$") -> None:  # noqa: PLR0915
       lower than 170 a settlement can take; its hands are disjoint, its
       deductions their pips rounded, the finisher's hand empty after a domino,
       hands and table holding all 28 tiles after a block; the seat that went out
-      opens.
+      opens. Its history, when shown, is in turn, legal and claims what its
+      table gives, builds its table, and ends with the finisher's placement;
+      at a round's start the last action is its last placement.
     * **The history, action by action**, from the deal (7, 6 or 5 tiles each,
       the rest in the stock): each action is by the seat to move (the opener
       first; the same seat again after a draw; the next seat after a
