@@ -56,7 +56,9 @@ moment. What stays known afterwards, for the current round:
 :mod:`~american_sniff.views.facts` (what views keep beside the state, and the
 voids), :mod:`~american_sniff.views.build` (making views),
 :mod:`~american_sniff.views.events` (events), :mod:`~american_sniff.views.writer`
-(JSON out) and :mod:`~american_sniff.views.reader` (JSON in, checked).
+(JSON out), :mod:`~american_sniff.views.reader` (JSON in) and
+:mod:`~american_sniff.views.checks` (what legal play can give: the reader's
+and :func:`~american_sniff.apply_event`'s checks).
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ from __future__ import annotations
 # TABLE_PAGE (imported with `as`) stays importable here as before the split,
 # outside __all__.
 from .build import spectator_view, view_for
+from .checks import check_event, check_view
 from .events import apply_event, event_for
 from .facts import known_voids
 from .model import EVENT_FORMAT, VIEW_FORMAT, MovePreview, PlayerView, SpectatorView, ViewEvent
@@ -80,6 +83,8 @@ __all__ = [
     "SpectatorView",
     "ViewEvent",
     "apply_event",
+    "check_event",
+    "check_view",
     "event_for",
     "event_from_json",
     "event_to_dict",

@@ -12,9 +12,11 @@ from typing import Any, overload
 
 import attrs
 
+from ..errors import InvalidView
 from ..moves import Draw, Place
 from ..state import Action, MatchState, action_node
 from .build import view_for
+from .checks import check_event_on
 from .model import PlayerView, SpectatorView, ViewEvent, tile_order, view_log
 
 __all__ = [
@@ -77,25 +79,41 @@ def apply_event(view: SpectatorView, event: ViewEvent) -> SpectatorView:
 
     It costs the same at any point of a round.
 
-    :raises ValueError: if the event is for another viewer, or does not follow
-        ``view`` (its sequence number is not the next one).
+    An event that cannot follow ``view`` is refused, and ``view`` is left as
+    it was (views are immutable): see
+    :func:`~american_sniff.views.check_event` for what is checked (the
+    actor is the seat to move, a draw needs stock, no seat places a tile the
+    viewer holds, a placement is legal on the table and scores what the rules
+    give, and what the event says follows from its action).
+
+    :raises InvalidView: (a :class:`ValueError`) if the event is for another
+        viewer, does not follow ``view`` (its sequence number is not the next
+        one), or cannot follow it by the rules.
     """
     if event.viewer != view.viewer:
-        raise ValueError(f"the event is for viewer {event.viewer}, the view for {view.viewer}")
+        raise InvalidView(f"the event is for viewer {event.viewer}, the view for {view.viewer}")
     if event.seq != view.seq + 1:
-        raise ValueError(
+        raise InvalidView(
             f"the event has sequence number {event.seq}; the view expects {view.seq + 1}"
         )
+    action = event.action
+    log = action_node(
+        action.seat,
+        action.move,
+        action.tile,
+        action.end_sum,
+        action.points,
+        action.scores,
+        view_log(view),
+    )
+    layout = check_event_on(view, event, log)
     if event.next_round is not None:
         return event.next_round
-    action = event.action
     seat, move = action.seat, action.move
     hand_sizes = list(view.hand_sizes)
     stock_size = view.stock_size
-    layout = view.layout
     if type(move) is Place:
         hand_sizes[seat] -= 1
-        layout = layout.place(move.tile, move.at)
     elif type(move) is Draw:
         hand_sizes[seat] += 1
         stock_size -= 1
@@ -109,9 +127,7 @@ def apply_event(view: SpectatorView, event: ViewEvent) -> SpectatorView:
         "voids": event.voids,
         "seq": event.seq,
         "ended": None,
-        "log": action_node(
-            seat, move, action.tile, action.end_sum, action.points, action.scores, view_log(view)
-        ),
+        "log": log,
     }
     if isinstance(view, PlayerView):
         hand = view.hand

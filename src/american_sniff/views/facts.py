@@ -102,6 +102,16 @@ _STARTS = {
 }
 
 
+def round_start_facts(players: int) -> _Seen:
+    """What is known before a round's first action (for the views' checks)."""
+    return _STARTS[players]
+
+
+def fact_step(before: _Seen, node: Node, layout: Layout) -> _Seen:
+    """What is known after ``node``, whose table is ``layout``, from what was known before it."""
+    return _step(before, node, layout)
+
+
 def _step(before: _Seen, node: Node, layout: Layout | None) -> _Seen:
     """What is known after ``node``, from what was known before it.
 

@@ -26,6 +26,7 @@ from ..state import (
     previous_node,
 )
 from ..tiles import Tile, parse_tile
+from .checks import check_view
 from .model import EVENT_FORMAT, VIEW_FORMAT, PlayerView, SpectatorView, ViewEvent, tile_order
 from .writer import geometry_to_dict, table_doc
 
@@ -43,6 +44,28 @@ MAX_VIEW_BYTES = 1 << 18
 
 def view_from_json(text: object) -> SpectatorView:
     """Read a view document: a player's view, or a spectator's if its seat is null.
+
+    Beyond the format, every derived key is checked against the rest (the
+    table against its placements, the previews against the legal moves, the
+    last action against the history), and then the view against the rules by
+    :func:`~american_sniff.views.check_view`, which plays the round again in
+    public. What no legal play can give is refused:
+
+    * a round that does not start where the previous one ended (round 1 at
+      zero), or a previous round's result that no round ends with;
+    * a history whose actions are out of turn or illegal (a draw without
+      stock, a pass with stock, a placement that does not fit, claims other
+      than the table's), or that does not build the table shown;
+    * hand sizes or a stock size other than the deal and the history leave, a
+      tile twice (in the hand and on the table);
+    * a viewer's hand that its own draws and placements contradict, or that
+      another seat placed from;
+    * a turn, drawn tile or legal moves other than the play leaves;
+    * voids other than the history shows, or a round they show blocked;
+    * scores other than the start's plus the round's points, a winner below
+      the target or a side at it with no winner;
+    * a sequence number other than round 1's actions, or below what the
+      rounds so far can have taken.
 
     :raises InvalidView: naming the first problem.
     """
@@ -206,7 +229,9 @@ def _view_from(doc: ViewDoc, where: str) -> SpectatorView:
         for key in ("hand", "drawn", "legal_moves", "previews"):
             if getattr(doc, key) is not None:
                 raise InvalidView(f"{where}.{key} must be null in a spectator's view")
-        return SpectatorView(**public)
+        spectator = SpectatorView(**public)
+        check_view(spectator, where)
+        return spectator
     seat = _seat(doc.seat, players, f"{where}.seat")
     if doc.hand is None or doc.legal_moves is None or doc.previews is None:
         raise InvalidView(f"{where}: a player's view has a hand, legal moves and previews")
@@ -225,6 +250,7 @@ def _view_from(doc: ViewDoc, where: str) -> SpectatorView:
     previews = [attrs.astuple(p) for p in doc.previews]
     if previews != [(str(p.move), p.end_sum, p.points) for p in view.previews]:
         raise InvalidView(f"{where}.previews do not match the legal moves on this table")
+    check_view(view, where)
     return view
 
 
