@@ -32,6 +32,7 @@ from ..layout import Layout, Point, Side
 from ..moves import Draw, Move, Pass, Place, parse_move
 from ..records import MatchRecord, dump_record, load_record, record_match, replay
 from ..render import render_text, tally_text
+from ..render.compact import compact_drawing
 from ..render.text import compact_text, end_labels, end_words
 from ..rng import MASK64
 from ..rules import RULES_VERSION, placement_points
@@ -114,17 +115,17 @@ def tally_lines(score: int) -> list[str]:
     return tally_text(score).splitlines()
 
 
-def _point_names(layout: Layout, notation: bool) -> dict[Point, str]:
+def _point_names(layout: Layout, notation: bool, width: int = SCREEN[0]) -> dict[Point, str]:
     """What the screen calls each open point: a player's words, or the engine's notation."""
     if notation:
         return {point: str(point) for point in layout.points()}
-    return end_words(layout)
+    return end_words(layout, width=width)
 
 
 def _ends_lines(layout: Layout, width: int, notation: bool = False) -> list[str]:
     """The counted ends under a drawing, the end sum and its points, wrapped."""
     labels = end_labels(layout)
-    names = _point_names(layout, notation)
+    names = _point_names(layout, notation, width)
     ends = ", ".join(f"{names[point]} {labels[point].lstrip('ab')}" for point in layout.points())
     text = f"Open: {ends}. End sum {layout.end_sum}, scores {placement_points(layout.end_sum)}"
     return textwrap.wrap(text, width, subsequent_indent="  ")
@@ -259,10 +260,13 @@ def decision_screen(
 
     The scores, the tiles held, the lines ``since`` (what the others did since
     your move, :func:`since_lines`), the table, the hand and the numbered
-    moves. The table is drawn when the drawing fits, and listed by its arms
-    (:func:`~american_sniff.render.text.compact_text`) when it does not. The
-    ends are named in a player's words ("the 1 on the right"), or as the
-    engine writes them with ``notation``.
+    moves. The table is drawn in compact glyphs
+    (:func:`~american_sniff.render.compact.compact_drawing`), its arms turning
+    at the screen's edge so that a whole round's table fits, and listed by its
+    arms (:func:`~american_sniff.render.text.compact_text`) only on a screen
+    too small for the drawing. The ends are named in a player's words ("the 1
+    on the right"), or as the engine writes them with ``notation`` (also
+    chosen when the words leave too little room for the moves).
     """
     width, height = size
     moves = [move for move in view.legal_moves if isinstance(move, Place)]
@@ -272,22 +276,29 @@ def decision_screen(
         hand.append(f"You drew {view.drawn}, which fits: you must place it.")
     heading = ["Your moves (=N: the end sum after it, +N: the points it scores):"]
     layout = view.layout
-    names = _point_names(layout, notation)
+    names = _point_names(layout, notation, width)
     texts = [_move_text(view, move, names) for move in moves]
     room = height - 1 - len(top) - len(hand) - len(heading)
     if not layout.tiles:
         table = ["The table is empty: you open."]
         listed = _move_rows(texts, width, max(1, room - len(table)))
         return [*top, *table, *hand, *heading, *listed]
-    drawing = render_text(layout, unicode=unicode, legend=False).splitlines()
-    drawn = drawing + _ends_lines(layout, width, notation)
-    # The moves in one column, or in as many as the drawing needs to fit; a
-    # drawing wider than the screen (a table that outgrew the page) never fits.
-    wide = max(map(len, drawing)) > width
-    for rows in range(len(texts), 0, -1):
-        listed = _move_rows(texts, width, rows)
-        if not wide and len(listed) + len(drawn) <= room:
-            return [*top, *drawn, *hand, *heading, *listed]
+    drawing = compact_drawing(layout, width=width, unicode=unicode)
+    if drawing is not None:
+        # The drawing with the open ends in words; with more moves than room,
+        # the notation's shorter names, then the drawing without the ends'
+        # line (its markers show what each end adds).
+        for named in (notation,) if notation else (False, True):
+            named_texts = [
+                _move_text(view, move, _point_names(layout, named, width)) for move in moves
+            ]
+            for ends in (_ends_lines(layout, width, named), []):
+                drawn = drawing + ends
+                # The moves in one column, or in as many as the drawing needs to fit.
+                for rows in range(len(named_texts), 0, -1):
+                    listed = _move_rows(named_texts, width, rows)
+                    if len(listed) + len(drawn) <= room:
+                        return [*top, *drawn, *hand, *heading, *listed]
     table = ["The table, arm by arm from the first tile (* the Sniff):"]
     table += compact_text(layout, width=width, names=names)
     listed = _move_rows(texts, width, max(1, room - len(table)))
@@ -598,11 +609,12 @@ class _Game:
         tally = 1 + sum(len(tally_lines(score)) for score in result.scores)
         room = height - rest - tally - 3
         layout = result.layout
-        drawing = render_text(layout, unicode=self.unicode, legend=False).splitlines()
-        drawn = drawing + _ends_lines(layout, width, self.notation)
-        if len(drawn) <= room and max(map(len, drawing)) <= width:
-            return drawn
-        return compact_text(layout, width=width, names=_point_names(layout, self.notation))
+        drawing = compact_drawing(layout, width=width, unicode=self.unicode)
+        if drawing is not None:
+            drawn = drawing + _ends_lines(layout, width, self.notation)
+            if len(drawn) <= room:
+                return drawn
+        return compact_text(layout, width=width, names=_point_names(layout, self.notation, width))
 
     def undo(self) -> None:
         if not self.decisions:

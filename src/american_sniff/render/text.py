@@ -117,42 +117,35 @@ def end_labels(layout: Layout) -> dict[Point, str]:
     return labels
 
 
-def end_words(layout: Layout, *, page: tuple[int, int] | None = TEXT_PAGE) -> dict[Point, str]:
-    """A player's words for each open point of ``layout``, as the drawing places it.
+def end_words(layout: Layout, *, width: int = 80) -> dict[Point, str]:
+    """A player's words for each open point of ``layout``, as the terminal draws it.
 
-    An end is its number and where it lies from the first tile ("the 1 on
-    the right", "the 6 at the top"); a branch of the Sniff is where it lies
-    from the Sniff ("the Sniff's upper branch"). Two ends that the same
-    words would name (an arm that turned back) get the tile's notation after
-    them. ``page`` is the page of the drawing the words describe (see
-    :func:`render_text`).
+    An end is its number and where it lies from the first tile in
+    :func:`~american_sniff.render.compact.compact_drawing` ("the 1 on the
+    right", "the 6 at the top"); a branch of the Sniff is the side of the
+    Sniff it leaves from ("the Sniff's upper branch"). Two ends that the
+    same words would name (an arm that turned back) get the tile's notation
+    after them. ``width`` is the width of the drawing the words describe.
 
     >>> from american_sniff import Tile
     >>> sorted(end_words(Layout.empty().place(Tile(1, 4))).values())
     ['the 1 on the left', 'the 4 on the right']
     """
-    if not layout.tiles:
-        return {}
-    geometry = table_geometry(layout, page=page)
-    centres = {placed.tile: placed.rect.center for placed in geometry.tiles}
-    ox, oy = centres[layout.tiles[0]]
+    from .compact import compact_ends  # noqa: PLC0415 (compact draws with this module's labels)
+
+    places = compact_ends(layout, width=width)
     words: dict[Point, str] = {}
-    for anchor in geometry.anchors:
-        point = anchor.point
-        x, y = anchor.marker.center
-        if point.side in (Side.BRANCH_A, Side.BRANCH_B) and layout.sniff is not None:
-            sx, sy = centres[layout.sniff]
-            if abs(x - sx) > abs(y - sy):
-                where = "left" if x < sx else "right"
-            else:
-                where = "upper" if y < sy else "lower"
+    for point, (x, y) in places.items():
+        # A line of a terminal is about two columns high.
+        across = abs(x) >= 2 * abs(y)
+        if point.side in (Side.BRANCH_A, Side.BRANCH_B):
+            where = ("left" if x < 0 else "right") if across else ("upper" if y < 0 else "lower")
             words[point] = f"the Sniff's {where} branch"
             continue
-        dx, dy = x - ox, y - oy
-        if abs(dx) >= abs(dy):
-            where = "on the left" if dx < 0 else "on the right"
+        if across:
+            where = "on the left" if x < 0 else "on the right"
         else:
-            where = "at the top" if dy < 0 else "at the bottom"
+            where = "at the top" if y < 0 else "at the bottom"
         number = point.tile.high if point.side is Side.HIGH else point.tile.low
         words[point] = f"the {number} {where}"
     counts: dict[str, int] = {}

@@ -1,0 +1,400 @@
+"""The table in compact glyphs, folded to fit a terminal's width for a whole round.
+
+:func:`compact_drawing` draws every tile as a glyph of its own: a tile lying
+across the screen is ``[3|4]`` (five columns, one line), a tile lying down is
+``┌3┐`` over ``└4┘`` (three columns, two lines; ``.3.`` over ``'4'`` in
+ASCII), and the Sniff is ``{1|1}``. Each tile's two numbers are always shown.
+
+The arms are laid as on a real table: a tile joins the end it was placed on;
+an arm runs straight on until the edge of the screen or another arm is in its
+way, and then the next tile turns (a double never turns: the tile before it
+does). So an arm that reaches the edge goes down or up and comes back, and
+the Sniff's branches leave from its long sides. A double lies across its arm
+where the arm runs up or down, and along it where the arm runs across: either
+way it is drawn ``[d|d]``. Tiles that are not joined never touch, and beyond
+every open end a marker shows what it adds to the end sum (``+4``, ``b+12``,
+as :func:`~american_sniff.render.text.end_labels` writes them).
+
+The arrangement is the lowest one that a search finds within the width: each
+tile tries to go straight on, then to turn right, then left, and the search
+goes back to change an earlier tile when none of them fits.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator, Sequence
+
+from ..layout import Layout, Point, Side
+from ..tiles import Tile
+from .text import end_labels
+
+__all__ = ["compact_drawing", "compact_ends"]
+
+# Directions on the screen (a row grows downwards), and turning.
+_E, _S, _W, _N = (1, 0), (0, 1), (-1, 0), (0, -1)
+_RIGHT = {_E: _S, _S: _W, _W: _N, _N: _E}
+_LEFT = {value: key for key, value in _RIGHT.items()}
+
+# Candidates tried per height before the search gives up on it, and the
+# tallest drawing tried.
+_BUDGET = 500
+_TALLEST = 60
+
+_Cell = tuple[int, int]
+_Port = tuple[int, int, tuple[int, int]]
+
+
+class _Glyph:
+    """One tile drawn: its characters by cell, and the ports of its sides.
+
+    A port ``(x, y, facing)`` is the cell where the number of a tile joined
+    to that side would be drawn, and the way the side looks out.
+    """
+
+    __slots__ = ("cells", "centre", "ports", "tile")
+
+    def __init__(
+        self,
+        tile: Tile,
+        cells: dict[_Cell, str],
+        ports: dict[Side, _Port],
+        centre: tuple[float, float],
+    ) -> None:
+        self.tile = tile
+        self.cells = cells
+        self.ports = ports
+        self.centre = centre
+
+
+def _across(tile: Tile, joined: Side, at: _Cell, heading: tuple[int, int]) -> _Glyph:
+    """A non-double lying across the screen, its joined number at ``at``."""
+    x, y = at
+    dx = heading[0]
+    free = Side.HIGH if joined is Side.LOW else Side.LOW
+    near, far = (tile.low, tile.high) if joined is Side.LOW else (tile.high, tile.low)
+    # The joined number, then the free one two columns on.
+    left = x - 1 if dx > 0 else x - 3
+    numbers = (near, far) if dx > 0 else (far, near)
+    cells = _row(left, y, "[", str(numbers[0]), "|", str(numbers[1]), "]")
+    ports = {joined: (x - 3 * dx, y, (-dx, 0)), free: (x + 5 * dx, y, heading)}
+    return _Glyph(tile, cells, ports, (left + 2, y))
+
+
+def _down(tile: Tile, joined: Side, at: _Cell, heading: tuple[int, int]) -> _Glyph:
+    """A non-double lying down, its joined number at ``at``."""
+    x, y = at
+    dy = heading[1]
+    free = Side.HIGH if joined is Side.LOW else Side.LOW
+    near, far = (tile.low, tile.high) if joined is Side.LOW else (tile.high, tile.low)
+    top, bottom = (near, far) if dy > 0 else (far, near)
+    y0 = y if dy > 0 else y - 1
+    corners = "┌┐└┘"
+    cells = {
+        **_row(x - 1, y0, corners[0], str(top), corners[1]),
+        **_row(x - 1, y0 + 1, corners[2], str(bottom), corners[3]),
+    }
+    ports = {joined: (x, y - 2 * dy, (0, -dy)), free: (x, y + 2 * dy, heading)}
+    return _Glyph(tile, cells, ports, (x, y0 + 0.5))
+
+
+def _double(
+    tile: Tile, at: _Cell, heading: tuple[int, int], sniff: bool, opening: bool = False
+) -> _Glyph:
+    """A double joined by line A at ``at``: along an arm running across, else across it."""
+    x, y = at
+    value = str(tile.low)
+    marks = ("{", "}") if sniff else ("[", "]")
+    dx, dy = heading
+    left_of = _LEFT[heading]
+    if dy == 0:
+        # Along the arm: line A at the joined end, line B at the far one, the
+        # branches from its long sides, at its middle.
+        middle = x + dx
+        ports = {
+            Side.LINE_A: (x - 3 * dx, y, (-dx, 0)),
+            Side.LINE_B: (x + 5 * dx, y, heading),
+        }
+        if opening:
+            middle = x
+            ports = {Side.LINE_A: (x - 4, y, _W), Side.LINE_B: (x + 4, y, _E)}
+        branch_a = (middle, y + left_of[1], left_of)
+        branch_b = (middle, y - left_of[1], _RIGHT[heading])
+    else:
+        # Across the arm: the line through its middle, the branches at its ends.
+        middle = x
+        ports = {Side.LINE_A: (x, y - dy, (0, -dy)), Side.LINE_B: (x, y + dy, heading)}
+        branch_a = (x + 4 * left_of[0], y, left_of)
+        branch_b = (x - 4 * left_of[0], y, _RIGHT[heading])
+    if sniff:
+        ports[Side.BRANCH_A] = branch_a
+        ports[Side.BRANCH_B] = branch_b
+    cells = _row(middle - 2, y, marks[0], value, "|", value, marks[1])
+    return _Glyph(tile, cells, ports, (middle, y))
+
+
+def _row(x: int, y: int, *chars: str) -> dict[_Cell, str]:
+    """The cells of ``chars`` written from ``(x, y)`` rightwards."""
+    return {(x + k, y): char for k, char in enumerate(chars)}
+
+
+def _opening(tile: Tile, sniff: bool) -> _Glyph:
+    """The first tile, across the screen around the origin (low half, or line A, on the left)."""
+    if tile.is_double:
+        return _double(tile, (0, 0), _E, sniff, opening=True)
+    cells = _row(-2, 0, "[", str(tile.low), "|", str(tile.high), "]")
+    ports = {Side.LOW: (-4, 0, _W), Side.HIGH: (4, 0, _E)}
+    return _Glyph(tile, cells, ports, (0, 0))
+
+
+def _marker(port: _Port, label: str) -> tuple[dict[_Cell, str], set[_Cell]]:
+    """The label beyond an open end, and the cells it keeps free (a space each side)."""
+    x, y, (dx, dy) = port
+    size = len(label)
+    # Beyond an end across the screen; centred on the number above or below.
+    start = (x if dx > 0 else x - size + 1) if dy == 0 else x - size // 2
+    cells = _row(start, y, *label)
+    kept = {(start + k, y) for k in range(-1, size + 1)}
+    return cells, kept
+
+
+class _Search:
+    """The tiles of a layout to be fitted within a width, lowest first."""
+
+    def __init__(self, layout: Layout) -> None:
+        tiles = layout.tiles
+        self.tiles = tiles
+        self.sniff = layout.sniff
+        index = {tiles[0]: 0}
+        self.parents = [-1]
+        self.joins: list[tuple[Point | None, Side]] = [(None, Side.LOW)]
+        for number, (tile, connection) in enumerate(
+            zip(tiles[1:], layout.connections, strict=True), start=1
+        ):
+            index[tile] = number
+            self.parents.append(index[connection.at.tile])
+            self.joins.append((connection.at, connection.joined.side))
+        # The only tile each tile may touch: the one it is joined to.
+        self.near = [frozenset({parent}) for parent in self.parents]
+        labels = end_labels(layout)
+        self.open: dict[int, list[tuple[Side, str]]] = {}
+        for point in layout.points():
+            self.open.setdefault(index[point.tile], []).append((point.side, labels[point]))
+
+    def candidates(self, level: int, placed: Sequence[_Glyph]) -> Iterator[_Glyph]:
+        """The ways to draw tile ``level``, best first."""
+        tile = self.tiles[level]
+        sniff = tile == self.sniff
+        if level == 0:
+            yield _opening(tile, sniff)
+            return
+        at, joined = self.joins[level]
+        assert at is not None
+        x, y, facing = placed[self.parents[level]].ports[at.side]
+        if tile.is_double:
+            yield _double(tile, (x, y), facing, sniff)
+            return
+        for heading in (facing, _RIGHT[facing], _LEFT[facing]):
+            if heading[1] == 0:
+                yield _across(tile, joined, (x, y), heading)
+            else:
+                yield _down(tile, joined, (x, y), heading)
+
+    def solve(self, width: int, height: int) -> list[tuple[_Glyph, dict[_Cell, str]]] | None:
+        """Each tile's glyph and its markers within ``width`` by ``height``, or None."""
+        count = len(self.tiles)
+        placed: list[_Glyph] = []
+        markers: list[dict[_Cell, str]] = []
+        taken: dict[_Cell, tuple[int, bool]] = {}  # cell -> (step, is a tile)
+        # Per step: the cells it took, its choices left, the steps that refused
+        # its choices, and the extent (x0, y0, x1, y1, their owners) once laid.
+        took: list[list[_Cell]] = []
+        pending: list[Iterator[_Glyph]] = [self.candidates(0, placed)]
+        conflicts: list[set[int]] = [set()]
+        extents: list[tuple[list[int], list[int]]] = []
+        budget = _BUDGET
+        while len(placed) < count:
+            level = len(placed)
+            for glyph in pending[level]:
+                budget -= 1
+                if budget < 0:
+                    return None
+                label_cells: dict[_Cell, str] = {}
+                kept: set[_Cell] = set()
+                for side, label in self.open.get(level, ()):
+                    cells, free = _marker(glyph.ports[side], label)
+                    label_cells.update(cells)
+                    kept |= free
+                refused = self._refusal(level, glyph, kept, taken)
+                if refused is None:
+                    refused = self._outside(level, glyph, label_cells, extents, (width, height))
+                if refused:
+                    conflicts[level].update(refused)
+                    continue
+                extents.append(self._grown(level, glyph, label_cells, extents))
+                mine = [*glyph.cells, *(kept - glyph.cells.keys())]
+                for cell in glyph.cells:
+                    taken[cell] = (level, True)
+                for cell in kept:
+                    taken.setdefault(cell, (level, False))
+                took.append(mine)
+                placed.append(glyph)
+                markers.append(label_cells)
+                if level + 1 < count:
+                    pending.append(self.candidates(level + 1, placed))
+                    conflicts.append({self.parents[level + 1]})
+                break
+            else:
+                # Nothing fits: go back to the latest step that refused a choice.
+                refused_by = conflicts[level] - {-1}
+                if not refused_by:
+                    return None
+                back = max(refused_by)
+                conflicts[back].update(refused_by - {back})
+                del pending[back + 1 :]
+                del conflicts[back + 1 :]
+                for undone in took[back:]:
+                    for cell in undone:
+                        if taken.get(cell, (-1, False))[0] >= back:
+                            del taken[cell]
+                del took[back:]
+                del placed[back:]
+                del markers[back:]
+                del extents[back:]
+        return list(zip(placed, markers, strict=True))
+
+    def _refusal(
+        self, level: int, glyph: _Glyph, kept: set[_Cell], taken: dict[_Cell, tuple[int, bool]]
+    ) -> set[int] | None:
+        """The step whose cells keep ``glyph`` or its markers out, or None."""
+        near = self.near[level]
+        for x, y in glyph.cells:
+            if (x, y) in taken:
+                return {taken[x, y][0]}
+            # Tiles that are not joined never touch, even at a corner.
+            for cx in (x - 1, x, x + 1):
+                for cy in (y - 1, y, y + 1):
+                    owner = taken.get((cx, cy))
+                    if owner is not None and owner[1] and owner[0] not in near:
+                        return {owner[0]}
+        for cell in kept:
+            if cell in taken:
+                return {taken[cell][0]}
+        return None
+
+    @staticmethod
+    def _bounds(glyph: _Glyph, labels: dict[_Cell, str]) -> tuple[int, int, int, int]:
+        xs = [x for x, _ in glyph.cells] + [x for x, _ in labels]
+        ys = [y for _, y in glyph.cells] + [y for _, y in labels]
+        return min(xs), min(ys), max(xs), max(ys)
+
+    def _grown(
+        self,
+        level: int,
+        glyph: _Glyph,
+        labels: dict[_Cell, str],
+        extents: Sequence[tuple[list[int], list[int]]],
+    ) -> tuple[list[int], list[int]]:
+        box = list(self._bounds(glyph, labels))
+        if not extents:
+            return box, [level] * 4
+        old, owners = extents[-1]
+        new = [min(old[0], box[0]), min(old[1], box[1]), max(old[2], box[2]), max(old[3], box[3])]
+        grown = [level if new[k] != old[k] else owners[k] for k in range(4)]
+        return new, grown
+
+    def _outside(
+        self,
+        level: int,
+        glyph: _Glyph,
+        labels: dict[_Cell, str],
+        extents: Sequence[tuple[list[int], list[int]]],
+        page: tuple[int, int],
+    ) -> set[int] | None:
+        """The steps whose far sides keep ``glyph`` off the page, or None if it fits."""
+        width, height = page
+        x0, y0, x1, y1 = self._bounds(glyph, labels)
+        if not extents:
+            return None if x1 - x0 < width and y1 - y0 < height else {-1}
+        (bx0, by0, bx1, by1), (lx, ly, hx, hy) = extents[-1]
+        refused: set[int] = set()
+        if max(x1, bx1) - min(x0, bx0) >= width:
+            refused.update(o for o, own in ((lx, x0 >= bx0), (hx, x1 <= bx1)) if own)
+            refused.add(self.parents[level])
+        if max(y1, by1) - min(y0, by0) >= height:
+            refused.update(o for o, own in ((ly, y0 >= by0), (hy, y1 <= by1)) if own)
+            refused.add(self.parents[level])
+        return refused or None
+
+
+#: A tile lying down in ASCII: ``.3.`` over ``'4'``.
+_ASCII = str.maketrans("┌┐└┘", "..''")
+
+
+@functools.lru_cache(maxsize=256)
+def _arranged(layout: Layout, width: int) -> tuple[tuple[_Glyph, dict[_Cell, str]], ...] | None:
+    """The lowest arrangement of ``layout`` the search finds within ``width``, or None."""
+    search = _Search(layout)
+    for height in range(1, _TALLEST + 1):
+        found = search.solve(width, height)
+        if found is not None:
+            return tuple(found)
+    return None
+
+
+def compact_drawing(layout: Layout, *, width: int = 80, unicode: bool = True) -> list[str] | None:
+    """The table in compact glyphs, as few lines high as the search finds within ``width``.
+
+    >>> from american_sniff import Tile, parse_point
+    >>> table = Layout.empty().place(Tile(1, 4)).place(Tile(4, 4), parse_point("[1|4] high"))
+    >>> for line in compact_drawing(table):
+    ...     print(line)
+    +1 [1|4]{4|4} b+8
+
+    Returns None for a table that cannot be drawn within ``width`` (never
+    for a double-six set's table within 80 columns) and ``[]`` for an empty
+    table.
+    """
+    if not layout.tiles:
+        return []
+    arranged = _arranged(layout, width)
+    if arranged is None:
+        return None
+    cells: dict[_Cell, str] = {}
+    for glyph, labels in arranged:
+        cells.update(glyph.cells)
+        cells.update(labels)
+    x0 = min(x for x, _ in cells)
+    y0 = min(y for _, y in cells)
+    x1 = max(x for x, _ in cells)
+    y1 = max(y for _, y in cells)
+    lines = [
+        "".join(cells.get((x, y), " ") for x in range(x0, x1 + 1)).rstrip()
+        for y in range(y0, y1 + 1)
+    ]
+    return lines if unicode else [line.translate(_ASCII) for line in lines]
+
+
+def compact_ends(layout: Layout, *, width: int = 80) -> dict[Point, tuple[float, float]]:
+    """Where :func:`compact_drawing` shows each open point, from the first tile's middle.
+
+    ``(x, y)`` in columns to the right and lines down; a branch of the Sniff
+    is placed from the Sniff's middle instead. Empty for an empty table or
+    one that cannot be drawn within ``width``.
+    """
+    if not layout.tiles:
+        return {}
+    arranged = _arranged(layout, width)
+    if arranged is None:
+        return {}
+    by_tile = {glyph.tile: glyph for glyph, _ in arranged}
+    ox, oy = arranged[0][0].centre
+    places: dict[Point, tuple[float, float]] = {}
+    for point in layout.points():
+        x, y, _ = by_tile[point.tile].ports[point.side]
+        if point.side in (Side.BRANCH_A, Side.BRANCH_B):
+            ox_, oy_ = by_tile[point.tile].centre
+            places[point] = (x - ox_, y - oy_)
+        else:
+            places[point] = (x - ox, y - oy)
+    return places
