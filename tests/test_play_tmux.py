@@ -103,8 +103,11 @@ OVER = r"^\[game over\]$"
 
 @pytest.mark.parametrize("pane", ["--players 4 --bots greedy --seed 5"], indirect=True)
 def test_every_decision_of_a_four_player_match_fits_80_by_24(pane: _Pane) -> None:
-    """At every decision, the scores, the table, the hand and every numbered move show at once."""
-    decisions = settlements = 0
+    """At every decision, the scores, the table, the hand and every numbered move show at once.
+
+    On every screen, the other seats' last moves and the table's picture are visible.
+    """
+    decisions = settlements = pictures = 0
     screen: list[str] | None = None
     while True:
         found, screen = pane.wait(PROMPT, SETTLEMENT, OVER, after=screen)
@@ -117,14 +120,17 @@ def test_every_decision_of_a_four_player_match_fits_80_by_24(pane: _Pane) -> Non
             pane.keys("Enter")
             continue
         decisions += 1
-        _check_decision(screen)
+        pictures += _check_decision(screen)
         pane.keys("1", "Enter")
     assert decisions >= 10
     assert settlements >= 1
+    # Every decision on a table that is not empty shows its picture.
+    assert pictures >= decisions - settlements - 1
     assert any("The match is over: you" in line for line in pane.screen())
 
 
-def _check_decision(screen: list[str]) -> None:
+def _check_decision(screen: list[str]) -> bool:
+    """Check one decision screen; whether it shows the table's picture (not an empty table)."""
     text = "\n".join(screen)
     prompt = next(i for i in range(LINES - 1, -1, -1) if screen[i].strip())
     asked = re.search(r"Move 1-(\d+)", screen[prompt])
@@ -146,12 +152,15 @@ def _check_decision(screen: list[str]) -> None:
     assert re.match(r"^ +partner 2: ", since[1]), shown
     assert re.match(r"^ +seat 3: ", since[2]), shown
     hand = next(i for i in range(start, LINES) if screen[i].startswith("Your hand: "))
-    table = "\n".join(screen[start + 5 : hand])
-    assert (
-        ("╔" in table and "End sum" in table)
-        or table.startswith("The table, arm by arm")
-        or table.startswith("The table is empty")
-    ), shown
+    # The table's picture, never the list of its arms: a tile in its glyph on
+    # the line under the since-your-move lines, the Sniff or a tile lying down.
+    table = screen[start + 5 : hand]
+    assert table, shown
+    if table[0] != "The table is empty: you open.":
+        assert not any(line.startswith("The table, arm by arm") for line in table), shown
+        assert any(re.search(r"[\[{]\d\|\d[\]}]|┌\d┐", line) for line in table), shown
+        return True
+    return False
 
 
 @pytest.mark.parametrize("pane", ["--players 4 --bots greedy --seed 8 --playouts 2"], indirect=True)
