@@ -171,3 +171,60 @@ def test_demo_lines_fit_80_columns(players: int) -> None:
     lines = out.getvalue().splitlines()
     assert max(len(line) for line in lines) <= 80
     assert any(", scores " in line and "(now " in line for line in lines)
+
+
+class _Tty(io.StringIO):
+    """An output that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_demo_waits_for_enter_between_rounds_on_a_terminal(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On a terminal the demo shows one round, then waits; each Enter shows the next round."""
+    piped = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", piped)
+    assert main(["demo", "--players", "2", "--seed", "5"]) == 0
+    rounds = piped.getvalue().count("\nRound ")
+    assert rounds >= 2
+    assert "Press Enter" not in piped.getvalue()  # piped output is unchanged
+    shown = _Tty()
+    monkeypatch.setattr(sys, "stdout", shown)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\n"))  # one Enter, then the input ends
+    assert main(["demo", "--players", "2", "--seed", "5"]) == 0
+    text = shown.getvalue()
+    # After the first round it asked, read Enter; after the second it asked and
+    # found the input ended, so the rest came at once.
+    assert text.count("Press Enter for round ") == 2
+    first = text.index("Press Enter for round 2. ")
+    assert text[:first].count("\nRound ") == 1
+    assert (
+        text.replace("Press Enter for round 2. ", "").replace("Press Enter for round 3. \n", "")
+        == piped.getvalue()
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "tty", "asks"),
+    [(["--all"], True, False), (["--pause"], False, True), ([], False, False)],
+)
+def test_demo_all_prints_at_once_and_pause_waits_when_piped(
+    argv: list[str], tty: bool, asks: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--all never waits, even on a terminal; --pause waits, even when piped."""
+    out = _Tty() if tty else io.StringIO()
+    monkeypatch.setattr(sys, "stdout", out)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\n" * 100))
+    assert main(["demo", "--players", "2", "--seed", "5", *argv]) == 0
+    assert ("Press Enter for round 2. " in out.getvalue()) is asks
+    assert "wins the match" in out.getvalue()
+
+
+def test_demo_pause_and_all_are_exclusive(capsys: pytest.CaptureFixture[str]) -> None:
+    """Asking for both pacings is a usage error that names them."""
+    with pytest.raises(SystemExit) as stop:
+        main(["demo", "--pause", "--all"])
+    assert stop.value.code == 2
+    assert "not allowed with argument" in capsys.readouterr().err

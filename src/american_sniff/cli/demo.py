@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import io
 import sys
+from collections.abc import Callable
 from typing import TextIO
 
 from ..bots import random_match, random_match_bots
@@ -26,14 +27,23 @@ __all__ = ["COMMAND", "NAME", "demo"]
 NAME = "demo"
 
 
-def demo(players: int, seed: int, out: Writer, *, recorder: Recorder | None = None) -> MatchState:
+def demo(
+    players: int,
+    seed: int,
+    out: Writer,
+    *,
+    recorder: Recorder | None = None,
+    pause: Callable[[int], None] | None = None,
+) -> MatchState:
     """Play and narrate a seeded match between random-legal bots; return its final state.
 
     The match is :func:`~american_sniff.bots.random_match`: seat ``k`` plays
     with a :class:`~american_sniff.RandomBot` seeded ``seed + k + 1`` (modulo
     2**64), asked only on its own turns with that seat's
     :class:`~american_sniff.PlayerView`. Every state of the match is fed to
-    ``recorder``, if one is given.
+    ``recorder``, if one is given. ``pause``, if given, is called with the
+    next round's number after each round's settlement, before that round is
+    narrated (``demo --pause`` waits for Enter there).
     """
     for state in random_match(players, seed):
         if recorder is not None:
@@ -46,6 +56,8 @@ def demo(players: int, seed: int, out: Writer, *, recorder: Recorder | None = No
         if action.round_result is not None:
             for line in round_end_lines(action.round_result, players):
                 print(line, file=out)
+            if pause is not None:
+                pause(state.round)
             print(f"\n{round_start_line(state)}", file=out)
     winner = state.winner
     assert winner is not None  # random_match ends with the won state
@@ -66,9 +78,35 @@ def _print_start(state: MatchState, out: Writer) -> None:
     print(f"\n{round_start_line(state)}", file=out)
 
 
+def _waiter(inp: TextIO, out: TextIO) -> Callable[[int], None]:
+    """A pause between rounds: it asks for Enter on ``out`` and reads a line of ``inp``.
+
+    Once ``inp`` ends (or is closed), it stops asking and the rest is narrated at once.
+    """
+    ended = False
+
+    def pause(round_number: int) -> None:
+        nonlocal ended
+        if ended:
+            return
+        out.write(f"Press Enter for round {round_number}. ")
+        out.flush()
+        try:
+            ended = not inp.readline()
+        except (OSError, ValueError):
+            ended = True
+        if ended:
+            out.write("\n")
+
+    return pause
+
+
 def _run(args: argparse.Namespace) -> int:
+    # One round at a time on a terminal (or with --pause), unless --all.
+    paced = args.pause or (not args.all and sys.stdout.isatty() and sys.stdin is not None)
+    pause = _waiter(sys.stdin, sys.stdout) if paced and sys.stdin is not None else None
     if args.record is None:
-        demo(args.players, args.seed, sys.stdout)
+        demo(args.players, args.seed, sys.stdout, pause=pause)
         return 0
     # The file is opened first, so that a path that cannot be written fails at once.
     try:
@@ -79,7 +117,7 @@ def _run(args: argparse.Namespace) -> int:
     out = _PipeSafe(sys.stdout)
     names = [repr(bot) for bot in random_match_bots(args.players, args.seed)]
     recorder = Recorder(names)
-    demo(args.players, args.seed, out, recorder=recorder)
+    demo(args.players, args.seed, out, recorder=recorder, pause=pause)
     try:
         with file:
             file.write(recorder.record().to_json(pretty=True) + "\n")
@@ -125,6 +163,18 @@ def _options(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="also write the match record (JSON) to FILE, replacing it",
     )
+    pacing = parser.add_mutually_exclusive_group()
+    pacing.add_argument(
+        "--pause",
+        action="store_true",
+        help="wait for Enter between rounds (the default when the output is a terminal)",
+    )
+    pacing.add_argument(
+        "--all",
+        action="store_true",
+        help="print the whole match at once, also on a terminal (the default when the "
+        "output is piped or written to a file)",
+    )
 
 
 #: The command's help, options and run function.
@@ -136,12 +186,15 @@ COMMAND = Command(
         "placement with its end sum and points, every draw and pass, each "
         "round's settlement with the revealed hands, and the winner. The same "
         "seed always gives the same match. With --record, the match is also "
-        "written to a file as a match record, which 'american-sniff check' checks."
+        "written to a file as a match record, which 'american-sniff check' checks. "
+        "On a terminal the match is shown one round at a time, Enter going on to "
+        "the next (--all prints it at once; --pause waits also when piped)."
     ),
     examples=(
         "american-sniff demo",
         "american-sniff demo --players 2 --seed 42",
         "american-sniff demo --seed 7 --record match.json",
+        "american-sniff demo --players 2 --all | less",
     ),
     options=_options,
     run=_run,
