@@ -5,12 +5,12 @@ Everything shown to the human comes from their seat's
 until a round's settlement reveals the hands.
 
 Each decision is one screen that fits a terminal of 80 by 24: the scores, the
-tiles held, the table (drawn by :mod:`american_sniff.render`, or as its arms
-when the drawing is too tall), the hand and the numbered moves, with the
-prompt last. At the prompt, a move is a number or its notation
-(``[2|5] on [3|5] high``); Enter alone plays the only move; ``h`` asks the
-search bot for a hint, ``u`` takes back the last move, ``?`` shows the keys and
-``q`` stops (offering to save the match to resume it).
+tiles held, what the others did since your move, the table (drawn in compact
+glyphs by :mod:`american_sniff.render.compact`, its arms turning at the edge),
+the hand and the numbered moves, with the prompt last. At the prompt, a move
+is a number, a tile, or its notation (``[2|5] on [3|5] high``); Enter alone
+plays the only move; ``h`` asks the search bot for a hint, ``u`` takes back
+the last move, ``?`` shows the keys and ``q`` stops (offering to save the match to resume it).
 """
 
 from __future__ import annotations
@@ -94,6 +94,8 @@ HELP = (
     "Scoring: after a placement the open ends add up to the end sum; a multiple",
     "  of 5 scores that many points. At a round's end each hand's pips, rounded to",
     "  the nearest 5, come off its side's score. The first side to the target wins.",
+    "The table: [2|5] a tile (on two lines where it lies down), {3|3} the Sniff;",
+    "  +N beyond an open end is what it adds to the end sum.",
 )
 
 
