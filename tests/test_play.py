@@ -456,3 +456,16 @@ def test_since_your_move_has_a_line_for_every_other_seat_on_the_screen() -> None
     for block in blocks:
         for seat in ("seat 1", "partner 2", "seat 3"):
             assert f"{seat}: " in block
+
+
+def test_the_table_at_a_rounds_end_is_its_picture() -> None:
+    """With 2 players, every round's final table is drawn above its settlement, not listed."""
+    text, _ = _play(2, "1\n" * 400, seed=4)
+    tables = [
+        block.split("  Round ")[0]
+        for block in text.split("The table at the end of the round:\n")[1:]
+    ]
+    assert len(tables) >= 3
+    for table in tables:
+        assert not re.search(r"[:,] open ", table), table
+        assert re.search(r"[\]}][\[{]\d\|\d[\]}]", table), table

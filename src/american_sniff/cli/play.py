@@ -605,7 +605,10 @@ class _Game:
             self.say("", round_start_line(self.state, you))
 
     def final_table(self, result: RoundResult) -> list[str]:
-        """The table a round left: drawn if it fits beside the settlement, else arm by arm."""
+        """The table a round left: drawn if it fits beside the settlement, else arm by arm.
+
+        The drawing comes with the line of its open ends where that fits too.
+        """
         width, height = self.size
         rest = len(settlement_lines(result, self.state.players, self.seat))
         tally = 1 + sum(len(tally_lines(score)) for score in result.scores)
@@ -613,9 +616,10 @@ class _Game:
         layout = result.layout
         drawing = compact_drawing(layout, width=width, unicode=self.unicode)
         if drawing is not None:
-            drawn = drawing + _ends_lines(layout, width, self.notation)
-            if len(drawn) <= room:
-                return drawn
+            # The line of open ends gives way first: the markers show what each adds.
+            for drawn in (drawing + _ends_lines(layout, width, self.notation), drawing):
+                if len(drawn) <= room:
+                    return drawn
         return compact_text(layout, width=width, names=_point_names(layout, self.notation, width))
 
     def undo(self) -> None:
