@@ -440,3 +440,44 @@ def test_actions_before_is_exact_in_round_two(extra: int) -> None:
     doc = _second_round()
     doc["actions_before"] += extra
     assert "actions_before is" in _refused(doc)
+
+
+@pytest.mark.parametrize("shift", [3, 10, 22])
+def test_the_previous_round_starts_where_the_rounds_before_can_leave_the_generator(
+    shift: int,
+) -> None:
+    """A round-3 save relabelled as a seed ``shift`` outputs back: round 2 starts 28 - shift in.
+
+    A seeded round 1 draws 28 outputs (its shuffle and its lot), a given one
+    its lot at most, so round 2 starts 0 or 1 outputs in, or 28, give or take
+    the redraws: 6 to 27 is no match's.
+    """
+    doc = _doc(_round_state(2, 5, 3, 2))
+    assert doc["last_round"]["dealt_from"] == "seed"
+    MatchState.from_json(json.dumps(doc))  # as saved
+    doc["seed"] = str((int(doc["seed"]) + shift * GAMMA) % 2**64)
+    refused = _refused(doc)
+    assert "cannot be where the generator" in refused or "not the seeded deal that" in refused
+
+
+def test_round_two_after_a_given_round_one_starts_where_its_lot_left_the_generator() -> None:
+    """A given round 1 drew its lot from the seed, or nothing: exactly, with no redraw to spare.
+
+    The state holds round 1, so the lot it drew (or did not) is known.
+    """
+    chooser = random.Random(4)
+    tiles = list(ALL_TILES)
+    chooser.shuffle(tiles)
+    deal = Deal([tiles[:7], tiles[7:14]], tiles[14:], None)  # the lot is drawn
+    state = new_match(2, seed=9, deals=[deal])
+    while state.round == 1:
+        state = apply(state, chooser.choice(legal_moves(state)))
+    doc = _doc(state)
+    assert doc["last_round"]["dealt_from"] == "deal"
+    assert doc["dealt_from"] == "seed"
+    MatchState.from_json(json.dumps(doc))  # as saved
+    for steps in (1, 3, 27):  # round 2 would start 2, 4 or 28 outputs after the seed
+        forged = dict(doc, seed=str((9 - steps * GAMMA) % 2**64))
+        assert "cannot be where the generator" in _refused(forged)
+    # At the seed itself: reached by a match whose round-1 deal named the opener.
+    MatchState.from_json(json.dumps(dict(doc, seed=str((9 + GAMMA) % 2**64))))

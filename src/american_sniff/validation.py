@@ -450,14 +450,15 @@ def _start_hands(
 # less one constant per output the deal and the lot drew: 27 for the shuffle
 # of the 28 tiles, one for a lot, and (with odds below 2**-58 each) a redraw.
 # And the state is the seed plus one constant per output of the whole match,
-# so how many outputs came before the round is known too, and bounded.
+# so how many outputs came before the round is known too: 27 for each seeded
+# round before it, one for each lot, and the redraws (``_could_have_drawn``
+# derives the counts that can be, no more).
 
 _GAMMA = 0x9E3779B97F4A7C15
 _GAMMA_INVERSE = pow(_GAMMA, -1, 1 << 64)
-#: Redraws looked for in one deal and lot (each has odds below 2**-58).
+#: Redraws looked for in one deal and lot, and in all the rounds before one
+#: (each has odds below 2**-58).
 _REDRAWS = 4
-#: The most outputs a round's deal and lot may draw, redraws included.
-_MOST_PER_ROUND = 27 + 1 + _REDRAWS
 
 
 def _check_deal(
@@ -504,7 +505,7 @@ def _check_deal(
                 "stock are not the seeded deal from where the generator stood (rng): "
                 "a hand, the stock's order or rng was changed"
             )
-    starts = [start for start in starts if _reachable(info, start)]
+    starts = [start for start in starts if _reachable(info, start, previous)]
     if not starts:
         raise InvalidState(
             f"rng {info.rng} cannot be where the generator of seed {info.seed} stands "
@@ -560,13 +561,40 @@ def _reachable_before(info: RoundInfo, number: int, after: int, count: int) -> b
     """Whether seeded round ``number`` began where the rounds before it could leave the generator.
 
     Its deal drew ``count`` outputs, up to ``after``. It began at the seed
-    itself if it is round 1, else at most ``_MOST_PER_ROUND`` outputs a round
-    after it.
+    itself if it is round 1, else where ``number - 1`` rounds, given ones
+    first, can have left it (see :func:`_could_have_drawn`).
     """
     outputs = _outputs_before(info.seed, (after - count * _GAMMA) & MASK64)
-    if number == 1:
+    return _could_have_drawn(outputs, number - 1, most_seeded=number - 1)
+
+
+def _could_have_drawn(
+    outputs: int, rounds: int, *, least_seeded: int = 0, most_seeded: int
+) -> bool:
+    """Whether the first ``rounds`` rounds of a match can have drawn exactly ``outputs`` outputs.
+
+    Of those rounds, the first are dealt from given deals and the rest (from
+    ``least_seeded`` to ``most_seeded`` of them) from the seed. A seeded
+    round's shuffle draws 27 outputs; a lot draws one more, in any round that
+    needs one (round 1 always does, and a seeded round 1 cannot skip it); and
+    a redraw, with odds below 2**-58 each, one more. So the count is
+    ``27 * s + lots + redraws`` with ``s`` seeded rounds, at most one lot a
+    round, at least one if every round is seeded (round 1's), and at most
+    ``_REDRAWS`` redraws in all. Nothing else moves the generator.
+    """
+    if rounds == 0:
         return outputs == 0
-    return outputs <= (number - 1) * _MOST_PER_ROUND
+    # 27 * s + extra, where extra (the lots and redraws) is smallest for the
+    # most seeded rounds that fit: that s, or one fewer if it leaves no lot
+    # for a seeded round 1.
+    most = min(most_seeded, rounds, outputs // 27)
+    for seeded in (most, most - 1):
+        if seeded < least_seeded:
+            continue
+        extra = outputs - 27 * seeded
+        if (1 if seeded == rounds else 0) <= extra <= rounds + _REDRAWS:
+            return True
+    return False
 
 
 #: The seeded deals made, by player count and generator state. Every state of
@@ -614,27 +642,35 @@ def _outputs_before(seed: int, start: int) -> int:
     return ((start - seed) * _GAMMA_INVERSE) & MASK64
 
 
-def _reachable(info: RoundInfo, start: int) -> bool:
+def _reachable(info: RoundInfo, start: int, previous: _Previous | None) -> bool:
     """Whether the rounds before this one could leave the seed's generator at ``start``.
 
-    The count of outputs drawn before round ``r`` (see the section's comment):
+    The count of outputs drawn before round ``r`` (see :func:`_could_have_drawn`):
 
     * round 1: none, the generator starts at the seed;
+    * round 2 after a given round 1, which the state holds: none if its deal
+      named the opener, else exactly the lot's outputs from the seed, and
+      the lot gave round 1's opener;
     * after a round dealt from a given deal: every round before was given too
       (given deals are used first), and a given round draws at most its lot,
-      so at most ``(r - 1) * (1 + _REDRAWS)``;
-    * after a seeded round: that round's shuffle drew 27 at least, and no
-      round drew more than ``_MOST_PER_ROUND``, so from 27 to
-      ``(r - 1) * _MOST_PER_ROUND``. The previous round's own start is tied
-      to the seed in turn by :func:`_check_previous_deal`.
+      so at most ``r - 1`` and the redraws;
+    * after a seeded round: ``27 * s`` for the ``s`` seeded rounds (one at
+      least), one for each lot and the redraws. The previous round's own start
+      is tied to the seed in turn by :func:`_check_previous_deal`.
+
+    ``previous`` is the previous round as :func:`_check_last_round` found it.
     """
     outputs = _outputs_before(info.seed, start)
     last = info.last_round
     if info.round == 1 or last is None:
         return outputs == 0 and info.round == 1
+    rounds = info.round - 1
+    if last.given and rounds == 1 and previous is not None:
+        opener = previous[0][0][0]
+        return outputs == 0 or below(info.players, info.seed) == (opener, start)
     if last.given:
-        return outputs <= (info.round - 1) * (1 + _REDRAWS)
-    return 27 <= outputs <= (info.round - 1) * _MOST_PER_ROUND
+        return _could_have_drawn(outputs, rounds, most_seeded=0)
+    return _could_have_drawn(outputs, rounds, least_seeded=1, most_seeded=rounds)
 
 
 # -- the replay --------------------------------------------------------------------
