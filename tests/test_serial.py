@@ -28,7 +28,7 @@ from american_sniff import (
     parse_move,
 )
 from american_sniff.conformance.protocol import read_move  # deprecated: its alias is tested
-from american_sniff.serial import MAX_STATE_BYTES, state_to_dict
+from american_sniff.serial import MAX_STATE_BYTES, context_key, state_to_dict
 from scenarios import DRAW_DEAL, sweep
 
 ROUNDTRIP_MATCHES = int(os.environ.get("ROUNDTRIP_MATCHES") or sweep(30))
@@ -538,3 +538,35 @@ def test_the_state_text_is_the_state_dict_written_compactly(
         states = list(_states(players, seed))
     for state in states:
         assert state.to_json() == json.dumps(state_to_dict(state), separators=(",", ":"))
+
+
+def test_a_context_key_binds_a_save_to_its_match_and_moment() -> None:
+    """Signed under context_key(secret, id, seq): only the same id and seq load it."""
+    secret = b"s" * 32
+    first = new_match(2, seed=5)
+    later = apply(first, legal_moves(first)[0])
+    text = later.to_json(key=context_key(secret, "m-1", 1))
+    assert MatchState.from_json(text, key=context_key(secret, "m-1", 1)) == later
+    for context in (("m-1", 0), ("m-2", 1), ("m-1", "1"), ("m-11",), ("m-1", 1, 0)):
+        with pytest.raises(InvalidState, match="signature is wrong"):
+            MatchState.from_json(text, key=context_key(secret, *context))
+    assert context_key(secret, "ab", 1) != context_key(secret, "a", "b1")
+    assert context_key(secret) != context_key(secret, "")
+
+
+@pytest.mark.parametrize(
+    ("secret", "context", "message"),
+    [
+        (b"short", ("m",), "at least 16"),
+        ("not bytes" * 4, ("m",), "at least 16"),
+        (b"s" * 32, (1.5,), "strings and integers, not float"),
+        (b"s" * 32, (True,), "strings and integers, not bool"),
+        (b"s" * 32, (None,), "strings and integers, not NoneType"),
+    ],
+)
+def test_a_context_key_refuses_what_it_cannot_bind(
+    secret: Any, context: tuple[Any, ...], message: str
+) -> None:
+    """A short secret or a context part that is not a string or an integer: a ValueError."""
+    with pytest.raises(ValueError, match=message):
+        context_key(secret, *context)

@@ -79,10 +79,10 @@ from .writing import LOG_TEXTS as LOG_TEXTS
 from .writing import SIGNED_PLACEMENTS as SIGNED_PLACEMENTS
 from .writing import SIGNED_TABLES as SIGNED_TABLES
 from .writing import action_text as action_text
+from .writing import context_key, state_to_json
 from .writing import ints_text as ints_text
 from .writing import kept_move_text as kept_move_text
 from .writing import log_text as log_text
-from .writing import state_to_json
 from .writing import tiles_text as tiles_text
 
 __all__ = [
@@ -95,6 +95,7 @@ __all__ = [
     "action_log_from",
     "action_to_dict",
     "action_to_json",
+    "context_key",
     "format_schema",
     "move_text",
     "parse_move_text",

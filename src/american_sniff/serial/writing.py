@@ -203,6 +203,40 @@ def check_key(key: object) -> bytes:
     return key
 
 
+def context_key(secret: bytes, *context: str | int) -> bytes:
+    """A signing key bound to a context: ``secret`` and what the host knows of the save.
+
+    The key is the HMAC-SHA256, under ``secret``, of the context written as a
+    JSON array (``["m-1", 2, 7]``): strings and integers, in order, each one
+    distinct from every other (``("ab", 1)`` and ``("a", "b1")`` give two
+    keys). A save signed with ``context_key(secret, match_id, seq)`` loads
+    only with the key of the same match id and sequence number, so another
+    match's save and an older save of the same match (a rollback) are refused
+    by the signature itself, with :class:`~american_sniff.InvalidState`,
+    before anything is read. The host keeps the context (the match's id and
+    its latest ``seq``, for example) and derives the key again to load.
+
+    >>> import secrets
+    >>> secret = secrets.token_bytes(32)
+    >>> context_key(secret, "m-1", 0) == context_key(secret, "m-1", 0)
+    True
+    >>> context_key(secret, "m-1", 0) == context_key(secret, "m-1", 1)
+    False
+
+    :raises ValueError: if ``secret`` is not bytes of at least 16 bytes, or a
+        part of the context is not a string or an integer.
+    """
+    check_key(secret)
+    for part in context:
+        if isinstance(part, bool) or not isinstance(part, (str, int)):
+            raise ValueError(f"a context is strings and integers, not {type(part).__name__}")
+    try:
+        encoded = json.dumps(list(context), ensure_ascii=True, separators=(",", ":"))
+    except ValueError as error:  # an integer too long for str()
+        raise ValueError(f"a context part is out of range: {error}") from None
+    return hmac.digest(secret, encoded.encode("ascii"), "sha256")
+
+
 def signature_of(key: bytes, text: str) -> str:
     """The signature of a save's ``text`` under ``key``: the HMAC-SHA256 digest in hex."""
     # hmac.digest: the one-shot HMAC in C (no HMAC object), the same digest.
