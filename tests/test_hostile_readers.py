@@ -7,7 +7,18 @@ from collections.abc import Callable
 
 import pytest
 
-from american_sniff import InvalidState, InvalidView, MatchState, PlayerView, ViewEvent, new_match
+from american_sniff import (
+    InvalidRecord,
+    InvalidState,
+    InvalidView,
+    MatchRecord,
+    MatchState,
+    PlayerView,
+    ViewEvent,
+    new_match,
+    record_match,
+    view_for,
+)
 
 _MIB = 1 << 20
 
@@ -15,7 +26,7 @@ _MIB = 1 << 20
 def _state_with_history(element: object) -> str:
     """A real save whose history is as many copies of ``element`` as fit in 1 MiB."""
     doc = json.loads(new_match(players=2, seed=1).to_json())
-    doc["history"] = [element] * (_MIB // (len(json.dumps(element)) + 1) - 200)
+    doc["history"] = [element] * ((_MIB - 1024) // (len(json.dumps(element)) + 1))
     text = json.dumps(doc, separators=(",", ":"))
     assert len(text.encode()) <= _MIB
     return text
@@ -52,3 +63,59 @@ def test_a_hostile_mib_is_refused_with_the_documented_error(
     """Deep nesting, a huge number, a long string: the reader's own error, never another."""
     with pytest.raises(error):
         read(text)
+
+
+@pytest.mark.parametrize(
+    ("element", "kind"),
+    [([], "an array"), ("", "a string"), (None, "null"), (7, "a number")],
+    ids=["list", "str", "null", "number"],
+)
+def test_an_element_that_is_no_action_is_named_with_what_it_is(element: object, kind: str) -> None:
+    """A history of [] or "": the message names the element, what it should be and what it is."""
+    with pytest.raises(InvalidState) as caught:
+        MatchState.from_json(_state_with_history(element))
+    assert str(caught.value) == (
+        f"the state is not in the format: expected an action object, got {kind} @ $.history[0]"
+    )
+
+
+def _state_doc() -> dict[str, object]:
+    doc: dict[str, object] = json.loads(new_match(players=2, seed=1).to_json())
+    return doc
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        ("last_round", [], "expected a round object, got an array @ $.last_round"),
+        ("deals", [""], "expected a deal object, got a string @ $.deals[0]"),
+        ("deals", [[]], "expected a deal object, got an array @ $.deals[0]"),
+    ],
+)
+def test_other_objects_of_a_state_are_named_too(key: str, value: object, message: str) -> None:
+    """A finished round or a deal that is no object: a clear message, not an "unknown error"."""
+    doc = _state_doc()
+    doc[key] = value
+    with pytest.raises(InvalidState, match=r"^the state is not in the format: ") as caught:
+        MatchState.from_json(json.dumps(doc))
+    assert str(caught.value).endswith(message)
+    assert "unknown error" not in str(caught.value)
+
+
+def test_a_view_history_of_lists_is_named() -> None:
+    """The view reader shares the converter: the same clear message for its history."""
+    doc = json.loads(view_for(new_match(players=2, seed=1), 0).to_json())
+    doc["history"] = [[]]
+    with pytest.raises(InvalidView) as caught:
+        PlayerView.from_json(json.dumps(doc))
+    assert str(caught.value).endswith("expected an action object, got an array @ $.history[0]")
+
+
+def test_a_record_round_that_is_a_string_is_named() -> None:
+    """The record reader shares the converter too: a round that is a string is named as such."""
+    doc = json.loads(record_match([new_match(players=2, seed=1)]).to_json())
+    doc["rounds"] = [""]
+    with pytest.raises(InvalidRecord) as caught:
+        MatchRecord.from_json(json.dumps(doc))
+    assert "got a string @ $.rounds[0]" in str(caught.value)
+    assert "unknown error" not in str(caught.value)

@@ -215,6 +215,71 @@ def _is_list(kind: object) -> bool:
     return get_origin(kind) is list
 
 
+#: How a message names a JSON value's kind, by the Python type it is read as.
+_JSON_KINDS = {
+    "dict": "an object",
+    "list": "an array",
+    "str": "a string",
+    "int": "a number",
+    "bool": "true or false",
+    "NoneType": "null",
+}
+
+
+def _json_kind(value: object) -> str:
+    """What kind of JSON value ``value`` is, for a message: ``"an array"``, ``"null"``, ...
+
+    >>> _json_kind([]), _json_kind(None), _json_kind("x")
+    ('an array', 'null', 'a string')
+    """
+    return _JSON_KINDS.get(type(value).__name__, type(value).__name__)
+
+
+class _NotAnObject(TypeError):
+    """A document class (an action, a round, a deal...) read from a value that is no object."""
+
+
+def _document_name(kind: type) -> str:
+    """``ActionDoc`` -> ``"action"``, ``ViewRoundDoc`` -> ``"view round"``: for messages."""
+    name = kind.__name__.lstrip("_").removesuffix("Doc")
+    return "".join(f" {c.lower()}" if c.isupper() else c for c in name).strip() or "document"
+
+
+def _objects_only(kind: type, converter: cattrs.Converter) -> Callable[[object, type], object]:
+    # cattrs' own hook would reach for the keys of whatever it is given, and
+    # report a list or a string in an action's place as an "unknown error"
+    # ('list' object has no attribute 'keys'); this one says what is wrong.
+    from cattrs.gen import make_dict_structure_fn  # noqa: PLC0415
+
+    inner: Any = make_dict_structure_fn(
+        kind,
+        converter,
+        _cattrs_forbid_extra_keys=True,
+        _cattrs_detailed_validation=True,
+    )
+    name = _document_name(kind)
+    name = ("an " if name[0] in "aeiou" else "a ") + name
+
+    def structure(value: object, _: type) -> object:
+        if type(value) is not dict:
+            raise _NotAnObject(f"expected {name} object, got {_json_kind(value)}")
+        return inner(value, kind)
+
+    return structure
+
+
+def _message(exc: BaseException, kind: type | None) -> str:
+    """A problem's message: cattrs' own wording, never its "unknown error (...)"."""
+    import cattrs.v  # noqa: PLC0415 - see converter()
+
+    if isinstance(exc, _NotAnObject):
+        return str(exc)
+    text = cattrs.v.format_exception(exc, kind)
+    if text.startswith("unknown error"):
+        return f"cannot be read ({type(exc).__name__}: {exc})"
+    return text
+
+
 @functools.cache
 def converter() -> cattrs.Converter:
     """The one converter of the JSON layer: strict types, no unknown keys, paths in errors.
@@ -230,6 +295,10 @@ def converter() -> cattrs.Converter:
     converter.register_structure_hook_factory(
         _is_list,
         lambda kind: _strict_list(kind, converter),
+    )
+    converter.register_structure_hook_factory(
+        attrs.has,
+        lambda kind: _objects_only(kind, converter),
     )
     return converter
 
@@ -250,5 +319,5 @@ def structure(data: object, kind: type[_T], error: type[ValueError], what: str) 
     try:
         return converter().structure(data, kind)
     except Exception as exc:  # cattrs reports problems as exception groups
-        problems = cattrs.transform_error(exc, path="$")
+        problems = cattrs.transform_error(exc, path="$", format_exception=_message)
         raise error(f"{what} is not in the format: {problems[0]}") from None
