@@ -34,8 +34,8 @@ def _state_with_history(element: object) -> str:
 
 @pytest.mark.parametrize("element", [{}, [], "", [[[[]]]]], ids=["dict", "list", "str", "nested"])
 def test_a_mib_of_bad_actions_is_refused_with_invalid_state(element: object) -> None:
-    """Many malformed actions: refused at the first one, with InvalidState and its path."""
-    with pytest.raises(InvalidState, match=r"history\[0\]"):
+    """Many malformed actions: refused unread, as denser than any state, with InvalidState."""
+    with pytest.raises(InvalidState, match=r"^the state is refused unread: it holds \d+ "):
         MatchState.from_json(_state_with_history(element))
 
 
@@ -65,6 +65,11 @@ def test_a_hostile_mib_is_refused_with_the_documented_error(
         read(text)
 
 
+def _state_doc() -> dict[str, object]:
+    doc: dict[str, object] = json.loads(new_match(players=2, seed=1).to_json())
+    return doc
+
+
 @pytest.mark.parametrize(
     ("element", "kind"),
     [([], "an array"), ("", "a string"), (None, "null"), (7, "a number")],
@@ -72,16 +77,13 @@ def test_a_hostile_mib_is_refused_with_the_documented_error(
 )
 def test_an_element_that_is_no_action_is_named_with_what_it_is(element: object, kind: str) -> None:
     """A history of [] or "": the message names the element, what it should be and what it is."""
+    doc = _state_doc()
+    doc["history"] = [element] * 3
     with pytest.raises(InvalidState) as caught:
-        MatchState.from_json(_state_with_history(element))
+        MatchState.from_json(json.dumps(doc))
     assert str(caught.value) == (
         f"the state is not in the format: expected an action object, got {kind} @ $.history[0]"
     )
-
-
-def _state_doc() -> dict[str, object]:
-    doc: dict[str, object] = json.loads(new_match(players=2, seed=1).to_json())
-    return doc
 
 
 @pytest.mark.parametrize(
@@ -119,3 +121,37 @@ def test_a_record_round_that_is_a_string_is_named() -> None:
         MatchRecord.from_json(json.dumps(doc))
     assert "got a string @ $.rounds[0]" in str(caught.value)
     assert "unknown error" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("shape", "element"),
+    [("containers", []), ("commas", 0)],
+)
+def test_a_text_denser_than_any_document_is_refused_unread(shape: str, element: object) -> None:
+    """Far more arrays or values than a state of its length holds: refused before parsing."""
+    doc = _state_doc()
+    doc["scores"] = [element] * 20_000
+    words = "arrays and objects" if shape == "containers" else "values"
+    refused = f"^the state is refused unread: it holds 200\\d\\d {words} in "
+    with pytest.raises(InvalidState, match=refused):
+        MatchState.from_json(json.dumps(doc, separators=(",", ":")))
+
+
+@pytest.mark.parametrize(
+    "read",
+    [PlayerView.from_json, ViewEvent.from_json, MatchRecord.from_json],
+    ids=["view", "event", "record"],
+)
+def test_every_reader_refuses_a_dense_text_unread(read: Callable[[str], object]) -> None:
+    """The view, event and record readers share the check (a list of 50,000 empty lists)."""
+    with pytest.raises((InvalidView, InvalidRecord), match="is refused unread: it holds 50001 "):
+        read("[" + ",".join(["[]"] * 50_000) + "]")
+
+
+def test_a_dense_protocol_line_is_answered_with_bad_json() -> None:
+    """The engine protocol answers a line of 100,000 empty objects with bad_json, unread."""
+    from american_sniff.conformance.protocol import Session
+
+    answer = json.loads(Session().handle_line("[" + ",".join(["{}"] * 100_000) + "]"))
+    assert answer["error"] == "bad_json"
+    assert "refused unread" in answer["message"]

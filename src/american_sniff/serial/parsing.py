@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar, get_origin
 
@@ -29,8 +30,53 @@ __all__ = [
 
 #: Digits beyond which a number is refused before it is even converted.
 _MAX_DIGITS = 20
+#: Where a JSON number of 16 digits or more may start (after a delimiter, a
+#: sign or a space); the 64-bit decimal strings are preceded by a quote. It may
+#: also match inside a string, which only costs the slower reading.
+_LONG_NUMBER = re.compile(r"(?:\A|[-:,\[\s])[0-9]{16}")
 
 _E = TypeVar("_E", bound=ValueError)
+
+#: A document of the library holds at most one array or object per this many
+#: characters (an action is an object of some 70 characters, a hand an array
+#: of a few tiles; a tile's or a move's text opens with a bracket inside its
+#: quotes, which is not counted), beyond :data:`_ALLOWANCE` of them ...
+_CHARACTERS_A_CONTAINER = 16
+#: ... and at most one comma per this many (a list of tiles has one in 8).
+_CHARACTERS_A_COMMA = 5
+#: The values every document may hold whatever its length (small ones are dense).
+_ALLOWANCE = 512
+
+
+def too_dense(text: str) -> str | None:
+    """Why ``text`` holds more values than any document of the library of its length, or None.
+
+    Counted before parsing, in a few passes over the text at the speed of
+    :meth:`str.count`, so that a text of a million empty arrays, objects,
+    strings or numbers is refused before the parser builds them; the bounds
+    (:data:`_CHARACTERS_A_CONTAINER`, :data:`_CHARACTERS_A_COMMA`) are twice
+    and more what the library's documents hold. Brackets and commas inside
+    strings count too: they only make the estimate larger.
+
+    >>> too_dense('{"history": [' + "[]," * 1000 + "[]]}")
+    'it holds 1003 arrays and objects in 3017 characters; a document of the library holds at most one per 16 characters, beyond 512'
+    >>> too_dense('{"stock": ["[0|0]", "[0|1]"]}') is None
+    True
+    """  # noqa: E501 (the doctest's message is one line)
+    containers = text.count("[") + text.count("{") - text.count('"[')
+    if containers > len(text) // _CHARACTERS_A_CONTAINER + _ALLOWANCE:
+        return (
+            f"it holds {containers} arrays and objects in {len(text)} characters; a document"
+            f" of the library holds at most one per {_CHARACTERS_A_CONTAINER} characters,"
+            f" beyond {_ALLOWANCE}"
+        )
+    commas = text.count(",")
+    if commas > len(text) // _CHARACTERS_A_COMMA + _ALLOWANCE:
+        return (
+            f"it holds {commas} values in {len(text)} characters; a document of the library"
+            f" holds at most one per {_CHARACTERS_A_COMMA} characters, beyond {_ALLOWANCE}"
+        )
+    return None
 
 
 # -- reading JSON safely --------------------------------------------------------------
@@ -40,7 +86,8 @@ def read_json(text: object, *, max_bytes: int, error: type[_E], what: str) -> An
     """Parse JSON ``text`` strictly and within bounds, or raise ``error`` saying why.
 
     ``text`` may be ``str`` or UTF-8 ``bytes``. Refused: other types, text over
-    ``max_bytes`` bytes, invalid JSON, floats, ``NaN`` and infinities, integers
+    ``max_bytes`` bytes, text denser in values than any document
+    (:func:`too_dense`), invalid JSON, floats, ``NaN`` and infinities, integers
     beyond :data:`MAX_SAFE_INTEGER` in size, repeated keys, and nesting too deep
     to parse.
     """
@@ -55,10 +102,16 @@ def read_json(text: object, *, max_bytes: int, error: type[_E], what: str) -> An
         raise error(f"{what} must be JSON text (str or bytes), got {type(text).__name__}")
     if len(text) > max_bytes:
         raise error(f"{what} is {len(text)} characters long; at most {max_bytes} are read")
+    dense = too_dense(text)
+    if dense is not None:
+        raise error(f"{what} is refused unread: {dense}")
+    # An integer of fewer digits than MAX_SAFE_INTEGER's 16 is always within
+    # bounds: only a text with a longer one pays for a Python call per integer.
+    parse_int = _parse_int if _LONG_NUMBER.search(text) else None
     try:
         return json.loads(
             text,
-            parse_int=_parse_int,
+            parse_int=parse_int,
             parse_float=refuse_float,
             parse_constant=refuse_float,
             object_pairs_hook=_unique_keys,
@@ -71,6 +124,8 @@ def read_json(text: object, *, max_bytes: int, error: type[_E], what: str) -> An
         ) from None
     except RecursionError:
         raise error(f"{what} is nested too deeply to be a document of this library") from None
+    except ValueError as exc:  # e.g. Python's own limit on an integer's digits
+        raise error(f"{what} is not valid: {exc}") from None
 
 
 class _Refused(Exception):
