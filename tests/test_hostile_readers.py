@@ -155,3 +155,25 @@ def test_a_dense_protocol_line_is_answered_with_bad_json() -> None:
     answer = json.loads(Session().handle_line("[" + ",".join(["{}"] * 100_000) + "]"))
     assert answer["error"] == "bad_json"
     assert "refused unread" in answer["message"]
+
+
+def test_a_history_longer_than_any_round_is_refused_before_it_is_read() -> None:
+    """113 plausible actions: refused on the list's length, before any action is read."""
+    doc = _state_doc()
+    action = {"seat": 0, "move": "draw", "tile": "[0|0]", "end_sum": None, "points": None}
+    doc["history"] = [action] * 113
+    with pytest.raises(InvalidState, match=r"^\$\.history holds 113 actions; no round holds more"):
+        MatchState.from_json(json.dumps(doc))
+    view = json.loads(view_for(new_match(players=2, seed=1), 0).to_json())
+    view["history"] = [{"seat": 0, "move": "draw", "tile": None, "end_sum": None, "points": None}]
+    view["history"] *= 113
+    with pytest.raises(InvalidView, match=r"^\$\.history holds 113 actions"):
+        PlayerView.from_json(json.dumps(view))
+
+
+def test_a_stock_of_more_tiles_than_the_set_is_refused_before_it_is_read() -> None:
+    """29 tiles in the stock: refused on the list's length (the set has 28)."""
+    doc = _state_doc()
+    doc["stock"] = ["[0|0]"] * 29
+    with pytest.raises(InvalidState, match=r"^\$\.stock holds 29 tiles; there are 28$"):
+        MatchState.from_json(json.dumps(doc))
