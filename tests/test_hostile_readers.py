@@ -177,3 +177,14 @@ def test_a_stock_of_more_tiles_than_the_set_is_refused_before_it_is_read() -> No
     doc["stock"] = ["[0|0]"] * 29
     with pytest.raises(InvalidState, match=r"^\$\.stock holds 29 tiles; there are 28$"):
         MatchState.from_json(json.dumps(doc))
+
+
+def test_many_unknown_keys_are_counted_and_the_first_named() -> None:
+    """Thousands of unknown keys: the message counts them and names three, not every one."""
+    doc = _state_doc()
+    doc.update({f"k{index}": 0 for index in range(5000)})
+    with pytest.raises(InvalidState) as caught:
+        MatchState.from_json(json.dumps(doc))
+    assert str(caught.value) == (
+        "the state is not in the format: 5000 unknown keys (k0, k1, k2, ...) @ $"
+    )

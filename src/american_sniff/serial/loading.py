@@ -10,8 +10,6 @@ Either way an untrusted state is then checked in full by
 
 from __future__ import annotations
 
-from typing import Any
-
 from .._json import DealDoc, read_u64
 from ..deal import tile_index
 from ..errors import InvalidState
@@ -30,10 +28,10 @@ from ..state import (
     node_fields,
     previous_node,
 )
-from ..tiles import ALL_TILES, Tile, parse_tile
+from ..tiles import Tile, parse_tile
 from ..validation import validate_state
 from .conventions import MAX_STATE_BYTES, STATE_FORMAT, check_header, json_words
-from .parsing import ActionDoc, RoundDoc, StateDoc, read_json, structure
+from .parsing import ActionDoc, RoundDoc, StateDoc, check_lengths, read_json, structure
 from .quick import quick_load
 from .signed import signed_parse, signed_state, signed_text
 from .writing import check_key
@@ -89,35 +87,6 @@ def state_from_json(text: object, *, key: bytes | None = None) -> MatchState:
         raise InvalidState(f"the state cannot be built: {exc}") from None
     validate_state(state)
     return state
-
-
-#: More actions than any round holds (as validation counts them: each of the
-#: 28 tiles drawn, placed, and passed around at most twice).
-MOST_ACTIONS = 4 * len(ALL_TILES)
-
-
-def check_lengths(data: dict[str, Any], error: type[ValueError]) -> None:
-    """Refuse a parsed document whose history or tile lists are longer than any round's.
-
-    Looked at before the document is read element by element, so that a long
-    list of plausible actions or tiles costs nothing; a value of another type
-    is left for the reader to name.
-    """
-    rounds = [("$", data)]
-    last = data.get("last_round")
-    if isinstance(last, dict):
-        rounds.append(("$.last_round", last))
-    for where, doc in rounds:
-        history = doc.get("history")
-        if isinstance(history, list) and len(history) > MOST_ACTIONS:
-            raise error(
-                f"{where}.history holds {len(history)} actions; no round holds more than"
-                f" {MOST_ACTIONS}"
-            )
-    for key in ("stock", "hand"):
-        tiles = data.get(key)
-        if isinstance(tiles, list) and len(tiles) > len(ALL_TILES):
-            raise error(f"$.{key} holds {len(tiles)} tiles; there are {len(ALL_TILES)}")
 
 
 def _tile_list(texts: list[str], what: str) -> tuple[Tile, ...]:

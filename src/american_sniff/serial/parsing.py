@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, get_origin
 import attrs
 
 from .._json import DealDoc
+from ..tiles import ALL_TILES
 from .conventions import MAX_SAFE_INTEGER
 
 if TYPE_CHECKING:
@@ -155,6 +156,35 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
             raise _Refused(f"the key {key!r} appears twice in one object")
         result[key] = value
     return result
+
+
+#: More actions than any round holds (as validation counts them: each of the
+#: 28 tiles drawn, placed, and passed around at most twice).
+MOST_ACTIONS = 4 * len(ALL_TILES)
+
+
+def check_lengths(data: dict[str, Any], error: type[ValueError]) -> None:
+    """Refuse a parsed document whose history or tile lists are longer than any round's.
+
+    Looked at before the document is read element by element, so that a long
+    list of plausible actions or tiles costs nothing; a value of another type
+    is left for the reader to name.
+    """
+    rounds = [("$", data)]
+    last = data.get("last_round")
+    if isinstance(last, dict):
+        rounds.append(("$.last_round", last))
+    for where, doc in rounds:
+        history = doc.get("history")
+        if isinstance(history, list) and len(history) > MOST_ACTIONS:
+            raise error(
+                f"{where}.history holds {len(history)} actions; no round holds more than"
+                f" {MOST_ACTIONS}"
+            )
+    for key in ("stock", "hand"):
+        tiles = data.get(key)
+        if isinstance(tiles, list) and len(tiles) > len(ALL_TILES):
+            raise error(f"$.{key} holds {len(tiles)} tiles; there are {len(ALL_TILES)}")
 
 
 # -- the documents, as attrs classes the converter reads and writes ---------------------
@@ -371,6 +401,13 @@ def structure(data: object, kind: type[_T], error: type[ValueError], what: str) 
         raise error(f"{what} must be a JSON object, got {type(data).__name__}")
     import cattrs  # noqa: PLC0415 - see converter()
 
+    if attrs.has(kind):
+        # Named here, not by cattrs, which would list every unknown key.
+        fields = attrs.fields_dict(kind)
+        if len(data) > len(fields):
+            extra = [key for key in data if key not in fields]
+            shown = ", ".join(extra[:3]) + (", ..." if len(extra) > 3 else "")
+            raise error(f"{what} is not in the format: {len(extra)} unknown keys ({shown}) @ $")
     try:
         return converter().structure(data, kind)
     except Exception as exc:  # cattrs reports problems as exception groups

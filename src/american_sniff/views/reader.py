@@ -14,8 +14,8 @@ from ..moves import Draw, Move, Place, parse_move
 from ..rules import TARGET
 from ..serial.conventions import check_header
 from ..serial.dicts import action_to_dict
-from ..serial.loading import action_log_from, check_lengths
-from ..serial.parsing import ActionDoc, read_json, structure
+from ..serial.loading import action_log_from
+from ..serial.parsing import ActionDoc, check_lengths, read_json, structure
 from ..state import (
     Action,
     ActionLog,
