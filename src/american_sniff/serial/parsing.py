@@ -88,7 +88,7 @@ def read_json(text: object, *, max_bytes: int, error: type[_E], what: str) -> An
 
     ``text`` may be ``str`` or UTF-8 ``bytes``. Refused: other types, text over
     ``max_bytes`` bytes, text denser in values than any document
-    (:func:`too_dense`), invalid JSON, floats, ``NaN`` and infinities, integers
+    (``too_dense``), invalid JSON, floats, ``NaN`` and infinities, integers
     beyond :data:`MAX_SAFE_INTEGER` in size, repeated keys, and nesting too deep
     to parse.
     """
