@@ -130,15 +130,18 @@ def nesting(value: object) -> int:
     >>> nesting({"cmd": "table", "moves": []}), nesting([[1], [[2]]]), nesting("x")
     (2, 3, 0)
     """
+    # One layer at a time, each in one comprehension: no Python step per scalar
+    # beyond the filter.
     deepest = 0
-    pending: list[tuple[object, int]] = [(value, 0)]
-    while pending:
-        item, level = pending.pop()
-        if isinstance(item, dict | list):
-            level += 1
-            deepest = max(deepest, level)
-            members = item.values() if isinstance(item, dict) else item
-            pending.extend((member, level) for member in members)
+    layer: list[Any] = [value] if isinstance(value, dict | list) else []
+    while layer:
+        deepest += 1
+        layer = [
+            member
+            for item in layer
+            for member in (item.values() if isinstance(item, dict) else item)
+            if isinstance(member, dict | list)
+        ]
     return deepest
 
 

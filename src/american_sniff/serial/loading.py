@@ -31,7 +31,7 @@ from ..state import (
 from ..tiles import Tile, parse_tile
 from ..validation import validate_state
 from .conventions import MAX_STATE_BYTES, STATE_FORMAT, check_header, json_words
-from .parsing import ActionDoc, RoundDoc, StateDoc, read_json, structure
+from .parsing import ActionDoc, RoundDoc, StateDoc, check_lengths, read_json, structure
 from .quick import quick_load
 from .signed import signed_parse, signed_state, signed_text
 from .writing import check_key
@@ -68,6 +68,8 @@ def state_from_json(text: object, *, key: bytes | None = None) -> MatchState:
         data = read_json(text, max_bytes=MAX_STATE_BYTES, error=InvalidState, what="the state")
     if isinstance(data, dict):
         check_header(data, STATE_FORMAT, InvalidState)
+        if key is None:
+            check_lengths(data, InvalidState)
     if key is not None:
         try:
             return signed_state(data, unsigned, known)

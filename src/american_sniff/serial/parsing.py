@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar, get_origin
 
 import attrs
 
 from .._json import DealDoc
+from ..tiles import ALL_TILES
 from .conventions import MAX_SAFE_INTEGER
 
 if TYPE_CHECKING:
@@ -29,8 +31,53 @@ __all__ = [
 
 #: Digits beyond which a number is refused before it is even converted.
 _MAX_DIGITS = 20
+#: Where a JSON number of 16 digits or more may start (after a delimiter, a
+#: sign or a space); the 64-bit decimal strings are preceded by a quote. It may
+#: also match inside a string, which only costs the slower reading.
+_LONG_NUMBER = re.compile(r"(?:\A|[-:,\[\s])[0-9]{16}")
 
 _E = TypeVar("_E", bound=ValueError)
+
+#: A document of the library holds at most one array or object per this many
+#: characters (an action is an object of some 70 characters, a hand an array
+#: of a few tiles; a tile's or a move's text opens with a bracket inside its
+#: quotes, which is not counted), beyond :data:`_ALLOWANCE` of them ...
+_CHARACTERS_A_CONTAINER = 16
+#: ... and at most one comma per this many (a list of tiles has one in 8).
+_CHARACTERS_A_COMMA = 5
+#: The values every document may hold whatever its length (small ones are dense).
+_ALLOWANCE = 512
+
+
+def too_dense(text: str) -> str | None:
+    """Why ``text`` holds more values than any document of the library of its length, or None.
+
+    Counted before parsing, in a few passes over the text at the speed of
+    :meth:`str.count`, so that a text of a million empty arrays, objects,
+    strings or numbers is refused before the parser builds them; the bounds
+    (:data:`_CHARACTERS_A_CONTAINER`, :data:`_CHARACTERS_A_COMMA`) are twice
+    and more what the library's documents hold. Brackets and commas inside
+    strings count too: they only make the estimate larger.
+
+    >>> too_dense('{"history": [' + "[]," * 1000 + "[]]}")
+    'it holds 1003 arrays and objects in 3017 characters; a document of the library holds at most one per 16 characters, beyond 512'
+    >>> too_dense('{"stock": ["[0|0]", "[0|1]"]}') is None
+    True
+    """  # noqa: E501 (the doctest's message is one line)
+    containers = text.count("[") + text.count("{") - text.count('"[')
+    if containers > len(text) // _CHARACTERS_A_CONTAINER + _ALLOWANCE:
+        return (
+            f"it holds {containers} arrays and objects in {len(text)} characters; a document"
+            f" of the library holds at most one per {_CHARACTERS_A_CONTAINER} characters,"
+            f" beyond {_ALLOWANCE}"
+        )
+    commas = text.count(",")
+    if commas > len(text) // _CHARACTERS_A_COMMA + _ALLOWANCE:
+        return (
+            f"it holds {commas} values in {len(text)} characters; a document of the library"
+            f" holds at most one per {_CHARACTERS_A_COMMA} characters, beyond {_ALLOWANCE}"
+        )
+    return None
 
 
 # -- reading JSON safely --------------------------------------------------------------
@@ -40,7 +87,8 @@ def read_json(text: object, *, max_bytes: int, error: type[_E], what: str) -> An
     """Parse JSON ``text`` strictly and within bounds, or raise ``error`` saying why.
 
     ``text`` may be ``str`` or UTF-8 ``bytes``. Refused: other types, text over
-    ``max_bytes`` bytes, invalid JSON, floats, ``NaN`` and infinities, integers
+    ``max_bytes`` bytes, text denser in values than any document
+    (``too_dense``), invalid JSON, floats, ``NaN`` and infinities, integers
     beyond :data:`MAX_SAFE_INTEGER` in size, repeated keys, and nesting too deep
     to parse.
     """
@@ -55,10 +103,16 @@ def read_json(text: object, *, max_bytes: int, error: type[_E], what: str) -> An
         raise error(f"{what} must be JSON text (str or bytes), got {type(text).__name__}")
     if len(text) > max_bytes:
         raise error(f"{what} is {len(text)} characters long; at most {max_bytes} are read")
+    dense = too_dense(text)
+    if dense is not None:
+        raise error(f"{what} is refused unread: {dense}")
+    # An integer of fewer digits than MAX_SAFE_INTEGER's 16 is always within
+    # bounds: only a text with a longer one pays for a Python call per integer.
+    parse_int = _parse_int if _LONG_NUMBER.search(text) else None
     try:
         return json.loads(
             text,
-            parse_int=_parse_int,
+            parse_int=parse_int,
             parse_float=refuse_float,
             parse_constant=refuse_float,
             object_pairs_hook=_unique_keys,
@@ -71,6 +125,8 @@ def read_json(text: object, *, max_bytes: int, error: type[_E], what: str) -> An
         ) from None
     except RecursionError:
         raise error(f"{what} is nested too deeply to be a document of this library") from None
+    except ValueError as exc:  # e.g. Python's own limit on an integer's digits
+        raise error(f"{what} is not valid: {exc}") from None
 
 
 class _Refused(Exception):
@@ -100,6 +156,35 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
             raise _Refused(f"the key {key!r} appears twice in one object")
         result[key] = value
     return result
+
+
+#: More actions than any round holds (as validation counts them: each of the
+#: 28 tiles drawn, placed, and passed around at most twice).
+MOST_ACTIONS = 4 * len(ALL_TILES)
+
+
+def check_lengths(data: dict[str, Any], error: type[ValueError]) -> None:
+    """Refuse a parsed document whose history or tile lists are longer than any round's.
+
+    Looked at before the document is read element by element, so that a long
+    list of plausible actions or tiles costs nothing; a value of another type
+    is left for the reader to name.
+    """
+    rounds = [("$", data)]
+    last = data.get("last_round")
+    if isinstance(last, dict):
+        rounds.append(("$.last_round", last))
+    for where, doc in rounds:
+        history = doc.get("history")
+        if isinstance(history, list) and len(history) > MOST_ACTIONS:
+            raise error(
+                f"{where}.history holds {len(history)} actions; no round holds more than"
+                f" {MOST_ACTIONS}"
+            )
+    for key in ("stock", "hand"):
+        tiles = data.get(key)
+        if isinstance(tiles, list) and len(tiles) > len(ALL_TILES):
+            raise error(f"$.{key} holds {len(tiles)} tiles; there are {len(ALL_TILES)}")
 
 
 # -- the documents, as attrs classes the converter reads and writes ---------------------
@@ -215,6 +300,71 @@ def _is_list(kind: object) -> bool:
     return get_origin(kind) is list
 
 
+#: How a message names a JSON value's kind, by the Python type it is read as.
+_JSON_KINDS = {
+    "dict": "an object",
+    "list": "an array",
+    "str": "a string",
+    "int": "a number",
+    "bool": "true or false",
+    "NoneType": "null",
+}
+
+
+def _json_kind(value: object) -> str:
+    """What kind of JSON value ``value`` is, for a message: ``"an array"``, ``"null"``, ...
+
+    >>> _json_kind([]), _json_kind(None), _json_kind("x")
+    ('an array', 'null', 'a string')
+    """
+    return _JSON_KINDS.get(type(value).__name__, type(value).__name__)
+
+
+class _NotAnObject(TypeError):
+    """A document class (an action, a round, a deal...) read from a value that is no object."""
+
+
+def _document_name(kind: type) -> str:
+    """``ActionDoc`` -> ``"action"``, ``ViewRoundDoc`` -> ``"view round"``: for messages."""
+    name = kind.__name__.lstrip("_").removesuffix("Doc")
+    return "".join(f" {c.lower()}" if c.isupper() else c for c in name).strip() or "document"
+
+
+def _objects_only(kind: type, converter: cattrs.Converter) -> Callable[[object, type], object]:
+    # cattrs' own hook would reach for the keys of whatever it is given, and
+    # report a list or a string in an action's place as an "unknown error"
+    # ('list' object has no attribute 'keys'); this one says what is wrong.
+    from cattrs.gen import make_dict_structure_fn  # noqa: PLC0415
+
+    inner: Any = make_dict_structure_fn(
+        kind,
+        converter,
+        _cattrs_forbid_extra_keys=True,
+        _cattrs_detailed_validation=True,
+    )
+    name = _document_name(kind)
+    name = ("an " if name[0] in "aeiou" else "a ") + name
+
+    def structure(value: object, _: type) -> object:
+        if type(value) is not dict:
+            raise _NotAnObject(f"expected {name} object, got {_json_kind(value)}")
+        return inner(value, kind)
+
+    return structure
+
+
+def _message(exc: BaseException, kind: type | None) -> str:
+    """A problem's message: cattrs' own wording, never its "unknown error (...)"."""
+    import cattrs.v  # noqa: PLC0415 - see converter()
+
+    if isinstance(exc, _NotAnObject):
+        return str(exc)
+    text = cattrs.v.format_exception(exc, kind)
+    if text.startswith("unknown error"):
+        return f"cannot be read ({type(exc).__name__}: {exc})"
+    return text
+
+
 @functools.cache
 def converter() -> cattrs.Converter:
     """The one converter of the JSON layer: strict types, no unknown keys, paths in errors.
@@ -230,6 +380,10 @@ def converter() -> cattrs.Converter:
     converter.register_structure_hook_factory(
         _is_list,
         lambda kind: _strict_list(kind, converter),
+    )
+    converter.register_structure_hook_factory(
+        attrs.has,
+        lambda kind: _objects_only(kind, converter),
     )
     return converter
 
@@ -247,8 +401,15 @@ def structure(data: object, kind: type[_T], error: type[ValueError], what: str) 
         raise error(f"{what} must be a JSON object, got {type(data).__name__}")
     import cattrs  # noqa: PLC0415 - see converter()
 
+    if attrs.has(kind):
+        # Named here, not by cattrs, which would list every unknown key.
+        fields = attrs.fields_dict(kind)
+        if len(data) > len(fields):
+            extra = [key for key in data if key not in fields]
+            shown = ", ".join(extra[:3]) + (", ..." if len(extra) > 3 else "")
+            raise error(f"{what} is not in the format: {len(extra)} unknown keys ({shown}) @ $")
     try:
         return converter().structure(data, kind)
     except Exception as exc:  # cattrs reports problems as exception groups
-        problems = cattrs.transform_error(exc, path="$")
+        problems = cattrs.transform_error(exc, path="$", format_exception=_message)
         raise error(f"{what} is not in the format: {problems[0]}") from None

@@ -36,7 +36,7 @@ from .conventions import (
     STATE_FORMAT,
     TILE_OF_TEXT,
 )
-from .parsing import RoundDoc, StateDoc, refuse_float
+from .parsing import RoundDoc, StateDoc, check_lengths, refuse_float, too_dense
 from .writing import (
     AFTER_HISTORY,
     AFTER_LAST,
@@ -365,7 +365,7 @@ def quick_load(text: object) -> MatchState | None:
             text = bytes(text).decode("utf-8")
         except UnicodeDecodeError:
             return None
-    if type(text) is not str or len(text) > MAX_STATE_BYTES:
+    if type(text) is not str or len(text) > MAX_STATE_BYTES or too_dense(text) is not None:
         return None
     quotes = text.count('"')
     first = text.find(LAST_KEY)
@@ -402,6 +402,7 @@ def _quick_checked(
         data = json.loads(text, parse_float=refuse_float, parse_constant=refuse_float)
         if type(data) is not dict:
             return None
+        check_lengths(data, InvalidState)  # before a long list is read
         state, strings = _quick_state(data, known)
     except Exception:  # whatever it is, the strict reader names it
         return None

@@ -15,7 +15,7 @@ from ..rules import TARGET
 from ..serial.conventions import check_header
 from ..serial.dicts import action_to_dict
 from ..serial.loading import action_log_from
-from ..serial.parsing import ActionDoc, read_json, structure
+from ..serial.parsing import ActionDoc, check_lengths, read_json, structure
 from ..state import (
     Action,
     ActionLog,
@@ -72,6 +72,7 @@ def view_from_json(text: object) -> SpectatorView:
     data = read_json(text, max_bytes=MAX_VIEW_BYTES, error=InvalidView, what="the view")
     if isinstance(data, dict):
         check_header(data, VIEW_FORMAT, InvalidView)
+        check_lengths(data, InvalidView)
     return _view_from(structure(data, ViewDoc, InvalidView, "the view"), "$")
 
 
