@@ -424,8 +424,13 @@ def check_event(view: SpectatorView, event: ViewEvent) -> None:
 
     :raises InvalidView: naming the first problem.
     """
+    check_event_on(view, event, event_log(view, event))
+
+
+def event_log(view: SpectatorView, event: ViewEvent) -> Node:
+    """The log the view after ``event`` holds: the event's action on the view's log."""
     action = event.action
-    log = action_node(
+    return action_node(
         action.seat,
         action.move,
         action.tile,
@@ -434,7 +439,6 @@ def check_event(view: SpectatorView, event: ViewEvent) -> None:
         action.scores,
         view_log(view),
     )
-    check_event_on(view, event, log)
 
 
 def check_event_on(view: SpectatorView, event: ViewEvent, log: Node) -> Layout:  # noqa: PLR0915

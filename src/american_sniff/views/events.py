@@ -14,10 +14,10 @@ import attrs
 
 from ..errors import InvalidView
 from ..moves import Draw, Place
-from ..state import Action, MatchState, action_node
+from ..state import Action, MatchState
 from .build import view_for
-from .checks import check_event_on
-from .model import PlayerView, SpectatorView, ViewEvent, tile_order, view_log
+from .checks import check_event_on, event_log
+from .model import PlayerView, SpectatorView, ViewEvent, tile_order
 
 __all__ = [
     "apply_event",
@@ -97,15 +97,7 @@ def apply_event(view: SpectatorView, event: ViewEvent) -> SpectatorView:
             f"the event has sequence number {event.seq}; the view expects {view.seq + 1}"
         )
     action = event.action
-    log = action_node(
-        action.seat,
-        action.move,
-        action.tile,
-        action.end_sum,
-        action.points,
-        action.scores,
-        view_log(view),
-    )
+    log = event_log(view, event)
     layout = check_event_on(view, event, log)
     if event.next_round is not None:
         return event.next_round
