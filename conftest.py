@@ -22,7 +22,7 @@ _NEEDS = {
     "src/american_sniff/envs/gymnasium.py": ("gymnasium", "numpy"),
     "src/american_sniff/envs/openspiel.py": ("pyspiel", "numpy"),
     "src/american_sniff/envs/batched.py": ("numpy",),
-    "src/american_sniff/envs/vector.py": ("pettingzoo", "gymnasium", "numpy"),
+    "src/american_sniff/envs/vector.py": ("gymnasium", "numpy"),
     "src/american_sniff/web/app.py": ("starlette",),
     "src/american_sniff/web/serving.py": ("uvicorn", "h11"),
     # The batched engine's observations (docs/ai.md skips its example of them).
