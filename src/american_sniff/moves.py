@@ -127,7 +127,9 @@ def _strict_move(text: str) -> Move:
     if text == "pass":
         return Pass()
     if text.endswith(" opens"):
-        return Place(_placed_tile(text[: -len(" opens")]))
+        move = Place(_placed_tile(text[: -len(" opens")]))
+        _MOVE_OF_TEXT[text] = move  # 28 texts
+        return move
     tile, on, at = text.partition(" on ")
     if not on:
         raise IllegalMove(_NOT_A_MOVE.format(text=text), "not_a_move")

@@ -58,6 +58,8 @@ from .serial import (
     structure,
     tile_text,
 )
+from .serial.conventions import TILE_OF_TEXT
+from .serial.parsing import plain_action, structure_at
 from .state import Action, Deal, MatchState, RoundEnd, RoundResult
 from .tiles import Tile, parse_tile
 
@@ -173,15 +175,23 @@ class ActionRecord:
     points: int | None = None
 
     def __attrs_post_init__(self) -> None:
-        _check_int(self.seat, "seat", 0)
+        # Every record read builds one of these per action: the usual values
+        # pass inline tests, and only a wrong one reaches _check_int's message.
+        seat, end_sum, points = self.seat, self.end_sum, self.points
+        if type(seat) is not int or not 0 <= seat < _INT_BOUND:
+            _check_int(seat, "seat", 0)
         if type(self.move) not in (Place, Draw, Pass):
             raise InvalidRecord(f"move must be a Place, Draw or Pass, got {self.move!r}")
         if self.tile is not None and not isinstance(self.tile, Tile):
             raise InvalidRecord(f"tile must be a Tile or None, got {self.tile!r}")
-        for name in ("end_sum", "points"):
-            value = getattr(self, name)
-            if value is not None:
-                _check_int(value, name)
+        if end_sum is not None and (
+            type(end_sum) is not int or not -_INT_BOUND < end_sum < _INT_BOUND
+        ):
+            _check_int(end_sum, "end_sum")
+        if points is not None and (
+            type(points) is not int or not -_INT_BOUND < points < _INT_BOUND
+        ):
+            _check_int(points, "points")
 
     @classmethod
     def of(cls, action: Action) -> ActionRecord:
@@ -476,7 +486,7 @@ class _RoundDoc:
     stock: list[str]
     opener: int
     opener_by: str
-    actions: list[ActionDoc]
+    actions: list[Any]  # read by _actions_from, in one pass
     end: str | None
     finisher: int | None
     deductions: list[int] | None
@@ -509,23 +519,46 @@ def _tile(text: str, where: str) -> Tile:
 
 
 def _tiles(texts: list[str], where: str) -> tuple[Tile, ...]:
-    return tuple(_tile(text, f"{where}[{position}]") for position, text in enumerate(texts))
+    tiles = tuple(map(TILE_OF_TEXT.get, texts))
+    if not all(tiles):  # a tile is always true: some text is no tile; name the first
+        position = next(p for p, tile in enumerate(tiles) if tile is None)
+        _tile(texts[position], f"{where}[{position}]")
+    return tiles  # type: ignore[return-value]  # no None left
 
 
-def _action_from(doc: ActionDoc, where: str) -> ActionRecord:
-    try:
-        move = parse_move(doc.move, strict=True)
-    except ValueError as exc:
-        raise InvalidRecord(f"{where}.move: {exc}") from None
-    return _built(
-        where,
-        ActionRecord,
-        seat=_located(doc.seat, f"{where}.seat"),
-        move=move,
-        tile=None if doc.tile is None else _tile(doc.tile, f"{where}.tile"),
-        end_sum=doc.end_sum,
-        points=doc.points,
-    )
+def _actions_from(items: list[Any], where: str) -> list[ActionRecord]:
+    """The actions of the round at ``where``, each read from its object in one pass.
+
+    An object with something wrong is handed to the converter, whose message
+    names the problem and its place (``$.rounds[0].actions[3].seat``); the
+    place is written only then.
+    """
+    actions = []
+    for index, item in enumerate(items):
+        fields = plain_action(item)
+        if fields is None:
+            doc = structure_at(
+                item, ActionDoc, InvalidRecord, "the record", f"{where}.actions[{index}]"
+            )
+            fields = (doc.seat, doc.move, doc.tile, doc.end_sum, doc.points)
+        seat, move_written, tile_written, end_sum, points = fields
+        try:
+            move = parse_move(move_written, strict=True)
+        except ValueError as exc:
+            raise InvalidRecord(f"{where}.actions[{index}].move: {exc}") from None
+        if seat < 0:
+            raise InvalidRecord(f"{where}.actions[{index}].seat must be at least 0, got {seat}")
+        tile = None
+        if tile_written is not None:
+            try:
+                tile = parse_tile(tile_written, strict=True)
+            except ValueError as exc:
+                raise InvalidRecord(f"{where}.actions[{index}].tile: {exc}") from None
+        try:
+            actions.append(ActionRecord(seat, move, tile, end_sum, points))
+        except InvalidRecord as exc:
+            raise InvalidRecord(f"{where}.actions[{index}]: {exc}") from None
+    return actions
 
 
 _B = TypeVar("_B")
@@ -563,10 +596,7 @@ def _round_from(doc: _RoundDoc, where: str) -> RoundRecord:
         stock=_tiles(doc.stock, f"{where}.stock"),
         opener=_located(doc.opener, f"{where}.opener"),
         opener_by=_enum(OpenerBy, doc.opener_by, f"{where}.opener_by"),
-        actions=[
-            _action_from(action, f"{where}.actions[{index}]")
-            for index, action in enumerate(doc.actions)
-        ],
+        actions=_actions_from(doc.actions, where),
         end=None if doc.end is None else _enum(RoundEnd, doc.end, f"{where}.end"),
         finisher=None if doc.finisher is None else _located(doc.finisher, f"{where}.finisher"),
         deductions=doc.deductions,

@@ -10,6 +10,7 @@ first problem and where it is.
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import re
 from collections.abc import Callable
@@ -31,10 +32,32 @@ __all__ = [
 
 #: Digits beyond which a number is refused before it is even converted.
 _MAX_DIGITS = 20
-#: Where a JSON number of 16 digits or more may start (after a delimiter, a
-#: sign or a space); the 64-bit decimal strings are preceded by a quote. It may
-#: also match inside a string, which only costs the slower reading.
-_LONG_NUMBER = re.compile(r"(?:\A|[-:,\[\s])[0-9]{16}")
+#: Every ASCII digit to ``0``, every other byte as it is: with it, a run of 16
+#: digits is a fixed substring, which the regular expression below finds
+#: with a plain substring search.
+_DIGITS_AS_ZERO = bytes.maketrans(b"0123456789", b"0" * 10)
+
+#: Where a JSON number of 16 digits or more starts, in a text whose digits
+#: are all ``0``: after a delimiter, a sign or a space (the 64-bit decimal
+#: strings are preceded by a quote). It may also match inside a string, which
+#: only costs the slower reading.
+_LONG_NUMBER = re.compile(b"0" * 16 + rb"(?<=[-:,\[\s]" + b"0" * 16 + b")")
+
+
+def _long_number(text: str) -> bool:
+    """Whether ``text`` may hold a JSON number of 16 digits or more.
+
+    JSON numbers are ASCII and follow ASCII delimiters, so the UTF-8 bytes
+    (lone surrogates passed through) are searched, about 1 ms a MiB.
+
+    >>> _long_number('{"a": 1234567890123456}'), _long_number('[-1234567890123456]')
+    (True, True)
+    >>> _long_number('{"seed": "12345678901234567890"}'), _long_number("1234567890123456")
+    (False, True)
+    """
+    digits = text.encode("utf-8", "surrogatepass").translate(_DIGITS_AS_ZERO)
+    return digits.startswith(b"0" * 16) or _LONG_NUMBER.search(digits) is not None
+
 
 _E = TypeVar("_E", bound=ValueError)
 
@@ -108,7 +131,7 @@ def read_json(text: object, *, max_bytes: int, error: type[_E], what: str) -> An
         raise error(f"{what} is refused unread: {dense}")
     # An integer of fewer digits than MAX_SAFE_INTEGER's 16 is always within
     # bounds: only a text with a longer one pays for a Python call per integer.
-    parse_int = _parse_int if _LONG_NUMBER.search(text) else None
+    parse_int = _parse_int if _long_number(text) else None
     try:
         return json.loads(
             text,
@@ -150,11 +173,14 @@ def refuse_float(text: str) -> float:
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise _Refused(f"the key {key!r} appears twice in one object")
-        result[key] = value
+    # Built in one call; only an object that lost a key to a repeat is walked.
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _Refused(f"the key {key!r} appears twice in one object")
+            seen.add(key)
     return result
 
 
@@ -162,29 +188,41 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 #: 28 tiles drawn, placed, and passed around at most twice).
 MOST_ACTIONS = 4 * len(ALL_TILES)
 
+#: More legal moves than any position has: each tile of a hand at each of the
+#: at most four open ends (the line's two and the Sniff's two branches).
+MOST_LEGAL_MOVES = 4 * len(ALL_TILES)
 
-def check_lengths(data: dict[str, Any], error: type[ValueError]) -> None:
-    """Refuse a parsed document whose history or tile lists are longer than any round's.
+
+def check_lengths(data: dict[str, Any], error: type[ValueError], where: str = "$") -> None:
+    """Refuse a parsed document whose history, tile or move lists are longer than any round's.
 
     Looked at before the document is read element by element, so that a long
     list of plausible actions or tiles costs nothing; a value of another type
-    is left for the reader to name.
+    is left for the reader to name. ``where`` is the document's place in the
+    text read (``$.next_round`` for an event's view).
     """
-    rounds = [("$", data)]
+    rounds = [(where, data)]
     last = data.get("last_round")
     if isinstance(last, dict):
-        rounds.append(("$.last_round", last))
-    for where, doc in rounds:
+        rounds.append((f"{where}.last_round", last))
+    for at, doc in rounds:
         history = doc.get("history")
         if isinstance(history, list) and len(history) > MOST_ACTIONS:
             raise error(
-                f"{where}.history holds {len(history)} actions; no round holds more than"
+                f"{at}.history holds {len(history)} actions; no round holds more than"
                 f" {MOST_ACTIONS}"
             )
     for key in ("stock", "hand"):
         tiles = data.get(key)
         if isinstance(tiles, list) and len(tiles) > len(ALL_TILES):
-            raise error(f"$.{key} holds {len(tiles)} tiles; there are {len(ALL_TILES)}")
+            raise error(f"{where}.{key} holds {len(tiles)} tiles; there are {len(ALL_TILES)}")
+    for key in ("legal_moves", "previews"):
+        moves = data.get(key)
+        if isinstance(moves, list) and len(moves) > MOST_LEGAL_MOVES:
+            raise error(
+                f"{where}.{key} holds {len(moves)} moves; no position has more than"
+                f" {MOST_LEGAL_MOVES} legal moves"
+            )
 
 
 # -- the documents, as attrs classes the converter reads and writes ---------------------
@@ -279,10 +317,15 @@ def _strict_list(kind: Any, converter: cattrs.Converter) -> Callable[[object, ty
 
     element = kind.__args__[0]
     handler = converter.get_structure_hook(element)
+    # A list of strings or integers is checked in one pass; only a list with
+    # an element of another type is walked to find and name it.
+    plain = element if element in (str, int) else None
 
     def structure(value: object, _: type) -> object:
         if type(value) is not list:
             raise TypeError(f"expected list, got {type(value).__name__}")
+        if plain is not None and all(type(item) is plain for item in value):
+            return list(value)
         result = []
         for index, item in enumerate(value):
             try:
@@ -385,10 +428,63 @@ def converter() -> cattrs.Converter:
         attrs.has,
         lambda kind: _objects_only(kind, converter),
     )
+    # The most common object of every document: checked here in one pass, and
+    # handed to the generated hook (whose errors name the problem) only when
+    # something is wrong with it.
+    converter.register_structure_hook(ActionDoc, _action_doc(_objects_only(ActionDoc, converter)))
     return converter
 
 
+#: The keys of an action object, every one required.
+_ACTION_KEYS = frozenset(attrs.fields_dict(ActionDoc))
+
+
+def plain_action(value: object) -> tuple[int, str, str | None, int | None, int | None] | None:
+    """The fields of an action object in the format (as :class:`ActionDoc` reads them), or None.
+
+    One pass of plain tests, for the readers of long lists of actions; None
+    means that something is wrong, which :func:`structure_at` then names.
+    """
+    if type(value) is dict and value.keys() == _ACTION_KEYS:
+        seat, move, tile = value["seat"], value["move"], value["tile"]
+        end_sum, points = value["end_sum"], value["points"]
+        if (
+            type(seat) is int
+            and type(move) is str
+            and (tile is None or type(tile) is str)
+            and (end_sum is None or type(end_sum) is int)
+            and (points is None or type(points) is int)
+        ):
+            return seat, move, tile, end_sum, points
+    return None
+
+
+def _action_doc(slow: Callable[[object, type], object]) -> Callable[[object, type], object]:
+    def structure(value: object, kind: type) -> object:
+        fields = plain_action(value)
+        return slow(value, kind) if fields is None else ActionDoc(*fields)
+
+    return structure
+
+
 _T = TypeVar("_T")
+
+
+def structure_at(
+    value: object, kind: type[_T], error: type[ValueError], what: str, path: str
+) -> _T:
+    """Read ``value``, found at ``path`` of a document, as the class ``kind``, or raise ``error``.
+
+    The message is the one :func:`structure` gives for the whole document,
+    e.g. ``the record is not in the format: expected int @ $.rounds[0].actions[3].seat``.
+    """
+    import cattrs  # noqa: PLC0415 - see converter()
+
+    try:
+        return converter().structure(value, kind)
+    except Exception as exc:  # cattrs reports problems as exception groups
+        problems = cattrs.transform_error(exc, path=path, format_exception=_message)
+        raise error(f"{what} is not in the format: {problems[0]}") from None
 
 
 def structure(data: object, kind: type[_T], error: type[ValueError], what: str) -> _T:
@@ -405,9 +501,10 @@ def structure(data: object, kind: type[_T], error: type[ValueError], what: str) 
         # Named here, not by cattrs, which would list every unknown key.
         fields = attrs.fields_dict(kind)
         if len(data) > len(fields):
-            extra = [key for key in data if key not in fields]
-            shown = ", ".join(extra[:3]) + (", ..." if len(extra) > 3 else "")
-            raise error(f"{what} is not in the format: {len(extra)} unknown keys ({shown}) @ $")
+            unknown = len(data.keys() - fields.keys())
+            first = itertools.islice((key for key in data if key not in fields), 3)
+            shown = ", ".join(first) + (", ..." if unknown > 3 else "")
+            raise error(f"{what} is not in the format: {unknown} unknown keys ({shown}) @ $")
     try:
         return converter().structure(data, kind)
     except Exception as exc:  # cattrs reports problems as exception groups
