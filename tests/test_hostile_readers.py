@@ -15,6 +15,9 @@ from american_sniff import (
     MatchState,
     PlayerView,
     ViewEvent,
+    apply,
+    event_for,
+    legal_moves,
     new_match,
     record_match,
     view_for,
@@ -188,3 +191,18 @@ def test_many_unknown_keys_are_counted_and_the_first_named() -> None:
     assert str(caught.value) == (
         "the state is not in the format: 5000 unknown keys (k0, k1, k2, ...) @ $"
     )
+
+
+def test_more_legal_moves_than_any_position_has_are_refused_before_they_are_read() -> None:
+    """113 legal moves (no position has more than 4 x 28): refused on the list's length."""
+    state = new_match(players=2, seed=1)
+    after = apply(state, legal_moves(state)[0])
+    event = json.loads(event_for(after, after.turn).to_json())
+    assert event["legal_moves"], "the seat to move has a move"
+    event["legal_moves"] = [event["legal_moves"][0]] * 113
+    with pytest.raises(InvalidView, match=r"^\$\.legal_moves holds 113 moves; no position has"):
+        ViewEvent.from_json(json.dumps(event))
+    view = json.loads(view_for(state, state.turn).to_json())
+    view["previews"] = [view["previews"][0]] * 113
+    with pytest.raises(InvalidView, match=r"^\$\.previews holds 113 moves; no position has"):
+        PlayerView.from_json(json.dumps(view))

@@ -84,8 +84,10 @@ def event_from_json(text: object) -> ViewEvent:
     data = read_json(text, max_bytes=MAX_VIEW_BYTES, error=InvalidView, what="the event")
     if isinstance(data, dict):
         check_header(data, EVENT_FORMAT, InvalidView)
+        check_lengths(data, InvalidView)
         if isinstance(data.get("next_round"), dict):
             check_header(data["next_round"], VIEW_FORMAT, InvalidView)
+            check_lengths(data["next_round"], InvalidView, "$.next_round")
     doc = structure(data, EventDoc, InvalidView, "the event")
     next_round = None if doc.next_round is None else _view_from(doc.next_round, "$.next_round")
     players = len(doc.voids)
