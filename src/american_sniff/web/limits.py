@@ -17,7 +17,9 @@ where the server is made: :mod:`american_sniff.web.serving`.
 
 from __future__ import annotations
 
+import itertools
 import math
+import re
 import time
 from collections.abc import Callable, Mapping
 from urllib.parse import urlsplit
@@ -64,24 +66,21 @@ def json_depth(text: str) -> int:
     >>> json_depth("[[[]]]"), json_depth('"[[["'), json_depth("7")
     (3, 0, 0)
     """
-    depth = deepest = 0
-    in_string = escaped = False
-    for char in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif char in "]}":
-            depth -= 1
-    return deepest
+    # Strings (and an unterminated one's rest) and everything but brackets
+    # go in two passes of the regular-expression engine; the depth is then
+    # the highest running count of the brackets left.
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    return max(0, max(itertools.accumulate(map(_STEP.__getitem__, brackets)), default=0))
+
+
+#: A JSON string, escapes and all, or the rest of the text after an unterminated quote.
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?', re.DOTALL)
+
+#: A run of characters that are not brackets.
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+
+#: How a bracket changes the depth.
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
 def same_origin(headers: Mapping[str, str]) -> bool:
