@@ -151,4 +151,4 @@ _NOT_A_MOVE = (
 )
 
 #: Moves already read strictly, by their text (only texts that parsed are kept).
-_MOVE_OF_TEXT: dict[str, Move] = {}
+_MOVE_OF_TEXT: dict[str, Move] = {"draw": Draw(), "pass": Pass()}

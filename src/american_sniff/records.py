@@ -526,12 +526,16 @@ def _tiles(texts: list[str], where: str) -> tuple[Tile, ...]:
     return tiles  # type: ignore[return-value]  # no None left
 
 
-def _actions_from(items: list[Any], where: str) -> list[ActionRecord]:
+def _actions_from(
+    items: list[Any], where: str, made: dict[tuple[Any, ...], ActionRecord]
+) -> list[ActionRecord]:
     """The actions of the round at ``where``, each read from its object in one pass.
 
     An object with something wrong is handed to the converter, whose message
     names the problem and its place (``$.rounds[0].actions[3].seat``); the
-    place is written only then.
+    place is written only then. ``made`` holds the actions already built
+    from the same fields, which are shared (they are immutable): a record
+    repeats most of its actions, and a hostile one repeats all of them.
     """
     actions = []
     for index, item in enumerate(items):
@@ -541,6 +545,10 @@ def _actions_from(items: list[Any], where: str) -> list[ActionRecord]:
                 item, ActionDoc, InvalidRecord, "the record", f"{where}.actions[{index}]"
             )
             fields = (doc.seat, doc.move, doc.tile, doc.end_sum, doc.points)
+        known = made.get(fields)
+        if known is not None:
+            actions.append(known)
+            continue
         seat, move_written, tile_written, end_sum, points = fields
         try:
             move = parse_move(move_written, strict=True)
@@ -555,9 +563,11 @@ def _actions_from(items: list[Any], where: str) -> list[ActionRecord]:
             except ValueError as exc:
                 raise InvalidRecord(f"{where}.actions[{index}].tile: {exc}") from None
         try:
-            actions.append(ActionRecord(seat, move, tile, end_sum, points))
+            action = ActionRecord(seat, move, tile, end_sum, points)
         except InvalidRecord as exc:
             raise InvalidRecord(f"{where}.actions[{index}]: {exc}") from None
+        made[fields] = action
+        actions.append(action)
     return actions
 
 
@@ -587,7 +597,9 @@ def _enum(kind: type[enum.Enum], text: str, where: str) -> Any:
         raise InvalidRecord(f"{where} must be {names}, got {text!r}") from None
 
 
-def _round_from(doc: _RoundDoc, where: str) -> RoundRecord:
+def _round_from(
+    doc: _RoundDoc, where: str, made: dict[tuple[Any, ...], ActionRecord]
+) -> RoundRecord:
     return _built(
         where,
         RoundRecord,
@@ -596,7 +608,7 @@ def _round_from(doc: _RoundDoc, where: str) -> RoundRecord:
         stock=_tiles(doc.stock, f"{where}.stock"),
         opener=_located(doc.opener, f"{where}.opener"),
         opener_by=_enum(OpenerBy, doc.opener_by, f"{where}.opener_by"),
-        actions=_actions_from(doc.actions, where),
+        actions=_actions_from(doc.actions, where, made),
         end=None if doc.end is None else _enum(RoundEnd, doc.end, f"{where}.end"),
         finisher=None if doc.finisher is None else _located(doc.finisher, f"{where}.finisher"),
         deductions=doc.deductions,
@@ -619,7 +631,8 @@ def _record_from(doc: _RecordDoc) -> MatchRecord:
     seed = None if doc.seed is None else _seed_from(doc.seed)
     if not doc.rounds:
         raise InvalidRecord("$.rounds must hold at least one round, the first deal")
-    rounds = [_round_from(r, f"$.rounds[{index}]") for index, r in enumerate(doc.rounds)]
+    made: dict[tuple[Any, ...], ActionRecord] = {}  # the actions built, by their fields
+    rounds = [_round_from(r, f"$.rounds[{index}]", made) for index, r in enumerate(doc.rounds)]
     winner = doc.result.winner
     return _built(
         "$",
