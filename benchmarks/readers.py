@@ -300,34 +300,30 @@ def _protocol_reader() -> Reader:
 
 
 def _frame_reader() -> Reader:
-    from american_sniff.web.limits import MAX_DEPTH, MAX_MESSAGE, json_depth  # noqa: PLC0415
-
-    class Refused(ValueError):
-        pass
+    from american_sniff.web.app import _parse  # noqa: PLC0415 - the server's own parser
+    from american_sniff.web.game import GameError  # noqa: PLC0415
+    from american_sniff.web.limits import MAX_MESSAGE  # noqa: PLC0415
 
     def parse(text: str) -> object:
-        # What the server does with a browser's message (web/app.py's _parse),
-        # without the length check it makes first: a frame of any length.
-        if json_depth(text) > MAX_DEPTH:
-            raise Refused("too deep")
-        try:
-            return json.loads(text)
-        except ValueError:
-            raise Refused("not JSON") from None
+        # What the server does with a browser's message: web/app.py's _receive
+        # refuses one over MAX_MESSAGE characters, then _parse reads it.
+        if len(text) > MAX_MESSAGE:
+            raise GameError("the message is too long")
+        return _parse(text)
 
-    del MAX_MESSAGE  # the server refuses longer messages before this parser runs
     move = {"type": "move", "move": "[1|2] on [2|2] high"}
-    return Reader(
-        "web frame",
-        parse,
-        Refused,
-        MIB,
-        lambda size: {
+
+    def shapes(size: int) -> dict[str, str]:
+        made = {
             **_generic(size),
             "strings-of-brackets": '["' + "[" * (size - 4) + '"]',
             "many-keys": _many_keys(move, size),
-        },
-    )
+        }
+        # And a frame of a whole MiB, which the length check refuses.
+        made["one-mib"] = _compact({**move, "move": "x" * MIB})
+        return made
+
+    return Reader("web frame", parse, GameError, MAX_MESSAGE, shapes)
 
 
 READERS: dict[str, Callable[[], Reader]] = {
