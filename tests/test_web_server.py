@@ -654,3 +654,36 @@ def test_the_seat_that_went_on_is_not_asked_again_after_a_restart(db: Path) -> N
             resumed = _hello(ws, tokens[ender])
         assert resumed["view"]["round"] == 2
         assert resumed["waiting_for"] == [1 - ender]
+
+
+def test_a_match_nobody_is_connected_to_is_forgotten_then_loaded_again(db: Path) -> None:
+    """Memory holds the matches being played: an idle one is dropped, and comes back whole."""
+    import time  # noqa: PLC0415
+
+    app = create_app(Store(db), bot_delay=0, forget_after=0.05)
+    with TestClient(app) as client:
+        server = cast(Any, app).state.server
+        made = _create(client, 2, ["human", "human"], seed=None)
+        tokens = [_token(seat["url"]) for seat in made["seats"]]
+        with client.websocket_connect(f"/ws/{made['id']}") as watcher:
+            turn = _hello(watcher, made["spectator"].split("#", 1)[1])["view"]["turn"]
+            with client.websocket_connect(f"/ws/{made['id']}") as ws:
+                view = _hello(ws, tokens[turn])["view"]
+                time.sleep(0.3)  # browsers are connected: kept however long
+                assert server.in_memory(made["id"])
+                move = next(m for m in view["legal_moves"] if " " in m)
+                ws.send_text(json.dumps({"type": "move", "move": move, "seq": view["seq"]}))
+                after = ws.receive_json()
+                assert after["type"] == "state" and after["view"]["seq"] == view["seq"] + 1
+        deadline = time.monotonic() + 5
+        while server.in_memory(made["id"]) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert not server.in_memory(made["id"])
+        with client.websocket_connect(f"/ws/{made['id']}") as ws:
+            again = _hello(ws, tokens[turn])
+            assert server.in_memory(made["id"])
+        assert again["view"]["seq"] >= after["view"]["seq"]
+    # Nothing was lost: what it gives is what a server started again on the store gives.
+    with TestClient(create_app(Store(db), bot_delay=0)) as restarted:
+        with restarted.websocket_connect(f"/ws/{made['id']}") as ws:
+            assert _hello(ws, tokens[turn]) == again

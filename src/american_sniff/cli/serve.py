@@ -57,7 +57,7 @@ def _run(args: argparse.Namespace) -> int:
         import uvicorn  # noqa: PLC0415 - the extra is needed by this command only
 
         from ..web.app import create_app  # noqa: PLC0415
-        from ..web.serving import listen, server_config  # noqa: PLC0415
+        from ..web.serving import listen, server_config, tune_collector  # noqa: PLC0415
         from ..web.store import Store  # noqa: PLC0415
     except ImportError as error:
         print(
@@ -90,6 +90,7 @@ def _run(args: argparse.Namespace) -> int:
     print(f"American Sniff is served at {server_url(args.host, port, key)}", flush=True)
     print(f"Matches are kept in {path.resolve()}. Ctrl-C stops the server.", flush=True)
     server = uvicorn.Server(server_config(app))
+    tune_collector()
     server.run(sockets=[listener])
     return 0
 

@@ -104,7 +104,15 @@ from .hosting import viewer_document
 from .limits import MAX_DEPTH, MAX_HEADER_BYTES, MAX_MESSAGE, RateLimit, json_depth, same_origin
 from .store import Store, Writer
 
-__all__ = ["MAX_REPLAY_BYTES", "SEND_QUEUE", "STATIC", "Connection", "Server", "create_app"]
+__all__ = [
+    "FORGET_AFTER",
+    "MAX_REPLAY_BYTES",
+    "SEND_QUEUE",
+    "STATIC",
+    "Connection",
+    "Server",
+    "create_app",
+]
 
 #: The directory of the pages, scripts and styles.
 STATIC = Path(str(resources.files("american_sniff.web") / "static"))
@@ -112,6 +120,12 @@ STATIC = Path(str(resources.files("american_sniff.web") / "static"))
 #: How many messages may wait to be sent to one WebSocket. A browser that
 #: lets more pile up (it does not read) is dropped: nobody else waits on it.
 SEND_QUEUE = 32
+
+#: How long a match stays in memory once nobody is connected to it, in
+#: seconds. Then it is forgotten (the store holds it) and loaded again by the
+#: next browser that comes, so that a long-running server holds the matches
+#: being played, not every match it has served.
+FORGET_AFTER = 60.0
 
 #: The largest record ``POST /api/replay`` reads, in bytes (1 MiB).
 MAX_REPLAY_BYTES = 1 << 20
@@ -198,13 +212,20 @@ class Server:
     :param creations: The rate limit on new matches per client address
         (:class:`~american_sniff.web.limits.RateLimit`: 10 at once, then one
         every 6 seconds).
+    :param forget_after: How long a match nobody is connected to stays in
+        memory, in seconds (:data:`FORGET_AFTER`).
     """
 
     def __init__(
-        self, store: Store, bot_delay: float = 0.7, creations: RateLimit | None = None
+        self,
+        store: Store,
+        bot_delay: float = 0.7,
+        creations: RateLimit | None = None,
+        forget_after: float = FORGET_AFTER,
     ) -> None:
         self.store = store
         self.bot_delay = bot_delay
+        self.forget_after = forget_after
         self.creations = RateLimit() if creations is None else creations
         self.key = store.meta("key", _token())
         self._games: dict[str, Game] = {}
@@ -217,6 +238,8 @@ class Server:
         self._tables: dict[str, dict[str, tuple[Layout, str]]] = {}
         self._texts: dict[str, tuple[Game, int, dict[int | str, tuple[str, str]]]] = {}
         self._replays = asyncio.Semaphore(_REPLAYS_AT_ONCE)
+        self._unwritten: dict[str, int] = {}
+        self._forgetting: dict[str, asyncio.TimerHandle] = {}
         self.writer = Writer(store)
 
     # -- games -------------------------------------------------------------------------
@@ -228,6 +251,7 @@ class Server:
             game = Game.load(self.store, match_id)
             if game is not None:
                 self._games[match_id] = game
+                self._idle(match_id)
         return game
 
     async def load(self, match_id: str) -> Game | None:
@@ -238,7 +262,57 @@ class Server:
         stored = await asyncio.to_thread(self.store.load, match_id)
         if stored is None:
             return None
-        return self._games.setdefault(match_id, Game(stored, self.store))
+        game = self._games.get(match_id)
+        if game is None:
+            game = self._games[match_id] = Game(stored, self.store)
+            self._idle(match_id)
+        return game
+
+    def in_memory(self, match_id: str) -> bool:
+        """Whether the match ``match_id`` is held in memory now (see :data:`FORGET_AFTER`)."""
+        return match_id in self._games
+
+    def _idle(self, match_id: str) -> None:
+        """Forget the match after :attr:`forget_after` seconds, unless someone is connected then."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # called outside the server's loop (a script): kept
+            return
+        handle = self._forgetting.pop(match_id, None)
+        if handle is not None:
+            handle.cancel()
+        self._forgetting[match_id] = loop.call_later(self.forget_after, self._forget, match_id)
+
+    def _forget(self, match_id: str) -> None:
+        """Drop the match from memory if nobody uses it: no browser, no bot, no write waiting.
+
+        The store holds everything the match needs; :meth:`load` reads it
+        again. A match still in use is looked at again later, and one with a
+        browser connected when its last one leaves.
+        """
+        self._forgetting.pop(match_id, None)
+        if self._sockets.get(match_id):
+            return
+        lock = self._locks.get(match_id)
+        driver = self._drivers.get(match_id)
+        if (
+            (lock is not None and lock.locked())
+            or (driver is not None and not driver.done())
+            or self._unwritten.get(match_id)
+        ):
+            self._idle(match_id)
+            return
+        for table in (
+            self._games,
+            self._locks,
+            self._sockets,
+            self._drivers,
+            self._rematches,
+            self._pictures,
+            self._tables,
+            self._texts,
+        ):
+            table.pop(match_id, None)
 
     def lock(self, match_id: str) -> asyncio.Lock:
         """The lock every change of the match holds."""
@@ -364,6 +438,7 @@ class Server:
         chosen = self.store.meta(f"rematch {game.id}", candidate)
         if chosen == candidate:
             self._games[chosen] = Game.create(self.store, game.setup.again(), chosen)
+            self._idle(chosen)
         self._rematches[game.id] = chosen
         return chosen
 
@@ -432,11 +507,15 @@ class Server:
         :raises GameError: if the store cannot write (full disk, read-only
             file, a broken database): the message says so, for the players.
         """
+        self._unwritten[game.id] = self._unwritten.get(game.id, 0) + 1
         written = asyncio.wrap_future(self.writer.submit(game.id, change.entry))
 
         def made(future: asyncio.Future[int]) -> None:
             # Made when written, even if the task that waits is cancelled meanwhile:
             # the memory never falls behind the log.
+            left = self._unwritten.pop(game.id) - 1
+            if left:
+                self._unwritten[game.id] = left
             if not future.cancelled() and future.exception() is None:
                 game.take(change)
 
@@ -448,6 +527,8 @@ class Server:
 
     async def close(self) -> None:
         """Stop the bots' tasks and close the store."""
+        for handle in self._forgetting.values():
+            handle.cancel()
         for task in self._drivers.values():
             task.cancel()
         for task in self._drivers.values():
@@ -499,8 +580,11 @@ class Server:
         except WebSocketDisconnect:
             pass
         finally:
-            self._sockets.get(match_id, {}).pop(connection, None)
+            sockets = self._sockets.get(match_id, {})
+            sockets.pop(connection, None)
             pump.cancel()
+            if not sockets:
+                self._idle(match_id)
 
     def _error(self, match_id: str, connection: Connection, message: str) -> None:
         self.send(match_id, connection, json.dumps({"type": "error", "message": message}))
@@ -580,6 +664,7 @@ class Server:
         except sqlite3.Error as error:
             return _refuse(_storage_failure(error), 503)
         self._games[game.id] = game
+        self._idle(game.id)
         return JSONResponse(self.links(game, str(request.base_url)), status_code=201)
 
     async def matches(self, request: Request) -> Response:
@@ -825,15 +910,20 @@ def _page(name: str) -> Callable[[Request], Awaitable[Response]]:
 
 
 def create_app(
-    store: Store, *, bot_delay: float = 0.7, creations: RateLimit | None = None
+    store: Store,
+    *,
+    bot_delay: float = 0.7,
+    creations: RateLimit | None = None,
+    forget_after: float = FORGET_AFTER,
 ) -> Starlette:
     """The application serving the matches of ``store``.
 
     ``bot_delay`` is how long each bot waits before it acts, in seconds;
-    ``creations`` the rate limit on new matches (see :class:`Server`). The
+    ``creations`` the rate limit on new matches; ``forget_after`` how long a
+    match nobody is connected to stays in memory (see :class:`Server`). The
     :class:`Server` is ``app.state.server``.
     """
-    server = Server(store, bot_delay=bot_delay, creations=creations)
+    server = Server(store, bot_delay=bot_delay, creations=creations, forget_after=forget_after)
     routes = [
         Route("/", _page("index.html")),
         Route("/play/{match_id}", _page("play.html")),
