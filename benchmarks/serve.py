@@ -4,9 +4,13 @@ The server runs in a child process exactly as ``american-sniff serve`` runs
 it (:func:`american_sniff.web.serving.server_config`, a SQLite file in a
 temporary directory), except that bots do not wait and the rate limit on new
 matches is lifted (the benchmark creates hundreds). The clients run in this
-process, one asyncio task per seat, each a ``websockets`` client that plays
-its seat's first legal placement as soon as its state comes, and goes on
-after each settlement. The clients do not draw, so their hello says
+process: each seat is a small WebSocket client of its own (an
+:class:`asyncio.Protocol` that speaks RFC 6455 itself, masking its frames
+and answering pings, with no task per socket, so that 400 seats and 200
+spectators cost the client side as little as possible), which plays its
+seat's first legal placement as soon as its state comes (or after a
+person's thinking time, with ``--think``), and goes on after each
+settlement. The clients do not draw, so their hello says
 ``"pictures": false`` and the server draws no table for them; with
 ``--pictures`` they ask for the pictures as the browser's page does. Every
 match is between two people (two sockets), so every action is a person's
@@ -44,11 +48,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
+import base64
+import functools
+import hashlib
 import inspect
 import json
 import os
 import platform
+import random
 import socket
 import statistics
 import subprocess
@@ -56,30 +63,31 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed
 
-
-def _serve(db: str, profile: str | None = None) -> None:
+def _serve(db: str, profile: str | None = None, default_gc: bool = False) -> None:
     """The child: serve ``db`` on a free loopback port, and print the port.
 
     With ``profile``, the server runs under :mod:`cProfile`, whose statistics
-    are written to that file when it stops.
+    are written to that file when it stops. The garbage collector is tuned as
+    ``american-sniff serve`` tunes it, unless ``default_gc``.
     """
     import uvicorn  # noqa: PLC0415 - the child's own imports
 
     from american_sniff.web.app import create_app  # noqa: PLC0415
     from american_sniff.web.limits import RateLimit  # noqa: PLC0415
-    from american_sniff.web.serving import listen, server_config  # noqa: PLC0415
+    from american_sniff.web.serving import listen, server_config, tune_collector  # noqa: PLC0415
     from american_sniff.web.store import Store  # noqa: PLC0415
 
     app = create_app(Store(db), bot_delay=0, creations=RateLimit(burst=10**9, every=1e-9))
     listener = listen("127.0.0.1", 0)
     print(f"PORT {listener.getsockname()[1]}", flush=True)
     server = uvicorn.Server(server_config(app, max_connections=10_000))
+    if not default_gc:  # as american-sniff serve does
+        tune_collector()
     if profile is None:
         server.run(sockets=[listener])
         return
@@ -207,96 +215,364 @@ async def _new_match(base: str) -> dict[str, Any]:
     )
 
 
-async def _seat(
-    ws_base: str, made: dict[str, Any], seat: int, stats: Stats | None, stop: asyncio.Event
-) -> None:
-    """Play one seat of a match until it ends or ``stop`` is set; count and time its moves."""
-    token = made["seats"][seat]["url"].split("#", 1)[1]
-    async with connect(f"{ws_base}ws/{made['id']}", max_size=None, open_timeout=60) as ws:
-        await ws.send(json.dumps({"type": "hello", "token": token, "pictures": _PICTURES}))
-        sent_at = 0.0
-        sent_seq = -1
-        seen = 0
-        went_on = 0
-        while not stop.is_set():
-            try:
-                message = json.loads(await asyncio.wait_for(ws.recv(), 1))
-            except TimeoutError:
-                continue
-            if message["type"] == "error":
-                if stats is not None:
-                    stats.errors.append(message["message"])
-                continue
-            if message["type"] != "state":
-                continue
-            view = message["view"]
-            if stats is not None:
-                if seat == 0 and view["seq"] > seen:
-                    stats.actions += view["seq"] - seen
-                if sent_seq >= 0 and view["seq"] > sent_seq:
-                    stats.trips.append(time.perf_counter() - sent_at)
-                    sent_seq = -1
-            seen = max(seen, view["seq"])
-            if view["winner"] is not None:
+# -- a lean WebSocket client -------------------------------------------------------------
+#
+# The load generator shares the machine with the server, so the clients must
+# cost far less than the server per action. A client built on the
+# ``websockets`` package (a task per socket, a timer per read) cost about as
+# much CPU per action as the server itself; this one is an asyncio protocol
+# that parses the frames itself (RFC 6455: masked text frames out, unmasked
+# frames in, pings answered) and plays from its callbacks, with no task per
+# socket.
+
+#: What a client sends to open the WebSocket (RFC 6455, section 4.1).
+_UPGRADE = (
+    "GET {path} HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+    "Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+)
+
+#: The GUID a server hashes with the key (RFC 6455, section 1.3).
+_GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+
+
+def _frame(opcode: int, payload: bytes) -> bytes:
+    """A client's frame: FIN set, masked with a fresh key (RFC 6455, section 5.3)."""
+    size = len(payload)
+    if size < 126:
+        head = bytes((0x80 | opcode, 0x80 | size))
+    elif size < 1 << 16:
+        head = bytes((0x80 | opcode, 0x80 | 126)) + size.to_bytes(2, "big")
+    else:
+        head = bytes((0x80 | opcode, 0x80 | 127)) + size.to_bytes(8, "big")
+    key = os.urandom(4)
+    stream = (key * (size // 4 + 1))[:size]
+    masked = (int.from_bytes(payload, "big") ^ int.from_bytes(stream, "big")).to_bytes(size, "big")
+    return head + key + masked
+
+
+class Client(asyncio.Protocol):
+    """One WebSocket to the server: :meth:`on_text` is called with each text message.
+
+    ``opened`` is done once the server has accepted the upgrade, ``closed``
+    once the connection is gone, with the close code the server sent (or
+    None). :meth:`pause` stops reading, as a client that never reads.
+    """
+
+    def __init__(self, path: str, host: str) -> None:
+        self.path, self.host = path, host
+        loop = asyncio.get_running_loop()
+        self.opened: asyncio.Future[None] = loop.create_future()
+        self.closed: asyncio.Future[int | None] = loop.create_future()
+        self.transport: asyncio.Transport | None = None
+        self._buffer = bytearray()
+        self._key = base64.b64encode(os.urandom(16))
+        self._fragments: list[bytes] = []
+        self._code: int | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:  # noqa: D102
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        request = _UPGRADE.format(path=self.path, host=self.host, key=self._key.decode())
+        transport.write(request.encode())
+
+    def connection_lost(self, exc: Exception | None) -> None:  # noqa: D102
+        if not self.opened.done():
+            self.opened.set_exception(ConnectionError(f"no upgrade: {exc}"))
+        if not self.closed.done():
+            self.closed.set_result(self._code)
+
+    def data_received(self, data: bytes) -> None:  # noqa: D102
+        buffer = self._buffer
+        buffer += data
+        if not self.opened.done():
+            end = buffer.find(b"\r\n\r\n")
+            if end < 0:
                 return
-            if seat in message["waiting_for"]:
-                if went_on != view["round"]:
-                    went_on = view["round"]
-                    await ws.send(json.dumps({"type": "continue"}))
-                continue
-            if view["turn"] != seat or sent_seq == view["seq"]:
-                continue
-            placements = [m for m in view["legal_moves"] or [] if " " in m]
-            if placements:
-                sent_at, sent_seq = time.perf_counter(), view["seq"]
-                await ws.send(json.dumps({"type": "move", "move": placements[0], "seq": sent_seq}))
+            head = bytes(buffer[:end]).decode("latin-1")
+            del buffer[: end + 4]
+            accept = base64.b64encode(hashlib.sha1(self._key + _GUID).digest()).decode()
+            if not head.startswith("HTTP/1.1 101") or accept not in head:
+                self.opened.set_exception(ConnectionError(head.split("\r\n", 1)[0]))
+                assert self.transport is not None
+                self.transport.close()
+                return
+            self.opened.set_result(None)
+        start = 0
+        size = len(buffer)
+        while size - start >= 2:
+            first, second = buffer[start], buffer[start + 1]
+            length, at = second & 0x7F, start + 2
+            if length == 126:
+                if size - at < 2:
+                    break
+                length, at = int.from_bytes(buffer[at : at + 2], "big"), at + 2
+            elif length == 127:
+                if size - at < 8:
+                    break
+                length, at = int.from_bytes(buffer[at : at + 8], "big"), at + 8
+            if size - at < length:
+                break
+            payload = bytes(buffer[at : at + length])
+            start = at + length
+            self._frame_in(first, payload)
+        del buffer[:start]
+
+    def _frame_in(self, first: int, payload: bytes) -> None:
+        opcode = first & 0x0F
+        if opcode == 0x9:  # ping: answer with the same payload
+            self.write(0xA, payload)
+        elif opcode == 0x8:  # close: its code, then answer and hang up
+            self._code = int.from_bytes(payload[:2], "big") if len(payload) >= 2 else None
+            self.write(0x8, payload[:2])
+            assert self.transport is not None
+            self.transport.close()
+        elif opcode in (0x0, 0x1):  # text, maybe in fragments
+            self._fragments.append(payload)
+            if first & 0x80:
+                text = b"".join(self._fragments).decode()
+                self._fragments = []
+                self.on_text(text)
+
+    def write(self, opcode: int, payload: bytes) -> None:
+        """Send one frame, if the connection is still open."""
+        if self.transport is not None and not self.transport.is_closing():
+            self.transport.write(_frame(opcode, payload))
+
+    def send(self, message: dict[str, Any]) -> None:
+        """Send ``message`` as a JSON text frame."""
+        self.write(0x1, json.dumps(message).encode())
+
+    def close(self) -> None:
+        """Close the connection (a close frame, then the socket)."""
+        self.write(0x8, (1000).to_bytes(2, "big"))
+        if self.transport is not None:
+            self.transport.close()
+
+    def pause(self) -> None:
+        """Stop reading: the server's frames pile up in the network's buffers."""
+        assert self.transport is not None
+        self.transport.pause_reading()
+
+    def resume(self) -> None:
+        """Read again."""
+        assert self.transport is not None
+        self.transport.resume_reading()
+
+    def on_text(self, text: str) -> None:
+        """A text message came (a subclass plays or counts it)."""
 
 
-async def _matches(base: str, ws_base: str, stats: Stats | None, stop: asyncio.Event) -> None:
-    """One table: a match after another until ``stop``."""
-    while not stop.is_set():
-        made = await _new_match(base)
-        await asyncio.gather(*(_seat(ws_base, made, n, stats, stop) for n in (0, 1)))
+def _address(base: str) -> tuple[str, int]:
+    """The host and port of ``base`` (``http://127.0.0.1:PORT/``)."""
+    host, port = base.split("://", 1)[1].strip("/").rsplit(":", 1)
+    return host, int(port)
 
 
-async def _watch(
-    ws_base: str, made: dict[str, Any], stop: asyncio.Event, ready: asyncio.Event
+async def _open(
+    base: str, match: str, make: Callable[[str, str], Client], small: bool = False
+) -> Any:
+    """A client of ``make`` connected to the match's WebSocket and upgraded.
+
+    With ``small``, the socket's receive buffer is 4 KiB, so that a client that
+    stops reading fills the network's buffers soon.
+    """
+    loop = asyncio.get_running_loop()
+    host, port = _address(base)
+    raw = socket.socket()
+    raw.setblocking(False)
+    if small:
+        raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    await loop.sock_connect(raw, (host, port))
+    _, client = await loop.create_connection(
+        lambda: make(f"/ws/{match}", f"{host}:{port}"), sock=raw
+    )
+    await asyncio.wait_for(client.opened, 60)
+    return client
+
+
+class Seat(Client):
+    """A person's seat: plays its first legal placement on its turn, goes on after each round.
+
+    With ``think``, it waits between half and one and a half times that many
+    seconds before each move (as a person does; the round trip is timed from
+    the send). ``finished`` is done once the match has a winner.
+    """
+
+    def __init__(  # noqa: PLR0913, PLR0917 - a seat's settings
+        self, path: str, host: str, seat: int, stats: Stats | None, think: float, rng: random.Random
+    ) -> None:
+        super().__init__(path, host)
+        self.seat, self.stats, self.think, self.rng = seat, stats, think, rng
+        self.finished: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.seen = 0
+        self.went_on = 0
+        self.sent_seq = -1
+        self.sent_at = 0.0
+
+    def on_text(self, text: str) -> None:  # noqa: D102
+        message = json.loads(text)
+        kind, stats = message["type"], self.stats
+        if kind == "error":
+            if stats is not None:
+                stats.errors.append(message["message"])
+            return
+        if kind != "state":
+            return
+        view = message["view"]
+        seq = view["seq"]
+        if stats is not None:
+            if self.seat == 0 and seq > self.seen:
+                stats.actions += seq - self.seen
+            if self.sent_at and seq > self.sent_seq:
+                stats.trips.append(time.perf_counter() - self.sent_at)
+                self.sent_at = 0.0
+        self.seen = max(self.seen, seq)
+        if view["winner"] is not None:
+            if not self.finished.done():
+                self.finished.set_result(None)
+            return
+        if self.seat in message["waiting_for"]:
+            if self.went_on != view["round"]:
+                self.went_on = view["round"]
+                self.send({"type": "continue"})
+            return
+        if view["turn"] != self.seat or self.sent_seq == seq:
+            return
+        placements = [m for m in view["legal_moves"] or [] if " " in m]
+        if placements:
+            self.sent_seq = seq
+            move = {"type": "move", "move": placements[0], "seq": seq}
+            if self.think:
+                delay = self.think * self.rng.uniform(0.5, 1.5)
+                asyncio.get_running_loop().call_later(delay, self._move, move)
+            else:
+                self._move(move)
+
+    def _move(self, move: dict[str, Any]) -> None:
+        self.sent_at = time.perf_counter()
+        self.send(move)
+
+    def connection_lost(self, exc: Exception | None) -> None:  # noqa: D102
+        super().connection_lost(exc)
+        if not self.finished.done():
+            self.finished.set_result(None)
+
+
+class Watcher(Client):
+    """A spectator: reads every frame (``ready`` once one came); ``stuck``: two, then no more."""
+
+    def __init__(self, path: str, host: str, stuck: bool = False) -> None:
+        super().__init__(path, host)
+        self.ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.frames = 0
+        self.stuck = stuck
+
+    def on_text(self, text: str) -> None:  # noqa: D102
+        self.frames += 1
+        if not self.ready.done():
+            self.ready.set_result(None)
+        if self.stuck and self.frames == 2:
+            self.pause()
+
+
+def _seat_of(  # noqa: PLR0913, PLR0917 - a seat's settings, then the client's
+    seat: int, stats: Stats | None, think: float, rng: random.Random, path: str, host: str
+) -> Seat:
+    return Seat(path, host, seat, stats, think, rng)
+
+
+async def _table(  # noqa: PLR0913, PLR0917 - one table's settings
+    base: str,
+    stats: Stats | None,
+    stop: asyncio.Future[None],
+    think: float,
+    rng: random.Random,
+    first: asyncio.Future[dict[str, Any]] | None = None,
+    once: bool = False,
 ) -> None:
-    """A spectator that reads everything until ``stop``."""
-    async with connect(f"{ws_base}ws/{made['id']}", max_size=None, open_timeout=120) as ws:
+    """One table: a match after another until ``stop`` (the first is ``first``'s, if given).
+
+    With ``once``, only that match.
+    """
+    while not stop.done():
+        made = await (first if first is not None else _new_match(base))
+        first = None
+        seats = []
+        for n in (0, 1):
+            token = made["seats"][n]["url"].split("#", 1)[1]
+            seat = await _open(base, made["id"], functools.partial(_seat_of, n, stats, think, rng))
+            seat.send({"type": "hello", "token": token, "pictures": _PICTURES})
+            seats.append(seat)
+        await asyncio.wait(
+            [stop, *(s.finished for s in seats)], return_when=asyncio.FIRST_COMPLETED
+        )
+        if not stop.done():  # one seat has seen the winner: give the other 5 s to
+            await asyncio.wait([s.finished for s in seats], timeout=5)
+        for seat in seats:
+            seat.close()
+        if once:
+            return
+
+
+async def _watched(  # noqa: PLR0913, PLR0917 - the watched table's settings
+    base: str,
+    stop: asyncio.Future[None],
+    think: float,
+    rng: random.Random,
+    spectators: int,
+    watching: asyncio.Future[None],
+    counted: list[int],
+) -> None:
+    """A table watched by ``spectators`` spectators, who follow it to each new match.
+
+    ``watching`` is done once the first match's spectators all have their
+    first frame; ``counted`` gets the frames the spectators of each match read.
+    """
+    while not stop.done():
+        made = await _new_match(base)
         token = made["spectator"].split("#", 1)[1]
-        await ws.send(json.dumps({"type": "hello", "token": token, "pictures": _PICTURES}))
-        await ws.recv()
-        ready.set()
-        while not stop.is_set():
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(ws.recv(), 1)
+        watchers = []
+        for _ in range(spectators):
+            watcher = await _open(base, made["id"], Watcher)
+            watcher.send({"type": "hello", "token": token, "pictures": _PICTURES})
+            watchers.append(watcher)
+        await asyncio.gather(*(w.ready for w in watchers))
+        if not watching.done():
+            watching.set_result(None)
+        first: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        first.set_result(made)
+        await _table(base, None, stop, think, rng, first, once=True)
+        counted.append(sum(w.frames for w in watchers))
+        for watcher in watchers:
+            watcher.close()
 
 
-async def _measure(  # noqa: PLR0913, PLR0917 - one measurement's six settings
-    base: str, ws_base: str, tables: int, seconds: float, extra: str | None, spectators: int
+async def _measure(  # noqa: PLR0913, PLR0917 - one measurement's settings
+    base: str, tables: int, seconds: float, extra: str | None, spectators: int, think: float
 ) -> dict[str, Any]:
     """``tables`` matches for ``seconds``, with an extra match watched (``extra``) or not."""
     stats = Stats()
-    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    stop: asyncio.Future[None] = loop.create_future()
+    rng = random.Random(1)
     side: list[asyncio.Task[Any]] = []
-    stuck: ClientConnection | None = None
-    if extra is not None:
+    stuck: Watcher | None = None
+    if extra == "spectators":
+        watching: asyncio.Future[None] = loop.create_future()
+        counted: list[int] = []
+        side.append(
+            asyncio.create_task(_watched(base, stop, think, rng, spectators, watching, counted))
+        )
+        await watching
+    elif extra == "stuck":  # a spectator that never reads: it stops reading after 2 frames
         made = await _new_match(base)
-        side += [asyncio.create_task(_seat(ws_base, made, n, None, stop)) for n in (0, 1)]
-        if extra == "spectators":
-            readies = [asyncio.Event() for _ in range(spectators)]
-            side += [asyncio.create_task(_watch(ws_base, made, stop, r)) for r in readies]
-            await asyncio.gather(*(r.wait() for r in readies))
-        else:  # a spectator that never reads: its client stops reading after 2 frames
-            # A small receive buffer, so that the network's buffers fill soon.
-            raw = socket.socket()
-            raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-            raw.connect(("127.0.0.1", int(base.rsplit(":", 1)[1].strip("/"))))
-            stuck = await connect(f"{ws_base}ws/{made['id']}", max_size=None, max_queue=2, sock=raw)
-            token = made["spectator"].split("#", 1)[1]
-            await stuck.send(json.dumps({"type": "hello", "token": token}))
-    tasks = [asyncio.create_task(_matches(base, ws_base, stats, stop)) for _ in range(tables)]
+        first: asyncio.Future[dict[str, Any]] = loop.create_future()
+        first.set_result(made)
+        token = made["spectator"].split("#", 1)[1]
+        stuck = await _open(base, made["id"], lambda p, h: Watcher(p, h, stuck=True), small=True)
+        stuck.send({"type": "hello", "token": token, "pictures": _PICTURES})
+        side.append(asyncio.create_task(_table(base, None, stop, think, rng, first)))
+    tasks = [asyncio.create_task(_table(base, stats, stop, think, rng)) for _ in range(tables)]
     await asyncio.sleep(min(2.0, seconds / 5))  # everyone connected and playing
     stats.actions, stats.trips = 0, []
     started, cpu = time.perf_counter(), _cpu(_SERVER)
@@ -308,36 +584,34 @@ async def _measure(  # noqa: PLR0913, PLR0917 - one measurement's six settings
     if stats.actions:
         report["server_cpu_ms_per_action"] = round(cpu / stats.actions * 1000, 2)
         report["actions_per_server_cpu_s"] = round(stats.actions / cpu, 1) if cpu else None
-    stop.set()
+    stop.set_result(None)
     await asyncio.gather(*tasks, *side, return_exceptions=True)
+    if extra == "spectators":
+        report["spectator_frames_per_s"] = round(sum(counted) / elapsed, 1)
     if stuck is not None:
         # Read what the stuck socket was sent: a few messages, then the server's close.
-        code, frames = None, 0
+        stuck.resume()
         try:
-            while True:
-                await asyncio.wait_for(stuck.recv(), 10)
-                frames += 1
-        except ConnectionClosed as closed:
-            code = closed.rcvd.code if closed.rcvd is not None else None
+            code = await asyncio.wait_for(asyncio.shield(stuck.closed), 10)
         except TimeoutError:
             code = None
-        report["stuck_frames"] = frames
+            stuck.close()
+        report["stuck_frames"] = stuck.frames
         report["stuck_closed_with"] = code
     return report
 
 
 async def _run(base: str, args: argparse.Namespace) -> dict[str, Any]:
-    ws_base = base.replace("http://", "ws://")
     results: dict[str, Any] = {}
     print(f"load: {args.matches} matches for {args.seconds} s", flush=True)
-    results["load"] = await _measure(base, ws_base, args.matches, args.seconds, None, 0)
+    results["load"] = await _measure(base, args.matches, args.seconds, None, 0, args.think)
     print(f"  {results['load']}", flush=True)
     if args.load_only:
         return results
     for name, extra in (("base", None), ("spectators", "spectators"), ("stuck", "stuck")):
         print(f"{name}: {args.few} matches for {args.seconds} s", flush=True)
         results[name] = await _measure(
-            base, ws_base, args.few, args.seconds, extra, args.spectators
+            base, args.few, args.seconds, extra, args.spectators, args.few_think
         )
         print(f"  {results[name]}", flush=True)
     for name in ("spectators", "stuck"):
@@ -356,6 +630,20 @@ def main() -> int:
     parser.add_argument("--few", type=int, default=20)
     parser.add_argument("--spectators", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=15.0)
+    parser.add_argument(
+        "--think",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="the load's seats wait 0.5 to 1.5 times S seconds before each move (0: none)",
+    )
+    parser.add_argument(
+        "--few-think",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="the same for the base, spectators and stuck measurements",
+    )
     parser.add_argument("--quick", action="store_true", help="small and short: a smoke test")
     parser.add_argument("--json", metavar="PATH")
     parser.add_argument(
@@ -375,9 +663,14 @@ def main() -> int:
     parser.add_argument(
         "--profile", metavar="PATH", help="run the server under cProfile, its statistics to PATH"
     )
+    parser.add_argument(
+        "--default-gc",
+        action="store_true",
+        help="leave the server's garbage collector as Python sets it (not tune_collector)",
+    )
     args = parser.parse_args()
     if args.serve:
-        _serve(args.serve, args.profile)
+        _serve(args.serve, args.profile, args.default_gc)
         return 0
     if args.messages:
         results = {
@@ -397,6 +690,7 @@ def main() -> int:
                 "--serve",
                 db,
                 *(["--profile", str(Path(args.profile).resolve())] if args.profile else []),
+                *(["--default-gc"] if args.default_gc else []),
             ],
             stdout=subprocess.PIPE,
             text=True,
