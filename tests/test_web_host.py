@@ -636,3 +636,20 @@ def test_a_message_text_is_its_payload_and_a_kept_table_is_not_drawn_again(
         assert draws
 
     _run(scenario)
+
+
+def test_the_collector_is_tuned_for_serving() -> None:
+    """tune_collector: what exists is frozen out of the collector's way; collections come seldom."""
+    import gc
+
+    from american_sniff.web.serving import COLLECTOR_THRESHOLDS, tune_collector
+
+    before = gc.get_threshold()
+    try:
+        tune_collector()
+        assert gc.get_threshold() == COLLECTOR_THRESHOLDS
+        assert COLLECTOR_THRESHOLDS[0] > before[0]
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before)

@@ -658,7 +658,7 @@ def test_the_seat_that_went_on_is_not_asked_again_after_a_restart(db: Path) -> N
 
 def test_a_match_nobody_is_connected_to_is_forgotten_then_loaded_again(db: Path) -> None:
     """Memory holds the matches being played: an idle one is dropped, and comes back whole."""
-    import time  # noqa: PLC0415
+    import time
 
     app = create_app(Store(db), bot_delay=0, forget_after=0.05)
     with TestClient(app) as client:
@@ -674,7 +674,8 @@ def test_a_match_nobody_is_connected_to_is_forgotten_then_loaded_again(db: Path)
                 move = next(m for m in view["legal_moves"] if " " in m)
                 ws.send_text(json.dumps({"type": "move", "move": move, "seq": view["seq"]}))
                 after = ws.receive_json()
-                assert after["type"] == "state" and after["view"]["seq"] == view["seq"] + 1
+                assert after["type"] == "state"
+                assert after["view"]["seq"] == view["seq"] + 1
         deadline = time.monotonic() + 5
         while server.in_memory(made["id"]) and time.monotonic() < deadline:
             time.sleep(0.02)
@@ -684,6 +685,8 @@ def test_a_match_nobody_is_connected_to_is_forgotten_then_loaded_again(db: Path)
             assert server.in_memory(made["id"])
         assert again["view"]["seq"] >= after["view"]["seq"]
     # Nothing was lost: what it gives is what a server started again on the store gives.
-    with TestClient(create_app(Store(db), bot_delay=0)) as restarted:
-        with restarted.websocket_connect(f"/ws/{made['id']}") as ws:
-            assert _hello(ws, tokens[turn]) == again
+    with (
+        TestClient(create_app(Store(db), bot_delay=0)) as restarted,
+        restarted.websocket_connect(f"/ws/{made['id']}") as ws,
+    ):
+        assert _hello(ws, tokens[turn]) == again
