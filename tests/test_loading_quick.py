@@ -30,6 +30,7 @@ from american_sniff import (
     serial,
     view_for,
 )
+from american_sniff.serial.quick import NOT_PARSED
 from american_sniff.views import view_to_dict
 from scenarios import random_play
 
@@ -37,7 +38,8 @@ from scenarios import random_play
 def _strict_only(text: object, monkeypatch: pytest.MonkeyPatch) -> MatchState | str:
     """What the strict reader alone makes of ``text``: the state, or the message."""
     with monkeypatch.context() as patch:
-        patch.setattr(serial.loading, "quick_load", lambda _: None)
+        # Neither the quick reader's state nor the document it parsed.
+        patch.setattr(serial.loading, "quick_read", lambda _: (None, NOT_PARSED))
         return _outcome(text)
 
 

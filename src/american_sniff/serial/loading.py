@@ -32,7 +32,7 @@ from ..tiles import Tile, parse_tile
 from ..validation import validate_state
 from .conventions import MAX_STATE_BYTES, STATE_FORMAT, check_header, json_words
 from .parsing import ActionDoc, RoundDoc, StateDoc, check_lengths, read_json, structure
-from .quick import quick_load
+from .quick import NOT_PARSED, quick_read
 from .signed import signed_parse, signed_state, signed_text
 from .writing import check_key
 
@@ -62,10 +62,11 @@ def state_from_json(text: object, *, key: bytes | None = None) -> MatchState:
         unsigned = signed_text(text, check_key(key))
         known, data = signed_parse(unsigned)
     else:
-        quick = quick_load(text)
+        quick, data = quick_read(text)
         if quick is not None:
             return quick
-        data = read_json(text, max_bytes=MAX_STATE_BYTES, error=InvalidState, what="the state")
+        if data is NOT_PARSED:  # else the quick reader's document is the strict parser's
+            data = read_json(text, max_bytes=MAX_STATE_BYTES, error=InvalidState, what="the state")
     if isinstance(data, dict):
         check_header(data, STATE_FORMAT, InvalidState)
         if key is None:

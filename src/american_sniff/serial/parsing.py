@@ -44,15 +44,15 @@ _DIGITS_AS_ZERO = bytes.maketrans(b"0123456789", b"0" * 10)
 _LONG_NUMBER = re.compile(b"0" * 16 + rb"(?<=[-:,\[\s]" + b"0" * 16 + b")")
 
 
-def _long_number(text: str) -> bool:
+def long_number(text: str) -> bool:
     """Whether ``text`` may hold a JSON number of 16 digits or more.
 
     JSON numbers are ASCII and follow ASCII delimiters, so the UTF-8 bytes
     (lone surrogates passed through) are searched, about 1 ms a MiB.
 
-    >>> _long_number('{"a": 1234567890123456}'), _long_number('[-1234567890123456]')
+    >>> long_number('{"a": 1234567890123456}'), long_number('[-1234567890123456]')
     (True, True)
-    >>> _long_number('{"seed": "12345678901234567890"}'), _long_number("1234567890123456")
+    >>> long_number('{"seed": "12345678901234567890"}'), long_number("1234567890123456")
     (False, True)
     """
     digits = text.encode("utf-8", "surrogatepass").translate(_DIGITS_AS_ZERO)
@@ -131,7 +131,7 @@ def read_json(text: object, *, max_bytes: int, error: type[_E], what: str) -> An
         raise error(f"{what} is refused unread: {dense}")
     # An integer of fewer digits than MAX_SAFE_INTEGER's 16 is always within
     # bounds: only a text with a longer one pays for a Python call per integer.
-    parse_int = _parse_int if _long_number(text) else None
+    parse_int = _parse_int if long_number(text) else None
     try:
         return json.loads(
             text,
@@ -501,7 +501,7 @@ def structure(data: object, kind: type[_T], error: type[ValueError], what: str) 
         # Named here, not by cattrs, which would list every unknown key.
         fields = attrs.fields_dict(kind)
         if len(data) > len(fields):
-            unknown = len(data.keys() - fields.keys())
+            unknown = len(data) - sum(1 for name in fields if name in data)  # O(fields)
             first = itertools.islice((key for key in data if key not in fields), 3)
             shown = ", ".join(first) + (", ..." if unknown > 3 else "")
             raise error(f"{what} is not in the format: {unknown} unknown keys ({shown}) @ $")

@@ -36,7 +36,14 @@ from .conventions import (
     STATE_FORMAT,
     TILE_OF_TEXT,
 )
-from .parsing import RoundDoc, StateDoc, check_lengths, refuse_float, too_dense
+from .parsing import (
+    RoundDoc,
+    StateDoc,
+    check_lengths,
+    long_number,
+    refuse_float,
+    too_dense,
+)
 from .writing import (
     AFTER_HISTORY,
     AFTER_LAST,
@@ -356,17 +363,37 @@ _ROUNDS_READ: dict[str, tuple[RoundResult, int, int]] = {}
 _ROUNDS_READ_LIMIT = 256
 
 
+#: What :func:`quick_read` gives for a document it did not parse as the strict reader does.
+NOT_PARSED: Any = object()
+
+
 def quick_load(text: object) -> MatchState | None:
     """The state of an untrusted ``text``, fully validated; or None: the strict reader reads it."""
+    return quick_read(text)[0]
+
+
+def quick_read(text: object) -> tuple[MatchState | None, Any]:
+    """:func:`quick_load`'s state, and, where it is None, the document it parsed.
+
+    The document is what the strict reader's parser
+    (:func:`~american_sniff.serial.parsing.read_json`) gives for ``text``, so
+    that the strict reader need not parse it again; or :data:`NOT_PARSED`
+    where that is not certain. The two parsers differ only in what the strict
+    one refuses: floats and constants (refused by both), integers of 16 digits
+    or more (so a text that may hold one is not given), and a key repeated in
+    an object, which the plain parser keeps once. A text whose every quote
+    delimits a string of the parsed document (twice the strings, keys
+    included) has no repeated key, and no escaped quote either.
+    """
     if isinstance(text, bytes | bytearray):
         if len(text) > MAX_STATE_BYTES:
-            return None
+            return None, NOT_PARSED
         try:
             text = bytes(text).decode("utf-8")
         except UnicodeDecodeError:
-            return None
+            return None, NOT_PARSED
     if type(text) is not str or len(text) > MAX_STATE_BYTES or too_dense(text) is not None:
-        return None
+        return None, NOT_PARSED
     quotes = text.count('"')
     first = text.find(LAST_KEY)
     end = text.find(AFTER_LAST, first)
@@ -377,48 +404,73 @@ def quick_load(text: object) -> MatchState | None:
         # reader took, the key cut at is the document's own last_round, and
         # what stood there is the kept text, whole.
         rest = text[: first + len(LAST_KEY)] + "null" + text[end:]
-        state = _quick_checked(rest, quotes, known)
+        state = _quick_checked(rest, quotes, known)[0]
         if state is not None:
-            return state
-    state = _quick_checked(text, quotes, None)
-    result = None if state is None else state.info.last_round
-    if result is not None and state is not None:
+            return state, NOT_PARSED
+    state, data = _quick_checked(text, quotes, None)
+    if state is None:
+        if data is not NOT_PARSED and (quotes != 2 * _strings(data) or long_number(text)):
+            data = NOT_PARSED
+        return None, data
+    result = state.info.last_round
+    if result is not None:
         written = round_text(result)
         if len(_ROUNDS_READ) >= _ROUNDS_READ_LIMIT:
             _ROUNDS_READ.clear()
         _ROUNDS_READ[written] = (result, state.info.players, written.count('"') // 2)
-    return state
+    return state, NOT_PARSED
+
+
+def _strings(data: Any) -> int:
+    """How many strings the parsed JSON ``data`` holds, the keys of its objects included."""
+    count = 0
+    stack = [data]
+    while stack:
+        value = stack.pop()
+        if type(value) is dict:
+            count += len(value)
+            stack.extend(value.values())
+        elif type(value) is list:
+            stack.extend(value)
+        elif type(value) is str:
+            count += 1
+    return count
 
 
 def _quick_checked(
     text: str, quotes: int, known: tuple[RoundResult, int, int] | None
-) -> MatchState | None:
-    """The state of ``text`` as the quick reader reads it, validated; or None.
+) -> tuple[MatchState | None, Any]:
+    """The state of ``text`` as the quick reader reads it, validated; or None, and the document.
 
     ``quotes`` is the number of quotes in the whole document (with the kept
-    previous round's text, if ``known``).
+    previous round's text, if ``known``). The document is the plain parser's
+    (:data:`NOT_PARSED` if it refused the text); the state's validation
+    never changes it.
     """
     try:
         data = json.loads(text, parse_float=refuse_float, parse_constant=refuse_float)
+    except Exception:  # whatever it is, the strict reader names it
+        return None, NOT_PARSED
+    try:
         if type(data) is not dict:
-            return None
+            return None, data
         check_lengths(data, InvalidState)  # before a long list is read
         state, strings = _quick_state(data, known)
     except Exception:  # whatever it is, the strict reader names it
-        return None
+        return None, data
     if quotes != 2 * strings:  # a repeated key, or an escaped quote: see above
-        return None
+        return None, data
     try:
         tables = replayed_tables(state)
     except InvalidState:
-        return None
+        return None, data
     log = log_of(state)
     _keep_history_text(text, log)
     if log is not None:  # the views walk the round on the replay's tables (see SIGNED_TABLES)
         if len(SIGNED_TABLES) >= SIGNED_TABLES_LIMIT:
             SIGNED_TABLES.clear()
         SIGNED_TABLES[id(log)] = (log, tables)
-    return state
+    return state, NOT_PARSED
 
 
 #: Texts of histories known to be the writers' (:func:`log_text` without its
