@@ -206,3 +206,24 @@ def test_more_legal_moves_than_any_position_has_are_refused_before_they_are_read
     view["previews"] = [view["previews"][0]] * 113
     with pytest.raises(InvalidView, match=r"^\$\.previews holds 113 moves; no position has"):
         PlayerView.from_json(json.dumps(view))
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (', "zzz": 1, "zzz": 2', "the key 'zzz' appears twice in one object"),
+        (', "zzz": 12345678901234567890123', "has more than 20 digits"),
+    ],
+    ids=["repeated-key", "long-number"],
+)
+def test_what_only_the_strict_parser_refuses_is_refused_after_the_quick_reader(
+    extra: str, message: str
+) -> None:
+    """The strict reader reuses the quick reader's document only where the two parsers agree."""
+    text = _state_doc_text()[:-1] + extra + "}"
+    with pytest.raises(InvalidState, match=message):
+        MatchState.from_json(text)
+
+
+def _state_doc_text() -> str:
+    return json.dumps(_state_doc())
