@@ -13,10 +13,12 @@ subprocess, which reports
   one reading (``VmHWM`` after resetting it, Linux), in MB;
 * what the reader answered: the error's class and the start of its message.
 
-The targets of issue 26 are at most 50 ms and 50 MB per 1 MiB text; a case
-over either, or a reader that answers with anything but its documented error,
-is marked. Timings depend on the machine: the numbers in ``README.md`` say
-where they were taken.
+The targets of issue 26 are at most 50 ms and 50 MB per 1 MiB text (with
+a floor of 1 ms, for the browser's frames of at most 4 KiB, where a
+reader's fixed cost is the whole cost); a case over either, or a reader
+that answers with anything but its documented error, is marked. Timings
+depend on the machine: the numbers in ``README.md`` say where they were
+taken.
 
 Usage (from the repository root)::
 
@@ -45,6 +47,8 @@ MIB = 1 << 20
 #: The targets per 1 MiB text.
 TARGET_MS = 50.0
 TARGET_MB = 50.0
+#: The time every text may take however short it is (a reader's fixed cost).
+FLOOR_MS = 1.0
 #: The signing key of the signed reader's texts.
 KEY = b"benchmark key of sixteen bytes or more"
 
@@ -454,7 +458,7 @@ def time_saves(runs: int) -> None:
 
 def _flag(row: dict[str, Any]) -> str:
     marks = []
-    if row["ms"] > TARGET_MS * max(row["bytes"], 1) / MIB:  # linear: 50 ms a MiB
+    if row["ms"] > max(FLOOR_MS, TARGET_MS * row["bytes"] / MIB):  # linear: 50 ms a MiB
         marks.append("SLOW")
     if max(row["traced_mb"], row["rss_mb"]) > TARGET_MB:
         marks.append("BIG")
@@ -502,12 +506,12 @@ def main(argv: list[str] | None = None) -> int:
                     flush=True,
                 )
     if args.markdown:
-        print("| reader | shape | MiB | ms | MB traced | MB rss | answer |")
+        print("| reader | shape | KiB | ms | MB traced | MB rss | answer |")
         print("| --- | --- | ---: | ---: | ---: | ---: | --- |")
         for row in rows:
             flag = f" **{_flag(row)}**" if _flag(row) else ""
             print(
-                f"| {row['reader']} | {row['shape']} | {row['bytes'] / MIB:.2f} | "
+                f"| {row['reader']} | {row['shape']} | {row['bytes'] / 1024:,.0f} | "
                 f"{row['ms']:.1f} | {row['traced_mb']:.1f} | {row['rss_mb']:.1f} | "
                 f"{row['outcome']}{flag} |"
             )
