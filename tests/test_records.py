@@ -682,3 +682,35 @@ def test_random_matches_record_and_replay(players: int, seed: int, steps: int) -
 # -- the docs ------------------------------------------------------------------------------
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+
+@pytest.mark.parametrize(
+    ("mistake", "value"),
+    [
+        (("seed",), "x"),
+        (("rounds", 0, "opener"), -1),
+        (("rounds", 0, "stock", 0), "zz"),
+        (("result", "winner"), 9),
+    ],
+    ids=["seed", "opener", "stock", "winner"],
+)
+def test_an_action_not_in_the_format_is_named_before_other_mistakes(
+    mistake: tuple[Any, ...], value: object
+) -> None:
+    """As the converter names every object not in the format before any value is checked."""
+    state = new_match(2, seed=3)
+    states = [state]
+    for _ in range(30):
+        state = apply(state, legal_moves(state)[0])
+        states.append(state)
+    doc = record_match(states).to_dict()
+    target: Any = doc
+    for key in mistake[:-1]:
+        target = target[key]
+    target[mistake[-1]] = value
+    doc["rounds"][0]["actions"][5]["seat"] = "x"
+    named = r"expected int @ \$\.rounds\[0\]\.actions\[5\]\.seat"
+    with pytest.raises(InvalidRecord, match=named):
+        MatchRecord.from_json(json.dumps(doc))
+    with pytest.raises(InvalidRecord, match=named):
+        MatchRecord.from_dict(doc)

@@ -676,10 +676,7 @@ def test_a_match_nobody_is_connected_to_is_forgotten_then_loaded_again(db: Path)
                 after = ws.receive_json()
                 assert after["type"] == "state"
                 assert after["view"]["seq"] == view["seq"] + 1
-        deadline = time.monotonic() + 5
-        while server.in_memory(made["id"]) and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert not server.in_memory(made["id"])
+        _until_forgotten(server, made["id"])
         with client.websocket_connect(f"/ws/{made['id']}") as ws:
             again = _hello(ws, tokens[turn])
             assert server.in_memory(made["id"])
@@ -690,3 +687,63 @@ def test_a_match_nobody_is_connected_to_is_forgotten_then_loaded_again(db: Path)
         restarted.websocket_connect(f"/ws/{made['id']}") as ws,
     ):
         assert _hello(ws, tokens[turn]) == again
+
+
+def _until_forgotten(server: Any, match_id: str) -> None:
+    """Wait (at most 5 s) until the server no longer holds the match in memory."""
+    import time
+
+    deadline = time.monotonic() + 5
+    while server.in_memory(match_id) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not server.in_memory(match_id)
+
+
+def test_a_browser_slow_to_say_hello_keeps_its_match_in_memory(db: Path) -> None:
+    """A browser waited on for its hello counts as connected: no second game of one match."""
+    import time
+
+    app = create_app(Store(db), bot_delay=0, forget_after=0.1)
+    with TestClient(app) as client:
+        server = cast(Any, app).state.server
+        made = _create(client, 2, ["human", "human"], seed=None)
+        tokens = [_token(seat["url"]) for seat in made["seats"]]
+        with client.websocket_connect(f"/ws/{made['id']}") as slow:
+            time.sleep(0.4)  # the match's first forgetting is due meanwhile
+            assert server.in_memory(made["id"])
+            first = _hello(slow, tokens[0])["view"]
+            game = _game(client, made["id"])
+            with client.websocket_connect(f"/ws/{made['id']}") as other:
+                second = _hello(other, tokens[1])["view"]
+                assert _game(client, made["id"]) is game  # one game, whoever comes
+                turn = first["turn"]
+                mover, watcher = (slow, other) if turn == 0 else (other, slow)
+                view = first if turn == 0 else second
+                move = next(m for m in view["legal_moves"] if " " in m)
+                mover.send_text(json.dumps({"type": "move", "move": move, "seq": view["seq"]}))
+                assert mover.receive_json()["view"]["seq"] == view["seq"] + 1
+                assert watcher.receive_json()["view"]["seq"] == view["seq"] + 1
+
+
+def test_a_forgotten_match_keeps_its_rematch(db: Path) -> None:
+    """The rematch offered before a match was forgotten, or before a restart, is offered after."""
+    app = create_app(Store(db), bot_delay=0, forget_after=0.05)
+    with TestClient(app) as client:
+        server = cast(Any, app).state.server
+        made = _create(client, 2, ["human", "greedy"], seed=4)
+        token = _token(made["seats"][0]["url"])
+        with client.websocket_connect(f"/ws/{made['id']}") as ws:
+            seat = _Seat(ws, _game(client, made["id"]), 0)
+            ws.send_text(json.dumps({"type": "hello", "token": token}))
+            _play_to_end(seat, seat.receive())
+            ws.send_text(json.dumps({"type": "rematch"}))
+            rematch = ws.receive_json()["rematch"]
+        assert isinstance(rematch, str)
+        _until_forgotten(server, made["id"])
+        with client.websocket_connect(f"/ws/{made['id']}") as ws:
+            assert _hello(ws, token)["rematch"] == rematch
+    with (
+        TestClient(create_app(Store(db), bot_delay=0)) as restarted,
+        restarted.websocket_connect(f"/ws/{made['id']}") as ws,
+    ):
+        assert _hello(ws, token)["rematch"] == rematch

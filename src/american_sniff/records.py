@@ -526,25 +526,44 @@ def _tiles(texts: list[str], where: str) -> tuple[Tile, ...]:
     return tiles  # type: ignore[return-value]  # no None left
 
 
-def _actions_from(
-    items: list[Any], where: str, made: dict[tuple[Any, ...], ActionRecord]
-) -> list[ActionRecord]:
-    """The actions of the round at ``where``, each read from its object in one pass.
+#: The fields of an action object: seat, move, tile, end_sum, points.
+_Fields = tuple[int, str, str | None, int | None, int | None]
 
-    An object with something wrong is handed to the converter, whose message
-    names the problem and its place (``$.rounds[0].actions[3].seat``); the
-    place is written only then. ``made`` holds the actions already built
-    from the same fields, which are shared (they are immutable): a record
-    repeats most of its actions, and a hostile one repeats all of them.
+
+def _action_fields(rounds: list[_RoundDoc]) -> list[list[_Fields]]:
+    """The fields of every action of ``rounds``, each object read in one pass.
+
+    Read before anything else of the record is checked, so that an action
+    not in the format is named first, as the converter names every other
+    object not in the format. An object with something wrong is handed to
+    the converter, whose message names the problem and its place
+    (``$.rounds[0].actions[3].seat``); the place is written only then.
+    """
+    read = []
+    for number, round_doc in enumerate(rounds):
+        fields = []
+        for index, item in enumerate(round_doc.actions):
+            plain = plain_action(item)
+            if plain is None:
+                where = f"$.rounds[{number}].actions[{index}]"
+                doc = structure_at(item, ActionDoc, InvalidRecord, "the record", where)
+                plain = (doc.seat, doc.move, doc.tile, doc.end_sum, doc.points)
+            fields.append(plain)
+        read.append(fields)
+    return read
+
+
+def _actions_from(
+    items: list[_Fields], where: str, made: dict[_Fields, ActionRecord]
+) -> list[ActionRecord]:
+    """The actions of the round at ``where``, from their fields (:func:`_action_fields`).
+
+    ``made`` holds the actions already built from the same fields, which are
+    shared (they are immutable): a record repeats most of its actions, and a
+    hostile one repeats all of them.
     """
     actions = []
-    for index, item in enumerate(items):
-        fields = plain_action(item)
-        if fields is None:
-            doc = structure_at(
-                item, ActionDoc, InvalidRecord, "the record", f"{where}.actions[{index}]"
-            )
-            fields = (doc.seat, doc.move, doc.tile, doc.end_sum, doc.points)
+    for index, fields in enumerate(items):
         known = made.get(fields)
         if known is not None:
             actions.append(known)
@@ -598,7 +617,7 @@ def _enum(kind: type[enum.Enum], text: str, where: str) -> Any:
 
 
 def _round_from(
-    doc: _RoundDoc, where: str, made: dict[tuple[Any, ...], ActionRecord]
+    doc: _RoundDoc, where: str, actions: list[_Fields], made: dict[_Fields, ActionRecord]
 ) -> RoundRecord:
     return _built(
         where,
@@ -608,7 +627,7 @@ def _round_from(
         stock=_tiles(doc.stock, f"{where}.stock"),
         opener=_located(doc.opener, f"{where}.opener"),
         opener_by=_enum(OpenerBy, doc.opener_by, f"{where}.opener_by"),
-        actions=_actions_from(doc.actions, where, made),
+        actions=_actions_from(actions, where, made),
         end=None if doc.end is None else _enum(RoundEnd, doc.end, f"{where}.end"),
         finisher=None if doc.finisher is None else _located(doc.finisher, f"{where}.finisher"),
         deductions=doc.deductions,
@@ -622,6 +641,7 @@ def _seed_from(text: str) -> int:
 
 
 def _record_from(doc: _RecordDoc) -> MatchRecord:
+    actions = _action_fields(doc.rounds)
     if doc.players not in PLAYER_COUNTS:
         raise InvalidRecord(f"$.players must be 2, 3 or 4, got {doc.players}")
     if len(doc.names) != doc.players:
@@ -631,8 +651,11 @@ def _record_from(doc: _RecordDoc) -> MatchRecord:
     seed = None if doc.seed is None else _seed_from(doc.seed)
     if not doc.rounds:
         raise InvalidRecord("$.rounds must hold at least one round, the first deal")
-    made: dict[tuple[Any, ...], ActionRecord] = {}  # the actions built, by their fields
-    rounds = [_round_from(r, f"$.rounds[{index}]", made) for index, r in enumerate(doc.rounds)]
+    made: dict[_Fields, ActionRecord] = {}  # the actions built, by their fields
+    rounds = [
+        _round_from(r, f"$.rounds[{index}]", actions[index], made)
+        for index, r in enumerate(doc.rounds)
+    ]
     winner = doc.result.winner
     return _built(
         "$",

@@ -102,7 +102,7 @@ from .game import BOT_KINDS, HUMAN, Change, Game, GameError, new_setup
 from .hints import hint_reason
 from .hosting import viewer_document
 from .limits import MAX_DEPTH, MAX_HEADER_BYTES, MAX_MESSAGE, RateLimit, json_depth, same_origin
-from .store import Store, Writer
+from .store import Store, StoredMatch, Writer
 
 __all__ = [
     "FORGET_AFTER",
@@ -239,6 +239,7 @@ class Server:
         self._texts: dict[str, tuple[Game, int, dict[int | str, tuple[str, str]]]] = {}
         self._replays = asyncio.Semaphore(_REPLAYS_AT_ONCE)
         self._unwritten: dict[str, int] = {}
+        self._arriving: dict[str, int] = {}  # browsers waited on for their hello, by match
         self._forgetting: dict[str, asyncio.TimerHandle] = {}
         self.writer = Writer(store)
 
@@ -248,10 +249,9 @@ class Server:
         """The match ``match_id``, loaded from the store the first time."""
         game = self._games.get(match_id)
         if game is None:
-            game = Game.load(self.store, match_id)
-            if game is not None:
-                self._games[match_id] = game
-                self._idle(match_id)
+            stored = self._read(match_id)
+            if stored is not None:
+                game = self._loaded(*stored)
         return game
 
     async def load(self, match_id: str) -> Game | None:
@@ -259,13 +259,24 @@ class Server:
         game = self._games.get(match_id)
         if game is not None:
             return game
-        stored = await asyncio.to_thread(self.store.load, match_id)
+        stored = await asyncio.to_thread(self._read, match_id)
         if stored is None:
             return None
-        game = self._games.get(match_id)
-        if game is None:
-            game = self._games[match_id] = Game(stored, self.store)
-            self._idle(match_id)
+        return self._games.get(match_id) or self._loaded(*stored)
+
+    def _read(self, match_id: str) -> tuple[StoredMatch, str | None] | None:
+        """The stored match and the id of its rematch, if it has one; None for no such match."""
+        stored = self.store.load(match_id)
+        if stored is None:
+            return None
+        return stored, self.store.meta_of(f"rematch {match_id}")
+
+    def _loaded(self, stored: StoredMatch, rematch: str | None) -> Game:
+        """The game of ``stored``, now in memory (with its rematch, offered before)."""
+        game = self._games[stored.id] = Game(stored, self.store)
+        if rematch is not None:
+            self._rematches[stored.id] = rematch
+        self._idle(stored.id)
         return game
 
     def in_memory(self, match_id: str) -> bool:
@@ -291,8 +302,8 @@ class Server:
         browser connected when its last one leaves.
         """
         self._forgetting.pop(match_id, None)
-        if self._sockets.get(match_id):
-            return
+        if self._sockets.get(match_id) or self._arriving.get(match_id):
+            return  # the last browser to leave looks again
         lock = self._locks.get(match_id)
         driver = self._drivers.get(match_id)
         if (
@@ -552,14 +563,9 @@ class Server:
         pictures = True
         if game is not None:
             try:
-                hello = _parse(await _receive(socket))
-                token = hello.get("token")
-                viewer = game.viewer(token) if isinstance(token, str) else None
-                pictures = hello.get("pictures", True) is not False
+                viewer, pictures = await self._greeted(socket, game)
             except WebSocketDisconnect:
                 return
-            except GameError:
-                viewer = None
         if game is None or viewer is None:
             await socket.send_json({"type": "error", "message": "no match has this link"})
             await socket.close(code=4404)
@@ -584,6 +590,32 @@ class Server:
             sockets.pop(connection, None)
             pump.cancel()
             if not sockets:
+                self._idle(match_id)
+
+    async def _greeted(self, socket: WebSocket, game: Game) -> tuple[int | str | None, bool]:
+        """The viewer whose token the browser's hello gives (None: none), and whether it draws.
+
+        The browser counts as connected while its hello is awaited, so that
+        the match is not forgotten meanwhile (the browser would keep a game
+        that nobody else has).
+
+        :raises WebSocketDisconnect: if the browser went away.
+        """
+        match_id = game.id
+        self._arriving[match_id] = self._arriving.get(match_id, 0) + 1
+        viewer = None
+        try:
+            hello = _parse(await _receive(socket))
+            token = hello.get("token")
+            viewer = game.viewer(token) if isinstance(token, str) else None
+            return viewer, hello.get("pictures", True) is not False
+        except GameError:
+            return None, True
+        finally:
+            left = self._arriving.pop(match_id) - 1
+            if left:
+                self._arriving[match_id] = left
+            elif viewer is None and not self._sockets.get(match_id):
                 self._idle(match_id)
 
     def _error(self, match_id: str, connection: Connection, message: str) -> None:

@@ -132,6 +132,12 @@ class Store:
                 raise
             self._db.execute("COMMIT")
 
+    def meta_of(self, key: str) -> str | None:
+        """The stored value of ``key``, or None if there is none (nothing is stored)."""
+        with self._lock:
+            row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
     def meta(self, key: str, default: str) -> str:
         """The stored value of ``key``; ``default`` is stored (and returned) if there is none."""
         with self._transaction() as db:
