@@ -122,10 +122,7 @@ def _lenient_move(text: str) -> Move:
 
 
 def _strict_move(text: str) -> Move:
-    if text == "draw":
-        return Draw()
-    if text == "pass":
-        return Pass()
+    # "draw" and "pass" are always in _MOVE_OF_TEXT, so never come here.
     if text.endswith(" opens"):
         move = Place(_placed_tile(text[: -len(" opens")]))
         _MOVE_OF_TEXT[text] = move  # 28 texts
@@ -150,5 +147,6 @@ _NOT_A_MOVE = (
     "not a move: {text!r} (expected '[a|b] opens', '[a|b] on [c|d] SIDE', 'draw' or 'pass')"
 )
 
-#: Moves already read strictly, by their text (only texts that parsed are kept).
+#: Moves already read strictly, by their text (only texts that parsed are kept;
+#: the two words from the start).
 _MOVE_OF_TEXT: dict[str, Move] = {"draw": Draw(), "pass": Pass()}

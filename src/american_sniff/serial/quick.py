@@ -368,15 +368,10 @@ _ROUNDS_READ_LIMIT = 256
 NOT_PARSED: Any = object()
 
 
-def quick_load(text: object) -> MatchState | None:
-    """The state of an untrusted ``text``, fully validated; or None: the strict reader reads it."""
-    return quick_read(text)[0]
-
-
 def quick_read(text: object) -> tuple[MatchState | None, Any]:
-    """:func:`quick_load`'s state, and, where it is None, the document it parsed.
+    """The state of an untrusted ``text``, fully validated, or None (the strict reader reads it).
 
-    The document is what the strict reader's parser
+    With None, the document parsed. The document is what the strict reader's parser
     (:func:`~american_sniff.serial.parsing.read_json`) gives for ``text``, so
     that the strict reader need not parse it again; or :data:`NOT_PARSED`
     where that is not certain. The two parsers differ only in what the strict

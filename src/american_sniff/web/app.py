@@ -69,6 +69,7 @@ and :mod:`american_sniff.web.serving`, and ``docs/playing-browser.md``):
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import functools
 import json
@@ -238,8 +239,8 @@ class Server:
         self._tables: dict[str, dict[str, tuple[Layout, str]]] = {}
         self._texts: dict[str, tuple[Game, int, dict[int | str, tuple[str, str]]]] = {}
         self._replays = asyncio.Semaphore(_REPLAYS_AT_ONCE)
-        self._unwritten: dict[str, int] = {}
-        self._arriving: dict[str, int] = {}  # browsers waited on for their hello, by match
+        self._unwritten: collections.Counter[str] = collections.Counter()  # writes, by match
+        self._arriving: collections.Counter[str] = collections.Counter()  # hellos awaited
         self._forgetting: dict[str, asyncio.TimerHandle] = {}
         self.writer = Writer(store)
 
@@ -302,14 +303,14 @@ class Server:
         browser connected when its last one leaves.
         """
         self._forgetting.pop(match_id, None)
-        if self._sockets.get(match_id) or self._arriving.get(match_id):
+        if self._sockets.get(match_id) or self._arriving[match_id]:
             return  # the last browser to leave looks again
         lock = self._locks.get(match_id)
         driver = self._drivers.get(match_id)
         if (
             (lock is not None and lock.locked())
             or (driver is not None and not driver.done())
-            or self._unwritten.get(match_id)
+            or self._unwritten[match_id]
         ):
             self._idle(match_id)
             return
@@ -518,15 +519,13 @@ class Server:
         :raises GameError: if the store cannot write (full disk, read-only
             file, a broken database): the message says so, for the players.
         """
-        self._unwritten[game.id] = self._unwritten.get(game.id, 0) + 1
+        self._unwritten[game.id] += 1
         written = asyncio.wrap_future(self.writer.submit(game.id, change.entry))
 
         def made(future: asyncio.Future[int]) -> None:
             # Made when written, even if the task that waits is cancelled meanwhile:
             # the memory never falls behind the log.
-            left = self._unwritten.pop(game.id) - 1
-            if left:
-                self._unwritten[game.id] = left
+            _done_one(self._unwritten, game.id)
             if not future.cancelled() and future.exception() is None:
                 game.take(change)
 
@@ -602,7 +601,7 @@ class Server:
         :raises WebSocketDisconnect: if the browser went away.
         """
         match_id = game.id
-        self._arriving[match_id] = self._arriving.get(match_id, 0) + 1
+        self._arriving[match_id] += 1
         viewer = None
         try:
             hello = _parse(await _receive(socket))
@@ -612,10 +611,8 @@ class Server:
         except GameError:
             return None, True
         finally:
-            left = self._arriving.pop(match_id) - 1
-            if left:
-                self._arriving[match_id] = left
-            elif viewer is None and not self._sockets.get(match_id):
+            _done_one(self._arriving, match_id)
+            if viewer is None and not self._arriving[match_id] and not self._sockets.get(match_id):
                 self._idle(match_id)
 
     def _error(self, match_id: str, connection: Connection, message: str) -> None:
@@ -939,6 +936,13 @@ def _page(name: str) -> Callable[[Request], Awaitable[Response]]:
         return FileResponse(STATIC / name, media_type="text/html")
 
     return page
+
+
+def _done_one(counts: collections.Counter[str], key: str) -> None:
+    """Count one of ``key``'s things as done, keeping no key at zero."""
+    counts[key] -= 1
+    if not counts[key]:
+        del counts[key]
 
 
 def create_app(

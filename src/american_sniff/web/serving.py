@@ -24,8 +24,8 @@ serves, makes the pauses of Python's cyclic garbage collector short and
 rare. A server holds every state of each match being played, and with the
 collector's usual thresholds a full collection of 200 matches' states
 paused everything for up to 200 ms (``benchmarks/serve.py``: a move's round
-trip p99 of 191 ms with 200 matches, 37 ms with the collector off, 39 ms
-tuned). A host that embeds :func:`~american_sniff.web.app.create_app` in a
+trip p99 of 191 ms with 200 matches, 37 ms with the collector off, 28 to
+70 ms tuned). A host that embeds :func:`~american_sniff.web.app.create_app` in a
 server of its own may call it too; it changes the whole process.
 """
 
