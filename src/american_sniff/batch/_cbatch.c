@@ -220,6 +220,8 @@ static void set_point(int32_t *s, int p, int on)
     uint32_t word = (uint32_t)s[AS_OPEN + (p >> 5)];
     uint32_t bit = 1u << (p & 31);
     word = on ? word | bit : word & ~bit;
+    if (p >> 5 == 2)
+        word &= 0x3Fu; /* as the Python kernels do: the bits past point 69 are cleared */
     memcpy(&s[AS_OPEN + (p >> 5)], &word, sizeof word);
 }
 
