@@ -22,6 +22,8 @@ size_t as_batch_step(int32_t *state, const int64_t *actions, size_t n, uint8_t *
                      int32_t *rewards, uint8_t *done, uint8_t *errors);
 void as_batch_mask(const int32_t *state, size_t n, uint8_t *mask);
 int as_batch_words(void);
+int as_playout_values(const int32_t *world, const int64_t *actions, size_t n, int seat,
+                      int random, int depth, double settle, uint64_t *rng, double *values);
 
 static uint64_t fuzz_state = 0x1234567u;
 
@@ -43,7 +45,7 @@ static void check(int ok, const char *what, size_t batch, size_t slot)
 int main(void)
 {
     const int words = as_batch_words();
-    size_t batch, steps = 0, refused = 0;
+    size_t batch, steps = 0, refused = 0, played = 0;
     for (batch = 0; batch < 600; batch++) {
         size_t n = 1 + (size_t)(next() % 7), i, k;
         int players = 2 + (int)(batch % 3), broken = 0;
@@ -105,6 +107,37 @@ int main(void)
                       "a legal action of the mask was refused", batch, i);
             }
             as_batch_mask(state, n, mask);
+            if (k % 16 == 0) {
+                /* the search bot's playouts from slot 0, broken or not, its actions any */
+                int64_t tries[3];
+                double values[3];
+                uint64_t rng = next();
+                int code, t, seat = (int)(next() % 5) - 1;
+                memcpy(before, state, sizeof(int32_t) * (size_t)words);
+                int legal[450], count = 0, a;
+                for (a = 0; a < 450; a++) {
+                    if (mask[a]) {
+                        legal[count++] = a;
+                    }
+                }
+                for (t = 0; t < 3; t++) {
+                    uint64_t pick = next() % 8;
+                    tries[t] = pick < 6 && count ? (int64_t)legal[next() % (uint64_t)count]
+                               : pick < 7        ? (int64_t)(next() % 450)
+                                                 : (int64_t)(next() % 2000) - 1000;
+                }
+                code = as_playout_values(state, tries, 1 + (size_t)(next() % 3), seat,
+                                         (int)(next() % 2), (int)(next() % 6) - 1, 0.5, &rng, values);
+                check(code == 0 || code == 1 || code == 3 || code == 4,
+                      "a playout gave an unknown code", batch, 0);
+                played += code == 0;
+                check(memcmp(before, state, sizeof(int32_t) * (size_t)words) == 0,
+                      "a playout changed its world", batch, 0);
+                if (code == 0) {
+                    check(values[0] == values[0] && values[0] > -1e6 && values[0] < 1e6,
+                          "a playout's value is not a number of points", batch, 0);
+                }
+            }
         }
         free(state);
         free(before);
@@ -116,6 +149,7 @@ int main(void)
         free(rewards);
         free(chosen_legal);
     }
-    printf("batch fuzz: %zu slot steps, %zu refused, %d failures\n", steps, refused, failures);
+    printf("batch fuzz: %zu slot steps, %zu refused, %zu playout calls played, %d failures\n",
+           steps, refused, played, failures);
     return failures ? 1 : 0;
 }

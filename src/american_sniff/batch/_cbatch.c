@@ -616,6 +616,9 @@ void as_batch_mask(const int32_t *state, size_t n, uint8_t *mask)
 /* How many int32 words a slot's state has. */
 int as_batch_words(void) { return AS_WORDS; }
 
+/* The search bot's playouts (as_playout_values), and their binding. */
+#include "_cplay.c"
+
 /* ============================ Python binding ============================== */
 #ifndef AMERICAN_SNIFF_BATCH_NO_PYTHON
 /* A buffer of `count` items of `itemsize` bytes (an integer format), C-contiguous. */
@@ -793,6 +796,9 @@ static PyMethodDef methods[] = {
      "Step every slot in place by its action; return how many refused theirs."},
     {"mask_into", py_mask_into, METH_VARARGS,
      "mask_into(state, mask)\n--\n\nWrite every slot's legal mask."},
+    {"playout_values", py_playout_values, METH_VARARGS,
+     "playout_values(world, actions, seat, random, depth, settle, rng)\n--\n\n"
+     "Play each action out from world as the search bot does; return (values, rng)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {
