@@ -157,9 +157,10 @@ def test_the_batch_kernel_builds_in_place_and_loads(hook: ModuleType, tmp_path: 
     pytest.importorskip("setuptools")  # (a venv of Python 3.12 on has none of its own)
     if shutil.which("cc") is None and shutil.which("gcc") is None:
         pytest.skip("no C compiler here")
-    source = ROOT / "src/american_sniff/batch/_cbatch.c"
     (tmp_path / "src/american_sniff/batch").mkdir(parents=True)
-    shutil.copyfile(source, tmp_path / "src/american_sniff/batch/_cbatch.c")
+    # Every C file of the kernel: _cbatch.c includes _cplay.c, the playouts.
+    for source in (ROOT / "src/american_sniff/batch").glob("*.c"):
+        shutil.copyfile(source, tmp_path / "src/american_sniff/batch" / source.name)
     written = hook.build_in_place(tmp_path)
     assert len(written) == 1
     assert written[0].parent == tmp_path / "src/american_sniff/batch"

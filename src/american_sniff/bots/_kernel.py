@@ -37,7 +37,7 @@ from ..rules import HAND_SIZE, placement_points, round_hand, side_of
 from ..state import Action, MatchState, RoundInfo
 from ..tiles import ALL_TILES, Tile
 from ..views import PlayerView
-from . import _playouts
+from ._playouts import score_deal_fast, use_c
 
 __all__ = [
     "EndgameSearch",
@@ -159,8 +159,8 @@ def score_deal(  # noqa: PLR0913, PLR0917 - a compiled call, no keywords on the 
     The moves are played out in order, each continuing the generator where
     the one before left it; returns the generator state.
     """
-    if _playouts.ENABLED and _playouts.USE_C:
-        return _playouts.score_deal_fast(world, moves, seat, random, depth, settle, totals, rng)
+    if use_c():
+        return score_deal_fast(world, moves, seat, random, depth, settle, totals, rng)
     # Listing the deal's moves once lets the engine apply each of its own
     # move objects (the view's are the same) without checking it.
     legal_moves(world)

@@ -27,7 +27,7 @@ from ..moves import Move, Place
 from ..rules import HAND_SIZE, side_count
 from ..state import MatchState
 
-__all__ = ["ENABLED", "USE_C", "score_deal_fast", "world_words"]
+__all__ = ["ENABLED", "USE_C", "score_deal_fast", "use_c", "world_words"]
 
 
 def _playout_function() -> Callable[..., tuple[list[float], int]] | None:
@@ -46,6 +46,14 @@ _PLAYOUT: Final = _playout_function()
 ENABLED: Final = _PLAYOUT is not None
 #: Whether the search bot uses them (when :data:`ENABLED`); tests set it False.
 USE_C = True
+
+
+def use_c() -> bool:
+    """Whether the search bot plays its playouts in C now: :data:`ENABLED` and :data:`USE_C`.
+
+    Read at each call, so that setting :data:`USE_C` takes effect at once.
+    """
+    return ENABLED and USE_C
 
 _POINT_OF_KEY: Final = {point.order: index for index, point in enumerate(POINTS)}
 _STOCK_SIZE: Final = {players: 28 - players * HAND_SIZE[players] for players in (2, 3, 4)}
