@@ -55,6 +55,7 @@ def use_c() -> bool:
     """
     return ENABLED and USE_C
 
+
 _POINT_OF_KEY: Final = {point.order: index for index, point in enumerate(POINTS)}
 _STOCK_SIZE: Final = {players: 28 - players * HAND_SIZE[players] for players in (2, 3, 4)}
 # The last layout turned into words, and its words: every deal of a decision
