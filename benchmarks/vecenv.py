@@ -12,8 +12,13 @@ Two counts are given: *learner steps* (``env.step`` calls times N, the
 steps a learner sees) and *engine steps* (every action applied, the
 opponents' included). Rates are by CPU time, the best of the runs.
 
+With ``--opponent kernel`` (the default) the opponent is ``"random"``,
+played inside the kernel (``BatchedMatches.play_random``), so there is no
+opponent's time to take out; ``--opponent policy`` asks a ``RandomPolicy``
+as any policy is asked, and takes its time out.
+
 Usage: ``python benchmarks/vecenv.py [--players 2] [--envs 1024] [--steps 100]
-[--runs 3] [--backend c|python] [--quick]``.
+[--runs 3] [--backend c|numpy|python] [--opponent kernel|policy] [--quick]``.
 """
 
 from __future__ import annotations
@@ -47,16 +52,37 @@ class Timed:
         return actions
 
 
+class Counted:
+    """``BatchedMatches.play_random`` with the actions it applies counted."""
+
+    def __init__(self, play: Any) -> None:
+        self.play = play
+        self.rows = 0
+
+    def __call__(self, seats: Any, streams: Any) -> Any:
+        """The wrapped method's result, its actions counted."""
+        result = self.play(seats, streams)
+        self.rows += result.applied
+        return result
+
+
 def run_once(run: argparse.Namespace, seed: int) -> dict[str, float]:
     """One timed run: the rates of the environment, the policies' time taken out."""
     opponent = Timed(RandomPolicy(seed))
     learner = Timed(RandomPolicy(seed + 1))
     env = AmericanSniffVectorEnv(
-        run.envs, run.players, opponent=opponent, backend=run.backend, reward="points"
+        run.envs,
+        run.players,
+        opponent="random" if run.opponent == "kernel" else opponent,
+        backend=run.backend,
+        reward="points",
     )
+    counted = Counted(env.matches.play_random)
+    env.matches.play_random = counted  # type: ignore[method-assign]
     observations, infos = env.reset(seed=seed)
     opponent.seconds = 0.0
     opponent.rows = 0
+    counted.rows = 0
     start = time.process_time()
     for _ in range(run.steps):
         actions = learner(observations, infos["action_mask"])
@@ -64,7 +90,7 @@ def run_once(run: argparse.Namespace, seed: int) -> dict[str, float]:
     total = time.process_time() - start
     environment = total - learner.seconds - opponent.seconds
     learner_steps = run.steps * run.envs
-    engine_steps = learner_steps + opponent.rows
+    engine_steps = learner_steps + opponent.rows + counted.rows
     return {
         "learner_steps_per_s": learner_steps / environment,
         "engine_steps_per_s": engine_steps / environment,
@@ -82,7 +108,14 @@ def main() -> None:
     parser.add_argument("--envs", type=int, default=1024)
     parser.add_argument("--steps", type=int, default=100)
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--backend", default=BACKEND, choices=("c", "python"))
+    parser.add_argument("--backend", default=BACKEND, choices=("c", "numpy", "python"))
+    parser.add_argument(
+        "--opponent",
+        default="kernel",
+        choices=("kernel", "policy"),
+        help='"kernel": opponent="random", played inside the kernel (the default); '
+        '"policy": a RandomPolicy asked as any policy is, its time taken out',
+    )
     parser.add_argument("--quick", action="store_true", help="a short run (CI)")
     run = parser.parse_args()
     if run.quick:
@@ -91,16 +124,18 @@ def main() -> None:
     best = max(results, key=lambda r: r["learner_steps_per_s"])
     print(
         f"vector env, {run.players} players, {run.envs} envs, {run.steps} steps, "
-        f"{run.backend} kernel (best of {run.runs}, CPU time, policies' time taken out):"
+        f"{run.backend} kernel, {run.opponent} opponent "
+        f"(best of {run.runs}, CPU time, policies' time taken out):"
     )
     print(f"  learner steps/s:            {best['learner_steps_per_s']:,.0f}")
     print(f"  engine steps/s:             {best['engine_steps_per_s']:,.0f}")
     print(f"  engine steps a learner step: {best['engine_steps_per_learner_step']:.2f}")
     print(f"  with the policies, learner steps/s: {best['with_policies_learner_steps_per_s']:,.0f}")
-    print(
-        f"  the random opponent: {best['opponent_us_per_row']:.2f} us a row, "
-        f"{best['opponent_share']:.0%} of the time"
-    )
+    if run.opponent == "policy":
+        print(
+            f"  the random opponent: {best['opponent_us_per_row']:.2f} us a row, "
+            f"{best['opponent_share']:.0%} of the time"
+        )
     assert np.isfinite(best["learner_steps_per_s"])
 
 

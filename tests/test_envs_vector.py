@@ -213,9 +213,9 @@ def test_a_frozen_copy_of_the_learner_as_opponent(backend: str) -> None:
     env = AmericanSniffVectorEnv(4, 2, opponent=copy.deepcopy(learner), backend=backend)
     observations, infos = env.reset(seed=1)
     learner.weights[:] = 1.0  # the learner changes; its frozen copy does not
-    assert not env.opponent.weights.any()  # type: ignore[attr-defined]
+    assert not env.opponent.weights.any()  # type: ignore[union-attr]
     env.set_opponent(copy.deepcopy(learner))
-    assert env.opponent.weights.all()  # type: ignore[attr-defined]
+    assert env.opponent.weights.all()  # type: ignore[union-attr]
     observations, *_ = env.step(learner(observations, infos["action_mask"]))
     assert observations.shape == (4, 375)
     with pytest.raises(TypeError, match="callable"):

@@ -619,6 +619,10 @@ int as_batch_words(void) { return AS_WORDS; }
 /* The search bot's playouts (as_playout_values), and their binding. */
 #include "_cplay.c"
 
+/* The facts beside the states, and seats played at random (as_batch_step_facts,
+ * as_batch_play_random). */
+#include "_cvector.c"
+
 /* ============================ Python binding ============================== */
 #ifndef AMERICAN_SNIFF_BATCH_NO_PYTHON
 /* A buffer of `count` items of `itemsize` bytes (an integer format), C-contiguous. */
@@ -787,6 +791,126 @@ static PyObject *py_mask_into(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* Take n-slot buffers: objects[k] with counts[k] items of sizes[k] bytes. */
+static int take_all(PyObject **objects, Py_buffer *views, const char **names,
+                    const Py_ssize_t *counts, const Py_ssize_t *sizes, const int *writable, int total)
+{
+    int k;
+    for (k = 0; k < total; k++) {
+        if (take(objects[k], &views[k], writable[k], counts[k], sizes[k], names[k]) < 0) {
+            while (k-- > 0) {
+                PyBuffer_Release(&views[k]);
+            }
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void release_all(Py_buffer *views, int total)
+{
+    int k;
+    for (k = 0; k < total; k++) {
+        PyBuffer_Release(&views[k]);
+    }
+}
+
+static PyObject *py_start_facts_into(PyObject *self, PyObject *args)
+{
+    PyObject *objects[2];
+    Py_buffer views[2];
+    static const char *names[2] = {"state", "facts"};
+    static const int writable[2] = {1, 1};
+    Py_ssize_t n, counts[2], sizes[2] = {4, 8};
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OO:start_facts_into", &objects[0], &objects[1])) {
+        return NULL;
+    }
+    if (slots_of(objects[0], &views[0], &n) < 0) {
+        return NULL;
+    }
+    counts[0] = n * AS_WORDS;
+    counts[1] = n * AS_FACT_WORDS;
+    if (take_all(objects, views, names, counts, sizes, writable, 2) < 0) {
+        return NULL;
+    }
+    as_batch_start_facts((const int32_t *)views[0].buf, (size_t)n, (int64_t *)views[1].buf);
+    release_all(views, 2);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_step_facts_into(PyObject *self, PyObject *args)
+{
+    PyObject *objects[7];
+    Py_buffer views[7];
+    static const char *names[7] = {"state", "facts", "actions", "mask", "rewards", "done",
+                                   "errors"};
+    static const int writable[7] = {1, 1, 0, 1, 1, 1, 1};
+    Py_ssize_t n, counts[7], sizes[7] = {4, 8, 8, 1, 4, 1, 1};
+    size_t refused;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOOOO:step_facts_into", &objects[0], &objects[1], &objects[2],
+                          &objects[3], &objects[4], &objects[5], &objects[6])) {
+        return NULL;
+    }
+    if (slots_of(objects[0], &views[0], &n) < 0) {
+        return NULL;
+    }
+    counts[0] = n * AS_WORDS;
+    counts[1] = n * AS_FACT_WORDS;
+    counts[2] = n;
+    counts[3] = n * AS_ACTIONS_COUNT;
+    counts[4] = n * 4;
+    counts[5] = n;
+    counts[6] = n;
+    if (take_all(objects, views, names, counts, sizes, writable, 7) < 0) {
+        return NULL;
+    }
+    refused = as_batch_step_facts((int32_t *)views[0].buf, (int64_t *)views[1].buf,
+                                  (const int64_t *)views[2].buf, (size_t)n,
+                                  (uint8_t *)views[3].buf, (int32_t *)views[4].buf,
+                                  (uint8_t *)views[5].buf, (uint8_t *)views[6].buf);
+    release_all(views, 7);
+    return PyLong_FromSize_t(refused);
+}
+
+static PyObject *py_play_random_into(PyObject *self, PyObject *args)
+{
+    PyObject *objects[8];
+    Py_buffer views[8];
+    static const char *names[8] = {"state", "facts", "seats", "rng", "mask", "gains", "done",
+                                   "errors"};
+    static const int writable[8] = {1, 1, 0, 1, 1, 1, 1, 1};
+    Py_ssize_t n, counts[8], sizes[8] = {4, 8, 8, 8, 1, 4, 1, 1};
+    size_t applied;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOOOOO:play_random_into", &objects[0], &objects[1],
+                          &objects[2], &objects[3], &objects[4], &objects[5], &objects[6],
+                          &objects[7])) {
+        return NULL;
+    }
+    if (slots_of(objects[0], &views[0], &n) < 0) {
+        return NULL;
+    }
+    counts[0] = n * AS_WORDS;
+    counts[1] = n * AS_FACT_WORDS;
+    counts[2] = n;
+    counts[3] = n;
+    counts[4] = n * AS_ACTIONS_COUNT;
+    counts[5] = n;
+    counts[6] = n;
+    counts[7] = n;
+    if (take_all(objects, views, names, counts, sizes, writable, 8) < 0) {
+        return NULL;
+    }
+    applied = as_batch_play_random((int32_t *)views[0].buf, (int64_t *)views[1].buf,
+                                   (const int64_t *)views[2].buf, (uint64_t *)views[3].buf,
+                                   (size_t)n, (uint8_t *)views[4].buf, (int32_t *)views[5].buf,
+                                   (uint8_t *)views[6].buf, (uint8_t *)views[7].buf);
+    release_all(views, 8);
+    return PyLong_FromSize_t(applied);
+}
+
 static PyMethodDef methods[] = {
     {"reset_into", py_reset_into, METH_VARARGS,
      "reset_into(state, seeds, players, mask)\n--\n\n"
@@ -796,6 +920,16 @@ static PyMethodDef methods[] = {
      "Step every slot in place by its action; return how many refused theirs."},
     {"mask_into", py_mask_into, METH_VARARGS,
      "mask_into(state, mask)\n--\n\nWrite every slot's legal mask."},
+    {"start_facts_into", py_start_facts_into, METH_VARARGS,
+     "start_facts_into(state, facts)\n--\n\n"
+     "Write every slot's facts fresh from its state (at a round's start)."},
+    {"step_facts_into", py_step_facts_into, METH_VARARGS,
+     "step_facts_into(state, facts, actions, mask, rewards, done, errors)\n--\n\n"
+     "step_into with int64 actions, each slot's facts advanced over its step."},
+    {"play_random_into", py_play_random_into, METH_VARARGS,
+     "play_random_into(state, facts, seats, rng, mask, gains, done, errors)\n--\n\n"
+     "Every seat but seats[i] plays at random in slot i until seats[i] is to move or the match "
+     "is over; return the number of actions applied."},
     {"playout_values", py_playout_values, METH_VARARGS,
      "playout_values(world, actions, seat, random, depth, settle, rng)\n--\n\n"
      "Play each action out from world as the search bot does; return (values, rng)."},
@@ -814,7 +948,8 @@ PyMODINIT_FUNC PyInit__cbatch(void)
     if (m == NULL) {
         return NULL;
     }
-    if (PyModule_AddIntConstant(m, "STATE_WORDS", AS_WORDS) < 0) {
+    if (PyModule_AddIntConstant(m, "STATE_WORDS", AS_WORDS) < 0 ||
+        PyModule_AddIntConstant(m, "FACT_WORDS", AS_FACT_WORDS) < 0) {
         Py_DECREF(m);
         return NULL;
     }

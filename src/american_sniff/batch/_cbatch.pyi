@@ -4,6 +4,8 @@ from typing import Any
 
 #: How many int32 words a slot's state has.
 STATE_WORDS: int
+#: How many int64 words of facts a slot has (american_sniff.batch.observe.FACT_WORDS).
+FACT_WORDS: int
 
 def reset_into(state: Any, seeds: Any, players: int, mask: Any, /) -> None: ...
 def step_into(
@@ -13,3 +15,18 @@ def mask_into(state: Any, mask: Any, /) -> None: ...
 def playout_values(
     world: Any, actions: Any, seat: int, random: bool, depth: int, settle: float, rng: int, /
 ) -> tuple[list[float], int]: ...
+def start_facts_into(state: Any, facts: Any, /) -> None: ...
+def step_facts_into(
+    state: Any, facts: Any, actions: Any, mask: Any, rewards: Any, done: Any, errors: Any, /
+) -> int: ...
+def play_random_into(
+    state: Any,
+    facts: Any,
+    seats: Any,
+    rng: Any,
+    mask: Any,
+    gains: Any,
+    done: Any,
+    errors: Any,
+    /,
+) -> int: ...

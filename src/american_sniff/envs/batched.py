@@ -48,7 +48,16 @@ from ..batch.observe import FACT_WORDS, advance_facts, observe, start_facts
 from ..rng import MASK64
 from ..rules import PLAYER_COUNTS
 
-__all__ = ["BatchedMatches", "BatchedStep", "Policy", "RandomPolicy", "random_policy", "slot_seeds"]
+__all__ = [
+    "BatchedMatches",
+    "BatchedStep",
+    "Policy",
+    "RandomPlay",
+    "RandomPolicy",
+    "below",
+    "random_policy",
+    "slot_seeds",
+]
 
 #: A batched policy: ``policy(observations, masks) -> actions``, an (M, 375)
 #: observation array and an (M, 450) ``bool`` mask array in, M integer actions out.
@@ -114,6 +123,19 @@ def slot_seeds(seed: object, count: int) -> Any:
                 raise ValueError(f"a seed is an integer, got {value!r}")
         return np.array([int(value) & MASK64 for value in values], np.uint64)
     raise ValueError(f"a seed is an integer or a sequence of integers, got {seed!r}")
+
+
+@attrs.frozen
+class RandomPlay:
+    """What :meth:`BatchedMatches.play_random` returns.
+
+    :ivar gains: What each slot's given seat gained while the others played
+        (its ``"points"`` rewards added up), an (N,) ``int32`` array.
+    :ivar applied: How many actions were applied, over all slots.
+    """
+
+    gains: Any
+    applied: int
 
 
 @attrs.frozen
@@ -263,6 +285,18 @@ class BatchedMatches:
         if slots is None:
             if len(chosen) != self.num_matches:
                 raise ValueError(f"give one action a slot: {self.num_matches}, got {len(chosen)}")
+            if self._step_whole:
+                # The C kernel advances the facts as it steps (step_facts_into).
+                self._kernel.step_facts_into(  # type: ignore[attr-defined]
+                    self.state,
+                    self.facts,
+                    chosen,
+                    self.mask,
+                    self._rewards,
+                    self.done,
+                    self._errors,
+                )
+                return BatchedStep(self._rewards.copy(), self._errors.copy())
             before = self.state.copy()
             self._kernel.step_into(
                 self.state, chosen, self.mask, self._rewards, self.done, self._errors
@@ -293,3 +327,113 @@ class BatchedMatches:
         self.done[index] = done
         self.facts[index] = facts
         return BatchedStep(rewards, errors)
+
+    def play_random(self, seats: Any, streams: Any) -> RandomPlay:
+        """Every seat but ``seats[i]`` plays slot ``i`` at random, up to ``seats[i]``'s turn.
+
+        In each slot whose match goes on, the seats other than ``seats[i]``
+        play until ``seats[i]`` is to move or the match is over, each action
+        drawn uniformly among the legal ones: ``below(count)`` (the SplitMix64
+        draw of :func:`american_sniff.rng.below`) of the legal actions in
+        increasing order, from the slot's own stream ``streams[i]``, which is
+        advanced in place (a ``uint64`` array, one word a slot). Each slot
+        draws from its own stream only, so the result does not depend on the
+        kernel, nor on how the slots are grouped: the C kernel plays each slot
+        to its end in one call (``play_random_into``), the others step every
+        waiting slot a round at a time, and both give the same states, facts
+        and streams, bit for bit.
+
+        Returns what ``seats[i]``'s side gained meanwhile (the ``"points"``
+        rewards of that seat added up) and how many actions were applied.
+
+        :raises RuntimeError: before :meth:`reset`.
+        :raises ValueError: if ``seats`` is not one seat of the match a slot,
+            or ``streams`` not a writable ``uint64`` array of one word a slot.
+        """
+        if not self._ready:
+            raise RuntimeError("call reset() before play_random()")
+        n = self.num_matches
+        chosen = np.asarray(seats)
+        if chosen.shape != (n,) or chosen.dtype.kind not in "iu":
+            raise ValueError(
+                f"seats must be {n} integers, got {chosen.dtype} of shape {chosen.shape}"
+            )
+        chosen = chosen.astype(np.int64)
+        if ((chosen < 0) | (chosen >= self.players)).any():
+            raise ValueError(f"a seat is an integer from 0 to {self.players - 1}")
+        if (
+            not isinstance(streams, np.ndarray)
+            or streams.dtype != np.uint64
+            or streams.shape != (n,)
+            or not streams.flags.writeable
+            or not streams.flags.c_contiguous
+        ):
+            raise ValueError(f"streams must be a writable uint64 array of {n} words")
+        gains = np.zeros(n, np.int32)
+        if self._step_whole:
+            kernel: Any = self._kernel
+            applied = kernel.play_random_into(
+                self.state,
+                self.facts,
+                chosen,
+                streams,
+                self.mask,
+                gains,
+                self.done,
+                self._errors,
+            )
+            if (self._errors != batch.OK).any():
+                first = int(np.argmax(self._errors != batch.OK))
+                raise ValueError(f"slot {first} holds words no step made: it cannot be played")
+            return RandomPlay(gains, int(applied))
+        applied = 0
+        every = np.arange(n)
+        while True:
+            waiting = every[~self.done & (self.turn != chosen)]
+            if not len(waiting):
+                return RandomPlay(gains, applied)
+            masks = self.mask[waiting]
+            picks = below(streams, waiting, masks.sum(axis=1))
+            actions = np.argmax(np.cumsum(masks, axis=1) > picks[:, None], axis=1)
+            out = self.step(actions, waiting)
+            if (out.errors != batch.OK).any():
+                first = int(waiting[np.argmax(out.errors != batch.OK)])
+                raise ValueError(f"slot {first} holds words no step made: it cannot be played")
+            applied += len(waiting)
+            gains[waiting] += out.rewards[np.arange(len(waiting)), chosen[waiting]]
+
+
+_GAMMA = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+
+
+def below(streams: Any, slots: Any, counts: Any) -> Any:
+    """An unbiased integer below ``counts[j]`` from stream ``streams[slots[j]]``, for each j.
+
+    The vectorised twin of :func:`american_sniff.rng.below` (SplitMix64, an
+    output at or above the largest multiple of the count below 2**64 drawn
+    again), each stream advanced in place by the draws it made. Returns an
+    ``int64`` array.
+
+    :raises ValueError: if a count is not positive.
+    """
+    n = np.asarray(counts).astype(np.uint64)
+    if len(n) and (n == 0).any():
+        raise ValueError("below() needs positive counts")
+    index = np.asarray(slots, np.intp)
+    result = np.zeros(len(index), np.int64)
+    with np.errstate(over="ignore"):
+        rest = (np.uint64(0) - n) % n  # 2**64 % n, the outputs redrawn at the top
+        todo = np.arange(len(index))
+        while len(todo):
+            at = index[todo]
+            state = streams[at] + _GAMMA
+            streams[at] = state
+            z = (state ^ (state >> np.uint64(30))) * _MIX1
+            z = (z ^ (z >> np.uint64(27))) * _MIX2
+            z ^= z >> np.uint64(31)
+            kept = (rest[todo] == 0) | (z < np.uint64(0) - rest[todo])
+            result[todo[kept]] = (z[kept] % n[todo[kept]]).astype(np.int64)
+            todo = todo[~kept]
+    return result

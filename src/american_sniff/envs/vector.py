@@ -16,12 +16,18 @@ Each of the ``num_envs`` slots is a match for ``players`` players played by
 :class:`~american_sniff.envs.batched.BatchedMatches` (so by the C kernel where
 it is built). The learner plays seat ``seat`` of every slot (or ``seat[i]``
 of slot ``i``); every other seat, its partner's with 4 players included, is
-played by ``opponent``: ``"random"`` (:class:`~american_sniff.envs.batched.RandomPolicy`)
-or any batched policy, a callable on ``(observations, masks)`` returning one
-action a row (see :mod:`american_sniff.envs.batched`). The opponent is asked
-once for every slot waiting on an opponent's seat, all at once. A frozen copy
-of the learner is such a callable: pass it, and refresh it with
-:meth:`~AmericanSniffVectorEnv.set_opponent`.
+played by ``opponent``: ``"random"`` or any batched policy, a callable on
+``(observations, masks)`` returning one action a row (see
+:mod:`american_sniff.envs.batched`). A policy is asked once for every slot
+waiting on an opponent's seat, all at once, as many times as it takes. A
+frozen copy of the learner is such a callable: pass it, and refresh it with
+:meth:`~AmericanSniffVectorEnv.set_opponent`. ``"random"`` plays uniformly
+among the legal actions inside the kernel
+(:meth:`~american_sniff.envs.batched.BatchedMatches.play_random`: each slot
+from its own SplitMix64 stream, the C kernel playing every slot up to the
+learner's turn in one call), which is far faster than asking a policy; a
+:class:`~american_sniff.envs.batched.RandomPolicy` passed as a callable is
+asked as any policy is.
 
 **Observations** are the learner's: an (N, 375) ``float32`` array, row ``i``
 being ``encode(view_for(state, seat))`` for slot ``i``'s match, as in the
@@ -32,7 +38,8 @@ array (all False in a slot whose episode has just ended).
 **Seeding.** ``reset(seed=s)`` deals slot ``i`` ``new_match(players, seed=s +
 i)`` (modulo 2**64), and ``seed`` may also be a list of one seed a slot. The
 episodes that follow, and a random opponent, draw their seeds from the
-environment's generator, seeded by ``s``, so a run is reproducible.
+environment's generator, seeded by ``s``, so a run is reproducible, on
+every kernel alike.
 :attr:`~AmericanSniffVectorEnv.seeds` holds each slot's current match seed.
 
 **A step** is one action of the learner in every slot, then the opponents'
@@ -70,7 +77,7 @@ from .. import batch
 from ..actions import NUM_ACTIONS
 from ..rules import side_of
 from ..state import check_seat
-from .batched import BatchedMatches, Policy, random_policy, slot_seeds
+from .batched import BatchedMatches, Policy, slot_seeds
 from .pettingzoo import ILLEGAL_ACTIONS, observation_space
 from .rewards import REWARDS, check_choice
 
@@ -85,7 +92,8 @@ class AmericanSniffVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
     :ivar num_envs: The number of slots, N.
     :ivar players: The number of players (2, 3 or 4).
     :ivar seats: The learner's seat in each slot, an (N,) array.
-    :ivar opponent: The policy playing every other seat.
+    :ivar opponent: The policy playing every other seat, or ``"random"``
+        (uniformly at random, inside the kernel).
     :ivar reward: ``"outcome"`` or ``"points"``.
     :ivar illegal_action: ``"lose"`` or ``"raise"``.
     :ivar max_steps: The learner's steps after which an episode is truncated, or None.
@@ -120,8 +128,10 @@ class AmericanSniffVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
         self._sides = np.array([side_of(players, s) for s in seats], np.int32)
         if not callable(opponent):
             check_choice("opponent", opponent, ("random",))
-        self.opponent: Policy = random_policy() if isinstance(opponent, str) else opponent
+        self.opponent: Policy | str = opponent
         self._random_opponent = isinstance(opponent, str)
+        # The random opponent's streams, one a slot (drawn at reset from the seed).
+        self._streams = np.zeros(num_envs, np.uint64)
         self.reward = check_choice("reward", reward, REWARDS)
         self.illegal_action = check_choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
         if max_steps is not None and (type(max_steps) is not int or max_steps < 1):
@@ -171,7 +181,7 @@ class AmericanSniffVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
         else:
             seeds = self._fresh_seeds(self.num_envs)
         if self._random_opponent:
-            self.opponent = random_policy(int(self.np_random.integers(0, 2**63)))
+            self._streams[:] = self.np_random.integers(0, 2**63, size=self.num_envs)
         self.matches.reset(seeds)
         self._steps[:] = 0
         self._restart[:] = False
@@ -212,7 +222,8 @@ class AmericanSniffVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
                         f"action {int(chosen[first])} is not legal in slot {first}; "
                         "infos['action_mask'] lists the legal ones"
                     )
-            out = matches.step(chosen[slots], slots)
+            # (Every slot acting, the usual case: no slot index to check.)
+            out = matches.step(chosen) if len(slots) == n else matches.step(chosen[slots], slots)
             illegal[slots] = out.errors != batch.OK
             points[slots] = out.rewards[np.arange(len(slots)), self.seats[slots]]
             self._play_opponents(points)
@@ -258,14 +269,19 @@ class AmericanSniffVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
         :raises ValueError: if the opponent chooses an action its slot refuses.
         """
         matches = self.matches
+        if self._random_opponent:
+            points += matches.play_random(self.seats, self._streams).gains
+            return
+        opponent = self.opponent
+        assert callable(opponent)  # (set_opponent and __init__ see to it)
         while True:
             waiting = ~matches.done & (matches.turn != self.seats)
             slots = self._all[waiting]
             if not len(slots):
                 return
-            looks = getattr(self.opponent, "observes", True)
+            looks = getattr(opponent, "observes", True)
             observations = matches.observe(slots) if looks else None
-            choices = np.asarray(self.opponent(observations, matches.mask[slots])).reshape(-1)
+            choices = np.asarray(opponent(observations, matches.mask[slots])).reshape(-1)
             if choices.shape != slots.shape or choices.dtype.kind not in "iu":
                 raise ValueError(
                     f"the opponent must return {len(slots)} integer actions, got {choices!r}"
