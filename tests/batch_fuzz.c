@@ -25,6 +25,13 @@ int as_batch_words(void);
 int as_playout_values(const int32_t *world, const int64_t *actions, size_t n, int seat,
                       int random, int depth, double settle, uint64_t *rng, double *values);
 
+void as_batch_start_facts(const int32_t *state, size_t n, int64_t *facts);
+size_t as_batch_step_facts(int32_t *state, int64_t *facts, const int64_t *actions, size_t n,
+                           uint8_t *mask, int32_t *rewards, uint8_t *done, uint8_t *errors);
+size_t as_batch_play_random(int32_t *state, int64_t *facts, const int64_t *seats, uint64_t *rng,
+                            size_t n, uint8_t *mask, int32_t *gains, uint8_t *done,
+                            uint8_t *errors);
+
 static uint64_t fuzz_state = 0x1234567u;
 
 static uint64_t next(void)
@@ -42,10 +49,65 @@ static void check(int ok, const char *what, size_t batch, size_t slot)
     }
 }
 
+/* The facts and the random seats (_cvector.c) on a copy of n slots, broken or
+ * not: facts fresh, or of any bits; seats of the slot, or not; every array
+ * exactly sized, the optional ones sometimes NULL. Returns the actions applied. */
+static size_t fuzz_vector(const int32_t *from, size_t n, int words, size_t batch)
+{
+    int32_t *state = malloc(sizeof(int32_t) * (size_t)words * n);
+    int64_t *facts = malloc(sizeof(int64_t) * 14 * n), *seats = malloc(sizeof(int64_t) * n);
+    int64_t *actions = malloc(sizeof(int64_t) * n);
+    uint64_t *rng = malloc(sizeof(uint64_t) * n);
+    uint8_t *mask = malloc(450 * n), *done = malloc(n), *errors = malloc(n);
+    int32_t *gains = malloc(sizeof(int32_t) * n), *rewards = malloc(sizeof(int32_t) * 4 * n);
+    size_t i, k, applied = 0;
+    if (!state || !facts || !seats || !actions || !rng || !mask || !done || !errors || !gains ||
+        !rewards) {
+        exit(2);
+    }
+    memcpy(state, from, sizeof(int32_t) * (size_t)words * n);
+    as_batch_start_facts(state, n, facts);
+    if (next() % 4 == 0) {
+        for (k = 0; k < 14 * n; k++) {
+            facts[k] = (int64_t)(next() << 40 ^ next() << 20 ^ next());
+        }
+    }
+    for (i = 0; i < n; i++) {
+        seats[i] = next() % 8 == 0 ? (int64_t)(next() % 9) - 4 : (int64_t)(next() % 4);
+        rng[i] = next() << 30 ^ next();
+    }
+    for (k = 0; k < 6; k++) {
+        applied += as_batch_play_random(state, next() % 3 ? facts : NULL, seats, rng, n,
+                                        next() % 3 ? mask : NULL, gains, done, errors);
+        for (i = 0; i < n; i++) {
+            check(errors[i] == 0 || errors[i] == 4, "play_random gave an unknown code", batch, i);
+            check(errors[i] != 0 || done[i] || state[i * (size_t)words + 2] == seats[i],
+                  "play_random stopped before the seat's turn", batch, i);
+            actions[i] = next() % 4 ? (int64_t)(next() % 450) : (int64_t)(next() % 900) - 450;
+        }
+        as_batch_step_facts(state, facts, actions, n, next() % 3 ? mask : NULL, rewards, done,
+                            errors);
+        for (i = 0; i < n; i++) {
+            check(errors[i] <= 4, "step_facts gave an unknown code", batch, i);
+        }
+    }
+    free(state);
+    free(facts);
+    free(seats);
+    free(actions);
+    free(rng);
+    free(mask);
+    free(done);
+    free(errors);
+    free(gains);
+    free(rewards);
+    return applied;
+}
+
 int main(void)
 {
     const int words = as_batch_words();
-    size_t batch, steps = 0, refused = 0, played = 0;
+    size_t batch, steps = 0, refused = 0, played = 0, randomly = 0;
     for (batch = 0; batch < 600; batch++) {
         size_t n = 1 + (size_t)(next() % 7), i, k;
         int players = 2 + (int)(batch % 3), broken = 0;
@@ -107,6 +169,9 @@ int main(void)
                       "a legal action of the mask was refused", batch, i);
             }
             as_batch_mask(state, n, mask);
+            if (k % 40 == 0) {
+                randomly += fuzz_vector(state, n, words, batch);
+            }
             if (k % 16 == 0) {
                 /* the search bot's playouts from slot 0, broken or not, its actions any */
                 int64_t tries[3];
@@ -149,7 +214,8 @@ int main(void)
         free(rewards);
         free(chosen_legal);
     }
-    printf("batch fuzz: %zu slot steps, %zu refused, %zu playout calls played, %d failures\n",
-           steps, refused, played, failures);
+    printf("batch fuzz: %zu slot steps, %zu refused, %zu playout calls played, "
+           "%zu actions played at random, %d failures\n",
+           steps, refused, played, randomly, failures);
     return failures ? 1 : 0;
 }

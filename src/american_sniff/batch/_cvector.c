@@ -217,7 +217,11 @@ size_t as_batch_play_random(int32_t *state, int64_t *facts, const int64_t *seats
             if (f) {
                 facts_advance(f, before, action, s, error);
             }
-            if (error == AS_OK) {
+            if (error != AS_OK) {
+                /* (An action of its own legal list refused: words no step made,
+                 * such as a broken values word.) */
+                error = AS_BAD_STATE;
+            } else {
                 applied++;
                 /* (bounded: a seat's reward is at most a score's range) */
                 gains[i] = (int32_t)((int64_t)gains[i] + reward[seat]);
