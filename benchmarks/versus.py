@@ -16,7 +16,9 @@ seat-wide voids only, or ``search1:playouts=8``, the search bot whose
 playouts count no settlement when cut short, or a variant of
 :mod:`search_variants` (``searchg``, ``searchw``, ``sir``, ``search2``), or ``oracle:playouts=8``,
 the search given the true hands (a cheat: it is shown the state before each
-choice, outside the timed part, to measure the ceiling). (The
+choice, outside the timed part, to measure the ceiling). ``py-`` before any
+spec (``py-expert``) makes that bot's search play its playouts in Python
+where the C ones are built: the bot as it was before them. (The
 experiments of commit 5e9812c, reported in ``bots-results.md``, were run
 with its ``searchx`` kind.)
 
@@ -60,6 +62,7 @@ from american_sniff import (
     new_match,
     view_for,
 )
+from american_sniff.bots import _playouts
 from american_sniff.rng import MASK64
 from american_sniff.tournament import match_seeds, wilson_interval
 from dmc_bot import DmcBot
@@ -111,8 +114,31 @@ class UnsettledSearch(SearchBot):
     settle: ClassVar[bool] = False
 
 
+@attrs.define(eq=False)
+class PythonPlayouts:
+    """A bot whose search plays its playouts in Python: ``py-`` before a spec (``py-expert``).
+
+    Where the batch extension is built the search bot plays its playouts in C
+    (:mod:`american_sniff.bots._playouts`), choosing the same moves faster;
+    this measures a bot as it was before, beside one that spends the time
+    saved, in the same process.
+    """
+
+    bot: Any
+
+    def choose(self, view: PlayerView) -> Any:
+        """The wrapped bot's choice, its playouts in Python."""
+        _playouts.USE_C = False
+        try:
+            return self.bot.choose(view)
+        finally:
+            _playouts.USE_C = True
+
+
 def make(spec: str, seed: int) -> Bot:
     """A bot from its spec, seeded ``seed``."""
+    if spec.startswith("py-"):
+        return PythonPlayouts(make(spec[3:], seed))
     kind, options = parse_spec(spec)
     variant = VARIANTS.get(kind)
     if variant is not None:
