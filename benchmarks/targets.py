@@ -8,9 +8,9 @@ One process measures, in turn:
 * ``numpy-2p`` / ``numpy-4p``: the same with the numpy kernel, the fallback
   without a compiler; target 1 million;
 * ``vector-2p`` / ``vector-4p``: the Gymnasium ``AmericanSniffVectorEnv``
-  with 1,024 matches against the random opponent, learner steps a second
-  with the policies' time taken out (``vecenv.py``'s workload); target 1
-  million;
+  with 1,024 matches against the ``"random"`` opponent (played inside the
+  kernel), learner steps a second with the learner's time taken out
+  (``vecenv.py``'s workload); target 1 million;
 * ``openspiel``: OpenSpiel's ``python_team_dominoes`` (4 players, chance
   steps included, ``envs.py``'s workload) and the C kernel's ratio to it;
   target 100;
@@ -101,7 +101,11 @@ def kernel_rate(batch: ModuleType, backend: str, players: int, plan: Plan) -> fl
 def vector_rate(vecenv: ModuleType, backend: str, players: int, plan: Plan) -> dict[str, float]:
     """The vector environment's best run (by learner steps a second), as ``vecenv.py`` gives it."""
     run = argparse.Namespace(
-        players=players, envs=plan.slots, steps=plan.vector_steps, backend=backend
+        players=players,
+        envs=plan.slots,
+        steps=plan.vector_steps,
+        backend=backend,
+        opponent="kernel",
     )
     results = [vecenv.run_once(run, seed) for seed in range(plan.runs)]
     best: dict[str, float] = max(results, key=lambda r: r["learner_steps_per_s"])
