@@ -66,6 +66,21 @@ static int observe_ok(const int32_t *s, const int64_t *f)
     return 1;
 }
 
+/* The bits of each nibble as 0/1 words, lowest first, to spread a bit set four entries at a time. */
+static const int32_t nibble_bits[16][4] = {
+    {0, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0}, {1, 1, 0, 0}, {0, 0, 1, 0}, {1, 0, 1, 0},
+    {0, 1, 1, 0}, {1, 1, 1, 0}, {0, 0, 0, 1}, {1, 0, 0, 1}, {0, 1, 0, 1}, {1, 1, 0, 1},
+    {0, 0, 1, 1}, {1, 0, 1, 1}, {0, 1, 1, 1}, {1, 1, 1, 1}};
+
+/* o[t] = bit t of bits, for t < 28. */
+static void spread28(int32_t *o, uint32_t bits)
+{
+    int k;
+    for (k = 0; k < 7; k++) {
+        memcpy(o + 4 * k, nibble_bits[bits >> (4 * k) & 0xFu], sizeof nibble_bits[0]);
+    }
+}
+
 static int popcount32(uint32_t x)
 {
     int count = 0;
@@ -85,9 +100,7 @@ static void observe_checked(const int32_t *s, const int64_t *f, int32_t *o)
     int r, t, k, count = 0, first = -1;
     uint32_t hand = hand_of(s, seat);
     memset(o, 0, sizeof(int32_t) * AS_OBSERVATION);
-    for (t = 0; t < AS_TILES; t++) {
-        o[OB_HAND + t] = (int32_t)(hand >> t & 1u);
-    }
+    spread28(o + OB_HAND, hand);
     if (winner < 0 && s[AS_DRAWN] >= 0) {
         o[OB_DRAWN + s[AS_DRAWN]] = 1;
     }
@@ -96,9 +109,7 @@ static void observe_checked(const int32_t *s, const int64_t *f, int32_t *o)
         int other = (seat + r) % players;
         uint32_t played = (uint32_t)f[AS_FACT_PLAYED + other];
         uint32_t voids = (uint32_t)f[AS_FACT_VOIDS + other];
-        for (t = 0; t < AS_TILES; t++) {
-            o[OB_PLAYED + 28 * r + t] = (int32_t)(played >> t & 1u);
-        }
+        spread28(o + OB_PLAYED + 28 * r, played);
         for (t = 0; t < 7; t++) {
             o[OB_VOIDS + 7 * r + t] = (int32_t)(voids >> t & 1u);
         }
@@ -165,21 +176,21 @@ long long as_batch_observe(const int32_t *state, const int64_t *facts, size_t n,
     }
     for (j = 0; j < m; j++) {
         int64_t slot = rows ? rows[j] : (int64_t)j;
+        /* int32: straight into the output; float32: through row */
+        int32_t *o = out_i32 ? out_i32 + j * AS_OBSERVATION : row;
         int k;
         if (slot >= 0 && (uint64_t)slot < (uint64_t)n &&
             observe_ok(state + (size_t)slot * AS_WORDS, facts + (size_t)slot * AS_FACT_WORDS)) {
             observe_checked(state + (size_t)slot * AS_WORDS,
-                            facts + (size_t)slot * AS_FACT_WORDS, row);
+                            facts + (size_t)slot * AS_FACT_WORDS, o);
         } else {
-            memset(row, 0, sizeof row);
+            memset(o, 0, sizeof row);
             zeros++;
         }
-        if (out_i32) {
-            memcpy(out_i32 + j * AS_OBSERVATION, row, sizeof row);
-        } else {
-            float *o = out_f32 + j * AS_OBSERVATION;
+        if (out_f32) {
+            float *to = out_f32 + j * AS_OBSERVATION;
             for (k = 0; k < AS_OBSERVATION; k++) {
-                o[k] = (float)row[k];
+                to[k] = (float)row[k];
             }
         }
     }
