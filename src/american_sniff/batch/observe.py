@@ -12,7 +12,7 @@ words, so it is kept beside them in a *facts* array,
 
 Where the C kernel is built (:data:`american_sniff.batch.BACKENDS` has
 ``"c"``), :func:`observe` has it compute the numbers (``as_batch_observe`` in
-``batch/_cobserve.c``), the same ones, about ten times as fast; the numpy
+``batch/_cobserve.c``), the same ones, an order of magnitude faster; the numpy
 code stays the fallback, and ``backend="numpy"`` asks for it.
 """
 
