@@ -11,6 +11,12 @@
  * some states have words broken at random. The fuzzer also checks what it
  * can without the Python engine: a refused slot keeps its words and gets no
  * reward, and an action its mask lists is taken (while no word was broken). Exit status 0 when all held.
+ *
+ * Every state it makes, broken or not, is also observed (as_batch_observe),
+ * with facts made at random (some out of range), into int32 or float32, for
+ * all slots or for rows chosen at random (some not slots): a row is zeros
+ * exactly when the return value counts it, a row that is not a slot is
+ * zeros, and a slot whose words and facts are whole is not.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -22,6 +28,10 @@ size_t as_batch_step(int32_t *state, const int64_t *actions, size_t n, uint8_t *
                      int32_t *rewards, uint8_t *done, uint8_t *errors);
 void as_batch_mask(const int32_t *state, size_t n, uint8_t *mask);
 int as_batch_words(void);
+long long as_batch_observe(const int32_t *state, const int64_t *facts, size_t n,
+                           const int64_t *rows, size_t m, float *out_f32, int32_t *out_i32);
+int as_batch_observation_size(void);
+int as_batch_fact_words(void);
 int as_playout_values(const int32_t *world, const int64_t *actions, size_t n, int seat,
                       int random, int depth, double settle, uint64_t *rng, double *values);
 
@@ -104,6 +114,98 @@ static size_t fuzz_vector(const int32_t *from, size_t n, int words, size_t batch
     return applied;
 }
 
+/* Facts for slot i: whole (opener a seat, tiles and numbers in range) or, now and then, broken. */
+static void make_facts(int64_t *facts, int players, int *whole)
+{
+    static const int64_t odd[] = {INT64_MIN, -1, 4, 128, 1 << 28, INT64_MAX};
+    int k;
+    for (k = 0; k < 14; k++) {
+        facts[k] = 0;
+    }
+    for (k = 0; k < 4; k++) {
+        facts[k] = (int64_t)(next() & 0x0FFFFFFFu);
+        facts[4 + k] = (int64_t)(next() & 0x7Fu);
+    }
+    facts[8] = -1;
+    facts[12] = 1;
+    facts[13] = (int64_t)(next() % (uint64_t)players);
+    *whole = 1;
+    if (next() % 8 == 0) {
+        static const int at[] = {0, 3, 4, 7, 13};
+        facts[at[next() % 5]] = odd[next() % 6];
+        *whole = 0; /* (maybe still in range: then only the weaker checks apply) */
+    }
+}
+
+/* Observe n slots in every way: all slots and chosen rows, int32 and float32. */
+static void observe_all(const int32_t *state, size_t n, int players, int broken, size_t batch)
+{
+    const int size = as_batch_observation_size(), fact_words = as_batch_fact_words();
+    size_t m = (size_t)(next() % 9), i, j, k;
+    int64_t *facts = malloc(sizeof(int64_t) * (size_t)fact_words * n);
+    int *whole = malloc(sizeof(int) * n);
+    int64_t *rows = malloc(sizeof(int64_t) * (m ? m : 1));
+    int32_t *ints = malloc(sizeof(int32_t) * (size_t)size * n);
+    float *floats = malloc(sizeof(float) * (size_t)size * n);
+    int32_t *chosen = malloc(sizeof(int32_t) * (size_t)size * (m ? m : 1));
+    float *chosen_floats = malloc(sizeof(float) * (size_t)size * (m ? m : 1));
+    long long zeros, counted = 0;
+    if (!facts || !whole || !rows || !ints || !floats || !chosen || !chosen_floats) {
+        exit(2);
+    }
+    for (i = 0; i < n; i++) {
+        make_facts(facts + i * (size_t)fact_words, players, &whole[i]);
+    }
+    zeros = as_batch_observe(state, facts, n, NULL, n, NULL, ints);
+    check(as_batch_observe(state, facts, n, NULL, n, floats, NULL) == zeros,
+          "float32 and int32 observations count different zeros", batch, 0);
+    for (i = 0; i < n; i++) {
+        int any = 0;
+        for (k = 0; k < (size_t)size; k++) {
+            any |= ints[i * (size_t)size + k] != 0;
+            check(floats[i * (size_t)size + k] == (float)ints[i * (size_t)size + k],
+                  "float32 and int32 observations differ", batch, i);
+        }
+        counted += !any;
+        check(any || broken || !whole[i], "a whole slot was observed as zeros", batch, i);
+    }
+    check(counted == zeros, "the zero rows are not the count returned", batch, 0);
+    for (j = 0; j < m; j++) {
+        uint64_t pick = next() % 10;
+        rows[j] = pick < 8 ? (int64_t)(next() % n)
+                  : pick < 9 ? (int64_t)n + (int64_t)(next() % 3)
+                             : -1 - (int64_t)(next() % 3);
+    }
+    zeros = as_batch_observe(state, facts, n, rows, m, NULL, chosen);
+    as_batch_observe(state, facts, n, rows, m, chosen_floats, NULL);
+    counted = 0;
+    for (j = 0; j < m; j++) {
+        int inside = rows[j] >= 0 && rows[j] < (int64_t)n, any = 0;
+        for (k = 0; k < (size_t)size; k++) {
+            int32_t got = chosen[j * (size_t)size + k];
+            any |= got != 0;
+            check(!inside || got == ints[(size_t)rows[j] * (size_t)size + k],
+                  "a chosen row is not its slot's observation", batch, j);
+            check(chosen_floats[j * (size_t)size + k] == (float)got,
+                  "a chosen float32 row differs", batch, j);
+        }
+        check(inside || !any, "a row that is not a slot was not zeros", batch, j);
+        counted += !any;
+    }
+    check(counted == zeros, "the zero chosen rows are not the count returned", batch, 0);
+    check(as_batch_observe(state, facts, n, NULL, n, floats, ints) == -1 &&
+              as_batch_observe(state, facts, n, NULL, n, NULL, NULL) == -1 &&
+              as_batch_observe(state, facts, n, NULL, n + 1, NULL, ints) == -1,
+          "observing into no output, or both, or past the slots was not refused", batch, 0);
+    free(facts);
+    free(whole);
+    free(rows);
+    free(ints);
+    free(floats);
+    free(chosen);
+    free(chosen_floats);
+}
+
 int main(void)
 {
     const int words = as_batch_words();
@@ -125,6 +227,7 @@ int main(void)
             seeds[i] = next() << 20 ^ next();
         }
         as_batch_reset(state, seeds, players, n, mask);
+        observe_all(state, n, players, 0, batch);
         for (k = 0; k < 400; k++) {
             if (next() % 50 == 0) {
                 /* break a word of a slot at random */
@@ -172,6 +275,7 @@ int main(void)
             if (k % 40 == 0) {
                 randomly += fuzz_vector(state, n, words, batch);
             }
+            observe_all(state, n, players, broken, batch);
             if (k % 16 == 0) {
                 /* the search bot's playouts from slot 0, broken or not, its actions any */
                 int64_t tries[3];

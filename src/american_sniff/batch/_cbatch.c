@@ -8,7 +8,8 @@
  *        _cbatch.c -o libamerican_sniff_batch.so
  *
  * Its three entry points (as_batch_reset, as_batch_step, as_batch_mask) work
- * on flat arrays, one row per match ("slot"); docs/ai.md describes every
+ * on flat arrays, one row per match ("slot"), and so do the observations
+ * (as_batch_observe, in _cobserve.c); docs/ai.md describes every
  * word of a slot's state. A slot is only ever read and written through its
  * own row, and every word of a state that is used to index a table or to
  * shift is checked first: a state that no reset or step made is refused with
@@ -623,6 +624,9 @@ int as_batch_words(void) { return AS_WORDS; }
  * as_batch_play_random). */
 #include "_cvector.c"
 
+/* The observation of each slot's seat to move (as_batch_observe), and its binding. */
+#include "_cobserve.c"
+
 /* ============================ Python binding ============================== */
 #ifndef AMERICAN_SNIFF_BATCH_NO_PYTHON
 /* A buffer of `count` items of `itemsize` bytes (an integer format), C-contiguous. */
@@ -933,6 +937,10 @@ static PyMethodDef methods[] = {
     {"playout_values", py_playout_values, METH_VARARGS,
      "playout_values(world, actions, seat, random, depth, settle, rng)\n--\n\n"
      "Play each action out from world as the search bot does; return (values, rng)."},
+    {"observe_into", py_observe_into, METH_VARARGS,
+     "observe_into(state, facts, out, rows=None)\n--\n\n"
+     "Write the observation of each slot's seat to move (of slots rows[j], if given) "
+     "into out, float32 or int32; return how many rows are zeros (bad words or facts)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {

@@ -260,8 +260,7 @@ class BatchedMatches:
         """
         if slots is None:
             return observe(self.state, self.facts)
-        index = np.asarray(slots, np.intp)
-        return observe(self.state[index], self.facts[index])
+        return observe(self.state, self.facts, np.asarray(slots, np.intp))
 
     def step(self, actions: Any, slots: Any = None) -> BatchedStep:
         """Each slot's seat to move plays its action: ``actions[i]`` in slot ``i``.

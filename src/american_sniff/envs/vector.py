@@ -75,6 +75,7 @@ from gymnasium.vector.utils import batch_space
 
 from .. import batch
 from ..actions import NUM_ACTIONS
+from ..batch.observe import observe
 from ..rules import side_of
 from ..state import check_seat
 from .batched import BatchedMatches, Policy, slot_seeds
@@ -297,7 +298,8 @@ class AmericanSniffVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
             points[slots] += out.rewards[np.arange(len(slots)), self.seats[slots]]
 
     def _observe(self) -> Any:
-        return self.matches.observe().astype(np.float32)
+        # float32 straight from the C kernel where it is built (numpy converts otherwise).
+        return observe(self.matches.state, self.matches.facts, dtype=np.float32)
 
     def _infos(self, illegal: Any) -> dict[str, Any]:
         return {"action_mask": self.matches.mask.copy(), "illegal_action": illegal}

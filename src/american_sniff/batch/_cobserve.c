@@ -1,0 +1,313 @@
+/*
+ * The observation of each slot's seat to move, in C: as_batch_observe.
+ *
+ * Included by _cbatch.c (after _cplay.c), whose state layout, tables and
+ * state_ok it uses; plain C99, and the entry point needs no Python
+ * (AMERICAN_SNIFF_BATCH_NO_PYTHON builds it too). It writes for a slot the
+ * very numbers american_sniff.batch.observe.observe (numpy) writes, which
+ * are encode(view_for(state, turn)): the segments of
+ * american_sniff.observation.OBSERVATION_FIELDS, 375 numbers a slot.
+ *
+ * A view reads facts of the round's history that the 48 words do not hold;
+ * they come beside the state, 14 int64 words a slot, as
+ * american_sniff.batch.observe keeps them (start_facts, advance_facts).
+ * Every word read to index a table or to shift is checked first, the state's
+ * by state_ok and the facts' here: a slot that fails gets a row of zeros
+ * (which no real observation is: its "players" segment always has a 1).
+ */
+
+/* (The facts' words, AS_F_PLAYED and the rest, are named in _cvector.c.) */
+
+/* Where each segment of the observation starts (OBSERVATION_FIELDS). */
+enum {
+    OB_HAND = 0,
+    OB_DRAWN = 28,
+    OB_PLAYED = 56,
+    OB_OPEN = 168,
+    OB_COUNTS = 238,
+    OB_END_SUM = 308,
+    OB_VALUES = 309,
+    OB_SNIFF = 316,
+    OB_HAND_SIZES = 323,
+    OB_STOCK = 327,
+    OB_VOIDS = 328,
+    OB_SCORES = 356,
+    OB_TARGET = 359,
+    OB_PLAYERS = 360,
+    OB_TURN = 363,
+    OB_OPENER = 367,
+    OB_ROUND = 371,
+    OB_WINNER = 372,
+    AS_OBSERVATION = 375 /* numbers a slot */
+};
+
+/* Whether the slot's words and facts can be read without leaving a table. */
+static int observe_ok(const int32_t *s, const int64_t *f)
+{
+    int k;
+    if (!state_ok(s) || s[AS_SNIFF] < -1 || s[AS_SNIFF] >= AS_TILES) {
+        return 0;
+    }
+    if (f[AS_F_OPENER] < 0 || f[AS_F_OPENER] >= s[AS_PLAYERS]) {
+        return 0;
+    }
+    for (k = 0; k < 4; k++) {
+        if (f[AS_F_PLAYED + k] < 0 || f[AS_F_PLAYED + k] > (int64_t)AS_HAND_BITS ||
+            f[AS_F_VOIDS + k] < 0 || f[AS_F_VOIDS + k] > 0x7F) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The bits of each nibble as 0/1 words, lowest first, to spread a bit set four entries at a time. */
+static const int32_t nibble_bits[16][4] = {
+    {0, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0}, {1, 1, 0, 0}, {0, 0, 1, 0}, {1, 0, 1, 0},
+    {0, 1, 1, 0}, {1, 1, 1, 0}, {0, 0, 0, 1}, {1, 0, 0, 1}, {0, 1, 0, 1}, {1, 1, 0, 1},
+    {0, 0, 1, 1}, {1, 0, 1, 1}, {0, 1, 1, 1}, {1, 1, 1, 1}};
+
+/* o[t] = bit t of bits, for t < 28. */
+static void spread28(int32_t *o, uint32_t bits)
+{
+    int k;
+    for (k = 0; k < 7; k++) {
+        memcpy(o + 4 * k, nibble_bits[bits >> (4 * k) & 0xFu], sizeof nibble_bits[0]);
+    }
+}
+
+static int popcount32(uint32_t x)
+{
+    int count = 0;
+    while (x) {
+        x &= x - 1u;
+        count++;
+    }
+    return count;
+}
+
+/* The observation of one slot that observe_ok has accepted, into o[0..374]. */
+static void observe_checked(const int32_t *s, const int64_t *f, int32_t *o)
+{
+    int players = s[AS_PLAYERS], seat = s[AS_TURN], winner = s[AS_WINNER];
+    int sides = side_count(players), mine = side_of(players, seat);
+    int opener = (int)f[AS_F_OPENER];
+    int r, t, k, count = 0, first = -1;
+    uint32_t hand = hand_of(s, seat);
+    memset(o, 0, sizeof(int32_t) * AS_OBSERVATION);
+    spread28(o + OB_HAND, hand);
+    if (winner < 0 && s[AS_DRAWN] >= 0) {
+        o[OB_DRAWN + s[AS_DRAWN]] = 1;
+    }
+    /* By relative seat: r = 0 is the seat to move. */
+    for (r = 0; r < players; r++) {
+        int other = (seat + r) % players;
+        uint32_t played = (uint32_t)f[AS_F_PLAYED + other];
+        uint32_t voids = (uint32_t)f[AS_F_VOIDS + other];
+        spread28(o + OB_PLAYED + 28 * r, played);
+        for (t = 0; t < 7; t++) {
+            o[OB_VOIDS + 7 * r + t] = (int32_t)(voids >> t & 1u);
+        }
+        o[OB_HAND_SIZES + r] = popcount32(hand_of(s, other));
+    }
+    for (k = 0; k < 3; k++) {
+        uint32_t word = open_word(s, k);
+        while (word) {
+            int p = 32 * k + ctz32(word);
+            word &= word - 1u;
+            o[OB_OPEN + p] = 1;
+            o[OB_COUNTS + p] = point_worth[p];
+            o[OB_VALUES + point_value[p]] += 1;
+            if (first < 0) {
+                first = p;
+            }
+            count++;
+        }
+    }
+    /* A lone opening double, both line sides open, counts its halves once: at line_a. */
+    if (count == 2 && ((uint32_t)s[AS_TABLE] & AS_HAND_BITS) != 0 &&
+        point_rank[first] == R_LINE_A && point_is_open(s, first + 1)) {
+        o[OB_COUNTS + first + 1] = 0;
+    }
+    o[OB_END_SUM] = s[AS_END_SUM];
+    if (s[AS_SNIFF] >= 0) {
+        o[OB_SNIFF + tile_low[s[AS_SNIFF]]] = 1;
+    }
+    o[OB_STOCK] = s[AS_STOCK_SIZE] - s[AS_DRAWN_COUNT];
+    /* Scores by relative side: r = 0 is the side of the seat to move. */
+    for (r = 0; r < sides; r++) {
+        o[OB_SCORES + r] = s[AS_SCORES + (mine + r) % sides];
+    }
+    o[OB_TARGET] = target_of(players);
+    o[OB_PLAYERS + players - 2] = 1;
+    if (winner < 0) {
+        o[OB_TURN] = 1;
+    } else {
+        o[OB_WINNER + (winner - mine + sides) % sides] = 1;
+    }
+    o[OB_OPENER + (opener - seat + players) % players] = 1;
+    o[OB_ROUND] = s[AS_ROUND];
+}
+
+/* The observation of the seat to move of m slots, AS_OBSERVATION (375) numbers each.
+ *
+ * state holds n slots (n * 48 int32 words), facts their facts (n * 14 int64
+ * words). Row j of the output is the observation of slot rows[j], or of slot
+ * j when rows is NULL (then m must be n). It is written to out_f32 (m * 375
+ * float) or to out_i32 (m * 375 int32): exactly one of them is given. A row
+ * whose slot index is not in 0..n-1, or whose slot's words or facts are out
+ * of range (no reset, step or advance_facts made them), is written as zeros.
+ * Returns how many rows were written as zeros, or -1 (and writes nothing) if
+ * not exactly one output is given or rows is NULL and m is not n. */
+long long as_batch_observe(const int32_t *state, const int64_t *facts, size_t n,
+                           const int64_t *rows, size_t m, float *out_f32, int32_t *out_i32)
+{
+    size_t j;
+    long long zeros = 0;
+    int32_t row[AS_OBSERVATION];
+    as_batch_init();
+    if ((out_f32 == NULL) == (out_i32 == NULL) || (rows == NULL && m != n)) {
+        return -1;
+    }
+    for (j = 0; j < m; j++) {
+        int64_t slot = rows ? rows[j] : (int64_t)j;
+        /* int32: straight into the output; float32: through row */
+        int32_t *o = out_i32 ? out_i32 + j * AS_OBSERVATION : row;
+        int k;
+        if (slot >= 0 && (uint64_t)slot < (uint64_t)n &&
+            observe_ok(state + (size_t)slot * AS_WORDS, facts + (size_t)slot * AS_FACT_WORDS)) {
+            observe_checked(state + (size_t)slot * AS_WORDS,
+                            facts + (size_t)slot * AS_FACT_WORDS, o);
+        } else {
+            memset(o, 0, sizeof row);
+            zeros++;
+        }
+        if (out_f32) {
+            float *to = out_f32 + j * AS_OBSERVATION;
+            for (k = 0; k < AS_OBSERVATION; k++) {
+                to[k] = (float)row[k];
+            }
+        }
+    }
+    return zeros;
+}
+
+/* How many numbers a slot's observation has (375), and how many int64 words its facts. */
+int as_batch_observation_size(void) { return AS_OBSERVATION; }
+int as_batch_fact_words(void) { return AS_FACT_WORDS; }
+
+#ifndef AMERICAN_SNIFF_BATCH_NO_PYTHON
+static int take(PyObject *obj, Py_buffer *view, int writable, Py_ssize_t count,
+                Py_ssize_t itemsize, const char *name);
+
+/* The output of observe_into: a writable C-contiguous buffer of float32 or int32.
+ * Sets *floats to 1 for float32. */
+static int take_observations(PyObject *obj, Py_buffer *view, Py_ssize_t count, int *floats)
+{
+    const char *format;
+    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError,
+                     "out must be a writable C-contiguous buffer of float32 or int32, got %R", obj);
+        return -1;
+    }
+    format = view->format ? view->format : "B";
+    if (*format == '@' || *format == '=' || *format == '<') {
+        format++;
+    }
+    *floats = format[0] == 'f';
+    if (format[0] == '\0' || format[1] != '\0' || !strchr("fil", format[0]) || view->itemsize != 4 ||
+        view->len != count * 4) {
+        PyErr_Format(PyExc_ValueError,
+                     "out must hold %zd float32 or int32 numbers (C-contiguous), got %zd bytes "
+                     "of format %s",
+                     count, view->len, view->format ? view->format : "B");
+        PyBuffer_Release(view);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *py_observe_into(PyObject *self, PyObject *args)
+{
+    PyObject *state_obj, *facts_obj, *out_obj, *rows_obj = Py_None;
+    Py_buffer state, facts, out, rows;
+    Py_ssize_t n, m, bytes, j;
+    int floats = 0, have_rows;
+    long long zeros;
+    const int64_t *slots = NULL;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOO|O:observe_into", &state_obj, &facts_obj, &out_obj,
+                          &rows_obj)) {
+        return NULL;
+    }
+    /* The number of slots (the state need not be writable). */
+    if (PyObject_GetBuffer(state_obj, &state, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyErr_Clear();
+        return PyErr_Format(PyExc_TypeError, "state must be a C-contiguous buffer of int32, got %R",
+                            state_obj);
+    }
+    bytes = state.len;
+    PyBuffer_Release(&state);
+    if (bytes % (4 * AS_WORDS) != 0) {
+        return PyErr_Format(PyExc_ValueError,
+                            "state must hold a multiple of %d int32 words, got %zd bytes", AS_WORDS,
+                            bytes);
+    }
+    n = bytes / (4 * AS_WORDS);
+    have_rows = rows_obj != Py_None;
+    if (take(state_obj, &state, 0, n * AS_WORDS, 4, "state") < 0) {
+        return NULL;
+    }
+    if (take(facts_obj, &facts, 0, n * AS_FACT_WORDS, 8, "facts") < 0) {
+        PyBuffer_Release(&state);
+        return NULL;
+    }
+    m = n;
+    if (have_rows) {
+        if (PyObject_GetBuffer(rows_obj, &rows, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError, "rows must be a C-contiguous buffer of int64, got %R",
+                         rows_obj);
+            PyBuffer_Release(&state);
+            PyBuffer_Release(&facts);
+            return NULL;
+        }
+        m = rows.len / 8;
+        PyBuffer_Release(&rows);
+        if (take(rows_obj, &rows, 0, m, 8, "rows") < 0) {
+            PyBuffer_Release(&state);
+            PyBuffer_Release(&facts);
+            return NULL;
+        }
+        slots = (const int64_t *)rows.buf;
+        for (j = 0; j < m; j++) {
+            if (slots[j] < 0 || slots[j] >= n) {
+                PyErr_Format(PyExc_ValueError, "rows[%zd] is %lld, not a slot from 0 to %zd", j,
+                             (long long)slots[j], n - 1);
+                PyBuffer_Release(&state);
+                PyBuffer_Release(&facts);
+                PyBuffer_Release(&rows);
+                return NULL;
+            }
+        }
+    }
+    if (take_observations(out_obj, &out, m * AS_OBSERVATION, &floats) < 0) {
+        PyBuffer_Release(&state);
+        PyBuffer_Release(&facts);
+        if (have_rows) {
+            PyBuffer_Release(&rows);
+        }
+        return NULL;
+    }
+    zeros = as_batch_observe((const int32_t *)state.buf, (const int64_t *)facts.buf, (size_t)n,
+                             slots, (size_t)m, floats ? (float *)out.buf : NULL,
+                             floats ? NULL : (int32_t *)out.buf);
+    PyBuffer_Release(&state);
+    PyBuffer_Release(&facts);
+    PyBuffer_Release(&out);
+    if (have_rows) {
+        PyBuffer_Release(&rows);
+    }
+    return PyLong_FromLongLong(zeros);
+}
+#endif
