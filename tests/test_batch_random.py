@@ -219,3 +219,54 @@ def test_play_random_refuses_bad_seats_and_streams(backend: str) -> None:
         with pytest.raises(ValueError, match="streams"):
             matches.play_random(np.zeros(3, np.int64), bad)
     np.testing.assert_array_equal(matches.state, before)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_step_then_play_random_is_step_then_play_random(players: int) -> None:
+    """The one-pass method equals step followed by play_random, on every kernel."""
+    backends = ["numpy", "python"] + (["c"] if HAS_C else [])
+    results = []
+    for backend in backends:
+        for joined in (True, False):
+            matches = BatchedMatches(12, players, backend=backend)
+            matches.reset(300)
+            streams = np.arange(12, dtype=np.uint64) + np.uint64(17)
+            seats = np.arange(12) % players
+            matches.play_random(seats, streams)
+            log = []
+            for _ in range(25):
+                actions = np.where(matches.done, -1, matches.mask.argmax(axis=1))
+                if joined:
+                    out, gains = matches.step_then_play_random(actions, seats, streams)
+                else:
+                    out = matches.step(actions)
+                    gains = matches.play_random(seats, streams).gains
+                log.append([out.rewards, out.errors, gains, matches.state.copy()])
+                log[-1] += [matches.facts.copy(), matches.mask.copy(), matches.done.copy()]
+            results.append(log)
+    for other in results[1:]:
+        for got, want in zip(other, results[0], strict=True):
+            for a, b in zip(got, want, strict=True):
+                np.testing.assert_array_equal(a, b)
+
+
+def test_the_vector_env_random_opponent_is_the_same_on_every_kernel() -> None:
+    """The vector environment against "random": the same episodes on every kernel, by seed."""
+    pytest.importorskip("gymnasium")
+    from american_sniff.envs.vector import AmericanSniffVectorEnv  # noqa: PLC0415
+
+    backends = ["numpy", "python"] + (["c"] if HAS_C else [])
+    runs = []
+    for backend in backends:
+        env = AmericanSniffVectorEnv(6, 4, seat=[0, 1, 2, 3, 0, 1], max_steps=12, backend=backend)
+        observations, infos = env.reset(seed=8)
+        chooser = np.random.default_rng(2)
+        log = [observations]
+        for _ in range(40):
+            scores = chooser.random(infos["action_mask"].shape) * infos["action_mask"]
+            observations, rewards, terminated, truncated, infos = env.step(scores.argmax(axis=1))
+            log += [observations, rewards, terminated, truncated, infos["action_mask"]]
+        runs.append(log)
+    for other in runs[1:]:
+        for a, b in zip(other, runs[0], strict=True):
+            np.testing.assert_array_equal(a, b)

@@ -845,16 +845,18 @@ static PyObject *py_start_facts_into(PyObject *self, PyObject *args)
 
 static PyObject *py_step_facts_into(PyObject *self, PyObject *args)
 {
+    /* The buffers in the order of the call, the mask last: it may be None. */
     PyObject *objects[7];
     Py_buffer views[7];
-    static const char *names[7] = {"state", "facts", "actions", "mask", "rewards", "done",
-                                   "errors"};
+    static const char *names[7] = {"state", "facts", "actions", "rewards", "done", "errors",
+                                   "mask"};
     static const int writable[7] = {1, 1, 0, 1, 1, 1, 1};
-    Py_ssize_t n, counts[7], sizes[7] = {4, 8, 8, 1, 4, 1, 1};
+    Py_ssize_t n, counts[7], sizes[7] = {4, 8, 8, 4, 1, 1, 1};
+    int taken;
     size_t refused;
     (void)self;
     if (!PyArg_ParseTuple(args, "OOOOOOO:step_facts_into", &objects[0], &objects[1], &objects[2],
-                          &objects[3], &objects[4], &objects[5], &objects[6])) {
+                          &objects[6], &objects[3], &objects[4], &objects[5])) {
         return NULL;
     }
     if (slots_of(objects[0], &views[0], &n) < 0) {
@@ -863,18 +865,21 @@ static PyObject *py_step_facts_into(PyObject *self, PyObject *args)
     counts[0] = n * AS_WORDS;
     counts[1] = n * AS_FACT_WORDS;
     counts[2] = n;
-    counts[3] = n * AS_ACTIONS_COUNT;
-    counts[4] = n * 4;
+    counts[3] = n * 4;
+    counts[4] = n;
     counts[5] = n;
-    counts[6] = n;
-    if (take_all(objects, views, names, counts, sizes, writable, 7) < 0) {
+    counts[6] = n * AS_ACTIONS_COUNT;
+    /* (None for the mask: the caller has it written later, as play_random_into does.) */
+    taken = objects[6] == Py_None ? 6 : 7;
+    if (take_all(objects, views, names, counts, sizes, writable, taken) < 0) {
         return NULL;
     }
     refused = as_batch_step_facts((int32_t *)views[0].buf, (int64_t *)views[1].buf,
                                   (const int64_t *)views[2].buf, (size_t)n,
-                                  (uint8_t *)views[3].buf, (int32_t *)views[4].buf,
-                                  (uint8_t *)views[5].buf, (uint8_t *)views[6].buf);
-    release_all(views, 7);
+                                  taken == 7 ? (uint8_t *)views[6].buf : NULL,
+                                  (int32_t *)views[3].buf, (uint8_t *)views[4].buf,
+                                  (uint8_t *)views[5].buf);
+    release_all(views, taken);
     return PyLong_FromSize_t(refused);
 }
 
@@ -929,7 +934,8 @@ static PyMethodDef methods[] = {
      "Write every slot's facts fresh from its state (at a round's start)."},
     {"step_facts_into", py_step_facts_into, METH_VARARGS,
      "step_facts_into(state, facts, actions, mask, rewards, done, errors)\n--\n\n"
-     "step_into with int64 actions, each slot's facts advanced over its step."},
+     "step_into with int64 actions, each slot's facts advanced over its step; mask may be "
+     "None (not written)."},
     {"play_random_into", py_play_random_into, METH_VARARGS,
      "play_random_into(state, facts, seats, rng, mask, gains, done, errors)\n--\n\n"
      "Every seat but seats[i] plays at random in slot i until seats[i] is to move or the match "

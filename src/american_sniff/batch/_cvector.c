@@ -59,11 +59,12 @@ static void facts_start(int64_t *f, const int32_t *s)
     f[AS_F_OPENER] = s[AS_TURN];
 }
 
-/* Advance a slot's facts over a step from `before` (a state_ok state) to `after`. */
-static void facts_advance(int64_t *f, const int32_t *before, long long action,
+/* Advance a slot's facts over a step to `after` from a state_ok state whose
+ * seat to move was `seat` and whose open numbers were `values`. */
+static void facts_advance(int64_t *f, int seat, int32_t values, long long action,
                           const int32_t *after, int error)
 {
-    int seat, place, drawn, chosen, ends;
+    int place, drawn, chosen, ends;
     int64_t kept, void_bits;
     if (error != AS_OK) {
         return; /* a refused action changes nothing */
@@ -72,12 +73,12 @@ static void facts_advance(int64_t *f, const int32_t *before, long long action,
         facts_start(f, after); /* the round ended: the next one's facts */
         return;
     }
-    seat = before[AS_TURN]; /* 0..players-1: step_one accepted `before` */
+    /* (seat is 0..players-1: step_one accepted the state before) */
     if (f[AS_F_MOVER] != seat) {
         f[AS_F_MOVER] = seat;
         f[AS_F_DRAWS] = 0;
         f[AS_F_KNOWN] = f[AS_F_VOIDS + seat];
-        f[AS_F_SHOWN] = before[AS_VALUES];
+        f[AS_F_SHOWN] = values;
     }
     place = action < AS_DRAW;
     drawn = action == AS_DRAW;
@@ -117,14 +118,13 @@ size_t as_batch_step_facts(int32_t *state, int64_t *facts, const int64_t *action
                            uint8_t *mask, int32_t *rewards, uint8_t *done, uint8_t *errors)
 {
     size_t i, refused = 0;
-    int32_t before[AS_WORDS];
     as_batch_init();
     for (i = 0; i < n; i++) {
         int32_t *s = state + i * AS_WORDS;
-        int error;
-        memcpy(before, s, sizeof before);
+        int seat = s[AS_TURN], error;
+        int32_t values = s[AS_VALUES];
         error = step_one(s, (long long)actions[i], rewards + 4 * i);
-        facts_advance(facts + i * AS_FACT_WORDS, before, (long long)actions[i], s, error);
+        facts_advance(facts + i * AS_FACT_WORDS, seat, values, (long long)actions[i], s, error);
         errors[i] = (uint8_t)error;
         refused += error != AS_OK;
         done[i] = (uint8_t)(error != AS_BAD_STATE && s[AS_WINNER] >= 0);
@@ -188,7 +188,7 @@ size_t as_batch_play_random(int32_t *state, int64_t *facts, const int64_t *seats
                             uint8_t *errors)
 {
     size_t i, applied = 0;
-    int32_t before[AS_WORDS], reward[4];
+    int32_t reward[4];
     int16_t legal[AS_ACTIONS_COUNT];
     as_batch_init();
     for (i = 0; i < n; i++) {
@@ -201,7 +201,8 @@ size_t as_batch_play_random(int32_t *state, int64_t *facts, const int64_t *seats
             error = AS_BAD_STATE;
         }
         while (error == AS_OK && s[AS_WINNER] < 0 && s[AS_TURN] != seat) {
-            int count, action;
+            int count, action, mover = s[AS_TURN];
+            int32_t values = s[AS_VALUES];
             if (steps++ == AS_RANDOM_LIMIT) {
                 error = AS_BAD_STATE;
                 break;
@@ -212,10 +213,9 @@ size_t as_batch_play_random(int32_t *state, int64_t *facts, const int64_t *seats
                 break;
             }
             action = legal[rng_below(&rng[i], (uint32_t)count)];
-            memcpy(before, s, sizeof before);
             error = step_one(s, action, reward);
             if (f) {
-                facts_advance(f, before, action, s, error);
+                facts_advance(f, mover, values, action, s, error);
             }
             if (error != AS_OK) {
                 /* (An action of its own legal list refused: words no step made,

@@ -327,6 +327,67 @@ class BatchedMatches:
         self.facts[index] = facts
         return BatchedStep(rewards, errors)
 
+    def step_then_play_random(
+        self, actions: Any, seats: Any, streams: Any
+    ) -> tuple[BatchedStep, Any]:
+        """:meth:`step` every slot by ``actions``, then :meth:`play_random` up to ``seats``.
+
+        The same as the two calls, in one pass where the kernel is C (the
+        masks are written once, after the random seats have played). Returns
+        the step's :class:`BatchedStep` and the gains of :meth:`play_random`.
+
+        :raises RuntimeError: before :meth:`reset`.
+        :raises ValueError: as :meth:`step` and :meth:`play_random` raise.
+        """
+        if not self._step_whole:
+            out = self.step(actions)
+            return out, self.play_random(seats, streams).gains
+        if not self._ready:
+            raise RuntimeError("call reset() before step()")
+        chosen = np.asarray(actions)
+        if chosen.dtype.kind not in "iu" or chosen.shape != (self.num_matches,):
+            raise ValueError(
+                f"give one integer action a slot: {self.num_matches}, "
+                f"got {chosen.dtype} of shape {chosen.shape}"
+            )
+        self._check_random(seats, streams)
+        kernel: Any = self._kernel
+        kernel.step_facts_into(
+            self.state,
+            self.facts,
+            chosen.astype(np.int64),
+            None,
+            self._rewards,
+            self.done,
+            self._errors,
+        )
+        out = BatchedStep(self._rewards.copy(), self._errors.copy())
+        return out, self.play_random(seats, streams).gains
+
+    def _check_random(self, seats: Any, streams: Any) -> Any:
+        """``seats`` as an int64 array, if it and ``streams`` fit :meth:`play_random`.
+
+        :raises ValueError: otherwise.
+        """
+        n = self.num_matches
+        chosen = np.asarray(seats)
+        if chosen.shape != (n,) or chosen.dtype.kind not in "iu":
+            raise ValueError(
+                f"seats must be {n} integers, got {chosen.dtype} of shape {chosen.shape}"
+            )
+        chosen = chosen.astype(np.int64)
+        if ((chosen < 0) | (chosen >= self.players)).any():
+            raise ValueError(f"a seat is an integer from 0 to {self.players - 1}")
+        if (
+            not isinstance(streams, np.ndarray)
+            or streams.dtype != np.uint64
+            or streams.shape != (n,)
+            or not streams.flags.writeable
+            or not streams.flags.c_contiguous
+        ):
+            raise ValueError(f"streams must be a writable uint64 array of {n} words")
+        return chosen
+
     def play_random(self, seats: Any, streams: Any) -> RandomPlay:
         """Every seat but ``seats[i]`` plays slot ``i`` at random, up to ``seats[i]``'s turn.
 
@@ -352,22 +413,7 @@ class BatchedMatches:
         if not self._ready:
             raise RuntimeError("call reset() before play_random()")
         n = self.num_matches
-        chosen = np.asarray(seats)
-        if chosen.shape != (n,) or chosen.dtype.kind not in "iu":
-            raise ValueError(
-                f"seats must be {n} integers, got {chosen.dtype} of shape {chosen.shape}"
-            )
-        chosen = chosen.astype(np.int64)
-        if ((chosen < 0) | (chosen >= self.players)).any():
-            raise ValueError(f"a seat is an integer from 0 to {self.players - 1}")
-        if (
-            not isinstance(streams, np.ndarray)
-            or streams.dtype != np.uint64
-            or streams.shape != (n,)
-            or not streams.flags.writeable
-            or not streams.flags.c_contiguous
-        ):
-            raise ValueError(f"streams must be a writable uint64 array of {n} words")
+        chosen = self._check_random(seats, streams)
         gains = np.zeros(n, np.int32)
         if self._step_whole:
             kernel: Any = self._kernel

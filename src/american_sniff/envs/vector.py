@@ -223,11 +223,20 @@ class AmericanSniffVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
                         f"action {int(chosen[first])} is not legal in slot {first}; "
                         "infos['action_mask'] lists the legal ones"
                     )
-            # (Every slot acting, the usual case: no slot index to check.)
-            out = matches.step(chosen) if len(slots) == n else matches.step(chosen[slots], slots)
-            illegal[slots] = out.errors != batch.OK
-            points[slots] = out.rewards[np.arange(len(slots)), self.seats[slots]]
-            self._play_opponents(points)
+            if self._random_opponent:
+                # Every slot at once (a slot about to be reset refuses -1 and
+                # gains nothing), then the random opponents; the masks are
+                # written once, after both.
+                out, gains = matches.step_then_play_random(
+                    np.where(acting, chosen, -1), self.seats, self._streams
+                )
+                illegal = acting & (out.errors != batch.OK)
+                points = np.where(acting, out.rewards[self._all, self.seats] + gains, 0.0)
+            else:
+                out = matches.step(chosen[slots], slots)
+                illegal[slots] = out.errors != batch.OK
+                points[slots] = out.rewards[np.arange(len(slots)), self.seats[slots]]
+                self._play_opponents(points)
         self._steps[acting] += 1
         winner = matches.winner
         terminated = acting & (matches.done | illegal)
