@@ -253,7 +253,7 @@ def test_step_then_play_random_is_step_then_play_random(players: int) -> None:
 def test_the_vector_env_random_opponent_is_the_same_on_every_kernel() -> None:
     """The vector environment against "random": the same episodes on every kernel, by seed."""
     pytest.importorskip("gymnasium")
-    from american_sniff.envs.vector import AmericanSniffVectorEnv  # noqa: PLC0415
+    from american_sniff.envs.vector import AmericanSniffVectorEnv
 
     backends = ["numpy", "python"] + (["c"] if HAS_C else [])
     runs = []
