@@ -270,3 +270,24 @@ def test_the_vector_env_random_opponent_is_the_same_on_every_kernel() -> None:
     for other in runs[1:]:
         for a, b in zip(other, runs[0], strict=True):
             np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("backend", KERNELS)
+def test_play_random_redraws_as_below_does(backend: str) -> None:
+    """A stream whose next output is 2**64 - 1 must redraw unless the count is a power of two."""
+    n = 8
+    matches = BatchedMatches(n, 2, backend=backend)
+    matches.reset([500 + i for i in range(n)])
+    # Seat 1 is to play first in each slot whose opener is seat 1; seat 0 plays the others.
+    seats = np.array([1 - int(t) for t in matches.turn], np.int64)
+    starts = [seed_giving(2**64 - 1)] * n
+    streams = np.array(starts, np.uint64)
+    matches.play_random(seats, streams)
+    redrawn = 0
+    for i in range(n):
+        state = new_match(2, seed=500 + i)
+        state, _, after = reference_play(state, int(seats[i]), starts[i])
+        assert int(streams[i]) == after
+        first = len(legal_actions(new_match(2, seed=500 + i)))
+        redrawn += first & (first - 1) != 0
+    assert redrawn > 0

@@ -171,10 +171,14 @@ static uint64_t rng_next(uint64_t *state)
 /* An unbiased integer below n (0 < n <= 28). */
 static int rng_below(uint64_t *state, uint32_t n)
 {
-    /* 2**64 % n; outputs at or above 2**64 - that are redrawn. */
-    uint64_t rest = (UINT64_MAX % n + 1) % n;
+    /* 2**64 % n (below n); outputs at or above 2**64 - that are redrawn. Below
+     * 2**64 - n an output is always kept, so the rest is worked out only above. */
     for (;;) {
-        uint64_t out = rng_next(state);
+        uint64_t out = rng_next(state), rest;
+        if (out < (uint64_t)0 - n) {
+            return (int)(out % n);
+        }
+        rest = (UINT64_MAX % n + 1) % n;
         if (rest == 0 || out < (uint64_t)0 - rest) {
             return (int)(out % n);
         }
