@@ -59,9 +59,9 @@ class Counted:
         self.play = play
         self.rows = 0
 
-    def __call__(self, seats: Any, streams: Any) -> Any:
+    def __call__(self, seats: Any, streams: Any, slots: Any = None) -> Any:
         """The wrapped method's result, its actions counted."""
-        result = self.play(seats, streams)
+        result = self.play(seats, streams, slots)
         self.rows += result.applied
         return result
 

@@ -291,3 +291,28 @@ def test_play_random_redraws_as_below_does(backend: str) -> None:
         first = len(legal_actions(new_match(2, seed=500 + i)))
         redrawn += first & (first - 1) != 0
     assert redrawn > 0
+
+
+def test_play_random_of_some_slots_leaves_the_others_alone() -> None:
+    """With slots, only those slots play, on every kernel alike; the others keep every bit."""
+    backends = ["numpy", "python"] + (["c"] if HAS_C else [])
+    runs = []
+    for backend in backends:
+        matches = BatchedMatches(10, 3, backend=backend)
+        matches.reset(60)
+        streams = np.arange(10, dtype=np.uint64) * np.uint64(3) + np.uint64(1)
+        seats = np.full(10, 2, np.int64)
+        before = matches.state.copy(), matches.facts.copy(), streams.copy()
+        played = matches.play_random(seats, streams, [7, 2, 5])
+        others = [0, 1, 3, 4, 6, 8, 9]
+        np.testing.assert_array_equal(matches.state[others], before[0][others])
+        np.testing.assert_array_equal(matches.facts[others], before[1][others])
+        np.testing.assert_array_equal(streams[others], before[2][others])
+        assert not played.gains[others].any()
+        assert (matches.turn[[7, 2, 5]] == 2).all() or matches.done[[7, 2, 5]].any()
+        runs.append([matches.state.copy(), matches.facts.copy(), streams.copy(), played.gains])
+        with pytest.raises(ValueError, match="slot"):
+            matches.play_random(seats, streams, [1, 1])
+    for other in runs[1:]:
+        for a, b in zip(other, runs[0], strict=True):
+            np.testing.assert_array_equal(a, b)

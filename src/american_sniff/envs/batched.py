@@ -364,6 +364,29 @@ class BatchedMatches:
         out = BatchedStep(self._rewards.copy(), self._errors.copy())
         return out, self.play_random(seats, streams).gains
 
+    def _play_random_some(self, seats: Any, streams: Any, index: Any, gains: Any) -> RandomPlay:
+        """:meth:`play_random` of the slots ``index`` alone, in C, on copies of their rows."""
+        state, facts = self.state[index], self.facts[index]
+        mask = np.empty((len(index), NUM_ACTIONS), np.bool_)
+        done = np.empty(len(index), np.bool_)
+        errors = np.empty(len(index), np.uint8)
+        some_streams = streams[index]
+        some_gains = np.zeros(len(index), np.int32)
+        kernel: Any = self._kernel
+        applied = kernel.play_random_into(
+            state, facts, seats[index], some_streams, mask, some_gains, done, errors
+        )
+        if (errors != batch.OK).any():
+            first = int(index[np.argmax(errors != batch.OK)])
+            raise ValueError(f"slot {first} holds words no step made: it cannot be played")
+        self.state[index] = state
+        self.facts[index] = facts
+        self.mask[index] = mask
+        self.done[index] = done
+        streams[index] = some_streams
+        gains[index] = some_gains
+        return RandomPlay(gains, int(applied))
+
     def _check_random(self, seats: Any, streams: Any) -> Any:
         """``seats`` as an int64 array, if it and ``streams`` fit :meth:`play_random`.
 
@@ -388,7 +411,7 @@ class BatchedMatches:
             raise ValueError(f"streams must be a writable uint64 array of {n} words")
         return chosen
 
-    def play_random(self, seats: Any, streams: Any) -> RandomPlay:
+    def play_random(self, seats: Any, streams: Any, slots: Any = None) -> RandomPlay:
         """Every seat but ``seats[i]`` plays slot ``i`` at random, up to ``seats[i]``'s turn.
 
         In each slot whose match goes on, the seats other than ``seats[i]``
@@ -403,18 +426,30 @@ class BatchedMatches:
         waiting slot a round at a time, and both give the same states, facts
         and streams, bit for bit.
 
+        With ``slots`` (an index array), only those slots are played; the
+        others are left alone, and gain 0. ``seats`` and ``streams`` are still
+        one a slot of the batch.
+
         Returns what ``seats[i]``'s side gained meanwhile (the ``"points"``
         rewards of that seat added up) and how many actions were applied.
 
         :raises RuntimeError: before :meth:`reset`.
         :raises ValueError: if ``seats`` is not one seat of the match a slot,
-            or ``streams`` not a writable ``uint64`` array of one word a slot.
+            or ``streams`` not a writable ``uint64`` array of one word a slot,
+            or the slots are not distinct indices of the batch.
         """
         if not self._ready:
             raise RuntimeError("call reset() before play_random()")
         n = self.num_matches
         chosen = self._check_random(seats, streams)
         gains = np.zeros(n, np.int32)
+        if slots is not None:
+            index = self._slots(slots)
+            if self._step_whole and len(index) < n:
+                return self._play_random_some(chosen, streams, index, gains)
+            every = index
+        else:
+            every = np.arange(n)
         if self._step_whole:
             kernel: Any = self._kernel
             applied = kernel.play_random_into(
@@ -432,9 +467,8 @@ class BatchedMatches:
                 raise ValueError(f"slot {first} holds words no step made: it cannot be played")
             return RandomPlay(gains, int(applied))
         applied = 0
-        every = np.arange(n)
         while True:
-            waiting = every[~self.done & (self.turn != chosen)]
+            waiting = every[~self.done[every] & (self.turn[every] != chosen[every])]
             if not len(waiting):
                 return RandomPlay(gains, applied)
             masks = self.mask[waiting]

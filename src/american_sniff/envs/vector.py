@@ -268,6 +268,9 @@ class AmericanSniffVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
             return
         self.matches.reset_slots(slots, self._fresh_seeds(len(slots)))
         self._steps[slots] = 0
+        if self._random_opponent:
+            self.matches.play_random(self.seats, self._streams, slots)
+            return
         self._play_opponents(np.zeros(self.num_envs, np.float64))
 
     def _fresh_seeds(self, count: int) -> Any:
