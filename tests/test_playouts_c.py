@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from american_sniff import MatchState, apply, legal_moves, new_match, view_for
+from american_sniff import MatchState, Place, apply, legal_moves, new_match, view_for
 from american_sniff.actions import action_of
 from american_sniff.batch import BACKENDS, STATE_WORDS, reset, step
 from american_sniff.bots import _kernel, _playouts, make_bot
@@ -55,6 +55,28 @@ def test_c_playouts_give_the_python_values_bit_for_bit(options: tuple[bool, int,
         assert _score(world, state.turn, options, True) == _score(world, state.turn, options, False)
         compared += 1
     assert compared > 100
+
+
+@pytest.mark.parametrize("options", [(False, -1, 1.0), (True, 4, 0.5)])
+def test_a_draw_or_a_pass_is_played_out_as_in_python(options: tuple[bool, int, float]) -> None:
+    """Positions whose only move is a draw or a pass (the search's callers may score them)."""
+    chooser = random.Random(5)
+    kinds: set[str] = set()
+    compared = 0
+    for match in range(40):
+        state = new_match(2 + match % 3, seed=700 + match)
+        while state.winner is None and compared < 120:
+            moves = legal_moves(state)
+            if len(moves) == 1 and not isinstance(moves[0], Place):
+                kinds.add(type(moves[0]).__name__)
+                view = view_for(state, state.turn)
+                world, _ = Determiniser(view).sample(compared)
+                fast = _score(world, state.turn, options, True)
+                assert fast == _score(world, state.turn, options, False)
+                compared += 1
+            state = apply(state, moves[chooser.randrange(len(moves))])
+    assert kinds == {"Draw", "Pass"}
+    assert compared > 50
 
 
 @pytest.mark.parametrize("players", [2, 4])

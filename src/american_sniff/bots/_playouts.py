@@ -22,8 +22,8 @@ from array import array
 from collections.abc import Callable
 from typing import Any, Final
 
-from ..actions import POINTS, placement_action
-from ..moves import Move, Place
+from ..actions import NUM_ACTIONS, POINTS, placement_action
+from ..moves import Draw, Move, Place
 from ..rules import HAND_SIZE, side_count
 from ..state import MatchState
 
@@ -55,6 +55,10 @@ def use_c() -> bool:
     """
     return ENABLED and USE_C
 
+
+#: The actions of a draw and of a pass (:mod:`american_sniff.actions`).
+DRAW_ACTION: Final = NUM_ACTIONS - 2
+PASS_ACTION: Final = NUM_ACTIONS - 1
 
 _POINT_OF_KEY: Final = {point.order: index for index, point in enumerate(POINTS)}
 _STOCK_SIZE: Final = {players: 28 - players * HAND_SIZE[players] for players in (2, 3, 4)}
@@ -131,9 +135,10 @@ def world_words(world: MatchState) -> array[int]:
 
 
 def _action(move: Move) -> int:
+    """The action layer's number of ``move``: a placement, a draw (448) or a pass (449)."""
     if isinstance(move, Place):
         return placement_action(move.tile, move.at)
-    raise ValueError(f"the search plays out placements only, not {move!r}")
+    return DRAW_ACTION if isinstance(move, Draw) else PASS_ACTION
 
 
 def score_deal_fast(  # noqa: PLR0913, PLR0917 - score_deal's arguments, in its order
