@@ -54,6 +54,19 @@ enum {
 
 enum { AS_TILES = 28, AS_POINTS = 70, AS_ACTIONS_COUNT = 450, AS_DRAW = 448, AS_PASS = 449 };
 
+/* -- the facts beside a slot's state: int64 words (see _cvector.c) ----------- */
+enum {
+    AS_F_PLAYED = 0,   /* 4 words: bit t for each tile t that seat k placed this round */
+    AS_F_VOIDS = 4,    /* 4 words: bit v for each number v that seat k is known to lack */
+    AS_F_MOVER = 8,    /* the seat whose turn is under way, or -1 between turns */
+    AS_F_DRAWS = 9,    /* the draws it has made in that turn */
+    AS_F_KNOWN = 10,   /* its voids as known when the turn began */
+    AS_F_SHOWN = 11,   /* the open numbers when the turn began */
+    AS_F_ROUND = 12,   /* the round the facts are of */
+    AS_F_OPENER = 13,  /* the seat that opened that round */
+    AS_FACT_WORDS = 14 /* words of facts per slot */
+};
+
 /* The error codes, one per slot and step. */
 enum {
     AS_OK = 0,
@@ -576,15 +589,24 @@ int as_batch_reset(int32_t *state, const uint64_t *seeds, int players, size_t n,
  * errors (AS_OK or the refusal; a refused slot is left as it was), and the
  * legal mask of the new state (mask may be NULL). Returns how many slots
  * refused their action. */
+static void facts_advance(int64_t *f, int seat, int32_t values, long long action,
+                          const int32_t *after, int error); /* (in _cvector.c) */
+
 static size_t step_slots(int32_t *state, const int64_t *wide, const int32_t *narrow, size_t n,
-                         uint8_t *mask, int32_t *rewards, uint8_t *done, uint8_t *errors)
+                         uint8_t *mask, int32_t *rewards, uint8_t *done, uint8_t *errors,
+                         int64_t *facts)
 {
     size_t i, refused = 0;
     as_batch_init();
     for (i = 0; i < n; i++) {
         int32_t *s = state + i * AS_WORDS;
         long long action = wide ? (long long)wide[i] : (long long)narrow[i];
+        int seat = s[AS_TURN];
+        int32_t values = s[AS_VALUES];
         int error = step_one(s, action, rewards + 4 * i);
+        if (facts) {
+            facts_advance(facts + i * AS_FACT_WORDS, seat, values, action, s, error);
+        }
         errors[i] = (uint8_t)error;
         refused += error != AS_OK;
         done[i] = (uint8_t)(error != AS_BAD_STATE && s[AS_WINNER] >= 0);
@@ -603,14 +625,14 @@ static size_t step_slots(int32_t *state, const int64_t *wide, const int32_t *nar
 size_t as_batch_step(int32_t *state, const int64_t *actions, size_t n, uint8_t *mask,
                      int32_t *rewards, uint8_t *done, uint8_t *errors)
 {
-    return step_slots(state, actions, NULL, n, mask, rewards, done, errors);
+    return step_slots(state, actions, NULL, n, mask, rewards, done, errors, NULL);
 }
 
 /* as_batch_step with the actions as int32. */
 size_t as_batch_step32(int32_t *state, const int32_t *actions, size_t n, uint8_t *mask,
                        int32_t *rewards, uint8_t *done, uint8_t *errors)
 {
-    return step_slots(state, NULL, actions, n, mask, rewards, done, errors);
+    return step_slots(state, NULL, actions, n, mask, rewards, done, errors, NULL);
 }
 
 /* The legal mask of n slots (n * 450 bytes): 1 for each legal action. */
@@ -772,7 +794,7 @@ static PyObject *py_step_into(PyObject *self, PyObject *args)
     refused = step_slots((int32_t *)views[0].buf, narrow ? NULL : (const int64_t *)views[1].buf,
                          narrow ? (const int32_t *)views[1].buf : NULL, (size_t)n,
                          (uint8_t *)views[2].buf, (int32_t *)views[3].buf, (uint8_t *)views[4].buf,
-                         (uint8_t *)views[5].buf);
+                         (uint8_t *)views[5].buf, NULL);
     for (k = 0; k < 6; k++) {
         PyBuffer_Release(&views[k]);
     }

@@ -16,7 +16,7 @@
  * (which no real observation is: its "players" segment always has a 1).
  */
 
-/* (The facts' words, AS_F_PLAYED and the rest, are named in _cvector.c.) */
+/* (The facts' words, AS_F_PLAYED and the rest, are named in _cbatch.c.) */
 
 /* Where each segment of the observation starts (OBSERVATION_FIELDS). */
 enum {

@@ -30,17 +30,7 @@
  * facts row gives wrong facts, never a read out of bounds.
  */
 
-enum {
-    AS_FACT_WORDS = 14,
-    AS_F_PLAYED = 0,
-    AS_F_VOIDS = 4,
-    AS_F_MOVER = 8,
-    AS_F_DRAWS = 9,
-    AS_F_KNOWN = 10,
-    AS_F_SHOWN = 11,
-    AS_F_ROUND = 12,
-    AS_F_OPENER = 13
-};
+/* (The facts' words, AS_F_PLAYED and the rest, are named in _cbatch.c.) */
 
 /* The most actions as_batch_play_random applies to one slot in one call:
  * far more than any turn of the other seats takes (a turn is at most 15
@@ -117,26 +107,7 @@ void as_batch_start_facts(const int32_t *state, size_t n, int64_t *facts)
 size_t as_batch_step_facts(int32_t *state, int64_t *facts, const int64_t *actions, size_t n,
                            uint8_t *mask, int32_t *rewards, uint8_t *done, uint8_t *errors)
 {
-    size_t i, refused = 0;
-    as_batch_init();
-    for (i = 0; i < n; i++) {
-        int32_t *s = state + i * AS_WORDS;
-        int seat = s[AS_TURN], error;
-        int32_t values = s[AS_VALUES];
-        error = step_one(s, (long long)actions[i], rewards + 4 * i);
-        facts_advance(facts + i * AS_FACT_WORDS, seat, values, (long long)actions[i], s, error);
-        errors[i] = (uint8_t)error;
-        refused += error != AS_OK;
-        done[i] = (uint8_t)(error != AS_BAD_STATE && s[AS_WINNER] >= 0);
-        if (mask) {
-            if (error == AS_BAD_STATE) {
-                memset(mask + i * AS_ACTIONS_COUNT, 0, AS_ACTIONS_COUNT);
-            } else {
-                mask_checked(s, mask + i * AS_ACTIONS_COUNT);
-            }
-        }
-    }
-    return refused;
+    return step_slots(state, actions, NULL, n, mask, rewards, done, errors, facts);
 }
 
 /* The legal actions of a state_ok slot whose match goes on, in increasing
