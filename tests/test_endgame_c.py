@@ -170,6 +170,11 @@ def test_endgame_values_refuses_bad_input_with_value_error() -> None:
     stocked[5] = 13
     with pytest.raises(ValueError, match="empty stock"):
         search(stocked, legal, 0, 100)
+    stuck = array("i", words)
+    stuck[9] = stuck[11] = stuck[12] = stuck[13] = 0  # nothing open: every seat passes, forever
+    with pytest.raises(ValueError, match="kernel can step"):
+        search(stuck, [PASS_ACTION], state.turn, 10**6)
+    assert search(stuck, [PASS_ACTION], state.turn, 100) is None  # (the nodes run out first)
     fresh = new_match(3, seed=2)
     with pytest.raises(ValueError, match="2 or 4 players"):
         search(_playouts.world_words(fresh), [], 0, 100)
