@@ -17,6 +17,13 @@
  * all slots or for rows chosen at random (some not slots): a row is zeros
  * exactly when the return value counts it, a row that is not a slot is
  * zeros, and a slot whose words and facts are whole is not.
+ *
+ * The exact endgame (as_endgame_values, in _cendgame.c) is searched from
+ * positions with the stock empty (2 and 4 players, reached by legal random
+ * play; and 3, refused) at budgets from none to plenty, its actions legal or not, and from
+ * the same words broken: it answers one of its codes, leaves its world as it
+ * was, spends no more than its nodes, and a budget of exactly the nodes a
+ * search spent finds the same values again (one fewer gives up).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -34,6 +41,8 @@ int as_batch_observation_size(void);
 int as_batch_fact_words(void);
 int as_playout_values(const int32_t *world, const int64_t *actions, size_t n, int seat,
                       int random, int depth, double settle, uint64_t *rng, double *values);
+int as_endgame_values(const int32_t *world, const int64_t *actions, size_t n, int seat,
+                      long long nodes, double *values, long long *spent);
 
 void as_batch_start_facts(const int32_t *state, size_t n, int64_t *facts);
 size_t as_batch_step_facts(int32_t *state, int64_t *facts, const int64_t *actions, size_t n,
@@ -206,10 +215,122 @@ static void observe_all(const int32_t *state, size_t n, int players, int broken,
     free(chosen_floats);
 }
 
+/* One slot played at random (legal actions) until the stock is empty in a round
+ * still going, with a choice to make; 0 if the match ended first. */
+static int endgame_position(int32_t *state, int players)
+{
+    uint8_t mask[450];
+    uint64_t seed = next() << 20 ^ next();
+    int32_t rewards[4];
+    uint8_t done, error;
+    as_batch_reset(state, &seed, players, 1, mask);
+    for (;;) {
+        int legal[450], count = 0, a;
+        int64_t action;
+        for (a = 0; a < 450; a++) {
+            if (mask[a]) {
+                legal[count++] = a;
+            }
+        }
+        if (state[3] >= 0 || count == 0) {
+            return 0;
+        }
+        if (state[5] == state[6] && (count > 1 || next() % 4 == 0) && next() % 3 == 0) {
+            return 1;
+        }
+        action = legal[next() % (uint64_t)count];
+        as_batch_step(state, &action, 1, mask, rewards, &done, &error);
+    }
+}
+
+/* The exact endgame from one position with the stock empty, then from its words broken. */
+static size_t fuzz_endgame(size_t batch)
+{
+    const int words = as_batch_words();
+    static const long long budgets[] = {0, 1, 3, 10, 60, 400, 3000};
+    int players = batch % 5 == 4 ? 3 : batch % 2 ? 4 : 2, count = 0, a, code, k, seat;
+    int32_t *state = malloc(sizeof(int32_t) * (size_t)words);
+    int32_t *before = malloc(sizeof(int32_t) * (size_t)words);
+    uint8_t mask[450];
+    int64_t *actions;
+    double *values, *again;
+    long long spent = -1, respent = -1, nodes;
+    size_t searched = 0, n;
+    if (!state || !before) {
+        exit(2);
+    }
+    if (!endgame_position(state, players)) {
+        free(state);
+        free(before);
+        return 0;
+    }
+    as_batch_mask(state, 1, mask);
+    for (a = 0; a < 450; a++) {
+        count += mask[a] != 0;
+    }
+    n = (size_t)(next() % 2 ? count : 1 + (int)(next() % (uint64_t)count));
+    actions = malloc(sizeof(int64_t) * n);
+    values = malloc(sizeof(double) * n);
+    again = malloc(sizeof(double) * n);
+    if (!actions || !values || !again) {
+        exit(2);
+    }
+    for (k = 0, a = 0; a < 450 && (size_t)k < n; a++) {
+        if (mask[a]) {
+            actions[k++] = a;
+        }
+    }
+    for (k = 0; k < 12; k++) {
+        int broken = k >= 8, illegal = k == 7, c;
+        memcpy(before, state, sizeof(int32_t) * (size_t)words);
+        if (broken) {
+            static const int32_t odd[] = {-2147483647 - 1, -2, -1, 1, 5, 28, 29, 64, 70,
+                                          1 << 30, 2147483647};
+            before[next() % (uint64_t)words] = odd[next() % 11];
+        }
+        if (illegal) {
+            actions[0] = next() % 2 ? (int64_t)(next() % 450) : (int64_t)(next() % 2000) - 1000;
+        }
+        memcpy(state, before, sizeof(int32_t) * (size_t)words);
+        seat = next() % 8 == 0 ? (int)(next() % 7) - 2 : (int)(next() % (uint64_t)players);
+        nodes = budgets[next() % 7];
+        code = as_endgame_values(state, actions, n, seat, nodes, values, &spent);
+        check(code == 0 || code == 1 || code == 3 || code == 4 || code == 5 || code == 6,
+              "the endgame gave an unknown code", batch, 0);
+        check(memcmp(before, state, sizeof(int32_t) * (size_t)words) == 0,
+              "the endgame changed its world", batch, 0);
+        check(broken || illegal || seat < 0 || seat >= players || code == 0 || code == 5 ||
+                  (players == 3 && code == 6),
+              "the endgame refused a whole position", batch, 0);
+        check(broken || players != 3 || code != 0, "the endgame searched 3 players", batch, 0);
+        if (code != 0) {
+            continue;
+        }
+        searched++;
+        check(spent >= (long long)n && spent <= nodes, "the endgame spent beyond its nodes",
+              batch, 0);
+        for (c = 0; (size_t)c < n; c++) {
+            check(values[c] == values[c] && values[c] >= -1000.0 && values[c] <= 1000.0,
+                  "an endgame value is not a number of points", batch, 0);
+        }
+        code = as_endgame_values(state, actions, n, seat, spent, again, &respent);
+        check(code == 0 && respent == spent && memcmp(values, again, sizeof(double) * n) == 0,
+              "the endgame found other values with exactly the nodes it spent", batch, 0);
+        check(as_endgame_values(state, actions, n, seat, spent - 1, again, &respent) == 5,
+              "the endgame did not give up one node short", batch, 0);
+    }
+    free(state);
+    free(before);
+    free(actions);
+    free(values);
+    free(again);
+    return searched;
+}
+
 int main(void)
 {
     const int words = as_batch_words();
-    size_t batch, steps = 0, refused = 0, played = 0, randomly = 0;
+    size_t batch, steps = 0, refused = 0, played = 0, randomly = 0, searched = 0;
     for (batch = 0; batch < 600; batch++) {
         size_t n = 1 + (size_t)(next() % 7), i, k;
         int players = 2 + (int)(batch % 3), broken = 0;
@@ -226,6 +347,7 @@ int main(void)
         for (i = 0; i < n; i++) {
             seeds[i] = next() << 20 ^ next();
         }
+        searched += fuzz_endgame(batch);
         as_batch_reset(state, seeds, players, n, mask);
         observe_all(state, n, players, 0, batch);
         for (k = 0; k < 400; k++) {
@@ -319,7 +441,7 @@ int main(void)
         free(chosen_legal);
     }
     printf("batch fuzz: %zu slot steps, %zu refused, %zu playout calls played, "
-           "%zu actions played at random, %d failures\n",
-           steps, refused, played, randomly, failures);
+           "%zu actions played at random, %zu endgames searched, %d failures\n",
+           steps, refused, played, randomly, searched, failures);
     return failures ? 1 : 0;
 }

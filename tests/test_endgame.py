@@ -4,22 +4,26 @@ from __future__ import annotations
 
 import random
 import time
+from array import array
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from american_sniff import (
+    Draw,
     GreedyBot,
     MatchState,
     Move,
+    Pass,
     Place,
     apply,
     legal_moves,
     new_match,
     view_for,
 )
-from american_sniff.bots import SearchBot, winning_moves
+from american_sniff.actions import DRAW_ACTION, PASS_ACTION, action_of
+from american_sniff.bots import SearchBot, _playouts, winning_moves
 from american_sniff.bots.endgame import endgame_values, outcome_value
 from american_sniff.bots.search import ENDGAME_NODES
 from american_sniff.rules import side_of
@@ -245,3 +249,49 @@ def test_a_search_still_going_at_its_deadline_gives_up() -> None:
             assert endgame_values(state, state.turn, moves, 10**6, deadline=past) is None
         else:
             assert endgame_values(state, state.turn, moves, 10**6, deadline=past) == found
+
+
+def test_without_a_deadline_the_search_goes_to_the_c_kernel_where_it_is_built(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The kernel gets the world's words, the moves' actions, the seat and the nodes.
+
+    A stand-in for the C function (so that this runs without the extension
+    too) answers with the Python search; tests/test_endgame_c.py compares the
+    real one with it.
+    """
+    state = _empty_stock_positions(2, 1, 21, 8)[0]
+    moves = legal_moves(state)
+    calls: list[tuple[list[int], list[int], int, int]] = []
+
+    def kernel(
+        words: array[int], actions: list[int], seat: int, nodes: int
+    ) -> tuple[list[float], int] | None:
+        calls.append((list(words), actions, seat, nodes))
+        _playouts.USE_C = False
+        try:
+            return endgame_values(state, seat, moves, nodes)
+        finally:
+            _playouts.USE_C = True
+
+    monkeypatch.setattr(_playouts, "_ENDGAME", kernel)
+    monkeypatch.setattr(_playouts, "ENDGAME_ENABLED", True)
+    found = endgame_values(state, state.turn, moves, 10**6)
+    assert found is not None
+    assert calls == [
+        (
+            list(_playouts.world_words(state)),
+            [action_of(state, move) for move in moves],
+            state.turn,
+            10**6,
+        )
+    ]
+    assert endgame_values(state, state.turn, moves, 10**6, deadline=10.0**12) == found
+    _playouts.USE_C = False
+    try:
+        assert endgame_values(state, state.turn, moves, 10**6) == found
+    finally:
+        _playouts.USE_C = True
+    assert len(calls) == 1  # a deadline, or USE_C False: the Python search
+    endgame_values(state, state.turn, [Pass(), Draw()], 5)  # (the stand-in searches the state's)
+    assert calls[-1][1] == [PASS_ACTION, DRAW_ACTION]

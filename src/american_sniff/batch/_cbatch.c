@@ -651,6 +651,9 @@ int as_batch_words(void) { return AS_WORDS; }
 /* The search bot's playouts (as_playout_values), and their binding. */
 #include "_cplay.c"
 
+/* The search bot's exact endgame (as_endgame_values), and its binding. */
+#include "_cendgame.c"
+
 /* The facts beside the states, and seats played at random (as_batch_step_facts,
  * as_batch_play_random). */
 #include "_cvector.c"
@@ -974,6 +977,11 @@ static PyMethodDef methods[] = {
     {"playout_values", py_playout_values, METH_VARARGS,
      "playout_values(world, actions, seat, random, depth, settle, rng)\n--\n\n"
      "Play each action out from world as the search bot does; return (values, rng)."},
+    {"endgame_values", py_endgame_values, METH_VARARGS,
+     "endgame_values(world, actions, seat, nodes)\n--\n\n"
+     "The exact endgame's value of each action from world for seat's side, as "
+     "bots.endgame.endgame_values finds it; return (values, spent), or None if that takes "
+     "more than nodes nodes."},
     {"observe_into", py_observe_into, METH_VARARGS,
      "observe_into(state, facts, out, rows=None)\n--\n\n"
      "Write the observation of each slot's seat to move (of slots rows[j], if given) "

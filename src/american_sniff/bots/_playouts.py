@@ -13,37 +13,54 @@ same move either way, only faster.
 an editable install without ``python hatch_build.py --batch-in-place``);
 tests and benchmarks may set :data:`USE_C` to False to force the Python
 path.
+
+The exact endgame (:func:`~american_sniff.bots.endgame.endgame_values`) runs
+in C the same way when no deadline is given (:func:`endgame_values_fast`,
+``_cbatch.endgame_values`` in ``_cendgame.c``): the same values and the same
+count of nodes, bit for bit. :data:`USE_C` switches it too.
 """
 
 from __future__ import annotations
 
 import importlib
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-from ..actions import NUM_ACTIONS, POINTS, placement_action
+from ..actions import DRAW_ACTION, PASS_ACTION, POINTS, placement_action
 from ..moves import Draw, Move, Place
 from ..rules import HAND_SIZE, side_count
 from ..state import MatchState
 
-__all__ = ["ENABLED", "USE_C", "score_deal_fast", "use_c", "world_words"]
+__all__ = [
+    "ENABLED",
+    "ENDGAME_ENABLED",
+    "USE_C",
+    "endgame_values_fast",
+    "score_deal_fast",
+    "use_c",
+    "use_c_endgame",
+    "world_words",
+]
 
 
-def _playout_function() -> Callable[..., tuple[list[float], int]] | None:
+def _c_function(name: str) -> Callable[..., Any] | None:
     try:
         batch = importlib.import_module("american_sniff.batch")
     except ImportError:  # pragma: no cover - the package always has it
         return None
     if "c" not in batch.BACKENDS:
         return None
-    function = getattr(batch.BACKENDS["c"], "playout_values", None)
+    function = getattr(batch.BACKENDS["c"], name, None)
     return function if callable(function) else None
 
 
-_PLAYOUT: Final = _playout_function()
+_PLAYOUT: Final = _c_function("playout_values")
+_ENDGAME: Final = _c_function("endgame_values")
 #: Whether the C playouts are there to use.
 ENABLED: Final = _PLAYOUT is not None
+#: Whether the C exact endgame is there to use (an extension built before it has none).
+ENDGAME_ENABLED: Final = _ENDGAME is not None
 #: Whether the search bot uses them (when :data:`ENABLED`); tests set it False.
 USE_C = True
 
@@ -56,9 +73,10 @@ def use_c() -> bool:
     return ENABLED and USE_C
 
 
-#: The actions of a draw and of a pass (:mod:`american_sniff.actions`).
-DRAW_ACTION: Final = NUM_ACTIONS - 2
-PASS_ACTION: Final = NUM_ACTIONS - 1
+def use_c_endgame() -> bool:
+    """Whether the exact endgame searches in C now: :data:`ENDGAME_ENABLED` and :data:`USE_C`."""
+    return ENDGAME_ENABLED and USE_C
+
 
 _POINT_OF_KEY: Final = {point.order: index for index, point in enumerate(POINTS)}
 _STOCK_SIZE: Final = {players: 28 - players * HAND_SIZE[players] for players in (2, 3, 4)}
@@ -139,6 +157,26 @@ def _action(move: Move) -> int:
     if isinstance(move, Place):
         return placement_action(move.tile, move.at)
     return DRAW_ACTION if isinstance(move, Draw) else PASS_ACTION
+
+
+def endgame_values_fast(
+    state: MatchState, seat: int, moves: Sequence[Move], nodes: int
+) -> tuple[list[float], int] | None:
+    """:func:`~american_sniff.bots.endgame.endgame_values` with no deadline, in C.
+
+    The same values and nodes spent (or None), bit for bit. ``state`` must be
+    a position that ``endgame_values`` accepts (two or four players, the
+    stock empty, no winner).
+
+    :raises ValueError: if ``seat`` is not a seat of ``state``, or a move is
+        not legal in it (where the Python search raises
+        :class:`~american_sniff.errors.IllegalMove`, a ValueError too).
+    """
+    assert _ENDGAME is not None
+    found: tuple[list[float], int] | None = _ENDGAME(
+        world_words(state), [_action(move) for move in moves], seat, nodes
+    )
+    return found
 
 
 def score_deal_fast(  # noqa: PLR0913, PLR0917 - score_deal's arguments, in its order
