@@ -305,6 +305,22 @@ def test_a_broken_state_is_refused_without_harm() -> None:
             assert results[0].done[slot] == 0
 
 
+def test_bits_past_point_69_are_cleared_by_any_placement_on_every_kernel() -> None:
+    """Stray bits past point 69 of the third open word: every kernel clears them on a placement."""
+    out = reset(list(range(40)), 2, backend="python")
+    words = array("i", out.state)
+    for slot in range(40):
+        words[slot * STATE_WORDS + FIELDS["open"][0] + 2] |= 0x40 << (slot % 26)
+    mask = legal_mask(words, backend="python")
+    actions = [mask_actions(mask, slot)[0] for slot in range(40)]
+    results = [step(words, actions, backend=b) for b in HERE]
+    for name in ("state", "mask", "rewards", "done", "errors"):
+        assert all(list(getattr(r, name)) == list(getattr(results[0], name)) for r in results)
+    assert set(results[0].errors) == {OK}
+    stray = [results[0].state[i * STATE_WORDS + FIELDS["open"][0] + 2] >> 6 for i in range(40)]
+    assert stray == [0] * 40
+
+
 def test_step_leaves_its_input_alone_and_step_into_steps_in_place() -> None:
     """A step is functional; step_into writes the same results in place."""
     out = reset([21, 22], 3)

@@ -437,6 +437,9 @@ static void place(int32_t *s, int tile, int at)
             set_point(s, first_point[point_tile[at]] + 3, 1);
         }
     }
+    /* The bits past point 69 are cleared by every placement, wherever it is, as
+     * the Python kernels rewrite all three words (only a broken state has any). */
+    s[AS_OPEN + 2] = (int32_t)((uint32_t)s[AS_OPEN + 2] & 0x3Fu);
     if (s[AS_SNIFF] < 0 && tile_low[tile] == tile_high[tile]) {
         s[AS_SNIFF] = tile;
     }
