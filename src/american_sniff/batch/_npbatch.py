@@ -49,38 +49,6 @@ assert (_PLACE_POINT.reshape(-1, 6) == np.arange(len(py.POINT_TILE))[:, None]).a
 _POINT_TILES = _PLACE_TILE.reshape(-1, 6)  # (70, 6): the tiles that may join each point
 
 
-def _segments() -> tuple[Any, Any, Any]:
-    """The tables that turn a hand and the open points into the placements' mask.
-
-    The six tiles that may join a point are the seven tiles showing its value
-    but the point's own tile. ``_SHOWING_BITS`` (28, 7) gives each tile its
-    bit in the seven-bit code of each value it shows, so that a hand's codes,
-    one a point, are one product (``_POINT_BITS``). Entry ``p * 256 + open * 128 +
-    code`` of ``_SEGMENT_HEAD`` and ``_SEGMENT_TAIL`` is then point ``p``'s six
-    mask bytes (four, then two), for a hand whose tiles
-    showing the point's value are ``code`` (all 0 where the point is not
-    open), and ``_ANY`` says whether those bytes hold a 1.
-    """
-    showing = [[t for t in range(_TILES) if ALL_TILES[t].has(v)] for v in range(7)]
-    bits = np.zeros((_TILES, 7), dtype=np.float32)
-    for v, tiles in enumerate(showing):
-        for k, t in enumerate(tiles):
-            bits[t, v] = 1 << k
-    segment = np.zeros((len(py.POINT_TILE), 2, 128, 6), dtype=np.uint8)
-    for p, six in enumerate(_POINT_TILES.tolist()):
-        tiles = showing[py.POINT_VALUE[p]]
-        for code in range(128):
-            for k, t in enumerate(six):
-                segment[p, 1, code, k] = code >> tiles.index(t) & 1
-    flat = segment.reshape(-1, 6)
-    head = np.ascontiguousarray(flat[:, :4]).view("<u4").ravel()
-    tail = np.ascontiguousarray(flat[:, 4:]).view("<u2").ravel()
-    return bits, (head, tail), flat.any(axis=1)
-
-
-_SHOWING_BITS, (_SEGMENT_HEAD, _SEGMENT_TAIL), _ANY = _segments()
-_SEGMENT_BASE = np.arange(len(py.POINT_TILE), dtype=np.int64) * 256
-_POINT_BITS = np.ascontiguousarray(_SHOWING_BITS[:, py.POINT_VALUE])  # (28, 70)
 _POINT_TILE = np.array(py.POINT_TILE, dtype=np.int64)
 _POINT_RANK = np.array(py.POINT_RANK, dtype=np.int64)
 _POINT_VALUE = np.array(py.POINT_VALUE, dtype=np.int64)
@@ -124,6 +92,7 @@ _GAMMA = np.uint64(0x9E3779B97F4A7C15)
 _C1 = np.uint64(0xBF58476D1CE4E5B9)
 _C2 = np.uint64(0x94D049BB133111EB)
 _M32 = np.int64(0xFFFFFFFF)
+_HB = np.uint32(py.HAND_BITS)
 
 
 def _mix(z: Any) -> Any:
@@ -271,35 +240,84 @@ def _tiles_to_place(t: Any) -> Any:
     return np.where(drawn >= 0, np.int64(1) << np.maximum(drawn, 0), hand[:, 0] & py.HAND_BITS)
 
 
+def _mask_tables() -> tuple[Any, Any]:
+    """The tables :func:`_masks` reads a slot's placements from.
+
+    A hand's *code* for value ``v`` has bit ``k`` set where it holds the
+    ``k``-th tile showing ``v``. ``_CODES`` gives, at ``k * 128 + c``, the
+    seven codes (byte ``v`` of a uint64) of the tiles ``c`` among tiles
+    ``7k`` to ``7k + 6``: a hand's codes are the OR of its four chunks'.
+    ``_SIX`` gives, at ``p * 128 + code``, point ``p``'s six mask bytes (the
+    low 48 bits of a uint64) for a hand whose code for the point's value is
+    ``code``.
+    """
+    showing = [[t for t in range(_TILES) if ALL_TILES[t].has(v)] for v in range(7)]
+    codes = np.zeros((4, 128), dtype=np.uint64)
+    for v, tiles in enumerate(showing):
+        for k, t in enumerate(tiles):
+            held = ((np.arange(128) >> (t % 7)) & 1).astype(np.uint64)
+            codes[t // 7] |= held << np.uint64(8 * v + k)
+    six = np.zeros((_POINTS, 128), dtype=np.uint64)
+    for p, tiles in enumerate(_POINT_TILES.tolist()):
+        order = showing[py.POINT_VALUE[p]]
+        for j, t in enumerate(tiles):
+            held = ((np.arange(128) >> order.index(t)) & 1).astype(np.uint64)
+            six[p] |= held << np.uint64(8 * j)
+    return codes.ravel(), six.ravel()
+
+
+_CODES, _SIX = _mask_tables()
+_CHUNK_SHIFT = np.arange(0, 28, 7, dtype=np.uint32)
+_CHUNK_BASE = np.arange(0, 4 * 128, 128, dtype=np.uint32)
+_OPEN_WORDS = np.array([0xFFFFFFFF, 0xFFFFFFFF, 0x3F], dtype=np.uint32)
+# Each bit of the three open words (96 a slot): its point's value, and its
+# point's first half in a mask row read as 225 uint16 (points past 69 are never set).
+_BIT_VALUE = np.array([*py.POINT_VALUE, *[0] * (96 - _POINTS)], dtype=np.int64)
+_BIT_HALF = np.array([14 + 3 * min(p, _POINTS - 1) for p in range(96)], dtype=np.int64)
+_TILE_SHIFT = np.arange(_TILES, dtype=np.uint32)
+_ROW_HALVES: Final = NUM_ACTIONS // 2
+
+
 def _masks(s: Any, ok: Any, mask: Any) -> None:
-    """Write the legal masks of the slots into ``mask`` (all 0 where ``ok`` is false or over)."""
-    live = ok & (s[:, py.WINNER] < 0)
+    """Write the legal masks of the slots into ``mask`` (all 0 where ``ok`` is false or over).
+
+    ``s`` is the slots' int32 words. The placements are found from the open
+    points alone (a few a slot): each one's six mask bytes are looked up from
+    the tiles to place, 7 at a time, and written as three uint16.
+    """
+    n = len(s)
     mask[:] = 0
-    if not live.any():
-        return
-    # The slots that are not live read a harmless state instead of their own words.
-    t = s if live.all() else np.where(live[:, None], s, _SAFE_ROW)
-    held = (_tiles_to_place(t)[:, None] & _BIT) != 0  # (slots, 28)
-    empty = (t[:, py.TABLE].astype(np.int64) & py.HAND_BITS) == 0
-    opening = live & empty
-    mask[:, :_TILES] = held & opening[:, None]
+    u = s.view(np.uint32)
+    live = ok & (s[:, py.WINNER] < 0)
+    turn = s[:, py.TURN] & 3
+    hand = np.take(u.reshape(-1), np.arange(py.HANDS, n * py.STATE_WORDS, py.STATE_WORDS) + turn)
+    drawn = s[:, py.DRAWN]
+    tiles = np.where(drawn >= 0, np.uint32(1) << (drawn & 31).view(np.uint32), hand & _HB)
+    empty = (u[:, py.TABLE] & _HB) == 0
     playing = live & ~empty
-    # Each point's code: the hand's tiles showing its value (one product, exact in floats).
-    index = (held.astype(np.float32) @ _POINT_BITS).astype(np.int64) + _SEGMENT_BASE
-    index += (_open_of(t) & playing[:, None]) * 128
-    # Each point's six bytes, written as four and two (the mask's rows are C-contiguous).
-    six = mask[:, _TILES : _TILES + 6 * _POINTS].reshape(len(mask), _POINTS, 6)
-    six[:, :, :4].view("<u4")[:, :, 0] = np.take(_SEGMENT_HEAD, index)
-    six[:, :, 4:].view("<u2")[:, :, 0] = np.take(_SEGMENT_TAIL, index)
-    stuck = playing & ~np.take(_ANY, index).any(axis=1)
-    stock_left = t[:, py.STOCK_SIZE] > t[:, py.DRAWN_COUNT]
+    opening = np.flatnonzero(live & empty)
+    if len(opening):
+        mask[opening, :_TILES] = (tiles[opening, None] >> _TILE_SHIFT) & 1
+    words = u[:, py.OPEN : py.OPEN + 3] & _OPEN_WORDS
+    words *= playing[:, None]
+    found = np.flatnonzero(np.unpackbits(words.view(np.uint8), bitorder="little").view(bool))
+    slot = found // 96
+    bit = found - slot * 96
+    chunks = ((tiles[:, None] >> _CHUNK_SHIFT) & 127) + _CHUNK_BASE
+    codes = np.bitwise_or.reduce(np.take(_CODES, chunks), axis=1)
+    code = np.take(codes.view(np.uint8), slot * 8 + np.take(_BIT_VALUE, bit))
+    six = np.take(_SIX, bit * 128 + code)
+    halves = mask.reshape(-1).view(np.uint16)
+    at = slot * _ROW_HALVES + np.take(_BIT_HALF, bit)
+    halves[at] = six.astype(np.uint16)
+    halves[at + 1] = (six >> np.uint64(16)).astype(np.uint16)
+    halves[at + 2] = (six >> np.uint64(32)).astype(np.uint16)
+    placed = np.zeros(n, dtype=bool)
+    placed[slot[six != 0]] = True
+    stuck = playing & ~placed
+    stock_left = s[:, py.STOCK_SIZE] > s[:, py.DRAWN_COUNT]
     mask[:, DRAW_ACTION] = stuck & stock_left
     mask[:, PASS_ACTION] = stuck & ~stock_left
-
-
-#: A slot's words that every check accepts, read in place of a slot that is
-#: not live, so that the column operations never index out of range.
-_SAFE_ROW = np.array(py.reset_one(0, 2), dtype=np.int32)
 
 
 def _legal(t: Any, actions: Any) -> Any:
