@@ -30,6 +30,7 @@ from ..actions import DRAW_ACTION, NUM_ACTIONS, PASS_ACTION
 from ..rng import MASK64, shuffled
 from ..tiles import ALL_TILES
 from . import _pybatch as py
+from ._pybatch import STATE_WORDS
 
 __all__ = ["mask_into", "reset_into", "step_into"]
 
@@ -47,28 +48,7 @@ _PLACE_POINT = _ACTION_POINT[_PLACES]
 assert _PLACES.tolist() == list(range(_TILES, _TILES + 6 * len(py.POINT_TILE)))
 assert (_PLACE_POINT.reshape(-1, 6) == np.arange(len(py.POINT_TILE))[:, None]).all()
 _POINT_TILES = _PLACE_TILE.reshape(-1, 6)  # (70, 6): the tiles that may join each point
-
-
-_POINT_TILE = np.array(py.POINT_TILE, dtype=np.int64)
-_POINT_RANK = np.array(py.POINT_RANK, dtype=np.int64)
-_POINT_VALUE = np.array(py.POINT_VALUE, dtype=np.int64)
-_POINT_WORTH = np.array(py.POINT_WORTH, dtype=np.int64)
-_FIRST_POINT = np.array(py.FIRST_POINT, dtype=np.int64)
-_FITTING = np.array(py.FITTING, dtype=np.int64)
-_DOUBLE = np.array([tile.is_double for tile in ALL_TILES])
-_PIPS = np.array([tile.pips for tile in ALL_TILES], dtype=np.int64)
-_FREE = np.array(
-    [
-        py.free_point(int(_ACTION_POINT[a]), int(_ACTION_TILE[a])) if _ACTION_POINT[a] >= 0 else 0
-        for a in range(NUM_ACTIONS)
-    ],
-    dtype=np.int64,
-)
 _BIT = np.int64(1) << np.arange(_TILES, dtype=np.int64)
-_WORTH32 = np.array(py.POINT_WORTH, dtype=np.float32)
-# (70, 7): 1 where the point shows the value; open points times it counts each value.
-_SHOWS = (np.array(py.POINT_VALUE)[:, None] == np.arange(7)).astype(np.float32)
-_VALUE_BIT = (1 << np.arange(7)).astype(np.float32)
 _SHUFFLE_N = np.arange(_TILES, 1, -1, dtype=np.uint64)  # n = 28, 27, ..., 2
 # Each position's rejection limit, 2**64 - 2**64 % n, held as one less where
 # it is 2**64 itself (n a power of two): an output of 2**64 - 1 there is then
@@ -102,16 +82,9 @@ def _mix(z: Any) -> Any:
     return z ^ (z >> np.uint64(31))
 
 
-# Each function below works on a *working array*: the words of the slots it
-# concerns, one row a slot, as int64 (a copy; the caller writes it back).
-
-
-def _hand_size(players: Any) -> Any:
-    return np.where(players == 2, 7, np.where(players == 3, 6, 5))
-
-
-def _side(players: Any, seat: Any) -> Any:
-    return np.where(players == 4, seat % 2, seat)
+# The deal and the end of a round (rare: a few slots a step) work on a
+# *working array*: the words of the slots they concern, one row a slot, as
+# int64 (a copy; the caller writes it back).
 
 
 def _rng_of(t: Any) -> Any:
@@ -123,19 +96,6 @@ def _rng_of(t: Any) -> Any:
 def _put_rng(t: Any, rng: Any) -> None:
     t[:, py.RNG] = (rng & np.uint64(0xFFFFFFFF)).astype(np.uint32).view(np.int32)
     t[:, py.RNG + 1] = (rng >> np.uint64(32)).astype(np.uint32).view(np.int32)
-
-
-def _open_of(t: Any) -> Any:
-    """The open points of each slot, as a (slots, 70) boolean array."""
-    words = np.ascontiguousarray(t[:, py.OPEN : py.OPEN + 3], dtype="<i4")
-    bits = np.unpackbits(words.view(np.uint8), axis=1, count=_POINTS, bitorder="little")
-    return bits.view(bool)
-
-
-def _put_open(t: Any, open_: Any) -> None:
-    packed = np.zeros((len(open_), 12), dtype=np.uint8)
-    packed[:, :9] = np.packbits(open_, axis=1, bitorder="little")
-    t[:, py.OPEN : py.OPEN + 3] = packed.view("<i4")
 
 
 def _shuffles(rng: Any) -> tuple[list[list[int]], Any]:
@@ -211,33 +171,61 @@ def _deal(t: Any, opener: Any) -> None:
     t[:, py.SNIFF] = -1
 
 
+# The words _state_ok checks, padded to 16 with the players' word again.
+_CHECKED = np.array(
+    [
+        *range(py.PLAYERS, py.STOCK_SIZE + 1),
+        *range(py.SCORES, py.SCORES + 4),
+        py.ACTIONS,
+        py.ROUND_ACTIONS,
+        *[py.PLAYERS] * 3,
+    ],
+    dtype=np.intp,
+)
+_ALL_16: Final = np.uint64(0x0101010101010101)
+
+
+def _bounds() -> Any:
+    """The checked words' bounds by ``players & 7``: 16 lowest, then 16 highest - lowest (uint32).
+
+    A word ``x`` is in ``[lo, hi]`` exactly when ``x - lo``, as uint32, is at
+    most ``hi - lo``: one comparison a word. Rows 2 to 4 hold
+    :func:`_state_ok`'s bounds for that many players; on the other rows the
+    players' word itself must be 2 to 4, which it is not.
+    """
+    low = np.zeros((8, STATE_WORDS), dtype=np.int64)
+    span = np.full((8, STATE_WORDS), 0xFFFFFFFF, dtype=np.int64)
+    low[:, py.PLAYERS], span[:, py.PLAYERS] = 2, 4 - 2
+    for players in (2, 3, 4):
+        stock = _TILES - players * (7 if players == 2 else 6 if players == 3 else 5)
+        row = {
+            py.PLAYERS: (players, players),
+            py.ROUND: (1, py.LIMIT - 1),
+            py.TURN: (0, players - 1),
+            py.WINNER: (-1, (2 if players == 4 else players) - 1),
+            py.DRAWN: (-1, _TILES - 1),
+            py.DRAWN_COUNT: (0, stock),
+            py.STOCK_SIZE: (stock, stock),
+            py.ACTIONS: (0, py.LIMIT - 1),
+            py.ROUND_ACTIONS: (0, py.LIMIT - 1),
+        }
+        row.update({py.SCORES + k: (1 - py.LIMIT, py.LIMIT - 1) for k in range(4)})
+        for word, (lo, hi) in row.items():
+            low[players, word], span[players, word] = lo, hi - lo
+    both = np.concatenate([low[:, _CHECKED], span[:, _CHECKED]], axis=1)
+    return (both & 0xFFFFFFFF).astype(np.uint32)
+
+
+_BOUNDS = _bounds()
+
+
 def _state_ok(s: Any) -> Any:
     """Whether each slot's words are a state that reset or step can make (the C kernel's test)."""
-    players = s[:, py.PLAYERS].astype(np.int64)
-    ok = (players >= 2) & (players <= 4)
-    turn = s[:, py.TURN]
-    ok &= (turn >= 0) & (turn < players)
-    drawn = s[:, py.DRAWN]
-    ok &= (drawn >= -1) & (drawn < _TILES)
-    winner = s[:, py.WINNER]
-    ok &= (winner >= -1) & (winner < np.where(players == 4, 2, players))
-    stock = s[:, py.STOCK_SIZE]
-    ok &= stock == _TILES - players * _hand_size(players)
-    count = s[:, py.DRAWN_COUNT]
-    ok &= (count >= 0) & (count <= stock)
-    scores = s[:, py.SCORES : py.SCORES + 4]
-    ok &= ((scores > -py.LIMIT) & (scores < py.LIMIT)).all(axis=1)
-    ok &= (s[:, py.ROUND] >= 1) & (s[:, py.ROUND] < py.LIMIT)
-    counters = s[:, [py.ACTIONS, py.ROUND_ACTIONS]]
-    ok &= ((counters >= 0) & (counters < py.LIMIT)).all(axis=1)
-    return ok
-
-
-def _tiles_to_place(t: Any) -> Any:
-    """The tiles the seat to move may place: the one it just drew, or its hand."""
-    drawn = t[:, py.DRAWN].astype(np.int64)
-    hand = np.take_along_axis(t, (py.HANDS + t[:, py.TURN].astype(np.int64))[:, None], axis=1)
-    return np.where(drawn >= 0, np.int64(1) << np.maximum(drawn, 0), hand[:, 0] & py.HAND_BITS)
+    bounds = np.take(_BOUNDS, s[:, py.PLAYERS] & 7, axis=0)
+    words = np.take(s.view(np.uint32), _CHECKED, axis=1)
+    words -= bounds[:, :16]
+    inside = (words <= bounds[:, 16:]).view(np.uint64)  # 16 flags: two words of 8 bytes
+    return (inside[:, 0] & inside[:, 1]) == _ALL_16
 
 
 def _mask_tables() -> tuple[Any, Any]:
@@ -320,32 +308,8 @@ def _masks(s: Any, ok: Any, mask: Any) -> None:
     mask[:, PASS_ACTION] = stuck & ~stock_left
 
 
-def _legal(t: Any, actions: Any) -> Any:
-    """Whether each slot may take its action (the slots are live, the actions in range)."""
-    table = t[:, py.TABLE] & py.HAND_BITS
-    tiles = _tiles_to_place(t)
-    stock_left = t[:, py.STOCK_SIZE] - t[:, py.DRAWN_COUNT]
-    fits_any = (_FITTING[t[:, py.VALUES] & 0x7F] & tiles) != 0
-    opening = actions < _TILES
-    legal_open = (table == 0) & ((tiles >> np.where(opening, actions, 0)) & 1 != 0)
-    legal_draw = (table != 0) & ~fits_any & (stock_left > 0)
-    legal_pass = (table != 0) & ~fits_any & (stock_left == 0)
-    point_open = np.take_along_axis(_open_of(t), np.maximum(_ACTION_POINT[actions], 0)[:, None], 1)
-    tile_held = (tiles >> np.maximum(_ACTION_TILE[actions], 0)) & 1 != 0
-    legal_place = (table != 0) & point_open[:, 0] & tile_held
-    return np.where(
-        opening,
-        legal_open,
-        np.where(
-            actions == DRAW_ACTION,
-            legal_draw,
-            np.where(actions == PASS_ACTION, legal_pass, legal_place),
-        ),
-    )
-
-
 def _end_round(t: Any, finisher: Any) -> None:
-    """Settle the round in every slot of ``t`` and deal the next one."""
+    """Settle the round in every slot of ``t`` (int64 words) and deal the next one."""
     if len(t) == 0:
         return
     players = t[:, py.PLAYERS]
@@ -363,89 +327,96 @@ def _end_round(t: Any, finisher: Any) -> None:
     _deal(t, finisher)
 
 
-def _anyone_can_place(t: Any) -> Any:
-    return (_FITTING[t[:, py.VALUES] & 0x7F] & ~t[:, py.TABLE] & py.HAND_BITS) != 0
+def _action_tables() -> tuple[Any, Any, Any]:
+    """What a step reads of its action, one row an action (see :func:`step_into`).
+
+    ``_ACTION_INFO`` (int32): the kind (0 an opening, 1 a placement on a
+    point, 2 the draw, 3 the pass), the tile's bit, the open word of the
+    point joined and its bit's shift, whether the point is a line side
+    (rank 2 or 3) and then its tile, and the word and shift of the other line
+    side. ``_ACTION_OPEN`` (uint32): the bits a placement clears and sets in
+    each of the three open words, and those the Sniff's branches set.
+    ``_DOUBLE_TILE``: the tile where the action places a double, else -1.
+    """
+    info = np.zeros((NUM_ACTIONS, 8), dtype=np.int64)
+    words = np.zeros((NUM_ACTIONS, 3, 3), dtype=np.uint64)  # clear, set, branches
+    double = np.full(NUM_ACTIONS, -1, dtype=np.int64)
+
+    def put(row: Any, point: int) -> None:
+        row[point >> 5] |= np.uint64(1 << (point & 31))
+
+    for a in range(NUM_ACTIONS):
+        tile, at = py.ACTION_TILE[a], py.ACTION_POINT[a]
+        if a in {DRAW_ACTION, PASS_ACTION}:
+            info[a, 0] = 2 if a == DRAW_ACTION else 3
+            continue
+        info[a, 1] = 1 << tile
+        double[a] = tile if ALL_TILES[tile].is_double else -1
+        first = py.FIRST_POINT[tile]
+        if at < 0:
+            put(words[a, 1], first)
+            put(words[a, 1], first + 1)
+            continue
+        info[a, 0] = 1
+        info[a, 2:4] = at >> 5, at & 31
+        put(words[a, 0], at)
+        put(words[a, 1], py.free_point(at, tile))
+        if py.POINT_RANK[at] in (2, 3):
+            info[a, 4:8] = 1, py.POINT_TILE[at], (at ^ 1) >> 5, (at ^ 1) & 31
+            base = py.FIRST_POINT[py.POINT_TILE[at]]
+            put(words[a, 2], base + 2)
+            put(words[a, 2], base + 3)
+    return info.astype(np.int32), words.reshape(NUM_ACTIONS, 9).astype(np.uint32), double
 
 
-def _place(t: Any, actions: Any) -> None:  # noqa: PLR0915 - the rules of a placement, in order
-    """Apply the placement ``actions`` in the slots of ``t``."""
-    if len(t) == 0:
-        return
-    every = np.arange(len(t))
-    tile = _ACTION_TILE[actions]
-    at = _ACTION_POINT[actions]
-    players = t[:, py.PLAYERS]
-    seat = t[:, py.TURN].copy()
-    bit = np.int64(1) << tile
-    hand = np.take_along_axis(t, (py.HANDS + seat)[:, None], axis=1)[:, 0] & py.HAND_BITS & ~bit
-    t[every, py.HANDS + seat] = hand
-    t[:, py.TABLE] = (t[:, py.TABLE] & py.HAND_BITS) | bit
-    t[:, py.DRAWN] = -1
-    open_ = _open_of(t)
-    first = _FIRST_POINT[tile]
-    opening = at < 0
-    open_[every[opening], first[opening]] = True
-    open_[every[opening], first[opening] + 1] = True
-    joined = every[~opening]
-    jat = at[joined]
-    open_[joined, jat] = False
-    open_[joined, _FREE[actions[joined]]] = True
-    sniff = t[:, py.SNIFF]
-    rank = _POINT_RANK[jat]
-    branch = ((rank == 2) | (rank == 3)) & (_POINT_TILE[jat] == sniff[joined])
-    branch &= ~open_[joined, jat ^ 1]
-    grown = joined[branch]
-    base = _FIRST_POINT[_POINT_TILE[jat[branch]]]
-    open_[grown, base + 2] = True
-    open_[grown, base + 3] = True
-    _put_open(t, open_)
-    t[:, py.SNIFF] = np.where((sniff < 0) & _DOUBLE[tile], tile, sniff)
-    # The end sum (a lone opening double counts once) and the open values.
-    opened = open_.astype(np.float32)  # small exact integers: the float sums are exact
-    total = (opened @ _WORTH32).astype(np.int64)
-    lowest = np.argmax(open_, axis=1)
-    lone = (open_.sum(axis=1) == 2) & (_POINT_RANK[lowest] == 2)
-    lone &= open_[every, np.minimum(lowest + 1, _POINTS - 1)]
-    total -= np.where(lone, _POINT_WORTH[lowest], 0)
-    t[:, py.END_SUM] = total
-    t[:, py.VALUES] = (((opened @ _SHOWS) > 0).astype(np.float32) @ _VALUE_BIT).astype(np.int64)
-    points = np.where((total > 0) & (total % 5 == 0), total, 0)
-    side = _side(players, seat)
-    t[every, py.SCORES + side] += points
-    score = t[every, py.SCORES + side]
-    won = (points > 0) & (score >= np.where(players == 2, 250, 200))
-    t[won, py.WINNER] = side[won]
-    out = ~won & (hand == 0)
-    blocked = ~won & ~out & (t[:, py.STOCK_SIZE] == t[:, py.DRAWN_COUNT])
-    blocked &= ~_anyone_can_place(t)
-    go_on = ~won & ~out & ~blocked
-    t[go_on, py.TURN] = (seat[go_on] + 1) % players[go_on]
-    _settle(t, out, np.where(out, seat, -1), blocked)
+_ACTION_INFO, _ACTION_OPEN, _DOUBLE_TILE = _action_tables()
+_DOUBLE_TILE32 = _DOUBLE_TILE.astype(np.int32)
 
 
-def _settle(t: Any, out: Any, finisher: Any, blocked: Any) -> None:
-    """End the round where a seat went ``out`` (it opens the next) or play is ``blocked``."""
-    ending = out | blocked
-    if ending.any():
-        rows = t[ending]
-        _end_round(rows, finisher[ending])
-        t[ending] = rows
+def _count_tables() -> tuple[Any, Any]:
+    """The end sum's and open values' tables, by byte of the open words.
+
+    Entry ``k * 256 + b`` is for byte ``k`` (of 9) holding ``b``: ``_COUNTS``
+    packs the open points' worth (bits 0-9), their number (10-16) and, where
+    the byte is exactly a double's two line sides, their worth (17-23), so
+    that a slot's nine entries add up; ``_VALUES_OF`` holds the values shown
+    (bit v), to be ORed.
+    """
+    counts = np.zeros((9, 256), dtype=np.int32)
+    values = np.zeros((9, 256), dtype=np.uint8)
+    for k in range(9):
+        for b in range(256):
+            points = [8 * k + j for j in range(8) if b >> j & 1 and 8 * k + j < _POINTS]
+            worth = sum(py.POINT_WORTH[p] for p in points)
+            lone = 0
+            if len(points) == 2 and py.POINT_RANK[points[0]] == 2 and points[1] == points[0] + 1:
+                lone = py.POINT_WORTH[points[0]]
+            counts[k, b] = worth | len(points) << 10 | lone << 17
+            for p in points:
+                values[k, b] |= 1 << py.POINT_VALUE[p]
+    return counts.ravel(), values.ravel()
 
 
-def _draw(t: Any) -> None:
-    """Apply a draw in the slots of ``t``."""
-    if len(t) == 0:
-        return
-    every = np.arange(len(t))
-    seat = t[:, py.TURN]
-    count = t[:, py.DRAWN_COUNT].copy()
-    tile = t[every, py.STOCK + count]
-    fits = (_FITTING[t[:, py.VALUES] & 0x7F] >> tile) & 1 != 0
-    t[:, py.DRAWN_COUNT] = count + 1
-    t[every, py.HANDS + seat] = (t[every, py.HANDS + seat] & py.HAND_BITS) | (np.int64(1) << tile)
-    blocked = ~fits & (t[:, py.STOCK_SIZE] == count + 1) & ~_anyone_can_place(t)
-    t[:, py.DRAWN] = np.where(fits, tile, -1)
-    _settle(t, np.zeros(len(t), dtype=bool), np.full(len(t), -1), blocked)
+_COUNTS, _VALUES_OF = _count_tables()
+_BYTE_BASE = np.arange(0, 9 * 256, 256, dtype=np.intp)
+_FITTING32 = np.array(py.FITTING, dtype=np.uint32)
+_LOW_WORDS = np.array([0xFFFFFFFF, 0xFFFFFFFF, 0x3F], dtype=np.uint32)
+# Row ``players * 4 + seat``: 1 for each seat on the side of ``seat`` (the
+# seats that share its points), 0 past the last seat; rows 0 to 7 and 20 up
+# (no such number of players) are 0.
+_SAME_SIDE = np.array(
+    [
+        [
+            int(k < p and (k % 2 == seat % 2 if p == 4 else k == seat)) if 2 <= p <= 4 else 0
+            for k in range(4)
+        ]
+        for p in range(8)
+        for seat in range(4)
+    ],
+    dtype=np.int32,
+)
+# Each seat's side by row ``players * 4 + seat`` (the seat itself where not 4 players).
+_SIDE_OF = np.array([s % 2 if p == 4 else s for p in range(8) for s in range(4)], np.int32)
 
 
 def _arrays(state: object) -> tuple[Any, int]:
@@ -482,62 +453,144 @@ def reset_into(state: object, seeds: object, players: int, mask: object) -> None
 def step_into(  # noqa: PLR0913, PLR0915, PLR0917 - the C function's six buffers, its steps
     state: object, actions: object, mask: object, rewards: object, done: object, errors: object
 ) -> int:
-    """Step every slot in place by its action; return how many refused theirs."""
+    """Step every slot in place by its action; return how many refused theirs.
+
+    Every rule is worked out for every slot at once, and each word written
+    where the slot's action calls for it: a placement or a draw that does not
+    end the round (nearly every step) is a fixed set of column operations.
+    The slots whose round ends are then settled and dealt on their own.
+    """
     s, n = _arrays(state)
     chosen_view = py.buffer_view(actions, "actions", n, "qi", False)
-    chosen = np.frombuffer(
-        chosen_view, dtype=np.int64 if chosen_view.itemsize == 8 else np.int32
-    ).astype(np.int64)
+    wide = chosen_view.itemsize == 8
+    chosen = np.frombuffer(chosen_view, dtype=np.uint64 if wide else np.uint32)
     flags = _flags(mask, "mask", n, NUM_ACTIONS)
     gains = np.frombuffer(py.buffer_view(rewards, "rewards", n * 4, "i", True), dtype=np.int32)
     over = np.frombuffer(py.buffer_view(done, "done", n, "B", True), dtype=np.uint8)
     codes = np.frombuffer(py.buffer_view(errors, "errors", n, "B", True), dtype=np.uint8)
+    u = s.view(np.uint32)
+    words = s.reshape(-1)
+    rows = np.arange(0, n * STATE_WORDS, STATE_WORDS)
+    # Who may move, and whether the action is legal (read as the C kernel's is_legal).
     ok = _state_ok(s)
-    error = np.where(ok, py.OK, py.BAD_STATE).astype(np.uint8)
-    finished = ok & (s[:, py.WINNER] >= 0)
-    error[finished] = py.MATCH_OVER
-    live = ok & ~finished
-    in_range = (chosen >= 0) & (chosen < NUM_ACTIONS)
-    error[live & ~in_range] = py.OUT_OF_RANGE
-    rows = np.flatnonzero(live & in_range)
-    t = s[rows].astype(np.int64)
-    acts = chosen[rows]
-    legal = _legal(t, acts)
-    draw = legal & (acts == DRAW_ACTION)
-    stock_tile = np.take_along_axis(t, (py.STOCK + t[:, py.DRAWN_COUNT])[:, None], axis=1)[:, 0]
-    broken = draw & ((stock_tile < 0) | (stock_tile >= _TILES))  # no tile there
-    error[rows[~legal]] = py.ILLEGAL
-    error[rows[broken]] = py.BAD_STATE
-    taken = legal & ~broken
-    rows, t, acts = rows[taken], t[taken], acts[taken]
-    before = t[:, py.SCORES : py.SCORES + 4].copy()
-    t[:, py.ACTIONS] += 1
-    t[:, py.ROUND_ACTIONS] += 1
-    drawing = acts == DRAW_ACTION
-    if drawing.any():
-        part = t[drawing]
-        _draw(part)
-        t[drawing] = part
-    passing = acts == PASS_ACTION
-    t[passing, py.TURN] = (t[passing, py.TURN] + 1) % t[passing, py.PLAYERS]
-    placing = ~drawing & ~passing
-    if placing.any():
-        part = t[placing]
-        _place(part, acts[placing])
-        t[placing] = part
-    s[rows] = t
-    change = t[:, py.SCORES : py.SCORES + 4] - before
-    players = t[:, py.PLAYERS]
-    reward = np.zeros((n, 4), dtype=np.int32)
-    # Seat k's reward is its side's change: side k, or k % 2 with four players.
-    seats = np.where(players[:, None] == 4, _SEAT % 2, _SEAT)
-    gained = np.take_along_axis(change, np.minimum(seats, 3), axis=1)
-    reward[rows] = np.where(players[:, None] > _SEAT, gained, 0)
+    winner = s[:, py.WINNER]
+    in_range = chosen < NUM_ACTIONS  # unsigned: a negative action is out of range too
+    action = np.minimum(chosen, NUM_ACTIONS - 1).astype(np.intp)
+    info = np.take(_ACTION_INFO, action, axis=0)
+    kind = info[:, 0]
+    bit = info[:, 1].view(np.uint32)
+    players = s[:, py.PLAYERS]
+    turn = s[:, py.TURN] & 3
+    hand_at = rows + py.HANDS + turn
+    hand_word = np.take(words, hand_at)
+    hand = hand_word.view(np.uint32) & _HB
+    drawn = s[:, py.DRAWN]
+    tiles = np.where(drawn >= 0, np.uint32(1) << (drawn & 31).view(np.uint32), hand)
+    table = u[:, py.TABLE] & _HB
+    empty = table == 0
+    count = s[:, py.DRAWN_COUNT]
+    size = s[:, py.STOCK_SIZE]
+    fitting = np.take(_FITTING32, s[:, py.VALUES] & 0x7F)
+    stuck = ~empty & ((fitting & tiles) == 0)
+    point_open = (np.take(u.reshape(-1), rows + py.OPEN + info[:, 2]) >> info[:, 3]) & 1
+    held = (tiles & bit) != 0
+    placing = kind <= 1
+    legal = np.where(
+        placing,
+        held & np.where(kind == 0, empty, ~empty & (point_open != 0)),
+        stuck & ((size > count) == (kind == 2)),  # the draw while stock is left, else the pass
+    )
+    legal &= ok & (winner < 0) & in_range
+    draw_tile = np.take(words, rows + py.STOCK + (count & 15))
+    broken = legal & (kind == 2) & (draw_tile.view(np.uint32) >= _TILES)  # no tile there
+    error = np.where(
+        ok,
+        np.where(
+            winner >= 0,
+            py.MATCH_OVER,
+            np.where(
+                in_range,
+                np.where(legal, np.where(broken, py.BAD_STATE, py.OK), py.ILLEGAL),
+                py.OUT_OF_RANGE,
+            ),
+        ),
+        py.BAD_STATE,
+    )
+    go = legal & ~broken
+    place = go & placing
+    drawing = go & (kind == 2)
+    # A placement: the hand, the table, the open points (and the Sniff's branches).
+    placed_hand = hand & ~bit
+    placed_table = table | bit
+    old_open = u[:, py.OPEN : py.OPEN + 3]
+    changes = np.take(_ACTION_OPEN, action, axis=0)
+    opened = (old_open & ~changes[:, 0:3]) | changes[:, 3:6]
+    other = (np.take(opened.reshape(-1), np.arange(0, 3 * n, 3) + info[:, 6]) >> info[:, 7]) & 1
+    sniff = s[:, py.SNIFF]
+    branch = (info[:, 4] != 0) & (info[:, 5] == sniff) & (other == 0)
+    opened |= changes[:, 6:9] * branch[:, None].view(np.uint8)
+    opened &= _LOW_WORDS
+    # The end sum and the open values, by byte of the open points.
+    index = opened.view(np.uint8)[:, :9] + _BYTE_BASE
+    counted = np.take(_COUNTS, index).sum(axis=1, dtype=np.int32)
+    lone = np.where((counted >> 10 & 127) == 2, counted >> 17 & 127, 0)
+    end_sum = (counted & 1023) - lone
+    values = np.bitwise_or.reduce(np.take(_VALUES_OF, index), axis=1)
+    points = np.where((end_sum % 5 == 0) & place, end_sum, 0)
+    seat_row = (players & 7) * 4 + turn
+    side = np.take(_SIDE_OF, seat_row)
+    score_at = rows + py.SCORES + side
+    score = np.take(words, score_at) + points
+    won = (points > 0) & (score >= np.where(players == 2, 250, 200))
+    going = place & ~won
+    out = going & (placed_hand == 0)
+    exhausted = size == count
+    can_place = (np.take(_FITTING32, values) & ~placed_table & _HB) != 0
+    blocked = going & ~out & exhausted & ~can_place
+    # A draw: the stock's next tile to the hand, kept to be placed where it fits.
+    draw_bit = np.uint32(1) << (draw_tile & 31).view(np.uint32)
+    fits = (fitting & draw_bit) != 0
+    blocked_draw = drawing & ~fits & (size == count + 1) & ((fitting & ~table & _HB) == 0)
+    # The words.
+    s[:, py.ACTIONS] += go
+    s[:, py.ROUND_ACTIONS] += go
+    np.put(
+        words,
+        hand_at,
+        np.where(
+            place, placed_hand, np.where(drawing, hand | draw_bit, hand_word.view(np.uint32))
+        ).view(np.int32),
+    )
+    np.copyto(u[:, py.TABLE], placed_table, where=place)
+    np.copyto(s[:, py.DRAWN], np.where(place | ~fits, -1, draw_tile), where=place | drawing)
+    s[:, py.DRAWN_COUNT] = count + drawing
+    np.copyto(old_open, opened, where=place[:, None])
+    double = np.take(_DOUBLE_TILE32, action)
+    np.copyto(s[:, py.SNIFF], double, where=place & (sniff < 0) & (double >= 0))
+    np.copyto(s[:, py.END_SUM], end_sum, where=place)
+    np.copyto(s[:, py.VALUES], values, where=place)
+    np.put(words, score_at, score)
+    np.copyto(winner, side, where=won)
+    advance = (go & (kind == 3)) | (going & ~out & ~blocked)
+    following = s[:, py.TURN] + 1
+    np.copyto(s[:, py.TURN], np.where(following == players, 0, following), where=advance)
+    reward = np.take(_SAME_SIDE, seat_row, axis=0) * points[:, None]
+    ending = (out | blocked) | blocked_draw
+    if ending.any():
+        end = np.flatnonzero(ending)
+        part = s[end].astype(np.int64)
+        before = part[:, py.SCORES : py.SCORES + 4].copy()
+        _end_round(part, np.where(out[end], turn[end], -1))
+        s[end] = part
+        change = part[:, py.SCORES : py.SCORES + 4] - before
+        sides = np.take(_SIDE_OF, (players[end, None] & 7) * 4 + _SEAT)
+        gained = np.take_along_axis(change, sides, axis=1)
+        reward[end] += np.where(players[end, None] > _SEAT, gained, 0)
     gains.reshape(n, 4)[:] = reward
     codes[:] = error
-    over[:] = (error != py.BAD_STATE) & (s[:, py.WINNER] >= 0)
-    _masks(s, error != py.BAD_STATE, flags)
-    return int(np.count_nonzero(error != py.OK))
+    over[:] = (error != py.BAD_STATE) & (winner >= 0)
+    _masks(s, ok & (error != py.BAD_STATE), flags)
+    return int(np.count_nonzero(error))
 
 
 def mask_into(state: object, mask: object) -> None:
