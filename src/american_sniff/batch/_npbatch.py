@@ -62,9 +62,8 @@ _LOT_LIMIT = np.array(
     [0, 0, *(min((1 << 64) - (1 << 64) % n, MASK64) for n in (2, 3, 4))], np.uint64
 )
 _LOT_ALL = np.array([False, False, True, False, True])
-_STEPS = np.arange(1, _TILES + 1, dtype=np.uint64)
+_STEPS = np.arange(1, _TILES, dtype=np.uint64)
 _SEAT = np.arange(4, dtype=np.int64)
-_PIPS32 = np.array([tile.pips for tile in ALL_TILES], dtype=np.float32)
 # The words a deal sets to 0.
 _ZEROED = [py.DRAWN_COUNT, py.END_SUM, py.VALUES, py.TABLE, py.OPEN, py.OPEN + 1, py.OPEN + 2]
 _ZEROED.append(py.ROUND_ACTIONS)
@@ -98,19 +97,18 @@ def _put_rng(t: Any, rng: Any) -> None:
     t[:, py.RNG + 1] = (rng >> np.uint64(32)).astype(np.uint32).view(np.int32)
 
 
-def _shuffles(rng: Any) -> tuple[list[list[int]], Any]:
-    """Each slot's shuffle of the set from its generator state, and the state after it."""
-    # The outputs for positions 27 down to 1 (n = 28 down to 2), then the lot's.
+def _shuffles(rng: Any) -> tuple[Any, Any]:
+    """Each slot's shuffle of the set (a row of tile indices), and its generator state after it."""
+    # The outputs for positions 27 down to 1 (n = 28 down to 2).
     with np.errstate(over="ignore"):
         states = rng[:, None] + _STEPS * _GAMMA
         outputs = _mix(states)
-    shuffle_out = outputs[:, : _TILES - 1]
-    clean = np.all(shuffle_out < _SHUFFLE_LIMIT, axis=1)
-    after = states[:, _TILES - 2].copy()
+    clean = np.all(outputs < _SHUFFLE_LIMIT, axis=1)
+    after = states[:, -1].copy()
     orders = []
     start = list(range(_TILES))
     positions = range(_TILES - 1, 0, -1)
-    for r, row in enumerate((shuffle_out % _SHUFFLE_N).tolist()):
+    for r, row in enumerate((outputs % _SHUFFLE_N).tolist()):
         if clean[r]:
             order = start.copy()
             for i, j in zip(positions, row, strict=True):
@@ -120,50 +118,64 @@ def _shuffles(rng: Any) -> tuple[list[list[int]], Any]:
             order = list(dealt)
             after[r] = np.uint64(state)
         orders.append(order)
-    return orders, after
+    return np.array(orders, dtype=np.int64).reshape(len(rng), _TILES), after
+
+
+def _deal_tables() -> tuple[Any, Any, Any, Any]:
+    """Where a deal's hands and stock come from in the shuffle, by number of players.
+
+    A seat's hand is the tiles at positions ``_HAND_FROM[p, seat]`` to
+    ``_HAND_TO[p, seat]`` (none for a seat past the last); the stock is
+    positions ``_STOCK_FROM[p]`` (28: none, read as 0), ``_STOCK_LEFT[p]`` of them.
+    """
+    start = np.zeros((5, 4), dtype=np.intp)
+    end = np.zeros((5, 4), dtype=np.intp)
+    stock = np.full((5, 14), _TILES, dtype=np.intp)
+    left = np.zeros(5, dtype=np.int64)
+    for players in (2, 3, 4):
+        size = 7 if players == 2 else 6 if players == 3 else 5
+        for seat in range(players):
+            start[players, seat], end[players, seat] = seat * size, (seat + 1) * size
+        left[players] = _TILES - players * size
+        stock[players, : left[players]] = np.arange(players * size, _TILES)
+    return start, end, stock, left
+
+
+_HAND_FROM, _HAND_TO, _STOCK_FROM, _STOCK_LEFT = _deal_tables()
 
 
 def _deal(t: Any, opener: Any) -> None:
     """Deal a new round in every slot of ``t``; ``opener`` is each one's opener (-1: the lot)."""
-    if len(t) == 0:
-        return
-    orders, after = _shuffles(_rng_of(t))
-    order_bits = _BIT[np.array(orders, dtype=np.int64)]  # (slots, 28)
+    m = len(t)
+    order, after = _shuffles(_rng_of(t))
     players = t[:, py.PLAYERS]
-    tiles = np.asarray(orders, dtype=np.int64)
-    for count in (2, 3, 4):
-        which = players == count
-        if not which.any():
-            continue
-        size = 7 if count == 2 else 6 if count == 3 else 5
-        hands = np.zeros((int(which.sum()), 4), dtype=np.int64)
-        bits = order_bits[which]
-        for seat in range(count):
-            hands[:, seat] = bits[:, seat * size : (seat + 1) * size].sum(axis=1)
-        t[which, py.HANDS : py.HANDS + 4] = hands
-        stock = np.zeros((len(hands), 14), dtype=np.int64)
-        left = _TILES - count * size
-        stock[:, :left] = tiles[which, count * size :]
-        t[which, py.STOCK : py.STOCK + 14] = stock
-        t[which, py.STOCK_SIZE] = left
-    opener = opener.copy()
+    # Each hand is a run of the shuffle: a difference of the running sums of its bits.
+    sums = np.zeros((m, _TILES + 1), dtype=np.int64)
+    np.cumsum(np.take(_BIT, order), axis=1, out=sums[:, 1:])
+    hands = np.take_along_axis(sums, _HAND_TO[players], 1)
+    hands -= np.take_along_axis(sums, _HAND_FROM[players], 1)
+    t[:, py.HANDS : py.HANDS + 4] = hands
+    padded = np.zeros((m, _TILES + 1), dtype=np.int64)
+    padded[:, :_TILES] = order
+    t[:, py.STOCK : py.STOCK + 14] = np.take_along_axis(padded, _STOCK_FROM[players], 1)
+    t[:, py.STOCK_SIZE] = np.take(_STOCK_LEFT, players)
+    # The lot: the next output, below(players), for the slots that draw it.
     lot = opener < 0
-    if lot.any():
-        n = players[lot].astype(np.uint64)
-        limit = _LOT_LIMIT[players[lot]]
-        every_output = _LOT_ALL[players[lot]]
-        state = after[lot]
-        value = np.zeros(len(state), dtype=np.int64)
-        pending = np.ones(len(state), dtype=bool)
-        while pending.any():
-            with np.errstate(over="ignore"):
-                state = np.where(pending, state + _GAMMA, state)
-                z = _mix(state)
-            accepted = pending & ((z < limit) | every_output)
-            value = np.where(accepted, (z % n).astype(np.int64), value)
-            pending &= ~accepted
-        opener[lot] = value
-        after[lot] = state
+    count = players.astype(np.uint64)
+    with np.errstate(over="ignore"):
+        state = after + _GAMMA
+        z = _mix(state)
+    accepted = (z < _LOT_LIMIT[players]) | _LOT_ALL[players]
+    opener = np.where(lot, (z % count).astype(np.int64), opener)
+    after = np.where(lot, state, after)
+    pending = lot & ~accepted  # rejected (three players, a chance below 2**-62): draw again
+    while pending.any():
+        with np.errstate(over="ignore"):
+            after = np.where(pending, after + _GAMMA, after)
+            z = _mix(after)
+        accepted = pending & ((z < _LOT_LIMIT[players]) | _LOT_ALL[players])
+        opener = np.where(accepted, (z % count).astype(np.int64), opener)
+        pending &= ~accepted
     _put_rng(t, after)
     t[:, py.TURN] = opener
     t[:, py.DRAWN] = -1
@@ -232,19 +244,19 @@ def _mask_tables() -> tuple[Any, Any]:
     """The tables :func:`_masks` reads a slot's placements from.
 
     A hand's *code* for value ``v`` has bit ``k`` set where it holds the
-    ``k``-th tile showing ``v``. ``_CODES`` gives, at ``k * 128 + c``, the
-    seven codes (byte ``v`` of a uint64) of the tiles ``c`` among tiles
-    ``7k`` to ``7k + 6``: a hand's codes are the OR of its four chunks'.
-    ``_SIX`` gives, at ``p * 128 + code``, point ``p``'s six mask bytes (the
-    low 48 bits of a uint64) for a hand whose code for the point's value is
-    ``code``.
+    ``k``-th tile showing ``v``. ``_CODES`` gives, at ``c`` and at
+    ``2**14 + c``, the seven codes (byte ``v`` of a uint64) of the tiles
+    ``c`` among tiles 0 to 13 and among tiles 14 to 27: a hand's codes are
+    the OR of its two halves'. ``_SIX`` gives, at ``p * 128 + code``, point
+    ``p``'s six mask bytes (the low 48 bits of a uint64) for a hand whose
+    code for the point's value is ``code``.
     """
     showing = [[t for t in range(_TILES) if ALL_TILES[t].has(v)] for v in range(7)]
-    codes = np.zeros((4, 128), dtype=np.uint64)
+    codes = np.zeros((2, 1 << 14), dtype=np.uint64)
     for v, tiles in enumerate(showing):
         for k, t in enumerate(tiles):
-            held = ((np.arange(128) >> (t % 7)) & 1).astype(np.uint64)
-            codes[t // 7] |= held << np.uint64(8 * v + k)
+            held = ((np.arange(1 << 14) >> (t % 14)) & 1).astype(np.uint64)
+            codes[t // 14] |= held << np.uint64(8 * v + k)
     six = np.zeros((_POINTS, 128), dtype=np.uint64)
     for p, tiles in enumerate(_POINT_TILES.tolist()):
         order = showing[py.POINT_VALUE[p]]
@@ -255,15 +267,19 @@ def _mask_tables() -> tuple[Any, Any]:
 
 
 _CODES, _SIX = _mask_tables()
-_CHUNK_SHIFT = np.arange(0, 28, 7, dtype=np.uint32)
-_CHUNK_BASE = np.arange(0, 4 * 128, 128, dtype=np.uint32)
 _OPEN_WORDS = np.array([0xFFFFFFFF, 0xFFFFFFFF, 0x3F], dtype=np.uint32)
-# Each bit of the three open words (96 a slot): its point's value, and its
-# point's first half in a mask row read as 225 uint16 (points past 69 are never set).
+# Each bit of the three open words (96 a slot): its point's value, and where
+# its point's six bytes start in a mask row, in halves (points past 69 are never set).
 _BIT_VALUE = np.array([*py.POINT_VALUE, *[0] * (96 - _POINTS)], dtype=np.int64)
 _BIT_HALF = np.array([14 + 3 * min(p, _POINTS - 1) for p in range(96)], dtype=np.int64)
 _TILE_SHIFT = np.arange(_TILES, dtype=np.uint32)
 _ROW_HALVES: Final = NUM_ACTIONS // 2
+
+
+def _eights(mask: Any) -> Any:
+    """The mask buffer read as uint64 words starting at every even byte (they overlap)."""
+    flat = mask.reshape(-1)
+    return np.ndarray((len(flat) // 2 - 3,), dtype=np.uint64, buffer=flat, strides=(2,))
 
 
 def _masks(s: Any, ok: Any, mask: Any) -> None:
@@ -271,7 +287,7 @@ def _masks(s: Any, ok: Any, mask: Any) -> None:
 
     ``s`` is the slots' int32 words. The placements are found from the open
     points alone (a few a slot): each one's six mask bytes are looked up from
-    the tiles to place, 7 at a time, and written as three uint16.
+    the tiles to place, 14 at a time, and written as one (overlapping) uint64.
     """
     n = len(s)
     mask[:] = 0
@@ -291,15 +307,13 @@ def _masks(s: Any, ok: Any, mask: Any) -> None:
     found = np.flatnonzero(np.unpackbits(words.view(np.uint8), bitorder="little").view(bool))
     slot = found // 96
     bit = found - slot * 96
-    chunks = ((tiles[:, None] >> _CHUNK_SHIFT) & 127) + _CHUNK_BASE
-    codes = np.bitwise_or.reduce(np.take(_CODES, chunks), axis=1)
+    codes = np.take(_CODES, tiles & 0x3FFF) | np.take(_CODES, (tiles >> 14 & 0x3FFF) + (1 << 14))
     code = np.take(codes.view(np.uint8), slot * 8 + np.take(_BIT_VALUE, bit))
     six = np.take(_SIX, bit * 128 + code)
-    halves = mask.reshape(-1).view(np.uint16)
-    at = slot * _ROW_HALVES + np.take(_BIT_HALF, bit)
-    halves[at] = six.astype(np.uint16)
-    halves[at + 1] = (six >> np.uint64(16)).astype(np.uint16)
-    halves[at + 2] = (six >> np.uint64(32)).astype(np.uint16)
+    # Each point's six bytes and the next two (0) as one uint64: the points
+    # go in order, so each write's two extra bytes are the next point's first
+    # (written after it) or the draw and the pass (written last).
+    _eights(mask)[slot * _ROW_HALVES + np.take(_BIT_HALF, bit)] = six
     placed = np.zeros(n, dtype=bool)
     placed[slot[six != 0]] = True
     stuck = playing & ~placed
@@ -310,21 +324,39 @@ def _masks(s: Any, ok: Any, mask: Any) -> None:
 
 def _end_round(t: Any, finisher: Any) -> None:
     """Settle the round in every slot of ``t`` (int64 words) and deal the next one."""
-    if len(t) == 0:
-        return
-    players = t[:, py.PLAYERS]
-    hands = t[:, py.HANDS : py.HANDS + 4] & py.HAND_BITS
-    pips = ((hands[:, :, None] & _BIT) != 0).astype(np.float32) @ _PIPS32  # (slots, 4)
-    loss = (pips.astype(np.int64) + 2) // 5 * 5
-    loss[:, 2:] *= players[:, None] > np.array([2, 3])
-    four = players == 4
-    # With four players, seats 0 and 2 are side 0, seats 1 and 3 side 1.
-    loss[four, 0] += loss[four, 2]
-    loss[four, 1] += loss[four, 3]
-    loss[four, 2:] = 0
-    t[:, py.SCORES : py.SCORES + 4] -= loss
+    hands = (t[:, py.HANDS : py.HANDS + 4] & py.HAND_BITS).astype(np.uint32)
+    pips = np.take(_PIPS_OF, hands.view(np.uint8) + _PIPS_BASE).reshape(-1, 4, 4).sum(axis=2)
+    loss = (pips + 2) // 5 * 5
+    # Each seat's loss goes to its side: seats 0 and 2 are side 0 with four players.
+    t[:, py.SCORES : py.SCORES + 4] -= (loss[:, :, None] * _SIDE_SEATS[t[:, py.PLAYERS]]).sum(1)
     t[:, py.ROUND] += 1
     _deal(t, finisher)
+
+
+def _pips_table() -> Any:
+    """At ``k * 256 + b``: the pips of the tiles of byte ``k`` (of four) of a hand holding ``b``."""
+    pips = np.zeros((4, 256), dtype=np.int64)
+    for k in range(4):
+        for b in range(256):
+            pips[k, b] = sum(
+                ALL_TILES[8 * k + j].pips for j in range(8) if b >> j & 1 and 8 * k + j < _TILES
+            )
+    return pips.ravel()
+
+
+_PIPS_OF = _pips_table()
+_PIPS_BASE = np.tile(np.arange(0, 4 * 256, 256), 4)  # the four bytes of each of four hands
+# By number of players: 1 where the seat (row) is on the side (column).
+_SIDE_SEATS = np.array(
+    [
+        [
+            [int(seat < p and (seat % 2 if p == 4 else seat) == side) for side in range(4)]
+            for seat in range(4)
+        ]
+        for p in range(5)
+    ],
+    dtype=np.int64,
+)
 
 
 def _action_tables() -> tuple[Any, Any, Any]:
