@@ -97,8 +97,12 @@ def _put_rng(t: Any, rng: Any) -> None:
     t[:, py.RNG + 1] = (rng >> np.uint64(32)).astype(np.uint32).view(np.int32)
 
 
-def _shuffles(rng: Any) -> tuple[Any, Any]:
-    """Each slot's shuffle of the set (a row of tile indices), and its generator state after it."""
+def _shuffles(rng: Any, players: Any) -> tuple[Any, Any]:
+    """Each slot's shuffle of the set (a row of tile indices), and its generator state after it.
+
+    The first hand is the tiles at positions 0 to its size less one, as a
+    set: the swaps within those positions (the shuffle's last) are left out.
+    """
     # The outputs for positions 27 down to 1 (n = 28 down to 2).
     with np.errstate(over="ignore"):
         states = rng[:, None] + _STEPS * _GAMMA
@@ -107,11 +111,11 @@ def _shuffles(rng: Any) -> tuple[Any, Any]:
     after = states[:, -1].copy()
     orders = []
     start = list(range(_TILES))
-    positions = range(_TILES - 1, 0, -1)
-    for r, row in enumerate((outputs % _SHUFFLE_N).tolist()):
+    rows = (outputs % _SHUFFLE_N).tolist()
+    for r, (row, count) in enumerate(zip(rows, players.tolist(), strict=True)):
         if clean[r]:
             order = start.copy()
-            for i, j in zip(positions, row, strict=True):
+            for i, j in zip(_SWAPPED[count], row, strict=False):
                 order[i], order[j] = order[j], order[i]
         else:  # an output was rejected: the exact, slower route
             dealt, state = shuffled(tuple(start), int(rng[r]))
@@ -119,6 +123,10 @@ def _shuffles(rng: Any) -> tuple[Any, Any]:
             after[r] = np.uint64(state)
         orders.append(order)
     return np.array(orders, dtype=np.int64).reshape(len(rng), _TILES), after
+
+
+#: By number of players, the positions a shuffle swaps that are not in the first hand.
+_SWAPPED = {p: range(_TILES - 1, size - 1, -1) for p, size in ((2, 7), (3, 6), (4, 5))}
 
 
 def _deal_tables() -> tuple[Any, Any, Any, Any]:
@@ -147,8 +155,8 @@ _HAND_FROM, _HAND_TO, _STOCK_FROM, _STOCK_LEFT = _deal_tables()
 def _deal(t: Any, opener: Any) -> None:
     """Deal a new round in every slot of ``t``; ``opener`` is each one's opener (-1: the lot)."""
     m = len(t)
-    order, after = _shuffles(_rng_of(t))
     players = t[:, py.PLAYERS]
+    order, after = _shuffles(_rng_of(t), players)
     # Each hand is a run of the shuffle: a difference of the running sums of its bits.
     sums = np.zeros((m, _TILES + 1), dtype=np.int64)
     np.cumsum(np.take(_BIT, order), axis=1, out=sums[:, 1:])
