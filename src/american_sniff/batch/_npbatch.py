@@ -413,17 +413,17 @@ _ACTION_INFO, _ACTION_OPEN, _DOUBLE_TILE = _action_tables()
 _DOUBLE_TILE32 = _DOUBLE_TILE.astype(np.int32)
 
 
-def _count_tables() -> tuple[Any, Any]:
-    """The end sum's and open values' tables, by byte of the open words.
+def _count_tables() -> tuple[list[Any], list[Any]]:
+    """The end sum's and open values' tables, by 16 bits of the open words.
 
-    Entry ``k * 256 + b`` is for byte ``k`` (of 9) holding ``b``: ``_COUNTS``
-    packs the open points' worth (bits 0-9), their number (10-16) and, where
-    the byte is exactly a double's two line sides, their worth (17-23), so
-    that a slot's nine entries add up; ``_VALUES_OF`` holds the values shown
-    (bit v), to be ORed.
+    The open words, read as five uint16 (the last holds points 64 to 69),
+    index one table each. ``_COUNTS[k]`` packs the open points' worth (bits
+    0-9), their number (10-16) and, for a byte that is exactly a double's two
+    line sides, their worth (17-23): a slot's five entries add up.
+    ``_VALUES_OF[k]`` holds the values shown (bit v), to be ORed.
     """
-    counts = np.zeros((9, 256), dtype=np.int32)
-    values = np.zeros((9, 256), dtype=np.uint8)
+    counts = np.zeros((10, 256), dtype=np.int32)  # by byte (the tenth is past point 79)
+    values = np.zeros((10, 256), dtype=np.uint8)
     for k in range(9):
         for b in range(256):
             points = [8 * k + j for j in range(8) if b >> j & 1 and 8 * k + j < _POINTS]
@@ -434,11 +434,15 @@ def _count_tables() -> tuple[Any, Any]:
             counts[k, b] = worth | len(points) << 10 | lone << 17
             for p in points:
                 values[k, b] |= 1 << py.POINT_VALUE[p]
-    return counts.ravel(), values.ravel()
+    low, high = np.arange(1 << 16) & 0xFF, np.arange(1 << 16) >> 8
+    sizes = [1 << 16] * 4 + [1 << (_POINTS - 64)]
+    return (
+        [(counts[2 * k, low] + counts[2 * k + 1, high])[:size] for k, size in enumerate(sizes)],
+        [(values[2 * k, low] | values[2 * k + 1, high])[:size] for k, size in enumerate(sizes)],
+    )
 
 
 _COUNTS, _VALUES_OF = _count_tables()
-_BYTE_BASE = np.arange(0, 9 * 256, 256, dtype=np.intp)
 _FITTING32 = np.array(py.FITTING, dtype=np.uint32)
 _LOW_WORDS = np.array([0xFFFFFFFF, 0xFFFFFFFF, 0x3F], dtype=np.uint32)
 # Row ``players * 4 + seat``: 1 for each seat on the side of ``seat`` (the
@@ -570,12 +574,15 @@ def step_into(  # noqa: PLR0913, PLR0915, PLR0917 - the C function's six buffers
     branch = (info[:, 4] != 0) & (info[:, 5] == sniff) & (other == 0)
     opened |= changes[:, 6:9] * branch[:, None].view(np.uint8)
     opened &= _LOW_WORDS
-    # The end sum and the open values, by byte of the open points.
-    index = opened.view(np.uint8)[:, :9] + _BYTE_BASE
-    counted = np.take(_COUNTS, index).sum(axis=1, dtype=np.int32)
+    # The end sum and the open values, by 16 bits of the open points.
+    halves = opened.view(np.uint16)
+    counted = np.take(_COUNTS[0], halves[:, 0])
+    values = np.take(_VALUES_OF[0], halves[:, 0])
+    for k in range(1, 5):
+        counted += np.take(_COUNTS[k], halves[:, k])
+        values |= np.take(_VALUES_OF[k], halves[:, k])
     lone = np.where((counted >> 10 & 127) == 2, counted >> 17 & 127, 0)
     end_sum = (counted & 1023) - lone
-    values = np.bitwise_or.reduce(np.take(_VALUES_OF, index), axis=1)
     points = np.where((end_sum % 5 == 0) & place, end_sum, 0)
     seat_row = (players & 7) * 4 + turn
     side = np.take(_SIDE_OF, seat_row)
