@@ -48,7 +48,7 @@ _PLACE_POINT = _ACTION_POINT[_PLACES]
 assert _PLACES.tolist() == list(range(_TILES, _TILES + 6 * len(py.POINT_TILE)))
 assert (_PLACE_POINT.reshape(-1, 6) == np.arange(len(py.POINT_TILE))[:, None]).all()
 _POINT_TILES = _PLACE_TILE.reshape(-1, 6)  # (70, 6): the tiles that may join each point
-_BIT = np.int64(1) << np.arange(_TILES, dtype=np.int64)
+_BIT32 = np.left_shift(1, np.arange(_TILES), dtype=np.int32)
 _SHUFFLE_N = np.arange(_TILES, 1, -1, dtype=np.uint64)  # n = 28, 27, ..., 2
 # Each position's rejection limit, 2**64 - 2**64 % n, held as one less where
 # it is 2**64 itself (n a power of two): an output of 2**64 - 1 there is then
@@ -63,14 +63,13 @@ _LOT_LIMIT = np.array(
 )
 _LOT_ALL = np.array([False, False, True, False, True])
 _STEPS = np.arange(1, _TILES, dtype=np.uint64)
-_SEAT = np.arange(4, dtype=np.int64)
+_SIDES_OF_FOUR = np.array([0, 1, 0, 1])  # each seat's side with four players
 # The words a deal sets to 0.
 _ZEROED = [py.DRAWN_COUNT, py.END_SUM, py.VALUES, py.TABLE, py.OPEN, py.OPEN + 1, py.OPEN + 2]
 _ZEROED.append(py.ROUND_ACTIONS)
 _GAMMA = np.uint64(0x9E3779B97F4A7C15)
 _C1 = np.uint64(0xBF58476D1CE4E5B9)
 _C2 = np.uint64(0x94D049BB133111EB)
-_M32 = np.int64(0xFFFFFFFF)
 _HB = np.uint32(py.HAND_BITS)
 
 
@@ -86,15 +85,14 @@ def _mix(z: Any) -> Any:
 # int64 (a copy; the caller writes it back).
 
 
+# The generator's two words are one aligned uint64 of a row (low word first).
+assert py.RNG % 2 == 0
+assert py.STATE_WORDS % 2 == 0
+
+
 def _rng_of(t: Any) -> Any:
-    """The slots' generator states (uint64) from their two RNG words."""
-    lo = (t[:, py.RNG] & _M32).astype(np.uint64)
-    return lo | ((t[:, py.RNG + 1] & _M32).astype(np.uint64) << np.uint64(32))
-
-
-def _put_rng(t: Any, rng: Any) -> None:
-    t[:, py.RNG] = (rng & np.uint64(0xFFFFFFFF)).astype(np.uint32).view(np.int32)
-    t[:, py.RNG + 1] = (rng >> np.uint64(32)).astype(np.uint32).view(np.int32)
+    """The slots' generator states: their two RNG words read as one uint64 (a view)."""
+    return t.view(np.uint64)[:, py.RNG // 2]
 
 
 def _shuffles(rng: Any, players: Any) -> tuple[Any, Any]:
@@ -109,7 +107,7 @@ def _shuffles(rng: Any, players: Any) -> tuple[Any, Any]:
         outputs = _mix(states)
     clean = np.all(outputs < _SHUFFLE_LIMIT, axis=1)
     after = states[:, -1].copy()
-    orders = []
+    orders: list[int] = []
     start = list(range(_TILES))
     rows = (outputs % _SHUFFLE_N).tolist()
     for r, (row, count) in enumerate(zip(rows, players.tolist(), strict=True)):
@@ -121,8 +119,8 @@ def _shuffles(rng: Any, players: Any) -> tuple[Any, Any]:
             dealt, state = shuffled(tuple(start), int(rng[r]))
             order = list(dealt)
             after[r] = np.uint64(state)
-        orders.append(order)
-    return np.array(orders, dtype=np.int64).reshape(len(rng), _TILES), after
+        orders += order
+    return np.array(orders, dtype=np.int32).reshape(len(rng), _TILES), after
 
 
 #: By number of players, the positions a shuffle swaps that are not in the first hand.
@@ -153,19 +151,23 @@ _HAND_FROM, _HAND_TO, _STOCK_FROM, _STOCK_LEFT = _deal_tables()
 
 
 def _deal(t: Any, opener: Any) -> None:
-    """Deal a new round in every slot of ``t``; ``opener`` is each one's opener (-1: the lot)."""
+    """Deal a new round in every slot of ``t`` (int32 words, one C-contiguous row a slot).
+
+    ``opener`` is each slot's opener (-1: the lot).
+    """
     m = len(t)
     players = t[:, py.PLAYERS]
     order, after = _shuffles(_rng_of(t), players)
+    rows = np.arange(0, m * (_TILES + 1), _TILES + 1)[:, None]
     # Each hand is a run of the shuffle: a difference of the running sums of its bits.
-    sums = np.zeros((m, _TILES + 1), dtype=np.int64)
-    np.cumsum(np.take(_BIT, order), axis=1, out=sums[:, 1:])
-    hands = np.take_along_axis(sums, _HAND_TO[players], 1)
-    hands -= np.take_along_axis(sums, _HAND_FROM[players], 1)
+    sums = np.zeros((m, _TILES + 1), dtype=np.int32)
+    np.cumsum(np.take(_BIT32, order), axis=1, out=sums[:, 1:])
+    flat = sums.reshape(-1)
+    hands = np.take(flat, rows + _HAND_TO[players]) - np.take(flat, rows + _HAND_FROM[players])
     t[:, py.HANDS : py.HANDS + 4] = hands
-    padded = np.zeros((m, _TILES + 1), dtype=np.int64)
+    padded = np.zeros((m, _TILES + 1), dtype=np.int32)
     padded[:, :_TILES] = order
-    t[:, py.STOCK : py.STOCK + 14] = np.take_along_axis(padded, _STOCK_FROM[players], 1)
+    t[:, py.STOCK : py.STOCK + 14] = np.take(padded.reshape(-1), rows + _STOCK_FROM[players])
     t[:, py.STOCK_SIZE] = np.take(_STOCK_LEFT, players)
     # The lot: the next output, below(players), for the slots that draw it.
     lot = opener < 0
@@ -174,7 +176,7 @@ def _deal(t: Any, opener: Any) -> None:
         state = after + _GAMMA
         z = _mix(state)
     accepted = (z < _LOT_LIMIT[players]) | _LOT_ALL[players]
-    opener = np.where(lot, (z % count).astype(np.int64), opener)
+    opener = np.where(lot, z % count, opener)
     after = np.where(lot, state, after)
     pending = lot & ~accepted  # rejected (three players, a chance below 2**-62): draw again
     while pending.any():
@@ -182,9 +184,9 @@ def _deal(t: Any, opener: Any) -> None:
             after = np.where(pending, after + _GAMMA, after)
             z = _mix(after)
         accepted = pending & ((z < _LOT_LIMIT[players]) | _LOT_ALL[players])
-        opener = np.where(accepted, (z % count).astype(np.int64), opener)
+        opener = np.where(accepted, z % count, opener)
         pending &= ~accepted
-    _put_rng(t, after)
+    _rng_of(t)[:] = after
     t[:, py.TURN] = opener
     t[:, py.DRAWN] = -1
     t[:, _ZEROED] = 0
@@ -331,8 +333,8 @@ def _masks(s: Any, ok: Any, mask: Any) -> None:
 
 
 def _end_round(t: Any, finisher: Any) -> None:
-    """Settle the round in every slot of ``t`` (int64 words) and deal the next one."""
-    hands = (t[:, py.HANDS : py.HANDS + 4] & py.HAND_BITS).astype(np.uint32)
+    """Settle the round in every slot of ``t`` (int32 words, as :func:`_deal`) and deal the next."""
+    hands = t[:, py.HANDS : py.HANDS + 4] & py.HAND_BITS
     pips = np.take(_PIPS_OF, hands.view(np.uint8) + _PIPS_BASE).reshape(-1, 4, 4).sum(axis=2)
     loss = (pips + 2) // 5 * 5
     # Each seat's loss goes to its side: seats 0 and 2 are side 0 with four players.
@@ -363,7 +365,7 @@ _SIDE_SEATS = np.array(
         ]
         for p in range(5)
     ],
-    dtype=np.int64,
+    dtype=np.int32,
 )
 
 
@@ -483,13 +485,13 @@ def reset_into(state: object, seeds: object, players: int, mask: object) -> None
     s, n = _arrays(state)
     seed = np.frombuffer(py.buffer_view(seeds, "seeds", n, "Q", False), dtype=np.uint64)
     flags = _flags(mask, "mask", n, NUM_ACTIONS)
-    t = np.zeros((n, py.STATE_WORDS), dtype=np.int64)
+    t = np.zeros((n, py.STATE_WORDS), dtype=np.int32)
     t[:, py.PLAYERS] = players
     t[:, py.ROUND] = 1
     t[:, py.WINNER] = -1
-    _put_rng(t, seed)
+    _rng_of(t)[:] = seed
     t[:, py.SEED : py.SEED + 2] = t[:, py.RNG : py.RNG + 2]
-    _deal(t, np.full(n, -1, dtype=np.int64))
+    _deal(t, np.full(n, -1))
     s[:] = t
     _masks(s, np.ones(n, dtype=bool), flags)
 
@@ -625,14 +627,14 @@ def step_into(  # noqa: PLR0913, PLR0915, PLR0917 - the C function's six buffers
     ending = (out | blocked) | blocked_draw
     if ending.any():
         end = np.flatnonzero(ending)
-        part = s[end].astype(np.int64)
+        part = s[end]
         before = part[:, py.SCORES : py.SCORES + 4].copy()
         _end_round(part, np.where(out[end], turn[end], -1))
         s[end] = part
+        # Each seat's reward is its side's change (sides 2 and 3 never change with
+        # four players, nor do the sides past the last seat).
         change = part[:, py.SCORES : py.SCORES + 4] - before
-        sides = np.take(_SIDE_OF, (players[end, None] & 7) * 4 + _SEAT)
-        gained = np.take_along_axis(change, sides, axis=1)
-        reward[end] += np.where(players[end, None] > _SEAT, gained, 0)
+        reward[end] += np.where(players[end, None] == 4, change[:, _SIDES_OF_FOUR], change)
     gains.reshape(n, 4)[:] = reward
     codes[:] = error
     over[:] = (error != py.BAD_STATE) & (winner >= 0)
