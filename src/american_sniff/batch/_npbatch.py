@@ -22,6 +22,7 @@ when numpy is installed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final
 
 import numpy as np
@@ -105,26 +106,41 @@ def _shuffles(rng: Any, players: Any) -> tuple[Any, Any]:
     with np.errstate(over="ignore"):
         states = rng[:, None] + _STEPS * _GAMMA
         outputs = _mix(states)
-    clean = np.all(outputs < _SHUFFLE_LIMIT, axis=1)
+    clean = np.all(outputs < _SHUFFLE_LIMIT, axis=1).tolist()
     after = states[:, -1].copy()
     orders: list[int] = []
     start = list(range(_TILES))
-    rows = (outputs % _SHUFFLE_N).tolist()
-    for r, (row, count) in enumerate(zip(rows, players.tolist(), strict=True)):
+    picks = (outputs % _SHUFFLE_N).tolist()
+    for r, (row, count) in enumerate(zip(picks, players.tolist(), strict=True)):
         if clean[r]:
             order = start.copy()
-            for i, j in zip(_SWAPPED[count], row, strict=False):
-                order[i], order[j] = order[j], order[i]
+            _SWAPS[count](order, *row)
         else:  # an output was rejected: the exact, slower route
             dealt, state = shuffled(tuple(start), int(rng[r]))
             order = list(dealt)
             after[r] = np.uint64(state)
         orders += order
-    return np.array(orders, dtype=np.int32).reshape(len(rng), _TILES), after
+    return np.frombuffer(bytes(orders), dtype=np.uint8).reshape(len(rng), _TILES), after
 
 
-#: By number of players, the positions a shuffle swaps that are not in the first hand.
-_SWAPPED = {p: range(_TILES - 1, size - 1, -1) for p, size in ((2, 7), (3, 6), (4, 5))}
+def _swaps(size: int) -> Callable[..., None]:
+    """The swaps of a shuffle at positions 27 down to ``size``, as one straight run of code.
+
+    ``swaps(order, j27, j26, ..., j1)`` swaps ``order[i]`` and ``order[ji]``
+    for ``i`` from 27 down to ``size`` (a loop over the picks takes half as
+    long again: a deal shuffles a few dozen slots a step, one by one).
+    """
+    positions = range(_TILES - 1, size - 1, -1)
+    picks = ", ".join(f"j{i}" for i in positions)
+    body = "".join(f"    order[{i}], order[j{i}] = order[j{i}], order[{i}]\n" for i in positions)
+    namespace: dict[str, Any] = {}
+    exec(f"def swaps(order, {picks}, *_):\n{body}", namespace)  # only numbers in it
+    swaps: Callable[..., None] = namespace["swaps"]
+    return swaps
+
+
+#: By number of players, the swaps of a shuffle that are not within the first hand.
+_SWAPS = {players: _swaps(size) for players, size in ((2, 7), (3, 6), (4, 5))}
 
 
 def _deal_tables() -> tuple[Any, Any, Any, Any]:
@@ -204,11 +220,10 @@ _CHECKED = np.array(
     ],
     dtype=np.intp,
 )
-_ALL_16: Final = np.uint64(0x0101010101010101)
 
 
 def _bounds() -> Any:
-    """The checked words' bounds by ``players & 7``: 16 lowest, then 16 highest - lowest (uint32).
+    """The checked words' bounds by ``players & 7`` (a column): 16 lowest, then 16 highest - lowest.
 
     A word ``x`` is in ``[lo, hi]`` exactly when ``x - lo``, as uint32, is at
     most ``hi - lo``: one comparison a word. Rows 2 to 4 hold
@@ -235,19 +250,30 @@ def _bounds() -> Any:
         for word, (lo, hi) in row.items():
             low[players, word], span[players, word] = lo, hi - lo
     both = np.concatenate([low[:, _CHECKED], span[:, _CHECKED]], axis=1)
-    return (both & 0xFFFFFFFF).astype(np.uint32)
+    return np.ascontiguousarray((both & 0xFFFFFFFF).astype(np.uint32).T)
 
 
 _BOUNDS = _bounds()
 
 
-def _state_ok(s: Any) -> Any:
-    """Whether each slot's words are a state that reset or step can make (the C kernel's test)."""
-    bounds = np.take(_BOUNDS, s[:, py.PLAYERS] & 7, axis=0)
-    words = np.take(s.view(np.uint32), _CHECKED, axis=1)
-    words -= bounds[:, :16]
-    inside = (words <= bounds[:, 16:]).view(np.uint64)  # 16 flags: two words of 8 bytes
-    return (inside[:, 0] & inside[:, 1]) == _ALL_16
+def _state_ok(w: Any) -> Any:
+    """Whether each slot's words are a state that reset or step can make (the C kernel's test).
+
+    ``w`` is the slots' words as :func:`_columns` gives them.
+    """
+    bounds = np.take(_BOUNDS, w[py.PLAYERS] & 7, axis=1)
+    words = w.view(np.uint32)[_CHECKED]
+    words -= bounds[:16]
+    return np.logical_and.reduce(words <= bounds[16:], axis=0)
+
+
+#: How many of a slot's words :func:`_columns` copies: all but the stock (and the spare words).
+_WORKED: Final = py.STOCK
+
+
+def _columns(s: Any) -> Any:
+    """The first :data:`_WORKED` words of the slots (``s``, one row a slot), one row a word."""
+    return np.ascontiguousarray(s[:, :_WORKED].T)
 
 
 def _mask_tables() -> tuple[Any, Any]:
@@ -277,7 +303,6 @@ def _mask_tables() -> tuple[Any, Any]:
 
 
 _CODES, _SIX = _mask_tables()
-_OPEN_WORDS = np.array([0xFFFFFFFF, 0xFFFFFFFF, 0x3F], dtype=np.uint32)
 # Each bit of the three open words (96 a slot): its point's value, and where
 # its point's six bytes start in a mask row, in halves (points past 69 are never set).
 _BIT_VALUE = np.array([*py.POINT_VALUE, *[0] * (96 - _POINTS)], dtype=np.int64)
@@ -292,28 +317,27 @@ def _eights(mask: Any) -> Any:
     return np.ndarray((len(flat) // 2 - 3,), dtype=np.uint64, buffer=flat, strides=(2,))
 
 
-def _masks(s: Any, ok: Any, mask: Any) -> None:
+def _masks(w: Any, ok: Any, mask: Any) -> None:
     """Write the legal masks of the slots into ``mask`` (all 0 where ``ok`` is false or over).
 
-    ``s`` is the slots' int32 words. The placements are found from the open
-    points alone (a few a slot): each one's six mask bytes are looked up from
-    the tiles to place, 14 at a time, and written as one (overlapping) uint64.
+    ``w`` is the slots' words as :func:`_columns` gives them. The placements
+    are found from the open points alone (a few a slot): each one's six mask
+    bytes are looked up from the tiles to place, 14 at a time, and written as
+    one (overlapping) uint64.
     """
-    n = len(s)
+    n = w.shape[1]
     mask[:] = 0
-    u = s.view(np.uint32)
-    live = ok & (s[:, py.WINNER] < 0)
-    turn = s[:, py.TURN] & 3
-    hand = np.take(u.reshape(-1), np.arange(py.HANDS, n * py.STATE_WORDS, py.STATE_WORDS) + turn)
-    drawn = s[:, py.DRAWN]
+    wu = w.view(np.uint32)
+    live = ok & (w[py.WINNER] < 0)
+    hand = np.take(wu.reshape(-1), (py.HANDS + (w[py.TURN] & 3)) * n + np.arange(n))
+    drawn = w[py.DRAWN]
     tiles = np.where(drawn >= 0, np.uint32(1) << (drawn & 31).view(np.uint32), hand & _HB)
-    empty = (u[:, py.TABLE] & _HB) == 0
+    empty = (wu[py.TABLE] & _HB) == 0
     playing = live & ~empty
     opening = np.flatnonzero(live & empty)
     if len(opening):
         mask[opening, :_TILES] = (tiles[opening, None] >> _TILE_SHIFT) & 1
-    words = u[:, py.OPEN : py.OPEN + 3] & _OPEN_WORDS
-    words *= playing[:, None]
+    words = np.ascontiguousarray(((wu[py.OPEN : py.OPEN + 3] & _LOW_WORDS) * playing).T)
     found = np.flatnonzero(np.unpackbits(words.view(np.uint8), bitorder="little").view(bool))
     slot = found // 96
     bit = found - slot * 96
@@ -327,7 +351,7 @@ def _masks(s: Any, ok: Any, mask: Any) -> None:
     placed = np.zeros(n, dtype=bool)
     placed[slot[six != 0]] = True
     stuck = playing & ~placed
-    stock_left = s[:, py.STOCK_SIZE] > s[:, py.DRAWN_COUNT]
+    stock_left = w[py.STOCK_SIZE] > w[py.DRAWN_COUNT]
     mask[:, DRAW_ACTION] = stuck & stock_left
     mask[:, PASS_ACTION] = stuck & ~stock_left
 
@@ -408,7 +432,9 @@ def _action_tables() -> tuple[Any, Any, Any]:
             base = py.FIRST_POINT[py.POINT_TILE[at]]
             put(words[a, 2], base + 2)
             put(words[a, 2], base + 3)
-    return info.astype(np.int32), words.reshape(NUM_ACTIONS, 9).astype(np.uint32), double
+    keep_set_branch = words.reshape(NUM_ACTIONS, 9)
+    keep_set_branch[:, :3] ^= np.uint64(0xFFFFFFFF)  # the bits kept, rather than cleared
+    return info.T.astype(np.int32), keep_set_branch.T.astype(np.uint32), double
 
 
 _ACTION_INFO, _ACTION_OPEN, _DOUBLE_TILE = _action_tables()
@@ -446,7 +472,7 @@ def _count_tables() -> tuple[list[Any], list[Any]]:
 
 _COUNTS, _VALUES_OF = _count_tables()
 _FITTING32 = np.array(py.FITTING, dtype=np.uint32)
-_LOW_WORDS = np.array([0xFFFFFFFF, 0xFFFFFFFF, 0x3F], dtype=np.uint32)
+_LOW_WORDS = np.array([[0xFFFFFFFF], [0xFFFFFFFF], [0x3F]], dtype=np.uint32)
 # Row ``players * 4 + seat``: 1 for each seat on the side of ``seat`` (the
 # seats that share its points), 0 past the last seat; rows 0 to 7 and 20 up
 # (no such number of players) are 0.
@@ -493,7 +519,7 @@ def reset_into(state: object, seeds: object, players: int, mask: object) -> None
     t[:, py.SEED : py.SEED + 2] = t[:, py.RNG : py.RNG + 2]
     _deal(t, np.full(n, -1))
     s[:] = t
-    _masks(s, np.ones(n, dtype=bool), flags)
+    _masks(_columns(s), np.ones(n, dtype=bool), flags)
 
 
 def step_into(  # noqa: PLR0913, PLR0915, PLR0917 - the C function's six buffers, its steps
@@ -501,10 +527,12 @@ def step_into(  # noqa: PLR0913, PLR0915, PLR0917 - the C function's six buffers
 ) -> int:
     """Step every slot in place by its action; return how many refused theirs.
 
-    Every rule is worked out for every slot at once, and each word written
-    where the slot's action calls for it: a placement or a draw that does not
-    end the round (nearly every step) is a fixed set of column operations.
-    The slots whose round ends are then settled and dealt on their own.
+    Every rule is worked out for every slot at once, on the slots' first
+    words copied to one contiguous row a word (:func:`_columns`), and each
+    word changed where the slot's action calls for it: a placement or a draw
+    that does not end the round (nearly every step) is a fixed set of row
+    operations. The slots whose round ends are then settled and dealt on
+    their own.
     """
     s, n = _arrays(state)
     chosen_view = py.buffer_view(actions, "actions", n, "qi", False)
@@ -514,31 +542,32 @@ def step_into(  # noqa: PLR0913, PLR0915, PLR0917 - the C function's six buffers
     gains = np.frombuffer(py.buffer_view(rewards, "rewards", n * 4, "i", True), dtype=np.int32)
     over = np.frombuffer(py.buffer_view(done, "done", n, "B", True), dtype=np.uint8)
     codes = np.frombuffer(py.buffer_view(errors, "errors", n, "B", True), dtype=np.uint8)
-    u = s.view(np.uint32)
-    words = s.reshape(-1)
-    rows = np.arange(0, n * STATE_WORDS, STATE_WORDS)
+    w = _columns(s)
+    wu = w.view(np.uint32)
+    flat = w.reshape(-1)
+    slot = np.arange(n)
     # Who may move, and whether the action is legal (read as the C kernel's is_legal).
-    ok = _state_ok(s)
-    winner = s[:, py.WINNER]
+    ok = _state_ok(w)
+    winner = w[py.WINNER]
     in_range = chosen < NUM_ACTIONS  # unsigned: a negative action is out of range too
     action = np.minimum(chosen, NUM_ACTIONS - 1).astype(np.intp)
-    info = np.take(_ACTION_INFO, action, axis=0)
-    kind = info[:, 0]
-    bit = info[:, 1].view(np.uint32)
-    players = s[:, py.PLAYERS]
-    turn = s[:, py.TURN] & 3
-    hand_at = rows + py.HANDS + turn
-    hand_word = np.take(words, hand_at)
-    hand = hand_word.view(np.uint32) & _HB
-    drawn = s[:, py.DRAWN]
+    info = np.take(_ACTION_INFO, action, axis=1)
+    kind = info[0]
+    bit = info[1].view(np.uint32)
+    players = w[py.PLAYERS]
+    turn = w[py.TURN] & 3
+    hand_at = (py.HANDS + turn) * n + slot
+    hand_word = np.take(wu.reshape(-1), hand_at)
+    hand = hand_word & _HB
+    drawn = w[py.DRAWN]
     tiles = np.where(drawn >= 0, np.uint32(1) << (drawn & 31).view(np.uint32), hand)
-    table = u[:, py.TABLE] & _HB
+    table = wu[py.TABLE] & _HB
     empty = table == 0
-    count = s[:, py.DRAWN_COUNT]
-    size = s[:, py.STOCK_SIZE]
-    fitting = np.take(_FITTING32, s[:, py.VALUES] & 0x7F)
+    count = w[py.DRAWN_COUNT]
+    size = w[py.STOCK_SIZE]
+    fitting = np.take(_FITTING32, w[py.VALUES] & 0x7F)
     stuck = ~empty & ((fitting & tiles) == 0)
-    point_open = (np.take(u.reshape(-1), rows + py.OPEN + info[:, 2]) >> info[:, 3]) & 1
+    point_open = (np.take(wu.reshape(-1), (py.OPEN + info[2]) * n + slot) >> info[3]) & 1
     held = (tiles & bit) != 0
     placing = kind <= 1
     legal = np.where(
@@ -547,7 +576,7 @@ def step_into(  # noqa: PLR0913, PLR0915, PLR0917 - the C function's six buffers
         stuck & ((size > count) == (kind == 2)),  # the draw while stock is left, else the pass
     )
     legal &= ok & (winner < 0) & in_range
-    draw_tile = np.take(words, rows + py.STOCK + (count & 15))
+    draw_tile = np.take(s.reshape(-1), slot * STATE_WORDS + py.STOCK + (count & 15))
     broken = legal & (kind == 2) & (draw_tile.view(np.uint32) >= _TILES)  # no tile there
     error = np.where(
         ok,
@@ -568,28 +597,27 @@ def step_into(  # noqa: PLR0913, PLR0915, PLR0917 - the C function's six buffers
     # A placement: the hand, the table, the open points (and the Sniff's branches).
     placed_hand = hand & ~bit
     placed_table = table | bit
-    old_open = u[:, py.OPEN : py.OPEN + 3]
-    changes = np.take(_ACTION_OPEN, action, axis=0)
-    opened = (old_open & ~changes[:, 0:3]) | changes[:, 3:6]
-    other = (np.take(opened.reshape(-1), np.arange(0, 3 * n, 3) + info[:, 6]) >> info[:, 7]) & 1
-    sniff = s[:, py.SNIFF]
-    branch = (info[:, 4] != 0) & (info[:, 5] == sniff) & (other == 0)
-    opened |= changes[:, 6:9] * branch[:, None].view(np.uint8)
+    changes = np.take(_ACTION_OPEN, action, axis=1)
+    opened = (wu[py.OPEN : py.OPEN + 3] & changes[0:3]) | changes[3:6]
+    other = (np.take(opened.reshape(-1), info[6] * n + slot) >> info[7]) & 1
+    sniff = w[py.SNIFF]
+    branch = (info[4] != 0) & (info[5] == sniff) & (other == 0)
+    opened |= changes[6:9] * branch
     opened &= _LOW_WORDS
     # The end sum and the open values, by 16 bits of the open points.
-    halves = opened.view(np.uint16)
-    counted = np.take(_COUNTS[0], halves[:, 0])
-    values = np.take(_VALUES_OF[0], halves[:, 0])
+    halves = opened.view(np.uint16).reshape(3, n, 2)
+    counted = np.take(_COUNTS[0], halves[0, :, 0])
+    values = np.take(_VALUES_OF[0], halves[0, :, 0])
     for k in range(1, 5):
-        counted += np.take(_COUNTS[k], halves[:, k])
-        values |= np.take(_VALUES_OF[k], halves[:, k])
+        counted += np.take(_COUNTS[k], halves[k // 2, :, k % 2])
+        values |= np.take(_VALUES_OF[k], halves[k // 2, :, k % 2])
     lone = np.where((counted >> 10 & 127) == 2, counted >> 17 & 127, 0)
     end_sum = (counted & 1023) - lone
     points = np.where((end_sum % 5 == 0) & place, end_sum, 0)
     seat_row = (players & 7) * 4 + turn
     side = np.take(_SIDE_OF, seat_row)
-    score_at = rows + py.SCORES + side
-    score = np.take(words, score_at) + points
+    score_at = (py.SCORES + side) * n + slot
+    score = np.take(flat, score_at) + points
     won = (points > 0) & (score >= np.where(players == 2, 250, 200))
     going = place & ~won
     out = going & (placed_hand == 0)
@@ -601,28 +629,24 @@ def step_into(  # noqa: PLR0913, PLR0915, PLR0917 - the C function's six buffers
     fits = (fitting & draw_bit) != 0
     blocked_draw = drawing & ~fits & (size == count + 1) & ((fitting & ~table & _HB) == 0)
     # The words.
-    s[:, py.ACTIONS] += go
-    s[:, py.ROUND_ACTIONS] += go
-    np.put(
-        words,
-        hand_at,
-        np.where(
-            place, placed_hand, np.where(drawing, hand | draw_bit, hand_word.view(np.uint32))
-        ).view(np.int32),
-    )
-    np.copyto(u[:, py.TABLE], placed_table, where=place)
-    np.copyto(s[:, py.DRAWN], np.where(place | ~fits, -1, draw_tile), where=place | drawing)
-    s[:, py.DRAWN_COUNT] = count + drawing
-    np.copyto(old_open, opened, where=place[:, None])
+    w[py.ACTIONS] += go
+    w[py.ROUND_ACTIONS] += go
+    hand_word = np.where(place, placed_hand, np.where(drawing, hand | draw_bit, hand_word))
+    np.put(wu.reshape(-1), hand_at, hand_word)
+    np.copyto(wu[py.TABLE], placed_table, where=place)
+    np.copyto(drawn, np.where(place | ~fits, -1, draw_tile), where=place | drawing)
+    count += drawing
+    np.copyto(wu[py.OPEN : py.OPEN + 3], opened, where=place)
     double = np.take(_DOUBLE_TILE32, action)
-    np.copyto(s[:, py.SNIFF], double, where=place & (sniff < 0) & (double >= 0))
-    np.copyto(s[:, py.END_SUM], end_sum, where=place)
-    np.copyto(s[:, py.VALUES], values, where=place)
-    np.put(words, score_at, score)
+    np.copyto(sniff, double, where=place & (sniff < 0) & (double >= 0))
+    np.copyto(w[py.END_SUM], end_sum, where=place)
+    np.copyto(w[py.VALUES], values, where=place)
+    np.put(flat, score_at, score)
     np.copyto(winner, side, where=won)
     advance = (go & (kind == 3)) | (going & ~out & ~blocked)
-    following = s[:, py.TURN] + 1
-    np.copyto(s[:, py.TURN], np.where(following == players, 0, following), where=advance)
+    following = w[py.TURN] + 1
+    np.copyto(w[py.TURN], np.where(following == players, 0, following), where=advance)
+    s[:, :_WORKED] = w.T
     reward = np.take(_SAME_SIDE, seat_row, axis=0) * points[:, None]
     ending = (out | blocked) | blocked_draw
     if ending.any():
@@ -631,6 +655,7 @@ def step_into(  # noqa: PLR0913, PLR0915, PLR0917 - the C function's six buffers
         before = part[:, py.SCORES : py.SCORES + 4].copy()
         _end_round(part, np.where(out[end], turn[end], -1))
         s[end] = part
+        w[:, end] = part[:, :_WORKED].T
         # Each seat's reward is its side's change (sides 2 and 3 never change with
         # four players, nor do the sides past the last seat).
         change = part[:, py.SCORES : py.SCORES + 4] - before
@@ -638,11 +663,12 @@ def step_into(  # noqa: PLR0913, PLR0915, PLR0917 - the C function's six buffers
     gains.reshape(n, 4)[:] = reward
     codes[:] = error
     over[:] = (error != py.BAD_STATE) & (winner >= 0)
-    _masks(s, ok & (error != py.BAD_STATE), flags)
+    _masks(w, ok & (error != py.BAD_STATE), flags)
     return int(np.count_nonzero(error))
 
 
 def mask_into(state: object, mask: object) -> None:
     """Write every slot's legal mask."""
     s, n = _arrays(state)
-    _masks(s, _state_ok(s), _flags(mask, "mask", n, NUM_ACTIONS))
+    w = _columns(s)
+    _masks(w, _state_ok(w), _flags(mask, "mask", n, NUM_ACTIONS))
