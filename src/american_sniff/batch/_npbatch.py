@@ -106,7 +106,8 @@ def _shuffles(rng: Any, players: Any) -> tuple[Any, Any]:
     with np.errstate(over="ignore"):
         states = rng[:, None] + _STEPS * _GAMMA
         outputs = _mix(states)
-    clean = np.all(outputs < _SHUFFLE_LIMIT, axis=1).tolist()
+    rejected = outputs >= _SHUFFLE_LIMIT
+    clean = np.all(~rejected, axis=1).tolist() if rejected.any() else [True] * len(rng)
     after = states[:, -1].copy()
     orders: list[int] = []
     start = list(range(_TILES))
@@ -261,7 +262,11 @@ def _state_ok(w: Any) -> Any:
 
     ``w`` is the slots' words as :func:`_columns` gives them.
     """
-    bounds = np.take(_BOUNDS, w[py.PLAYERS] & 7, axis=1)
+    players = w[py.PLAYERS]
+    if len(players) and (players == players[0]).all():  # the usual batch: one bound for all
+        bounds = _BOUNDS[:, players[0] & 7, None]
+    else:
+        bounds = np.take(_BOUNDS, players & 7, axis=1)
     words = w.view(np.uint32)[_CHECKED]
     words -= bounds[:16]
     return np.logical_and.reduce(words <= bounds[16:], axis=0)
@@ -269,6 +274,18 @@ def _state_ok(w: Any) -> Any:
 
 #: How many of a slot's words :func:`_columns` copies: all but the stock (and the spare words).
 _WORKED: Final = py.STOCK
+
+
+#: The words a step changes (but at the end of a round).
+_STEPPED: Final = (
+    py.TURN,
+    py.WINNER,
+    py.DRAWN,
+    py.DRAWN_COUNT,
+    *range(py.END_SUM, py.SCORES + 4),
+    py.ACTIONS,
+    py.ROUND_ACTIONS,
+)
 
 
 def _columns(s: Any) -> Any:
@@ -470,7 +487,11 @@ def _count_tables() -> tuple[list[Any], list[Any]]:
     )
 
 
-_COUNTS, _VALUES_OF = _count_tables()
+_COUNT_CHUNKS, _VALUE_CHUNKS = _count_tables()
+_COUNTS = np.concatenate(_COUNT_CHUNKS)
+_VALUES_OF = np.concatenate(_VALUE_CHUNKS)
+# Where each chunk's table starts in _COUNTS and _VALUES_OF.
+_CHUNK_BASE = np.cumsum([0] + [len(c) for c in _COUNT_CHUNKS[:-1]]).astype(np.intp)[:, None]
 _FITTING32 = np.array(py.FITTING, dtype=np.uint32)
 _LOW_WORDS = np.array([[0xFFFFFFFF], [0xFFFFFFFF], [0x3F]], dtype=np.uint32)
 # Row ``players * 4 + seat``: 1 for each seat on the side of ``seat`` (the
@@ -605,12 +626,10 @@ def step_into(  # noqa: PLR0913, PLR0915, PLR0917 - the C function's six buffers
     opened |= changes[6:9] * branch
     opened &= _LOW_WORDS
     # The end sum and the open values, by 16 bits of the open points.
-    halves = opened.view(np.uint16).reshape(3, n, 2)
-    counted = np.take(_COUNTS[0], halves[0, :, 0])
-    values = np.take(_VALUES_OF[0], halves[0, :, 0])
-    for k in range(1, 5):
-        counted += np.take(_COUNTS[k], halves[k // 2, :, k % 2])
-        values |= np.take(_VALUES_OF[k], halves[k // 2, :, k % 2])
+    index = opened.view(np.uint16).reshape(3, n, 2).transpose(0, 2, 1).reshape(6, n)[:5]
+    index = index + _CHUNK_BASE
+    counted = np.take(_COUNTS, index).sum(axis=0, dtype=np.int32)
+    values = np.bitwise_or.reduce(np.take(_VALUES_OF, index), axis=0)
     lone = np.where((counted >> 10 & 127) == 2, counted >> 17 & 127, 0)
     end_sum = (counted & 1023) - lone
     points = np.where((end_sum % 5 == 0) & place, end_sum, 0)
@@ -646,7 +665,8 @@ def step_into(  # noqa: PLR0913, PLR0915, PLR0917 - the C function's six buffers
     advance = (go & (kind == 3)) | (going & ~out & ~blocked)
     following = w[py.TURN] + 1
     np.copyto(w[py.TURN], np.where(following == players, 0, following), where=advance)
-    s[:, :_WORKED] = w.T
+    for word in _STEPPED:  # one column at a time: a transposed copy of them all is slower
+        np.copyto(s[:, word], w[word])
     reward = np.take(_SAME_SIDE, seat_row, axis=0) * points[:, None]
     ending = (out | blocked) | blocked_draw
     if ending.any():
