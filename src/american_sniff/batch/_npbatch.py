@@ -63,7 +63,7 @@ _LOT_LIMIT = np.array(
     [0, 0, *(min((1 << 64) - (1 << 64) % n, MASK64) for n in (2, 3, 4))], np.uint64
 )
 _LOT_ALL = np.array([False, False, True, False, True])
-_STEPS = np.arange(1, _TILES, dtype=np.uint64)
+_STEPS = np.arange(1, _TILES + 1, dtype=np.uint64)
 _SIDES_OF_FOUR = np.array([0, 1, 0, 1])  # each seat's side with four players
 # The words a deal sets to 0.
 _ZEROED = [py.DRAWN_COUNT, py.END_SUM, py.VALUES, py.TABLE, py.OPEN, py.OPEN + 1, py.OPEN + 2]
@@ -96,52 +96,69 @@ def _rng_of(t: Any) -> Any:
     return t.view(np.uint64)[:, py.RNG // 2]
 
 
-def _shuffles(rng: Any, players: Any) -> tuple[Any, Any]:
-    """Each slot's shuffle of the set (a row of tile indices), and its generator state after it.
+def _shuffles(rng: Any, players: Any) -> tuple[Any, Any, Any]:
+    """Each slot's shuffle of the set, its generator state after it, and the next output.
 
-    The first hand is the tiles at positions 0 to its size less one, as a
-    set: the swaps within those positions (the shuffle's last) are left out.
+    The shuffle is a row of tile indices; the next output is the lot's. The
+    first hand is the tiles at positions 0 to its size less one, as a set:
+    the swaps within those positions (the shuffle's last) are left out.
     """
-    # The outputs for positions 27 down to 1 (n = 28 down to 2).
+    # The outputs for positions 27 down to 1 (n = 28 down to 2), then the next.
     with np.errstate(over="ignore"):
         states = rng[:, None] + _STEPS * _GAMMA
         outputs = _mix(states)
-    rejected = outputs >= _SHUFFLE_LIMIT
-    clean = np.all(~rejected, axis=1).tolist() if rejected.any() else [True] * len(rng)
-    after = states[:, -1].copy()
+    after = states[:, -2].copy()
+    following = outputs[:, -1].copy()
     orders: list[int] = []
-    start = list(range(_TILES))
-    picks = (outputs % _SHUFFLE_N).tolist()
-    for r, (row, count) in enumerate(zip(picks, players.tolist(), strict=True)):
-        if clean[r]:
-            order = start.copy()
-            _SWAPS[count](order, *row)
-        else:  # an output was rejected: the exact, slower route
-            dealt, state = shuffled(tuple(start), int(rng[r]))
-            order = list(dealt)
+    sizes = np.take(_HAND_SIZE, players).tolist()
+    _shuffle_all((outputs[:, :-1] % _SHUFFLE_N).tolist(), sizes, list(range(_TILES)), orders)
+    rejected = outputs[:, :-1] >= _SHUFFLE_LIMIT
+    if rejected.any():  # an output was rejected: those slots are dealt by the exact route
+        for r in np.flatnonzero(rejected.any(axis=1)).tolist():
+            dealt, state = shuffled(tuple(range(_TILES)), int(rng[r]))
+            orders[r * _TILES : (r + 1) * _TILES] = dealt
             after[r] = np.uint64(state)
-        orders += order
-    return np.frombuffer(bytes(orders), dtype=np.uint8).reshape(len(rng), _TILES), after
+            with np.errstate(over="ignore"):
+                following[r] = _mix(after[r] + _GAMMA)
+    return np.frombuffer(bytes(orders), dtype=np.uint8).reshape(len(rng), _TILES), after, following
 
 
-def _swaps(size: int) -> Callable[..., None]:
-    """The swaps of a shuffle at positions 27 down to ``size``, as one straight run of code.
+def _shuffler() -> Callable[[list[list[int]], list[int], list[int], list[int]], None]:
+    """The swaps of the shuffles of a batch, as one straight run of code a slot.
 
-    ``swaps(order, j27, j26, ..., j1)`` swaps ``order[i]`` and ``order[ji]``
-    for ``i`` from 27 down to ``size`` (a loop over the picks takes half as
-    long again: a deal shuffles a few dozen slots a step, one by one).
+    ``shuffle_all(picks, sizes, start, orders)`` shuffles a copy of ``start``
+    (the tiles in order) for each row of ``picks`` (``j27`` down to ``j1``,
+    each from its output): it swaps positions ``i`` and ``ji`` for ``i`` from
+    27 down to the slot's hand size (``sizes``), and adds the result to
+    ``orders``. The swaps within the first hand are left out: only its set of
+    tiles is read. (A loop over the swaps takes twice as long: a step deals a
+    few dozen slots, one by one.)
     """
-    positions = range(_TILES - 1, size - 1, -1)
-    picks = ", ".join(f"j{i}" for i in positions)
-    body = "".join(f"    order[{i}], order[j{i}] = order[j{i}], order[{i}]\n" for i in positions)
+
+    def swap(i: int, indent: str) -> str:
+        return f"{indent}order[{i}], order[j{i}] = order[j{i}], order[{i}]\n"
+
+    picks = ", ".join(f"j{i}" for i in range(_TILES - 1, 0, -1))
+    source = (
+        "def shuffle_all(picks, sizes, start, orders):\n"
+        f"    for ({picks}), size in zip(picks, sizes):\n"
+        "        order = start.copy()\n"
+        + "".join(swap(i, "        ") for i in range(_TILES - 1, 6, -1))
+        + "        if size < 7:\n"
+        + swap(6, "            ")
+        + "            if size < 6:\n"
+        + swap(5, "                ")
+        + "        orders += order\n"
+    )
     namespace: dict[str, Any] = {}
-    exec(f"def swaps(order, {picks}, *_):\n{body}", namespace)  # only numbers in it
-    swaps: Callable[..., None] = namespace["swaps"]
-    return swaps
+    exec(source, namespace)  # only numbers in it
+    shuffle_all: Callable[[list[list[int]], list[int], list[int], list[int]], None]
+    shuffle_all = namespace["shuffle_all"]
+    return shuffle_all
 
 
-#: By number of players, the swaps of a shuffle that are not within the first hand.
-_SWAPS = {players: _swaps(size) for players, size in ((2, 7), (3, 6), (4, 5))}
+_shuffle_all = _shuffler()
+_HAND_SIZE = np.array([7, 7, 7, 6, 5, 5, 5, 5])  # by number of players (2 to 4)
 
 
 def _deal_tables() -> tuple[Any, Any, Any, Any]:
@@ -174,7 +191,7 @@ def _deal(t: Any, opener: Any) -> None:
     """
     m = len(t)
     players = t[:, py.PLAYERS]
-    order, after = _shuffles(_rng_of(t), players)
+    order, after, z = _shuffles(_rng_of(t), players)
     rows = np.arange(0, m * (_TILES + 1), _TILES + 1)[:, None]
     # Each hand is a run of the shuffle: a difference of the running sums of its bits.
     sums = np.zeros((m, _TILES + 1), dtype=np.int32)
@@ -189,12 +206,10 @@ def _deal(t: Any, opener: Any) -> None:
     # The lot: the next output, below(players), for the slots that draw it.
     lot = opener < 0
     count = players.astype(np.uint64)
-    with np.errstate(over="ignore"):
-        state = after + _GAMMA
-        z = _mix(state)
     accepted = (z < _LOT_LIMIT[players]) | _LOT_ALL[players]
     opener = np.where(lot, z % count, opener)
-    after = np.where(lot, state, after)
+    with np.errstate(over="ignore"):
+        after = np.where(lot, after + _GAMMA, after)
     pending = lot & ~accepted  # rejected (three players, a chance below 2**-62): draw again
     while pending.any():
         with np.errstate(over="ignore"):
@@ -630,7 +645,7 @@ def step_into(  # noqa: PLR0913, PLR0915, PLR0917 - the C function's six buffers
     index = index + _CHUNK_BASE
     counted = np.take(_COUNTS, index).sum(axis=0, dtype=np.int32)
     values = np.bitwise_or.reduce(np.take(_VALUES_OF, index), axis=0)
-    lone = np.where((counted >> 10 & 127) == 2, counted >> 17 & 127, 0)
+    lone = np.where(counted & 0x1FC00 == 2 << 10, counted >> 17, 0)  # two points open
     end_sum = (counted & 1023) - lone
     points = np.where((end_sum % 5 == 0) & place, end_sum, 0)
     seat_row = (players & 7) * 4 + turn
@@ -667,7 +682,9 @@ def step_into(  # noqa: PLR0913, PLR0915, PLR0917 - the C function's six buffers
     np.copyto(w[py.TURN], np.where(following == players, 0, following), where=advance)
     for word in _STEPPED:  # one column at a time: a transposed copy of them all is slower
         np.copyto(s[:, word], w[word])
-    reward = np.take(_SAME_SIDE, seat_row, axis=0) * points[:, None]
+    reward = np.zeros((n, 4), dtype=np.int32)
+    scored = np.flatnonzero(points)
+    reward[scored] = np.take(_SAME_SIDE, seat_row[scored], axis=0) * points[scored, None]
     ending = (out | blocked) | blocked_draw
     if ending.any():
         end = np.flatnonzero(ending)
