@@ -291,13 +291,14 @@ def _state_ok(w: Any) -> Any:
 _WORKED: Final = py.STOCK
 
 
-#: The words a step changes (but at the end of a round).
+#: The words a step changes (but at the end of a round), but for the mover's
+#: hand and side's score (one word a slot, put in place).
 _STEPPED: Final = (
     py.TURN,
     py.WINNER,
     py.DRAWN,
     py.DRAWN_COUNT,
-    *range(py.END_SUM, py.SCORES + 4),
+    *range(py.END_SUM, py.HANDS),
     py.ACTIONS,
     py.ROUND_ACTIONS,
 )
@@ -391,27 +392,29 @@ def _masks(w: Any, ok: Any, mask: Any) -> None:
 def _end_round(t: Any, finisher: Any) -> None:
     """Settle the round in every slot of ``t`` (int32 words, as :func:`_deal`) and deal the next."""
     hands = t[:, py.HANDS : py.HANDS + 4] & py.HAND_BITS
-    pips = np.take(_PIPS_OF, hands.view(np.uint8) + _PIPS_BASE).reshape(-1, 4, 4).sum(axis=2)
+    pips = np.take(_PIPS_OF, hands & 0x3FFF) + np.take(_PIPS_OF, (hands >> 14) + (1 << 14))
     loss = (pips + 2) // 5 * 5
-    # Each seat's loss goes to its side: seats 0 and 2 are side 0 with four players.
-    t[:, py.SCORES : py.SCORES + 4] -= (loss[:, :, None] * _SIDE_SEATS[t[:, py.PLAYERS]]).sum(1)
+    # Each seat's loss goes to its side (seats 0 and 2 are side 0 with four players).
+    players = t[:, py.PLAYERS]
+    if (players == players[0]).all():
+        t[:, py.SCORES : py.SCORES + 4] -= loss @ _SIDE_SEATS[players[0]]
+    else:
+        t[:, py.SCORES : py.SCORES + 4] -= (loss[:, :, None] * _SIDE_SEATS[players]).sum(1)
     t[:, py.ROUND] += 1
     _deal(t, finisher)
 
 
 def _pips_table() -> Any:
-    """At ``k * 256 + b``: the pips of the tiles of byte ``k`` (of four) of a hand holding ``b``."""
-    pips = np.zeros((4, 256), dtype=np.int64)
-    for k in range(4):
-        for b in range(256):
-            pips[k, b] = sum(
-                ALL_TILES[8 * k + j].pips for j in range(8) if b >> j & 1 and 8 * k + j < _TILES
-            )
+    """At ``c`` and ``2**14 + c``: the pips of the tiles ``c`` among tiles 0-13 and 14-27."""
+    pips = np.zeros((2, 1 << 14), dtype=np.int32)
+    for half in range(2):
+        for k in range(14):
+            held = (np.arange(1 << 14) >> k) & 1
+            pips[half] += held * ALL_TILES[14 * half + k].pips
     return pips.ravel()
 
 
 _PIPS_OF = _pips_table()
-_PIPS_BASE = np.tile(np.arange(0, 4 * 256, 256), 4)  # the four bytes of each of four hands
 # By number of players: 1 where the seat (row) is on the side (column).
 _SIDE_SEATS = np.array(
     [
@@ -682,6 +685,9 @@ def step_into(  # noqa: PLR0913, PLR0915, PLR0917 - the C function's six buffers
     np.copyto(w[py.TURN], np.where(following == players, 0, following), where=advance)
     for word in _STEPPED:  # one column at a time: a transposed copy of them all is slower
         np.copyto(s[:, word], w[word])
+    row_at = slot * STATE_WORDS
+    np.put(s.reshape(-1), row_at + py.HANDS + turn, hand_word.view(np.int32))
+    np.put(s.reshape(-1), row_at + py.SCORES + side, score)
     reward = np.zeros((n, 4), dtype=np.int32)
     scored = np.flatnonzero(points)
     reward[scored] = np.take(_SAME_SIDE, seat_row[scored], axis=0) * points[scored, None]
