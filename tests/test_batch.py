@@ -204,6 +204,52 @@ def test_the_numpy_kernel_deals_rejected_outputs_as_new_match(players: int, draw
     check_slot(out.state, 0, new_match(players, seed=seeds[0]))
 
 
+@needs_numpy
+def test_the_numpy_kernel_steps_two_three_and_four_players_in_one_batch() -> None:
+    """Slots of 2, 3 and 4 players side by side, the mask at an odd address: as the Python kernel.
+
+    The numpy kernel reads its bounds and deals by each slot's number of
+    players, and writes a mask's placements as overlapping uint64 (unaligned here).
+    """
+    dealt = [
+        reset(list(range(400 + 10 * k, 403 + 10 * k)), 2 + k, backend="python") for k in range(3)
+    ]
+    words = array("i")
+    for slot in range(3):
+        for part in dealt:  # the slots interleaved: 2, 3, 4, 2, 3, 4, ...
+            words.extend(part.state[slot * STATE_WORDS : (slot + 1) * STATE_WORDS])
+    n = len(words) // STATE_WORDS
+    states = {backend: array("i", words) for backend in ("python", "numpy")}
+    masks = {
+        "python": memoryview(bytearray(n * NUM_ACTIONS)),
+        "numpy": memoryview(bytearray(n * NUM_ACTIONS + 1))[1:],
+    }
+    outputs = {b: (array("i", bytes(16 * n)), bytearray(n), bytearray(n)) for b in states}
+    BACKENDS["python"].mask_into(states["python"], masks["python"])
+    chooser = random.Random(9)
+    rounds = 0
+    for _ in range(200):
+        actions = array("q")
+        for slot in range(n):
+            legal = mask_actions(masks["python"], slot)
+            roll = chooser.random()
+            actions.append(
+                chooser.choice(legal)
+                if legal and roll < 0.9
+                else chooser.randrange(-1, NUM_ACTIONS + 1)
+            )
+        before = [field(states["python"], slot, "round")[0] for slot in range(n)]
+        for backend, state in states.items():
+            step_into(state, actions, masks[backend], *outputs[backend], backend=backend)
+        assert states["numpy"] == states["python"]
+        assert bytes(masks["numpy"]) == bytes(masks["python"])
+        assert outputs["numpy"] == outputs["python"]
+        rounds += sum(
+            field(states["python"], slot, "round")[0] != before[slot] for slot in range(n)
+        )
+    assert rounds >= n  # every slot dealt again, most more than once
+
+
 def fuzz(backends: list[str], players: int, seeds: list[int], actions: int, chooser: Any) -> None:
     """Random actions, illegal ones included, on each backend: refusals match legal_actions."""
     outs = {b: reset(seeds, players, backend=b) for b in backends}

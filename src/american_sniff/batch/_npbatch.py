@@ -22,6 +22,7 @@ when numpy is installed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final
 
 import numpy as np
@@ -30,6 +31,7 @@ from ..actions import DRAW_ACTION, NUM_ACTIONS, PASS_ACTION
 from ..rng import MASK64, shuffled
 from ..tiles import ALL_TILES
 from . import _pybatch as py
+from ._pybatch import STATE_WORDS
 
 __all__ = ["mask_into", "reset_into", "step_into"]
 
@@ -47,60 +49,7 @@ _PLACE_POINT = _ACTION_POINT[_PLACES]
 assert _PLACES.tolist() == list(range(_TILES, _TILES + 6 * len(py.POINT_TILE)))
 assert (_PLACE_POINT.reshape(-1, 6) == np.arange(len(py.POINT_TILE))[:, None]).all()
 _POINT_TILES = _PLACE_TILE.reshape(-1, 6)  # (70, 6): the tiles that may join each point
-
-
-def _segments() -> tuple[Any, Any, Any]:
-    """The tables that turn a hand and the open points into the placements' mask.
-
-    The six tiles that may join a point are the seven tiles showing its value
-    but the point's own tile. ``_SHOWING_BITS`` (28, 7) gives each tile its
-    bit in the seven-bit code of each value it shows, so that a hand's codes,
-    one a point, are one product (``_POINT_BITS``). Entry ``p * 256 + open * 128 +
-    code`` of ``_SEGMENT_HEAD`` and ``_SEGMENT_TAIL`` is then point ``p``'s six
-    mask bytes (four, then two), for a hand whose tiles
-    showing the point's value are ``code`` (all 0 where the point is not
-    open), and ``_ANY`` says whether those bytes hold a 1.
-    """
-    showing = [[t for t in range(_TILES) if ALL_TILES[t].has(v)] for v in range(7)]
-    bits = np.zeros((_TILES, 7), dtype=np.float32)
-    for v, tiles in enumerate(showing):
-        for k, t in enumerate(tiles):
-            bits[t, v] = 1 << k
-    segment = np.zeros((len(py.POINT_TILE), 2, 128, 6), dtype=np.uint8)
-    for p, six in enumerate(_POINT_TILES.tolist()):
-        tiles = showing[py.POINT_VALUE[p]]
-        for code in range(128):
-            for k, t in enumerate(six):
-                segment[p, 1, code, k] = code >> tiles.index(t) & 1
-    flat = segment.reshape(-1, 6)
-    head = np.ascontiguousarray(flat[:, :4]).view("<u4").ravel()
-    tail = np.ascontiguousarray(flat[:, 4:]).view("<u2").ravel()
-    return bits, (head, tail), flat.any(axis=1)
-
-
-_SHOWING_BITS, (_SEGMENT_HEAD, _SEGMENT_TAIL), _ANY = _segments()
-_SEGMENT_BASE = np.arange(len(py.POINT_TILE), dtype=np.int64) * 256
-_POINT_BITS = np.ascontiguousarray(_SHOWING_BITS[:, py.POINT_VALUE])  # (28, 70)
-_POINT_TILE = np.array(py.POINT_TILE, dtype=np.int64)
-_POINT_RANK = np.array(py.POINT_RANK, dtype=np.int64)
-_POINT_VALUE = np.array(py.POINT_VALUE, dtype=np.int64)
-_POINT_WORTH = np.array(py.POINT_WORTH, dtype=np.int64)
-_FIRST_POINT = np.array(py.FIRST_POINT, dtype=np.int64)
-_FITTING = np.array(py.FITTING, dtype=np.int64)
-_DOUBLE = np.array([tile.is_double for tile in ALL_TILES])
-_PIPS = np.array([tile.pips for tile in ALL_TILES], dtype=np.int64)
-_FREE = np.array(
-    [
-        py.free_point(int(_ACTION_POINT[a]), int(_ACTION_TILE[a])) if _ACTION_POINT[a] >= 0 else 0
-        for a in range(NUM_ACTIONS)
-    ],
-    dtype=np.int64,
-)
-_BIT = np.int64(1) << np.arange(_TILES, dtype=np.int64)
-_WORTH32 = np.array(py.POINT_WORTH, dtype=np.float32)
-# (70, 7): 1 where the point shows the value; open points times it counts each value.
-_SHOWS = (np.array(py.POINT_VALUE)[:, None] == np.arange(7)).astype(np.float32)
-_VALUE_BIT = (1 << np.arange(7)).astype(np.float32)
+_BIT32 = np.left_shift(1, np.arange(_TILES), dtype=np.int32)
 _SHUFFLE_N = np.arange(_TILES, 1, -1, dtype=np.uint64)  # n = 28, 27, ..., 2
 # Each position's rejection limit, 2**64 - 2**64 % n, held as one less where
 # it is 2**64 itself (n a power of two): an output of 2**64 - 1 there is then
@@ -115,15 +64,14 @@ _LOT_LIMIT = np.array(
 )
 _LOT_ALL = np.array([False, False, True, False, True])
 _STEPS = np.arange(1, _TILES + 1, dtype=np.uint64)
-_SEAT = np.arange(4, dtype=np.int64)
-_PIPS32 = np.array([tile.pips for tile in ALL_TILES], dtype=np.float32)
+_SIDES_OF_FOUR = np.array([0, 1, 0, 1])  # each seat's side with four players
 # The words a deal sets to 0.
 _ZEROED = [py.DRAWN_COUNT, py.END_SUM, py.VALUES, py.TABLE, py.OPEN, py.OPEN + 1, py.OPEN + 2]
 _ZEROED.append(py.ROUND_ACTIONS)
 _GAMMA = np.uint64(0x9E3779B97F4A7C15)
 _C1 = np.uint64(0xBF58476D1CE4E5B9)
 _C2 = np.uint64(0x94D049BB133111EB)
-_M32 = np.int64(0xFFFFFFFF)
+_HB = np.uint32(py.HAND_BITS)
 
 
 def _mix(z: Any) -> Any:
@@ -133,301 +81,453 @@ def _mix(z: Any) -> Any:
     return z ^ (z >> np.uint64(31))
 
 
-# Each function below works on a *working array*: the words of the slots it
-# concerns, one row a slot, as int64 (a copy; the caller writes it back).
+# The deal and the end of a round (rare: a few slots a step) work on a
+# *working array*: the words of the slots they concern, one row a slot, as
+# int64 (a copy; the caller writes it back).
 
 
-def _hand_size(players: Any) -> Any:
-    return np.where(players == 2, 7, np.where(players == 3, 6, 5))
-
-
-def _side(players: Any, seat: Any) -> Any:
-    return np.where(players == 4, seat % 2, seat)
+# The generator's two words are one aligned uint64 of a row (low word first).
+assert py.RNG % 2 == 0
+assert py.STATE_WORDS % 2 == 0
 
 
 def _rng_of(t: Any) -> Any:
-    """The slots' generator states (uint64) from their two RNG words."""
-    lo = (t[:, py.RNG] & _M32).astype(np.uint64)
-    return lo | ((t[:, py.RNG + 1] & _M32).astype(np.uint64) << np.uint64(32))
+    """The slots' generator states: their two RNG words read as one uint64 (a view)."""
+    return t.view(np.uint64)[:, py.RNG // 2]
 
 
-def _put_rng(t: Any, rng: Any) -> None:
-    t[:, py.RNG] = (rng & np.uint64(0xFFFFFFFF)).astype(np.uint32).view(np.int32)
-    t[:, py.RNG + 1] = (rng >> np.uint64(32)).astype(np.uint32).view(np.int32)
+def _shuffles(rng: Any, players: Any) -> tuple[Any, Any, Any]:
+    """Each slot's shuffle of the set, its generator state after it, and the next output.
 
-
-def _open_of(t: Any) -> Any:
-    """The open points of each slot, as a (slots, 70) boolean array."""
-    words = np.ascontiguousarray(t[:, py.OPEN : py.OPEN + 3], dtype="<i4")
-    bits = np.unpackbits(words.view(np.uint8), axis=1, count=_POINTS, bitorder="little")
-    return bits.view(bool)
-
-
-def _put_open(t: Any, open_: Any) -> None:
-    packed = np.zeros((len(open_), 12), dtype=np.uint8)
-    packed[:, :9] = np.packbits(open_, axis=1, bitorder="little")
-    t[:, py.OPEN : py.OPEN + 3] = packed.view("<i4")
-
-
-def _shuffles(rng: Any) -> tuple[list[list[int]], Any]:
-    """Each slot's shuffle of the set from its generator state, and the state after it."""
-    # The outputs for positions 27 down to 1 (n = 28 down to 2), then the lot's.
+    The shuffle is a row of tile indices; the next output is the lot's. The
+    first hand is the tiles at positions 0 to its size less one, as a set:
+    the swaps within those positions (the shuffle's last) are left out.
+    """
+    # The outputs for positions 27 down to 1 (n = 28 down to 2), then the next.
     with np.errstate(over="ignore"):
         states = rng[:, None] + _STEPS * _GAMMA
         outputs = _mix(states)
-    shuffle_out = outputs[:, : _TILES - 1]
-    clean = np.all(shuffle_out < _SHUFFLE_LIMIT, axis=1)
-    after = states[:, _TILES - 2].copy()
-    orders = []
-    start = list(range(_TILES))
-    positions = range(_TILES - 1, 0, -1)
-    for r, row in enumerate((shuffle_out % _SHUFFLE_N).tolist()):
-        if clean[r]:
-            order = start.copy()
-            for i, j in zip(positions, row, strict=True):
-                order[i], order[j] = order[j], order[i]
-        else:  # an output was rejected: the exact, slower route
-            dealt, state = shuffled(tuple(start), int(rng[r]))
-            order = list(dealt)
+    after = states[:, -2].copy()
+    following = outputs[:, -1].copy()
+    orders: list[int] = []
+    sizes = np.take(_HAND_SIZE, players).tolist()
+    _shuffle_all((outputs[:, :-1] % _SHUFFLE_N).tolist(), sizes, list(range(_TILES)), orders)
+    rejected = outputs[:, :-1] >= _SHUFFLE_LIMIT
+    if rejected.any():  # an output was rejected: those slots are dealt by the exact route
+        for r in np.flatnonzero(rejected.any(axis=1)).tolist():
+            dealt, state = shuffled(tuple(range(_TILES)), int(rng[r]))
+            orders[r * _TILES : (r + 1) * _TILES] = dealt
             after[r] = np.uint64(state)
-        orders.append(order)
-    return orders, after
+            with np.errstate(over="ignore"):
+                following[r] = _mix(after[r] + _GAMMA)
+    return np.frombuffer(bytes(orders), dtype=np.uint8).reshape(len(rng), _TILES), after, following
+
+
+def _shuffler() -> Callable[[list[list[int]], list[int], list[int], list[int]], None]:
+    """The swaps of the shuffles of a batch, as one straight run of code a slot.
+
+    ``shuffle_all(picks, sizes, start, orders)`` shuffles a copy of ``start``
+    (the tiles in order) for each row of ``picks`` (``j27`` down to ``j1``,
+    each from its output): it swaps positions ``i`` and ``ji`` for ``i`` from
+    27 down to the slot's hand size (``sizes``), and adds the result to
+    ``orders``. The swaps within the first hand are left out: only its set of
+    tiles is read. (A loop over the swaps takes twice as long: a step deals a
+    few dozen slots, one by one.)
+    """
+
+    def swap(i: int, indent: str) -> str:
+        return f"{indent}order[{i}], order[j{i}] = order[j{i}], order[{i}]\n"
+
+    picks = ", ".join(f"j{i}" for i in range(_TILES - 1, 0, -1))
+    source = (
+        "def shuffle_all(picks, sizes, start, orders):\n"
+        f"    for ({picks}), size in zip(picks, sizes):\n"
+        "        order = start.copy()\n"
+        + "".join(swap(i, "        ") for i in range(_TILES - 1, 6, -1))
+        + "        if size < 7:\n"
+        + swap(6, "            ")
+        + "            if size < 6:\n"
+        + swap(5, "                ")
+        + "        orders += order\n"
+    )
+    namespace: dict[str, Any] = {}
+    exec(source, namespace)  # only numbers in it
+    shuffle_all: Callable[[list[list[int]], list[int], list[int], list[int]], None]
+    shuffle_all = namespace["shuffle_all"]
+    return shuffle_all
+
+
+_shuffle_all = _shuffler()
+_HAND_SIZE = np.array([7, 7, 7, 6, 5, 5, 5, 5])  # by number of players (2 to 4)
+
+
+def _deal_tables() -> tuple[Any, Any, Any, Any]:
+    """Where a deal's hands and stock come from in the shuffle, by number of players.
+
+    A seat's hand is the tiles at positions ``_HAND_FROM[p, seat]`` to
+    ``_HAND_TO[p, seat]`` (none for a seat past the last); the stock is
+    positions ``_STOCK_FROM[p]`` (28: none, read as 0), ``_STOCK_LEFT[p]`` of them.
+    """
+    start = np.zeros((5, 4), dtype=np.intp)
+    end = np.zeros((5, 4), dtype=np.intp)
+    stock = np.full((5, 14), _TILES, dtype=np.intp)
+    left = np.zeros(5, dtype=np.int64)
+    for players in (2, 3, 4):
+        size = 7 if players == 2 else 6 if players == 3 else 5
+        for seat in range(players):
+            start[players, seat], end[players, seat] = seat * size, (seat + 1) * size
+        left[players] = _TILES - players * size
+        stock[players, : left[players]] = np.arange(players * size, _TILES)
+    return start, end, stock, left
+
+
+_HAND_FROM, _HAND_TO, _STOCK_FROM, _STOCK_LEFT = _deal_tables()
 
 
 def _deal(t: Any, opener: Any) -> None:
-    """Deal a new round in every slot of ``t``; ``opener`` is each one's opener (-1: the lot)."""
-    if len(t) == 0:
-        return
-    orders, after = _shuffles(_rng_of(t))
-    order_bits = _BIT[np.array(orders, dtype=np.int64)]  # (slots, 28)
+    """Deal a new round in every slot of ``t`` (int32 words, one C-contiguous row a slot).
+
+    ``opener`` is each slot's opener (-1: the lot).
+    """
+    m = len(t)
     players = t[:, py.PLAYERS]
-    tiles = np.asarray(orders, dtype=np.int64)
-    for count in (2, 3, 4):
-        which = players == count
-        if not which.any():
-            continue
-        size = 7 if count == 2 else 6 if count == 3 else 5
-        hands = np.zeros((int(which.sum()), 4), dtype=np.int64)
-        bits = order_bits[which]
-        for seat in range(count):
-            hands[:, seat] = bits[:, seat * size : (seat + 1) * size].sum(axis=1)
-        t[which, py.HANDS : py.HANDS + 4] = hands
-        stock = np.zeros((len(hands), 14), dtype=np.int64)
-        left = _TILES - count * size
-        stock[:, :left] = tiles[which, count * size :]
-        t[which, py.STOCK : py.STOCK + 14] = stock
-        t[which, py.STOCK_SIZE] = left
-    opener = opener.copy()
+    order, after, z = _shuffles(_rng_of(t), players)
+    rows = np.arange(0, m * (_TILES + 1), _TILES + 1)[:, None]
+    # Each hand is a run of the shuffle: a difference of the running sums of its bits.
+    sums = np.zeros((m, _TILES + 1), dtype=np.int32)
+    np.cumsum(np.take(_BIT32, order), axis=1, out=sums[:, 1:])
+    flat = sums.reshape(-1)
+    hands = np.take(flat, rows + _HAND_TO[players]) - np.take(flat, rows + _HAND_FROM[players])
+    t[:, py.HANDS : py.HANDS + 4] = hands
+    padded = np.zeros((m, _TILES + 1), dtype=np.int32)
+    padded[:, :_TILES] = order
+    t[:, py.STOCK : py.STOCK + 14] = np.take(padded.reshape(-1), rows + _STOCK_FROM[players])
+    t[:, py.STOCK_SIZE] = np.take(_STOCK_LEFT, players)
+    # The lot: the next output, below(players), for the slots that draw it.
     lot = opener < 0
-    if lot.any():
-        n = players[lot].astype(np.uint64)
-        limit = _LOT_LIMIT[players[lot]]
-        every_output = _LOT_ALL[players[lot]]
-        state = after[lot]
-        value = np.zeros(len(state), dtype=np.int64)
-        pending = np.ones(len(state), dtype=bool)
-        while pending.any():
-            with np.errstate(over="ignore"):
-                state = np.where(pending, state + _GAMMA, state)
-                z = _mix(state)
-            accepted = pending & ((z < limit) | every_output)
-            value = np.where(accepted, (z % n).astype(np.int64), value)
-            pending &= ~accepted
-        opener[lot] = value
-        after[lot] = state
-    _put_rng(t, after)
+    count = players.astype(np.uint64)
+    accepted = (z < _LOT_LIMIT[players]) | _LOT_ALL[players]
+    opener = np.where(lot, z % count, opener)
+    with np.errstate(over="ignore"):
+        after = np.where(lot, after + _GAMMA, after)
+    pending = lot & ~accepted  # rejected (three players, a chance below 2**-62): draw again
+    while pending.any():
+        with np.errstate(over="ignore"):
+            after = np.where(pending, after + _GAMMA, after)
+            z = _mix(after)
+        accepted = pending & ((z < _LOT_LIMIT[players]) | _LOT_ALL[players])
+        opener = np.where(accepted, z % count, opener)
+        pending &= ~accepted
+    _rng_of(t)[:] = after
     t[:, py.TURN] = opener
     t[:, py.DRAWN] = -1
     t[:, _ZEROED] = 0
     t[:, py.SNIFF] = -1
 
 
-def _state_ok(s: Any) -> Any:
-    """Whether each slot's words are a state that reset or step can make (the C kernel's test)."""
-    players = s[:, py.PLAYERS].astype(np.int64)
-    ok = (players >= 2) & (players <= 4)
-    turn = s[:, py.TURN]
-    ok &= (turn >= 0) & (turn < players)
-    drawn = s[:, py.DRAWN]
-    ok &= (drawn >= -1) & (drawn < _TILES)
-    winner = s[:, py.WINNER]
-    ok &= (winner >= -1) & (winner < np.where(players == 4, 2, players))
-    stock = s[:, py.STOCK_SIZE]
-    ok &= stock == _TILES - players * _hand_size(players)
-    count = s[:, py.DRAWN_COUNT]
-    ok &= (count >= 0) & (count <= stock)
-    scores = s[:, py.SCORES : py.SCORES + 4]
-    ok &= ((scores > -py.LIMIT) & (scores < py.LIMIT)).all(axis=1)
-    ok &= (s[:, py.ROUND] >= 1) & (s[:, py.ROUND] < py.LIMIT)
-    counters = s[:, [py.ACTIONS, py.ROUND_ACTIONS]]
-    ok &= ((counters >= 0) & (counters < py.LIMIT)).all(axis=1)
-    return ok
+# The words _state_ok checks, padded to 16 with the players' word again.
+_CHECKED = np.array(
+    [
+        *range(py.PLAYERS, py.STOCK_SIZE + 1),
+        *range(py.SCORES, py.SCORES + 4),
+        py.ACTIONS,
+        py.ROUND_ACTIONS,
+        *[py.PLAYERS] * 3,
+    ],
+    dtype=np.intp,
+)
 
 
-def _tiles_to_place(t: Any) -> Any:
-    """The tiles the seat to move may place: the one it just drew, or its hand."""
-    drawn = t[:, py.DRAWN].astype(np.int64)
-    hand = np.take_along_axis(t, (py.HANDS + t[:, py.TURN].astype(np.int64))[:, None], axis=1)
-    return np.where(drawn >= 0, np.int64(1) << np.maximum(drawn, 0), hand[:, 0] & py.HAND_BITS)
+def _bounds() -> Any:
+    """The checked words' bounds by ``players & 7`` (a column): 16 lowest, then 16 highest - lowest.
+
+    A word ``x`` is in ``[lo, hi]`` exactly when ``x - lo``, as uint32, is at
+    most ``hi - lo``: one comparison a word. Rows 2 to 4 hold
+    :func:`_state_ok`'s bounds for that many players; on the other rows the
+    players' word itself must be 2 to 4, which it is not.
+    """
+    low = np.zeros((8, STATE_WORDS), dtype=np.int64)
+    span = np.full((8, STATE_WORDS), 0xFFFFFFFF, dtype=np.int64)
+    low[:, py.PLAYERS], span[:, py.PLAYERS] = 2, 4 - 2
+    for players in (2, 3, 4):
+        stock = _TILES - players * (7 if players == 2 else 6 if players == 3 else 5)
+        row = {
+            py.PLAYERS: (players, players),
+            py.ROUND: (1, py.LIMIT - 1),
+            py.TURN: (0, players - 1),
+            py.WINNER: (-1, (2 if players == 4 else players) - 1),
+            py.DRAWN: (-1, _TILES - 1),
+            py.DRAWN_COUNT: (0, stock),
+            py.STOCK_SIZE: (stock, stock),
+            py.ACTIONS: (0, py.LIMIT - 1),
+            py.ROUND_ACTIONS: (0, py.LIMIT - 1),
+        }
+        row.update({py.SCORES + k: (1 - py.LIMIT, py.LIMIT - 1) for k in range(4)})
+        for word, (lo, hi) in row.items():
+            low[players, word], span[players, word] = lo, hi - lo
+    both = np.concatenate([low[:, _CHECKED], span[:, _CHECKED]], axis=1)
+    return np.ascontiguousarray((both & 0xFFFFFFFF).astype(np.uint32).T)
 
 
-def _masks(s: Any, ok: Any, mask: Any) -> None:
-    """Write the legal masks of the slots into ``mask`` (all 0 where ``ok`` is false or over)."""
-    live = ok & (s[:, py.WINNER] < 0)
+_BOUNDS = _bounds()
+
+
+def _state_ok(w: Any) -> Any:
+    """Whether each slot's words are a state that reset or step can make (the C kernel's test).
+
+    ``w`` is the slots' words as :func:`_columns` gives them.
+    """
+    players = w[py.PLAYERS]
+    if len(players) and (players == players[0]).all():  # the usual batch: one bound for all
+        bounds = _BOUNDS[:, players[0] & 7, None]
+    else:
+        bounds = np.take(_BOUNDS, players & 7, axis=1)
+    words = w.view(np.uint32)[_CHECKED]
+    words -= bounds[:16]
+    return np.logical_and.reduce(words <= bounds[16:], axis=0)
+
+
+#: How many of a slot's words :func:`_columns` copies: all but the stock (and the spare words).
+_WORKED: Final = py.STOCK
+
+
+#: The words a step changes (but at the end of a round), but for the mover's
+#: hand and side's score (one word a slot, put in place).
+_STEPPED: Final = (
+    py.TURN,
+    py.WINNER,
+    py.DRAWN,
+    py.DRAWN_COUNT,
+    *range(py.END_SUM, py.HANDS),
+    py.ACTIONS,
+    py.ROUND_ACTIONS,
+)
+
+
+def _columns(s: Any) -> Any:
+    """The first :data:`_WORKED` words of the slots (``s``, one row a slot), one row a word."""
+    return np.ascontiguousarray(s[:, :_WORKED].T)
+
+
+def _mask_tables() -> tuple[Any, Any]:
+    """The tables :func:`_masks` reads a slot's placements from.
+
+    A hand's *code* for value ``v`` has bit ``k`` set where it holds the
+    ``k``-th tile showing ``v``. ``_CODES`` gives, at ``c`` and at
+    ``2**14 + c``, the seven codes (byte ``v`` of a uint64) of the tiles
+    ``c`` among tiles 0 to 13 and among tiles 14 to 27: a hand's codes are
+    the OR of its two halves'. ``_SIX`` gives, at ``p * 128 + code``, point
+    ``p``'s six mask bytes (the low 48 bits of a uint64) for a hand whose
+    code for the point's value is ``code``.
+    """
+    showing = [[t for t in range(_TILES) if ALL_TILES[t].has(v)] for v in range(7)]
+    codes = np.zeros((2, 1 << 14), dtype=np.uint64)
+    for v, tiles in enumerate(showing):
+        for k, t in enumerate(tiles):
+            held = ((np.arange(1 << 14) >> (t % 14)) & 1).astype(np.uint64)
+            codes[t // 14] |= held << np.uint64(8 * v + k)
+    six = np.zeros((_POINTS, 128), dtype=np.uint64)
+    for p, tiles in enumerate(_POINT_TILES.tolist()):
+        order = showing[py.POINT_VALUE[p]]
+        for j, t in enumerate(tiles):
+            held = ((np.arange(128) >> order.index(t)) & 1).astype(np.uint64)
+            six[p] |= held << np.uint64(8 * j)
+    return codes.ravel(), six.ravel()
+
+
+_CODES, _SIX = _mask_tables()
+# Each bit of the three open words (96 a slot): its point's value, and where
+# its point's six bytes start in a mask row, in halves (points past 69 are never set).
+_BIT_VALUE = np.array([*py.POINT_VALUE, *[0] * (96 - _POINTS)], dtype=np.int64)
+_BIT_HALF = np.array([14 + 3 * min(p, _POINTS - 1) for p in range(96)], dtype=np.int64)
+_TILE_SHIFT = np.arange(_TILES, dtype=np.uint32)
+_ROW_HALVES: Final = NUM_ACTIONS // 2
+
+
+def _eights(mask: Any) -> Any:
+    """The mask buffer read as uint64 words starting at every even byte (they overlap)."""
+    flat = mask.reshape(-1)
+    return np.ndarray((len(flat) // 2 - 3,), dtype=np.uint64, buffer=flat, strides=(2,))
+
+
+def _masks(w: Any, ok: Any, mask: Any) -> None:
+    """Write the legal masks of the slots into ``mask`` (all 0 where ``ok`` is false or over).
+
+    ``w`` is the slots' words as :func:`_columns` gives them. The placements
+    are found from the open points alone (a few a slot): each one's six mask
+    bytes are looked up from the tiles to place, 14 at a time, and written as
+    one (overlapping) uint64.
+    """
+    n = w.shape[1]
     mask[:] = 0
-    if not live.any():
-        return
-    # The slots that are not live read a harmless state instead of their own words.
-    t = s if live.all() else np.where(live[:, None], s, _SAFE_ROW)
-    held = (_tiles_to_place(t)[:, None] & _BIT) != 0  # (slots, 28)
-    empty = (t[:, py.TABLE].astype(np.int64) & py.HAND_BITS) == 0
-    opening = live & empty
-    mask[:, :_TILES] = held & opening[:, None]
+    wu = w.view(np.uint32)
+    live = ok & (w[py.WINNER] < 0)
+    hand = np.take(wu.reshape(-1), (py.HANDS + (w[py.TURN] & 3)) * n + np.arange(n))
+    drawn = w[py.DRAWN]
+    tiles = np.where(drawn >= 0, np.uint32(1) << (drawn & 31).view(np.uint32), hand & _HB)
+    empty = (wu[py.TABLE] & _HB) == 0
     playing = live & ~empty
-    # Each point's code: the hand's tiles showing its value (one product, exact in floats).
-    index = (held.astype(np.float32) @ _POINT_BITS).astype(np.int64) + _SEGMENT_BASE
-    index += (_open_of(t) & playing[:, None]) * 128
-    # Each point's six bytes, written as four and two (the mask's rows are C-contiguous).
-    six = mask[:, _TILES : _TILES + 6 * _POINTS].reshape(len(mask), _POINTS, 6)
-    six[:, :, :4].view("<u4")[:, :, 0] = np.take(_SEGMENT_HEAD, index)
-    six[:, :, 4:].view("<u2")[:, :, 0] = np.take(_SEGMENT_TAIL, index)
-    stuck = playing & ~np.take(_ANY, index).any(axis=1)
-    stock_left = t[:, py.STOCK_SIZE] > t[:, py.DRAWN_COUNT]
+    opening = np.flatnonzero(live & empty)
+    if len(opening):
+        mask[opening, :_TILES] = (tiles[opening, None] >> _TILE_SHIFT) & 1
+    words = np.ascontiguousarray(((wu[py.OPEN : py.OPEN + 3] & _LOW_WORDS) * playing).T)
+    found = np.flatnonzero(np.unpackbits(words.view(np.uint8), bitorder="little").view(bool))
+    slot = found // 96
+    bit = found - slot * 96
+    codes = np.take(_CODES, tiles & 0x3FFF) | np.take(_CODES, (tiles >> 14 & 0x3FFF) + (1 << 14))
+    code = np.take(codes.view(np.uint8), slot * 8 + np.take(_BIT_VALUE, bit))
+    six = np.take(_SIX, bit * 128 + code)
+    # Each point's six bytes and the next two (0) as one uint64: the points
+    # go in order, so each write's two extra bytes are the next point's first
+    # (written after it) or the draw and the pass (written last).
+    _eights(mask)[slot * _ROW_HALVES + np.take(_BIT_HALF, bit)] = six
+    placed = np.zeros(n, dtype=bool)
+    placed[slot[six != 0]] = True
+    stuck = playing & ~placed
+    stock_left = w[py.STOCK_SIZE] > w[py.DRAWN_COUNT]
     mask[:, DRAW_ACTION] = stuck & stock_left
     mask[:, PASS_ACTION] = stuck & ~stock_left
 
 
-#: A slot's words that every check accepts, read in place of a slot that is
-#: not live, so that the column operations never index out of range.
-_SAFE_ROW = np.array(py.reset_one(0, 2), dtype=np.int32)
-
-
-def _legal(t: Any, actions: Any) -> Any:
-    """Whether each slot may take its action (the slots are live, the actions in range)."""
-    table = t[:, py.TABLE] & py.HAND_BITS
-    tiles = _tiles_to_place(t)
-    stock_left = t[:, py.STOCK_SIZE] - t[:, py.DRAWN_COUNT]
-    fits_any = (_FITTING[t[:, py.VALUES] & 0x7F] & tiles) != 0
-    opening = actions < _TILES
-    legal_open = (table == 0) & ((tiles >> np.where(opening, actions, 0)) & 1 != 0)
-    legal_draw = (table != 0) & ~fits_any & (stock_left > 0)
-    legal_pass = (table != 0) & ~fits_any & (stock_left == 0)
-    point_open = np.take_along_axis(_open_of(t), np.maximum(_ACTION_POINT[actions], 0)[:, None], 1)
-    tile_held = (tiles >> np.maximum(_ACTION_TILE[actions], 0)) & 1 != 0
-    legal_place = (table != 0) & point_open[:, 0] & tile_held
-    return np.where(
-        opening,
-        legal_open,
-        np.where(
-            actions == DRAW_ACTION,
-            legal_draw,
-            np.where(actions == PASS_ACTION, legal_pass, legal_place),
-        ),
-    )
-
-
 def _end_round(t: Any, finisher: Any) -> None:
-    """Settle the round in every slot of ``t`` and deal the next one."""
-    if len(t) == 0:
-        return
-    players = t[:, py.PLAYERS]
+    """Settle the round in every slot of ``t`` (int32 words, as :func:`_deal`) and deal the next."""
     hands = t[:, py.HANDS : py.HANDS + 4] & py.HAND_BITS
-    pips = ((hands[:, :, None] & _BIT) != 0).astype(np.float32) @ _PIPS32  # (slots, 4)
-    loss = (pips.astype(np.int64) + 2) // 5 * 5
-    loss[:, 2:] *= players[:, None] > np.array([2, 3])
-    four = players == 4
-    # With four players, seats 0 and 2 are side 0, seats 1 and 3 side 1.
-    loss[four, 0] += loss[four, 2]
-    loss[four, 1] += loss[four, 3]
-    loss[four, 2:] = 0
-    t[:, py.SCORES : py.SCORES + 4] -= loss
+    pips = np.take(_PIPS_OF, hands & 0x3FFF) + np.take(_PIPS_OF, (hands >> 14) + (1 << 14))
+    loss = (pips + 2) // 5 * 5
+    # Each seat's loss goes to its side (seats 0 and 2 are side 0 with four players).
+    players = t[:, py.PLAYERS]
+    if (players == players[0]).all():
+        t[:, py.SCORES : py.SCORES + 4] -= loss @ _SIDE_SEATS[players[0]]
+    else:
+        t[:, py.SCORES : py.SCORES + 4] -= (loss[:, :, None] * _SIDE_SEATS[players]).sum(1)
     t[:, py.ROUND] += 1
     _deal(t, finisher)
 
 
-def _anyone_can_place(t: Any) -> Any:
-    return (_FITTING[t[:, py.VALUES] & 0x7F] & ~t[:, py.TABLE] & py.HAND_BITS) != 0
+def _pips_table() -> Any:
+    """At ``c`` and ``2**14 + c``: the pips of the tiles ``c`` among tiles 0-13 and 14-27."""
+    pips = np.zeros((2, 1 << 14), dtype=np.int32)
+    for half in range(2):
+        for k in range(14):
+            held = (np.arange(1 << 14) >> k) & 1
+            pips[half] += held * ALL_TILES[14 * half + k].pips
+    return pips.ravel()
 
 
-def _place(t: Any, actions: Any) -> None:  # noqa: PLR0915 - the rules of a placement, in order
-    """Apply the placement ``actions`` in the slots of ``t``."""
-    if len(t) == 0:
-        return
-    every = np.arange(len(t))
-    tile = _ACTION_TILE[actions]
-    at = _ACTION_POINT[actions]
-    players = t[:, py.PLAYERS]
-    seat = t[:, py.TURN].copy()
-    bit = np.int64(1) << tile
-    hand = np.take_along_axis(t, (py.HANDS + seat)[:, None], axis=1)[:, 0] & py.HAND_BITS & ~bit
-    t[every, py.HANDS + seat] = hand
-    t[:, py.TABLE] = (t[:, py.TABLE] & py.HAND_BITS) | bit
-    t[:, py.DRAWN] = -1
-    open_ = _open_of(t)
-    first = _FIRST_POINT[tile]
-    opening = at < 0
-    open_[every[opening], first[opening]] = True
-    open_[every[opening], first[opening] + 1] = True
-    joined = every[~opening]
-    jat = at[joined]
-    open_[joined, jat] = False
-    open_[joined, _FREE[actions[joined]]] = True
-    sniff = t[:, py.SNIFF]
-    rank = _POINT_RANK[jat]
-    branch = ((rank == 2) | (rank == 3)) & (_POINT_TILE[jat] == sniff[joined])
-    branch &= ~open_[joined, jat ^ 1]
-    grown = joined[branch]
-    base = _FIRST_POINT[_POINT_TILE[jat[branch]]]
-    open_[grown, base + 2] = True
-    open_[grown, base + 3] = True
-    _put_open(t, open_)
-    t[:, py.SNIFF] = np.where((sniff < 0) & _DOUBLE[tile], tile, sniff)
-    # The end sum (a lone opening double counts once) and the open values.
-    opened = open_.astype(np.float32)  # small exact integers: the float sums are exact
-    total = (opened @ _WORTH32).astype(np.int64)
-    lowest = np.argmax(open_, axis=1)
-    lone = (open_.sum(axis=1) == 2) & (_POINT_RANK[lowest] == 2)
-    lone &= open_[every, np.minimum(lowest + 1, _POINTS - 1)]
-    total -= np.where(lone, _POINT_WORTH[lowest], 0)
-    t[:, py.END_SUM] = total
-    t[:, py.VALUES] = (((opened @ _SHOWS) > 0).astype(np.float32) @ _VALUE_BIT).astype(np.int64)
-    points = np.where((total > 0) & (total % 5 == 0), total, 0)
-    side = _side(players, seat)
-    t[every, py.SCORES + side] += points
-    score = t[every, py.SCORES + side]
-    won = (points > 0) & (score >= np.where(players == 2, 250, 200))
-    t[won, py.WINNER] = side[won]
-    out = ~won & (hand == 0)
-    blocked = ~won & ~out & (t[:, py.STOCK_SIZE] == t[:, py.DRAWN_COUNT])
-    blocked &= ~_anyone_can_place(t)
-    go_on = ~won & ~out & ~blocked
-    t[go_on, py.TURN] = (seat[go_on] + 1) % players[go_on]
-    _settle(t, out, np.where(out, seat, -1), blocked)
+_PIPS_OF = _pips_table()
+# By number of players: 1 where the seat (row) is on the side (column).
+_SIDE_SEATS = np.array(
+    [
+        [
+            [int(seat < p and (seat % 2 if p == 4 else seat) == side) for side in range(4)]
+            for seat in range(4)
+        ]
+        for p in range(5)
+    ],
+    dtype=np.int32,
+)
 
 
-def _settle(t: Any, out: Any, finisher: Any, blocked: Any) -> None:
-    """End the round where a seat went ``out`` (it opens the next) or play is ``blocked``."""
-    ending = out | blocked
-    if ending.any():
-        rows = t[ending]
-        _end_round(rows, finisher[ending])
-        t[ending] = rows
+def _action_tables() -> tuple[Any, Any, Any]:
+    """What a step reads of its action, one row an action (see :func:`step_into`).
+
+    ``_ACTION_INFO`` (int32): the kind (0 an opening, 1 a placement on a
+    point, 2 the draw, 3 the pass), the tile's bit, the open word of the
+    point joined and its bit's shift, whether the point is a line side
+    (rank 2 or 3) and then its tile, and the word and shift of the other line
+    side. ``_ACTION_OPEN`` (uint32): the bits a placement clears and sets in
+    each of the three open words, and those the Sniff's branches set.
+    ``_DOUBLE_TILE``: the tile where the action places a double, else -1.
+    """
+    info = np.zeros((NUM_ACTIONS, 8), dtype=np.int64)
+    words = np.zeros((NUM_ACTIONS, 3, 3), dtype=np.uint64)  # clear, set, branches
+    double = np.full(NUM_ACTIONS, -1, dtype=np.int64)
+
+    def put(row: Any, point: int) -> None:
+        row[point >> 5] |= np.uint64(1 << (point & 31))
+
+    for a in range(NUM_ACTIONS):
+        tile, at = py.ACTION_TILE[a], py.ACTION_POINT[a]
+        if a in {DRAW_ACTION, PASS_ACTION}:
+            info[a, 0] = 2 if a == DRAW_ACTION else 3
+            continue
+        info[a, 1] = 1 << tile
+        double[a] = tile if ALL_TILES[tile].is_double else -1
+        first = py.FIRST_POINT[tile]
+        if at < 0:
+            put(words[a, 1], first)
+            put(words[a, 1], first + 1)
+            continue
+        info[a, 0] = 1
+        info[a, 2:4] = at >> 5, at & 31
+        put(words[a, 0], at)
+        put(words[a, 1], py.free_point(at, tile))
+        if py.POINT_RANK[at] in (2, 3):
+            info[a, 4:8] = 1, py.POINT_TILE[at], (at ^ 1) >> 5, (at ^ 1) & 31
+            base = py.FIRST_POINT[py.POINT_TILE[at]]
+            put(words[a, 2], base + 2)
+            put(words[a, 2], base + 3)
+    keep_set_branch = words.reshape(NUM_ACTIONS, 9)
+    keep_set_branch[:, :3] ^= np.uint64(0xFFFFFFFF)  # the bits kept, rather than cleared
+    return info.T.astype(np.int32), keep_set_branch.T.astype(np.uint32), double
 
 
-def _draw(t: Any) -> None:
-    """Apply a draw in the slots of ``t``."""
-    if len(t) == 0:
-        return
-    every = np.arange(len(t))
-    seat = t[:, py.TURN]
-    count = t[:, py.DRAWN_COUNT].copy()
-    tile = t[every, py.STOCK + count]
-    fits = (_FITTING[t[:, py.VALUES] & 0x7F] >> tile) & 1 != 0
-    t[:, py.DRAWN_COUNT] = count + 1
-    t[every, py.HANDS + seat] = (t[every, py.HANDS + seat] & py.HAND_BITS) | (np.int64(1) << tile)
-    blocked = ~fits & (t[:, py.STOCK_SIZE] == count + 1) & ~_anyone_can_place(t)
-    t[:, py.DRAWN] = np.where(fits, tile, -1)
-    _settle(t, np.zeros(len(t), dtype=bool), np.full(len(t), -1), blocked)
+_ACTION_INFO, _ACTION_OPEN, _DOUBLE_TILE = _action_tables()
+_DOUBLE_TILE32 = _DOUBLE_TILE.astype(np.int32)
+
+
+def _count_tables() -> tuple[list[Any], list[Any]]:
+    """The end sum's and open values' tables, by 16 bits of the open words.
+
+    The open words, read as five uint16 (the last holds points 64 to 69),
+    index one table each. ``_COUNTS[k]`` packs the open points' worth (bits
+    0-9), their number (10-16) and, for a byte that is exactly a double's two
+    line sides, their worth (17-23): a slot's five entries add up.
+    ``_VALUES_OF[k]`` holds the values shown (bit v), to be ORed.
+    """
+    counts = np.zeros((10, 256), dtype=np.int32)  # by byte (the tenth is past point 79)
+    values = np.zeros((10, 256), dtype=np.uint8)
+    for k in range(9):
+        for b in range(256):
+            points = [8 * k + j for j in range(8) if b >> j & 1 and 8 * k + j < _POINTS]
+            worth = sum(py.POINT_WORTH[p] for p in points)
+            lone = 0
+            if len(points) == 2 and py.POINT_RANK[points[0]] == 2 and points[1] == points[0] + 1:
+                lone = py.POINT_WORTH[points[0]]
+            counts[k, b] = worth | len(points) << 10 | lone << 17
+            for p in points:
+                values[k, b] |= 1 << py.POINT_VALUE[p]
+    low, high = np.arange(1 << 16) & 0xFF, np.arange(1 << 16) >> 8
+    sizes = [1 << 16] * 4 + [1 << (_POINTS - 64)]
+    return (
+        [(counts[2 * k, low] + counts[2 * k + 1, high])[:size] for k, size in enumerate(sizes)],
+        [(values[2 * k, low] | values[2 * k + 1, high])[:size] for k, size in enumerate(sizes)],
+    )
+
+
+_COUNT_CHUNKS, _VALUE_CHUNKS = _count_tables()
+_COUNTS = np.concatenate(_COUNT_CHUNKS)
+_VALUES_OF = np.concatenate(_VALUE_CHUNKS)
+# Where each chunk's table starts in _COUNTS and _VALUES_OF.
+_CHUNK_BASE = np.cumsum([0] + [len(c) for c in _COUNT_CHUNKS[:-1]]).astype(np.intp)[:, None]
+_FITTING32 = np.array(py.FITTING, dtype=np.uint32)
+_LOW_WORDS = np.array([[0xFFFFFFFF], [0xFFFFFFFF], [0x3F]], dtype=np.uint32)
+# Row ``players * 4 + seat``: 1 for each seat on the side of ``seat`` (the
+# seats that share its points), 0 past the last seat; rows 0 to 7 and 20 up
+# (no such number of players) are 0.
+_SAME_SIDE = np.array(
+    [
+        [
+            int(k < p and (k % 2 == seat % 2 if p == 4 else k == seat)) if 2 <= p <= 4 else 0
+            for k in range(4)
+        ]
+        for p in range(8)
+        for seat in range(4)
+    ],
+    dtype=np.int32,
+)
+# Each seat's side by row ``players * 4 + seat`` (the seat itself where not 4 players).
+_SIDE_OF = np.array([s % 2 if p == 4 else s for p in range(8) for s in range(4)], np.int32)
 
 
 def _arrays(state: object) -> tuple[Any, int]:
@@ -450,79 +550,168 @@ def reset_into(state: object, seeds: object, players: int, mask: object) -> None
     s, n = _arrays(state)
     seed = np.frombuffer(py.buffer_view(seeds, "seeds", n, "Q", False), dtype=np.uint64)
     flags = _flags(mask, "mask", n, NUM_ACTIONS)
-    t = np.zeros((n, py.STATE_WORDS), dtype=np.int64)
+    t = np.zeros((n, py.STATE_WORDS), dtype=np.int32)
     t[:, py.PLAYERS] = players
     t[:, py.ROUND] = 1
     t[:, py.WINNER] = -1
-    _put_rng(t, seed)
+    _rng_of(t)[:] = seed
     t[:, py.SEED : py.SEED + 2] = t[:, py.RNG : py.RNG + 2]
-    _deal(t, np.full(n, -1, dtype=np.int64))
+    _deal(t, np.full(n, -1))
     s[:] = t
-    _masks(s, np.ones(n, dtype=bool), flags)
+    _masks(_columns(s), np.ones(n, dtype=bool), flags)
 
 
 def step_into(  # noqa: PLR0913, PLR0915, PLR0917 - the C function's six buffers, its steps
     state: object, actions: object, mask: object, rewards: object, done: object, errors: object
 ) -> int:
-    """Step every slot in place by its action; return how many refused theirs."""
+    """Step every slot in place by its action; return how many refused theirs.
+
+    Every rule is worked out for every slot at once, on the slots' first
+    words copied to one contiguous row a word (:func:`_columns`), and each
+    word changed where the slot's action calls for it: a placement or a draw
+    that does not end the round (nearly every step) is a fixed set of row
+    operations. The slots whose round ends are then settled and dealt on
+    their own.
+    """
     s, n = _arrays(state)
     chosen_view = py.buffer_view(actions, "actions", n, "qi", False)
-    chosen = np.frombuffer(
-        chosen_view, dtype=np.int64 if chosen_view.itemsize == 8 else np.int32
-    ).astype(np.int64)
+    wide = chosen_view.itemsize == 8
+    chosen = np.frombuffer(chosen_view, dtype=np.uint64 if wide else np.uint32)
     flags = _flags(mask, "mask", n, NUM_ACTIONS)
     gains = np.frombuffer(py.buffer_view(rewards, "rewards", n * 4, "i", True), dtype=np.int32)
     over = np.frombuffer(py.buffer_view(done, "done", n, "B", True), dtype=np.uint8)
     codes = np.frombuffer(py.buffer_view(errors, "errors", n, "B", True), dtype=np.uint8)
-    ok = _state_ok(s)
-    error = np.where(ok, py.OK, py.BAD_STATE).astype(np.uint8)
-    finished = ok & (s[:, py.WINNER] >= 0)
-    error[finished] = py.MATCH_OVER
-    live = ok & ~finished
-    in_range = (chosen >= 0) & (chosen < NUM_ACTIONS)
-    error[live & ~in_range] = py.OUT_OF_RANGE
-    rows = np.flatnonzero(live & in_range)
-    t = s[rows].astype(np.int64)
-    acts = chosen[rows]
-    legal = _legal(t, acts)
-    draw = legal & (acts == DRAW_ACTION)
-    stock_tile = np.take_along_axis(t, (py.STOCK + t[:, py.DRAWN_COUNT])[:, None], axis=1)[:, 0]
-    broken = draw & ((stock_tile < 0) | (stock_tile >= _TILES))  # no tile there
-    error[rows[~legal]] = py.ILLEGAL
-    error[rows[broken]] = py.BAD_STATE
-    taken = legal & ~broken
-    rows, t, acts = rows[taken], t[taken], acts[taken]
-    before = t[:, py.SCORES : py.SCORES + 4].copy()
-    t[:, py.ACTIONS] += 1
-    t[:, py.ROUND_ACTIONS] += 1
-    drawing = acts == DRAW_ACTION
-    if drawing.any():
-        part = t[drawing]
-        _draw(part)
-        t[drawing] = part
-    passing = acts == PASS_ACTION
-    t[passing, py.TURN] = (t[passing, py.TURN] + 1) % t[passing, py.PLAYERS]
-    placing = ~drawing & ~passing
-    if placing.any():
-        part = t[placing]
-        _place(part, acts[placing])
-        t[placing] = part
-    s[rows] = t
-    change = t[:, py.SCORES : py.SCORES + 4] - before
-    players = t[:, py.PLAYERS]
+    w = _columns(s)
+    wu = w.view(np.uint32)
+    flat = w.reshape(-1)
+    slot = np.arange(n)
+    # Who may move, and whether the action is legal (read as the C kernel's is_legal).
+    ok = _state_ok(w)
+    winner = w[py.WINNER]
+    in_range = chosen < NUM_ACTIONS  # unsigned: a negative action is out of range too
+    action = np.minimum(chosen, NUM_ACTIONS - 1).astype(np.intp)
+    info = np.take(_ACTION_INFO, action, axis=1)
+    kind = info[0]
+    bit = info[1].view(np.uint32)
+    players = w[py.PLAYERS]
+    turn = w[py.TURN] & 3
+    hand_at = (py.HANDS + turn) * n + slot
+    hand_word = np.take(wu.reshape(-1), hand_at)
+    hand = hand_word & _HB
+    drawn = w[py.DRAWN]
+    tiles = np.where(drawn >= 0, np.uint32(1) << (drawn & 31).view(np.uint32), hand)
+    table = wu[py.TABLE] & _HB
+    empty = table == 0
+    count = w[py.DRAWN_COUNT]
+    size = w[py.STOCK_SIZE]
+    fitting = np.take(_FITTING32, w[py.VALUES] & 0x7F)
+    stuck = ~empty & ((fitting & tiles) == 0)
+    point_open = (np.take(wu.reshape(-1), (py.OPEN + info[2]) * n + slot) >> info[3]) & 1
+    held = (tiles & bit) != 0
+    placing = kind <= 1
+    legal = np.where(
+        placing,
+        held & np.where(kind == 0, empty, ~empty & (point_open != 0)),
+        stuck & ((size > count) == (kind == 2)),  # the draw while stock is left, else the pass
+    )
+    legal &= ok & (winner < 0) & in_range
+    draw_tile = np.take(s.reshape(-1), slot * STATE_WORDS + py.STOCK + (count & 15))
+    broken = legal & (kind == 2) & (draw_tile.view(np.uint32) >= _TILES)  # no tile there
+    error = np.where(
+        ok,
+        np.where(
+            winner >= 0,
+            py.MATCH_OVER,
+            np.where(
+                in_range,
+                np.where(legal, np.where(broken, py.BAD_STATE, py.OK), py.ILLEGAL),
+                py.OUT_OF_RANGE,
+            ),
+        ),
+        py.BAD_STATE,
+    )
+    go = legal & ~broken
+    place = go & placing
+    drawing = go & (kind == 2)
+    # A placement: the hand, the table, the open points (and the Sniff's branches).
+    placed_hand = hand & ~bit
+    placed_table = table | bit
+    changes = np.take(_ACTION_OPEN, action, axis=1)
+    opened = (wu[py.OPEN : py.OPEN + 3] & changes[0:3]) | changes[3:6]
+    other = (np.take(opened.reshape(-1), info[6] * n + slot) >> info[7]) & 1
+    sniff = w[py.SNIFF]
+    branch = (info[4] != 0) & (info[5] == sniff) & (other == 0)
+    opened |= changes[6:9] * branch
+    opened &= _LOW_WORDS
+    # The end sum and the open values, by 16 bits of the open points.
+    index = opened.view(np.uint16).reshape(3, n, 2).transpose(0, 2, 1).reshape(6, n)[:5]
+    index = index + _CHUNK_BASE
+    counted = np.take(_COUNTS, index).sum(axis=0, dtype=np.int32)
+    values = np.bitwise_or.reduce(np.take(_VALUES_OF, index), axis=0)
+    lone = np.where(counted & 0x1FC00 == 2 << 10, counted >> 17, 0)  # two points open
+    end_sum = (counted & 1023) - lone
+    points = np.where((end_sum % 5 == 0) & place, end_sum, 0)
+    seat_row = (players & 7) * 4 + turn
+    side = np.take(_SIDE_OF, seat_row)
+    score_at = (py.SCORES + side) * n + slot
+    score = np.take(flat, score_at) + points
+    won = (points > 0) & (score >= np.where(players == 2, 250, 200))
+    going = place & ~won
+    out = going & (placed_hand == 0)
+    exhausted = size == count
+    can_place = (np.take(_FITTING32, values) & ~placed_table & _HB) != 0
+    blocked = going & ~out & exhausted & ~can_place
+    # A draw: the stock's next tile to the hand, kept to be placed where it fits.
+    draw_bit = np.uint32(1) << (draw_tile & 31).view(np.uint32)
+    fits = (fitting & draw_bit) != 0
+    blocked_draw = drawing & ~fits & (size == count + 1) & ((fitting & ~table & _HB) == 0)
+    # The words.
+    w[py.ACTIONS] += go
+    w[py.ROUND_ACTIONS] += go
+    hand_word = np.where(place, placed_hand, np.where(drawing, hand | draw_bit, hand_word))
+    np.put(wu.reshape(-1), hand_at, hand_word)
+    np.copyto(wu[py.TABLE], placed_table, where=place)
+    np.copyto(drawn, np.where(place | ~fits, -1, draw_tile), where=place | drawing)
+    count += drawing
+    np.copyto(wu[py.OPEN : py.OPEN + 3], opened, where=place)
+    double = np.take(_DOUBLE_TILE32, action)
+    np.copyto(sniff, double, where=place & (sniff < 0) & (double >= 0))
+    np.copyto(w[py.END_SUM], end_sum, where=place)
+    np.copyto(w[py.VALUES], values, where=place)
+    np.put(flat, score_at, score)
+    np.copyto(winner, side, where=won)
+    advance = (go & (kind == 3)) | (going & ~out & ~blocked)
+    following = w[py.TURN] + 1
+    np.copyto(w[py.TURN], np.where(following == players, 0, following), where=advance)
+    for word in _STEPPED:  # one column at a time: a transposed copy of them all is slower
+        np.copyto(s[:, word], w[word])
+    row_at = slot * STATE_WORDS
+    np.put(s.reshape(-1), row_at + py.HANDS + turn, hand_word.view(np.int32))
+    np.put(s.reshape(-1), row_at + py.SCORES + side, score)
     reward = np.zeros((n, 4), dtype=np.int32)
-    # Seat k's reward is its side's change: side k, or k % 2 with four players.
-    seats = np.where(players[:, None] == 4, _SEAT % 2, _SEAT)
-    gained = np.take_along_axis(change, np.minimum(seats, 3), axis=1)
-    reward[rows] = np.where(players[:, None] > _SEAT, gained, 0)
+    scored = np.flatnonzero(points)
+    reward[scored] = np.take(_SAME_SIDE, seat_row[scored], axis=0) * points[scored, None]
+    ending = (out | blocked) | blocked_draw
+    if ending.any():
+        end = np.flatnonzero(ending)
+        part = s[end]
+        before = part[:, py.SCORES : py.SCORES + 4].copy()
+        _end_round(part, np.where(out[end], turn[end], -1))
+        s[end] = part
+        w[:, end] = part[:, :_WORKED].T
+        # Each seat's reward is its side's change (sides 2 and 3 never change with
+        # four players, nor do the sides past the last seat).
+        change = part[:, py.SCORES : py.SCORES + 4] - before
+        reward[end] += np.where(players[end, None] == 4, change[:, _SIDES_OF_FOUR], change)
     gains.reshape(n, 4)[:] = reward
     codes[:] = error
-    over[:] = (error != py.BAD_STATE) & (s[:, py.WINNER] >= 0)
-    _masks(s, error != py.BAD_STATE, flags)
-    return int(np.count_nonzero(error != py.OK))
+    over[:] = (error != py.BAD_STATE) & (winner >= 0)
+    _masks(w, ok & (error != py.BAD_STATE), flags)
+    return int(np.count_nonzero(error))
 
 
 def mask_into(state: object, mask: object) -> None:
     """Write every slot's legal mask."""
     s, n = _arrays(state)
-    _masks(s, _state_ok(s), _flags(mask, "mask", n, NUM_ACTIONS))
+    w = _columns(s)
+    _masks(w, _state_ok(w), _flags(mask, "mask", n, NUM_ACTIONS))
