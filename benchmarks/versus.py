@@ -17,8 +17,10 @@ playouts count no settlement when cut short, or a variant of
 :mod:`search_variants` (``searchg``, ``searchw``, ``sir``, ``search2``), or ``oracle:playouts=8``,
 the search given the true hands (a cheat: it is shown the state before each
 choice, outside the timed part, to measure the ceiling). ``py-`` before any
-spec (``py-expert``) makes that bot's search play its playouts in Python
-where the C ones are built: the bot as it was before them. (The
+spec (``py-expert``) makes that bot's search play its playouts and its exact
+endgame in Python where the C ones are built: the bot as it was before
+them. ``endgame=N`` in the options of the search or of a variant gives it N
+nodes of exact endgame a playout (``search:playouts=64,endgame=256``). (The
 experiments of commit 5e9812c, reported in ``bots-results.md``, were run
 with its ``searchx`` kind.)
 
@@ -141,6 +143,11 @@ def make(spec: str, seed: int) -> Bot:
         return PythonPlayouts(make(spec[3:], seed))
     kind, options = parse_spec(spec)
     variant = VARIANTS.get(kind)
+    endgame = options.pop("endgame", None)
+    if endgame is not None:
+        # The search (or a variant of it) with that many nodes of exact endgame a playout.
+        base = variant or SearchBot
+        variant = type(f"{base.__name__}Endgame{endgame}", (base,), {"endgame": int(endgame)})
     if variant is not None:
         return variant(seed=seed, **options)
     if kind == "search1":

@@ -356,7 +356,7 @@ def test_bits_past_point_69_are_cleared_by_any_placement_on_every_kernel() -> No
     out = reset(list(range(40)), 2, backend="python")
     words = array("i", out.state)
     for slot in range(40):
-        words[slot * STATE_WORDS + FIELDS["open"][0] + 2] |= 0x40 << (slot % 26)
+        words[slot * STATE_WORDS + FIELDS["open"][0] + 2] |= 0x40 << (slot % 25)
     mask = legal_mask(words, backend="python")
     actions = [mask_actions(mask, slot)[0] for slot in range(40)]
     results = [step(words, actions, backend=b) for b in HERE]
