@@ -25,7 +25,7 @@ None, so that a caller keeps within its budget.
 
 Where the C extension of :mod:`american_sniff.batch` is built, a search with
 no deadline runs in C (``_cendgame.c``, through
-:func:`~american_sniff.bots._playouts.endgame_values_fast`): the same
+``american_sniff.bots._playouts.endgame_values_fast``): the same
 positions in the same order, the same values and the same nodes spent, bit
 for bit, many times faster. A search with a deadline stays in Python, which
 reads the clock.
