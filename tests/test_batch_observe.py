@@ -8,7 +8,6 @@ where it is not).
 
 from __future__ import annotations
 
-import os
 import random
 from collections.abc import Iterator
 from typing import Any
@@ -69,16 +68,8 @@ def test_observe_equals_encode_in_lockstep(backend: str, players: int) -> None:
     assert compared > 400
 
 
-#: Steps of each lockstep run (fewer under the sanitizers, where a step costs more).
-STEPS = int(os.environ.get("BATCH_OBSERVE_STEPS", "360"))
-
-
-def play(players: int, seed: int, slots: int = 48, steps: int = 0) -> Iterator[tuple[Any, Any]]:
-    """(state, facts) of ``slots`` random matches at every step, finished ones included.
-
-    ``steps`` 0: :data:`STEPS` (360, or ``$BATCH_OBSERVE_STEPS``: the sanitized run's fewer).
-    """
-    steps = steps or STEPS
+def play(players: int, seed: int, slots: int = 48, steps: int = 360) -> Iterator[tuple[Any, Any]]:
+    """(state, facts) of ``slots`` random matches at every step, finished ones included."""
     generator = np.random.default_rng(seed)
     out = reset(np.arange(seed * slots, (seed + 1) * slots, dtype=np.uint64), players)
     facts = start_facts(out.state)
