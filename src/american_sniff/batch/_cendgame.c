@@ -379,11 +379,10 @@ int as_endgame_values(const int32_t *world, const int64_t *actions, size_t n, in
 /* endgame_values(world, actions, seat, nodes) -> (values, spent), or None out of nodes */
 static PyObject *py_endgame_values(PyObject *self, PyObject *args)
 {
-    PyObject *world_obj, *actions_obj, *fast, *list;
-    Py_buffer world;
+    PyObject *world_obj, *actions_obj, *list;
     int seat, error;
     long long nodes, spent = 0;
-    Py_ssize_t n, k;
+    Py_ssize_t n;
     int32_t words[AS_WORDS];
     int64_t actions[AS_ACTIONS_COUNT];
     double values[AS_ACTIONS_COUNT];
@@ -391,33 +390,9 @@ static PyObject *py_endgame_values(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OOiL:endgame_values", &world_obj, &actions_obj, &seat, &nodes)) {
         return NULL;
     }
-    fast = PySequence_Fast(actions_obj, "actions must be a sequence of integers");
-    if (fast == NULL) {
+    if (read_world_and_actions(world_obj, actions_obj, words, actions, &n) < 0) {
         return NULL;
     }
-    n = PySequence_Fast_GET_SIZE(fast);
-    if (n > AS_ACTIONS_COUNT) {
-        Py_DECREF(fast);
-        return PyErr_Format(PyExc_ValueError, "at most %d actions, got %zd", AS_ACTIONS_COUNT, n);
-    }
-    for (k = 0; k < n; k++) {
-        long long value = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(fast, k));
-        if (value == -1 && PyErr_Occurred()) {
-            Py_DECREF(fast);
-            return NULL;
-        }
-        actions[k] = (int64_t)value;
-    }
-    Py_DECREF(fast);
-    if (PyObject_GetBuffer(world_obj, &world, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
-        return NULL;
-    }
-    if (world.len != 4 * AS_WORDS || world.itemsize != 4) {
-        PyBuffer_Release(&world);
-        return PyErr_Format(PyExc_ValueError, "world must hold %d int32 words", AS_WORDS);
-    }
-    memcpy(words, world.buf, sizeof words);
-    PyBuffer_Release(&world);
     Py_BEGIN_ALLOW_THREADS
     error = as_endgame_values(words, actions, (size_t)n, seat, nodes, values, &spent);
     Py_END_ALLOW_THREADS
@@ -439,17 +414,9 @@ static PyObject *py_endgame_values(PyObject *self, PyObject *args)
         return PyErr_Format(PyExc_ValueError, "world is not a state the kernel can step, "
                                               "or seat %d is not one of its seats", seat);
     }
-    list = PyList_New(n);
+    list = float_list(values, n);
     if (list == NULL) {
         return NULL;
-    }
-    for (k = 0; k < n; k++) {
-        PyObject *value = PyFloat_FromDouble(values[k]);
-        if (value == NULL) {
-            Py_DECREF(list);
-            return NULL;
-        }
-        PyList_SET_ITEM(list, k, value);
     }
     return Py_BuildValue("(NL)", list, spent);
 }

@@ -197,62 +197,52 @@ int as_playout_values(const int32_t *world, const int64_t *actions, size_t n, in
 
 #ifndef AMERICAN_SNIFF_BATCH_NO_PYTHON
 /* playout_values(world, actions, seat, random, depth, settle, rng) -> (values, rng) */
-static PyObject *py_playout_values(PyObject *self, PyObject *args)
+/* Read a binding's `actions` (a sequence of at most 450 integers) into
+ * actions[0..*n) and its `world` (a buffer of 48 int32 words) into words:
+ * 0, or -1 with the Python error set. The playouts' and the endgame's
+ * bindings share it. */
+static int read_world_and_actions(PyObject *world_obj, PyObject *actions_obj, int32_t *words,
+                                  int64_t *actions, Py_ssize_t *n)
 {
-    PyObject *world_obj, *actions_obj, *fast, *result = NULL, *list = NULL;
+    PyObject *fast = PySequence_Fast(actions_obj, "actions must be a sequence of integers");
     Py_buffer world;
-    int seat, random, depth, error;
-    double settle;
-    unsigned long long rng_in;
-    uint64_t rng;
-    Py_ssize_t n, k;
-    int64_t actions[AS_ACTIONS_COUNT];
-    double values[AS_ACTIONS_COUNT];
-    (void)self;
-    if (!PyArg_ParseTuple(args, "OOipidK:playout_values", &world_obj, &actions_obj, &seat,
-                          &random, &depth, &settle, &rng_in)) {
-        return NULL;
-    }
-    fast = PySequence_Fast(actions_obj, "actions must be a sequence of integers");
+    Py_ssize_t k;
     if (fast == NULL) {
-        return NULL;
+        return -1;
     }
-    n = PySequence_Fast_GET_SIZE(fast);
-    if (n > AS_ACTIONS_COUNT) {
+    *n = PySequence_Fast_GET_SIZE(fast);
+    if (*n > AS_ACTIONS_COUNT) {
         Py_DECREF(fast);
-        return PyErr_Format(PyExc_ValueError, "at most %d actions, got %zd", AS_ACTIONS_COUNT, n);
+        PyErr_Format(PyExc_ValueError, "at most %d actions, got %zd", AS_ACTIONS_COUNT, *n);
+        return -1;
     }
-    for (k = 0; k < n; k++) {
+    for (k = 0; k < *n; k++) {
         long long value = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(fast, k));
         if (value == -1 && PyErr_Occurred()) {
             Py_DECREF(fast);
-            return NULL;
+            return -1;
         }
         actions[k] = (int64_t)value;
     }
     Py_DECREF(fast);
     if (PyObject_GetBuffer(world_obj, &world, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
-        return NULL;
+        return -1;
     }
     if (world.len != 4 * AS_WORDS || world.itemsize != 4) {
         PyBuffer_Release(&world);
-        return PyErr_Format(PyExc_ValueError, "world must hold %d int32 words", AS_WORDS);
+        PyErr_Format(PyExc_ValueError, "world must hold %d int32 words", AS_WORDS);
+        return -1;
     }
-    rng = (uint64_t)rng_in;
-    error = as_playout_values((const int32_t *)world.buf, actions, (size_t)n, seat, random,
-                              depth, settle, &rng, values);
+    memcpy(words, world.buf, sizeof(int32_t) * AS_WORDS);
     PyBuffer_Release(&world);
-    if (error == AS_BAD_STATE) {
-        return PyErr_Format(PyExc_ValueError, "world is not a state the kernel can step, "
-                                              "or seat %d is not one of its seats", seat);
-    }
-    if (error == AS_MATCH_OVER) {
-        return PyErr_Format(PyExc_ValueError, "the world's match is over: nothing to play out");
-    }
-    if (error == AS_ILLEGAL) {
-        return PyErr_Format(PyExc_ValueError, "an action is not legal in the world");
-    }
-    list = PyList_New(n);
+    return 0;
+}
+
+/* A list of the n doubles of values, or NULL with the Python error set. */
+static PyObject *float_list(const double *values, Py_ssize_t n)
+{
+    Py_ssize_t k;
+    PyObject *list = PyList_New(n);
     if (list == NULL) {
         return NULL;
     }
@@ -263,6 +253,45 @@ static PyObject *py_playout_values(PyObject *self, PyObject *args)
             return NULL;
         }
         PyList_SET_ITEM(list, k, value);
+    }
+    return list;
+}
+
+static PyObject *py_playout_values(PyObject *self, PyObject *args)
+{
+    PyObject *world_obj, *actions_obj, *result = NULL, *list = NULL;
+    int32_t words[AS_WORDS];
+    int seat, random, depth, error;
+    double settle;
+    unsigned long long rng_in;
+    uint64_t rng;
+    Py_ssize_t n;
+    int64_t actions[AS_ACTIONS_COUNT];
+    double values[AS_ACTIONS_COUNT];
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOipidK:playout_values", &world_obj, &actions_obj, &seat,
+                          &random, &depth, &settle, &rng_in)) {
+        return NULL;
+    }
+    if (read_world_and_actions(world_obj, actions_obj, words, actions, &n) < 0) {
+        return NULL;
+    }
+    rng = (uint64_t)rng_in;
+    error = as_playout_values(words, actions, (size_t)n, seat, random, depth, settle, &rng,
+                              values);
+    if (error == AS_BAD_STATE) {
+        return PyErr_Format(PyExc_ValueError, "world is not a state the kernel can step, "
+                                              "or seat %d is not one of its seats", seat);
+    }
+    if (error == AS_MATCH_OVER) {
+        return PyErr_Format(PyExc_ValueError, "the world's match is over: nothing to play out");
+    }
+    if (error == AS_ILLEGAL) {
+        return PyErr_Format(PyExc_ValueError, "an action is not legal in the world");
+    }
+    list = float_list(values, n);
+    if (list == NULL) {
+        return NULL;
     }
     result = Py_BuildValue("(NK)", list, (unsigned long long)rng);
     return result;
