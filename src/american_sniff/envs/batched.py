@@ -433,6 +433,13 @@ class BatchedMatches:
         Returns what ``seats[i]``'s side gained meanwhile (the ``"points"``
         rewards of that seat added up) and how many actions were applied.
 
+        >>> matches = BatchedMatches(3, players=4)
+        >>> matches.reset(5)
+        >>> streams = np.array([1, 2, 3], np.uint64)
+        >>> played = matches.play_random(np.zeros(3, np.int64), streams)
+        >>> matches.turn.tolist(), played.gains.shape
+        ([0, 0, 0], (3,))
+
         :raises RuntimeError: before :meth:`reset`.
         :raises ValueError: if ``seats`` is not one seat of the match a slot,
             or ``streams`` not a writable ``uint64`` array of one word a slot,
@@ -494,6 +501,13 @@ def below(streams: Any, slots: Any, counts: Any) -> Any:
     output at or above the largest multiple of the count below 2**64 drawn
     again), each stream advanced in place by the draws it made. Returns an
     ``int64`` array.
+
+    >>> from american_sniff.rng import below as below_one
+    >>> streams = np.array([7, 8], np.uint64)
+    >>> below(streams, [0, 1], [6, 28]).tolist() == [below_one(6, 7)[0], below_one(28, 8)[0]]
+    True
+    >>> int(streams[0]) == below_one(6, 7)[1]
+    True
 
     :raises ValueError: if a count is not positive.
     """
