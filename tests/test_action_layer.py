@@ -111,6 +111,7 @@ def test_round_trip_on_random_states(state: MatchState) -> None:
     assert legal_actions(state) == legal_actions(MatchState.from_json(state.to_json()))
 
 
+@pytest.mark.sweep
 def test_round_trip_on_every_legal_move_of_300_random_matches() -> None:
     """The issue's "done when": every legal move of 300 random matches round-trips.
 

@@ -157,6 +157,7 @@ def lockstep(backend: str, players: int, seeds: list[int], max_actions: int) -> 
     return made
 
 
+@pytest.mark.sweep
 @needs_c
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_the_c_kernel_plays_in_lockstep_with_apply(players: int) -> None:
@@ -166,6 +167,7 @@ def test_the_c_kernel_plays_in_lockstep_with_apply(players: int) -> None:
     assert made > MATCHES * 100
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_the_python_kernel_plays_in_lockstep_with_apply(players: int) -> None:
     """Random legal play: the Python slots follow apply move for move."""
@@ -173,6 +175,7 @@ def test_the_python_kernel_plays_in_lockstep_with_apply(players: int) -> None:
     assert made > 4 * 100
 
 
+@pytest.mark.sweep
 @needs_numpy
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_the_numpy_kernel_plays_in_lockstep_with_apply(players: int) -> None:
@@ -181,6 +184,7 @@ def test_the_numpy_kernel_plays_in_lockstep_with_apply(players: int) -> None:
     assert made > 12 * 100
 
 
+@pytest.mark.sweep
 @needs_numpy
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_the_numpy_kernel_refuses_random_actions_over_whole_matches(players: int) -> None:
@@ -298,6 +302,7 @@ def test_random_actions_are_refused_slot_by_slot(players: int) -> None:
     fuzz(HERE, players, [11, 12, 13], 400, random.Random(players))
 
 
+@pytest.mark.sweep
 @needs_c
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_the_c_kernel_refuses_random_actions_over_whole_matches(players: int) -> None:

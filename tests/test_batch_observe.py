@@ -39,6 +39,7 @@ needs_c = pytest.mark.skipif(not HAS_C, reason="the C extension is not built")
 OBSERVERS = ["numpy", "c"] if HAS_C else ["numpy"]
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("backend", KERNELS)
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_observe_equals_encode_in_lockstep(backend: str, players: int) -> None:
@@ -81,6 +82,7 @@ def play(players: int, seed: int, slots: int = 48, steps: int = 360) -> Iterator
         out = after
 
 
+@pytest.mark.sweep
 @needs_c
 @pytest.mark.parametrize("players", [2, 3, 4])
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -140,6 +142,7 @@ def valid(s: Any, f: Any) -> bool:
     )
 
 
+@pytest.mark.sweep
 @needs_c
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_c_hostile_words_and_facts(players: int) -> None:

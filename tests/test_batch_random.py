@@ -45,6 +45,7 @@ def reference_play(state: MatchState, seat: int, stream: int) -> tuple[MatchStat
     return state, gain, stream
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("backend", KERNELS)
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_play_random_is_apply_with_below_move_for_move(backend: str, players: int) -> None:
@@ -79,6 +80,7 @@ def test_play_random_is_apply_with_below_move_for_move(backend: str, players: in
     assert compared > 50
 
 
+@pytest.mark.sweep
 @needs_c
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_every_kernel_plays_the_same_bits(players: int) -> None:

@@ -288,6 +288,7 @@ def test_a_bot_match_resumed_from_json_at_a_random_action_is_identical(
     assert end.to_json() == whole.to_json()
 
 
+@pytest.mark.sweep
 @given(st.sampled_from([2, 3, 4]), st.integers(0, 2**64 - 1))
 def test_a_random_bot_chooses_the_same_from_the_legal_moves_alone(players: int, seed: int) -> None:
     """``choose_from_moves(legal_moves(state))`` is ``choose(view_for(state, seat))``.

@@ -63,6 +63,7 @@ def test_engine_answers_malformed_lines_with_errors(monkeypatch: pytest.MonkeyPa
     assert (answers[4]["code"], answers[4]["index"]) == ("not_a_point", 1)
 
 
+@pytest.mark.sweep
 def test_conformance_passes_the_library_engine_from_the_command_line() -> None:
     """``american-sniff conformance --engine "american-sniff engine"`` passes everything, exit 0.
 

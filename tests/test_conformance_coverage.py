@@ -125,6 +125,7 @@ def test_an_error_with_no_known_cause_is_a_fault() -> None:
         classify(_vector(*_steps(_NEW_2), step))
 
 
+@pytest.mark.sweep
 def test_the_generation_fails_when_a_class_is_unreached() -> None:
     """The generator's coverage check refuses a set of vectors without the refusal file."""
     docs = generate.build()

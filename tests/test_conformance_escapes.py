@@ -104,6 +104,7 @@ ESCAPES: dict[str, tuple[str, tuple[str, ...], set[str]]] = {
 }
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("name", sorted(ESCAPES))
 def test_the_kit_fails_each_escape_on_its_vectors_naming_the_cause(name: str) -> None:
     """The wrong engine fails its vectors first, with the cause in words, and no older vector."""

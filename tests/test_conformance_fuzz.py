@@ -99,6 +99,7 @@ def test_an_unshrunk_report_keeps_the_whole_match() -> None:
     assert len(report.lines) - 1 == report.failing
 
 
+@pytest.mark.sweep
 def test_bias_reaches_more_wins_by_seats_2_and_3_and_empty_stocks() -> None:
     """Bias makes 4-player wins by seats 2 and 3, and moves with the stock empty, likelier."""
     plain = [fuzz(LocalEngine(), 15, seed=seed) for seed in (3, 4, 5)]
@@ -219,12 +220,14 @@ def test_the_exceptions_are_wrong_engines_of_the_folder_or_to_come() -> None:
     assert set(NEEDS_ONE_INPUT).isdisjoint({"minimal", "fields"})
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("name", [n for n in program_engines() if n not in NEEDS_ONE_INPUT])
 def test_fifty_matches_catch_the_wrong_engine(name: str) -> None:
     """--fuzz 50 --seed 1, without the vectors, catches every wrong engine of the folder."""
     assert caught(make_engine(name)), f"{name} passed 50 fuzzed matches"
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("name", [n for n in program_engines() if n in NEEDS_ONE_INPUT])
 def test_the_exceptions_do_escape_fifty_matches(name: str) -> None:
     """An exception the fuzzer catches after all must leave the list (it would hide nothing)."""
@@ -239,6 +242,7 @@ TABLE: dict[str, Callable[[], minimal.Engine]] = {
 }
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("name", sorted(TABLE))
 def test_fifty_matches_catch_every_engine_of_the_field_table(name: str) -> None:
     """Each one-field-wrong engine and each swapped refusal order is caught by the fuzzer alone."""

@@ -94,6 +94,7 @@ def failed(report: KitReport) -> dict[str, str]:
     return {result.id: result.difference or "" for result in report.failures}
 
 
+@pytest.mark.sweep
 def test_the_library_passes_every_vector_in_process() -> None:
     """The library's own session passes every vector; each result is reported as it comes."""
     seen: list[VectorResult] = []
@@ -106,6 +107,7 @@ def test_the_library_passes_every_vector_in_process() -> None:
     assert str(seen[0]) == "PASS positions/worked-examples-1-9"
 
 
+@pytest.mark.sweep
 def test_an_independent_engine_passes_every_vector() -> None:
     """minimal.py, written apart from the library and listing moves in its own order, passes."""
     report = run_engine("minimal")
@@ -184,6 +186,7 @@ WRONG = {
 }
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("name", sorted(WRONG))
 def test_a_wrong_engine_fails_exactly_the_right_vectors(name: str) -> None:
     """Each wrong engine fails the vectors its bug touches, and passes every other one."""
@@ -238,6 +241,7 @@ class Wrapped:
         """Nothing to stop."""
 
 
+@pytest.mark.sweep
 def test_lists_are_compared_as_sets_and_extra_keys_are_ignored() -> None:
     """Reversed legal moves, points and contributions pass; so do keys the vectors lack."""
 

@@ -52,6 +52,7 @@ def built() -> dict[str, dict[str, Any]]:
     return generate.build()
 
 
+@pytest.mark.sweep
 def test_the_shipped_files_are_a_fresh_generation(built: dict[str, dict[str, Any]]) -> None:
     """Each shipped file is exactly what the generator writes today (run it after a change)."""
     for name, doc in built.items():
@@ -64,6 +65,7 @@ def test_the_shipped_files_are_a_fresh_generation(built: dict[str, dict[str, Any
     )
 
 
+@pytest.mark.sweep
 def test_generate_check_and_out(
     tmp_path: Path,
     built: dict[str, dict[str, Any]],

@@ -127,6 +127,7 @@ def first_failure(engine: InProcess, vectors: list[Vector]) -> str:
     return (report.failures[0].difference or "").split("\n")[0]
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("field", fields.FIELDS)
 def test_a_wrong_field_fails_the_kit_naming_the_field(field: str) -> None:
     """The engine with one field wrong fails, and the difference names that field."""
@@ -202,6 +203,7 @@ def verdicts(report: KitReport) -> dict[str, str]:
     return {r.id: "skip" if r.skipped else "pass" if r.passed else "fail" for r in report.results}
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("name", sorted(SELECTION))
 def test_a_runner_reading_only_the_files_agrees_with_the_kit(name: str) -> None:
     """The independent runner reaches the kit's verdict on every vector."""

@@ -63,6 +63,7 @@ def _bits(found: tuple[list[float], int] | None) -> object:
     return None if found is None else ([value.hex() for value in found[0]], found[1])
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("players", [2, 4])
 def test_c_endgame_gives_the_python_values_and_nodes_bit_for_bit(players: int) -> None:
     """Every position, seat and budget: the same values (the same bits), nodes, or None."""

@@ -28,6 +28,7 @@ from american_sniff.state import RoundEnd
 from american_sniff.views import view_for
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_random_sim_test_with_serialisation(players: int) -> None:
     """OpenSpiel's own consistency test passes, serialisation included, for 2, 3 and 4 players."""
@@ -108,6 +109,7 @@ def test_returns_are_per_side() -> None:
     assert state.returns() == [1.0 if seat % 2 == winner else -1.0 for seat in range(4)]
 
 
+@pytest.mark.sweep
 def test_points_returns_are_the_final_scores() -> None:
     """With reward="points" the returns are each player's side's final score."""
     game = pyspiel.load_game("american_sniff", {"players": 4, "reward": "points"})
@@ -216,6 +218,7 @@ def test_a_resampled_world_has_its_own_history(players: int) -> None:
         state.resample_from_infostate(players, pyspiel.UniformProbabilitySampler(0.0, 1.0))
 
 
+@pytest.mark.sweep
 def test_is_mcts_plays_whole_matches() -> None:
     """OpenSpiel's IS-MCTS bot plays a whole match through the game, against random play."""
     game = pyspiel.load_game("american_sniff", {"players": 2})
@@ -242,6 +245,7 @@ def test_is_mcts_plays_whole_matches() -> None:
     assert sorted(state.returns()) == [-1.0, 1.0]
 
 
+@pytest.mark.sweep
 def test_mcts_plays_a_four_player_match() -> None:
     """OpenSpiel's (perfect-information) MCTS bot also plays through it, here with 4 players."""
     game = pyspiel.load_game("american_sniff", {"players": 4})
@@ -266,6 +270,7 @@ def test_mcts_plays_a_four_player_match() -> None:
     assert state.match.winner is not None
 
 
+@pytest.mark.sweep
 def test_the_worked_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
     """docs/examples/openspiel_ismcts.py plays its matches and prints the tally."""
     path = Path(__file__).parent.parent / "docs" / "examples" / "openspiel_ismcts.py"
@@ -304,6 +309,7 @@ def _same_answers(state: AmericanSniffState, players: int) -> None:
     assert state.observation_tensor() == state.observation_tensor(state.current_player())
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_the_python_answers_are_the_cpp_layers(players: int) -> None:
     """At every step of random matches, the queries answered in Python agree with OpenSpiel's C++.

@@ -170,6 +170,7 @@ def test_bad_options_are_refused() -> None:
         AmericanSniffEnv().reset(seed="7")  # type: ignore[arg-type]
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_every_observation_is_the_encoded_view(players: int) -> None:
     """At every step of whole episodes, each agent's observation is encode(view_for) of its seat.

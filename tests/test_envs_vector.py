@@ -55,6 +55,7 @@ def opponents_play(state: MatchState, seat: int, kind: str) -> tuple[MatchState,
     return state, total
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("backend", KERNELS)
 @pytest.mark.parametrize(("players", "kind"), [(2, "outcome"), (3, "points"), (4, "points")])
 def test_lockstep_with_apply(backend: str, players: int, kind: str) -> None:

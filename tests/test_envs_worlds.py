@@ -229,6 +229,7 @@ def _sampled_keys(
     return worlds, keys
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_every_sampled_world_is_consistent_with_what_the_player_saw(players: int) -> None:
     """Worlds from random positions replay legally, show the player the same, and keep the voids.
@@ -263,6 +264,7 @@ def test_every_sampled_world_is_consistent_with_what_the_player_saw(players: int
     assert changed > worlds_seen // 2  # the hidden tiles really are dealt again
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("seed", [6, 13, 21, 22, 26, 28])
 def test_the_worlds_are_exactly_those_of_a_brute_force(seed: int) -> None:
     """On small positions, the count is the brute force's and every sampled world is among its own.
@@ -282,6 +284,7 @@ def test_the_worlds_are_exactly_those_of_a_brute_force(seed: int) -> None:
     assert len(every) < _tries(_replay(players, blank, history), kinds, player)
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("seed", [6, 13, 22, 26, 28])
 def test_the_sampling_is_uniform_by_a_chi_squared_test(seed: int) -> None:
     """The worlds drawn are uniform over the brute force's worlds (fixed seeds: deterministic)."""
@@ -308,6 +311,7 @@ def test_a_finished_match_has_one_world_the_real_one() -> None:
     assert worlds.sample(random.Random(1)) == history
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("players", [2, 4])
 def test_worlds_during_the_deal_and_before_a_drawn_tile(players: int) -> None:
     """While a round is dealt, and while a draw waits for its tile, the worlds are consistent."""

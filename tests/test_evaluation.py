@@ -32,6 +32,7 @@ def test_the_schedule_is_duplicate_deals_from_every_side() -> None:
     assert result.wins == sum(o.a_won for o in result.outcomes)
 
 
+@pytest.mark.sweep
 def test_random_is_clearly_below_greedy() -> None:
     """The random bot against the greedy one: the whole interval is below even."""
     result = evaluate("random", "greedy", deals=40, seed=1)
@@ -40,6 +41,7 @@ def test_random_is_clearly_below_greedy() -> None:
     assert flipped.wins == flipped.matches - result.wins  # the same matches, seen from b
 
 
+@pytest.mark.sweep
 def test_policies_are_players_too() -> None:
     """A random policy loses to greedy; a policy of its seat's view alone ties itself exactly."""
     np = pytest.importorskip("numpy")

@@ -153,6 +153,7 @@ def _random_deal(players: int, seed: int, opener: int | None) -> Deal:
     st.booleans(),
     st.integers(0, 2**32),
 )
+@pytest.mark.sweep
 def test_honest_states_with_seeded_or_given_deals_all_load(
     players: int, seed: int, given_deals: int, with_opener: bool, play: int
 ) -> None:
@@ -199,6 +200,7 @@ def _mutate(doc: dict[str, Any], chooser: random.Random) -> None:
         doc[key] = (doc[key] + chooser.randrange(1, doc["players"])) % doc["players"]
 
 
+@pytest.mark.sweep
 @given(st.sampled_from([2, 3, 4]), st.integers(0, 2**32), st.integers(0, 2**32))
 def test_mutated_states_are_refused_unless_they_are_honest(
     players: int, seed: int, mutation: int
@@ -250,6 +252,7 @@ def test_a_signed_save_loaded_writes_the_same_text_and_goes_on(
         assert loaded.to_json() == json.dumps(state_to_dict(loaded), separators=(",", ":"))
 
 
+@pytest.mark.sweep
 @given(st.sampled_from([2, 3, 4]), st.integers(0, 2**32))
 def test_signed_saves_loaded_in_turn_read_one_action_each_and_load_as_themselves(
     players: int, seed: int

@@ -54,6 +54,7 @@ def _refuse_strict(*_: object, **__: object) -> object:
     raise AssertionError("the strict reader was used")
 
 
+@pytest.mark.sweep
 @given(st.sampled_from([2, 3, 4]), st.integers(0, 2**64 - 1), st.integers(0, 2), st.booleans())
 def test_every_honest_save_is_read_by_the_quick_reader(
     players: int, seed: int, given_deals: int, signed: bool
@@ -316,6 +317,7 @@ def test_what_an_untrusted_load_writes_is_the_writers_text(players: int, change:
         assert after.to_json() == json.dumps(serial.state_to_dict(after), separators=(",", ":"))
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_a_server_loop_on_untrusted_text_writes_the_writers_texts(players: int) -> None:
     """Load, view every seat, play, save, for a whole match: every text as the writers give it."""

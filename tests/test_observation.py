@@ -189,6 +189,7 @@ def test_bad_arguments() -> None:
         segment(encode(view_for(state, 0)), "hands")
 
 
+@pytest.mark.sweep
 def test_encoding_from_the_state_and_facts_is_the_views_encoding() -> None:
     """encode_state, with facts advanced action by action, is encode(view_for) at every step.
 
@@ -263,6 +264,7 @@ def test_the_information_state_vector_tells_apart_histories_with_one_observation
     assert any(len(found) > 1 for found in vectors.values())
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_the_information_state_vector_holds_the_round_in_order(players: int) -> None:
     """Slot by slot, the round's actions with who made them; the viewer's deal; the observation.

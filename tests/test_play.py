@@ -52,6 +52,7 @@ class _Terminal(io.StringIO):
         return True
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_answering_1_every_time_finishes_the_match(players: int) -> None:
     """A whole match is played from piped answers and its winner announced."""
@@ -68,6 +69,7 @@ def test_answering_1_every_time_finishes_the_match(players: int) -> None:
         assert "win the match" in text  # a partnership wins: no "Seats 0+2 wins"
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_the_narration_says_you_and_fits_80_columns(players: int) -> None:
     """The human is "you", never "seat 0", and no line is wider than 80 characters."""
@@ -102,6 +104,7 @@ def _decisions(players: int, seed: int) -> list[PlayerView]:
     return views
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("seed", [1, 2, 3, 4])
 def test_every_decision_screen_fits_80_by_24(seed: int) -> None:
     """The scores, the table's drawing, the hand and the moves take at most 23 lines of 80 columns.
@@ -140,6 +143,7 @@ def test_other_seats_draws_are_shown_without_their_tiles() -> None:
     assert all(_TILE.fullmatch(line) for line in mine)
 
 
+@pytest.mark.sweep
 def test_no_hidden_tile_is_printed_before_the_settlement_reveals_it() -> None:
     """Before the first settlement, a tile seat 0 cannot see is printed only once public.
 

@@ -46,6 +46,7 @@ def _score(
 @pytest.mark.parametrize(
     "options", [(False, -1, 1.0), (False, 4, 0.75), (True, -1, 0.0), (True, 6, 0.5)]
 )
+@pytest.mark.sweep
 def test_c_playouts_give_the_python_values_bit_for_bit(options: tuple[bool, int, float]) -> None:
     """score_deal's totals and rng are the same bits with the C playouts and without."""
     compared = 0
@@ -79,6 +80,7 @@ def test_a_draw_or_a_pass_is_played_out_as_in_python(options: tuple[bool, int, f
     assert compared > 50
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("players", [2, 4])
 def test_the_expert_bot_chooses_the_same_moves_with_c_playouts(players: int) -> None:
     """The whole search (inference, pruning) decides alike on either path."""

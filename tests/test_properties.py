@@ -135,6 +135,7 @@ def test_hand_sizes_and_the_stock_shrinks_only_from_the_front_by_draws(
 # -- the 28 tiles --------------------------------------------------------------
 
 
+@pytest.mark.sweep
 @given(player_counts(), seeds(), choice_seeds)
 def test_all_28_tiles_are_accounted_for_after_every_action(
     players: int, seed: int, choices: int
@@ -189,6 +190,7 @@ def test_score_of_reads_the_seat_side(state: MatchState) -> None:
 # -- apply is pure -------------------------------------------------------------
 
 
+@pytest.mark.sweep
 @given(mid_match_states(), st.lists(any_moves(), max_size=10), choice_seeds)
 def test_apply_never_changes_its_input(
     state: MatchState, tries: list[object], choices: int
@@ -236,6 +238,7 @@ def test_legal_moves_are_accepted_and_every_other_move_is_refused(
             refuse(state, attempt)
 
 
+@pytest.mark.sweep
 @given(player_counts(), seeds(), choice_seeds)
 def test_legal_moves_are_exactly_what_the_rules_allow(
     players: int, seed: int, choices: int
@@ -397,6 +400,7 @@ def test_golden_random_match_two_players_seed_2024() -> None:
 # -- the end of the match --------------------------------------------------------
 
 
+@pytest.mark.sweep
 @given(player_counts(), seeds(), choice_seeds)
 def test_a_match_played_to_the_end_has_a_winner_at_the_target(
     players: int, seed: int, choices: int
@@ -440,6 +444,7 @@ def test_a_finished_match_refuses_everything(state: MatchState, move: object) ->
 # -- the table's geometry ---------------------------------------------------------
 
 
+@pytest.mark.sweep
 @given(player_counts(), seeds(), choice_seeds)
 def test_the_table_matches_an_independent_recomputation(
     players: int, seed: int, choices: int
@@ -510,6 +515,7 @@ def test_a_table_refuses_placements_the_rules_forbid(
 # -- every action, every rule ----------------------------------------------------
 
 
+@pytest.mark.sweep
 @given(player_counts(), seeds(), choice_seeds)
 def test_every_action_of_a_match_follows_the_rules(players: int, seed: int, choices: int) -> None:
     """Every state and every action of a random match follows the rules.

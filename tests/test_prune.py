@@ -191,6 +191,7 @@ VIEWS = _views(60, 3)
         (17, 1.0, {"depth": None}),
     ],
 )
+@pytest.mark.sweep
 def test_the_pruning_bot_chooses_as_the_reference(
     playouts: int, prune: float, options: dict[str, Any]
 ) -> None:

@@ -6,6 +6,8 @@ import random
 import re
 from collections import Counter
 
+import pytest
+
 from american_sniff import Layout, Tile, apply, legal_moves, new_match
 from american_sniff.render.compact import compact_drawing, compact_ends
 from american_sniff.render.text import end_labels, end_words
@@ -67,6 +69,7 @@ def test_the_worked_example_is_drawn_with_every_tile_and_marker() -> None:
     assert sorted(re.findall(r"[ab]?[+=]\d+", text)) == sorted(end_labels(layout).values())
 
 
+@pytest.mark.sweep
 def test_many_full_rounds_fit_80_columns_and_the_screens_height() -> None:
     """Random full rounds (up to 28 tiles, four arms): within 80 by HEIGHT, every tile drawn once.
 
@@ -115,6 +118,7 @@ def test_a_narrow_width_that_holds_no_tile_draws_nothing() -> None:
     assert compact_ends(Layout.empty()) == {}
 
 
+@pytest.mark.sweep
 def test_every_open_end_has_words_of_its_own_where_the_drawing_puts_it() -> None:
     """end_words names every open point once, from where the compact drawing shows it."""
     for layout in full_rounds(100, 11):

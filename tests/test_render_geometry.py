@@ -362,6 +362,7 @@ def test_the_same_layout_always_gets_the_same_geometry() -> None:
     assert table_geometry(layout, page=(30, 30)) == table_geometry(layout, page=(30, 30))
 
 
+@pytest.mark.sweep
 def test_no_overlaps_in_a_thousand_random_final_tables() -> None:
     """1,000 final tables of random matches (and mid-round ones) pass every check, quickly."""
     finals, middles = random_tables(1000, 2024)

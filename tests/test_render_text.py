@@ -166,6 +166,7 @@ def test_the_empty_table() -> None:
     assert render_text(Layout.empty()) == "(the table is empty)\n\nEnd sum: 0, scores 0\n"
 
 
+@pytest.mark.sweep
 def test_random_tables_fit_in_eighty_columns_and_show_everything() -> None:
     """The biggest of many random final tables: within 80 columns, nothing missing."""
     finals, middles = random_tables(1000, 2024)

@@ -324,6 +324,7 @@ def test_target_is_250_with_two_players_and_200_with_three_or_four(
     assert new_match(players, seed=3).target == target
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize(("players", "target"), [(2, 250), (3, 200), (4, 200)])
 def test_the_match_ends_exactly_when_a_side_reaches_the_target(players: int, target: int) -> None:
     """Clause "End of the match".
@@ -1384,6 +1385,7 @@ def _placed(state: MatchState) -> tuple[Tile, Point | None]:
     return move.tile, move.at
 
 
+@pytest.mark.sweep
 def test_reaching_the_target_is_checked_before_a_block() -> None:
     """Decision 6's order (target before block).
 
@@ -1431,6 +1433,7 @@ def test_going_out_is_checked_before_a_block() -> None:
     assert found > 0
 
 
+@pytest.mark.sweep
 def test_a_won_match_has_no_legal_moves_and_refuses_every_move() -> None:
     """Clause "Nothing after it is applied".
 

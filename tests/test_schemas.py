@@ -36,6 +36,7 @@ def test_every_schema_is_a_valid_2020_12_schema() -> None:
         format_schema("nothing")
 
 
+@pytest.mark.sweep
 @given(st.sampled_from([2, 3, 4]), st.integers(0, 2**64 - 1), st.integers(1, 400))
 def test_everything_written_is_valid_against_its_schema(
     players: int, seed: int, steps: int
@@ -143,6 +144,7 @@ def test_the_protocol_schemas_describe_every_command() -> None:
     assert sorted(failure["code"]["enum"]) == sorted(REFUSAL_CODES)
 
 
+@pytest.mark.sweep
 def test_every_exchange_of_the_shipped_vectors_is_valid() -> None:
     """Every request of the shipped conformance vectors and the library's answer to it.
 
@@ -183,6 +185,7 @@ def test_every_exchange_of_the_shipped_vectors_is_valid() -> None:
     st.lists(st.integers(0, 2**16), min_size=1, max_size=120),
     st.text(max_size=24),
 )
+@pytest.mark.sweep
 def test_a_random_session_is_valid_line_by_line(
     players: int, seed: int, choices: list[int], junk: str
 ) -> None:

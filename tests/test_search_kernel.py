@@ -403,6 +403,7 @@ def test_the_greedy_pick_is_greedy_choice() -> None:
     assert checked > 500
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("rollout", ["greedy", "random"])
 @pytest.mark.parametrize("depth", [1, 4, None])
 def test_a_playout_and_its_value_are_the_references(rollout: str, depth: int | None) -> None:
@@ -580,6 +581,7 @@ def _endgames(players: int, count: int, seed: int) -> list[MatchState]:
     return found
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("players", [2, 4])
 def test_the_exact_endgame_values_the_nodes_and_the_give_ups_are_the_references(
     players: int,

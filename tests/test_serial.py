@@ -68,6 +68,7 @@ def _load(doc: dict[str, Any]) -> MatchState:
 _CHUNKS = 10
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("chunk", range(_CHUNKS))
 def test_every_state_of_random_matches_round_trips_exactly(chunk: int) -> None:
     """``from_json(to_json(s)) == s`` with the same legal moves, over whole random matches.
@@ -519,6 +520,7 @@ def test_move_texts_read_back_to_the_interned_moves() -> None:
     )
 
 
+@pytest.mark.sweep
 @given(st.sampled_from([2, 3, 4]), st.integers(0, 2**32), st.booleans())
 def test_the_state_text_is_the_state_dict_written_compactly(
     players: int, seed: int, given_deals: bool

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -161,5 +162,6 @@ class MatchMachine(RuleBasedStateMachine):
             check_state(self.state)
 
 
-TestMatchMachine = MatchMachine.TestCase
+# Whole matches, step by step: a sweep, which coverage does not trace (see conftest.py).
+TestMatchMachine = pytest.mark.sweep(MatchMachine.TestCase)
 TestMatchMachine.settings = settings()  # the loaded profile (see conftest.py)

@@ -25,6 +25,7 @@ from american_sniff.testing import (
 )
 
 
+@pytest.mark.sweep
 def test_the_library_conforms_to_itself() -> None:
     """The library's adapter agrees with the library on every check, for 2, 3 and 4 players."""
     report = check_implementation(LibraryImplementation())

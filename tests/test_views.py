@@ -316,6 +316,7 @@ def test_drawing_once_and_placing_that_tile_keeps_what_was_known(players: int, s
         _check_one_draw_turn(before, placed, seat)
 
 
+@pytest.mark.sweep
 def test_a_seeded_match_keeps_old_voids_through_a_one_draw_turn() -> None:
     """Seeded turns where something outside the open values was known before the draw."""
     found = []
@@ -402,6 +403,7 @@ def test_a_round_start_view_carries_the_result_and_the_history_only_on_request()
 # -- events --------------------------------------------------------------------------------
 
 
+@pytest.mark.sweep
 @given(st.sampled_from([2, 3, 4]), st.integers(0, 2**32), st.integers(1, 250))
 def test_events_rebuild_every_later_view_exactly(players: int, seed: int, steps: int) -> None:
     """The first view and then one event per action give every view, also through JSON."""
@@ -545,6 +547,7 @@ def test_a_geometry_that_is_not_the_tables_is_refused() -> None:
             PlayerView.from_json(json.dumps({**doc, "geometry": changed}))
 
 
+@pytest.mark.sweep
 @given(st.sampled_from([2, 3, 4]), st.integers(0, 2**32), st.integers(0, 600), st.booleans())
 def test_the_view_text_is_the_view_dict_written_compactly(
     players: int, seed: int, steps: int, full: bool
@@ -595,6 +598,7 @@ def test_the_views_draw_on_the_renderings_default_page() -> None:
     assert geometry_to_dict(view.table_geometry())["half"] == HALF
 
 
+@pytest.mark.sweep
 @given(st.sampled_from([2, 3, 4]), st.integers(0, 2**32), st.integers(0, 2**16))
 def test_a_cold_view_equals_the_view_made_step_by_step(players: int, seed: int, pick: int) -> None:
     """A view of a just-loaded state (no node seen) is the view a step-by-step loop makes.

@@ -328,6 +328,7 @@ def test_the_writer_reports_a_failed_write_to_each_entry(tmp_path: Path, stores:
             future.result()
 
 
+@pytest.mark.sweep
 def test_who_went_on_survives_a_restart(stores: Stores) -> None:
     """After a restart, nobody is asked again to go on from a settlement they went on from.
 
