@@ -15,21 +15,18 @@ A test marked ``sweep`` repeats its checks over many matches, deals or
 examples (the lockstep runs, the round trips of every state, the property
 tests that play whole matches). Coverage's tracer makes such a test about
 four times as slow, and the unit tests already reach the lines it runs, so a
-coverage run (``pytest --cov``, as in ``.ci/run``) pauses the tracer for the
-duration of its call: the test still runs, and fails as before; its lines
-just are not counted. Without coverage nothing changes.
+coverage run (``pytest --cov``, as in ``.ci/run``) takes the tracer off for
+the duration of its call: the test still runs, and fails as before; its
+lines just are not counted. Without coverage nothing changes.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import sys
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 import pytest
-
-if TYPE_CHECKING:
-    import coverage
 
 # Each module that needs an extra, with the packages it imports.
 _NEEDS = {
@@ -54,24 +51,20 @@ collect_ignore = [
 ]
 
 
-def _tracing_coverage() -> coverage.Coverage | None:
-    """The coverage measurement running in this process, if any (pytest-cov's, with ``--cov``)."""
-    try:
-        from coverage import Coverage  # noqa: PLC0415 - only the test tools install it
-    except ImportError:  # pragma: no cover - the test extra has it
-        return None
-    return Coverage.current()
-
-
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
-    """Run a ``sweep`` test with coverage's tracer paused (see the module's docstring)."""
-    measuring = _tracing_coverage() if item.get_closest_marker("sweep") else None
-    if measuring is None:
+    """Run a ``sweep`` test with this thread's tracer, if any, taken off (see the docstring above).
+
+    The tracer is coverage's where a coverage run is measuring; it is put
+    back as it was. (Pausing the measurement through coverage's own API
+    leaves the thread of a pytest-xdist worker traced.)
+    """
+    tracer = sys.gettrace() if item.get_closest_marker("sweep") else None
+    if tracer is None:
         yield
         return
-    measuring.stop()
+    sys.settrace(None)
     try:
         yield
     finally:
-        measuring.start()
+        sys.settrace(tracer)

@@ -65,7 +65,6 @@ def test_the_shipped_files_are_a_fresh_generation(built: dict[str, dict[str, Any
     )
 
 
-@pytest.mark.sweep
 def test_generate_check_and_out(
     tmp_path: Path,
     built: dict[str, dict[str, Any]],

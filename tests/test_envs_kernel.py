@@ -37,7 +37,6 @@ def _deal_engine_round(kernel: Kernel, engine: MatchState, lot: bool) -> None:
             kernel.apply(tile.index)
 
 
-@pytest.mark.sweep
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_the_kernel_follows_the_engine_through_whole_matches(players: int) -> None:
     """Dealt the engine's deals and draws, the kernel plays the engine's very match.

@@ -264,7 +264,6 @@ def test_the_information_state_vector_tells_apart_histories_with_one_observation
     assert any(len(found) > 1 for found in vectors.values())
 
 
-@pytest.mark.sweep
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_the_information_state_vector_holds_the_round_in_order(players: int) -> None:
     """Slot by slot, the round's actions with who made them; the viewer's deal; the observation.

@@ -476,7 +476,6 @@ def check_mutant(recorded: Match, original: Doc, mutant: Doc, what: str) -> None
     COUNTS["accepted, refused by the host: " + ", ".join(changed)] += 1
 
 
-@pytest.mark.sweep
 @given(saves(), st.data())
 def test_every_accepted_mutant_is_reachable(save: tuple[Match, int], data: st.DataObject) -> None:
     """Mutated saves of real matches are refused, or legal play from their source reaches them."""
