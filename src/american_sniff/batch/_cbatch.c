@@ -90,6 +90,18 @@ static uint32_t tiles_fitting[128];         /* bit t for each tile showing a num
 static int16_t place_action[AS_POINTS][AS_TILES]; /* the action placing t on p, or -1 */
 static int8_t free_point[AS_POINTS][AS_TILES];    /* the point t leaves open on p */
 static int8_t action_tile[AS_ACTIONS_COUNT], action_point[AS_ACTIONS_COUNT];
+/* A set of tiles' codes, by its bytes: byte v of value_codes[k][b] has bit w set
+ * where tile [v|w] is among the tiles 8k to 8k + 7 given by the bits of b (the
+ * OR over the four bytes of a set is its codes for all seven numbers). */
+static uint64_t value_codes[4][256];
+/* The six mask bytes of a point whose own tile is [v|own], for the code of the
+ * tiles to place for its number v: byte j is 1 where the j-th tile that may join
+ * it is held (the tiles [v|w], w != own, in the order of w), then two 0 bytes.
+ * Built byte by byte in memory, so that it reads the same on any byte order;
+ * the row of a point is point_row (its own tile's other number). */
+static uint64_t point_bytes[7 * 128];
+static uint16_t point_row[AS_POINTS];  /* 128 times the other number of the point's own tile */
+static uint8_t point_shift[AS_POINTS]; /* 8 times the point's number */
 
 /* Ranks of a point, as american_sniff.points orders the sides. */
 enum { R_LOW = 0, R_HIGH = 1, R_LINE_A = 2, R_LINE_B = 3, R_BRANCH_A = 4, R_BRANCH_B = 5 };
@@ -165,6 +177,31 @@ void as_batch_init(void)
                 /* joined by the end showing the point's number; the other stays open */
                 free_point[p][t] = (int8_t)(first_point[t] + (lo == value ? 1 : 0));
             }
+        }
+        point_row[p] = (uint16_t)(128 * own);
+        point_shift[p] = (uint8_t)(8 * value);
+    }
+    for (a = 0; a < 4 * 256; a++) {
+        int k = a >> 8, b = a & 255;
+        uint64_t codes = 0;
+        for (t = 8 * k; t < 8 * k + 8 && t < AS_TILES; t++) {
+            if (b >> (t - 8 * k) & 1) {
+                codes |= (uint64_t)1 << (8 * tile_low[t] + tile_high[t]);
+                codes |= (uint64_t)1 << (8 * tile_high[t] + tile_low[t]);
+            }
+        }
+        value_codes[k][b] = codes;
+    }
+    for (v = 0; v < 7; v++) { /* v: the own tile's other number */
+        for (a = 0; a < 128; a++) {
+            uint8_t bytes[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+            int w, j = 0;
+            for (w = 0; w <= 6; w++) {
+                if (w != v) {
+                    bytes[j++] = (uint8_t)(a >> w & 1);
+                }
+            }
+            memcpy(&point_bytes[128 * v + a], bytes, 8);
         }
     }
     as_ready = 1;
@@ -523,7 +560,8 @@ static int step_one(int32_t *s, long long action, int32_t *reward)
 static void mask_checked(const int32_t *s, uint8_t *mask)
 {
     uint32_t tiles, table;
-    int k, any = 0;
+    uint64_t codes, placed = 0;
+    int k;
     memset(mask, 0, AS_ACTIONS_COUNT);
     if (s[AS_WINNER] >= 0) {
         return;
@@ -537,23 +575,23 @@ static void mask_checked(const int32_t *s, uint8_t *mask)
         }
         return;
     }
+    /* Each open point's six bytes at once, from the code of the tiles for its
+     * number, written as eight: the points go up, so a write's last two bytes
+     * (0) fall on the next point's first two before it is written, or on the
+     * draw and the pass, which come last. */
+    codes = value_codes[0][tiles & 255u] | value_codes[1][tiles >> 8 & 255u] |
+            value_codes[2][tiles >> 16 & 255u] | value_codes[3][tiles >> 24 & 255u];
     for (k = 0; k < 3; k++) {
         uint32_t word = open_word(s, k);
         while (word) {
             int p = 32 * k + ctz32(word);
-            uint32_t fit = tiles & tiles_showing[point_value[p]];
+            uint64_t bytes = point_bytes[point_row[p] + (codes >> point_shift[p] & 0x7Fu)];
             word &= word - 1u;
-            while (fit) {
-                int t = ctz32(fit);
-                fit &= fit - 1u;
-                if (place_action[p][t] >= 0) {
-                    mask[place_action[p][t]] = 1;
-                    any = 1;
-                }
-            }
+            memcpy(mask + AS_TILES + 6 * p, &bytes, 8);
+            placed |= bytes;
         }
     }
-    if (!any) {
+    if (!placed) {
         mask[s[AS_STOCK_SIZE] > s[AS_DRAWN_COUNT] ? AS_DRAW : AS_PASS] = 1;
     }
 }
