@@ -22,7 +22,6 @@ when numpy is installed.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, Final
 
 import numpy as np
@@ -109,56 +108,50 @@ def _shuffles(rng: Any, players: Any) -> tuple[Any, Any, Any]:
         outputs = _mix(states)
     after = states[:, -2].copy()
     following = outputs[:, -1].copy()
-    orders: list[int] = []
-    sizes = np.take(_HAND_SIZE, players).tolist()
-    _shuffle_all((outputs[:, :-1] % _SHUFFLE_N).tolist(), sizes, list(range(_TILES)), orders)
+    order = _swapped((outputs[:, :-1] % _SHUFFLE_N).astype(np.intp), np.take(_HAND_SIZE, players))
     rejected = outputs[:, :-1] >= _SHUFFLE_LIMIT
     if rejected.any():  # an output was rejected: those slots are dealt by the exact route
         for r in np.flatnonzero(rejected.any(axis=1)).tolist():
             dealt, state = shuffled(tuple(range(_TILES)), int(rng[r]))
-            orders[r * _TILES : (r + 1) * _TILES] = dealt
+            order[r] = dealt
             after[r] = np.uint64(state)
             with np.errstate(over="ignore"):
                 following[r] = _mix(after[r] + _GAMMA)
-    return np.frombuffer(bytes(orders), dtype=np.uint8).reshape(len(rng), _TILES), after, following
+    return order, after, following
 
 
-def _shuffler() -> Callable[[list[list[int]], list[int], list[int], list[int]], None]:
-    """The swaps of the shuffles of a batch, as one straight run of code a slot.
+def _swapped(picks: Any, sizes: Any) -> Any:
+    """The shuffles' swaps, every slot at once: one row of tiles a slot (uint8).
 
-    ``shuffle_all(picks, sizes, start, orders)`` shuffles a copy of ``start``
-    (the tiles in order) for each row of ``picks`` (``j27`` down to ``j1``,
-    each from its output): it swaps positions ``i`` and ``ji`` for ``i`` from
-    27 down to the slot's hand size (``sizes``), and adds the result to
-    ``orders``. The swaps within the first hand are left out: only its set of
-    tiles is read. (A loop over the swaps takes twice as long: a step deals a
-    few dozen slots, one by one.)
+    Row ``r`` starts as the tiles in order; for ``i`` from 27 down to the
+    slot's hand size ``sizes[r]``, positions ``i`` and ``picks[r, 27 - i]``
+    are swapped. The swaps within the first hand are left out: only its set
+    of tiles is read. Each position's swap is three array operations over
+    the slots (a step deals a few dozen), where a loop in Python would make
+    some twenty statements a slot.
     """
-
-    def swap(i: int, indent: str) -> str:
-        return f"{indent}order[{i}], order[j{i}] = order[j{i}], order[{i}]\n"
-
-    picks = ", ".join(f"j{i}" for i in range(_TILES - 1, 0, -1))
-    source = (
-        "def shuffle_all(picks, sizes, start, orders):\n"
-        f"    for ({picks}), size in zip(picks, sizes):\n"
-        "        order = start.copy()\n"
-        + "".join(swap(i, "        ") for i in range(_TILES - 1, 6, -1))
-        + "        if size < 7:\n"
-        + swap(6, "            ")
-        + "            if size < 6:\n"
-        + swap(5, "                ")
-        + "        orders += order\n"
-    )
-    namespace: dict[str, Any] = {}
-    exec(source, namespace)  # only numbers in it
-    shuffle_all: Callable[[list[list[int]], list[int], list[int], list[int]], None]
-    shuffle_all = namespace["shuffle_all"]
-    return shuffle_all
+    m = len(picks)
+    order = np.empty((m, _TILES), dtype=np.uint8)
+    order[:] = _IDENTITY
+    flat = order.reshape(-1)
+    low = int(sizes.min()) if m else _TILES
+    # Each swap's other position, as an index of flat; a row past its last
+    # swap (a larger hand) swaps position i with itself.
+    targets = picks + np.arange(0, m * _TILES, _TILES)[:, None]
+    if low != int(sizes.max()):
+        positions = np.arange(_TILES - 1, 0, -1)
+        itself = np.arange(0, m * _TILES, _TILES)[:, None] + positions
+        targets = np.where(positions >= sizes[:, None], targets, itself)
+    for i in range(_TILES - 1, low - 1, -1):
+        column = targets[:, _TILES - 1 - i]
+        held = order[:, i].copy()
+        order[:, i] = flat[column]
+        flat[column] = held
+    return order
 
 
-_shuffle_all = _shuffler()
 _HAND_SIZE = np.array([7, 7, 7, 6, 5, 5, 5, 5])  # by number of players (2 to 4)
+_IDENTITY = np.arange(_TILES, dtype=np.uint8)
 
 
 def _deal_tables() -> tuple[Any, Any, Any, Any]:
