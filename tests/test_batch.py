@@ -434,6 +434,16 @@ def test_reset_refuses_bad_arguments() -> None:
     assert BACKEND in BACKENDS
 
 
+@pytest.mark.parametrize("backend", KERNELS)
+def test_every_kernel_resets_and_steps_no_slots(backend: str) -> None:
+    """A batch of no slots: empty state, masks, rewards and flags out."""
+    out = reset([], 3, backend=backend)
+    assert (len(out.state), len(out.mask)) == (0, 0)
+    after = step(out.state, [], backend=backend)
+    sizes = [len(after.state), len(after.mask), len(after.rewards), len(after.done)]
+    assert [*sizes, len(after.errors)] == [0, 0, 0, 0, 0]
+
+
 def test_numpy_arrays_in_give_numpy_arrays_out() -> None:
     """Numpy arrays in, numpy arrays out, shaped by slot, with the bytes of the plain arrays."""
     numpy = pytest.importorskip("numpy")
