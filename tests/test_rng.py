@@ -152,6 +152,41 @@ def test_below_on_halves_redraws_exactly_where_the_definition_does(n: int) -> No
             assert value == out % n
 
 
+def spec_shuffle(size: int, state: int) -> tuple[tuple[int, ...], int]:
+    """Fisher-Yates of ``range(size)`` by :func:`reference_below`, as documented."""
+    order = list(range(size))
+    for i in range(size - 1, 0, -1):
+        j, state = reference_below(i + 1, state)
+        order[i], order[j] = order[j], order[i]
+    return tuple(order), state
+
+
+@given(st.integers(min_value=0, max_value=MASK64))
+@pytest.mark.parametrize("size", [2, 3, 27, 28, 29, 63, 64, 65])
+def test_the_shuffle_drawn_all_at_once_is_fisher_yates(size: int, state: int) -> None:
+    """Up to 64 items the outputs are drawn together in lanes: the same order and state."""
+    assert shuffled(tuple(range(size)), state) == spec_shuffle(size, state)
+
+
+def test_the_shuffle_redraws_where_below_does_in_every_lane() -> None:
+    """An output at a draw's rejection limit is redrawn, one just under it is kept, in every lane.
+
+    The state is chosen so that draw ``k`` of a shuffle of 64 (bound
+    ``64 - k``) gets exactly the output wanted; the outputs within 64 of
+    2**64 are where the all-at-once route must hand over to the one-by-one
+    route, and 2**64 - 65 is the highest it keeps.
+    """
+    size = 64
+    for k, n in enumerate(range(size, 1, -1)):
+        limit = (1 << 64) - (1 << 64) % n
+        for out in {limit - 1, min(limit, MASK64), MASK64, (1 << 64) - 64, (1 << 64) - 65}:
+            state = (state_before_output(out) - k * GAMMA) & MASK64
+            expected = spec_shuffle(size, state)
+            assert shuffled(tuple(range(size)), state) == expected, (n, out)
+            redrawn = out >= limit
+            assert (expected[1] != (state + (size - 1) * GAMMA) & MASK64) is redrawn
+
+
 def test_the_bots_draws_are_pinned() -> None:
     """A run of draws as the random bot makes them: the same numbers on every machine."""
     state = 2026
