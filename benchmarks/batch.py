@@ -38,13 +38,25 @@ def record(backend: str, players: int, slots: int, steps: int) -> list[array[int
     recorded = []
     for _ in range(steps):
         actions = array("q")
-        for slot in range(slots):
-            flags = mask[slot * NUM_ACTIONS : (slot + 1) * NUM_ACTIONS]
-            legal = [a for a in range(NUM_ACTIONS) if flags[a]]
+        for legal in _legal_lists(mask, slots):
             actions.append(chooser.choice(legal) if legal else 0)
         step_into(state, actions, mask, rewards, done, errors, backend=backend)
         recorded.append(actions)
     return recorded
+
+
+def _legal_lists(mask: Any, slots: int) -> list[list[int]]:
+    """Each slot's legal actions, in increasing order (with numpy where it is installed)."""
+    try:
+        import numpy as np  # noqa: PLC0415
+    except ImportError:
+        return [
+            [a for a in range(NUM_ACTIONS) if mask[slot * NUM_ACTIONS + a]] for slot in range(slots)
+        ]
+    rows = np.frombuffer(mask, dtype=np.uint8).reshape(slots, NUM_ACTIONS)
+    found = np.nonzero(rows)
+    cuts = np.searchsorted(found[0], np.arange(1, slots))
+    return [part.tolist() for part in np.split(found[1], cuts)]
 
 
 def replay(backend: str, players: int, slots: int, recorded: list[array[int]]) -> tuple[int, float]:

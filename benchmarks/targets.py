@@ -6,7 +6,9 @@ One process measures, in turn:
   the legal masks written (``batch.py``'s workload: random legal actions
   recorded first, then ``step_into`` alone timed); target 10 million;
 * ``numpy-2p`` / ``numpy-4p``: the same with the numpy kernel, the fallback
-  without a compiler; target 1 million;
+  without a compiler, at ``--numpy-slots`` (4,096 by default: numpy's fixed
+  cost a call is most of a step's at 1,024, whose rate is given beside it);
+  target 1 million;
 * ``vector-2p`` / ``vector-4p``: the Gymnasium ``AmericanSniffVectorEnv``
   with 1,024 matches against the ``"random"`` opponent (played inside the
   kernel), learner steps a second with the learner's time taken out
@@ -80,6 +82,8 @@ class Plan:
 
     #: Slots of the kernels, and matches of the vector environment.
     slots: int
+    #: Slots of the numpy kernel's target row.
+    numpy_slots: int
     #: Steps of a kernel's recording and of each of its replays.
     steps: int
     #: Steps of the vector environment a run (each one a step of every match).
@@ -88,12 +92,18 @@ class Plan:
     runs: int
 
 
-def kernel_rate(batch: ModuleType, backend: str, players: int, plan: Plan) -> float:
-    """Best steps a CPU-second of ``backend`` over ``plan.runs`` replays of one recording."""
-    recorded = batch.record(backend, players, plan.slots, plan.steps)
+def kernel_rate(
+    batch: ModuleType, backend: str, players: int, plan: Plan, slots: int | None = None
+) -> float:
+    """Best steps a CPU-second of ``backend`` over ``plan.runs`` replays of one recording.
+
+    ``slots`` defaults to ``plan.slots``.
+    """
+    slots = plan.slots if slots is None else slots
+    recorded = batch.record(backend, players, slots, plan.steps)
     best = 0.0
     for _ in range(plan.runs):
-        taken, spent = batch.replay(backend, players, plan.slots, recorded)
+        taken, spent = batch.replay(backend, players, slots, recorded)
         best = max(best, taken / spent if spent else 0.0)
     return best
 
@@ -158,21 +168,25 @@ def main(argv: list[str] | None = None) -> int:
     """Measure every target and print the table; 0 unless a measurement could not run."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--slots", type=int, default=1024, help="slots and envs (default 1024)")
+    parser.add_argument(
+        "--numpy-slots", type=int, default=4096, help="the numpy kernel's slots (default 4096)"
+    )
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--pure", action="store_true", help="also bench.py --compare, pure build")
     parser.add_argument("--quick", action="store_true", help="a short run that checks it works")
     parser.add_argument("--json", metavar="PATH", help="write the results to PATH as JSON")
     options = parser.parse_args(argv)
-    plan = Plan(options.slots, 200, 100, options.runs)
+    plan = Plan(options.slots, options.numpy_slots, 200, 100, options.runs)
     if options.quick:
-        plan = Plan(64, 20, 10, 1)
+        plan = Plan(64, 128, 20, 10, 1)
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     from american_sniff.batch import BACKENDS  # noqa: PLC0415
 
     batch, vecenv = _sibling("batch"), _sibling("vecenv")
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(
-        f"issue 29's targets: {plan.slots} slots, best of {plan.runs} runs by CPU time; "
+        f"issue 29's targets: {plan.slots} slots ({plan.numpy_slots} for numpy), "
+        f"best of {plan.runs} runs by CPU time; "
         f"kernels {', '.join(BACKENDS)}; load average {load:.2f}"
     )
     results: dict[str, Any] = {}
@@ -183,8 +197,19 @@ def main(argv: list[str] | None = None) -> int:
             if backend not in BACKENDS:
                 results[name] = _line(name, None, f"(no {backend} kernel)")
                 continue
-            rates[name] = kernel_rate(batch, backend, players, plan)
-            results[name] = _line(name, rates[name])
+            if backend != "numpy":
+                rates[name] = kernel_rate(batch, backend, players, plan)
+                results[name] = _line(name, rates[name])
+                continue
+            rates[name] = kernel_rate(batch, backend, players, plan, plan.numpy_slots)
+            note = f"({plan.numpy_slots:,} slots)"
+            at_slots = None
+            if plan.numpy_slots != plan.slots:
+                at_slots = kernel_rate(batch, backend, players, plan)
+                note = f"({plan.numpy_slots:,} slots; {at_slots:,.0f} at {plan.slots:,})"
+            results[name] = _line(name, rates[name], note)
+            results[name]["slots"] = plan.numpy_slots
+            results[name]["at_slots"] = at_slots
     vector_backend = "c" if "c" in BACKENDS else "numpy" if "numpy" in BACKENDS else "python"
     if importlib.util.find_spec("gymnasium") is None:
         for players in (2, 4):
@@ -223,6 +248,7 @@ def main(argv: list[str] | None = None) -> int:
             "load_average": load,
             "kernels": list(BACKENDS),
             "slots": plan.slots,
+            "numpy_slots": plan.numpy_slots,
             "runs": plan.runs,
             "unix_time": time.time(),
             "results": results,
