@@ -34,6 +34,18 @@ allows)::
 
     python benchmarks/regret.py --endgame --a search:playouts=8 --b dmc:deals=10 \
         searchn:playouts=8 search16:playouts=8 search:playouts=8 search256:playouts=8
+
+With four players the true hands are more than any view can tell, so the
+exact oracle's regret has a floor well above 0 for every bot that sees only
+its view. ``--endgame --view-worlds K`` values each move instead by what the
+view allows: the mean exact value over K deals drawn uniformly from those
+that agree with the view (the same deals for every move). Its regret is what
+a decision gives up against perfect play of the rest *given the view*, the
+value the search's own kind converges to with an unlimited budget; it
+measures what a node or playout budget costs, not the reading of the hands::
+
+    python benchmarks/regret.py --endgame --view-worlds 256 --players 4 \
+        --positions 200 --a expert --b dmc:deals=22 expert
 """
 
 from __future__ import annotations
@@ -56,7 +68,7 @@ from american_sniff import (
 )
 from american_sniff.bots import winning_moves
 from american_sniff.bots.endgame import endgame_values
-from american_sniff.bots.search import playout_value
+from american_sniff.bots.search import Determiniser, playout_value
 from american_sniff.rng import next_u64, shuffled
 from american_sniff.rules import side_of
 from search_variants import play_out
@@ -129,13 +141,37 @@ def oracle(state: MatchState, view: PlayerView, samples: int, rng: int = 12345) 
 EXACT_NODES = 200_000
 
 
-def exact(state: MatchState, view: PlayerView) -> list[float] | None:
+def exact(state: MatchState, view: PlayerView, nodes: int = EXACT_NODES) -> list[float] | None:
     """The exact value of each legal move of ``view`` to the round's end, on the true hands.
 
-    None if that takes more than :data:`EXACT_NODES` positions.
+    None if that takes more than ``nodes`` positions.
     """
-    found = endgame_values(state, view.seat, view.legal_moves, EXACT_NODES)
+    found = endgame_values(state, view.seat, view.legal_moves, nodes)
     return None if found is None else found[0]
+
+
+def view_exact(
+    view: PlayerView, worlds: int, nodes: int = EXACT_NODES, rng: int = 4242
+) -> list[float] | None:
+    """The mean exact value of each legal move of ``view`` over ``worlds`` deals the view allows.
+
+    The deals are drawn uniformly among those that agree with everything the
+    view shows (:class:`~american_sniff.bots.search.Determiniser`, the
+    seats' history included), the same ones for every move; each is searched
+    exactly to the round's end. This is the value of a move to a player who
+    knows only what the view shows and plays the rest perfectly: what an
+    unlimited budget of the search's own kind converges to. None if a deal
+    takes more than ``nodes`` positions.
+    """
+    determiniser = Determiniser(view)
+    totals = [0.0] * len(view.legal_moves)
+    for _ in range(worlds):
+        world, rng = determiniser.sample(rng)
+        found = endgame_values(world, view.seat, view.legal_moves, nodes)
+        if found is None:
+            return None
+        totals = [total + value for total, value in zip(totals, found[0], strict=True)]
+    return [total / worlds for total in totals]
 
 
 def main() -> None:
@@ -162,17 +198,43 @@ def main() -> None:
         help="keep only decisions with the stock empty, valued by the exact search on the true"
         " hands (endgame_values, unbounded) instead of the playouts",
     )
+    parser.add_argument(
+        "--view-worlds",
+        type=int,
+        default=0,
+        metavar="K",
+        help="with --endgame: value the moves by what the view allows instead of the true"
+        " hands, the mean exact value over K deals drawn uniformly from those it allows",
+    )
+    parser.add_argument(
+        "--exact-nodes",
+        type=int,
+        default=EXACT_NODES,
+        help=f"with --endgame: the oracle's most positions a deal (default {EXACT_NODES})",
+    )
     args = parser.parse_args()
     positions = collect(
         args.a, args.b, args.players, args.positions, args.seed, empty_stock=args.endgame
     )
-    if args.endgame:
-        valued = [(position, exact(*position)) for position in positions]
+    if args.endgame and args.view_worlds:
+        valued = [
+            (position, view_exact(position[1], args.view_worlds, args.exact_nodes))
+            for position in positions
+        ]
         positions = [position for position, value in valued if value is not None]
         values = [value for _, value in valued if value is not None]
         print(
             f"{len(positions)} positions ({len(valued) - len(positions)} left out: more than"
-            f" {EXACT_NODES} nodes), {args.players} players, the stock empty, exact values"
+            f" {args.exact_nodes} nodes), {args.players} players, the stock empty, exact values"
+            f" over {args.view_worlds} deals that the view allows"
+        )
+    elif args.endgame:
+        valued = [(position, exact(*position, args.exact_nodes)) for position in positions]
+        positions = [position for position, value in valued if value is not None]
+        values = [value for _, value in valued if value is not None]
+        print(
+            f"{len(positions)} positions ({len(valued) - len(positions)} left out: more than"
+            f" {args.exact_nodes} nodes), {args.players} players, the stock empty, exact values"
         )
     else:
         values = [oracle(state, view, args.samples) for state, view in positions]

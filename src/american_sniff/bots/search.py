@@ -59,10 +59,11 @@ __all__ = [
 ]
 
 #: How many nodes of the exact endgame each playout of the budget buys, by the
-#: number of players. With four players the search of each sampled split is
-#: dearer and worth less (the split is a guess), so at equal CPU time fewer
-#: nodes play better (``benchmarks/bots-results.md``).
-ENDGAME_NODES: Mapping[int, int] = MappingProxyType({2: 64, 4: 16})
+#: number of players. With four players each sampled split is a guess, and 16
+#: nodes a playout gave up about 2.5 points a decision against perfect play of
+#: what the view allows; 64 give up about 1, for no measurable CPU time per
+#: decision now that the search runs in C (``benchmarks/bots-results.md``).
+ENDGAME_NODES: Mapping[int, int] = MappingProxyType({2: 64, 4: 64})
 
 #: How much the settlement that the hands would cost counts when a playout is
 #: cut short in a round, by the number of players (1: in full). With two
@@ -272,8 +273,8 @@ class SearchBot:
     (:func:`~american_sniff.bots.endgame.endgame_values`): with two players
     the view then shows every tile, so this is exact play to the round's end;
     with four, up to ``playouts`` deals are sampled and each is searched
-    exactly. The search may use ``playouts * 64`` nodes (positions) in all
-    with two players and ``playouts * 16`` with four
+    exactly. The search may use ``playouts * 64`` nodes (positions) in all,
+    with two players or four
     (:data:`~american_sniff.bots.search.ENDGAME_NODES`; and no more than
     ``seconds``, with a time budget); if not even one deal fits, the bot
     samples and plays out as above.
