@@ -168,6 +168,13 @@ def test_the_shuffle_drawn_all_at_once_is_fisher_yates(size: int, state: int) ->
     assert shuffled(tuple(range(size)), state) == spec_shuffle(size, state)
 
 
+@pytest.mark.parametrize("state", [-1, 1 << 64, (1 << 64) + 12345, 1 << 70, -(1 << 65) + 3])
+def test_the_shuffle_reads_a_state_past_64_bits_modulo_2_to_the_64(state: int) -> None:
+    """Both routes take the state modulo 2**64, as every step of the generator does."""
+    for size in (28, 65):
+        assert shuffled(tuple(range(size)), state) == shuffled(tuple(range(size)), state & MASK64)
+
+
 def test_the_shuffle_redraws_where_below_does_in_every_lane() -> None:
     """An output at a draw's rejection limit is redrawn, one just under it is kept, in every lane.
 

@@ -111,6 +111,7 @@ def shuffled(items: tuple[_T, ...], state: int) -> tuple[tuple[_T, ...], int]:
     if plan is None:
         plan = _PLANS[count] = _plan(count)
     ones, ramp, lanes, near, carries, size, unpack, positions, bounds, advance = plan
+    state &= MASK64  # (as the draws one at a time take it: each step is modulo 2**64)
     # Every output the shuffle needs at once, if no draw is redrawn: output k
     # comes from the state advanced k + 1 times, each in a lane of its own.
     z = (state * ones + ramp) & lanes
