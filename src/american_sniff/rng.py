@@ -32,7 +32,7 @@ that can never overflow: the same numbers (tests check them against the
 64-bit definitions above), a fraction of the cost. The pure-Python build keeps
 the 64-bit code, which CPython runs faster, and its :func:`shuffled` works
 out all of a shuffle's outputs at once in the lanes of one large integer
-(:func:`_plan`): again the same numbers, in about half the time.
+(see ``_plan`` there): again the same numbers, in about half the time.
 """
 
 from __future__ import annotations
@@ -156,7 +156,7 @@ def _shuffled_one_by_one(items: tuple[_T, ...], state: int) -> tuple[tuple[_T, .
 _PACKED_MAX: Final = 64
 
 
-#: What :func:`shuffled` needs to draw a shuffle's outputs all at once (see :func:`_plan`).
+#: What :func:`shuffled` needs to draw a shuffle's outputs all at once (see ``_plan``).
 _Plan = tuple[
     int,
     int,
