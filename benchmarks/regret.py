@@ -213,6 +213,8 @@ def main() -> None:
         help=f"with --endgame: the oracle's most positions a deal (default {EXACT_NODES})",
     )
     args = parser.parse_args()
+    if args.view_worlds and not args.endgame:
+        parser.error("--view-worlds values endgame decisions: give --endgame too")
     positions = collect(
         args.a, args.b, args.players, args.positions, args.seed, empty_stock=args.endgame
     )

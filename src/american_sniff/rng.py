@@ -30,7 +30,8 @@ deal's shuffle run the same arithmetic on 32-bit halves instead, with every
 intermediate value below 2**52, typed as 64-bit machine integers (``i64``)
 that can never overflow: the same numbers (tests check them against the
 64-bit definitions above), a fraction of the cost. The pure-Python build keeps
-the 64-bit code, which CPython runs faster, and its :func:`shuffled` works
+the 64-bit code, which CPython runs faster. :func:`shuffled` (the pure
+build's deals, and in both builds the batch fallbacks and the fuzzer) works
 out all of a shuffle's outputs at once in the lanes of one large integer
 (see ``_plan`` there): again the same numbers, in about half the time.
 """
@@ -186,7 +187,7 @@ def _plan(count: int) -> _Plan:
     those lanes, and then the draws are made one at a time instead.
 
     In order: 1 in the lowest bit of every lane; ``(k + 1) * gamma`` in lane
-    k (below 2**69: no spill); the low 64 bits of every lane; 64 in every
+    k (below 2**70 with the state added: no spill); the low 64 bits of every lane; 64 in every
     lane; bit 64 of every lane; the lanes' size in bytes; a function reading
     the low 8 bytes of every 16 as an integer (little-endian on every
     machine); the positions swapped, last first; the bound of each one's

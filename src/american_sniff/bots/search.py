@@ -62,7 +62,8 @@ __all__ = [
 #: number of players. With four players each sampled split is a guess, and 16
 #: nodes a playout gave up about 2.5 points a decision against perfect play of
 #: what the view allows; 64 give up about 1, for no measurable CPU time per
-#: decision now that the search runs in C (``benchmarks/bots-results.md``).
+#: decision where the search runs in C (without the C extension such a
+#: decision costs about three times as much; ``benchmarks/bots-results.md``).
 ENDGAME_NODES: Mapping[int, int] = MappingProxyType({2: 64, 4: 64})
 
 #: How much the settlement that the hands would cost counts when a playout is
