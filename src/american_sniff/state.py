@@ -796,6 +796,18 @@ class MatchState:
         return _actions(self._log, None, self.winner)
 
     @property
+    def seq(self) -> int:
+        """The sequence number: how many actions the match has had, across rounds.
+
+        It is ``info.actions_before + len(history)``: 0 at the start of the
+        match and one more with each action. Every view and event of this
+        state carries the same number (:attr:`~american_sniff.SpectatorView.seq`),
+        so a host can name the state a move was planned on by it. It counts
+        the round's actions, without building :attr:`history`.
+        """
+        return self.info.actions_before + log_length(self._log)
+
+    @property
     def target(self) -> int:
         """Raw points a side needs to win: 250 with 2 players, 200 with 3 or 4."""
         return TARGET[self.info.players]

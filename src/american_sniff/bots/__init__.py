@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from ._seeded import decision_rng
+from ._seeded import bot_seed, decision_rng
 from .base import Bot
 from .greedy import GreedyBot
 from .random_bot import RandomBot, random_match, random_match_bots
@@ -36,6 +36,7 @@ __all__ = [
     "GreedyBot",
     "RandomBot",
     "SearchBot",
+    "bot_seed",
     "decision_rng",
     "make_bot",
     "random_match",

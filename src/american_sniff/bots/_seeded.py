@@ -1,4 +1,7 @@
-"""What the seeded bots share: the seed, the per-decision generator, the lone-move rule."""
+"""What the seeded bots share: the seed, the per-decision generator, the lone-move rule.
+
+And :func:`bot_seed`, the seed a host gives the bot it makes for each choice.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +12,46 @@ from ..rng import MASK64, check_seed, next_u64
 from ..views import PlayerView
 from .base import moves_to_choose_from
 
-__all__ = ["SeededBot", "decision_rng", "decision_rng_of"]
+__all__ = ["SeededBot", "bot_seed", "decision_rng", "decision_rng_of"]
+
+
+def bot_seed(seed: int, seat: int, seq: int) -> int:
+    """The seed of the bot a host makes for ``seat``'s choice after ``seq`` actions of a match.
+
+    ``seed`` is the match's seed and ``seq`` its sequence number at the
+    choice (:attr:`~american_sniff.MatchState.seq`). A host that makes a
+    fresh bot for every choice, ``make_bot(kind, bot_seed(state.seed,
+    state.turn, state.seq))``, needs to keep no bot between choices: each
+    bot's choice is a pure function of this seed and of the view, so a host
+    that restarts, replays its log and asks again gets exactly the move the
+    bot would have made before the restart, in any process. The browser game
+    (``american-sniff serve``) seeds its bots so, and its hints with
+    ``bot_seed(...) ^ 1``, so that a hint is not the bot's own choice.
+
+    The value is one SplitMix64 output (:mod:`american_sniff.rng`) of
+    ``seed + 0x9E3779B97F4A7C15 * (4 * seq + seat + 1)`` modulo 2**64.
+
+    >>> from american_sniff import apply, make_bot, new_match, view_for
+    >>> state = new_match(2, seed=8)
+    >>> def bot_move(state):
+    ...     bot = make_bot("random", seed=bot_seed(state.seed, state.turn, state.seq))
+    ...     return bot.choose(view_for(state, state.turn))
+    >>> for _ in range(6):
+    ...     state = apply(state, bot_move(state))
+    >>> restarted = state                 # say, replayed from the log after a restart
+    >>> bot_move(restarted) == bot_move(state)
+    True
+    >>> bot_seed(1, 0, 0) == bot_seed(1, 0, 0) != bot_seed(1, 0, 1)
+    True
+
+    :raises ValueError: if ``seed`` is not a seed (an integer from 0 to
+        2**64 - 1), or ``seat`` or ``seq`` is not an integer of at least 0.
+    """
+    check_seed(seed)
+    for name, value in (("seat", seat), ("seq", seq)):
+        if type(value) is not int or value < 0:
+            raise ValueError(f"the {name} is an integer of at least 0, got {value!r}")
+    return next_u64((seed + 0x9E3779B97F4A7C15 * (seq * 4 + seat + 1)) & MASK64)[0]
 
 
 def decision_rng(seed: int, view: PlayerView) -> int:

@@ -9,7 +9,9 @@
   of one action as a seat (or a spectator) sees it, with a sequence number;
   :func:`~american_sniff.apply_event` turns the view before the action into the
   view after it, exactly. A server sends the
-  first view once and then one small event per action.
+  first view once and then one small event per action;
+  :func:`~american_sniff.views.events_since` gives a client that reconnects
+  the events it missed.
 
 A view holds the table, how many tiles each hand and the stock hold, the
 scores, whose turn it is, the round's actions (a draw by another seat shows
@@ -67,7 +69,7 @@ from __future__ import annotations
 # outside __all__.
 from .build import spectator_view, view_for
 from .checks import check_event, check_view
-from .events import apply_event, event_for
+from .events import EventsUnavailable, apply_event, event_for, events_since
 from .facts import known_voids
 from .model import EVENT_FORMAT, VIEW_FORMAT, MovePreview, PlayerView, SpectatorView, ViewEvent
 from .model import TABLE_PAGE as TABLE_PAGE
@@ -78,6 +80,7 @@ __all__ = [
     "EVENT_FORMAT",
     "MAX_VIEW_BYTES",
     "VIEW_FORMAT",
+    "EventsUnavailable",
     "MovePreview",
     "PlayerView",
     "SpectatorView",
@@ -88,6 +91,7 @@ __all__ = [
     "event_for",
     "event_from_json",
     "event_to_dict",
+    "events_since",
     "geometry_to_dict",
     "known_voids",
     "spectator_view",

@@ -1,7 +1,8 @@
 """Events: an action as a viewer sees it, and applying it to the view before.
 
 :func:`~american_sniff.event_for` makes an event and
-:func:`~american_sniff.apply_event` applies it.
+:func:`~american_sniff.apply_event` applies it; :func:`events_since` gives a
+reconnecting client every event it missed.
 
 The event classes themselves are in :mod:`american_sniff.views.model`.
 """
@@ -12,16 +13,22 @@ from typing import Any, overload
 
 import attrs
 
-from ..errors import InvalidView
+from ..engine import apply
+from ..errors import IllegalMove, InvalidView
+from ..layout import Layout
 from ..moves import Draw, Place
+from ..replayer import hands_as_dealt
+from ..rules import side_count
 from ..state import Action, MatchState
 from .build import view_for
 from .checks import check_event_on, event_log
 from .model import PlayerView, SpectatorView, ViewEvent, tile_order
 
 __all__ = [
+    "EventsUnavailable",
     "apply_event",
     "event_for",
+    "events_since",
 ]
 
 # -- events ---------------------------------------------------------------------------
@@ -129,3 +136,116 @@ def apply_event(view: SpectatorView, event: ViewEvent) -> SpectatorView:
             hand = tuple(sorted((*hand, action.tile), key=tile_order))
         changes.update(hand=hand, drawn=event.drawn, legal_moves=event.legal_moves)
     return attrs.evolve(view, **changes)
+
+
+# -- the events a client missed -------------------------------------------------------
+
+
+class EventsUnavailable(ValueError):
+    """The events since a sequence number cannot be given from this state.
+
+    A host answers it by sending the client a whole view (``view_for``)
+    instead. The message says which of the three cases it is: the number is
+    negative, ahead of the state, or before the earliest one the state can
+    replay from (see :func:`events_since`).
+
+    :ivar seq: The sequence number asked for.
+    :ivar earliest: The earliest sequence number this state gives events since.
+    :ivar latest: The state's own sequence number.
+    """
+
+    def __init__(self, message: str, *, seq: int, earliest: int, latest: int) -> None:
+        super().__init__(message)
+        self.seq = seq
+        self.earliest = earliest
+        self.latest = latest
+
+
+def events_since(state: MatchState, seat: int | None, seq: int) -> tuple[ViewEvent, ...]:
+    """The events, as ``seat`` (None: a spectator) sees them, from sequence number ``seq`` on.
+
+    These are what a client whose view is at ``seq`` missed: applied in order
+    to that view with :func:`~american_sniff.apply_event`, they give
+    ``view_for(state, seat)``. The first has sequence number ``seq + 1`` and
+    the last ``state.seq``; none when ``seq`` is ``state.seq``.
+
+    A state holds its own round's actions and the action that ended the
+    round before, so the earliest ``seq`` it can answer is the one before
+    that action: ``state.info.actions_before - 1`` from round 2 on, and 0
+    in round 1. The round is played again from its deal, so the cost grows
+    with the round's actions (at most 112), not with the match's.
+
+    >>> from american_sniff import apply, legal_moves, new_match, view_for
+    >>> state = new_match(2, seed=1)
+    >>> client = view_for(state, 0)              # the client's view, at seq 0
+    >>> for _ in range(5):
+    ...     state = apply(state, legal_moves(state)[0])
+    >>> missed = events_since(state, 0, client.seq)
+    >>> [event.seq for event in missed]
+    [1, 2, 3, 4, 5]
+    >>> for event in missed:
+    ...     client = apply_event(client, event)
+    >>> client == view_for(state, 0)
+    True
+
+    :raises EventsUnavailable: (a :class:`ValueError`) if ``seq`` is
+        negative, greater than ``state.seq``, or earlier than the state can
+        replay from.
+    :raises ValueError: if ``seat`` is neither None nor a seat of the match,
+        or the state's round does not play again to the state (a state made
+        by hand, not by the engine).
+    :raises TypeError: if ``state`` is not a :class:`MatchState` or ``seq``
+        is not an integer.
+    """
+    if type(state) is not MatchState:
+        raise TypeError(f"events_since() needs a MatchState, got {state!r}")
+    if isinstance(seq, bool) or not isinstance(seq, int):
+        raise TypeError(f"the sequence number is an integer, got {seq!r}")
+    view_for(state, seat)  # checks the seat
+    latest = state.seq
+    start = _round_start(state)
+    earliest = start.seq - 1 if start.last_action is not None else start.seq
+    if seq < 0 or seq > latest or seq < earliest:
+        if seq < 0:
+            why = "it is negative"
+        elif seq > latest:
+            why = f"the state is at {latest}, behind it"
+        else:
+            why = f"this state replays events from {earliest} on only: send a whole view"
+        raise EventsUnavailable(
+            f"no events since sequence number {seq}: {why}",
+            seq=seq,
+            earliest=earliest,
+            latest=latest,
+        )
+    if seq == latest:
+        return ()
+    # The round is played again from its deal; each state from seq + 1 on
+    # gives its event (the round's first state gives the action that ended
+    # the round before, with the new round's view).
+    events: list[ViewEvent] = []
+    current = start
+    if current.seq > seq:
+        events.append(event_for(current, seat))
+    try:
+        for action in state.history:
+            current = apply(current, action.move)
+            if current.seq > seq:
+                events.append(event_for(current, seat))
+    except IllegalMove as error:
+        raise ValueError(f"the state's round does not play again: {error}") from None
+    if current != state:
+        raise ValueError("the state's round does not play again to the state")
+    return tuple(events)
+
+
+def _round_start(state: MatchState) -> MatchState:
+    """The first state of ``state``'s round, rebuilt from its deal and its actions."""
+    info = state.info
+    last = info.last_round
+    scores = last.scores if last is not None else (0,) * side_count(info.players)
+    try:
+        hands = hands_as_dealt(state.hands, state.history)
+    except ValueError as error:
+        raise ValueError(f"the state's round does not play again: {error}") from None
+    return MatchState(info, info.opener, hands, Layout.empty(), scores, None, None, 0)

@@ -6,8 +6,9 @@ every change (a move, an undo, a seat going on after a settlement) is written
 to the log before it takes effect in memory.
 
 Bots are made afresh for every choice, seeded from the match's seed, the seat
-and the number of actions so far: a bot's choice is a pure function of what it
-sees and of that seed, so a resumed match goes on exactly as it would have.
+and the number of actions so far (:func:`american_sniff.bots.bot_seed`): a
+bot's choice is a pure function of what it sees and of that seed, so a
+resumed match goes on exactly as it would have.
 """
 
 from __future__ import annotations
@@ -20,12 +21,12 @@ from typing import Any
 
 import attrs
 
-from ..bots import make_bot
+from ..bots import bot_seed, make_bot
 from ..engine import apply, legal_moves, new_match
 from ..errors import IllegalMove
 from ..moves import Draw, Move, Pass, Place, parse_move
 from ..records import MatchRecord, record_match
-from ..rng import MASK64, check_seed, next_u64
+from ..rng import check_seed
 from ..state import MatchState
 from ..views import view_for
 from .hosting import SPECTATOR
@@ -195,15 +196,6 @@ def _names(names: object, kinds: list[Any] | tuple[Any, ...]) -> list[str]:
             raise GameError("a bot's seat takes no name")
         checked.append(name)
     return checked
-
-
-def bot_seed(seed: int, seat: int, seq: int) -> int:
-    """The seed of the bot that makes the choice of ``seat`` after ``seq`` actions.
-
-    >>> bot_seed(1, 0, 0) == bot_seed(1, 0, 0) != bot_seed(1, 0, 1)
-    True
-    """
-    return next_u64((seed + 0x9E3779B97F4A7C15 * (seq * 4 + seat + 1)) & MASK64)[0]
 
 
 class Game:
