@@ -1,0 +1,176 @@
+"""The backend for hosts on several processes or machines: PostgreSQL, through psycopg 3.
+
+psycopg is an optional extra (``pip install 'american-sniff[postgres]'``):
+it is imported when a :class:`PostgresStore` is made, never by the base install.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from ._base import LogEntry, MatchExists, MatchStore, NoSuchMatch, StaleAppend
+
+if TYPE_CHECKING:
+    import psycopg
+
+__all__ = ["PostgresStore"]
+
+_SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
+
+_TABLES = (
+    """CREATE TABLE IF NOT EXISTS sniff_matches (
+        number BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        created DOUBLE PRECISION NOT NULL,
+        setup TEXT NOT NULL
+    )""",
+    """CREATE TABLE IF NOT EXISTS sniff_log (
+        match_id TEXT NOT NULL REFERENCES sniff_matches(id),
+        n INTEGER NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('move', 'undo', 'continue')),
+        value TEXT NOT NULL,
+        PRIMARY KEY (match_id, n)
+    )""",
+)
+
+#: The key of the advisory lock under which the tables are made: two
+#: processes that start at once do not both create them.
+_SCHEMA_LOCK = 0x736E696666
+
+
+class PostgresStore(MatchStore):
+    """Matches in a PostgreSQL database, for hosts with more than one process or machine.
+
+    ``conninfo`` is a libpq connection string or URL
+    (``"postgresql://user@host:5432/dbname"``). With ``schema``, the tables
+    live in that schema (created if missing; lower-case letters, digits and
+    ``_``); without it, in the connection's ``search_path``. The tables
+    (``sniff_matches`` and ``sniff_log``) are made if missing.
+
+    **Threads, processes and machines.** One store object holds one
+    connection and a lock: threads may share it, and take turns; a process
+    opens its own (never pass one across ``fork``). Any number of processes
+    on any number of machines may use one database: an append reads the
+    log's length and inserts the entry at that number in one transaction,
+    and the log's key is unique on ``(match_id, n)``, so of two appends
+    planned on the same length one is written and the other, which waits
+    for the first to commit, is refused with
+    :class:`~american_sniff.store.StaleAppend`.
+
+    :raises ImportError: if psycopg is not installed (the ``postgres`` extra).
+    :raises ValueError: if ``schema`` is not a plain lower-case name.
+    :raises psycopg.Error: if the database cannot be reached.
+    """
+
+    def __init__(
+        self, conninfo: str, *, schema: str | None = None, connect_timeout: int = 10
+    ) -> None:
+        if schema is not None and (
+            type(schema) is not str or _SCHEMA_NAME.fullmatch(schema) is None
+        ):
+            raise ValueError(
+                f"a schema is a lower-case name of letters, digits and '_', got {schema!r}"
+            )
+        try:
+            import psycopg  # noqa: PLC0415 - an optional extra, loaded when used
+        except ImportError:
+            raise ImportError(
+                "PostgresStore needs psycopg 3: pip install 'american-sniff[postgres]'"
+            ) from None
+        self._errors = psycopg.errors
+        self._lock = threading.Lock()
+        self._db: psycopg.Connection[Any] = psycopg.connect(
+            conninfo, autocommit=True, connect_timeout=connect_timeout
+        )
+        try:
+            with self._transaction() as db:
+                db.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+                if schema is not None:
+                    db.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
+                    db.execute(f'SET search_path TO "{schema}"')
+                for statement in _TABLES:
+                    db.execute(statement)
+            if schema is not None:
+                self._db.execute(f'SET search_path TO "{schema}"')
+        except BaseException:
+            self._db.close()
+            raise
+
+    @contextmanager
+    def _transaction(self) -> Iterator[psycopg.Connection[Any]]:
+        with self._lock, self._db.transaction():
+            yield self._db
+
+    def _insert(self, match_id: str, created: float, setup_text: str) -> None:
+        try:
+            with self._transaction() as db:
+                db.execute(
+                    "INSERT INTO sniff_matches (id, created, setup) VALUES (%s, %s, %s)",
+                    (match_id, created, setup_text),
+                )
+        except self._errors.UniqueViolation:
+            raise MatchExists(f"a match with the id {match_id!r} exists") from None
+
+    def _fetch(self, match_id: str) -> tuple[float, str, list[tuple[Any, Any, Any]]] | None:
+        with self._transaction() as db:
+            row = db.execute(
+                "SELECT created, setup FROM sniff_matches WHERE id = %s", (match_id,)
+            ).fetchone()
+            if row is None:
+                return None
+            return float(row[0]), row[1], _log_rows(db, match_id)
+
+    def _append(self, match_id: str, expected: int, entry: LogEntry) -> None:
+        try:
+            with self._transaction() as db:
+                length = _length(db, match_id)
+                if length != expected:
+                    raise StaleAppend(match_id, expected, length)
+                db.execute(
+                    "INSERT INTO sniff_log (match_id, n, kind, value) VALUES (%s, %s, %s, %s)",
+                    (match_id, expected, entry.kind, entry.value),
+                )
+        except self._errors.UniqueViolation:
+            # Another transaction wrote this number after we read the length.
+            with self._transaction() as db:
+                length = _length(db, match_id)
+            raise StaleAppend(match_id, expected, length) from None
+
+    def _page(
+        self, count: int, before: int | None
+    ) -> list[tuple[int, str, float, str, list[tuple[Any, Any, Any]]]]:
+        with self._transaction() as db:
+            rows = db.execute(
+                "SELECT number, id, created, setup FROM sniff_matches "
+                "WHERE number < %s ORDER BY number DESC LIMIT %s",
+                (2**63 - 1 if before is None else before, count),
+            ).fetchall()
+            return [
+                (int(number), str(match_id), float(created), setup, _log_rows(db, match_id))
+                for number, match_id, created, setup in rows
+            ]
+
+    def _close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+def _length(db: psycopg.Connection[Any], match_id: str) -> int:
+    """The length of the match's log; :class:`NoSuchMatch` if there is no such match."""
+    if db.execute("SELECT 1 FROM sniff_matches WHERE id = %s", (match_id,)).fetchone() is None:
+        raise NoSuchMatch(f"there is no match {match_id!r}")
+    row = db.execute(
+        "SELECT COALESCE(MAX(n) + 1, 0) FROM sniff_log WHERE match_id = %s", (match_id,)
+    ).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def _log_rows(db: psycopg.Connection[Any], match_id: str) -> list[tuple[Any, Any, Any]]:
+    return db.execute(
+        "SELECT n, kind, value FROM sniff_log WHERE match_id = %s ORDER BY n", (match_id,)
+    ).fetchall()

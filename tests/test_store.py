@@ -1,0 +1,434 @@
+"""The match store's contract, run against both backends: SQLite and PostgreSQL.
+
+PostgreSQL is the one at ``AMERICAN_SNIFF_POSTGRES_URL`` (by default
+``postgresql://127.0.0.1:5432/test``); each test gets a schema of its own,
+dropped after it. Where none answers the PostgreSQL tests are skipped with
+the reason, and under ``AMERICAN_SNIFF_REQUIRE_POSTGRES=1`` (as ``.ci/run``
+sets) they fail instead.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import secrets
+import sqlite3
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from american_sniff import apply, legal_moves, new_match
+from american_sniff.store import (
+    MAX_LOG,
+    MAX_METADATA,
+    MAX_PAGE,
+    BrokenMatch,
+    LogEntry,
+    Match,
+    MatchExists,
+    MatchStore,
+    NoSuchMatch,
+    PostgresStore,
+    SQLiteStore,
+    StaleAppend,
+)
+
+POSTGRES_URL = os.environ.get("AMERICAN_SNIFF_POSTGRES_URL", "postgresql://127.0.0.1:5432/test")
+REQUIRE_POSTGRES = os.environ.get("AMERICAN_SNIFF_REQUIRE_POSTGRES") == "1"
+
+#: How to open a store: the backend's name and what it opens (a file or a schema).
+Target = tuple[str, str]
+
+
+def _open(target: Target) -> MatchStore:
+    kind, where = target
+    if kind == "sqlite":
+        return SQLiteStore(where)
+    return PostgresStore(POSTGRES_URL, schema=where)
+
+
+def _postgres_schema() -> Iterator[str]:
+    """A fresh schema on the test database, dropped afterwards; skip (or fail) without one."""
+    try:
+        import psycopg
+
+        admin = psycopg.connect(POSTGRES_URL, autocommit=True, connect_timeout=3)
+    except Exception as error:
+        message = f"no PostgreSQL at {POSTGRES_URL} ({type(error).__name__}: {error})"
+        if REQUIRE_POSTGRES:
+            pytest.fail(f"{message}, and AMERICAN_SNIFF_REQUIRE_POSTGRES=1")
+        pytest.skip(message)
+    schema = f"sniff_test_{os.getpid()}_{secrets.token_hex(4)}"
+    try:
+        yield schema
+    finally:
+        admin.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+        admin.close()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def target(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Target]:
+    """Where a test's stores live: a new SQLite file, or a new PostgreSQL schema."""
+    if request.param == "sqlite":
+        yield ("sqlite", str(tmp_path / "matches.db"))
+    else:
+        yield from (("postgres", schema) for schema in _postgres_schema())
+
+
+@pytest.fixture
+def opened(target: Target) -> Iterator[Callable[[], MatchStore]]:
+    """Opens stores on the test's database (each its own connection); closes them after."""
+    stores: list[MatchStore] = []
+
+    def open_store() -> MatchStore:
+        stores.append(_open(target))
+        return stores[-1]
+
+    yield open_store
+    for store in stores:
+        store.close()
+
+
+@pytest.fixture
+def store(opened: Callable[[], MatchStore]) -> MatchStore:
+    """One store on the test's database."""
+    return opened()
+
+
+def _move(match: Match, pick: int = 0) -> LogEntry:
+    moves = legal_moves(match.state)
+    return LogEntry("move", str(moves[pick % len(moves)]))
+
+
+def _play(store: MatchStore, match: Match, count: int) -> Match:
+    """``count`` first legal moves appended to ``match``, one after another."""
+    for _ in range(count):
+        entry = _move(match)
+        store.append(match.id, match.length, entry)
+        match = match.after(entry)
+    return match
+
+
+# -- the contract ----------------------------------------------------------------------
+
+
+def test_a_match_is_created_loaded_and_replayed(store: MatchStore) -> None:
+    """Setup and metadata come back as given, and the log replays to the states played."""
+    metadata = {"names": ["Ann", "Bob", "Cy"], "table": {"private": True}, "n": 1.5}
+    match = store.create(3, seed=2**64 - 1, match_id="m-1", metadata=metadata)
+    assert (match.setup.players, match.setup.seed, match.setup.metadata) == (3, 2**64 - 1, metadata)
+    assert match.state == new_match(3, seed=2**64 - 1)
+    assert match.length == 0
+    played = _play(store, match, 40)
+    loaded = store.load("m-1")
+    assert loaded == played
+    assert isinstance(loaded, Match)
+    assert loaded.state.seq == 40
+    state = new_match(3, seed=2**64 - 1)
+    for _ in range(40):
+        state = apply(state, legal_moves(state)[0])
+    assert loaded.state == state
+
+
+def test_undo_and_continue_entries_replay_as_the_browser_games(store: MatchStore) -> None:
+    """An undo cuts the states back; a ``continue`` marks the seat and round; both count."""
+    match = _play(store, store.create(2, seed=4), 6)
+    for entry in (LogEntry("undo", "2"), LogEntry("continue", "1 1")):
+        store.append(match.id, match.length, entry)
+        match = match.after(entry)
+    loaded = store.load(match.id)
+    assert isinstance(loaded, Match)
+    assert loaded.state.seq == 2
+    assert loaded.length == 8
+    assert loaded.continued == {(1, 1)}
+    for entry, words in (
+        (LogEntry("undo", "5"), "undo goes back"),
+        (LogEntry("continue", "2 1"), "cannot go on"),
+        (LogEntry("continue", "0 3"), "cannot go on"),
+    ):
+        with pytest.raises(ValueError, match=words):
+            loaded.after(entry)
+
+
+def test_a_fresh_match_gets_a_random_id_and_seed(store: MatchStore) -> None:
+    """Without an id or a seed the store draws them; two matches differ."""
+    first, second = store.create(2), store.create(2)
+    assert first.id != second.id
+    assert first.setup.seed != second.setup.seed
+    assert store.load(first.id) == first
+
+
+def test_the_same_id_twice_and_an_unknown_id_are_refused(store: MatchStore) -> None:
+    """A taken id is :class:`MatchExists`; a missing match is :class:`NoSuchMatch`."""
+    store.create(2, match_id="taken")
+    with pytest.raises(MatchExists, match="taken"):
+        store.create(4, match_id="taken")
+    with pytest.raises(NoSuchMatch):
+        store.load("nobody")
+    with pytest.raises(NoSuchMatch):
+        store.append("nobody", 0, LogEntry("undo", "0"))
+
+
+def test_an_append_planned_on_another_length_is_refused(store: MatchStore) -> None:
+    """Behind or ahead of the log: refused with the length now, and nothing is written."""
+    match = _play(store, store.create(2, seed=9), 3)
+    entry = _move(match)
+    for expected in (0, 2, 4):
+        with pytest.raises(StaleAppend) as caught:
+            store.append(match.id, expected, entry)
+        assert (caught.value.expected, caught.value.length) == (expected, 3)
+    assert store.load(match.id) == match
+    assert store.append(match.id, 3, entry) == 4
+
+
+def test_pages_list_every_match_once_newest_first(store: MatchStore) -> None:
+    """Walking the cursors lists each match once; the last page has no cursor."""
+    ids = [store.create(2, match_id=f"p{n}").id for n in range(7)]
+    seen: list[str] = []
+    page = store.matches(limit=3)
+    while True:
+        seen += [match.id for match in page.matches]
+        if page.cursor is None:
+            break
+        page = store.matches(limit=3, cursor=page.cursor)
+    assert seen == ids[::-1]
+    assert store.matches(limit=7).cursor is None
+
+
+@pytest.mark.parametrize("backend", ["sqlite"])
+def test_an_empty_store_lists_nothing(backend: str) -> None:
+    """A new store's first page is empty and final."""
+    with SQLiteStore() as store:
+        page = store.matches()
+    assert (page.matches, page.cursor) == ((), None)
+
+
+# -- broken matches --------------------------------------------------------------------
+
+
+def _write_raw(target: Target, statement: str, *values: object) -> None:
+    """Change the database behind the store's back, as a fault or a hand would."""
+    kind, where = target
+    if kind == "sqlite":
+        with sqlite3.connect(where) as db:
+            db.execute(statement, values)
+        return
+    import psycopg
+
+    with psycopg.connect(POSTGRES_URL, autocommit=True) as db:
+        db.execute(f'SET search_path TO "{where}"')
+        db.execute(statement.replace("?", "%s"), values)
+
+
+def test_a_log_that_no_longer_replays_is_a_broken_match_in_load_and_list(
+    store: MatchStore, target: Target
+) -> None:
+    """An illegal move, a gap and an unreadable setup: each reported, none raised."""
+    good = _play(store, store.create(2, seed=1, match_id="good"), 2)
+    _play(store, store.create(2, seed=2, match_id="illegal"), 2)
+    _play(store, store.create(2, seed=3, match_id="gap"), 3)
+    store.create(2, seed=4, match_id="setup")
+    _write_raw(
+        target, "UPDATE sniff_log SET value = ? WHERE match_id = ? AND n = 1", "[6|6]", "illegal"
+    )
+    _write_raw(target, "DELETE FROM sniff_log WHERE match_id = ? AND n = 1", "gap")
+    _write_raw(target, "UPDATE sniff_matches SET setup = ? WHERE id = ?", "{not json", "setup")
+    illegal = store.load("illegal")
+    assert isinstance(illegal, BrokenMatch)
+    assert (illegal.entry, illegal.length) == (1, 2)
+    assert "entry 1" in illegal.reason
+    assert "[6|6]" in illegal.reason
+    gap = store.load("gap")
+    assert isinstance(gap, BrokenMatch)
+    assert (gap.entry, gap.reason) == (1, "entry 1 is missing")
+    setup = store.load("setup")
+    assert isinstance(setup, BrokenMatch)
+    assert setup.entry is None
+    assert "setup" in setup.reason
+    listed = {match.id: match for match in store.matches().matches}
+    assert listed["good"] == good
+    assert {name for name, match in listed.items() if isinstance(match, BrokenMatch)} == {
+        "illegal",
+        "gap",
+        "setup",
+    }
+
+
+# -- hostile input ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kind", "value", "error", "words"),
+    [
+        ("drop", "x", ValueError, "one of"),
+        ("move", "[9|9] on nothing", ValueError, "notation"),
+        ("move", "", ValueError, "1 to 64"),
+        ("move", "x" * 65, ValueError, "1 to 64"),
+        ("move", "draw\n", ValueError, "printable"),
+        ("move", "dr\u00e4w", ValueError, "ASCII"),
+        ("move", b"draw", TypeError, "text"),
+        ("undo", "-1", ValueError, "number of moves"),
+        ("undo", "0012", ValueError, "number of moves"),
+        ("continue", "1", ValueError, "SEAT ROUND"),
+        ("continue", "a b", ValueError, "SEAT ROUND"),
+    ],
+)
+def test_a_malformed_entry_is_refused_when_made(
+    kind: str, value: object, error: type[Exception], words: str
+) -> None:
+    """Each malformed kind of entry is refused by :class:`LogEntry` itself, naming the problem."""
+    with pytest.raises(error, match=words):
+        LogEntry(kind, value)  # type: ignore[arg-type]
+
+
+def test_hostile_arguments_are_refused_with_clear_errors(store: MatchStore) -> None:
+    """Ids, setups, metadata, lengths, entries, limits and cursors are each checked."""
+    match = store.create(2, match_id="ok")
+    refused: list[tuple[Callable[[], object], type[Exception], str]] = [
+        (lambda: store.create(2, match_id="a b"), ValueError, "match id"),
+        (lambda: store.create(2, match_id="x" * 65), ValueError, "match id"),
+        (lambda: store.create(2, match_id=7), ValueError, "match id"),  # type: ignore[arg-type]
+        (lambda: store.create(5), ValueError, "2, 3 or 4"),
+        (lambda: store.create(2, seed=-1), ValueError, "seed"),
+        (lambda: store.create(2, seed=2**64), ValueError, "seed"),
+        (lambda: store.create(2, metadata=[1]), TypeError, "mapping"),  # type: ignore[arg-type]
+        (lambda: store.create(2, metadata={"x": {1, 2}}), ValueError, "JSON"),
+        (lambda: store.create(2, metadata={"x": float("nan")}), ValueError, "JSON"),
+        (lambda: store.create(2, metadata={"x": "y" * MAX_METADATA}), ValueError, "bytes"),
+        (lambda: store.load("' OR 1=1 --"), ValueError, "match id"),
+        (lambda: store.append("ok", -1, _move(match)), ValueError, "entries"),
+        (lambda: store.append("ok", MAX_LOG, _move(match)), ValueError, "entries"),
+        (lambda: store.append("ok", "0", _move(match)), TypeError, "integer"),  # type: ignore[arg-type]
+        (lambda: store.append("ok", 0, ("move", "draw")), TypeError, "LogEntry"),  # type: ignore[arg-type]
+        (lambda: store.matches(limit=0), ValueError, "page"),
+        (lambda: store.matches(limit=MAX_PAGE + 1), ValueError, "page"),
+        (lambda: store.matches(cursor="-1"), ValueError, "cursor"),
+        (lambda: store.matches(cursor="9" * 200), ValueError, "cursor"),
+    ]
+    for call, error, words in refused:
+        with pytest.raises(error, match=words):
+            call()
+    assert store.load("ok") == match
+    assert [m.id for m in store.matches().matches] == ["ok"]
+
+
+def test_a_deeply_nested_metadata_is_refused_not_crashed(store: MatchStore) -> None:
+    """JSON nesting beyond the interpreter's recursion is a ValueError, not a crash."""
+    nested: dict[str, Any] = {}
+    for _ in range(100_000):
+        nested = {"x": nested}
+    with pytest.raises(ValueError, match="JSON"):
+        store.create(2, metadata=nested)
+
+
+def test_postgres_refuses_a_schema_name_that_is_not_plain() -> None:
+    """The schema is put in SQL, so only plain names pass (checked before connecting)."""
+    with pytest.raises(ValueError, match="schema"):
+        PostgresStore(POSTGRES_URL, schema='x"; DROP TABLE y; --')
+
+
+# -- two writers -----------------------------------------------------------------------
+
+ROUNDS = 12
+
+
+def _racer(
+    target: Target,
+    match_id: str,
+    pick: int,
+    barrier: Any,
+    results: Any,
+) -> None:
+    """One of two writers: each round, load, wait for the other, append at the loaded length."""
+    with _open(target) as store:
+        for _ in range(ROUNDS):
+            barrier.wait()
+            match = store.load(match_id)
+            assert isinstance(match, Match)
+            barrier.wait()
+            try:
+                store.append(match_id, match.length, _move(match, pick))
+                results.put((match.length, pick))
+            except StaleAppend as error:
+                results.put((match.length, -1 - error.length))
+            barrier.wait()
+
+
+def _check_race(store: MatchStore, match_id: str, results: list[tuple[int, int]]) -> None:
+    """Each round one writer won and the other was refused at the length after it."""
+    assert len(results) == 2 * ROUNDS
+    for length in range(ROUNDS):
+        outcomes = sorted(outcome for at, outcome in results if at == length)
+        assert len(outcomes) == 2
+        assert outcomes[0] == -1 - (length + 1)  # refused, seeing the winner's entry
+        assert outcomes[1] in (0, 1)
+    loaded = store.load(match_id)
+    assert isinstance(loaded, Match)
+    assert loaded.length == ROUNDS
+    assert loaded.state.seq == ROUNDS
+
+
+def test_two_threads_appending_at_one_length_one_wins(
+    opened: Callable[[], MatchStore], target: Target
+) -> None:
+    """Two connections in two threads: one entry written a round, the other refused."""
+    store = opened()
+    match = store.create(4, seed=5, match_id="race")
+    barrier = threading.Barrier(2, timeout=30)
+    queue: Any = __import__("queue").SimpleQueue()
+    threads = [
+        threading.Thread(target=_racer, args=(target, match.id, pick, barrier, queue))
+        for pick in (0, 1)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    results = [queue.get() for _ in range(queue.qsize())]
+    _check_race(store, match.id, results)
+
+
+def test_two_processes_appending_at_one_length_one_wins(
+    opened: Callable[[], MatchStore], target: Target
+) -> None:
+    """Two processes, each with its own store on the database: the same, across processes."""
+    store = opened()
+    match = store.create(4, seed=6, match_id="race")
+    context = multiprocessing.get_context("spawn")
+    barrier = context.Barrier(2, timeout=60)
+    results = context.Queue()
+    processes = [
+        context.Process(target=_racer, args=(target, match.id, pick, barrier, results))
+        for pick in (0, 1)
+    ]
+    for process in processes:
+        process.start()
+    outcomes = [results.get(timeout=120) for _ in range(2 * ROUNDS)]
+    for process in processes:
+        process.join(timeout=60)
+        assert process.exitcode == 0
+    _check_race(store, match.id, outcomes)
+
+
+def test_the_base_install_never_imports_psycopg() -> None:
+    """Importing the store, and making a SQLite one, loads no psycopg."""
+    code = (
+        "import sys, american_sniff.store as s; s.SQLiteStore().close(); "
+        "print('psycopg' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
+
+
+def test_postgres_without_psycopg_says_which_extra_to_install(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Without psycopg, making a PostgresStore is an ImportError naming the extra."""
+    monkeypatch.setitem(sys.modules, "psycopg", None)
+    with pytest.raises(ImportError, match=r"american-sniff\[postgres\]"):
+        PostgresStore(POSTGRES_URL)
