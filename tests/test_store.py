@@ -246,17 +246,30 @@ def test_a_log_that_no_longer_replays_is_a_broken_match_in_load_and_list(
     gap = store.load("gap")
     assert isinstance(gap, BrokenMatch)
     assert (gap.entry, gap.reason) == (1, "entry 1 is missing")
+    for number, text in enumerate(
+        [
+            '{"metadata": {}, "players": 5, "seed": "1"}',
+            '{"metadata": {}, "seed": "x"}',
+            "[]",
+            "[" * 30_000 + "]" * 30_000,
+            " " * (MAX_METADATA + 101),
+        ]
+    ):
+        store.create(2, match_id=f"setup-{number}")
+        _write_raw(
+            target, "UPDATE sniff_matches SET setup = ? WHERE id = ?", text, f"setup-{number}"
+        )
+        broken = store.load(f"setup-{number}")
+        assert isinstance(broken, BrokenMatch)
+        assert "setup is unreadable" in broken.reason
     setup = store.load("setup")
     assert isinstance(setup, BrokenMatch)
     assert setup.entry is None
     assert "setup" in setup.reason
     listed = {match.id: match for match in store.matches().matches}
     assert listed["good"] == good
-    assert {name for name, match in listed.items() if isinstance(match, BrokenMatch)} == {
-        "illegal",
-        "gap",
-        "setup",
-    }
+    broken_ids = {name for name, match in listed.items() if isinstance(match, BrokenMatch)}
+    assert broken_ids == {"illegal", "gap", "setup"} | {f"setup-{n}" for n in range(5)}
 
 
 # -- hostile input ---------------------------------------------------------------------

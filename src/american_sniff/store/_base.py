@@ -277,8 +277,9 @@ def _replayed(
     """A match from its stored row and log rows ``(n, kind, value)``, or why it is broken."""
     try:
         setup = _setup_from_text(setup_text)
-    except (ValueError, TypeError) as error:
-        return BrokenMatch(match_id, created, len(rows), f"its setup is unreadable: {error}", None)
+    except (ValueError, TypeError, RecursionError) as error:
+        reason = f"its setup is unreadable: {str(error)[:200]}"
+        return BrokenMatch(match_id, created, len(rows), reason, None)
     states = [new_match(setup.players, seed=setup.seed)]
     continued: set[tuple[int, int]] = set()
     log: list[LogEntry] = []

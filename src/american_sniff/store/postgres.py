@@ -61,9 +61,10 @@ class PostgresStore(MatchStore):
     for the first to commit, is refused with
     :class:`~american_sniff.store.StaleAppend`.
 
+    Making one raises ``psycopg.Error`` if the database cannot be reached.
+
     :raises ImportError: if psycopg is not installed (the ``postgres`` extra).
     :raises ValueError: if ``schema`` is not a plain lower-case name.
-    :raises psycopg.Error: if the database cannot be reached.
     """
 
     def __init__(

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import pathlib
 import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 from ._base import LogEntry, MatchExists, MatchStore, NoSuchMatch, StaleAppend
@@ -45,14 +45,15 @@ class SQLiteStore(MatchStore):
     every write is a ``BEGIN IMMEDIATE`` transaction, which takes the file's
     write lock before it reads the log's length, so of two appends planned on
     the same length exactly one is written. A writer waits up to ``timeout``
-    seconds for another's lock, then fails with :class:`sqlite3.OperationalError`.
+    seconds for another's lock, then fails with ``sqlite3.OperationalError``.
     SQLite serves processes of one machine; several machines need
     :class:`~american_sniff.store.PostgresStore`.
 
-    :raises sqlite3.Error: if the file cannot be opened or is not a database.
+    Making one raises ``sqlite3.Error`` if the file cannot be opened or is not
+    a database.
     """
 
-    def __init__(self, path: str | Path = ":memory:", *, timeout: float = 30.0) -> None:
+    def __init__(self, path: str | pathlib.Path = ":memory:", *, timeout: float = 30.0) -> None:
         self._lock = threading.Lock()
         self._db = sqlite3.connect(
             str(path), timeout=timeout, isolation_level=None, check_same_thread=False

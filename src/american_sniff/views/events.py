@@ -1,7 +1,7 @@
 """Events: an action as a viewer sees it, and applying it to the view before.
 
 :func:`~american_sniff.event_for` makes an event and
-:func:`~american_sniff.apply_event` applies it; :func:`events_since` gives a
+:func:`~american_sniff.apply_event` applies it; :func:`~american_sniff.views.events_since` gives a
 reconnecting client every event it missed.
 
 The event classes themselves are in :mod:`american_sniff.views.model`.
@@ -194,8 +194,8 @@ def events_since(state: MatchState, seat: int | None, seq: int) -> tuple[ViewEve
     :raises ValueError: if ``seat`` is neither None nor a seat of the match,
         or the state's round does not play again to the state (a state made
         by hand, not by the engine).
-    :raises TypeError: if ``state`` is not a :class:`MatchState` or ``seq``
-        is not an integer.
+    :raises TypeError: if ``state`` is not a :class:`~american_sniff.MatchState`
+        or ``seq`` is not an integer.
     """
     if type(state) is not MatchState:
         raise TypeError(f"events_since() needs a MatchState, got {state!r}")
