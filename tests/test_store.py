@@ -16,17 +16,21 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from american_sniff import apply, legal_moves, new_match
+from american_sniff import apply, legal_moves, new_match, parse_move
 from american_sniff.store import (
     MAX_LOG,
     MAX_METADATA,
     MAX_PAGE,
+    MAX_VALUE,
     BrokenMatch,
     LogEntry,
     Match,
@@ -337,6 +341,74 @@ def test_a_deeply_nested_metadata_is_refused_not_crashed(store: MatchStore) -> N
         nested = {"x": nested}
     with pytest.raises(ValueError, match="JSON"):
         store.create(2, metadata=nested)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda store: LogEntry("move", "draw" * 262_144),
+        lambda store: LogEntry("undo", "1" * 1_048_576),
+        lambda store: store.load("a" * 1_048_576),
+        lambda store: store.matches(cursor="1" * 1_048_576),
+        lambda store: store.create(2, metadata={"x": "y" * 1_048_576}),
+    ],
+)
+def test_a_mebibyte_of_hostile_input_is_refused_at_once(
+    call: Callable[[MatchStore], object],
+) -> None:
+    """A 1 MiB id, entry, cursor or metadata is refused within its bound, before any write."""
+    with SQLiteStore() as store:
+        started = time.perf_counter()
+        with pytest.raises(ValueError, match=r"64|cursor|id|bytes"):
+            call(store)
+        assert time.perf_counter() - started < 0.5
+        assert store.matches().matches == ()
+
+
+_VALID_TEXTS = ["draw", "pass", "[0|3] opens", "[1|4] on [4|4] line B", "12", "0", "1 2"]
+
+
+@given(
+    kind=st.sampled_from(["move", "undo", "continue"]),
+    text=st.sampled_from(_VALID_TEXTS),
+    cuts=st.lists(st.tuples(st.integers(0, 30), st.text(max_size=3)), max_size=4),
+)
+def test_mutated_entries_are_refused_or_of_their_kinds_form(
+    kind: str, text: str, cuts: list[tuple[int, str]]
+) -> None:
+    """Entries mutated at random: each accepted one passes an independent check of its form."""
+    for at, insert in cuts:
+        text = text[:at] + insert + text[at + 1 :]
+    try:
+        entry = LogEntry(kind, text)
+    except ValueError:
+        return
+    assert 0 < len(entry.value) <= MAX_VALUE
+    assert entry.value.isascii()
+    if kind == "move":
+        assert str(parse_move(entry.value, strict=True)) == entry.value
+    else:
+        numbers = [int(part) for part in entry.value.split(" ")]
+        assert " ".join(map(str, numbers)) == entry.value
+        assert len(numbers) == (1 if kind == "undo" else 2)
+
+
+def test_one_store_object_is_shared_by_threads(store: MatchStore) -> None:
+    """Threads sharing one store (one connection behind its lock) each append to their match."""
+    matches = [store.create(2, seed=n, match_id=f"t{n}") for n in range(4)]
+
+    def play(match: Match) -> None:
+        _play(store, match, 15)
+
+    threads = [threading.Thread(target=play, args=(match,)) for match in matches]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    for match in matches:
+        loaded = store.load(match.id)
+        assert isinstance(loaded, Match)
+        assert loaded.state.seq == 15
 
 
 def test_postgres_refuses_a_schema_name_that_is_not_plain() -> None:
