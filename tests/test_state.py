@@ -442,3 +442,11 @@ def test_copy_replace_works_on_the_state_classes_and_tiles_as_attrs_evolve() -> 
         Tile(2, 5).__replace__(low=9)
     with pytest.raises(TypeError):
         state.__replace__(no_such_field=1)
+
+
+def test_the_seq_counts_the_matchs_actions_across_rounds() -> None:
+    """``seq`` is the number of actions so far: the round's, plus those before the round."""
+    states = _played(2, 3)
+    assert any(state.round > 2 for state in states)
+    for number, state in enumerate(states):
+        assert state.seq == number == state.info.actions_before + len(state.history)
