@@ -9,6 +9,7 @@ sets) they fail instead.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import secrets
@@ -219,7 +220,7 @@ def _write_raw(target: Target, statement: str, *values: object) -> None:
     """Change the database behind the store's back, as a fault or a hand would."""
     kind, where = target
     if kind == "sqlite":
-        with sqlite3.connect(where) as db:
+        with contextlib.closing(sqlite3.connect(where)) as db, db:
             db.execute(statement, values)
         return
     import psycopg
