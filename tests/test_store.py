@@ -225,9 +225,9 @@ def _write_raw(target: Target, statement: str, *values: object) -> None:
         return
     import psycopg
 
-    with psycopg.connect(POSTGRES_URL, autocommit=True) as db:
-        db.execute(f'SET search_path TO "{where}"')
-        db.execute(statement.replace("?", "%s"), values)
+    with psycopg.connect(POSTGRES_URL, autocommit=True) as connection:
+        connection.execute(f'SET search_path TO "{where}"')
+        connection.execute(statement.replace("?", "%s"), values)
 
 
 def test_a_log_that_no_longer_replays_is_a_broken_match_in_load_and_list(
