@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 
 from american_sniff import apply, legal_moves, new_match, parse_move
 from american_sniff.store import (
+    MAX_LEASE,
     MAX_LOG,
     MAX_METADATA,
     MAX_PAGE,
@@ -518,3 +519,67 @@ def test_postgres_without_psycopg_says_which_extra_to_install(
     monkeypatch.setitem(sys.modules, "psycopg", None)
     with pytest.raises(ImportError, match=r"american-sniff\[postgres\]"):
         PostgresStore(POSTGRES_URL)
+
+
+# -- bot leases ------------------------------------------------------------------------
+
+
+def test_a_bot_seat_is_leased_to_one_holder_until_it_lapses(store: MatchStore) -> None:
+    """One holder at a time; renewed by its holder; released, or lapsed, it passes on."""
+    store.create(4, match_id="leased")
+    assert store.lease("leased", 1, "worker-a", 30)
+    assert not store.lease("leased", 1, "worker-b", 30)
+    assert store.lease("leased", 2, "worker-b", 30)  # another seat is another lease
+    assert store.lease("leased", 1, "worker-a", 30)  # renewed
+    store.release("leased", 1, "worker-b")  # not b's: nothing happens
+    assert not store.lease("leased", 1, "worker-b", 30)
+    store.release("leased", 1, "worker-a")
+    assert store.lease("leased", 1, "worker-b", 0.2)
+    assert not store.lease("leased", 1, "worker-a", 30)
+    time.sleep(0.3)  # b stopped renewing (it died, say): the lease lapses
+    assert store.lease("leased", 1, "worker-a", 30)
+    assert not store.lease("leased", 1, "worker-b", 30)
+
+
+def test_leases_refuse_what_is_not_a_match_seat_holder_or_duration(store: MatchStore) -> None:
+    """Each argument is checked; an unknown match is :class:`NoSuchMatch`."""
+    store.create(2, match_id="m")
+    with pytest.raises(NoSuchMatch):
+        store.lease("none", 0, "w", 1)
+    for call in (
+        lambda: store.lease("m", 4, "w", 1),
+        lambda: store.lease("m", True, "w", 1),
+        lambda: store.lease("m", 0, "a b", 1),
+        lambda: store.lease("m", 0, "w" * 1_000_000, 1),
+        lambda: store.lease("m", 0, "w", 0),
+        lambda: store.lease("m", 0, "w", MAX_LEASE + 1),
+        lambda: store.lease("m", 0, "w", float("nan")),
+        lambda: store.lease("m", 0, "w", "1"),  # type: ignore[arg-type]
+        lambda: store.release("m", -1, "w"),
+        lambda: store.lease("m x", 0, "w", 1),
+    ):
+        with pytest.raises(ValueError, match=r"seat|holder|seconds|match id"):
+            call()
+
+
+def test_two_workers_asking_at_once_get_one_lease(
+    opened: Callable[[], MatchStore], target: Target
+) -> None:
+    """Two connections in two threads ask for each seat at the same moment: one gets it."""
+    opened().create(4, match_id="contest")
+    barrier = threading.Barrier(2, timeout=30)
+    won: dict[str, list[int]] = {"a": [], "b": []}
+
+    def ask(name: str) -> None:
+        with _open(target) as store:
+            for seat in range(4):
+                barrier.wait()
+                if store.lease("contest", seat, name, 30):
+                    won[name].append(seat)
+
+    threads = [threading.Thread(target=ask, args=(name,)) for name in won]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert sorted(won["a"] + won["b"]) == [0, 1, 2, 3]

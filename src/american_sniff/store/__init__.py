@@ -43,6 +43,7 @@ from __future__ import annotations
 from ._base import (
     LOG_KINDS,
     MAX_ID,
+    MAX_LEASE,
     MAX_LOG,
     MAX_METADATA,
     MAX_PAGE,
@@ -65,6 +66,7 @@ from .sqlite import SQLiteStore
 __all__ = [
     "LOG_KINDS",
     "MAX_ID",
+    "MAX_LEASE",
     "MAX_LOG",
     "MAX_METADATA",
     "MAX_PAGE",

@@ -21,6 +21,7 @@ from ..state import MatchState
 __all__ = [
     "LOG_KINDS",
     "MAX_ID",
+    "MAX_LEASE",
     "MAX_LOG",
     "MAX_METADATA",
     "MAX_PAGE",
@@ -52,6 +53,9 @@ MAX_LOG = 20_000
 
 #: The longest host metadata of a match, in bytes of its JSON text.
 MAX_METADATA = 65_536
+
+#: The longest a bot seat's lease may last, in seconds (:meth:`MatchStore.lease`).
+MAX_LEASE = 3600.0
 
 #: The most matches one page of :meth:`MatchStore.matches` holds.
 MAX_PAGE = 200
@@ -348,6 +352,19 @@ def _check_length(expected: object) -> int:
     return expected
 
 
+def _check_lease(seat: object, holder: object, seconds: object) -> tuple[int, str, float]:
+    if type(seat) is not int or not 0 <= seat <= 3:
+        raise ValueError(f"a seat is an integer from 0 to 3, got {seat!r}")
+    if type(holder) is not str or _ID.fullmatch(holder) is None:
+        shown = holder[:MAX_ID] if isinstance(holder, str) else holder
+        raise ValueError(f"a holder is 1 to {MAX_ID} letters, digits, '-' or '_', got {shown!r}")
+    if type(seconds) not in (int, float) or not 0 < seconds <= MAX_LEASE:  # type: ignore[operator]
+        raise ValueError(
+            f"a lease lasts more than 0 and at most {MAX_LEASE} seconds, got {seconds!r}"
+        )
+    return seat, holder, float(seconds)  # type: ignore[arg-type]
+
+
 def _check_cursor(cursor: object) -> int | None:
     if cursor is None:
         return None
@@ -459,6 +476,40 @@ class MatchStore(abc.ABC):
         )
         return Page(matches, str(rows[-1][0]) if more else None)
 
+    def lease(self, match_id: str, seat: int, holder: str, seconds: float) -> bool:
+        """Take or renew the lease on driving ``seat``'s bot; whether ``holder`` holds it now.
+
+        A host with several workers lets exactly one drive each bot seat: a
+        worker asks for the lease before it moves for the bot, and moves only
+        while it holds it. The lease is ``holder``'s for ``seconds`` from now
+        if nobody else holds one that has not expired; asking again before
+        it expires renews it. A worker that dies stops renewing, and its
+        leases pass to the first worker that asks once they expire. Renew
+        well within ``seconds`` (every third of it, say). The clock is the
+        database's for PostgreSQL, and the machine's for SQLite.
+
+        A lease only says who drives; the moves still go through
+        :meth:`append`, so a worker whose lease ran out unnoticed is refused
+        by the safe append, never written twice.
+
+        :raises NoSuchMatch: if there is no match with that id.
+        :raises ValueError: if ``match_id`` or ``holder`` is not an id (1 to
+            :data:`MAX_ID` letters, digits, ``-`` or ``_``), ``seat`` is not
+            0 to 3, or ``seconds`` is not more than 0 and at most :data:`MAX_LEASE`.
+        """
+        check_id(match_id)
+        seat, holder, length = _check_lease(seat, holder, seconds)
+        return self._lease(match_id, seat, holder, length)
+
+    def release(self, match_id: str, seat: int, holder: str) -> None:
+        """Give up ``holder``'s lease on ``seat``'s bot at once, if it holds it (else nothing).
+
+        :raises ValueError: as :meth:`lease` does.
+        """
+        check_id(match_id)
+        seat, holder, _ = _check_lease(seat, holder, 1)
+        self._release(match_id, seat, holder)
+
     def close(self) -> None:
         """Close the connection to the database."""
         self._close()
@@ -490,6 +541,14 @@ class MatchStore(abc.ABC):
         self, count: int, before: int | None
     ) -> list[tuple[int, str, float, str, list[tuple[Any, Any, Any]]]]:
         """Up to ``count`` matches (number, id, created, setup text, log rows), newest first."""
+
+    @abc.abstractmethod
+    def _lease(self, match_id: str, seat: int, holder: str, seconds: float) -> bool:
+        """Take or renew the lease in one transaction; whether ``holder`` holds it."""
+
+    @abc.abstractmethod
+    def _release(self, match_id: str, seat: int, holder: str) -> None:
+        """Delete ``holder``'s lease, if it holds it."""
 
     @abc.abstractmethod
     def _close(self) -> None:

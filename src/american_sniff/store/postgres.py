@@ -35,7 +35,17 @@ _TABLES = (
         value TEXT NOT NULL,
         PRIMARY KEY (match_id, n)
     )""",
+    """CREATE TABLE IF NOT EXISTS sniff_leases (
+        match_id TEXT NOT NULL REFERENCES sniff_matches(id),
+        seat INTEGER NOT NULL,
+        holder TEXT NOT NULL,
+        expires DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (match_id, seat)
+    )""",
 )
+
+#: The database's clock, in seconds since the epoch.
+_NOW = "extract(epoch from clock_timestamp())"
 
 #: The key of the advisory lock under which the tables are made: two
 #: processes that start at once do not both create them.
@@ -154,6 +164,30 @@ class PostgresStore(MatchStore):
                 (int(number), str(match_id), float(created), setup, _log_rows(db, match_id))
                 for number, match_id, created, setup in rows
             ]
+
+    def _lease(self, match_id: str, seat: int, holder: str, seconds: float) -> bool:
+        with self._transaction() as db:
+            _length(db, match_id)  # NoSuchMatch if there is none
+            # Inserted, or updated where the holder renews or the lease has
+            # expired; the conflicting row is locked, so one of two asking at
+            # once sees the other's lease.
+            row = db.execute(
+                "INSERT INTO sniff_leases (match_id, seat, holder, expires) "
+                f"VALUES (%s, %s, %s, {_NOW} + %s) "
+                "ON CONFLICT (match_id, seat) DO UPDATE "
+                "SET holder = excluded.holder, expires = excluded.expires "
+                f"WHERE sniff_leases.holder = excluded.holder OR sniff_leases.expires <= {_NOW} "
+                "RETURNING holder",
+                (match_id, seat, holder, seconds),
+            ).fetchone()
+            return row is not None
+
+    def _release(self, match_id: str, seat: int, holder: str) -> None:
+        with self._transaction() as db:
+            db.execute(
+                "DELETE FROM sniff_leases WHERE match_id = %s AND seat = %s AND holder = %s",
+                (match_id, seat, holder),
+            )
 
     def _close(self) -> None:
         with self._lock:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pathlib
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -26,6 +27,13 @@ CREATE TABLE IF NOT EXISTS sniff_log (
     kind TEXT NOT NULL CHECK (kind IN ('move', 'undo', 'continue')),
     value TEXT NOT NULL,
     PRIMARY KEY (match_id, n)
+);
+CREATE TABLE IF NOT EXISTS sniff_leases (
+    match_id TEXT NOT NULL REFERENCES sniff_matches(id),
+    seat INTEGER NOT NULL,
+    holder TEXT NOT NULL,
+    expires REAL NOT NULL,
+    PRIMARY KEY (match_id, seat)
 );
 """
 
@@ -132,6 +140,34 @@ class SQLiteStore(MatchStore):
                 (int(number), str(match_id), float(created), setup, _log_rows(db, match_id))
                 for number, match_id, created, setup in rows
             ]
+
+    def _lease(self, match_id: str, seat: int, holder: str, seconds: float) -> bool:
+        now = time.time()
+        with self._transaction() as db:
+            if (
+                db.execute("SELECT 1 FROM sniff_matches WHERE id = ?", (match_id,)).fetchone()
+                is None
+            ):
+                raise NoSuchMatch(f"there is no match {match_id!r}")
+            row = db.execute(
+                "SELECT holder, expires FROM sniff_leases WHERE match_id = ? AND seat = ?",
+                (match_id, seat),
+            ).fetchone()
+            if row is not None and row[0] != holder and row[1] > now:
+                return False
+            db.execute(
+                "INSERT OR REPLACE INTO sniff_leases (match_id, seat, holder, expires) "
+                "VALUES (?, ?, ?, ?)",
+                (match_id, seat, holder, now + seconds),
+            )
+            return True
+
+    def _release(self, match_id: str, seat: int, holder: str) -> None:
+        with self._transaction() as db:
+            db.execute(
+                "DELETE FROM sniff_leases WHERE match_id = ? AND seat = ? AND holder = ?",
+                (match_id, seat, holder),
+            )
 
     def _close(self) -> None:
         with self._lock:
