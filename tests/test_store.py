@@ -33,6 +33,7 @@ from american_sniff.store import (
     MAX_METADATA,
     MAX_PAGE,
     MAX_VALUE,
+    Appended,
     BrokenMatch,
     LogEntry,
     Match,
@@ -415,8 +416,9 @@ def test_one_store_object_is_shared_by_threads(store: MatchStore) -> None:
 
 def test_postgres_refuses_a_schema_name_that_is_not_plain() -> None:
     """The schema is put in SQL, so only plain names pass (checked before connecting)."""
-    with pytest.raises(ValueError, match="schema"):
-        PostgresStore(POSTGRES_URL, schema='x"; DROP TABLE y; --')
+    for schema in ('x"; DROP TABLE y; --', "Upper", "x" * 49, ""):
+        with pytest.raises(ValueError, match="schema"):
+            PostgresStore(POSTGRES_URL, schema=schema)
 
 
 # -- two writers -----------------------------------------------------------------------
@@ -583,3 +585,63 @@ def test_two_workers_asking_at_once_get_one_lease(
     for thread in threads:
         thread.join(timeout=60)
     assert sorted(won["a"] + won["b"]) == [0, 1, 2, 3]
+
+
+# -- announcements (PostgreSQL) --------------------------------------------------------
+
+
+@pytest.fixture
+def postgres_target() -> Iterator[Target]:
+    """A new PostgreSQL schema, without the SQLite twin."""
+    yield from (("postgres", schema) for schema in _postgres_schema())
+
+
+def test_every_append_is_announced_to_listeners_in_commit_order(postgres_target: Target) -> None:
+    """A listener hears each append of any connection once, in order; nothing of other schemas."""
+    with (
+        _open(postgres_target) as store,
+        _open(postgres_target) as writer,
+        PostgresStore(POSTGRES_URL, schema=f"{postgres_target[1]}_x") as elsewhere,
+    ):
+        assert isinstance(store, PostgresStore)
+        first, second = store.create(2, match_id="one"), store.create(3, match_id="two")
+        with store.listen() as heard:
+            assert heard.wait(0.05) == ()
+            _play(writer, first, 2)
+            _play(writer, second, 1)
+            _play(elsewhere, elsewhere.create(2, match_id="one"), 1)  # another schema's
+            with pytest.raises(StaleAppend):  # refused: not announced
+                writer.append("one", 0, _move(first))
+            got: list[Appended] = []
+            while len(got) < 3:
+                batch = heard.wait(5)
+                assert batch
+                got += batch
+            assert got == [Appended("one", 1), Appended("one", 2), Appended("two", 1)]
+            assert heard.wait(0.1) == ()
+            with pytest.raises(ValueError, match="timeout"):
+                heard.wait(-1)
+        import psycopg
+
+        with psycopg.connect(POSTGRES_URL, autocommit=True) as admin:
+            admin.execute(f'DROP SCHEMA "{postgres_target[1]}_x" CASCADE')
+
+
+def test_a_listener_drops_what_another_program_sent_on_its_channel(
+    postgres_target: Target,
+) -> None:
+    """Only payloads of the store's form are announcements; anything else is left out."""
+    import psycopg
+
+    with _open(postgres_target) as store:
+        assert isinstance(store, PostgresStore)
+        channel = f"sniff_{postgres_target[1]}"
+        with store.listen() as heard, psycopg.connect(POSTGRES_URL, autocommit=True) as other:
+            for junk in ("", "one", "one x", "bad id 3", "one 99999999999", "one 4"):
+                other.execute("SELECT pg_notify(%s, %s)", (channel, junk))
+            got: list[Appended] = []
+            deadline = time.monotonic() + 10
+            while not got and time.monotonic() < deadline:
+                got += heard.wait(1)
+            got += heard.wait(0.1)
+            assert got == [Appended("one", 4)]

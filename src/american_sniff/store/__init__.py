@@ -60,7 +60,7 @@ from ._base import (
     StoreError,
     check_id,
 )
-from .postgres import PostgresStore
+from .postgres import Announcements, Appended, PostgresStore
 from .sqlite import SQLiteStore
 
 __all__ = [
@@ -71,6 +71,8 @@ __all__ = [
     "MAX_METADATA",
     "MAX_PAGE",
     "MAX_VALUE",
+    "Announcements",
+    "Appended",
     "BrokenMatch",
     "LogEntry",
     "Match",

@@ -19,6 +19,7 @@ from ..rng import MASK64
 from ..state import MatchState
 
 __all__ = [
+    "ID_PATTERN",
     "LOG_KINDS",
     "MAX_ID",
     "MAX_LEASE",
@@ -60,7 +61,9 @@ MAX_LEASE = 3600.0
 #: The most matches one page of :meth:`MatchStore.matches` holds.
 MAX_PAGE = 200
 
-_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+#: What a match id (and a lease's holder) matches.
+ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_ID = ID_PATTERN
 _CURSOR = re.compile(r"[0-9]{1,19}")
 _COUNT = re.compile(r"(0|[1-9][0-9]{0,8})")
 

@@ -12,14 +12,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from ._base import LogEntry, MatchExists, MatchStore, NoSuchMatch, StaleAppend
+import attrs
+
+from ._base import ID_PATTERN, LogEntry, MatchExists, MatchStore, NoSuchMatch, StaleAppend
 
 if TYPE_CHECKING:
     import psycopg
 
-__all__ = ["PostgresStore"]
+__all__ = ["Announcements", "Appended", "PostgresStore"]
 
-_SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
+_SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,47}")
 
 _TABLES = (
     """CREATE TABLE IF NOT EXISTS sniff_matches (
@@ -57,9 +59,15 @@ class PostgresStore(MatchStore):
 
     ``conninfo`` is a libpq connection string or URL
     (``"postgresql://user@host:5432/dbname"``). With ``schema``, the tables
-    live in that schema (created if missing; lower-case letters, digits and
-    ``_``); without it, in the connection's ``search_path``. The tables
-    (``sniff_matches`` and ``sniff_log``) are made if missing.
+    live in that schema (created if missing; 1 to 48 lower-case letters,
+    digits and ``_``); without it, in the connection's ``search_path``. The
+    tables (``sniff_matches``, ``sniff_log`` and ``sniff_leases``) are made
+    if missing.
+
+    **Announcements.** Every append is announced on the database's own
+    channel (``NOTIFY``), sent when it commits, in the order of the commits:
+    :meth:`listen` opens a connection that receives them, so each worker
+    learns of every move any worker makes.
 
     **Threads, processes and machines.** One store object holds one
     connection and a lock: threads may share it, and take turns; a process
@@ -84,7 +92,7 @@ class PostgresStore(MatchStore):
             type(schema) is not str or _SCHEMA_NAME.fullmatch(schema) is None
         ):
             raise ValueError(
-                f"a schema is a lower-case name of letters, digits and '_', got {schema!r}"
+                f"a schema is 1 to 48 lower-case letters, digits and '_', got {schema!r}"
             )
         try:
             import psycopg  # noqa: PLC0415 - an optional extra, loaded when used
@@ -93,6 +101,9 @@ class PostgresStore(MatchStore):
                 "PostgresStore needs psycopg 3: pip install 'american-sniff[postgres]'"
             ) from None
         self._errors = psycopg.errors
+        self._conninfo = conninfo
+        self._connect_timeout = connect_timeout
+        self._channel = "sniff" if schema is None else f"sniff_{schema}"
         self._lock = threading.Lock()
         self._db: psycopg.Connection[Any] = psycopg.connect(
             conninfo, autocommit=True, connect_timeout=connect_timeout
@@ -145,6 +156,10 @@ class PostgresStore(MatchStore):
                     "INSERT INTO sniff_log (match_id, n, kind, value) VALUES (%s, %s, %s, %s)",
                     (match_id, expected, entry.kind, entry.value),
                 )
+                # Sent when the transaction commits, in commit order.
+                db.execute(
+                    "SELECT pg_notify(%s, %s)", (self._channel, f"{match_id} {expected + 1}")
+                )
         except self._errors.UniqueViolation:
             # Another transaction wrote this number after we read the length.
             with self._transaction() as db:
@@ -164,6 +179,13 @@ class PostgresStore(MatchStore):
                 (int(number), str(match_id), float(created), setup, _log_rows(db, match_id))
                 for number, match_id, created, setup in rows
             ]
+
+    def listen(self) -> Announcements:
+        """A new connection that receives this store's announcements: see :class:`Announcements`.
+
+        :raises psycopg.Error: if the database cannot be reached.
+        """
+        return Announcements(self._conninfo, self._channel, self._connect_timeout)
 
     def _lease(self, match_id: str, seat: int, holder: str, seconds: float) -> bool:
         with self._transaction() as db:
@@ -209,3 +231,76 @@ def _log_rows(db: psycopg.Connection[Any], match_id: str) -> list[tuple[Any, Any
     return db.execute(
         "SELECT n, kind, value FROM sniff_log WHERE match_id = %s ORDER BY n", (match_id,)
     ).fetchall()
+
+
+@attrs.frozen
+class Appended:
+    """An announcement: an entry was appended to a match's log, which now holds ``length``.
+
+    :ivar match_id: The match.
+    :ivar length: How many entries its log holds after the append.
+    """
+
+    match_id: str
+    length: int
+
+
+class Announcements:
+    """A connection of its own that listens for the appends to one :class:`PostgresStore`.
+
+    Made by :meth:`PostgresStore.listen`. Each append that commits from any
+    process or machine arrives once, in the order of the commits, for the
+    appends made after it began to listen. A worker that follows some
+    matches loads a match again (or replays the new entries) when its
+    length grows. If the connection is lost, the announcements of that time
+    are lost with it: listen again, then load the matches followed, since
+    they may have grown meanwhile.
+
+    One object per thread (it is not locked); close it when done.
+    """
+
+    def __init__(self, conninfo: str, channel: str, connect_timeout: int) -> None:
+        import psycopg  # noqa: PLC0415 - an optional extra, loaded when used
+
+        self._db: psycopg.Connection[Any] = psycopg.connect(
+            conninfo, autocommit=True, connect_timeout=connect_timeout
+        )
+        try:
+            self._db.execute(f'LISTEN "{channel}"')
+        except BaseException:
+            self._db.close()
+            raise
+
+    def wait(self, timeout: float) -> tuple[Appended, ...]:
+        """The appends announced since the last call, oldest first; waits up to ``timeout`` seconds.
+
+        Returns as soon as one has arrived (with every one that arrived with
+        it), or an empty tuple when ``timeout`` passes with none.
+
+        :raises ValueError: if ``timeout`` is negative.
+        :raises psycopg.Error: if the connection is lost.
+        """
+        if not timeout >= 0:
+            raise ValueError(f"a timeout is 0 or more seconds, got {timeout!r}")
+        notes = list(self._db.notifies(timeout=timeout, stop_after=1))
+        if notes:
+            notes += self._db.notifies(timeout=0)
+        appended = []
+        for note in notes:
+            match_id, _, length = note.payload.partition(" ")
+            # Another program may notify the channel too: only the store's own are kept.
+            if ID_PATTERN.fullmatch(match_id) and length.isdigit() and len(length) < 10:
+                appended.append(Appended(match_id, int(length)))
+        return tuple(appended)
+
+    def close(self) -> None:
+        """Stop listening and close the connection."""
+        self._db.close()
+
+    def __enter__(self) -> Announcements:
+        """The object itself; leaving the ``with`` block closes it."""
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        """Close the connection."""
+        self.close()
