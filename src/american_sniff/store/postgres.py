@@ -183,7 +183,7 @@ class PostgresStore(MatchStore):
     def listen(self) -> Announcements:
         """A new connection that receives this store's announcements: see :class:`Announcements`.
 
-        :raises psycopg.Error: if the database cannot be reached.
+        It raises ``psycopg.Error`` if the database cannot be reached.
         """
         return Announcements(self._conninfo, self._channel, self._connect_timeout)
 
@@ -277,8 +277,9 @@ class Announcements:
         Returns as soon as one has arrived (with every one that arrived with
         it), or an empty tuple when ``timeout`` passes with none.
 
+        It raises ``psycopg.Error`` if the connection is lost.
+
         :raises ValueError: if ``timeout`` is negative.
-        :raises psycopg.Error: if the connection is lost.
         """
         if not timeout >= 0:
             raise ValueError(f"a timeout is 0 or more seconds, got {timeout!r}")
