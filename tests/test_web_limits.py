@@ -580,3 +580,16 @@ def test_a_match_under_the_cap_is_not_touched(db: Path) -> None:
             last = _play_until_over(ws, _hello(ws, _token(made["seats"][0]["url"])))
         assert last["view"]["winner"] is not None
         assert last["ended"] is None
+
+
+def test_a_token_that_is_not_ascii_is_no_link(db: Path) -> None:
+    """Text that ``compare_digest`` cannot compare is refused as a wrong link, not a crash."""
+    with TestClient(_app(db)) as client:
+        made = _create(client, ["human", "greedy"])
+        with client.websocket_connect(f"/ws/{made['id']}") as ws:
+            ws.send_text(json.dumps({"type": "hello", "token": "é"}))
+            assert ws.receive_json()["message"] == "no match has this link"
+        record = client.get(f"/api/matches/{made['id']}/record", params={"token": "é"})
+        assert record.status_code == 403
+        replay = client.post("/api/replay", params={"match": made["id"], "token": "é"})
+        assert replay.status_code == 403

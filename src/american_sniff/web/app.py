@@ -865,7 +865,7 @@ class Server:
             text = await asyncio.wait_for(_receive(socket), self.limits.hello_timeout)
             hello = _parse(text)
             token = hello.get("token")
-            viewer = game.viewer(token) if isinstance(token, str) else None
+            viewer = _viewer(game, token)
             return viewer, hello.get("pictures", True) is not False
         except GameError:
             return None, True
@@ -1035,7 +1035,7 @@ class Server:
             return None, _refuse("there is no such match", 404)
         token = request.query_params.get("token", "")
         if not self._is_key(request.query_params.get("key")):
-            if game.viewer(token) is None:
+            if _viewer(game, token) is None:
                 return game, _refuse("this link is not one of the match's", 403)
             if game.state.winner is None and game.id not in self._ended:
                 return game, _refuse(
@@ -1088,7 +1088,7 @@ class Server:
             return True
         match_id = request.query_params.get("match", "")
         game = await self.load(match_id) if match_id else None
-        return game is not None and game.viewer(request.query_params.get("token", "")) is not None
+        return game is not None and _viewer(game, request.query_params.get("token")) is not None
 
     async def _frames_page(self, request: Request, record: MatchRecord) -> Response:
         """The page of ``record``'s frames that ``start`` and ``count`` ask for."""
@@ -1226,6 +1226,17 @@ async def _gone(request: Request) -> None:
     """Return when the client of ``request`` (whose body is read) disconnects."""
     while (await request.receive())["type"] != "http.disconnect":
         pass
+
+
+def _viewer(game: Game, token: object) -> int | str | None:
+    """The viewer whose link ``token`` is, or None (for any token that is no link's).
+
+    A link's token is ASCII; :func:`secrets.compare_digest`, which compares
+    it, refuses other text with an exception, so such a token is no link.
+    """
+    if not isinstance(token, str) or not token.isascii():
+        return None
+    return game.viewer(token)
 
 
 def _too_often(what: str, rate: Rate, wait: float) -> str:
