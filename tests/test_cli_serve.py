@@ -119,6 +119,7 @@ def test_serve_passes_the_hosting_options_on(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The caps, the public URL and the proxies reach the server; the defaults are the app's."""
+    pytest.importorskip("starlette")
     pytest.importorskip("httpx2")
     from starlette.testclient import TestClient
 

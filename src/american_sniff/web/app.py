@@ -13,7 +13,9 @@ Routes:
   Each link carries its secret token after ``#``, so that
   it never reaches a server log.
 * ``GET /api/matches?key=KEY``: the stored matches with their links, for the
-  server's operator (the key is printed by ``american-sniff serve``).
+  server's operator (the key is printed by ``american-sniff serve``), a page
+  of at most :data:`LIST_PAGE` at a time (``limit`` and ``after``, see
+  :meth:`Server.matches`).
 * ``GET /api/matches/{id}/record?token=T``: the match's record (a download).
   A finished match's record is given to any of its links; a running match's
   only with the operator's key, since it holds every hand and the stock.
@@ -56,7 +58,19 @@ and :mod:`american_sniff.web.serving`, and ``docs/playing-browser.md``):
   every 6 seconds (429 with ``Retry-After``);
 * a ``POST`` or a WebSocket whose ``Origin`` names another site is refused
   (403, or an ``error`` message and close code 4403);
-* request headers over 16 KiB get 431;
+* request headers over 16 KiB get 431, and a request whose ``Host`` is not
+  one of the server's names gets 421 (see :func:`create_app`);
+* every answer carries :data:`SECURITY_HEADERS` (a content security policy,
+  nosniff, a referrer policy); the operator's key and the links' tokens are
+  compared in constant time;
+* a WebSocket says hello within 10 seconds (else close code 4408); an
+  address, and a seat, hold a bounded number of WebSockets, and messages,
+  hints and new WebSockets come at bounded rates, per socket and per address
+  (:class:`~american_sniff.web.limits.SocketLimits`): over a rate, an
+  ``error`` message names it, and a socket that keeps on is closed (4429);
+* a match with no winner after :data:`MAX_ACTIONS` actions or
+  :data:`MAX_ROUNDS` rounds is over, and says why (:meth:`Server.ended`);
+* records are read, and the operator's list is read, in threads;
 * every write to the database is made by a thread of its own
   (:class:`~american_sniff.web.store.Writer`), which commits every entry
   waiting in one transaction: no commit runs on the event loop;
