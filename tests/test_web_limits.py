@@ -570,6 +570,10 @@ def test_a_match_ends_at_the_hosts_cap_with_its_reason(
         key = _server(client).key
         listed = client.get("/api/matches", params={"key": key}).json()["matches"]
         assert {m["id"]: m["ended"] for m in listed}[made["id"]] == last["ended"]
+    with TestClient(_app(db)) as client:  # listed as over before anyone opens it
+        listed = client.get("/api/matches", params={"key": key}).json()["matches"]
+        assert {m["id"]: m["ended"] for m in listed}[made["id"]] == last["ended"]
+        assert not _server(client).in_memory(made["id"])
 
 
 def test_a_match_under_the_cap_is_not_touched(db: Path) -> None:

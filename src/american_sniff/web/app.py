@@ -1038,7 +1038,7 @@ class Server:
                     "round": state.round,
                     "scores": list(state.scores),
                     "winner": state.winner,
-                    "ended": self._ended.get(match_id),
+                    "ended": self._ended.get(match_id) or self.store.meta_of(f"ended {match_id}"),
                 }
             )
         return listed
