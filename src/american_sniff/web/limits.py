@@ -213,14 +213,26 @@ class RateLimit:
 class Rate:
     """A token bucket's size: ``burst`` at once, then one more every ``every`` seconds.
 
+    :raises ValueError: if ``burst`` is under 1 or ``every`` is not above 0.
+
     >>> Rate(burst=30, every=0.1).per_second
     10.0
+    >>> Rate(burst=0, every=1.0)
+    Traceback (most recent call last):
+    ValueError: a rate's burst is 1 or more and its every above 0 seconds, got 0 and 1.0
     """
 
     #: How many may be taken at once.
     burst: int
     #: Seconds for one more to come back.
     every: float
+
+    def __post_init__(self) -> None:
+        if not (self.burst >= 1 and self.every > 0):
+            raise ValueError(
+                f"a rate's burst is 1 or more and its every above 0 seconds, "
+                f"got {self.burst} and {self.every}"
+            )
 
     @property
     def per_second(self) -> float:
@@ -284,6 +296,11 @@ class SocketLimits:
     (10.0, 0.5, 4)
     >>> SocketLimits.lifted().per_address > 10**6
     True
+    >>> SocketLimits(per_seat=0)
+    Traceback (most recent call last):
+    ValueError: per_seat is 1 or more, got 0
+
+    :raises ValueError: for a count under 1 or a hello's time not above 0.
     """
 
     #: Seconds a new socket has to say hello.
@@ -306,6 +323,13 @@ class SocketLimits:
     seat_reconnects: Rate = Rate(burst=10, every=2.0)
     #: Refused messages in a row after which a socket is closed.
     persist: int = 10
+
+    def __post_init__(self) -> None:
+        if not self.hello_timeout > 0:
+            raise ValueError(f"the hello's time is above 0 seconds, got {self.hello_timeout}")
+        for name in ("per_address", "per_seat", "persist"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} is 1 or more, got {getattr(self, name)}")
 
     @classmethod
     def lifted(cls) -> SocketLimits:
