@@ -95,11 +95,11 @@ def _refused(ws: WebSocketTestSession, words: str, code: int = 4429) -> None:
 
 def test_a_socket_that_says_no_hello_in_time_is_closed(db: Path) -> None:
     """Silence after the handshake is closed with 4408 once the hello's time is up."""
-    limits = SocketLimits(hello_timeout=0.2)
+    limits = SocketLimits(hello_timeout=1.0)
     with TestClient(_app(db, limits=limits)) as client:
         made = _create(client, ["human", "greedy"])
         with client.websocket_connect(f"/ws/{made['id']}") as ws:
-            _refused(ws, "no hello came within 0.2 s", 4408)
+            _refused(ws, "no hello came within 1 s", 4408)
         # A socket that says hello in time is served as before.
         with client.websocket_connect(f"/ws/{made['id']}") as ws:
             assert _hello(ws, _token(made["seats"][0]["url"]))["type"] == "state"
