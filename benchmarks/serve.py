@@ -3,7 +3,8 @@
 The server runs in a child process exactly as ``american-sniff serve`` runs
 it (:func:`american_sniff.web.serving.server_config`, a SQLite file in a
 temporary directory), except that bots do not wait and the rate limit on new
-matches is lifted (the benchmark creates hundreds). The clients run in this
+matches and the limits of sockets are lifted (the benchmark creates hundreds
+of matches and opens hundreds of sockets, all from one address). The clients run in this
 process: each seat is a small WebSocket client of its own (an
 :class:`asyncio.Protocol` that speaks RFC 6455 itself, masking its frames
 and answering pings, with no task per socket, so that 400 seats and 200
@@ -78,11 +79,18 @@ def _serve(db: str, profile: str | None = None, default_gc: bool = False) -> Non
     import uvicorn  # noqa: PLC0415 - the child's own imports
 
     from american_sniff.web.app import create_app  # noqa: PLC0415
-    from american_sniff.web.limits import RateLimit  # noqa: PLC0415
+    from american_sniff.web.limits import RateLimit, SocketLimits  # noqa: PLC0415
     from american_sniff.web.serving import listen, server_config, tune_collector  # noqa: PLC0415
     from american_sniff.web.store import Store  # noqa: PLC0415
 
-    app = create_app(Store(db), bot_delay=0, creations=RateLimit(burst=10**9, every=1e-9))
+    # Every client is on loopback, one address: its limits are lifted (each
+    # limit is still checked, as for any client, so that its cost is measured).
+    app = create_app(
+        Store(db),
+        bot_delay=0,
+        creations=RateLimit(burst=10**9, every=1e-9),
+        limits=SocketLimits.lifted(),
+    )
     listener = listen("127.0.0.1", 0)
     print(f"PORT {listener.getsockname()[1]}", flush=True)
     server = uvicorn.Server(server_config(app, max_connections=10_000))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import socket
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -72,3 +73,77 @@ def test_a_port_in_use_is_one_clear_line(capsys: pytest.CaptureFixture[str]) -> 
         port = holder.getsockname()[1]
         assert main(["serve", "--port", str(port), "--db", ":memory:"]) == 1
     assert f"cannot listen on 127.0.0.1 port {port}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["--public-url", "sniff.example.org"], "http:// or https:// and a host"),
+        (["--public-url", "https://sniff.example.org/?a=1"], "no query, fragment or user"),
+        (["--public-url", "https://sniff.example.org:99999/"], "not a URL"),
+        (["--trusted-proxy", "proxy.local"], "an IP address or network"),
+        (["--max-actions", "-1"], "0 (none) or more"),
+        (["--max-rounds", "many"], "not a whole number"),
+    ],
+)
+def test_bad_hosting_options_are_usage_errors(
+    capsys: pytest.CaptureFixture[str], argv: list[str], words: str
+) -> None:
+    """A wrong public URL, proxy or cap is a usage error that says what is wrong."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(["serve", *argv])
+    assert exit_info.value.code == 2
+    assert words in capsys.readouterr().err
+
+
+def _served(monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> Any:
+    """The uvicorn configuration ``serve`` would run with ``argv`` (nothing is served)."""
+    uvicorn = pytest.importorskip("uvicorn")
+    pytest.importorskip("starlette")
+    from american_sniff.web import serving
+
+    configs: list[Any] = []
+
+    def run(self: Any, sockets: Any = None) -> None:
+        configs.append(self.config)
+        for listener in sockets or ():
+            listener.close()
+
+    monkeypatch.setattr(uvicorn.Server, "run", run)
+    monkeypatch.setattr(serving, "tune_collector", lambda: None)
+    assert main(["serve", "--port", "0", "--db", ":memory:", *argv]) == 0
+    return configs[0]
+
+
+def test_serve_passes_the_hosting_options_on(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The caps, the public URL and the proxies reach the server; the defaults are the app's."""
+    pytest.importorskip("starlette")
+    pytest.importorskip("httpx2")
+    from starlette.testclient import TestClient
+
+    from american_sniff.cli.serve import DEFAULT_MAX_ACTIONS, DEFAULT_MAX_ROUNDS
+    from american_sniff.web.app import MAX_ACTIONS, MAX_ROUNDS
+
+    assert (DEFAULT_MAX_ACTIONS, DEFAULT_MAX_ROUNDS) == (MAX_ACTIONS, MAX_ROUNDS)
+    config = _served(monkeypatch, [])
+    server = config.app.state.server
+    assert (server.max_actions, server.max_rounds, server.public_url) == (5000, 200, None)
+    assert not config.proxy_headers  # X-Forwarded-For is believed from nobody
+    with TestClient(config.app) as client:  # on loopback: this machine's names only
+        assert client.get("/", headers={"host": "localhost:8000"}).status_code == 200
+        assert client.get("/", headers={"host": "127.0.0.1:8000"}).status_code == 200
+        assert client.get("/", headers={"host": "rebound.example:8000"}).status_code == 421
+    argv = ["--max-actions", "0", "--max-rounds", "30", "--trusted-proxy", "10.0.0.0/8"]
+    argv += ["--trusted-proxy", "::1", "--public-url", "https://sniff.example.org"]
+    config = _served(monkeypatch, argv)
+    server = config.app.state.server
+    assert (server.max_actions, server.max_rounds) == (None, 30)
+    assert server.public_url == "https://sniff.example.org/"
+    assert config.proxy_headers
+    assert config.forwarded_allow_ips == ["10.0.0.0/8", "::1"]
+    with TestClient(config.app) as client:
+        assert client.get("/", headers={"host": "sniff.example.org"}).status_code == 200
+        assert client.get("/", headers={"host": "localhost"}).status_code == 421
+    capsys.readouterr()

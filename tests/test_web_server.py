@@ -19,13 +19,14 @@ from web_leaks import hidden_tiles
 pytest.importorskip("starlette")
 pytest.importorskip("httpx2")  # TestClient's transport (Starlette 1 and later)
 
+from starlette.applications import Starlette
 from starlette.testclient import TestClient, WebSocketTestSession
 
 import american_sniff.web.app as app_module
 import american_sniff.web.frames as frames_module
 from american_sniff.web.app import MAX_REPLAY_BYTES, create_app
 from american_sniff.web.frames import PAGE
-from american_sniff.web.limits import RateLimit
+from american_sniff.web.limits import RateLimit, SocketLimits
 
 
 @pytest.fixture
@@ -34,10 +35,20 @@ def db(tmp_path: Path) -> Path:
     return tmp_path / "matches.sqlite3"
 
 
+def _app(db: Path, **options: Any) -> Starlette:
+    """A server on ``db`` whose bots do not wait, and whose socket limits are lifted.
+
+    These tests play whole matches as fast as the server answers, far faster
+    than a person: the limits on sockets have tests of their own
+    (``test_web_limits.py``).
+    """
+    return create_app(Store(db), bot_delay=0, limits=SocketLimits.lifted(), **options)
+
+
 @pytest.fixture
 def client(db: Path) -> Iterator[TestClient]:
     """A client of a server on ``db`` whose bots do not wait."""
-    with TestClient(create_app(Store(db), bot_delay=0)) as test_client:
+    with TestClient(_app(db)) as test_client:
         yield test_client
 
 
@@ -317,7 +328,7 @@ def test_hint_undo_and_settlement_wait(client: TestClient) -> None:
 
 def test_a_match_survives_a_restart(db: Path) -> None:
     """A server on the same database resumes every match where it stood, links and all."""
-    with TestClient(create_app(Store(db), bot_delay=0)) as client:
+    with TestClient(_app(db)) as client:
         made = _create(client, 2, ["human", "random"], seed=9)
         token = _token(made["seats"][0]["url"])
         game = _game(client, made["id"])
@@ -333,7 +344,7 @@ def test_a_match_survives_a_restart(db: Path) -> None:
                 message = seat.until(view["seq"] + 1)
             before = seat.until(game.seq)
         states = list(game.states)
-    with TestClient(create_app(Store(db), bot_delay=0)) as client:
+    with TestClient(_app(db)) as client:
         with client.websocket_connect(f"/ws/{made['id']}") as ws:
             resumed = _hello(ws, token)
         assert resumed["view"] == before["view"]
@@ -464,7 +475,7 @@ def test_a_replay_stops_when_its_client_goes_away(
 
     monkeypatch.setattr(app_module, "record_frames", watched)
     monkeypatch.setattr(frames_module, "_frame", lambda *a: pytest.fail("a frame was drawn"))
-    app = create_app(Store(db), bot_delay=0)
+    app = _app(db)
     text = json.dumps(json.loads(_record_text())).encode()
     sent: list[dict[str, Any]] = []
 
@@ -586,7 +597,7 @@ def test_a_rematch_keeps_the_seats_links_and_names(client: TestClient, db: Path)
     assert again.setup.spectator == game.setup.spectator
     assert again.setup.seed != game.setup.seed
     # A server started again on the same database gives the same rematch.
-    with TestClient(create_app(Store(db), bot_delay=0)) as restarted:
+    with TestClient(_app(db)) as restarted:
         with restarted.websocket_connect(f"/ws/{made['id']}") as ws:
             _hello(ws, tokens[0])
             ws.send_text(json.dumps({"type": "rematch"}))
@@ -599,7 +610,7 @@ def test_match_creation_is_rate_limited_per_address(db: Path) -> None:
     """After its burst, an address gets 429 with Retry-After until a match's time comes back."""
     now = [0.0]
     limit = RateLimit(burst=2, every=30, clock=lambda: now[0])
-    with TestClient(create_app(Store(db), bot_delay=0, creations=limit)) as client:
+    with TestClient(_app(db, creations=limit)) as client:
         body = {"players": 2, "seats": ["human", "greedy"]}
         assert [client.post("/api/matches", json=body).status_code for _ in range(2)] == [201] * 2
         refused = client.post("/api/matches", json=body)
@@ -624,7 +635,7 @@ def test_a_post_from_another_sites_page_is_refused(client: TestClient) -> None:
 
 def test_the_seat_that_went_on_is_not_asked_again_after_a_restart(db: Path) -> None:
     """Two people end round 1; the seat that ended it goes on; a restarted server asks the other."""
-    with TestClient(create_app(Store(db), bot_delay=0)) as client:
+    with TestClient(_app(db)) as client:
         made = _create(client, 2, ["human", "human"], seed=None)
         tokens = [_token(seat["url"]) for seat in made["seats"]]
         game = _game(client, made["id"])
@@ -649,7 +660,7 @@ def test_the_seat_that_went_on_is_not_asked_again_after_a_restart(db: Path) -> N
             assert latest[ender]["waiting_for"] == [0, 1]
             seats[ender].send(type="continue")
             assert seats[ender].receive()["waiting_for"] == [1 - ender]
-    with TestClient(create_app(Store(db), bot_delay=0)) as client:
+    with TestClient(_app(db)) as client:
         with client.websocket_connect(f"/ws/{made['id']}") as ws:
             resumed = _hello(ws, tokens[ender])
         assert resumed["view"]["round"] == 2
@@ -660,7 +671,7 @@ def test_a_match_nobody_is_connected_to_is_forgotten_then_loaded_again(db: Path)
     """Memory holds the matches being played: an idle one is dropped, and comes back whole."""
     import time
 
-    app = create_app(Store(db), bot_delay=0, forget_after=0.05)
+    app = _app(db, forget_after=0.05)
     with TestClient(app) as client:
         server = cast(Any, app).state.server
         made = _create(client, 2, ["human", "human"], seed=None)
@@ -683,7 +694,7 @@ def test_a_match_nobody_is_connected_to_is_forgotten_then_loaded_again(db: Path)
         assert again["view"]["seq"] >= after["view"]["seq"]
     # Nothing was lost: what it gives is what a server started again on the store gives.
     with (
-        TestClient(create_app(Store(db), bot_delay=0)) as restarted,
+        TestClient(_app(db)) as restarted,
         restarted.websocket_connect(f"/ws/{made['id']}") as ws,
     ):
         assert _hello(ws, tokens[turn]) == again
@@ -703,7 +714,7 @@ def test_a_browser_slow_to_say_hello_keeps_its_match_in_memory(db: Path) -> None
     """A browser waited on for its hello counts as connected: no second game of one match."""
     import time
 
-    app = create_app(Store(db), bot_delay=0, forget_after=0.1)
+    app = _app(db, forget_after=0.1)
     with TestClient(app) as client:
         server = cast(Any, app).state.server
         made = _create(client, 2, ["human", "human"], seed=None)
@@ -727,7 +738,7 @@ def test_a_browser_slow_to_say_hello_keeps_its_match_in_memory(db: Path) -> None
 
 def test_a_forgotten_match_keeps_its_rematch(db: Path) -> None:
     """The rematch offered before a match was forgotten, or before a restart, is offered after."""
-    app = create_app(Store(db), bot_delay=0, forget_after=0.05)
+    app = _app(db, forget_after=0.05)
     with TestClient(app) as client:
         server = cast(Any, app).state.server
         made = _create(client, 2, ["human", "greedy"], seed=4)
@@ -743,7 +754,7 @@ def test_a_forgotten_match_keeps_its_rematch(db: Path) -> None:
         with client.websocket_connect(f"/ws/{made['id']}") as ws:
             assert _hello(ws, token)["rematch"] == rematch
     with (
-        TestClient(create_app(Store(db), bot_delay=0)) as restarted,
+        TestClient(_app(db)) as restarted,
         restarted.websocket_connect(f"/ws/{made['id']}") as ws,
     ):
         assert _hello(ws, token)["rematch"] == rematch

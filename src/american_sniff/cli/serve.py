@@ -7,17 +7,29 @@ and uvicorn). Matches are kept in a SQLite file and survive a restart.
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from .options import Command
 
-__all__ = ["COMMAND", "NAME", "server_url"]
+__all__ = ["COMMAND", "NAME", "is_loopback", "server_url"]
 
 NAME = "serve"
 
 #: The database file used when ``--db`` is not given.
 DEFAULT_DB = "american-sniff.sqlite3"
+
+#: The defaults of ``--max-actions`` and ``--max-rounds`` (those of
+#: :data:`american_sniff.web.app.MAX_ACTIONS` and ``MAX_ROUNDS``, which need
+#: the web extra to import).
+DEFAULT_MAX_ACTIONS = 5000
+DEFAULT_MAX_ROUNDS = 200
+
+#: The names of this machine that a server on a loopback address answers for
+#: (an IP address, such as 127.0.0.1, is always let through).
+LOOPBACK_NAMES = ("localhost",)
 
 
 def server_url(host: str, port: int, key: str) -> str:
@@ -50,6 +62,61 @@ def _delay(text: str) -> float:
     if not 0 <= value <= 10:
         raise argparse.ArgumentTypeError(f"the delay is from 0 to 10 seconds, got {value}")
     return value
+
+
+def _cap(text: str) -> int | None:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"a cap is 0 (none) or more, got {value}")
+    return value or None
+
+
+def _public_url(text: str) -> str:
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 - a bad port raises ValueError
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"not a URL: {text!r} ({error})") from None
+    if parts.scheme not in {"http", "https"} or not parts.hostname:
+        raise argparse.ArgumentTypeError(
+            f"the public URL is http:// or https:// and a host, such as "
+            f"https://sniff.example.org/, got {text!r}"
+        )
+    if parts.query or parts.fragment or parts.username or parts.password:
+        raise argparse.ArgumentTypeError(
+            f"the public URL has no query, fragment or user, got {text!r}"
+        )
+    return text
+
+
+def _proxy(text: str) -> str:
+    try:
+        ipaddress.ip_network(text, strict=False)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"a trusted proxy is an IP address or network (such as 10.0.0.2 or 10.0.0.0/8), "
+            f"got {text!r}"
+        ) from None
+    return text
+
+
+def is_loopback(host: str) -> bool:
+    """Whether listening on ``host`` serves this machine only.
+
+    >>> is_loopback("127.0.0.1"), is_loopback("::1"), is_loopback("localhost")
+    (True, True, True)
+    >>> is_loopback("0.0.0.0"), is_loopback("192.168.1.5")
+    (False, False)
+    """
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -85,11 +152,21 @@ def _run(args: argparse.Namespace) -> int:
         )
         return 1
     port = listener.getsockname()[1]
-    app = create_app(store, bot_delay=args.bot_delay)
+    # The Host names the server answers for: the public URL's, or on loopback
+    # this machine's (a page of another site cannot rebind them); else any.
+    hosts = None if args.public_url or not is_loopback(args.host) else LOOPBACK_NAMES
+    app = create_app(
+        store,
+        bot_delay=args.bot_delay,
+        max_actions=args.max_actions,
+        max_rounds=args.max_rounds,
+        public_url=args.public_url,
+        hosts=hosts,
+    )
     key = app.state.server.key
     print(f"American Sniff is served at {server_url(args.host, port, key)}", flush=True)
     print(f"Matches are kept in {path.resolve()}. Ctrl-C stops the server.", flush=True)
-    server = uvicorn.Server(server_config(app))
+    server = uvicorn.Server(server_config(app, trusted_proxies=args.trusted_proxy))
     tune_collector()
     server.run(sockets=[listener])
     return 0
@@ -116,6 +193,41 @@ def _options(parser: argparse.ArgumentParser) -> None:
         help="seconds each bot waits before it acts, so that the play can be followed "
         "(default 0.7)",
     )
+    parser.add_argument(
+        "--public-url",
+        type=_public_url,
+        metavar="URL",
+        help="the address players reach the server at, such as https://sniff.example.org/ "
+        "(behind a proxy): the links start with it, and a request naming another host is "
+        "refused (421). Without it, links use the address each request names, and a "
+        "server on a loopback address answers only for localhost and IP addresses",
+    )
+    parser.add_argument(
+        "--trusted-proxy",
+        type=_proxy,
+        action="append",
+        default=[],
+        metavar="ADDR",
+        help="an IP address or network of a reverse proxy whose X-Forwarded-For and "
+        "X-Forwarded-Proto are believed (repeat it for more); by default none is, and "
+        "the limits count the address each connection comes from",
+    )
+    parser.add_argument(
+        "--max-actions",
+        type=_cap,
+        default=DEFAULT_MAX_ACTIONS,
+        metavar="N",
+        help="a match with no winner after N actions is over, and says why (default "
+        f"{DEFAULT_MAX_ACTIONS}; 0: no cap)",
+    )
+    parser.add_argument(
+        "--max-rounds",
+        type=_cap,
+        default=DEFAULT_MAX_ROUNDS,
+        metavar="N",
+        help="a match with no winner after N rounds is over, and says why (default "
+        f"{DEFAULT_MAX_ROUNDS}; 0: no cap)",
+    )
 
 
 #: The command's help, options and run function.
@@ -134,6 +246,7 @@ COMMAND = Command(
     examples=(
         "american-sniff serve",
         "american-sniff serve --port 8080 --db games.sqlite3",
+        "american-sniff serve --public-url https://sniff.example.org/ --trusted-proxy 127.0.0.1",
     ),
     options=_options,
     run=_run,

@@ -13,7 +13,9 @@ Routes:
   Each link carries its secret token after ``#``, so that
   it never reaches a server log.
 * ``GET /api/matches?key=KEY``: the stored matches with their links, for the
-  server's operator (the key is printed by ``american-sniff serve``).
+  server's operator (the key is printed by ``american-sniff serve``), a page
+  of at most :data:`LIST_PAGE` at a time (``limit`` and ``after``, see
+  :meth:`Server.matches`).
 * ``GET /api/matches/{id}/record?token=T``: the match's record (a download).
   A finished match's record is given to any of its links; a running match's
   only with the operator's key, since it holds every hand and the stock.
@@ -56,7 +58,19 @@ and :mod:`american_sniff.web.serving`, and ``docs/playing-browser.md``):
   every 6 seconds (429 with ``Retry-After``);
 * a ``POST`` or a WebSocket whose ``Origin`` names another site is refused
   (403, or an ``error`` message and close code 4403);
-* request headers over 16 KiB get 431;
+* request headers over 16 KiB get 431, and a request whose ``Host`` is not
+  one of the server's names gets 421 (see :func:`create_app`);
+* every answer carries :data:`SECURITY_HEADERS` (a content security policy,
+  nosniff, a referrer policy); the operator's key and the links' tokens are
+  compared in constant time;
+* a WebSocket says hello within 10 seconds (else close code 4408); an
+  address, and a seat, hold a bounded number of WebSockets, and messages,
+  hints and new WebSockets come at bounded rates, per socket and per address
+  (:class:`~american_sniff.web.limits.SocketLimits`): over a rate, an
+  ``error`` message names it, and a socket that keeps on is closed (4429);
+* a match with no winner after :data:`MAX_ACTIONS` actions or
+  :data:`MAX_ROUNDS` rounds is over, and says why (:meth:`Server.ended`);
+* records are read, and the operator's list is read, in threads;
 * every write to the database is made by a thread of its own
   (:class:`~american_sniff.web.store.Writer`), which commits every entry
   waiting in one transaction: no commit runs on the event loop;
@@ -77,10 +91,11 @@ import math
 import secrets
 import sqlite3
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -89,7 +104,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..errors import InvalidRecord
@@ -97,17 +112,31 @@ from ..layout import Layout
 from ..records import MatchRecord
 from ..render import render_svg, tally_svg
 from ..state import MatchState
-from ..views import event_for, event_to_dict, spectator_view, view_for
+from ..views import event_for, spectator_view, view_for
 from .frames import MAX_REPLAY_ACTIONS, NARROW_PAGE, PAGE, Stopped, record_actions, record_frames
 from .game import BOT_KINDS, HUMAN, Change, Game, GameError, new_setup
 from .hints import hint_reason
-from .hosting import viewer_document
-from .limits import MAX_DEPTH, MAX_HEADER_BYTES, MAX_MESSAGE, RateLimit, json_depth, same_origin
+from .limits import (
+    MAX_DEPTH,
+    MAX_HEADER_BYTES,
+    MAX_MESSAGE,
+    Bucket,
+    Rate,
+    RateLimit,
+    SocketLimits,
+    host_allowed,
+    json_depth,
+    same_origin,
+)
 from .store import Store, StoredMatch, Writer
 
 __all__ = [
     "FORGET_AFTER",
+    "LIST_PAGE",
+    "MAX_ACTIONS",
     "MAX_REPLAY_BYTES",
+    "MAX_ROUNDS",
+    "SECURITY_HEADERS",
     "SEND_QUEUE",
     "STATIC",
     "Connection",
@@ -131,6 +160,34 @@ FORGET_AFTER = 60.0
 #: The largest record ``POST /api/replay`` reads, in bytes (1 MiB).
 MAX_REPLAY_BYTES = 1 << 20
 
+#: The most actions a match may have: at this many, a match with no winner
+#: ends, and says why (a match between people who never finish, or a script
+#: that stalls, would otherwise grow for ever). Matches played out by random
+#: moves take 1,434 actions at the most in 90 seeds; a real one, a few hundred.
+MAX_ACTIONS = 5000
+
+#: The most rounds a match may have: a match with no winner that would
+#: start round ``MAX_ROUNDS + 1`` ends instead, and says why.
+MAX_ROUNDS = 200
+
+#: How many matches the operator's list gives at once (its ``limit``, at most).
+LIST_PAGE = 100
+
+#: The headers every answer carries. The pages load their scripts and
+#: styles from ``/static`` only (no inline script or style), draw pictures
+#: inline as SVG, and talk to this server alone; no other site may frame
+#: them, no browser may guess a type, and no link's address (whose fragment
+#: is a secret, and which is never sent anyway) goes beyond the origin.
+SECURITY_HEADERS = {
+    "content-security-policy": (
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+        "frame-ancestors 'none'"
+    ),
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "same-origin",
+}
+
 #: How many replays are drawn at once; more wait their turn.
 _REPLAYS_AT_ONCE = 2
 
@@ -143,8 +200,15 @@ _CROSS_SITE = (
 #: What the players are told when a bot's move could not be saved.
 _BOTS_WAIT = "The bots try again when someone acts or reconnects."
 
-#: The close code of a WebSocket dropped for not reading (the page reconnects).
+#: The close code of a WebSocket dropped for not reading, or for saying no
+#: hello in time (the page reconnects).
 _TOO_SLOW = 4408
+
+#: The close code of a WebSocket over one of its limits (:class:`SocketLimits`).
+_TOO_MANY = 4429
+
+#: The messages that change a match (refused once it ended at the cap).
+_PLAY = frozenset({"move", "undo", "continue", "hint"})
 
 
 def _svg(document: str) -> str:
@@ -167,6 +231,8 @@ class Connection:
     :param limit: The most messages that may wait (:data:`SEND_QUEUE`).
     :param pictures: Whether its messages carry the pictures (the browser's
         page draws them; a scripted client may say it does not want them).
+    :param limits: How fast it may send messages and ask for hints (its own
+        token buckets, :attr:`messages` and :attr:`hints`).
     """
 
     def __init__(
@@ -176,11 +242,19 @@ class Connection:
         limit: int = SEND_QUEUE,
         *,
         pictures: bool = True,
+        limits: SocketLimits | None = None,
     ) -> None:
         self.socket = socket
         self.viewer = viewer
         self.pictures = pictures
         self.dropped = False
+        limits = SocketLimits() if limits is None else limits
+        #: The socket's own bucket of messages.
+        self.messages = Bucket(limits.messages)
+        #: The socket's own bucket of hints.
+        self.hints = Bucket(limits.hints)
+        #: How many of its messages in a row were refused for a rate.
+        self.refused = 0
         self._queue: asyncio.Queue[str] = asyncio.Queue(limit)
 
     def offer(self, text: str) -> bool:
@@ -215,19 +289,44 @@ class Server:
         every 6 seconds).
     :param forget_after: How long a match nobody is connected to stays in
         memory, in seconds (:data:`FORGET_AFTER`).
+    :param limits: What each WebSocket, client address and seat may do
+        (:class:`~american_sniff.web.limits.SocketLimits`).
+    :param max_actions: The most actions a match may have (:data:`MAX_ACTIONS`;
+        None: no cap).
+    :param max_rounds: The most rounds a match may have (:data:`MAX_ROUNDS`;
+        None: no cap).
+    :param public_url: The address the players reach the server at (such as
+        ``https://sniff.example.org/``): the links are made from it. None:
+        from each request's own address.
     """
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 (the options are keyword-only, each with a default)
         self,
         store: Store,
         bot_delay: float = 0.7,
         creations: RateLimit | None = None,
         forget_after: float = FORGET_AFTER,
+        *,
+        limits: SocketLimits | None = None,
+        max_actions: int | None = MAX_ACTIONS,
+        max_rounds: int | None = MAX_ROUNDS,
+        public_url: str | None = None,
     ) -> None:
         self.store = store
         self.bot_delay = bot_delay
         self.forget_after = forget_after
         self.creations = RateLimit() if creations is None else creations
+        self.limits = SocketLimits() if limits is None else limits
+        self.max_actions = max_actions
+        self.max_rounds = max_rounds
+        self.public_url = None if public_url is None else public_url.rstrip("/") + "/"
+        self._address_messages = self.limits.address_messages.limit()
+        self._address_hints = self.limits.address_hints.limit()
+        self._reconnects = self.limits.reconnects.limit()
+        self._seat_reconnects = self.limits.seat_reconnects.limit()
+        self._per_address: collections.Counter[str] = collections.Counter()  # open sockets
+        self._per_seat: collections.Counter[str] = collections.Counter()  # open sockets
+        self._ended: dict[str, str] = {}  # why a match ended with no winner, by match
         self.key = store.meta("key", _token())
         self._games: dict[str, Game] = {}
         self._locks: dict[str, asyncio.Lock] = {}
@@ -265,20 +364,67 @@ class Server:
             return None
         return self._games.get(match_id) or self._loaded(*stored)
 
-    def _read(self, match_id: str) -> tuple[StoredMatch, str | None] | None:
-        """The stored match and the id of its rematch, if it has one; None for no such match."""
+    def _read(self, match_id: str) -> tuple[StoredMatch, str | None, str | None] | None:
+        """The stored match, the id of its rematch and why it ended at a cap; None for none."""
         stored = self.store.load(match_id)
         if stored is None:
             return None
-        return stored, self.store.meta_of(f"rematch {match_id}")
+        return (
+            stored,
+            self.store.meta_of(f"rematch {match_id}"),
+            self.store.meta_of(f"ended {match_id}"),
+        )
 
-    def _loaded(self, stored: StoredMatch, rematch: str | None) -> Game:
+    def _loaded(self, stored: StoredMatch, rematch: str | None, ended: str | None) -> Game:
         """The game of ``stored``, now in memory (with its rematch, offered before)."""
         game = self._games[stored.id] = Game(stored, self.store)
         if rematch is not None:
             self._rematches[stored.id] = rematch
+        if ended is not None:
+            self._ended[stored.id] = ended
+        else:
+            self._cap(game)  # a cap lowered since the match was played
         self._idle(stored.id)
         return game
+
+    # -- the host's cap on a match's length ---------------------------------------------
+
+    def ended(self, game: Game) -> str | None:
+        """Why ``game`` ended with no winner at this server's cap on its length, or None.
+
+        Such a match takes no more moves, undos or hints; its record is given
+        to its links, as a finished match's is, and a rematch may be asked.
+        The reason is kept in the store, so that it stays ended after a
+        restart.
+        """
+        return self._ended.get(game.id)
+
+    def _cap(self, game: Game) -> bool:
+        """End ``game`` if it has no winner and reached the cap; whether it ended just now."""
+        state = game.state
+        if game.id in self._ended or state.winner is not None:
+            return False
+        if self.max_actions is not None and game.seq >= self.max_actions:
+            what = f"{self.max_actions} actions"
+        elif self.max_rounds is not None and state.round > self.max_rounds:
+            what = f"{self.max_rounds} rounds"
+        else:
+            return False
+        reason = (
+            f"The match is over with no winner: it reached this server's cap of {what} "
+            f"(the scores stand at {', '.join(map(str, state.scores))})."
+        )
+        # If it cannot be kept, it is kept in memory: the cap is met again when loaded.
+        with contextlib.suppress(sqlite3.Error):
+            reason = self.store.meta(f"ended {game.id}", reason)
+        self._ended[game.id] = reason
+        return True
+
+    def _announce_end(self, game: Game) -> None:
+        """Tell every browser of ``game`` why it ended (the page shows it as a message)."""
+        reason = self._ended[game.id]
+        for connection in list(self._sockets.get(game.id, {})):
+            self._error(game.id, connection, reason)
 
     def in_memory(self, match_id: str) -> bool:
         """Whether the match ``match_id`` is held in memory now (see :data:`FORGET_AFTER`)."""
@@ -320,6 +466,7 @@ class Server:
             self._sockets,
             self._drivers,
             self._rematches,
+            self._ended,
             self._pictures,
             self._tables,
             self._texts,
@@ -331,7 +478,11 @@ class Server:
         return self._locks.setdefault(match_id, asyncio.Lock())
 
     def links(self, game: Game, base: str) -> dict[str, Any]:
-        """Each human seat's link and the spectator link of ``game``."""
+        """Each human seat's link and the spectator link of ``game``.
+
+        The links start with :attr:`public_url` if the server has one, else with ``base``.
+        """
+        base = base if self.public_url is None else self.public_url
         seats = [
             {"seat": n, "kind": s.kind, "name": s.name, "url": f"{base}play/{game.id}#{s.token}"}
             for n, s in enumerate(game.setup.seats)
@@ -339,20 +490,6 @@ class Server:
         ]
         spectator = f"{base}play/{game.id}#{game.setup.spectator}"
         return {"id": game.id, "seats": seats, "spectator": spectator}
-
-    def payload(self, game: Game, viewer: int | str) -> dict[str, Any]:
-        """The message that tells ``viewer`` how the match stands: its view and nothing more."""
-        state = game.state
-        doc = viewer_document(state, viewer)
-        seat = viewer if isinstance(viewer, int) else None
-        return {
-            **self._members(game, viewer),
-            "rematch": self._rematches.get(game.id),
-            "view": doc,
-            "event": None if game.seq == 0 else event_to_dict(event_for(state, seat)),
-            "settled": doc["last_round"] is not None,
-            **self.pictures(game),
-        }
 
     def _members(self, game: Game, viewer: int | str) -> dict[str, Any]:
         """The payload's small members that change with the match (all but the rematch)."""
@@ -422,7 +559,14 @@ class Server:
         return pictures, text
 
     def text(self, game: Game, viewer: int | str, *, pictures: bool = True) -> str:
-        """:meth:`payload` as JSON text (without the pictures if ``pictures`` is false).
+        """The message that tells ``viewer`` how the match stands, as JSON text.
+
+        It holds the viewer's view and nothing more: ``type`` (``"state"``),
+        ``match``, ``you``, ``seats``, ``names``, ``waiting_for``,
+        ``can_undo``, ``rematch`` (the rematch's id, or null), ``ended`` (why
+        the match ended at the server's cap, or null), ``view`` (the view
+        document), ``event`` (the last action as the viewer sees it),
+        ``settled``, and the :meth:`pictures` unless ``pictures`` is false.
 
         The view and the event are made once per change of the match and
         viewer, the pictures once per state (the same for every viewer) and
@@ -432,9 +576,11 @@ class Server:
         head, seen = self._seen(game, viewer)
         rematch = self._rematches.get(game.id)
         link = "null" if rematch is None else json.dumps(rematch)
+        ended = self._ended.get(game.id)
+        why = "null" if ended is None else json.dumps(ended)
         if not pictures:
-            return f'{head}, "rematch": {link}, {seen}}}'
-        return f'{head}, "rematch": {link}, {seen}, {self._drawn(game)[1]}}}'
+            return f'{head}, "rematch": {link}, "ended": {why}, {seen}}}'
+        return f'{head}, "rematch": {link}, "ended": {why}, {seen}, {self._drawn(game)[1]}}}'
 
     def rematch(self, game: Game) -> str:
         """The id of ``game``'s rematch, made the first time it is asked for (under its lock).
@@ -444,7 +590,7 @@ class Server:
 
         :raises GameError: if the match is not over.
         """
-        if game.state.winner is None:
+        if game.state.winner is None and game.id not in self._ended:
             raise GameError("a rematch is offered once the match is over")
         candidate = _token()[:12]
         chosen = self.store.meta(f"rematch {game.id}", candidate)
@@ -480,7 +626,7 @@ class Server:
     def drive(self, game: Game) -> None:
         """Let the bots (and forced draws and passes) play until a person is to choose."""
         task = self._drivers.get(game.id)
-        if task is not None and not task.done():
+        if (task is not None and not task.done()) or game.id in self._ended:
             return
         # A person is to choose (the usual case after a person's move): no task.
         # Every later change is followed by a call here, or made by the task.
@@ -508,7 +654,11 @@ class Server:
                     for connection in list(self._sockets.get(game.id, {})):
                         self._error(game.id, connection, f"{error} {_BOTS_WAIT}")
                     return
+                ended = self._cap(game)
             await self.broadcast(game)
+            if ended:
+                self._announce_end(game)
+                return
 
     async def commit(self, game: Game, change: Change) -> None:
         """Write ``change`` to the store, then make it in ``game``; a failed write changes nothing.
@@ -556,6 +706,45 @@ class Server:
             await socket.send_json({"type": "error", "message": _CROSS_SITE})
             await socket.close(code=4403)
             return
+        address = socket.client.host if socket.client is not None else ""
+        refusal = self._address_refusal(address)
+        if refusal is not None:
+            await _refuse_socket(socket, refusal)
+            return
+        self._per_address[address] += 1
+        try:
+            await self._serve_socket(socket, address)
+        finally:
+            _done_one(self._per_address, address)
+
+    def _address_refusal(self, address: str) -> str | None:
+        """Why a new socket from ``address`` is refused (too many open, or too often), or None."""
+        limits = self.limits
+        if self._per_address[address] >= limits.per_address:
+            return (
+                f"this address has {limits.per_address} connections open, the most it may "
+                "have at once: close some pages of this server"
+            )
+        wait = self._reconnects.take(address)
+        if wait:
+            return _too_often("new connections from this address", limits.reconnects, wait)
+        return None
+
+    def _seat_refusal(self, seat: str) -> str | None:
+        """Why a new socket of ``seat`` is refused (too many open, or too often), or None."""
+        limits = self.limits
+        if self._per_seat[seat] >= limits.per_seat:
+            return (
+                f"this seat has {limits.per_seat} connections open, the most it may have at "
+                "once: close another page of it"
+            )
+        wait = self._seat_reconnects.take(seat)
+        if wait:
+            return _too_often("new connections of this seat", limits.seat_reconnects, wait)
+        return None
+
+    async def _serve_socket(self, socket: WebSocket, address: str) -> None:
+        """The connection of ``socket``, from its hello until it closes."""
         match_id = socket.path_params["match_id"]
         game = await self.load(match_id)
         viewer = None
@@ -565,31 +754,112 @@ class Server:
                 viewer, pictures = await self._greeted(socket, game)
             except WebSocketDisconnect:
                 return
+            except asyncio.TimeoutError:
+                late = f"no hello came within {self.limits.hello_timeout:g} s: reconnect"
+                await _refuse_socket(socket, late, _TOO_SLOW)
+                return
         if game is None or viewer is None:
             await socket.send_json({"type": "error", "message": "no match has this link"})
             await socket.close(code=4404)
             return
-        connection = Connection(socket, viewer, pictures=pictures)
+        seat = f"{viewer} {match_id}" if isinstance(viewer, int) else ""
+        if not await self._admitted(socket, seat, match_id):
+            return
+        connection = Connection(socket, viewer, pictures=pictures, limits=self.limits)
         pump = asyncio.create_task(connection.pump())
         self._sockets.setdefault(match_id, {})[connection] = pump
         try:
             self.send(match_id, connection, self.text(game, viewer, pictures=pictures))
+            ended = self._ended.get(match_id)
+            if ended is not None:
+                self._error(match_id, connection, ended)
             self.drive(game)
             while not connection.dropped and not pump.done():
-                try:
-                    text = await _receive(socket)
-                except GameError as error:
-                    self._error(match_id, connection, str(error))
+                message = await self._next(connection, address)
+                if message is None:
                     continue
-                await self._message(game, connection, text)
+                if connection.refused >= self.limits.persist:
+                    pump.cancel()
+                    await _refuse_socket(socket, message["refused"])
+                    break
+                await self._message(game, connection, message)
         except WebSocketDisconnect:
             pass
         finally:
+            if seat:
+                _done_one(self._per_seat, seat)
             sockets = self._sockets.get(match_id, {})
             sockets.pop(connection, None)
             pump.cancel()
             if not sockets:
                 self._idle(match_id)
+
+    async def _admitted(self, socket: WebSocket, seat: str, match_id: str) -> bool:
+        """Count one more socket of ``seat`` (a spectator's is ""), or refuse it if over a limit."""
+        refusal = self._seat_refusal(seat) if seat else None
+        if refusal is None:
+            self._per_seat[seat] += 1
+            return True
+        if not self._sockets.get(match_id):
+            self._idle(match_id)
+        await _refuse_socket(socket, refusal)
+        return False
+
+    async def _next(self, connection: Connection, address: str) -> dict[str, Any] | None:
+        """The next message of ``connection`` to carry out, None if it was answered with an error.
+
+        A message over one of the rates is refused with an ``error`` message
+        that names the rate; after :attr:`SocketLimits.persist` refused in a
+        row, the message is ``{"refused": reason}``, and the socket is closed.
+
+        :raises WebSocketDisconnect: if the browser went away.
+        """
+        match_id = connection.socket.path_params["match_id"]
+        problem = ""
+        try:
+            text: str | None = await _receive(connection.socket)
+        except GameError as error:
+            text, problem = None, str(error)
+        refusal = self._message_refusal(connection, address)
+        message = None
+        if refusal is None and text is not None:
+            try:
+                message = _parse(text)
+            except GameError as error:
+                problem = str(error)
+            else:
+                if message.get("type") == "hint":
+                    refusal = self._hint_refusal(connection, address)
+        if refusal is not None:
+            connection.refused += 1
+            if connection.refused >= self.limits.persist:
+                return {"refused": f"{refusal}; the connection is closed"}
+            self._error(match_id, connection, refusal)
+            return None
+        connection.refused = 0
+        if message is None:
+            self._error(match_id, connection, problem)
+        return message
+
+    def _message_refusal(self, connection: Connection, address: str) -> str | None:
+        """Why one more message of ``connection`` is refused for a rate, or None."""
+        wait = connection.messages.take()
+        if wait:
+            return _too_often("messages on this connection", self.limits.messages, wait)
+        wait = self._address_messages.take(address)
+        if wait:
+            return _too_often("messages from this address", self.limits.address_messages, wait)
+        return None
+
+    def _hint_refusal(self, connection: Connection, address: str) -> str | None:
+        """Why one more hint of ``connection`` is refused for a rate, or None."""
+        wait = connection.hints.take()
+        if wait:
+            return _too_often("hints on this connection", self.limits.hints, wait)
+        wait = self._address_hints.take(address)
+        if wait:
+            return _too_often("hints from this address", self.limits.address_hints, wait)
+        return None
 
     async def _greeted(self, socket: WebSocket, game: Game) -> tuple[int | str | None, bool]:
         """The viewer whose token the browser's hello gives (None: none), and whether it draws.
@@ -599,14 +869,17 @@ class Server:
         that nobody else has).
 
         :raises WebSocketDisconnect: if the browser went away.
+        :raises asyncio.TimeoutError: if no hello came within the
+            :attr:`~american_sniff.web.limits.SocketLimits.hello_timeout`.
         """
         match_id = game.id
         self._arriving[match_id] += 1
         viewer = None
         try:
-            hello = _parse(await _receive(socket))
+            text = await asyncio.wait_for(_receive(socket), self.limits.hello_timeout)
+            hello = _parse(text)
             token = hello.get("token")
-            viewer = game.viewer(token) if isinstance(token, str) else None
+            viewer = _viewer(game, token)
             return viewer, hello.get("pictures", True) is not False
         except GameError:
             return None, True
@@ -618,24 +891,26 @@ class Server:
     def _error(self, match_id: str, connection: Connection, message: str) -> None:
         self.send(match_id, connection, json.dumps({"type": "error", "message": message}))
 
-    async def _message(self, game: Game, connection: Connection, text: str) -> None:
+    async def _message(self, game: Game, connection: Connection, message: dict[str, Any]) -> None:
         """Carry out one message of a browser and answer it."""
         viewer = connection.viewer
+        ended = False
         try:
-            message = _parse(text)
             kind = message.get("type")
             if not isinstance(viewer, int):
                 raise GameError("a spectator watches: only the seats play")
             async with self.lock(game.id):
                 change = None
-                if kind == "move":
+                if kind == "rematch":
+                    self.rematch(game)
+                elif kind in _PLAY and game.id in self._ended:
+                    raise GameError(self._ended[game.id])
+                elif kind == "move":
                     change = game.plan_move(viewer, message.get("move"), message.get("seq"))
                 elif kind == "undo":
                     change = game.plan_undo(viewer)
                 elif kind == "continue":
                     change = game.plan_go_on(viewer)
-                elif kind == "rematch":
-                    self.rematch(game)
                 elif kind == "hint":
                     move = await run_in_threadpool(game.hint, viewer)
                     reason = hint_reason(view_for(game.state, viewer), move)
@@ -646,11 +921,14 @@ class Server:
                     raise GameError("the messages are move, hint, undo, continue and rematch")
                 if change is not None:
                     await self.commit(game, change)
+                    ended = self._cap(game)
         except GameError as error:
             self._error(game.id, connection, str(error))
             self.drive(game)  # bots stopped by a failed write try again
             return
         await self.broadcast(game)
+        if ended:
+            self._announce_end(game)
         self.drive(game)
 
     # -- HTTP --------------------------------------------------------------------------
@@ -696,38 +974,84 @@ class Server:
         self._idle(game.id)
         return JSONResponse(self.links(game, str(request.base_url)), status_code=201)
 
+    def _is_key(self, given: str | None) -> bool:
+        """Whether ``given`` is the operator's key (compared in constant time)."""
+        return given is not None and secrets.compare_digest(given.encode(), self.key.encode())
+
     async def matches(self, request: Request) -> Response:
-        """``GET /api/matches?key=KEY``: every stored match with its links (the operator's)."""
-        if request.query_params.get("key") != self.key:
+        """``GET /api/matches?key=KEY``: the stored matches with their links (the operator's).
+
+        Newest first, a page at a time: at most ``limit`` matches (1 to
+        :data:`LIST_PAGE`, the default) after the match whose id is ``after``
+        (from the start if none); ``next`` is the ``after`` of the next page,
+        or null after the last. The matches are read and replayed in a
+        thread, and those not in memory are not kept there. A match whose log
+        no longer replays is listed with its id and ``broken``, the reason.
+        """
+        if not self._is_key(request.query_params.get("key")):
             return _refuse("the list of matches needs the server's key", 403)
-        listed = []
-        for match_id in self.store.ids():
-            game = self.game(match_id)
-            if game is None:  # pragma: no cover - the ids come from the store
+        try:
+            limit = int(request.query_params.get("limit", str(LIST_PAGE)))
+        except ValueError:
+            return _refuse("limit is a whole number")
+        if not 1 <= limit <= LIST_PAGE:
+            return _refuse(f"limit is from 1 to {LIST_PAGE}")
+        after = request.query_params.get("after")
+        page, more = await asyncio.to_thread(self._page_of_ids, after, limit)
+        if page is None:
+            return _refuse("after names no stored match", 400)
+        base = str(request.base_url)
+        listed = await asyncio.to_thread(self._listed, page, base)
+        return JSONResponse({"matches": listed, "next": page[-1] if more and page else None})
+
+    def _page_of_ids(self, after: str | None, limit: int) -> tuple[list[str] | None, bool]:
+        """The ids of one page of the list, and whether more follow (None: no such ``after``)."""
+        ids = self.store.ids()
+        start = 0
+        if after is not None:
+            try:
+                start = ids.index(after) + 1
+            except ValueError:
+                return None, False
+        return ids[start : start + limit], start + limit < len(ids)
+
+    def _listed(self, ids: list[str], base: str) -> list[dict[str, Any]]:
+        """The operator's list entries of ``ids`` (run in a thread: it may replay matches)."""
+        listed: list[dict[str, Any]] = []
+        for match_id in ids:
+            game = self._games.get(match_id)
+            try:
+                if game is None:
+                    stored = self.store.load(match_id)
+                    if stored is None:  # pragma: no cover - deleted meanwhile
+                        continue
+                    game = Game(stored, self.store)
+            except Exception as error:  # a log that no longer replays: listed as broken
+                listed.append({"id": match_id, "broken": f"{type(error).__name__}: {error}"})
                 continue
             state = game.state
             listed.append(
                 {
-                    **self.links(game, str(request.base_url)),
+                    **self.links(game, base),
                     "players": game.setup.players,
                     "kinds": [s.kind for s in game.setup.seats],
                     "round": state.round,
                     "scores": list(state.scores),
                     "winner": state.winner,
+                    "ended": self._ended.get(match_id) or self.store.meta_of(f"ended {match_id}"),
                 }
             )
-        return JSONResponse({"matches": listed})
+        return listed
 
-    def _record_of(self, request: Request) -> tuple[Game | None, MatchRecord | Response]:
-        game = self.game(request.path_params["match_id"])
+    async def _record_of(self, request: Request) -> tuple[Game | None, MatchRecord | Response]:
+        game = await self.load(request.path_params["match_id"])
         if game is None:
             return None, _refuse("there is no such match", 404)
         token = request.query_params.get("token", "")
-        key = request.query_params.get("key", "")
-        if key != self.key:
-            if game.viewer(token) is None:
+        if not self._is_key(request.query_params.get("key")):
+            if _viewer(game, token) is None:
                 return game, _refuse("this link is not one of the match's", 403)
-            if game.state.winner is None:
+            if game.state.winner is None and game.id not in self._ended:
                 return game, _refuse(
                     "a running match's record holds every hand: it is given when the match "
                     "is over, or to the server's operator",
@@ -737,19 +1061,19 @@ class Server:
 
     async def record(self, request: Request) -> Response:
         """``GET /api/matches/{id}/record``: the record, as a file to save."""
-        game, record = self._record_of(request)
+        game, record = await self._record_of(request)
         if isinstance(record, Response):
             return record
         assert game is not None
         return Response(
-            record.to_json(pretty=True),
+            await asyncio.to_thread(record.to_json, pretty=True),
             media_type="application/json",
             headers={"Content-Disposition": f'attachment; filename="sniff-{game.id}.json"'},
         )
 
     async def frames(self, request: Request) -> Response:
         """``GET /api/matches/{id}/frames``: the replay viewer's frames of a stored match."""
-        _, record = self._record_of(request)
+        _, record = await self._record_of(request)
         if isinstance(record, Response):
             return record
         return await self._frames_page(request, record)
@@ -758,7 +1082,7 @@ class Server:
         """``POST /api/replay``: the replay viewer's frames of the record sent, a page at a time."""
         if not same_origin(request.headers):
             return _refuse(_CROSS_SITE, 403)
-        if not self._may_replay(request):
+        if not await self._may_replay(request):
             return _refuse(
                 "replaying a record needs the server's key or a link of one of its matches", 403
             )
@@ -766,22 +1090,23 @@ class Server:
         if body is None:
             return _refuse(f"a record to replay is at most {MAX_REPLAY_BYTES >> 20} MiB", 413)
         try:
-            record = MatchRecord.from_json(body)
+            # A record of 1 MiB takes tens of milliseconds to read: in a thread.
+            record = await asyncio.to_thread(MatchRecord.from_json, body)
         except (InvalidRecord, ValueError) as error:
             return _refuse(f"this record cannot be replayed: {error}")
         return await self._frames_page(request, record)
 
-    def _may_replay(self, request: Request) -> bool:
+    async def _may_replay(self, request: Request) -> bool:
         """Whether ``request`` has the operator's key or a link (``match`` and ``token``)."""
-        if secrets.compare_digest(request.query_params.get("key", ""), self.key):
+        if self._is_key(request.query_params.get("key")):
             return True
         match_id = request.query_params.get("match", "")
-        game = self.game(match_id) if match_id else None
-        return game is not None and game.viewer(request.query_params.get("token", "")) is not None
+        game = await self.load(match_id) if match_id else None
+        return game is not None and _viewer(game, request.query_params.get("token")) is not None
 
     async def _frames_page(self, request: Request, record: MatchRecord) -> Response:
         """The page of ``record``'s frames that ``start`` and ``count`` ask for."""
-        actions = record_actions(record)
+        actions = await asyncio.to_thread(record_actions, record)
         if actions > MAX_REPLAY_ACTIONS:
             return _refuse(
                 f"this record has {actions} actions: the server replays at most "
@@ -917,6 +1242,30 @@ async def _gone(request: Request) -> None:
         pass
 
 
+def _viewer(game: Game, token: object) -> int | str | None:
+    """The viewer whose link ``token`` is, or None (for any token that is no link's).
+
+    A link's token is ASCII; :func:`secrets.compare_digest`, which compares
+    it, refuses other text with an exception, so such a token is no link.
+    """
+    if not isinstance(token, str) or not token.isascii():
+        return None
+    return game.viewer(token)
+
+
+def _too_often(what: str, rate: Rate, wait: float) -> str:
+    """The refusal of one more of ``what`` over ``rate``, with the time to wait."""
+    pace = f"one every {rate.every:g} s" if rate.every >= 1 else f"{rate.per_second:g} a second"
+    return f"too many {what}: at most {rate.burst} at once, then {pace}; try again in {wait:g} s"
+
+
+async def _refuse_socket(socket: WebSocket, reason: str, code: int = _TOO_MANY) -> None:
+    """Tell ``socket`` why it is refused (an ``error`` message), then close it with ``code``."""
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(socket.send_json({"type": "error", "message": reason}), 5)
+    await _close(socket, code, reason[:100])
+
+
 async def _close(socket: WebSocket, code: int, reason: str) -> None:
     """Close ``socket``, giving up after a few seconds (a browser that does not read)."""
     with contextlib.suppress(Exception):
@@ -945,21 +1294,47 @@ def _done_one(counts: collections.Counter[str], key: str) -> None:
         del counts[key]
 
 
-def create_app(
+def create_app(  # noqa: PLR0913 (the options are keyword-only, each with a default)
     store: Store,
     *,
     bot_delay: float = 0.7,
     creations: RateLimit | None = None,
     forget_after: float = FORGET_AFTER,
+    limits: SocketLimits | None = None,
+    max_actions: int | None = MAX_ACTIONS,
+    max_rounds: int | None = MAX_ROUNDS,
+    public_url: str | None = None,
+    hosts: Collection[str] | None = None,
 ) -> Starlette:
     """The application serving the matches of ``store``.
 
     ``bot_delay`` is how long each bot waits before it acts, in seconds;
     ``creations`` the rate limit on new matches; ``forget_after`` how long a
-    match nobody is connected to stays in memory (see :class:`Server`). The
-    :class:`Server` is ``app.state.server``.
+    match nobody is connected to stays in memory; ``limits`` what each
+    WebSocket, address and seat may do; ``max_actions`` and ``max_rounds``
+    the cap on a match's length; ``public_url`` the address the links start
+    with (see :class:`Server`). The :class:`Server` is ``app.state.server``.
+
+    ``hosts`` are the names a request's ``Host`` may give (an IP address is
+    always let through, see :func:`~american_sniff.web.limits.host_allowed`);
+    another gets 421, and a WebSocket is refused. By default, the host of
+    ``public_url`` if one is given; else every name is let through.
+
+    Every answer carries :data:`SECURITY_HEADERS`.
     """
-    server = Server(store, bot_delay=bot_delay, creations=creations, forget_after=forget_after)
+    server = Server(
+        store,
+        bot_delay=bot_delay,
+        creations=creations,
+        forget_after=forget_after,
+        limits=limits,
+        max_actions=max_actions,
+        max_rounds=max_rounds,
+        public_url=public_url,
+    )
+    if hosts is None and public_url is not None:
+        name = urlsplit(public_url).hostname
+        hosts = () if name is None else (name,)
     routes = [
         Route("/", _page("index.html")),
         Route("/play/{match_id}", _page("play.html")),
@@ -980,23 +1355,53 @@ def create_app(
         yield
         await server.close()
 
-    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(_HeaderLimit)])
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(_Guard, hosts=hosts)])
     app.state.server = server
     return app
 
 
-class _HeaderLimit:
-    """Refuse a request whose headers are over 16 KiB (``MAX_HEADER_BYTES``)."""
+class _Guard:
+    """The checks and headers of every request.
 
-    def __init__(self, app: ASGIApp) -> None:
+    A request whose headers are over 16 KiB (``MAX_HEADER_BYTES``) gets 431,
+    one whose ``Host`` is not one of ``hosts`` 421 (a WebSocket is refused),
+    and every answer carries :data:`SECURITY_HEADERS`.
+    """
+
+    def __init__(self, app: ASGIApp, hosts: Collection[str] | None = None) -> None:
         self.app = app
+        self.hosts = hosts
+        self._headers = [(k.encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        size = sum(len(name) + len(value) for name, value in scope.get("headers", ()))
-        if scope["type"] == "http" and size > MAX_HEADER_BYTES:
-            response = _refuse(f"the request's headers are over {MAX_HEADER_BYTES >> 10} KiB", 431)
-            await response(scope, receive, send)
-        elif scope["type"] == "websocket" and size > MAX_HEADER_BYTES:
-            await send({"type": "websocket.close", "code": 1008})
-        else:
+        if scope["type"] not in {"http", "websocket"}:
             await self.app(scope, receive, send)
+            return
+        headers = scope.get("headers", ())
+        size = sum(len(name) + len(value) for name, value in headers)
+        host = next((v.decode("latin-1") for k, v in headers if k == b"host"), "")
+        wrong_host = self.hosts is not None and not host_allowed(host, self.hosts)
+        if scope["type"] == "websocket":
+            if size > MAX_HEADER_BYTES or wrong_host:
+                await send({"type": "websocket.close", "code": 1008})
+            else:
+                await self.app(scope, receive, send)
+            return
+
+        async def secured(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", ()), *self._headers]}
+            await send(message)
+
+        if size > MAX_HEADER_BYTES:
+            response = _refuse(f"the request's headers are over {MAX_HEADER_BYTES >> 10} KiB", 431)
+            await response(scope, receive, secured)
+        elif wrong_host:
+            response = _refuse(
+                f"this server does not answer for the host {host[:100]!r}: open it at its own "
+                "address",
+                421,
+            )
+            await response(scope, receive, secured)
+        else:
+            await self.app(scope, receive, secured)

@@ -14,7 +14,14 @@
 * WebSocket frames of at most :data:`MAX_FRAME` bytes (16 KiB: a message is at
   most 4,096 characters); a longer one closes the socket (1009);
 * at most :data:`MAX_CONNECTIONS` connections and requests at once; beyond
-  that, new requests get 503;
+  that, new requests get 503. WebSockets count among them, and may take
+  only nine tenths of them (:func:`socket_limit`): a WebSocket asked for
+  beyond that gets 503 too, so that idle WebSockets can never leave HTTP
+  without a connection;
+* ``X-Forwarded-For`` and ``X-Forwarded-Proto`` are believed only from the
+  addresses given as ``trusted_proxies`` (``--trusted-proxy``), and from no
+  address by default: a client that names another address is counted as
+  the address it comes from;
 * no per-message compression of WebSocket messages: compressing the same
   message once for every socket was the largest cost of a spectator, and
   the messages (mostly SVG) are a few kilobytes.
@@ -34,6 +41,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import socket
+from collections.abc import Sequence
 from typing import Any
 
 import h11
@@ -50,6 +58,7 @@ __all__ = [
     "HeaderTimeout",
     "listen",
     "server_config",
+    "socket_limit",
     "tune_collector",
 ]
 
@@ -68,6 +77,15 @@ MAX_CONNECTIONS = 1000
 #: thousand actions a second). Objects without cycles, which the engine's
 #: states are, are freed at once whatever the thresholds.
 COLLECTOR_THRESHOLDS = (50_000, 20, 10)
+
+
+def socket_limit(max_connections: int) -> int:
+    """How many of ``max_connections`` WebSockets may take: all but a tenth, kept for HTTP.
+
+    >>> socket_limit(1000), socket_limit(5)
+    (900, 4)
+    """
+    return max_connections - max(1, max_connections // 10)
 
 
 def tune_collector() -> None:
@@ -92,6 +110,9 @@ class HeaderTimeout(H11Protocol):
 
     header_timeout = HEADER_TIMEOUT
 
+    #: The most connections there may be when a WebSocket is asked for (None: no limit).
+    socket_limit: int | None = None
+
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override, unused-ignore]
         """Start the connection and its clock."""
         super().connection_made(transport)
@@ -109,6 +130,16 @@ class HeaderTimeout(H11Protocol):
             self._header_clock.cancel()
         super().connection_lost(exc)
 
+    def handle_websocket_upgrade(self, event: h11.Request) -> None:
+        """Become a WebSocket, unless the WebSockets' share of the connections is taken (503)."""
+        if self.socket_limit is not None and len(self.connections) > self.socket_limit:
+            # This connection is one of them until it upgrades: more than the
+            # limit means the limit is reached without it.
+            self.transport.write(_SOCKETS_FULL)
+            self.transport.close()
+            return
+        super().handle_websocket_upgrade(event)
+
     def _start_clock(self) -> None:
         if self._header_clock is not None:
             self._header_clock.cancel()
@@ -123,11 +154,34 @@ class HeaderTimeout(H11Protocol):
             self.transport.close()
 
 
-def server_config(app: Any, *, max_connections: int = MAX_CONNECTIONS) -> uvicorn.Config:
-    """The uvicorn configuration of ``app`` with the limits of this module."""
+#: The answer to a WebSocket asked for when the WebSockets' share is taken.
+_SOCKETS_FULL = (
+    b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\n"
+    b"connection: close\r\ncontent-length: 40\r\n\r\n"
+    b"too many WebSockets at once: try again\r\n"
+)
+
+
+def server_config(
+    app: Any,
+    *,
+    max_connections: int = MAX_CONNECTIONS,
+    trusted_proxies: Sequence[str] = (),
+) -> uvicorn.Config:
+    """The uvicorn configuration of ``app`` with the limits of this module.
+
+    ``trusted_proxies`` are the addresses (or networks, such as
+    ``10.0.0.0/8``) whose ``X-Forwarded-For`` and ``X-Forwarded-Proto``
+    headers are believed; with none, the headers are ignored.
+    """
+    protocol = type(
+        "LimitedHTTP", (HeaderTimeout,), {"socket_limit": socket_limit(max_connections)}
+    )
     return uvicorn.Config(
         app,
-        http=HeaderTimeout,
+        http=protocol,
+        proxy_headers=bool(trusted_proxies),
+        forwarded_allow_ips=list(trusted_proxies) or None,
         ws="websockets-sansio",
         ws_max_size=MAX_FRAME,
         # Compressing each message for each socket cost more CPU than anything

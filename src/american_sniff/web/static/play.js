@@ -300,7 +300,7 @@ function drawTable(moves) {
     open.onclick = () => play(opening.move);
   }
   if (!view.table.placements.length && !opening) {
-    box.innerHTML = '<p class="muted" style="padding:24px;text-align:center">The table is empty.</p>';
+    box.innerHTML = '<p class="muted empty-table">The table is empty.</p>';
   }
   drawnSeq = view.seq;
 }
