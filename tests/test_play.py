@@ -552,3 +552,28 @@ def test_the_table_at_a_rounds_end_is_its_picture() -> None:
     for table in tables:
         assert not re.search(r"[:,] open ", table), table
         assert re.search(r"[\]}][\[{]\d\|\d[\]}]", table), table
+
+
+def test_a_crowded_screen_names_the_arm_alone_before_it_falls_back_to_the_notation() -> None:
+    """With more moves than room, the moves name the arm alone ("on the right").
+
+    Only where that is still too long do they take the notation; a table
+    listed arm by arm names its arms in a player's words.
+    """
+    shortened = listed = 0
+    for seed in range(2):
+        for view in _decisions(2, seed):
+            if not view.layout.tiles:
+                continue
+            screen = decision_screen(view, size=(60, 16))
+            text = "\n".join(screen)
+            assert max(map(len, screen)) <= 60, text
+            if re.search(r"\] on (the (left|right)|branch [ab]) =", text):
+                shortened += 1
+                assert not re.search(r"\] on \[", text), text
+            if "arm by arm" in text:
+                listed += 1
+                assert "The left arm from " in text, text
+                assert not re.search(r"^\S+ (low|high|line_a|line_b):", text, re.M), text
+    assert shortened >= 1
+    assert listed >= 1
