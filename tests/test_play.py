@@ -529,6 +529,24 @@ def test_a_tile_typed_in_either_order_or_alone_is_played_or_refused_with_a_reaso
     assert typed_move(view, "x") is None
 
 
+def test_a_tile_and_its_end_are_played_as_the_screen_names_the_end() -> None:
+    """``[t] on`` an end in words, its arm alone, or notation names the same move."""
+    from american_sniff.cli.play import typed_move
+    from american_sniff.render.text import end_words
+
+    played = 0
+    for view in _decisions(2, 2):
+        words = end_words(view.layout)
+        for move in view.legal_moves:
+            if not isinstance(move, Place) or move.at is None:
+                continue
+            arm = words[move.at].split(" on ", 1)[1].removesuffix(" arm")
+            for end in (words[move.at], arm, str(move.at)):
+                assert typed_move(view, f"{move.tile} on {end}") == move
+            played += 1
+    assert played >= 10
+
+
 def test_since_your_move_has_a_line_for_every_other_seat_on_the_screen() -> None:
     """With 4 players, the decision screen shows what each other seat did since your move."""
     text, _ = _play(4, "1\n1\nq\n", seed=7)

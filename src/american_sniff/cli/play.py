@@ -419,9 +419,10 @@ def typed_move(
     The tile is written in either order (``[4|2]``, ``[2|4]``, ``4-2``,
     ``42``). Alone, it is played if it has exactly one place; else the
     answer says where it fits. After it, ``opens``, or ``on`` and an end as
-    the screen names it ("on the 4 on the right") or as the engine writes
-    it (``on [3|4] high``). A refusal says why: the tile is not in your hand,
-    it fits no open end, or which ends it fits, in lines that fit ``width``.
+    the screen names it ("on the 4 on the right arm", or its arm alone: "on
+    the right") or as the engine writes it (``on [3|4] high``). A refusal
+    says why: the tile is not in your hand, it fits no open end, or which
+    ends it fits, in lines that fit ``width``.
     """
     match = _TYPED_TILE.match(answer.strip())
     if match is None:
@@ -462,10 +463,11 @@ def typed_move(
     else:
         target = " ".join(rest[3:].lower().split())
         words = end_words(view.layout)
+        short = _point_names(view.layout, False, short=True)
         found = [
             point
             for point in view.layout.points()
-            if target in (words[point].lower(), str(point).lower())
+            if target in (words[point].lower(), short[point].lower(), str(point).lower())
         ]
         if not found:
             ends = "; ".join(names[point] for point in view.layout.points())
