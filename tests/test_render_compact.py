@@ -128,7 +128,7 @@ def test_an_end_keeps_its_words_all_round_however_the_drawing_folds() -> None:
     """
     rng = random.Random(43)
     renamed = checked = 0
-    for _ in range(30):
+    for _ in range(15):
         state = new_match(rng.choice((2, 4)), seed=rng.randrange(2**32))
         named: dict[object, str] = {}
         last = state.last_round
