@@ -256,15 +256,20 @@ def test_the_cache_is_where_the_environment_says(
     assert hook.cache_root() == tmp_path / "xdg" / "american-sniff" / "build"
 
 
-@pytest.mark.parametrize(("mode", "reused"), [("auto", True), ("required", False)])
+@pytest.mark.parametrize("mode", ["auto", "required"])
 def test_a_cached_build_is_reused_unless_compilation_is_required(
     hook: ModuleType,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     mode: str,
-    reused: bool,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """An automatic build takes a cached entry without compiling; a required one compiles."""
+    """An automatic build takes a cached entry without compiling; a required one compiles.
+
+    A build that compiles says so, and about how long it takes, in one line
+    before it starts; one that reuses the cache does not.
+    """
+    reused = mode == "auto"
     _fake_project(tmp_path)
     cache = tmp_path / "cache"
     monkeypatch.setenv("AMERICAN_SNIFF_BUILD_CACHE", str(cache))
@@ -274,9 +279,11 @@ def test_a_cached_build_is_reused_unless_compilation_is_required(
     so.write_bytes(b"compiled")
     hook.cache_store(cache, hook.build_key(tmp_path), {str(so): "american_sniff/tiles.so"})
     compiled: list[bool] = []
+    said_before: list[str] = []
 
     def compile_modules(*arguments: object) -> dict[str, str]:
         compiled.append(True)
+        said_before.append(capsys.readouterr().err)
         return {str(so): "american_sniff/tiles.so"}
 
     monkeypatch.setattr(hook, "compile_modules", compile_modules)
@@ -297,5 +304,11 @@ def test_a_cached_build_is_reused_unless_compilation_is_required(
     plugin.initialize("standard", build_data)
     plugin.finalize("standard", build_data, "")
     assert compiled == ([] if reused else [True])
+    if not reused:
+        assert said_before == [
+            "american-sniff build: compiling the rules core (mypyc, C): 2 to 5 minutes; "
+            "AMERICAN_SNIFF_PURE=1 skips it\n"
+        ]
+    assert "compiling the rules core" not in capsys.readouterr().err
     assert list(build_data["force_include"].values()) == ["american_sniff/tiles.so"]
     assert build_data["pure_python"] is False

@@ -228,3 +228,23 @@ def test_demo_pause_and_all_are_exclusive(capsys: pytest.CaptureFixture[str]) ->
         main(["demo", "--pause", "--all"])
     assert stop.value.code == 2
     assert "not allowed with argument" in capsys.readouterr().err
+
+
+def test_demo_names_the_ends_in_a_players_words_or_with_notation_in_the_engines(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The demo's placements say "on the 5 on the right arm"; --notation, "on [3|5] high"."""
+    engine = re.compile(r"\b(low|high|line_a|line_b|branch_a|branch_b)\b")
+    out = io.StringIO()
+    demo(4, 7, out)
+    words = out.getvalue()
+    assert re.search(r" places \[\d\|\d\] on the \d on the (left|right) arm: sum ", words)
+    assert re.search(r" places \[\d\|\d\] on the \d on branch [ab]: sum ", words)
+    assert re.search(r" opens with \[\d\|\d\]: sum ", words)
+    assert not engine.search(words)
+    assert main(["demo", "--players", "4", "--seed", "7", "--notation"]) == 0
+    notation = capsys.readouterr().out
+    assert re.search(r" places \[\d\|\d\] on \[\d\|\d\] (low|high): sum ", notation)
+    assert " opens with " not in notation
+    # The same match: the same lines, but for how the ends are named.
+    assert len(notation.splitlines()) <= len(words.splitlines())

@@ -13,12 +13,15 @@ import pytest
 
 from american_sniff import Layout, Tile, check_record, load_record, new_match, parse_point
 from american_sniff.cli import main
+from american_sniff.cli.narrate import seat_name
 from american_sniff.cli.play import (
     HELP,
     decision_screen,
+    last_moves_lines,
     opponents,
     play,
     resume_match,
+    screen_size,
     table_lines,
     tally_lines,
     wants_color,
@@ -27,6 +30,7 @@ from american_sniff.engine import apply
 from american_sniff.moves import Place
 from american_sniff.render import render_text, tally_text
 from american_sniff.views import PlayerView, view_for
+from american_sniff.web.hints import hint_reason
 
 _TILE = re.compile(r"\[\d\|\d\]")
 
@@ -62,7 +66,7 @@ def test_answering_1_every_time_finishes_the_match(players: int) -> None:
     assert re.search(r"Round 2: (seat \d opens|you open|partner \d opens)", text)
     assert "loses" in text
     assert "Tally:" in text
-    assert "Seed 1: play this match again with --seed 1." in text
+    assert "Seed 1: --seed 1 plays this match again." in text
     if players == 4:
         assert "your partner is seat 2" in text
         assert "  partner 2 places " in text
@@ -163,7 +167,9 @@ def _came_to_light(text: str) -> set[Tile]:
     public: set[Tile] = set()
     for line in text.splitlines():
         match = re.match(
-            r"^  (?:you place|seat \d places) (\[\d\|\d\])|^  you draw (\[\d\|\d\])", line
+            r"^  (?:you place|seat \d places|you open with|seat \d opens with) (\[\d\|\d\])"
+            r"|^  you draw (\[\d\|\d\])",
+            line,
         )
         if match:
             tile = match.group(1) or match.group(2)
@@ -195,8 +201,10 @@ def test_a_move_in_notation_is_played() -> None:
     """A move typed as the list writes it is the move."""
     view = _decisions(2, 2)[0]
     move = view.legal_moves[-1]
+    assert isinstance(move, Place)
     text, _ = _play(2, f"{move}\nq\n", seed=2)
-    assert f"  you place {move}: sum" in text
+    opened = f"  you open with {move.tile}: sum"
+    assert (opened if move.at is None else f"  you place {move.tile} on ") in text
 
 
 def test_enter_plays_the_only_move() -> None:
@@ -217,10 +225,81 @@ def test_undo_takes_back_the_last_move() -> None:
 
 
 def test_hint_and_help() -> None:
-    """``h`` names the search bot's move with its number; ``?`` lists the keys."""
+    """``h`` names the search bot's move with its number and why; ``?`` lists the keys."""
     text, _ = _play(2, "h\n?\nq\n", seed=2, options={"search": {"playouts": 2}})
-    assert re.search(r"Hint: the search bot would play \d+\. \[\d\|\d\]", text)
+    said = text.replace("\n    ", " ")  # the hint is wrapped between words
+    hint = re.search(r"Hint: the search bot would play (\d+)\. (\[\d\|\d\][^(]*)\((.*)\)\.", said)
+    assert hint
+    view = _decisions(2, 2)[0]
+    move = view.legal_moves[int(hint.group(1)) - 1]
+    assert hint.group(3) == hint_reason(view, move)
     assert all(line in text for line in HELP)
+
+
+def test_a_60_by_20_screen_gets_lines_that_fit_it_between_words() -> None:
+    """With ``size=(60, 20)``, every line of a whole match fits 60 columns, the help too."""
+    text, _ = _play(
+        2, "h\n?\n" + "1\n" * 300, seed=3, options={"search": {"playouts": 2}}, size=(60, 20)
+    )
+    lines = text.splitlines()
+    assert len(lines) > 200
+    assert [line for line in lines if len(line) > 60] == []
+    assert "Your moves (=N: end sum after it, +N: points):" in lines
+    assert any(line.startswith("Enter: the only move, h hint") for line in lines)
+    help_lines = [line for line in lines if line.startswith("  notation      play a move")]
+    assert help_lines == ["  notation      play a move as the engine writes it, e.g."]
+
+
+def test_the_screen_is_the_terminal_s_size_up_to_80_by_24(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A terminal smaller than 80x24 (down to 60x20) is laid out for; a pipe gets 80x24."""
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+        def fileno(self) -> int:
+            return 1
+
+    for reported, size in [
+        ((60, 20), (60, 20)),
+        ((70, 40), (70, 24)),
+        ((200, 60), (80, 24)),
+        ((30, 10), (60, 20)),
+        ((0, 0), (80, 24)),
+    ]:
+        monkeypatch.setattr(os, "get_terminal_size", lambda fd, r=reported: os.terminal_size(r))
+        assert screen_size(Tty()) == size
+    assert screen_size(io.StringIO()) == (80, 24)
+
+    def no_size(fd: int) -> os.terminal_size:
+        raise OSError("not a terminal")
+
+    monkeypatch.setattr(os, "get_terminal_size", no_size)
+    assert screen_size(Tty()) == (80, 24)
+
+
+def test_the_last_moves_of_a_round_end_with_the_move_that_ended_it() -> None:
+    """last_moves_lines: one line a seat, in turn order, ending with the move that ended it."""
+    from american_sniff.bots import random_match
+
+    for players in (2, 4):
+        states = list(random_match(players, 11))
+        end = next(i for i, s in enumerate(states) if s.last_round is not None)
+        shown = states[: end + 1]
+        lines = last_moves_lines(shown, 0, width=80)
+        assert len(lines) == players
+        assert lines[0].startswith("Last moves: ")
+        assert all(len(line) <= 80 for line in lines)
+        last = shown[-1].last_action
+        assert last is not None
+        assert isinstance(last.move, Place)
+        who = seat_name(last.seat, players, 0)
+        assert lines[-1].split(": ", 1)[0].strip().removeprefix("Last moves: ") == who
+        assert str(last.move.tile) in lines[-1]
+        assert not re.search(r"\b(low|high|line_a|line_b|branch_a|branch_b)\b", "\n".join(lines))
+        narrow = last_moves_lines(shown, 0, width=60)
+        assert all(len(line) <= 60 for line in narrow)
+        assert last_moves_lines(shown, 0, notation=True) != lines or "opened" in lines[-1]
 
 
 def test_q_saves_to_resume_and_resume_goes_on(
@@ -281,7 +360,7 @@ def test_the_seed_is_random_by_default_and_printed(
         monkeypatch.setattr(sys, "stdin", io.StringIO("q\n\n"))
         assert main(["play", "--bots", "greedy"]) == 0
         match = re.search(
-            r"^Seed (\d+): play this match again with --seed \1\.$", capsys.readouterr().out, re.M
+            r"^Seed (\d+): --seed \1 plays this match again\.$", capsys.readouterr().out, re.M
         )
         assert match
         seeds.append(match.group(1))
@@ -450,6 +529,24 @@ def test_a_tile_typed_in_either_order_or_alone_is_played_or_refused_with_a_reaso
     assert typed_move(view, "x") is None
 
 
+def test_a_tile_and_its_end_are_played_as_the_screen_names_the_end() -> None:
+    """``[t] on`` an end in words, its arm alone, or notation names the same move."""
+    from american_sniff.cli.play import typed_move
+    from american_sniff.render.text import end_words
+
+    played = 0
+    for view in _decisions(2, 2):
+        words = end_words(view.layout)
+        for move in view.legal_moves:
+            if not isinstance(move, Place) or move.at is None:
+                continue
+            arm = words[move.at].split(" on ", 1)[1].removesuffix(" arm")
+            for end in (words[move.at], arm, str(move.at)):
+                assert typed_move(view, f"{move.tile} on {end}") == move
+            played += 1
+    assert played >= 10
+
+
 def test_since_your_move_has_a_line_for_every_other_seat_on_the_screen() -> None:
     """With 4 players, the decision screen shows what each other seat did since your move."""
     text, _ = _play(4, "1\n1\nq\n", seed=7)
@@ -473,3 +570,28 @@ def test_the_table_at_a_rounds_end_is_its_picture() -> None:
     for table in tables:
         assert not re.search(r"[:,] open ", table), table
         assert re.search(r"[\]}][\[{]\d\|\d[\]}]", table), table
+
+
+def test_a_crowded_screen_names_the_arm_alone_before_it_falls_back_to_the_notation() -> None:
+    """With more moves than room, the moves name the arm alone ("on the right").
+
+    Only where that is still too long do they take the notation; a table
+    listed arm by arm names its arms in a player's words.
+    """
+    shortened = listed = 0
+    for seed in range(2):
+        for view in _decisions(2, seed):
+            if not view.layout.tiles:
+                continue
+            screen = decision_screen(view, size=(60, 16))
+            text = "\n".join(screen)
+            assert max(map(len, screen)) <= 60, text
+            if re.search(r"\] on (the (left|right)|branch [ab]) =", text):
+                shortened += 1
+                assert not re.search(r"\] on \[", text), text
+            if "arm by arm" in text:
+                listed += 1
+                assert "The left arm from " in text, text
+                assert not re.search(r"^\S+ (low|high|line_a|line_b):", text, re.M), text
+    assert shortened >= 1
+    assert listed >= 1

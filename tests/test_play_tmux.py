@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from american_sniff import load_record
+from american_sniff import MatchRecord, MatchState, Place, Point, load_record, replay, view_for
 from american_sniff.cli.play import resume_match
+from american_sniff.views import PlayerView
 
 TMUX = shutil.which("tmux")
 # CI installs tmux (.ci/run), so there a missing tmux fails instead of skipping.
@@ -30,10 +31,13 @@ POLLS = 3000
 
 
 class _Pane:
-    """A tmux server of its own, with one 80x24 window running a command."""
+    """A tmux server of its own, with one window (80x24 unless told) running a command."""
 
-    def __init__(self, command: list[str], cwd: Path) -> None:
+    def __init__(
+        self, command: list[str], cwd: Path, size: tuple[int, int] = (COLUMNS, LINES)
+    ) -> None:
         assert TMUX is not None
+        self.size = size
         self._tmux = [TMUX, "-L", f"as-test-{uuid.uuid4().hex}", "-f", os.devnull]
         env = {**os.environ, "TERM": "xterm-256color"}
         env.pop("NO_COLOR", None)
@@ -43,9 +47,9 @@ class _Pane:
                 "new-session",
                 "-d",
                 "-x",
-                str(COLUMNS),
+                str(size[0]),
                 "-y",
-                str(LINES),
+                str(size[1]),
                 "-c",
                 str(cwd),
                 # Keep the pane when the game ends, to read its last screen.
@@ -56,12 +60,20 @@ class _Pane:
         )
 
     def screen(self) -> list[str]:
-        """The 24 lines the terminal shows."""
+        """The lines the terminal shows (24 unless told)."""
         shown = subprocess.run(
             [*self._tmux, "capture-pane", "-p"], check=True, capture_output=True, text=True
         ).stdout
-        lines = shown.split("\n")[:LINES]
-        return lines + [""] * (LINES - len(lines))
+        height = self.size[1]
+        lines = shown.split("\n")[:height]
+        return lines + [""] * (height - len(lines))
+
+    def logical_lines(self) -> list[str]:
+        """The lines the program wrote, as shown: a line the terminal wrapped comes back whole."""
+        shown = subprocess.run(
+            [*self._tmux, "capture-pane", "-p", "-J"], check=True, capture_output=True, text=True
+        ).stdout
+        return shown.rstrip("\n").split("\n")
 
     def keys(self, *keys: str) -> None:
         subprocess.run([*self._tmux, "send-keys", *keys], check=True)
@@ -95,10 +107,17 @@ def pane(request: pytest.FixtureRequest) -> Iterator[_Pane]:
     opened.close()
 
 
+#: The engine's names of a tile's sides, which a player's words never use.
+ENGINE_WORDS = re.compile(r"\b(low|high|line_a|line_b|branch_a|branch_b)\b")
+#: What a seat did, as the narration says it under the prompt.
+NARRATION = re.compile(r"^  (you|seat \d|partner \d) (place|places|open|opens) ")
+
 # capture-pane leaves out the spaces that end a line.
 PROMPT = r"h hint, u undo, \? help, q quit:$"
 SETTLEMENT = r"Press Enter to go on to round \d+\.$"
 OVER = r"^\[game over\]$"
+HELP_WAITS = r"Press Enter to go back to your move\.$"
+ROUND_ENDS = re.compile(r"^  Round \d+ ends")
 
 
 @pytest.mark.parametrize("pane", ["--players 4 --bots greedy --seed 5"], indirect=True)
@@ -176,8 +195,12 @@ def test_hint_help_and_mistakes_keep_the_whole_decision_in_sight(
     pane.keys("h", "Enter")
     _, screen = pane.wait(PROMPT, after=screen)
     _check_decision(screen)
-    prompt = max(i for i, line in enumerate(screen) if line.strip())
-    assert re.match(r"^  Hint: the search bot would play \d+\. \[", screen[prompt - 1])
+    # The hint names the move in a player's words and says why, as the browser does.
+    hint = next(i for i, line in enumerate(screen) if line.startswith("  Hint: "))
+    said = " ".join(line.strip() for line in screen[hint:] if line.startswith("  "))
+    assert re.match(r"^Hint: the search bot would play \d+\. \[\d\|\d\] (opens|on ) ?", said)
+    assert re.search(r" \((scores|goes out|gets rid of|plays the double|nothing scores)", said)
+    assert not ENGINE_WORDS.search(said), said
     pane.keys("?", "Enter")
     _, screen = pane.wait(r"Press Enter to go back to your move\.$", after=screen)
     assert any(line.startswith("  u             undo") for line in screen)
@@ -196,3 +219,163 @@ def test_hint_help_and_mistakes_keep_the_whole_decision_in_sight(
     seat, kinds, states = resume_match(load_record(saved))
     assert (seat, kinds, states[0].seed) == (0, ["greedy"] * 3, 8)
     assert any("Saved. Resume with: american-sniff play --resume" in line for line in pane.screen())
+
+
+def _decision_views(record: Path) -> list[PlayerView]:
+    """Seat 0's view at each decision of a match that ``play`` recorded: where it could place."""
+    seat, _, states = resume_match_states(load_record(record))
+    views = []
+    for state in states:
+        if state.winner is None and state.turn == seat:
+            view = view_for(state, seat)
+            if any(isinstance(move, Place) for move in view.legal_moves):
+                views.append(view)
+    return views
+
+
+def resume_match_states(record: MatchRecord) -> tuple[int, list[str], list[MatchState]]:
+    """The human's seat, the bots and every state of a recorded match (over or not)."""
+    human = record.names.index("human")
+    return human, [n for n in record.names if n != "human"], list(replay(record))
+
+
+def _arm(words: str) -> str:
+    """The part of an end's words that says where it is: its side, arm or branch."""
+    return words.split(" on ", 1)[-1].removesuffix(" arm")
+
+
+def test_a_whole_match_speaks_a_players_words_and_keeps_the_ends_names(tmp_path: Path) -> None:
+    """A four-player match at 80x24, checked at every decision and settlement.
+
+    The narration of the moves uses a player's words, never the engine's
+    sides (``line_b``, ``high``); an end keeps its name all round, however
+    the picture is redrawn; whenever a marker carries a double's side
+    (``a+6``), the legend of such markers is on the screen; and at each
+    settlement the round's last moves are still in sight above it. Every
+    fault found is listed at the end, each under its own name.
+    """
+    record = tmp_path / "match.json"
+    command = [sys.executable, "-m", "american_sniff", "play"]
+    command += ["--players", "4", "--bots", "greedy", "--seed", "7", "--record", str(record)]
+    pane = _Pane(command, Path(__file__).parent)
+    faults: dict[str, list[str]] = {}
+    try:
+        screens: list[list[str]] = []
+        settlements = legends = 0
+        screen: list[str] | None = None
+        while True:
+            found, screen = pane.wait(PROMPT, SETTLEMENT, OVER, after=screen)
+            if found == OVER:
+                break
+            narration = [line for line in screen if NARRATION.match(line)]
+            engine = [line for line in narration if ENGINE_WORDS.search(line)]
+            faults.setdefault("engine words in the narration", []).extend(engine)
+            if found == SETTLEMENT:
+                settlements += 1
+                if not _last_moves_in_sight(screen):
+                    faults.setdefault("last moves out of sight", []).append("\n".join(screen))
+                pane.keys("Enter")
+                continue
+            start = max(i for i, line in enumerate(screen) if line.startswith("Round "))
+            shown = screen[start:]
+            if any(re.search(r"(^| )[ab][+=]\d+", line) for line in shown):
+                legends += 1
+                if "a+N, b+N: an end on side a or b of a double" not in shown:
+                    faults.setdefault("no legend of a+/b+", []).append("\n".join(shown))
+            screens.append(shown)
+            pane.keys("1", "Enter")
+    finally:
+        pane.close()
+    assert settlements >= 1
+    assert legends >= 1
+    views = _decision_views(record)
+    assert len(views) == len(screens)
+    # Every name each end was given on the screens, by round and end.
+    names: dict[tuple[int, Point], set[str]] = {}
+    for view, shown in zip(views, screens, strict=True):
+        # The line of open ends lists them in the table's order of points.
+        entries = _open_entries(shown)
+        if entries is not None and len(entries) == len(view.layout.points()):
+            for point, entry in zip(view.layout.points(), entries, strict=True):
+                if "[" not in entry:
+                    names.setdefault((view.round, point), set()).add(_arm(entry))
+        places = [move for move in view.legal_moves if isinstance(move, Place)]
+        for line in shown:
+            listed = re.findall(r"(\d+)\. (\[\d\|\d\]) on (.+?) =\d+", line)
+            for number, tile, words in listed:
+                move = places[int(number) - 1]
+                assert str(move.tile) == tile
+                if move.at is not None and "[" not in words:
+                    names.setdefault((view.round, move.at), set()).add(_arm(words))
+    assert len(names) >= 20
+    renamed = [f"{key}: {sorted(words)}" for key, words in names.items() if len(words) > 1]
+    faults["an end renamed"] = renamed
+    seen = {fault: cases for fault, cases in faults.items() if cases}
+    summary = ", ".join(f"{fault} ({len(cases)} times)" for fault, cases in seen.items())
+    assert not seen, f"{summary}; first cases:\n" + "\n\n".join(c[0] for c in seen.values())
+
+
+def _open_entries(shown: list[str]) -> list[str] | None:
+    """The ends the line ``Open: ...`` of a decision screen names, without their markers."""
+    at = next((i for i, line in enumerate(shown) if line.startswith("Open: ")), None)
+    if at is None:
+        return None
+    text = shown[at][len("Open: ") :]
+    for line in shown[at + 1 :]:
+        if not line.startswith("  ") or re.match(r"^ +\d+\. ", line):
+            break
+        text += " " + line.strip()
+    ends = text.split(". End sum", 1)[0].split(", ")
+    return [re.sub(r"(^| )[ab]?[+=]-?\d+(?= |$)", "", end).strip() for end in ends]
+
+
+def _last_moves_in_sight(screen: list[str]) -> bool:
+    """Whether a settlement's screen shows the round's last moves above it.
+
+    Where a seat went out, its last placement is among them.
+    """
+    ends = max(i for i, line in enumerate(screen) if ROUND_ENDS.match(line))
+    last = [i for i, line in enumerate(screen) if line.startswith("Last moves: ")]
+    if not last or last[-1] > ends:
+        return False
+    went_out = re.search(r"ends: (you|seat \d|partner \d) went out", screen[ends])
+    moves = "\n".join(screen[last[-1] : ends])
+    return not went_out or bool(re.search(rf"(^| ){went_out.group(1)}: .*placed", moves, re.M))
+
+
+def test_every_line_fits_a_60_by_20_terminal_between_words() -> None:
+    """At 60x20 the game lays every line out for 60 columns: the terminal never wraps one.
+
+    A whole two-player match, with a hint and the help on the way, the
+    settlements and the match's end.
+    """
+    command = [sys.executable, "-m", "american_sniff", "play"]
+    command += ["--players", "2", "--bots", "greedy", "--seed", "3", "--playouts", "2"]
+    pane = _Pane(command, Path(__file__).parent, size=(60, 20))
+    try:
+        decisions = settlements = 0
+        screen: list[str] | None = None
+        while True:
+            found, screen = pane.wait(PROMPT, SETTLEMENT, OVER, HELP_WAITS, after=screen)
+            lines = [line.rstrip() for line in pane.logical_lines()]
+            too_long = [line for line in lines if len(line) > 60]
+            assert not too_long, "\n".join(screen)
+            if found == OVER:
+                break
+            if found == HELP_WAITS:
+                pane.keys("Enter")
+            elif found == SETTLEMENT:
+                settlements += 1
+                pane.keys("Enter")
+            else:
+                decisions += 1
+                if decisions == 1:
+                    pane.keys("h", "Enter")
+                elif decisions == 2:
+                    pane.keys("?", "Enter")
+                else:
+                    pane.keys("1", "Enter")
+    finally:
+        pane.close()
+    assert decisions >= 10
+    assert settlements >= 1

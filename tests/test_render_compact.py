@@ -119,20 +119,40 @@ def test_a_narrow_width_that_holds_no_tile_draws_nothing() -> None:
 
 
 @pytest.mark.sweep
-def test_every_open_end_has_words_of_its_own_where_the_drawing_puts_it() -> None:
-    """end_words names every open point once, from where the compact drawing shows it."""
-    for layout in full_rounds(100, 11):
-        words = end_words(layout)
-        assert set(words) == set(layout.points())
-        assert len(set(words.values())) == len(words)
-        places = compact_ends(layout)
-        for point, text in words.items():
-            x, y = places[point]
-            if text.endswith(("on the left", "left branch")):
-                assert x < 0
-            if text.endswith(("on the right", "right branch")):
-                assert x > 0
-            if text.endswith(("at the top", "upper branch")):
-                assert y < 0
-            if text.endswith(("at the bottom", "lower branch")):
-                assert y > 0
+def test_an_end_keeps_its_words_all_round_however_the_drawing_folds() -> None:
+    """end_words names every open point once, by its arm, and never renames it.
+
+    Through random rounds, an end that stays open keeps its words while the
+    table grows and its arms turn at the screen's edge; the words are the same
+    at every width; the first tile's low side (or line A) is the left arm.
+    """
+    rng = random.Random(43)
+    renamed = checked = 0
+    for _ in range(15):
+        state = new_match(rng.choice((2, 4)), seed=rng.randrange(2**32))
+        named: dict[object, str] = {}
+        last = state.last_round
+        while not state.is_over:
+            layout = state.layout
+            words = end_words(layout)
+            assert set(words) == set(layout.points())
+            assert len(set(words.values())) == len(words)
+            assert end_words(layout, width=40) == words
+            for point, text in words.items():
+                checked += 1
+                renamed += named.setdefault(point, text) != text
+            if layout.tiles:
+                first = layout.tiles[0]
+                for point, text in words.items():
+                    if point.tile == first and point.side.value in ("low", "line_a"):
+                        assert text.endswith("on the left arm"), text
+                    if point.tile == first and point.side.value in ("high", "line_b"):
+                        assert text.endswith("on the right arm"), text
+                    if point.side.value.startswith("branch_"):
+                        assert text.endswith(f"on branch {point.side.value[-1]}"), text
+            state = apply(state, rng.choice(legal_moves(state)))
+            if state.last_round is not last:
+                last = state.last_round
+                named = {}
+    assert checked > 1000
+    assert renamed == 0

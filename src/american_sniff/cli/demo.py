@@ -5,11 +5,14 @@ from __future__ import annotations
 import argparse
 import io
 import sys
+import textwrap
 from collections.abc import Callable
 from typing import TextIO
 
 from ..bots import random_match, random_match_bots
+from ..layout import Point
 from ..records import Recorder
+from ..render.text import end_words
 from ..rules import RULES_VERSION
 from ..state import MatchState
 from .narrate import (
@@ -34,6 +37,7 @@ def demo(
     *,
     recorder: Recorder | None = None,
     pause: Callable[[int], None] | None = None,
+    notation: bool = False,
 ) -> MatchState:
     """Play and narrate a seeded match between random-legal bots; return its final state.
 
@@ -44,15 +48,26 @@ def demo(
     ``recorder``, if one is given. ``pause``, if given, is called with the
     next round's number after each round's settlement, before that round is
     narrated (``demo --pause`` waits for Enter there).
+
+    A placement names the end it was placed on in a player's words ("on the
+    5 on the right arm", :func:`~american_sniff.render.text.end_words`), or
+    with ``notation`` as the engine writes it (``on [3|5] high``).
     """
+    names: dict[Point, str] = {}
     for state in random_match(players, seed):
         if recorder is not None:
             recorder.add(state)
         action = state.last_action
         if action is None:
             _print_start(state, out)
+        else:
+            line = action_line(action, players, names=None if notation else names)
+            for part in textwrap.wrap(line, 80, subsequent_indent="    "):
+                print(part, file=out)
+        # The words for the ends of the table the next action is played on.
+        names = end_words(state.layout)
+        if action is None:
             continue
-        print(action_line(action, players), file=out)
         if action.round_result is not None:
             for line in round_end_lines(action.round_result, players):
                 print(line, file=out)
@@ -106,7 +121,7 @@ def _run(args: argparse.Namespace) -> int:
     paced = args.pause or (not args.all and sys.stdout.isatty() and sys.stdin is not None)
     pause = _waiter(sys.stdin, sys.stdout) if paced and sys.stdin is not None else None
     if args.record is None:
-        demo(args.players, args.seed, sys.stdout, pause=pause)
+        demo(args.players, args.seed, sys.stdout, pause=pause, notation=args.notation)
         return 0
     # The file is opened first, so that a path that cannot be written fails at once.
     try:
@@ -117,7 +132,7 @@ def _run(args: argparse.Namespace) -> int:
     out = _PipeSafe(sys.stdout)
     names = [repr(bot) for bot in random_match_bots(args.players, args.seed)]
     recorder = Recorder(names)
-    demo(args.players, args.seed, out, recorder=recorder, pause=pause)
+    demo(args.players, args.seed, out, recorder=recorder, pause=pause, notation=args.notation)
     try:
         with file:
             file.write(recorder.record().to_json(pretty=True) + "\n")
@@ -163,11 +178,18 @@ def _options(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="also write the match record (JSON) to FILE, replacing it",
     )
+    parser.add_argument(
+        "--notation",
+        action="store_true",
+        help="name the ends placed on as the engine writes them ([3|5] high) instead "
+        "of in a player's words (the 5 on the right arm)",
+    )
     pacing = parser.add_mutually_exclusive_group()
     pacing.add_argument(
         "--pause",
         action="store_true",
-        help="wait for Enter between rounds (the default when the output is a terminal)",
+        help="one round at a time: wait for Enter after each round's settlement (the "
+        "default when the output is a terminal; with --pause also when it is piped)",
     )
     pacing.add_argument(
         "--all",
@@ -187,11 +209,12 @@ COMMAND = Command(
         "round's settlement with the revealed hands, and the winner. The same "
         "seed always gives the same match. With --record, the match is also "
         "written to a file as a match record, which 'american-sniff check' checks. "
-        "On a terminal the match is shown one round at a time, Enter going on to "
-        "the next (--all prints it at once; --pause waits also when piped)."
+        "With --pause the match is shown one round at a time, Enter going on to "
+        "the next; on a terminal that is the default, and --all prints it at once. "
+        "Placements name the ends in a player's words (--notation: the engine's)."
     ),
     examples=(
-        "american-sniff demo",
+        "american-sniff demo --pause",
         "american-sniff demo --players 2 --seed 42",
         "american-sniff demo --seed 7 --record match.json",
         "american-sniff demo --players 2 --all | less",

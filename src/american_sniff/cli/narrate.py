@@ -8,9 +8,10 @@ None (as ``demo`` does) to name every seat by its number.
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
+from ..layout import Point
 from ..moves import Draw, Pass
 from ..state import Action, MatchState, RoundEnd, RoundResult
 from ..tiles import Tile
@@ -86,26 +87,43 @@ def _verb(who: str, verb: str) -> str:
 
 
 def action_line(
-    action: Action, players: int, *, hide_draw: bool = False, you: int | None = None
+    action: Action,
+    players: int,
+    *,
+    hide_draw: bool = False,
+    you: int | None = None,
+    names: Mapping[Point, str] | None = None,
 ) -> str:
     """One line for an action: a draw (with its tile unless hidden), a pass, or a placement.
 
     A placement shows its end sum, and a scoring one its points and every
     side's score right after it (before any settlement it caused), in side
-    order.
+    order. It is written in the engine's notation (``[2|5] on [3|5] high``),
+    or, given ``names`` (a player's words for the open points of the table
+    the action was played on, such as
+    :func:`~american_sniff.render.text.end_words` gives), in those words.
 
     >>> from american_sniff import new_match, apply, Place, Tile
     >>> state = apply(new_match(2, seed=2024), Place(Tile(0, 3)))
     >>> action_line(state.last_action, 2, you=1)
     '  you place [0|3] opens: sum 3'
+    >>> action_line(state.last_action, 2, you=1, names={})
+    '  you open with [0|3]: sum 3'
     """
     who = seat_name(action.seat, players, you)
-    if isinstance(action.move, Draw):
+    move = action.move
+    if isinstance(move, Draw):
         tile = "a tile" if hide_draw or action.tile is None else str(action.tile)
         return f"  {who} {_verb(who, 'draw')} {tile}"
-    if isinstance(action.move, Pass):
+    if isinstance(move, Pass):
         return f"  {who} {_verb(who, 'pass')}"
-    line = f"  {who} {_verb(who, 'place')} {action.move}: sum {action.end_sum}"
+    if names is None:
+        placed = f"{_verb(who, 'place')} {move}"
+    elif move.at is None:
+        placed = f"{_verb(who, 'open')} with {move.tile}"
+    else:
+        placed = f"{_verb(who, 'place')} {move.tile} on {names.get(move.at, str(move.at))}"
+    line = f"  {who} {placed}: sum {action.end_sum}"
     if action.points:
         now = ", ".join(str(score) for score in action.scores)
         line += f", scores {action.points} (now {now})"

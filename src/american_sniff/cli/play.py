@@ -39,6 +39,7 @@ from ..rules import RULES_VERSION, placement_points
 from ..state import Action, MatchState, RoundResult
 from ..tiles import Tile
 from ..views import PlayerView, view_for
+from ..web.hints import hint_reason
 from .narrate import (
     action_line,
     hand_text,
@@ -54,13 +55,16 @@ __all__ = [
     "COMMAND",
     "HELP",
     "HUMAN",
+    "MARKERS",
     "NAME",
     "SCREEN",
     "bot_text",
     "decision_screen",
+    "last_moves_lines",
     "opponents",
     "play",
     "resume_match",
+    "screen_size",
     "settlement_lines",
     "since_lines",
     "table_lines",
@@ -74,8 +78,15 @@ NAME = "play"
 #: The name a record gives the human's seat.
 HUMAN = "human"
 
-#: The screen every decision fits, ``(columns, lines)``.
+#: The screen every decision fits, ``(columns, lines)``: the terminal's own
+#: size where it is smaller (down to :data:`SMALLEST`).
 SCREEN = (80, 24)
+
+#: The smallest screen ``play`` lays its lines out for, ``(columns, lines)``.
+SMALLEST = (60, 20)
+
+#: The legend of the markers ``a+N`` and ``b+N`` beyond an end on a double.
+MARKERS = "a+N, b+N: an end on side a or b of a double"
 
 #: The points of a scoring move in the list of moves (`` +15``).
 _SCORING = re.compile(r"(?<=\d) \+\d+\b")
@@ -95,7 +106,9 @@ HELP = (
     "  of 5 scores that many points. At a round's end each hand's pips, rounded to",
     "  the nearest 5, come off its side's score. The first side to the target wins.",
     "The table: [2|5] a tile (on two lines where it lies down), {3|3} the Sniff;",
-    "  +N beyond an open end is what it adds to the end sum.",
+    "  +N beyond an open end is what it adds to the end sum; a+N or b+N is an end",
+    "  on side a or b of a double. The ends are named by their arm: the left arm",
+    "  and the right arm leave the first tile, branch a and branch b the Sniff.",
 )
 
 
@@ -117,20 +130,42 @@ def tally_lines(score: int) -> list[str]:
     return tally_text(score).splitlines()
 
 
-def _point_names(layout: Layout, notation: bool, width: int = SCREEN[0]) -> dict[Point, str]:
-    """What the screen calls each open point: a player's words, or the engine's notation."""
+def _point_names(
+    layout: Layout, notation: bool, width: int = SCREEN[0], *, short: bool = False
+) -> dict[Point, str]:
+    """What the screen calls each open point: a player's words, or the engine's notation.
+
+    ``short`` words name the arm alone ("the left", "branch a"): a tile fits
+    only one end of an arm, so the tile and the arm name a move.
+    """
     if notation:
         return {point: str(point) for point in layout.points()}
-    return end_words(layout, width=width)
+    words = end_words(layout, width=width)
+    if short:
+        return {
+            point: text.split(" on ", 1)[1].removesuffix(" arm") for point, text in words.items()
+        }
+    return words
 
 
 def _ends_lines(layout: Layout, width: int, notation: bool = False) -> list[str]:
-    """The counted ends under a drawing, the end sum and its points, wrapped."""
+    """The counted ends under a drawing, the end sum and its points, wrapped.
+
+    Each end comes after its marker as the drawing writes it (``b+10 the 5
+    on the right arm``), so that the line is the drawing's legend too.
+    """
     labels = end_labels(layout)
     names = _point_names(layout, notation, width)
-    ends = ", ".join(f"{names[point]} {labels[point].lstrip('ab')}" for point in layout.points())
+    ends = ", ".join(f"{labels[point]} {names[point]}" for point in layout.points())
     text = f"Open: {ends}. End sum {layout.end_sum}, scores {placement_points(layout.end_sum)}"
-    return textwrap.wrap(text, width, subsequent_indent="  ")
+    return [*textwrap.wrap(text, width, subsequent_indent="  "), *_marker_legend(layout, width)]
+
+
+def _marker_legend(layout: Layout, width: int) -> list[str]:
+    """:data:`MARKERS`, wrapped, if the drawing of ``layout`` has a marker on a double's side."""
+    if not any(label[0] in "ab" for label in end_labels(layout).values()):
+        return []
+    return textwrap.wrap(MARKERS, width, subsequent_indent="  ")
 
 
 def _place_text(move: Place, names: dict[Point, str]) -> str:
@@ -217,16 +252,62 @@ def since_lines(
     for step in range(1, players):
         other = (seat + step) % players
         who = seat_name(other, players, seat)
-        text = _seat_text(who, done[other], notation)
-        if len(heading) + len(text) > width and not notation:
-            text = _seat_text(who, done[other], True)
+        text = _seat_text(who, done[other], notation, width)
+        if len(heading) + len(text) > width:
+            # Too long with the ends' names: the tiles, sums and points alone.
+            text = _seat_text(who, done[other], notation, width, where=False)
         line = (heading if step == 1 else " " * len(heading)) + text
         lines.append(line if len(line) <= width else line[: width - 1] + "~")
     return lines
 
 
-def _seat_text(who: str, actions: Sequence[tuple[MatchState, Action]], notation: bool) -> str:
-    """One seat's actions since your move, in a few words."""
+def last_moves_lines(
+    states: Sequence[MatchState], seat: int, *, width: int = 80, notation: bool = False
+) -> list[str]:
+    """The last moves of the round that ended at ``states[-1]``: one line a seat, in turn order.
+
+    Every seat's last placement or pass of the round, with the draws just
+    before it, ends with the move that ended the round; the settlement shows
+    them above itself, so that the moves that led to it stay in sight. The
+    lines are in ``seat``'s words (or the notation) and fit ``width``; the
+    first starts ``Last moves:``.
+    """
+    state = states[-1]
+    players = state.players
+    ended = state.last_round
+    number = ended.round if ended is not None else state.round
+    moves: list[list[tuple[MatchState, Action]]] = []
+    for index in range(len(states) - 1, 0, -1):
+        before, action = states[index - 1], states[index].last_action
+        if action is None or before.round != number or len(moves) == players:
+            break
+        if isinstance(action.move, Draw):
+            # A seat's draws come just before its placement or pass.
+            if moves and moves[0][0][1].seat == action.seat:
+                moves[0].insert(0, (before, action))
+            continue
+        moves.insert(0, [(before, action)])
+    heading = "Last moves: "
+    lines = []
+    for index, actions in enumerate(moves):
+        who = seat_name(actions[0][1].seat, players, seat)
+        text = _seat_text(who, actions, notation, width)
+        if len(heading) + len(text) > width:
+            text = _seat_text(who, actions, notation, width, where=False)
+        line = (heading if index == 0 else " " * len(heading)) + text
+        lines.append(line if len(line) <= width else line[: width - 1] + "~")
+    return lines
+
+
+def _seat_text(
+    who: str,
+    actions: Sequence[tuple[MatchState, Action]],
+    notation: bool,
+    width: int = SCREEN[0],
+    *,
+    where: bool = True,
+) -> str:
+    """One seat's actions in a few words; ``where`` False leaves out the ends placed on."""
     if not actions:
         return f"{who}: nothing yet"
     parts = []
@@ -240,9 +321,11 @@ def _seat_text(who: str, actions: Sequence[tuple[MatchState, Action]], notation:
         elif isinstance(move, Place):
             if move.at is None:
                 placed = f"opened with {move.tile}"
-            else:
-                names = _point_names(before.layout, notation)
+            elif where:
+                names = _point_names(before.layout, notation, width)
                 placed = f"placed {_place_text(move, names)}"
+            else:
+                placed = f"placed {move.tile}"
             placed += f" ={action.end_sum}"
             if action.points:
                 placed += f" +{action.points}"
@@ -267,8 +350,10 @@ def decision_screen(
     at the screen's edge so that a whole round's table fits, and listed by its
     arms (:func:`~american_sniff.render.text.compact_text`) only on a screen
     too small for the drawing. The ends are named in a player's words ("the 1
-    on the right"), or as the engine writes them with ``notation`` (also
-    chosen when the words leave too little room for the moves).
+    on the right arm", :func:`~american_sniff.render.text.end_words`), or as
+    the engine writes them with ``notation``. With more moves than room,
+    the moves name the arm alone ("[1|5] on the right"), and only if that is
+    still too long the notation's names.
     """
     width, height = size
     moves = [move for move in view.legal_moves if isinstance(move, Place)]
@@ -277,6 +362,8 @@ def decision_screen(
     if view.drawn is not None:
         hand.append(f"You drew {view.drawn}, which fits: you must place it.")
     heading = ["Your moves (=N: the end sum after it, +N: the points it scores):"]
+    if len(heading[0]) > width:
+        heading = ["Your moves (=N: end sum after it, +N: points):"]
     layout = view.layout
     names = _point_names(layout, notation, width)
     texts = [_move_text(view, move, names) for move in moves]
@@ -285,28 +372,32 @@ def decision_screen(
         table = ["The table is empty: you open."]
         listed = _move_rows(texts, width, max(1, room - len(table)))
         return [*top, *table, *hand, *heading, *listed]
+    # The ends in words; with more moves than room, shorter words (the arm
+    # alone), then the notation's names.
+    levels = [(notation, False)] if notation else [(False, False), (False, True), (True, False)]
     drawing = compact_drawing(layout, width=width, unicode=unicode)
     if drawing is not None:
-        # The drawing with the open ends in words; with more moves than room,
-        # the notation's shorter names, then the drawing without the ends'
-        # line (its markers show what each end adds).
-        for named in (notation,) if notation else (False, True):
-            named_texts = [
-                _move_text(view, move, _point_names(layout, named, width)) for move in moves
-            ]
-            for ends in (_ends_lines(layout, width, named), []):
+        # The drawing with the line of its open ends, then without it (the
+        # markers show what each end adds).
+        for named, short in levels:
+            level_names = _point_names(layout, named, width, short=short)
+            named_texts = [_move_text(view, move, level_names) for move in moves]
+            for ends in (_ends_lines(layout, width, named), _marker_legend(layout, width)):
                 drawn = drawing + ends
                 # The moves in one column, or in as many as the drawing needs to fit.
                 for rows in range(len(named_texts), 0, -1):
                     listed = _move_rows(named_texts, width, rows)
                     if len(listed) + len(drawn) <= room:
                         return [*top, *drawn, *hand, *heading, *listed]
+    # Too small for the drawing: the table arm by arm, in the same words.
     table = ["The table, arm by arm from the first tile (* the Sniff):"]
-    table += compact_text(layout, width=width, names=names)
-    listed = _move_rows(texts, width, max(1, room - len(table)))
-    if len(listed) > room - len(table) and not notation:
-        # The player's words are longer than the notation: too many moves for them.
-        return decision_screen(view, unicode=unicode, size=size, since=since, notation=True)
+    table += compact_text(layout, width=width, names=None if notation else names)
+    for named, short in levels:
+        level_names = _point_names(layout, named, width, short=short)
+        named_texts = [_move_text(view, move, level_names) for move in moves]
+        listed = _move_rows(named_texts, width, max(1, room - len(table)))
+        if len(listed) <= room - len(table):
+            break
     return [*top, *table, *hand, *heading, *listed]
 
 
@@ -320,15 +411,18 @@ def _shows(point: Point) -> int:
 _TYPED_TILE = re.compile(r"^\[?\s*([0-6])\s*[|:/,-]?\s*([0-6])\s*\]?(?:\s+(.*))?$")
 
 
-def typed_move(view: PlayerView, answer: str, *, notation: bool = False) -> Move | list[str] | None:
+def typed_move(
+    view: PlayerView, answer: str, *, notation: bool = False, width: int = SCREEN[0]
+) -> Move | list[str] | None:
     """The move a typed tile names, the reason it names none, or None if it is no tile.
 
     The tile is written in either order (``[4|2]``, ``[2|4]``, ``4-2``,
     ``42``). Alone, it is played if it has exactly one place; else the
     answer says where it fits. After it, ``opens``, or ``on`` and an end as
-    the screen names it ("on the 4 on the right") or as the engine writes
-    it (``on [3|4] high``). A refusal says why: the tile is not in your hand,
-    it fits no open end, or which ends it fits.
+    the screen names it ("on the 4 on the right arm", or its arm alone: "on
+    the right") or as the engine writes it (``on [3|4] high``). A refusal
+    says why: the tile is not in your hand, it fits no open end, or which
+    ends it fits, in lines that fit ``width``.
     """
     match = _TYPED_TILE.match(answer.strip())
     if match is None:
@@ -341,50 +435,62 @@ def typed_move(view: PlayerView, answer: str, *, notation: bool = False) -> Move
     moves = list(view.legal_moves)
     names = _point_names(view.layout, notation)
     if tile not in view.hand:
-        return [f"  You do not hold {tile}. Your hand: {hand_text(view.hand)}"]
+        return _wrapped(width, f"You do not hold {tile}. Your hand: {hand_text(view.hand)}")
     places = [move for move in moves if isinstance(move, Place) and move.tile == tile]
     where = [f"{_place_text(move, names)} (move {moves.index(move) + 1})" for move in places]
     if not places:
         if view.drawn is not None:
-            return [f"  You drew {view.drawn}: only it can be placed now."]
+            return _wrapped(width, f"You drew {view.drawn}: only it can be placed now.")
         if not view.layout.tiles:
-            return [f"  {tile} cannot open this round: enter one of the numbered moves."]
+            return _wrapped(
+                width, f"{tile} cannot open this round: enter one of the numbered moves."
+            )
         shown = sorted({_shows(point) for point in view.layout.points()})
         ends = ", ".join(map(str, shown))
-        return [f"  {tile} fits no open end: the ends show {ends}, and it has no such number."]
+        return _wrapped(
+            width, f"{tile} fits no open end: the ends show {ends}, and it has no such number."
+        )
     if not rest:
         if len(places) == 1:
             return places[0]
-        return _wrapped(f"{tile} fits {len(places)} places: {'; '.join(where)}. Enter its number.")
+        return _wrapped(
+            width, f"{tile} fits {len(places)} places: {'; '.join(where)}. Enter its number."
+        )
     if rest.lower() == "opens":
         wanted: Point | None = None
         if view.layout.tiles:
-            return _wrapped(f"The table is not empty: {tile} fits {'; '.join(where)}.")
+            return _wrapped(width, f"The table is not empty: {tile} fits {'; '.join(where)}.")
     else:
         target = " ".join(rest[3:].lower().split())
         words = end_words(view.layout)
+        short = _point_names(view.layout, False, short=True)
         found = [
             point
             for point in view.layout.points()
-            if target in (words[point].lower(), str(point).lower())
+            if target in (words[point].lower(), short[point].lower(), str(point).lower())
         ]
         if not found:
             ends = "; ".join(names[point] for point in view.layout.points())
-            return _wrapped(f"There is no open end {rest[3:].strip()!r}: the open ends are {ends}.")
+            return _wrapped(
+                width, f"There is no open end {rest[3:].strip()!r}: the open ends are {ends}."
+            )
         wanted = found[0]
     for move in places:
         if move.at == wanted:
             return move
     assert wanted is not None
     return _wrapped(
+        width,
         f"{tile} does not fit {names[wanted]}, which shows a {_shows(wanted)}; "
-        f"it fits {'; '.join(where)}."
+        f"it fits {'; '.join(where)}.",
     )
 
 
-def _wrapped(text: str) -> list[str]:
-    """A message under the screen, wrapped to 80 columns between words."""
-    return textwrap.wrap(text, 78, initial_indent="  ", subsequent_indent="    ")
+def _wrapped(width: int, text: str) -> list[str]:
+    """A message under the screen, wrapped to ``width`` columns between words."""
+    return textwrap.wrap(
+        text, width, initial_indent="  ", subsequent_indent="    ", break_long_words=False
+    )
 
 
 def settlement_lines(
@@ -400,7 +506,7 @@ def settlement_lines(
     >>> settlement_lines(ended.last_round, 2, you=0)[-1]
     'Seat 1: 10 -> 10 (-0)'
     """
-    lines = [round_end_lines(result, players, you)[0]]
+    lines = textwrap.wrap(round_end_lines(result, players, you)[0], width, subsequent_indent="    ")
     side_of = [seat % 2 if players == 4 else seat for seat in range(players)]
     for seat, (hand, deduction) in enumerate(zip(result.hands, result.deductions, strict=True)):
         pips = sum(tile.pips for tile in hand)
@@ -554,7 +660,7 @@ class _Game:
             f"target {state.target}.",
             style="1",
         )
-        self.say(f"Seed {state.seed}: play this match again with --seed {state.seed}.")
+        self.say_wrapped(f"Seed {state.seed}: --seed {state.seed} plays this match again.")
         if players == 4:
             self.say_wrapped(
                 f"You are seat {you}; your partner is seat {(you + 2) % 4}. "
@@ -585,17 +691,28 @@ class _Game:
 
     def step(self, move: Move) -> None:
         you, players = self.seat, self.state.players
+        width = self.size[0]
+        names = _point_names(self.state.layout, self.notation, width)
         self.states.append(apply(self.state, move))
         view = view_for(self.state, you)
         action = view.last_action
         assert action is not None  # every state after an apply has one
-        self.say(action_line(action, players, you=you, hide_draw=action.seat != you))
+        line = action_line(
+            action,
+            players,
+            you=you,
+            hide_draw=action.seat != you,
+            names=None if self.notation else names,
+        )
+        self.say(*textwrap.wrap(line, width, subsequent_indent="    ", break_long_words=False))
         result = action.round_result
         if result is None:
             return
         self.say("The table at the end of the round:")
         self.say(*self.final_table(result))
-        self.say(*settlement_lines(result, players, you, width=self.size[0]))
+        # The round's last moves stay in sight above the settlement.
+        self.say(*last_moves_lines(self.states, you, width=width, notation=self.notation))
+        self.say(*settlement_lines(result, players, you, width=width))
         self.tally(view)
         if view.winner is None:
             if self.interactive:
@@ -605,21 +722,27 @@ class _Game:
             self.say("", round_start_line(self.state, you))
 
     def final_table(self, result: RoundResult) -> list[str]:
-        """The table a round left: drawn if it fits beside the settlement, else arm by arm.
+        """The table a round left, drawn above the round's last moves and the settlement.
 
-        The drawing comes with the line of its open ends where that fits too.
+        The drawing comes with the line of its open ends where that fits too;
+        it is listed arm by arm only where it cannot be drawn in the width.
         """
         width, height = self.size
-        rest = len(settlement_lines(result, self.state.players, self.seat))
+        rest = len(settlement_lines(result, self.state.players, self.seat, width=width))
+        rest += len(last_moves_lines(self.states, self.seat, width=width, notation=self.notation))
         tally = 1 + sum(len(tally_lines(score)) for score in result.scores)
         room = height - rest - tally - 3
         layout = result.layout
         drawing = compact_drawing(layout, width=width, unicode=self.unicode)
         if drawing is not None:
             # The line of open ends gives way first: the markers show what each adds.
-            for drawn in (drawing + _ends_lines(layout, width, self.notation), drawing):
+            legend = _marker_legend(layout, width)
+            for drawn in (drawing + _ends_lines(layout, width, self.notation), drawing + legend):
                 if len(drawn) <= room:
                     return drawn
+            # Taller than the room: the picture still, its top above the screen
+            # rather than the list of arms.
+            return drawing + legend
         return compact_text(layout, width=width, names=_point_names(layout, self.notation, width))
 
     def undo(self) -> None:
@@ -676,6 +799,8 @@ class _Game:
             return moves[0]  # no choice: the narration shows it
         count = len(moves)
         choose = "Enter plays your only move" if count == 1 else f"Move 1-{count}"
+        if len(choose) > self.size[0] // 3:
+            choose = "Enter: the only move"
         prompt = f"{choose}, h hint, u undo, ? help, q quit: "
         message: list[str] = []
         redraw = True
@@ -700,7 +825,7 @@ class _Game:
             message, redraw = reply, self.interactive
             if self.interactive and reply == list(HELP):
                 # The help is longer than the room under the screen: it waits.
-                self.say(*HELP)
+                self.say(*self.help_lines())
                 self.out.write("Press Enter to go back to your move. ")
                 self.out.flush()
                 self.inp.readline()
@@ -732,6 +857,7 @@ class _Game:
         """
         moves = view.legal_moves
         count = len(moves)
+        width = self.size[0]
         key = answer.lower()
         if key in ("q", "quit"):
             self.offer_to_save()
@@ -739,19 +865,25 @@ class _Game:
         if key in ("u", "undo"):
             raise _Undo
         if key in ("?", "help"):
-            return list(HELP)
+            return list(HELP) if self.interactive else self.help_lines()
         if key in ("h", "hint"):
             hint_seed = (self.states[0].seed + len(self.states)) & MASK64
             hint = make_bot("search", hint_seed, **self.options.get("search", {}))
             chosen = hint.choose(view)
-            return [f"  Hint: the search bot would play {moves.index(chosen) + 1}. {chosen}"]
+            names = _point_names(view.layout, self.notation, width)
+            chosen_text = _place_text(chosen, names) if isinstance(chosen, Place) else str(chosen)
+            return _wrapped(
+                width,
+                f"Hint: the search bot would play {moves.index(chosen) + 1}. {chosen_text} "
+                f"({hint_reason(view, chosen)}).",
+            )
         if not answer:
             if count == 1:
                 return moves[0]
             return [f"  Enter a move: a number from 1 to {count}, or ? for help."]
         if answer.isdigit() and 1 <= int(answer) <= count:
             return moves[int(answer) - 1]
-        typed = typed_move(view, answer, notation=self.notation)
+        typed = typed_move(view, answer, notation=self.notation, width=width)
         if typed is not None:
             return typed
         if answer.isdigit():
@@ -760,21 +892,29 @@ class _Game:
             move = parse_move(answer, strict=True)
         except IllegalMove as error:
             return [
-                *textwrap.wrap(
-                    f"That is {error}", 78, initial_indent="  ", subsequent_indent="    "
+                *_wrapped(width, f"That is {error}"),
+                *_wrapped(
+                    width, f"Enter 1 to {count}, a move as the list writes it, or ? for help."
                 ),
-                f"  Enter 1 to {count}, a move as the list writes it, or ? for help.",
             ]
         if move not in moves:
             return [f"  {move} is not one of your moves now: enter 1 to {count}."]
         return move
+
+    def help_lines(self) -> list[str]:
+        """:data:`HELP`, each line wrapped to the screen's width under its own indent."""
+        lines = []
+        for line in HELP:
+            indent = " " * (len(line) - len(line.lstrip(" ")) + 2)
+            lines += textwrap.wrap(line, self.size[0], subsequent_indent=indent)
+        return lines
 
     def offer_to_save(self) -> None:
         """Ask for a file to save the match to, to resume it later (unless it is recorded)."""
         if self.record_path is not None:
             self.say(f"  Resume with: american-sniff play --resume {self.record_path}")
             return
-        self.out.write("Save the match to resume it later? File name (Enter: do not save): ")
+        self.out.write("Save to resume later? File name (Enter: do not save): ")
         self.out.flush()
         path = self.inp.readline().strip()
         if not self.interactive and path:
@@ -895,6 +1035,25 @@ def wants_color(stream: TextIO) -> bool:
     return stream.isatty()
 
 
+def screen_size(stream: TextIO) -> tuple[int, int]:
+    """The screen ``play`` fits on ``stream``: :data:`SCREEN`, or a smaller terminal.
+
+    A terminal narrower or lower than :data:`SCREEN` gets lines that fit it
+    (down to :data:`SMALLEST`); a larger one, or output that is no terminal,
+    gets :data:`SCREEN`.
+    """
+    if not stream.isatty():
+        return SCREEN
+    try:
+        columns, lines = os.get_terminal_size(stream.fileno())
+    except (OSError, ValueError):
+        return SCREEN
+    return (
+        max(SMALLEST[0], min(columns, SCREEN[0])) if columns else SCREEN[0],
+        max(SMALLEST[1], min(lines, SCREEN[1])) if lines else SCREEN[1],
+    )
+
+
 def _run(args: argparse.Namespace) -> int:
     if sys.stdin is None:
         print(
@@ -935,6 +1094,7 @@ def _run(args: argparse.Namespace) -> int:
         options,
         unicode=unicode,
         color=wants_color(sys.stdout),
+        size=screen_size(sys.stdout),
         states=states,
         record=args.record,
         notation=args.notation,

@@ -118,43 +118,47 @@ def end_labels(layout: Layout) -> dict[Point, str]:
 
 
 def end_words(layout: Layout, *, width: int = 80) -> dict[Point, str]:
-    """A player's words for each open point of ``layout``, as the terminal draws it.
+    """A player's words for each open point of ``layout``: its number and its arm.
 
-    An end is its number and where it lies from the first tile in
-    :func:`~american_sniff.render.compact.compact_drawing` ("the 1 on the
-    right", "the 6 at the top"); a branch of the Sniff is the side of the
-    Sniff it leaves from ("the Sniff's upper branch"). Two ends that the
-    same words would name (an arm that turned back) get the tile's notation
-    after them. ``width`` is the width of the drawing the words describe.
+    The first tile lies across the table in every drawing of the terminal
+    (:func:`~american_sniff.render.compact.compact_drawing`), its low half
+    (or line A of a double) on the left: the two arms of the line are the
+    *left arm* and the *right arm*, and the Sniff's branches are *branch a*
+    and *branch b*, as their markers are written (``a+6``). An end is its
+    number and its arm ("the 1 on the left arm", "the 3 on branch a"). The
+    words depend only on the tiles and where they were placed, never on how
+    the drawing folds the arms to fit its width: an end keeps its name while
+    its arm grows, turns at the edge of the screen or comes back. Each arm
+    has one open end, so no two ends share their words. ``width`` is kept
+    for the callers that pass the drawing's width; the words do not use it.
 
     >>> from american_sniff import Tile
     >>> sorted(end_words(Layout.empty().place(Tile(1, 4))).values())
-    ['the 1 on the left', 'the 4 on the right']
+    ['the 1 on the left arm', 'the 4 on the right arm']
     """
-    from .compact import compact_ends  # noqa: PLC0415 (compact draws with this module's labels)
-
-    places = compact_ends(layout, width=width)
+    del width  # the words are the same at every width
+    if not layout.tiles:
+        return {}
+    first = layout.tiles[0]
+    parent = {connection.joined.tile: connection.at for connection in layout.connections}
     words: dict[Point, str] = {}
-    for point, (x, y) in places.items():
-        # A line of a terminal is about two columns high.
-        across = abs(x) >= 2 * abs(y)
-        if point.side in (Side.BRANCH_A, Side.BRANCH_B):
-            where = ("left" if x < 0 else "right") if across else ("upper" if y < 0 else "lower")
-            words[point] = f"the Sniff's {where} branch"
-            continue
-        if across:
-            where = "on the left" if x < 0 else "on the right"
-        else:
-            where = "at the top" if y < 0 else "at the bottom"
+    for point in layout.points():
         number = point.tile.high if point.side is Side.HIGH else point.tile.low
-        words[point] = f"the {number} {where}"
-    counts: dict[str, int] = {}
-    for text in words.values():
-        counts[text] = counts.get(text, 0) + 1
-    return {
-        point: f"{text} of {point.tile}" if counts[text] > 1 else text
-        for point, text in words.items()
-    }
+        words[point] = f"the {number} on {_arm(point, first, parent)}"
+    return words
+
+
+def _arm(point: Point, first: Tile, parent: Mapping[Tile, Point]) -> str:
+    """The arm ``point`` lies on: the branch, or the side of the first tile, it grows from."""
+    at = point
+    while True:
+        if at.side is Side.BRANCH_A:
+            return "branch a"
+        if at.side is Side.BRANCH_B:
+            return "branch b"
+        if at.tile == first:
+            return "the left arm" if at.side in (Side.LOW, Side.LINE_A) else "the right arm"
+        at = parent[at.tile]
 
 
 #: The letter a double's side is marked with: the last letter of its name.
@@ -199,8 +203,10 @@ def compact_text(
 
     Each arm starts at a side of the tile it leaves (the first tile's two
     sides, the Sniff's branches), lists its tiles outward, and ends at its
-    open point, named as in the move list (or by ``names``, such as
-    :func:`end_words`), with what it adds to the end sum.
+    open point, named as in the move list, with what it adds to the end sum.
+    Given ``names`` (a player's words for the open points, such as
+    :func:`end_words` gives), the arms are named in a player's words too
+    ("The left arm from [3|4]", "Branch a from [3|3]*").
 
     >>> from american_sniff import Tile, parse_point
     >>> table = Layout.empty().place(Tile(3, 3)).place(Tile(3, 4), parse_point("[3|3] line_a"))
@@ -242,7 +248,11 @@ def compact_text(
         else:
             name = str(point) if names is None else names.get(point, str(point))
             end = f"open {name} {labels[point].lstrip('ab')}"
-        text = f"{_starred(start.tile, layout)} {start.side.value}: " + ", ".join([*tiles, end])
+        if names is None:
+            arm = f"{_starred(start.tile, layout)} {start.side.value}"
+        else:
+            arm = f"{_arm(start, first, {}).capitalize()} from {_starred(start.tile, layout)}"
+        text = f"{arm}: " + ", ".join([*tiles, end])
         lines.extend(textwrap.wrap(text, width, subsequent_indent="    "))
     lines.append(f"End sum {layout.end_sum}, scores {placement_points(layout.end_sum)}")
     return lines
