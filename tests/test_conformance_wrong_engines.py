@@ -57,7 +57,9 @@ def fields_of(vectors: Iterable[Vector]) -> set[str]:
 
     for vector in vectors:
         for step in vector.data.get("steps", ()):
-            if "line" in step:  # as the wrong engines read it: a line may be a request
+            if "line_hex" in step:  # not UTF-8: no request at all
+                cmd = "line"
+            elif "line" in step:  # as the wrong engines read it: a line may be a request
                 cmd = fields.command_of(step_line(step))
             else:
                 name = step["request"].get("cmd")

@@ -87,6 +87,14 @@ class Script:
         self.steps.append({"at": at, "line": line, "expect": expected_answer(None, answer)})
         return answer
 
+    def raw(self, data: bytes, at: str) -> dict[str, Any]:
+        """Send the bytes ``data`` as a line (a ``line_hex`` step, not UTF-8); keep the step."""
+        answer: dict[str, Any] = json.loads(self.session.handle_line(data))
+        self.steps.append(
+            {"at": at, "line_hex": data.hex(), "expect": expected_answer(None, answer)}
+        )
+        return answer
+
     def vector(self, ident: str, description: str, requires: Sequence[str] = ()) -> dict[str, Any]:
         """The vector of these steps."""
         return {
@@ -2140,7 +2148,7 @@ def more_robustness_vectors() -> list[dict[str, Any]]:
 
 
 #: The vectors added for the coverage classes, by kind, after each kind's own.
-_COVERAGE_VECTORS = {
+_COVERAGE_VECTORS: dict[str, tuple[Callable[[], list[dict[str, Any]]], ...]] = {
     "refusals": (codes_by_position_vectors,),
     "robustness": (more_robustness_vectors,),
     "matches": (win_vectors, round_end_vectors),
@@ -2211,13 +2219,20 @@ def _lowest_rejected(n: int) -> int:
     return _SPAN - _SPAN % n
 
 
-def _dealt_order(players: int, seed: int, *, redraw: bool) -> tuple[tuple[Tile, ...], int]:
-    """The first round's shuffled tiles and lot from ``seed``, with or without the redraw."""
+def _dealt_order(
+    players: int, seed: int, *, redraw: bool, limit: Callable[[int], int] | None = None
+) -> tuple[tuple[Tile, ...], int]:
+    """The first round's shuffled tiles and lot from ``seed``, with or without the redraw.
+
+    ``limit`` gives the first output that ``below(n)`` redraws (by default the
+    right one, :func:`_lowest_rejected`).
+    """
+    first_redrawn = _lowest_rejected if limit is None else limit
 
     def draw(n: int, state: int) -> tuple[int, int]:
         while True:
             out, state = next_u64(state)
-            if not redraw or out < _lowest_rejected(n):
+            if not redraw or out < first_redrawn(n):
                 return out % n, state
 
     tiles, state = list(ALL_TILES), seed
@@ -2569,7 +2584,11 @@ def build() -> dict[str, dict[str, Any]]:
             "format_version": VECTORS_FORMAT_VERSION,
             "rules_version": RULES_VERSION,
             "kind": kind,
-            "vectors": [*make(), *(v for more in _COVERAGE_VECTORS.get(kind, ()) for v in more())],
+            "vectors": [
+                *make(),
+                *(v for more in _COVERAGE_VECTORS.get(kind, ()) for v in more()),
+                *(v for more in _ESCAPE_VECTORS.get(kind, ()) for v in more()),
+            ],
         }
         for kind, make in makers.items()
     }
@@ -2625,6 +2644,363 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"out of date: {', '.join(stale)} (regenerate them)", file=sys.stderr)
         return 1
     return 0
+
+
+# -- the escapes of issue 42: corners an engine written from the docs got wrong unseen ------
+
+
+def _limit_of_the_largest(n: int) -> int:
+    """``below(n)``'s limit written from the largest output: ``MAX - MAX % n``, MAX = 2**64 - 1.
+
+    It is the right limit unless ``n`` is a power of two: then nothing is to be
+    redrawn, but this limit redraws the top ``n`` outputs.
+    """
+    largest = _SPAN - 1
+    return largest - largest % n
+
+
+#: Seeds whose draw of ``below(n)``, n a power of two, is among the top n outputs,
+#: which must be kept (2**64 is a multiple of n, so no output is redrawn):
+#: (id, players, draw, output, what it shows). Draw k of the shuffle is ``below(29 - k)``.
+POWER_OF_TWO_SEEDS: tuple[tuple[str, int, int, int, str], ...] = (
+    (
+        "lot-below-4-top",
+        4,
+        28,
+        _SPAN - 1,
+        "the 28th output, the lot below(4), is 2**64 - 1, which is kept (4 divides 2**64)",
+    ),
+    (
+        "shuffle-below-16-top",
+        2,
+        13,
+        _SPAN - 3,
+        "the 13th output, below(16) in the shuffle, is 2**64 - 3, which is kept",
+    ),
+    (
+        "lot-below-2-top",
+        2,
+        28,
+        _SPAN - 2,
+        "the 28th output, the lot below(2), is 2**64 - 2, which is kept",
+    ),
+)
+
+
+def power_of_two_vectors() -> list[dict[str, Any]]:
+    """Seeded matches whose draw of ``below(n)``, n a power of two, must not be redrawn."""
+    vectors = []
+    for ident, players, draw, output, shows in POWER_OF_TWO_SEEDS:
+        seed = seed_giving(output, draw)
+        wrong = _dealt_order(players, seed, redraw=True, limit=_limit_of_the_largest)
+        if _dealt_order(players, seed, redraw=True) == wrong:
+            raise AssertionError(f"seeds/power-of-two-{ident}: MAX - MAX % n deals the same")
+        script = Script()
+        script.ok({"cmd": "new", "players": players, "seed": str(seed)}, "new")
+        for index in range(4):
+            moves = sorted(
+                script.ok({"cmd": "legal"}, f"round 1, action {index + 1}: legal")["moves"]
+            )
+            script.ok(
+                {"cmd": "move", "move": moves[0]}, f"round 1, action {index + 1} ({moves[0]})"
+            )
+        script.ok({"cmd": "state"}, "round 1, after 4 actions: state")
+        vectors.append(
+            script.vector(
+                f"seeds/power-of-two-{ident}",
+                f"{players} players from seed {seed}, found by inverting SplitMix64's mixer: "
+                f"{shows}. below(n)'s limit is 2**64 - 2**64 % n, which is 2**64 when n is a "
+                "power of two; a limit written 2**64 - 1 - (2**64 - 1) % n redraws the top n "
+                "outputs and deals otherwise. The first four actions (the first legal move in "
+                "text order each time).",
+                requires=("seed",),
+            )
+        )
+    return vectors
+
+
+#: A four-player seed whose first round, played by the first legal move in text
+#: order, ends with seat 0 holding two tiles it was dealt and never drawing: the
+#: shuffle dealt them out of order ([2|6] before [2|2]).
+UNDRAWN_SEED = 36
+#: The seat of :data:`UNDRAWN_SEED` that never draws, and its tiles at the end.
+UNDRAWN_SEAT, UNDRAWN_HAND = 0, ("[2|2]", "[2|6]")
+
+
+def _first_moves_round(script: Script, words: str) -> dict[str, Any]:
+    """Play the round by the first legal move in text order to its end; its round_end.
+
+    As every match vector does, it asks legal, move and state at each action,
+    then legal, state and a move after the round.
+    """
+    for index in range(4 * len(ALL_TILES)):
+        where = f"{words}action {index + 1}"
+        moves = sorted(script.ok({"cmd": "legal"}, f"{where}: legal")["moves"])
+        answer = script.ok({"cmd": "move", "move": moves[0]}, f"{where} ({moves[0]})")
+        script.ask({"cmd": "state"}, f"{where}, after ({moves[0]}): state")
+        if answer["round_end"] is not None:
+            end: dict[str, Any] = answer["round_end"]
+            for cmd in ("legal", "state", "move"):
+                request = {"cmd": cmd, "move": "pass"} if cmd == "move" else {"cmd": cmd}
+                script.ask(request, f"after the round: {cmd}")
+            return end
+    raise AssertionError("the round did not end")
+
+
+def undrawn_hand_vectors() -> list[dict[str, Any]]:
+    """A round ending while a seat that never drew holds tiles dealt out of order: hands sorted.
+
+    Two vectors: the round dealt from the seed (the shuffle's order is not
+    sorted), and the same deal given in ``new`` with every hand written in
+    the shuffle's order. In both, the revealed hands of ``round_end`` are
+    sorted, as every hand is, whatever the order it was dealt or given in.
+    """
+    tiles, lot = _dealt_order(4, UNDRAWN_SEED, redraw=True)
+    size = HAND_SIZE[4]
+    dealt = [tiles[k * size : (k + 1) * size] for k in range(4)]
+    kept = [tile_text(t) for t in dealt[UNDRAWN_SEAT] if tile_text(t) in UNDRAWN_HAND]
+    if kept == sorted(kept, key=parse_tile) or len(kept) < 2:
+        raise AssertionError("matches/undrawn-hand: the seat's tiles were dealt in order")
+    vectors = []
+    seeded = Script()
+    seeded.ok({"cmd": "new", "players": 4, "seed": str(UNDRAWN_SEED)}, "new")
+    end = _first_moves_round(seeded, "round 1, ")
+    if end["hands"][UNDRAWN_SEAT] != list(UNDRAWN_HAND):
+        raise AssertionError(f"matches/undrawn-hand: seat {UNDRAWN_SEAT} ends with {end['hands']}")
+    vectors.append(
+        seeded.vector(
+            "matches/undrawn-hand-seeded",
+            f"4 players from seed {UNDRAWN_SEED}, the first legal move in text order each time: "
+            f"seat {UNDRAWN_SEAT} never draws and ends the round holding {' and '.join(kept)}, "
+            "in the order the shuffle dealt them; round_end reveals every hand sorted.",
+            requires=("seed",),
+        )
+    )
+    given = Script()
+    deal = {
+        "hands": [[tile_text(t) for t in hand] for hand in dealt],
+        "stock": [tile_text(t) for t in tiles[4 * size :]],
+        "opener": lot,
+    }
+    given.ok({"cmd": "new", "players": 4, "deals": [deal]}, "new: the hands in the shuffle's order")
+    if _first_moves_round(given, "round 1, ") != end:
+        raise AssertionError("matches/undrawn-hand-given: the round ends otherwise")
+    vectors.append(
+        given.vector(
+            "matches/undrawn-hand-given",
+            f"The first round of seed {UNDRAWN_SEED} (4 players) given as a deal with every "
+            "hand written in the shuffle's order, played the same way: a given hand may be "
+            f"unsorted, and is sorted; seat {UNDRAWN_SEAT} never draws, and round_end "
+            "reveals its hand sorted.",
+        )
+    )
+    return vectors
+
+
+#: Lines of JSON's corners, each with its answer's error kind (None: answered ok)
+#: after :data:`_NEW`: (what, the line, the kind). docs/protocol.md, "Reading a line".
+JSON_CORNERS: tuple[tuple[str, str, str | None], ...] = (
+    (
+        "-0 is the integer 0",
+        '{"cmd": "settle", "players": 2, "hands": [[], ["[1|1]"]], '
+        '"finisher": -0, "scores": [-0, 10]}',
+        None,
+    ),
+    (
+        "a raw control character (U+0001) in a string",
+        '{"cmd": "move", "move": "dr\x01aw"}',
+        "bad_json",
+    ),
+    ("a raw tab in a string", '{"cmd": "move", "move": "draw\t"}', "bad_json"),
+    ("a raw U+001F in a key", '{"cmd": "state", "\x1f": 1}', "bad_json"),
+    (
+        "a raw DEL (U+007F) in a string: not a control character for JSON",
+        '{"cmd": "move", "move": "\x7f"}',
+        "illegal_move",
+    ),
+    (
+        "an escaped control character in a string",
+        '{"cmd": "move", "move": "dr\\u0001aw"}',
+        "illegal_move",
+    ),
+    (
+        "a lone high surrogate escape, read as a string",
+        '{"cmd": "move", "move": "\\ud800"}',
+        "illegal_move",
+    ),
+    (
+        "a lone low surrogate escape, read as a string",
+        '{"cmd": "move", "move": "\\udfff draw"}',
+        "illegal_move",
+    ),
+    ("surrogates in the wrong order", '{"cmd": "move", "move": "\\udc00\\ud800"}', "illegal_move"),
+    ("a lone surrogate as a key: an unknown key", '{"cmd": "state", "\\ud83d": 1}', "bad_request"),
+    ("an escaped key: c\\u006dd is cmd", '{"c\\u006dd": "state"}', None),
+    ("an escaped command", '{"cmd": "st\\u0061te"}', None),
+    (
+        "an escaped key twice over: \\u0063\\u006d\\u0064",
+        '{"\\u0063\\u006d\\u0064": "legal"}',
+        None,
+    ),
+    ("cmd and c\\u006dd: a repeated key", '{"cmd": "state", "c\\u006dd": "state"}', "bad_json"),
+    ("c\\u006dd twice: a repeated key", '{"c\\u006dd": "legal", "c\\u006dd": "legal"}', "bad_json"),
+    (
+        "a repeated escaped key of a command",
+        '{"cmd": "move", "move": "draw", "mov\\u0065": "draw"}',
+        "bad_json",
+    ),
+    ("the blanks of JSON a line can hold, everywhere", '\t\r {\t"cmd"\r: "state" } \t', None),
+    ("a form feed after the object", '{"cmd": "state"}\x0c', "bad_json"),
+    ("a form feed before the object", '\x0c{"cmd": "state"}', "bad_json"),
+    ("a form feed between tokens", '{"cmd":\x0c"state"}', "bad_json"),
+    ("a vertical tab after the object", '{"cmd": "state"}\x0b', "bad_json"),
+    ("a no-break space (U+00A0) before the object", '\xa0{"cmd": "state"}', "bad_json"),
+    ("a no-break space between tokens", '{"cmd":\xa0"state"}', "bad_json"),
+    ("a line separator (U+2028) after the object", '{"cmd": "state"}\u2028', "bad_json"),
+    ("an ideographic space (U+3000) after the object", '{"cmd": "state"}\u3000', "bad_json"),
+)
+
+#: Lines that are not UTF-8, each bad_json: (what, the bytes).
+NOT_UTF8: tuple[tuple[str, bytes], ...] = (
+    ("a byte 0xff in a string", b'{"cmd": "move", "move": "\xff"}'),
+    ("a continuation byte with no lead", b'{"cmd": "move", "move": "\x80draw"}'),
+    ("a surrogate encoded in UTF-8 (ED A0 80)", b'{"cmd": "move", "move": "\xed\xa0\x80"}'),
+    ("an overlong encoding of / (C0 AF)", b'{"cmd": "move", "move": "\xc0\xaf"}'),
+    ("a three-byte sequence cut short", b'{"cmd": "move", "move": "\xe2\x82"}'),
+    ("a byte 0xfe after the object", b'{"cmd": "state"}\xfe'),
+    ("Latin-1 text (0xe9) in a key", b'{"cmd": "state", "caf\xe9": 1}'),
+)
+
+#: Seeds whose text holds more than ASCII digits, each invalid_deal: (what, the seed).
+SEED_TEXTS: tuple[tuple[str, str], ...] = (
+    ("full-width digits", "\uff11\uff12"),
+    ("an Arabic-Indic digit", "\u0663"),
+    ("a Devanagari digit", "\u0967"),
+    ("a superscript digit", "\u00b9"),
+    ("a sign", "+1"),
+    ("a leading blank", " 1"),
+    ("a trailing blank", "1 "),
+    ("a leading zero", "007"),
+    ("an empty text", ""),
+    ("a separator", "1_000"),
+)
+
+
+def json_corner_vectors() -> list[dict[str, Any]]:
+    """JSON's corners, lines that are not UTF-8, the seed's text, and the deals' corners."""
+    vectors = []
+    script = Script()
+    script.ok(_NEW, "new: the match the lines must leave alone")
+    for what, line, kind in JSON_CORNERS:
+        if script.line(line, what).get("error") != kind:
+            raise AssertionError(f"robustness/json-corners: {what} is not {kind}")
+    script.ok({"cmd": "state"}, "state: the match is as before")
+    vectors.append(
+        script.vector(
+            "robustness/json-corners",
+            "JSON's corners, as docs/protocol.md settles them: -0 is 0; a raw control "
+            "character in a string is bad_json (DEL is none); lone surrogate escapes are read "
+            "as strings; keys are compared as decoded, so c\\u006dd is cmd and a repeat of it "
+            "is a repeated key; only space, tab, line feed and carriage return are blanks.",
+        )
+    )
+    script = Script()
+    script.ok(_NEW, "new: the match the lines must leave alone")
+    for what, data in NOT_UTF8:
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+        else:
+            raise AssertionError(f"robustness/not-utf8: {what} is UTF-8")
+        if script.raw(data, what).get("error") != "bad_json":
+            raise AssertionError(f"robustness/not-utf8: {what} is not bad_json")
+    script.ok({"cmd": "state"}, "state: the match is as before")
+    vectors.append(
+        script.vector(
+            "robustness/not-utf8",
+            "Lines that are not UTF-8 (sent as bytes, line_hex): a stray byte, a surrogate "
+            "or an overlong form encoded, a sequence cut short; each is bad_json, not read "
+            "with replacement characters.",
+        )
+    )
+    script = Script()
+    script.ok(_NEW, "new: the match the requests must leave alone")
+    for what, seed in SEED_TEXTS:
+        if (
+            script.ask({"cmd": "new", "players": 2, "seed": seed}, f"a seed of {what}").get("error")
+            != "invalid_deal"
+        ):
+            raise AssertionError(f"robustness/seed-texts: {what} is not invalid_deal")
+    script.ok({"cmd": "state"}, "state: the match is as before")
+    vectors.append(
+        script.vector(
+            "robustness/seed-texts",
+            "A seed's text is ASCII digits only, without a sign, a blank or a leading zero: "
+            "full-width, Arabic-Indic, Devanagari and superscript digits are invalid_deal.",
+            requires=("seed",),
+        )
+    )
+    vectors.append(_deal_corners())
+    return vectors
+
+
+def _deal_corners() -> dict[str, Any]:
+    """Deals null or empty, a deal short of a tile, scores of the wrong length, a given hand."""
+    short = {**_TABLE_DEAL, "stock": _TABLE_DEAL["stock"][:-1]}
+    unsorted = {**_TABLE_DEAL, "hands": [list(reversed(hand)) for hand in _TABLE_DEAL["hands"]]}
+    cases: tuple[tuple[str, dict[str, Any], str | None], ...] = (
+        (
+            "deals null, with a seed",
+            {"cmd": "new", "players": 2, "deals": None, "seed": "1"},
+            "bad_request",
+        ),
+        ("deals null, without a seed", {"cmd": "new", "players": 2, "deals": None}, "bad_request"),
+        ("deals empty, without a seed", {"cmd": "new", "players": 2, "deals": []}, "invalid_deal"),
+        (
+            "a deal of 27 tiles, short of [6|6], none twice",
+            {**_NEW, "deals": [short]},
+            "invalid_deal",
+        ),
+        ("scores of one side for two players", {**_NEW, "scores": [0]}, "invalid_deal"),
+        ("scores of three sides for two players", {**_NEW, "scores": [0, 0, 0]}, "invalid_deal"),
+        (
+            "scores of two sides for three players",
+            {"cmd": "new", "players": 3, "seed": "1", "scores": [0, 0]},
+            "invalid_deal",
+        ),
+        ("an empty moves list: the empty table", {"cmd": "table", "moves": []}, None),
+        (
+            "deals empty, with a seed: the seed deals",
+            {"cmd": "new", "players": 2, "deals": [], "seed": "1"},
+            None,
+        ),
+        ("a deal whose hands are written unsorted: sorted", {**_NEW, "deals": [unsorted]}, None),
+    )
+    script = Script()
+    script.ok(_NEW, "new")
+    for what, request, kind in cases:
+        if script.ask(request, what).get("error") != kind:
+            raise AssertionError(f"robustness/deal-corners: {what} is not {kind}")
+    for move in ("[1|4] opens", "[1|2] on [1|4] low"):
+        script.ok({"cmd": "move", "move": move}, f"the unsorted deal is played: {move}")
+    script.ok({"cmd": "state"}, "state")
+    return script.vector(
+        "robustness/deal-corners",
+        "deals null is bad_request (null is not a list); deals empty without a seed, a deal "
+        "short of one tile (27, none twice), and scores not one per side are invalid_deal; "
+        "an empty moves list is the empty table; deals empty with a seed is a seeded match; "
+        "a given hand may be unsorted.",
+        requires=("seed",),
+    )
+
+
+#: The vectors of issue 42's escapes, by kind, after the coverage vectors.
+_ESCAPE_VECTORS: dict[str, tuple[Callable[[], list[dict[str, Any]]], ...]] = {
+    "robustness": (json_corner_vectors,),
+    "seeds": (power_of_two_vectors,),
+    "matches": (undrawn_hand_vectors,),
+}
 
 
 if __name__ == "__main__":
