@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 import pytest
 
-from american_sniff.conformance import generate
+import generate_vectors as generate
 from american_sniff.conformance.kit import Engine, LocalEngine, SubprocessEngine, run_kit
 from american_sniff.conformance.loading import InvalidVectors, load_vectors, read_vectors, step_line
 from american_sniff.conformance.protocol import MAX_DEPTH, MAX_LINE_BYTES, nesting

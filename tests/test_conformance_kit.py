@@ -20,7 +20,7 @@ from typing import Any
 import attrs
 import pytest
 
-from american_sniff.conformance import generate
+import generate_vectors as generate
 from american_sniff.conformance.kit import (
     EngineCrashed,
     EngineError,

@@ -11,9 +11,9 @@ from typing import Any
 import jsonschema  # type: ignore[import-untyped]  # no type stubs among the test dependencies
 import pytest
 
+import generate_vectors as generate
 from american_sniff import REFUSAL_CODES, RULES_VERSION, RoundEnd
 from american_sniff.bots import random_match
-from american_sniff.conformance import generate
 from american_sniff.conformance.loading import (
     KINDS,
     VECTORS_FORMAT,
@@ -58,7 +58,7 @@ def test_the_shipped_files_are_a_fresh_generation(built: dict[str, dict[str, Any
     for name, doc in built.items():
         shipped = SHIPPED.joinpath(name).read_text(encoding="utf-8")
         assert shipped == generate.dumps(doc) + "\n", (
-            f"{name} is out of date: run python -m american_sniff.conformance.generate"
+            f"{name} is out of date: run python tools/generate_vectors.py"
         )
     assert sorted(entry.name for entry in SHIPPED.iterdir()) == sorted(
         f"{kind}.json" for kind in KINDS

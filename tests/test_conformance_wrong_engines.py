@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from american_sniff.conformance import generate
+import generate_vectors as generate
 from american_sniff.conformance.compare import OWN_CHOICE
 from american_sniff.conformance.kit import EngineError, KitReport, SubprocessEngine, run_kit
 from american_sniff.conformance.loading import Vector, load_vectors, step_line

@@ -53,7 +53,7 @@ from ..serial import move_text, tile_text
 from ..state import MatchState
 from ..tiles import ALL_TILES
 from .compare import difference, expected_answer, own_choice_problem, text
-from .generate import BAD_LINES, BAD_REQUESTS, BAD_SEEDS, JSON_CORNERS, SEED_TEXTS
+from .inputs import BAD_LINES, BAD_REQUESTS, BAD_SEEDS, JSON_CORNERS, SEED_TEXTS
 from .kit import Engine, EngineCrashed, EngineError, LocalEngine, handshake
 
 __all__ = ["DEFAULT_STEPS", "MAX_REPLAYS", "RARE", "FuzzReport", "fuzz"]

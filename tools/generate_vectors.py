@@ -1,15 +1,17 @@
-"""Generate the conformance vectors: ``python -m american_sniff.conformance.generate``.
+"""Generate the conformance vectors: ``python tools/generate_vectors.py``.
 
-The vectors shipped in ``american_sniff/conformance/vectors/`` are the output
-of this module, and a test checks that they still are. Each vector is written
+A tool of the repository, not of the package: the wheel holds the vectors it
+writes, not it. The vectors shipped in ``american_sniff/conformance/vectors/``
+are its output, and a test checks that they still are. Each vector is written
 here as a scenario in the rules' own terms (a placement sequence, some hands,
 a deal and a few moves, a seeded match) and kept as its requests, each with
 the library's whole answer (the engine's own choices left out: see
-:mod:`~american_sniff.conformance.compare`), from the same protocol session
+:mod:`american_sniff.conformance.compare`), from the same protocol session
 that ``american-sniff engine`` serves. Each scenario also states the
 outcome it is meant to show (the refusal code, the sums of the worked
-examples, a blocked round), which the
-generation checks.
+examples, a blocked round), which the generation checks. The inputs it shares
+with the fuzzer (the bad lines and requests, JSON's corners) are data of
+:mod:`american_sniff.conformance.inputs`.
 
 Run it with ``--check`` to compare the shipped files with a fresh generation
 instead of writing them, and with ``--out DIR`` to write elsewhere.
@@ -26,24 +28,43 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .._json import pretty_json
-from ..bots import random_match
-from ..engine import legal_moves
-from ..layout import Layout
-from ..moves import Place, parse_move
-from ..records import MatchRecord, OpenerBy, record_match
-from ..referee import check_record
-from ..replayer import Problem, step
-from ..rng import below, next_u64
-from ..rules import HAND_SIZE, RULES_VERSION, TARGET, round_hand, settle
-from ..serial import move_text, tile_text
-from ..state import MatchState, RoundEnd
-from ..tiles import ALL_TILES, Tile, parse_tile
-from .compare import expected_answer
-from .coverage import coverage
-from .kit import LocalEngine, perft
-from .loading import KINDS, VECTORS_FORMAT, VECTORS_FORMAT_VERSION
-from .protocol import MAX_DEPTH, MAX_LINE_BYTES, MAX_ROUND, MIN_SCORE, Session, serve
+from american_sniff._json import pretty_json
+from american_sniff.bots import random_match
+from american_sniff.conformance.compare import expected_answer
+from american_sniff.conformance.coverage import coverage
+from american_sniff.conformance.inputs import (
+    BAD_LINES,
+    BAD_REQUESTS,
+    BAD_SEEDS,
+    JSON_CORNERS,
+    NEW,
+    NOT_UTF8,
+    SEED_TEXTS,
+    TABLE_DEAL,
+    deal_of,
+    filled,
+)
+from american_sniff.conformance.kit import LocalEngine, perft
+from american_sniff.conformance.loading import KINDS, VECTORS_FORMAT, VECTORS_FORMAT_VERSION
+from american_sniff.conformance.protocol import (
+    MAX_DEPTH,
+    MAX_LINE_BYTES,
+    MAX_ROUND,
+    MIN_SCORE,
+    Session,
+    serve,
+)
+from american_sniff.engine import legal_moves
+from american_sniff.layout import Layout
+from american_sniff.moves import Place, parse_move
+from american_sniff.records import MatchRecord, OpenerBy, record_match
+from american_sniff.referee import check_record
+from american_sniff.replayer import Problem, step
+from american_sniff.rng import below, next_u64
+from american_sniff.rules import HAND_SIZE, RULES_VERSION, TARGET, round_hand, settle
+from american_sniff.serial import move_text, tile_text
+from american_sniff.state import MatchState, RoundEnd
+from american_sniff.tiles import ALL_TILES, Tile, parse_tile
 
 __all__ = ["build", "dumps", "main", "seed_giving", "unmix"]
 
@@ -448,25 +469,11 @@ def settlement_vectors() -> list[dict[str, Any]]:
 
 # -- refusals ----------------------------------------------------------------------------
 
-
-def _deal(hands: Sequence[str], opener: int, stock: str = "") -> dict[str, Any]:
-    """A deal: ``hands``, then ``stock`` drawn first, then the other tiles in set order."""
-    dealt = [sorted(_tiles(hand), key=lambda tile: tile.index) for hand in hands]
-    first = list(_tiles(stock))
-    used = {tile for hand in dealt for tile in hand} | set(first)
-    rest = [tile for tile in ALL_TILES if tile not in used]
-    return {
-        "hands": [[tile_text(t) for t in hand] for hand in dealt],
-        "stock": [tile_text(t) for t in first + rest],
-        "opener": opener,
-    }
+_deal = deal_of
+_fill = filled
+_TABLE_DEAL = TABLE_DEAL
 
 
-#: Two players. Seat 0 opens; the opening, a later Sniff ([4|4]) and an
-#: ordinary double ([2|2]) come up in the first moves.
-_TABLE_DEAL = _deal(
-    ["[1|4] [1|1] [4|4] [0|0] [2|6] [3|5] [4|6]", "[1|2] [3|4] [1|5] [2|2] [0|2] [0|4] [3|3]"], 0
-)
 _OPENED = ("[1|4] opens",)
 #: [4|4] is the Sniff, joined at line A only: its branches are not open yet.
 _HALF_SNIFF = ("[1|4] opens", "[1|2] on [1|4] low", "[4|4] on [1|4] high")
@@ -494,19 +501,6 @@ _PASS_DEAL = _deal(
 _FOUR_DEAL = _deal(["[1|3]", "[1|1] [1|4]", "", ""], 1)
 #: Three players; seat 2 opens.
 _THREE_DEAL = _deal(["[1|4] [0|0] [2|2]", "[1|1] [1|2] [0|1]", "[1|3] [5|5] [6|6] [4|6]"], 2)
-
-
-def _fill(deal: dict[str, Any], sizes: Sequence[int]) -> dict[str, Any]:
-    """``deal`` with hands topped up to ``sizes`` from the front of its stock."""
-    stock = list(deal["stock"])
-    hands = []
-    for hand, size in zip(deal["hands"], sizes, strict=True):
-        extra = size - len(hand)
-        hands.append(
-            sorted([*hand, *stock[:extra]], key=lambda t: parse_tile(t, strict=True).index)
-        )
-        del stock[:extra]
-    return {"hands": hands, "stock": stock, "opener": deal["opener"]}
 
 
 _FOUR = _fill(_FOUR_DEAL, (5, 5, 5, 5))
@@ -1081,81 +1075,7 @@ def _point_value(point: str) -> int:
 
 # -- robustness --------------------------------------------------------------------------
 
-_NEW = {"cmd": "new", "players": 2, "deals": [_TABLE_DEAL]}
-
-#: Lines that are not one JSON object, each as the docs list the kinds of bad_json.
-BAD_LINES: tuple[tuple[str, str], ...] = (
-    ("not JSON", '{"cmd": "legal"'),
-    ("an empty line", ""),
-    ("only blanks", "   "),
-    ("an array, not an object", '["legal"]'),
-    ("a string, not an object", '"legal"'),
-    ("null", "null"),
-    ("a float", '{"cmd": "new", "players": 2.0, "seed": "1"}'),
-    ("a float written with an exponent", '{"cmd": "new", "players": 2e0, "seed": "1"}'),
-    ("NaN", '{"cmd": "new", "players": NaN, "seed": "1"}'),
-    ("an integer above 2**53 - 1", '{"cmd": "new", "players": 9007199254740992, "seed": "1"}'),
-    ("an integer below -(2**53 - 1)", '{"cmd": "new", "players": 2, "round": -9007199254740992}'),
-    ("a repeated key", '{"cmd": "legal", "cmd": "state"}'),
-    ("a byte-order mark", '\ufeff{"cmd": "legal"}'),
-)
-
-#: Requests that are answered with an error, by the kind of error: (what, request).
-BAD_REQUESTS: tuple[tuple[str, dict[str, Any]], ...] = (
-    ("an unknown command", {"cmd": "undo"}),
-    ("no command", {"players": 2}),
-    ("a command that is not a string", {"cmd": 5}),
-    ("an unknown key", {"cmd": "legal", "verbose": True}),
-    ("an unknown key in new", {**_NEW, "variant": "classic"}),
-    ("an unknown key in a deal", {**_NEW, "deals": [{**_TABLE_DEAL, "dealer": 0}]}),
-    ("an unknown key in hello", {"cmd": "hello", "protocol_version": 1, "debug": True}),
-    ("a missing key", {"cmd": "move"}),
-    ("a move that is not a string", {"cmd": "move", "move": 5}),
-    ("players as a string", {**_NEW, "players": "2"}),
-    ("players as a boolean", {**_NEW, "players": True}),
-    ("a seed as a number", {"cmd": "new", "players": 2, "seed": 5}),
-    ("hello of protocol version 2", {"cmd": "hello", "protocol_version": 2}),
-    ("hello of rules version 2", {"cmd": "hello", "protocol_version": 1, "rules_version": "2"}),
-    ("a new with neither deals nor seed", {"cmd": "new", "players": 2}),
-    ("five players", {**_NEW, "players": 5}),
-    ("a deal with a short hand", {**_NEW, "deals": [_fill(_TABLE_DEAL, (6, 7))]}),
-    ("a deal with no opener and no seed", {**_NEW, "deals": [{**_TABLE_DEAL, "opener": None}]}),
-    ("a deal with an opener off the table", {**_NEW, "deals": [{**_TABLE_DEAL, "opener": 2}]}),
-    ("round 0", {**_NEW, "round": 0}),
-    ("round one past the highest", {**_NEW, "round": MAX_ROUND + 1}),
-    ("scores at the target", {**_NEW, "scores": [250, 0]}),
-    ("scores not multiples of 5", {**_NEW, "scores": [12, 0]}),
-    ("scores below the lowest", {**_NEW, "scores": [MIN_SCORE - 5, 0]}),
-    ("scores of the wrong length", {**_NEW, "scores": [0, 0, 0]}),
-    ("a draw in a table", {"cmd": "table", "moves": ["[1|4] opens", "draw"]}),
-    (
-        "a finisher whose hand is not empty",
-        {"cmd": "settle", "players": 2, "hands": [["[1|2]"], ["[3|4]"]], "finisher": 0},
-    ),
-    ("a tile in two hands", {"cmd": "settle", "players": 2, "hands": [["[1|2]"], ["[1|2]"]]}),
-    ("three hands for two players", {"cmd": "settle", "players": 2, "hands": [[], [], []]}),
-    (
-        "settle with three scores for two sides",
-        {"cmd": "settle", "players": 2, "hands": [[], []], "scores": [0, 0, 0]},
-    ),
-    (
-        "settle with no scores (an empty list) for two sides",
-        {"cmd": "settle", "players": 2, "hands": [["[1|2]"], []], "scores": []},
-    ),
-    (
-        "settle with one score per seat of four players, not per side",
-        {"cmd": "settle", "players": 4, "hands": [[], [], [], []], "scores": [0, 0, 0, 0]},
-    ),
-)
-
-
-#: Seeds an engine with the ``seed`` feature refuses.
-BAD_SEEDS: tuple[tuple[str, dict[str, Any]], ...] = (
-    ("a seed that is not a number", {"cmd": "new", "players": 2, "seed": "abc"}),
-    ("a negative seed", {"cmd": "new", "players": 2, "seed": "-1"}),
-    ("a seed with a leading zero", {"cmd": "new", "players": 2, "seed": "01"}),
-    ("a seed of 2**64", {"cmd": "new", "players": 2, "seed": "18446744073709551616"}),
-)
+_NEW = NEW
 
 
 def robustness_vectors() -> list[dict[str, Any]]:
@@ -2614,13 +2534,15 @@ def dumps(value: Any, width: int = WIDTH) -> str:
 
 
 def _shipped() -> Path:
-    return Path(__file__).with_name("vectors")
+    return (
+        Path(__file__).resolve().parents[1] / "src" / "american_sniff" / "conformance" / "vectors"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Write (or with ``--check`` compare) the vector files; return the exit code."""
     parser = argparse.ArgumentParser(
-        prog="python -m american_sniff.conformance.generate",
+        prog="python tools/generate_vectors.py",
         description="Generate the conformance vectors from the library.",
     )
     parser.add_argument("--out", type=Path, default=_shipped(), help="directory to write to")
@@ -2795,95 +2717,6 @@ def undrawn_hand_vectors() -> list[dict[str, Any]]:
         )
     )
     return vectors
-
-
-#: Lines of JSON's corners, each with its answer's error kind (None: answered ok)
-#: after :data:`_NEW`: (what, the line, the kind). docs/protocol.md, "Reading a line".
-JSON_CORNERS: tuple[tuple[str, str, str | None], ...] = (
-    (
-        "-0 is the integer 0",
-        '{"cmd": "settle", "players": 2, "hands": [[], ["[1|1]"]], '
-        '"finisher": -0, "scores": [-0, 10]}',
-        None,
-    ),
-    (
-        "a raw control character (U+0001) in a string",
-        '{"cmd": "move", "move": "dr\x01aw"}',
-        "bad_json",
-    ),
-    ("a raw tab in a string", '{"cmd": "move", "move": "draw\t"}', "bad_json"),
-    ("a raw U+001F in a key", '{"cmd": "state", "\x1f": 1}', "bad_json"),
-    (
-        "a raw DEL (U+007F) in a string: not a control character for JSON",
-        '{"cmd": "move", "move": "\x7f"}',
-        "illegal_move",
-    ),
-    (
-        "an escaped control character in a string",
-        '{"cmd": "move", "move": "dr\\u0001aw"}',
-        "illegal_move",
-    ),
-    (
-        "a lone high surrogate escape, read as a string",
-        '{"cmd": "move", "move": "\\ud800"}',
-        "illegal_move",
-    ),
-    (
-        "a lone low surrogate escape, read as a string",
-        '{"cmd": "move", "move": "\\udfff draw"}',
-        "illegal_move",
-    ),
-    ("surrogates in the wrong order", '{"cmd": "move", "move": "\\udc00\\ud800"}', "illegal_move"),
-    ("a lone surrogate as a key: an unknown key", '{"cmd": "state", "\\ud83d": 1}', "bad_request"),
-    ("an escaped key: c\\u006dd is cmd", '{"c\\u006dd": "state"}', None),
-    ("an escaped command", '{"cmd": "st\\u0061te"}', None),
-    (
-        "an escaped key twice over: \\u0063\\u006d\\u0064",
-        '{"\\u0063\\u006d\\u0064": "legal"}',
-        None,
-    ),
-    ("cmd and c\\u006dd: a repeated key", '{"cmd": "state", "c\\u006dd": "state"}', "bad_json"),
-    ("c\\u006dd twice: a repeated key", '{"c\\u006dd": "legal", "c\\u006dd": "legal"}', "bad_json"),
-    (
-        "a repeated escaped key of a command",
-        '{"cmd": "move", "move": "draw", "mov\\u0065": "draw"}',
-        "bad_json",
-    ),
-    ("the blanks of JSON a line can hold, everywhere", '\t\r {\t"cmd"\r: "state" } \t', None),
-    ("a form feed after the object", '{"cmd": "state"}\x0c', "bad_json"),
-    ("a form feed before the object", '\x0c{"cmd": "state"}', "bad_json"),
-    ("a form feed between tokens", '{"cmd":\x0c"state"}', "bad_json"),
-    ("a vertical tab after the object", '{"cmd": "state"}\x0b', "bad_json"),
-    ("a no-break space (U+00A0) before the object", '\xa0{"cmd": "state"}', "bad_json"),
-    ("a no-break space between tokens", '{"cmd":\xa0"state"}', "bad_json"),
-    ("a line separator (U+2028) after the object", '{"cmd": "state"}\u2028', "bad_json"),
-    ("an ideographic space (U+3000) after the object", '{"cmd": "state"}\u3000', "bad_json"),
-)
-
-#: Lines that are not UTF-8, each bad_json: (what, the bytes).
-NOT_UTF8: tuple[tuple[str, bytes], ...] = (
-    ("a byte 0xff in a string", b'{"cmd": "move", "move": "\xff"}'),
-    ("a continuation byte with no lead", b'{"cmd": "move", "move": "\x80draw"}'),
-    ("a surrogate encoded in UTF-8 (ED A0 80)", b'{"cmd": "move", "move": "\xed\xa0\x80"}'),
-    ("an overlong encoding of / (C0 AF)", b'{"cmd": "move", "move": "\xc0\xaf"}'),
-    ("a three-byte sequence cut short", b'{"cmd": "move", "move": "\xe2\x82"}'),
-    ("a byte 0xfe after the object", b'{"cmd": "state"}\xfe'),
-    ("Latin-1 text (0xe9) in a key", b'{"cmd": "state", "caf\xe9": 1}'),
-)
-
-#: Seeds whose text holds more than ASCII digits, each invalid_deal: (what, the seed).
-SEED_TEXTS: tuple[tuple[str, str], ...] = (
-    ("full-width digits", "\uff11\uff12"),
-    ("an Arabic-Indic digit", "\u0663"),
-    ("a Devanagari digit", "\u0967"),
-    ("a superscript digit", "\u00b9"),
-    ("a sign", "+1"),
-    ("a leading blank", " 1"),
-    ("a trailing blank", "1 "),
-    ("a leading zero", "007"),
-    ("an empty text", ""),
-    ("a separator", "1_000"),
-)
 
 
 def json_corner_vectors() -> list[dict[str, Any]]:
