@@ -20,7 +20,7 @@ import pytest
 
 from american_sniff.conformance.compare import difference
 from american_sniff.conformance.coverage import classify
-from american_sniff.conformance.kit import LocalEngine, run_kit
+from american_sniff.conformance.kit import LocalEngine, SubprocessEngine, run_kit
 from american_sniff.conformance.loading import (
     InvalidVectors,
     load_vectors,
@@ -189,3 +189,17 @@ def test_the_coverage_classes_of_the_escapes() -> None:
         classify(by_id["seeds/2-players-seed-1"]) if "seeds/2-players-seed-1" in by_id else set()
     )
     assert not {c for c in plain if c.startswith(("json/", "round-end/undrawn"))}
+
+
+@pytest.mark.parametrize(("program", "passes"), [("minimal", True), ("replaced_utf8", False)])
+def test_a_line_that_is_not_utf8_goes_to_a_program_as_bytes(program: str, passes: bool) -> None:
+    """Over a pipe, line_hex's bytes reach the engine as they are; a lenient reader fails."""
+    vectors = [vector for vector in VECTORS if vector.id == "robustness/not-utf8"]
+    command = [sys.executable, str(WRONG_ENGINES / f"{program}.py")]
+    with SubprocessEngine(command, timeout=30) as engine:
+        report = run_kit(engine, vectors)
+    assert report.passed == passes
+    if not passes:
+        message = report.failures[0].difference or ""
+        assert 'a byte 0xff in a string: error: expected "bad_json"' in message
+        assert 'request: b\'{"cmd": "move", "move": "\\xff"}\'' in message
