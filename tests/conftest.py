@@ -12,6 +12,10 @@
   same examples and a verdict does not depend on what ran before it.
 
 ``HYPOTHESIS_PROFILE`` names a profile explicitly and wins over ``CI``.
+
+The repository's ``tools`` folder is put on the import path, so that the
+tests import the vector generator (``import generate_vectors``), which the
+package does not hold.
 Every profile has ``deadline=None``: a whole match per example has no
 meaningful per-example time limit, and timing must never fail a test.
 """
@@ -19,6 +23,8 @@ meaningful per-example time limit, and timing must never fail a test.
 from __future__ import annotations
 
 import os
+import sys
+from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, settings
@@ -41,3 +47,7 @@ for _name, (_examples, _steps, _extra) in _PROFILES.items():
 settings.load_profile(
     os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "default")
 )
+
+# The repository's tools, importable by the tests as top-level modules: the
+# vector generator (tools/generate_vectors.py) is not in the package.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))

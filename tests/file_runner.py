@@ -70,12 +70,12 @@ def own_choices_typed(cmd: Any, answer: dict[str, Any]) -> bool:
 class Runner:
     """Runs vector files against an engine given as two functions: send a line, restart."""
 
-    def __init__(self, send: Callable[[str], str], restart: Callable[[], None]) -> None:
+    def __init__(self, send: Callable[[str | bytes], str], restart: Callable[[], None]) -> None:
         self.send = send
         self.restart = restart
         self.features: list[str] = []
 
-    def ask(self, line: str) -> dict[str, Any]:
+    def ask(self, line: str | bytes) -> dict[str, Any]:
         """Send a line; the answer, which must be an object with ok."""
         try:
             answer = json.loads(self.send(line))
@@ -99,7 +99,10 @@ class Runner:
     def steps(self, vector: dict[str, Any]) -> None:
         """Run a vector's steps; raise Failed at the first difference."""
         for step in vector["steps"]:
-            if "line" in step:  # pad_to: spaces added up to that many bytes
+            line: str | bytes
+            if "line_hex" in step:  # a line that is not UTF-8, sent as its bytes
+                cmd, line = None, bytes.fromhex(step["line_hex"])
+            elif "line" in step:  # pad_to: spaces added up to that many bytes
                 padding = step.get("pad_to", 0) - len(step["line"].encode("utf-8"))
                 cmd, line = None, step["line"] + " " * padding
             else:
@@ -170,7 +173,7 @@ def vectors(directory: Path) -> Iterator[dict[str, Any]]:
 
 
 def run_directory(
-    directory: Path, send: Callable[[str], str], restart: Callable[[], None]
+    directory: Path, send: Callable[[str | bytes], str], restart: Callable[[], None]
 ) -> dict[str, str]:
     """The verdict on every vector of ``directory``, by id."""
     runner = Runner(send, restart)

@@ -34,14 +34,16 @@ class InProcess:
         """The answer to a request."""
         return self.send_line(json.dumps(message))
 
-    def send_line(self, line: str) -> dict[str, Any]:
-        """The answer to a line, as it would come over a pipe."""
+    def send_line(self, line: str | bytes) -> dict[str, Any]:
+        """The answer to a line (text, or bytes as they are), as it would come over a pipe."""
         answer: dict[str, Any] = json.loads(self.text(line))
         return answer
 
-    def text(self, line: str) -> str:
+    def text(self, line: str | bytes) -> str:
         """The answer line to a line; :class:`EngineError` if the engine gave up (exited)."""
         try:
+            if isinstance(line, bytes):
+                return json.dumps(self.engine.raw_line(line))
             return json.dumps(self.engine.line(line))
         except Exception as exc:  # the engine stopped: as if its process had exited
             raise EngineError(f"the engine exited: {exc}") from None

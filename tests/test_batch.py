@@ -47,10 +47,10 @@ from american_sniff.batch import (
     step,
     step_into,
 )
-from american_sniff.conformance.generate import seed_giving
 from american_sniff.envs.rewards import rewards as env_rewards
 from american_sniff.state import MatchState
 from american_sniff.tiles import ALL_TILES
+from generate_vectors import seed_giving
 
 HAS_C = "c" in BACKENDS
 needs_c = pytest.mark.skipif(not HAS_C, reason="the C extension is not built")

@@ -21,12 +21,12 @@ from american_sniff import MatchState, apply, new_match, view_for  # noqa: E402
 from american_sniff.actions import legal_actions, move_of  # noqa: E402
 from american_sniff.batch import BACKENDS, OK  # noqa: E402
 from american_sniff.batch.observe import FACT_WORDS, advance_facts  # noqa: E402
-from american_sniff.conformance.generate import seed_giving  # noqa: E402
 from american_sniff.envs.batched import BatchedMatches, below  # noqa: E402
 from american_sniff.envs.rewards import rewards  # noqa: E402
 from american_sniff.observation import encode  # noqa: E402
 from american_sniff.rng import MASK64  # noqa: E402
 from american_sniff.rng import below as below_one  # noqa: E402
+from generate_vectors import seed_giving  # noqa: E402
 
 HAS_C = "c" in BACKENDS
 needs_c = pytest.mark.skipif(not HAS_C, reason="the C batch extension is not built")

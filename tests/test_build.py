@@ -11,8 +11,11 @@ from __future__ import annotations
 import importlib
 import importlib.metadata
 import importlib.util
+import json
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any, ClassVar
@@ -312,3 +315,45 @@ def test_a_cached_build_is_reused_unless_compilation_is_required(
     assert "compiling the rules core" not in capsys.readouterr().err
     assert list(build_data["force_include"].values()) == ["american_sniff/tiles.so"]
     assert build_data["pure_python"] is False
+
+
+# -- the vector generator is a tool of the repository, not of the package -------------------
+
+
+def _loaded_by(statement: str) -> set[str]:
+    """The modules a fresh interpreter holds after ``statement``."""
+    program = f"import json, sys\n{statement}\nprint(json.dumps(sorted(sys.modules)))"
+    result = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, check=True, timeout=60
+    )
+    loaded: list[str] = json.loads(result.stdout)
+    return set(loaded)
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "american_sniff.conformance",
+        "american_sniff.conformance.kit",
+        "american_sniff.conformance.fuzz",
+    ],
+)
+def test_the_kit_and_the_fuzzer_load_no_generator(module: str) -> None:
+    """Importing the kit or the fuzzer loads no generator, nor its closure (bots, records)."""
+    loaded = _loaded_by(f"import {module}")
+    assert module in loaded
+    assert not {name for name in loaded if "generat" in name}
+    assert not {"american_sniff.bots", "american_sniff.records", "american_sniff.referee"} & loaded
+
+
+def test_the_package_holds_no_generator() -> None:
+    """The installed package has no generator module; the repository's tools folder has it."""
+    assert importlib.util.find_spec("american_sniff.conformance.generate") is None
+    spec = importlib.util.find_spec("american_sniff.conformance")
+    assert spec is not None
+    assert spec.origin is not None
+    folder = Path(spec.origin).parent
+    assert not list(folder.glob("generat*"))
+    assert (folder / "vectors" / "seeds.json").is_file()  # what it writes ships
+    if (ROOT / "tools").is_dir():  # beside the tests in the repository and the sdist
+        assert (ROOT / "tools" / "generate_vectors.py").is_file()

@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
+import generate_vectors as generate
 from american_sniff.bots import random_match
 from american_sniff.cli import main
 from american_sniff.cli.conformance import REPLAY_HEADING
-from american_sniff.conformance import generate, load_vectors
+from american_sniff.conformance import load_vectors
 from american_sniff.records import record_match
 
 WRONG_ENGINES = Path(__file__).parent / "wrong_engines"

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+import generate_vectors as generate
 from american_sniff.cli import main
-from american_sniff.conformance import generate
 from american_sniff.conformance.coverage import (
     CLASSES,
     REFUSAL_POSITIONS,

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+import generate_vectors as generate
 from american_sniff import (
     ALL_TILES,
     REFUSAL_CODES,
@@ -18,7 +19,6 @@ from american_sniff import (
     new_match,
     parse_move,
 )
-from american_sniff.conformance import generate
 from american_sniff.conformance.protocol import (
     ERROR_KINDS,
     MAX_LINE_BYTES,

@@ -11,9 +11,9 @@ from typing import Any
 import jsonschema  # type: ignore[import-untyped]  # no type stubs among the test dependencies
 import pytest
 
+import generate_vectors as generate
 from american_sniff import REFUSAL_CODES, RULES_VERSION, RoundEnd
 from american_sniff.bots import random_match
-from american_sniff.conformance import generate
 from american_sniff.conformance.loading import (
     KINDS,
     VECTORS_FORMAT,
@@ -58,7 +58,7 @@ def test_the_shipped_files_are_a_fresh_generation(built: dict[str, dict[str, Any
     for name, doc in built.items():
         shipped = SHIPPED.joinpath(name).read_text(encoding="utf-8")
         assert shipped == generate.dumps(doc) + "\n", (
-            f"{name} is out of date: run python -m american_sniff.conformance.generate"
+            f"{name} is out of date: run python tools/generate_vectors.py"
         )
     assert sorted(entry.name for entry in SHIPPED.iterdir()) == sorted(
         f"{kind}.json" for kind in KINDS
@@ -99,16 +99,24 @@ def test_the_kinds_and_their_counts(vectors: tuple[Vector, ...]) -> None:
         "settlement": 12,
         "refusals": 42,
         "order": len(generate.ORDER_PAIRS),
-        # 9, the error kinds' order, the 5 settled questions, the blocked last deals
-        "robustness": 9 + len(generate.ERROR_PAIRS) + 5 + len(generate.BLOCKED_LAST_DEALS),
-        "seeds": len(generate.SEEDS) + 2 + len(generate.REJECTION_SEEDS),
+        # 9, the error kinds' order, the 5 settled questions, the blocked last deals, and
+        # issue 42's four: JSON's corners, lines not UTF-8, seed texts, the deals' corners
+        "robustness": 9 + len(generate.ERROR_PAIRS) + 5 + len(generate.BLOCKED_LAST_DEALS) + 4,
+        "seeds": len(generate.SEEDS)
+        + 2
+        + len(generate.REJECTION_SEEDS)
+        + len(generate.POWER_OF_TWO_SEEDS),
         "perft": len(generate.PERFTS),
-        "matches": 14 + len(generate.WON_BY_SEAT) + len(generate.STUCK_NEXT_SEAT),
+        # and issue 42's two rounds ending with a hand never drawn into
+        "matches": 14 + len(generate.WON_BY_SEAT) + len(generate.STUCK_NEXT_SEAT) + 2,
     }
     assert all(vector.id.startswith(vector.kind + "/") for vector in vectors)
     assert all(vector.description for vector in vectors)
     assert {v.id for v in vectors if v.requires} == {
         "robustness/bad-seeds",
+        "robustness/seed-texts",
+        "robustness/deal-corners",
+        "matches/undrawn-hand-seeded",
         *(v.id for v in vectors if v.kind == "seeds"),
     }
 
@@ -203,12 +211,14 @@ def test_the_seed_vectors_cover_the_edges(vectors: tuple[Vector, ...]) -> None:
     seeded = [v for v in vectors if v.kind == "seeds"]
     seeds = {int(steps(v)[0]["request"]["seed"]) for v in seeded}
     rejected = {generate.seed_giving(out, draw) for _, _, draw, out, _ in generate.REJECTION_SEEDS}
-    assert seeds == {0, (1 << 53) - 1, (1 << 53) + 1, (1 << 64) - 1, 42, 1} | rejected
+    kept = {generate.seed_giving(out, draw) for _, _, draw, out, _ in generate.POWER_OF_TWO_SEEDS}
+    assert seeds == {0, (1 << 53) - 1, (1 << 53) + 1, (1 << 64) - 1, 42, 1} | rejected | kept
     both = by_id(vectors)["seeds/deals-then-seed-42"]
     assert steps(both)[0]["request"]["deals"][0]["opener"] is None
     for vector in seeded:
         rounds = {s["expect"].get("round") for s in steps(vector)} - {None}
-        assert len(rounds) >= 2 or vector.id.startswith("seeds/rejected-"), vector.id
+        single = vector.id.startswith(("seeds/rejected-", "seeds/power-of-two-"))
+        assert len(rounds) >= 2 or single, vector.id
     blocked = [
         s
         for v in seeded
@@ -358,7 +368,7 @@ def a_vector(**changes: Any) -> dict[str, Any]:
         (header(vectors=[a_vector(fresh=1)]), "fresh must be true or false"),
         (header(vectors=[a_vector(steps=[])]), "steps must not be empty"),
         (header(vectors=[a_vector(steps=[1])]), "step 0 must be an object"),
-        (header(vectors=[a_vector(steps=[{**STEP, "line": ""}])]), "either request or line"),
+        (header(vectors=[a_vector(steps=[{**STEP, "line": ""}])]), "exactly one of request, line"),
         (header(vectors=[a_vector(steps=[{**STEP, "expect": {}}])]), "expect must hold ok"),
         (header(vectors=[a_vector(steps=[{**STEP, "at": None}])]), "at must be a str"),
         (

@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from american_sniff.conformance import generate
+import generate_vectors as generate
 from american_sniff.conformance.compare import OWN_CHOICE
 from american_sniff.conformance.kit import EngineError, KitReport, SubprocessEngine, run_kit
 from american_sniff.conformance.loading import Vector, load_vectors, step_line
@@ -57,7 +57,9 @@ def fields_of(vectors: Iterable[Vector]) -> set[str]:
 
     for vector in vectors:
         for step in vector.data.get("steps", ()):
-            if "line" in step:  # as the wrong engines read it: a line may be a request
+            if "line_hex" in step:  # not UTF-8: no request at all
+                cmd = "line"
+            elif "line" in step:  # as the wrong engines read it: a line may be a request
                 cmd = fields.command_of(step_line(step))
             else:
                 name = step["request"].get("cmd")

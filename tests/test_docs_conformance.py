@@ -10,7 +10,7 @@ import json
 import re
 from pathlib import Path
 
-from american_sniff.conformance import generate
+import generate_vectors as generate
 from american_sniff.conformance.loading import load_vectors
 from american_sniff.conformance.protocol import Session
 

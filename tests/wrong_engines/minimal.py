@@ -157,6 +157,10 @@ class Rules:
         """Whether the round is blocked (the stock is empty): no seat at all can place."""
         return not any(can_place(seat) for seat in range(players))
 
+    def hand_order(self, hand: list[Tile], given: bool) -> list[Tile]:
+        """A hand as dealt (``given`` in a new request, else from the seed): sorted."""
+        return sorted(hand)
+
     def below(self, n: int, state: int) -> tuple[int, int]:
         """The dealer's unbiased integer below ``n``, redrawing outputs past the limit."""
         return _below(n, state)
@@ -296,6 +300,7 @@ class Match:
     def deal(self, finisher: int | None) -> None:
         """Start the next round from the next deal."""
         self.round += 1
+        given = bool(self.deals)
         if self.deals:
             deal = self.deals.pop(0)
             if deal.get("opener") is None and finisher is None:
@@ -308,7 +313,9 @@ class Match:
         else:
             self.dealt_out = True
             return
-        self.hands = [sorted(read_tile(t) for t in hand) for hand in deal["hands"]]
+        self.hands = [
+            self.rules.hand_order([read_tile(t) for t in hand], given) for hand in deal["hands"]
+        ]
         self.stock = [read_tile(t) for t in deal["stock"]]
         dealt: int | None = deal.get("opener")
         if dealt is None:  # no lot was due: the finisher opens
@@ -598,6 +605,8 @@ class Engine:
     parse = staticmethod(parse_line)
     #: The match a ``new`` request starts.
     match_class: type[Match] = Match
+    #: How a request's command and keys are checked.
+    check = staticmethod(check_request)
 
     def __init__(self, rules: Rules, name: str) -> None:
         self.rules = rules
@@ -644,10 +653,10 @@ class Engine:
         if players not in _TARGET:
             raise BadRequest("invalid_deal", "players must be 2, 3 or 4")
         seed = request.get("seed")
-        if seed is not None and (not re.fullmatch(r"0|[1-9][0-9]*", seed) or int(seed) > _MASK):
+        if seed is not None and not self.seed_ok(seed):
             raise BadRequest("invalid_deal", f"bad seed {seed!r}")
         deals = list(request.get("deals", []))
-        if seed is None and not deals:
+        if seed is None and self.lacks_deals(request):
             raise BadRequest("invalid_deal", "no deals and no seed")
         for deal in deals:
             self.check_deal(deal, players, seed is not None)
@@ -665,6 +674,16 @@ class Engine:
         dealer = None if seed is None else Dealer(int(seed), players, self.rules.below)
         self.match = self.match_class(self.rules, players, deals, list(scores), first, dealer)
         return self.match.state()
+
+    @staticmethod
+    def seed_ok(seed: str) -> bool:
+        """Whether a seed's text is ASCII digits of 0 to 2**64 - 1, without a leading zero."""
+        return re.fullmatch(r"0|[1-9][0-9]*", seed) is not None and int(seed) <= _MASK
+
+    @staticmethod
+    def lacks_deals(request: dict[str, Any]) -> bool:
+        """Whether a new request gives no deal (missing or empty)."""
+        return not request.get("deals")
 
     def check_deal(self, deal: dict[str, Any], players: int, seeded: bool) -> None:
         """Refuse a deal that is not one of the whole set to ``players`` players."""
@@ -733,6 +752,19 @@ class Engine:
         if len(scores) != (2 if players == 4 else players):
             raise BadRequest("bad_request", "settle needs one score per side")
 
+    def raw_line(self, data: bytes) -> dict[str, Any]:
+        """The answer to one line as bytes (without its newline): bad_json unless UTF-8."""
+        try:
+            line = self.decode(data)
+        except UnicodeDecodeError:
+            return {"ok": False, "error": "bad_json", "message": "not UTF-8"}
+        return self.line(line)
+
+    @staticmethod
+    def decode(data: bytes) -> str:
+        """A line's text: its bytes read as UTF-8, strictly."""
+        return data.decode("utf-8")
+
     def line(self, line: str) -> dict[str, Any]:
         """The answer to one request line (without its newline)."""
         try:
@@ -744,7 +776,7 @@ class Engine:
                 raise BadRequest("bad_json", str(exc)) from None
             if not isinstance(request, dict):
                 raise BadRequest("bad_json", "a request is a JSON object")
-            check_request(request)
+            self.check(request)
             return {"ok": True, **self.answer(request)}
         except Refused as refused:
             answer = {"ok": False, "error": "illegal_move", "code": refused.code}
@@ -762,12 +794,7 @@ def serve(rules: Rules, name: str, engine: Engine | None = None) -> None:
     """Answer the requests on standard input until quit or its end (with ``engine`` if given)."""
     engine = Engine(rules, name) if engine is None else engine
     for raw in sys.stdin.buffer:
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            answer = {"ok": False, "error": "bad_json", "message": "not UTF-8"}
-        else:
-            answer = engine.line(line.removesuffix("\n"))
+        answer = engine.raw_line(raw.removesuffix(b"\n"))
         sys.stdout.write(json.dumps(answer) + "\n")
         sys.stdout.flush()
         if answer.get("ok") and answer.get("quit"):

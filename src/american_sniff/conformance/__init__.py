@@ -6,7 +6,13 @@
   and :func:`load_vectors`;
 * :mod:`~american_sniff.conformance.kit`: :func:`run_kit`, which runs the
   vectors against an engine (``american-sniff conformance``);
-* :mod:`~american_sniff.conformance.generate`: how the vectors are made.
+* :mod:`~american_sniff.conformance.coverage` and
+  :mod:`~american_sniff.conformance.fuzz`: the classes the vectors reach, and
+  the lockstep fuzzer; :mod:`~american_sniff.conformance.inputs`: the bad
+  inputs both send.
+
+The vectors are made by ``tools/generate_vectors.py``, a tool of the
+repository that the package does not hold.
 
 ``docs/protocol.md`` and ``docs/conformance.md`` describe the protocol and the
 vectors field by field.

@@ -125,8 +125,8 @@ def difference(expected: object, got: object, path: str = "") -> str | None:
                 return found
             else:
                 first = found
-                if key == "ok":  # every other field follows from it
-                    return first
+                if key == "ok":  # every other field follows from it: say which error
+                    return first + _refusal_named(expected, got)
         if first is not None and others:
             return f"{first} (other fields that differ: {', '.join(others)})"
         return first
@@ -139,6 +139,29 @@ def difference(expected: object, got: object, path: str = "") -> str | None:
     if type(expected) is not type(got) or text(expected) != text(got):
         return f"{path}: expected {text(expected)}, got {text(got)}"
     return None
+
+
+def _refusal_named(expected: Mapping[str, Any], got: Mapping[str, Any]) -> str:
+    """The error kind (and code) of whichever side of an ``ok`` difference refused, in words.
+
+    >>> _refusal_named({"ok": False, "error": "invalid_deal"}, {"ok": True})
+    ' (the vector expects error "invalid_deal")'
+    >>> _refusal_named({"ok": True}, {"ok": False, "error": "bad_json", "message": "no"})
+    ' (the engine answered error "bad_json", message "no")'
+    """
+    engine = expected.get("ok") is not False
+    failure = got if engine else expected
+    parts = [f"{key} {text(failure[key])}" for key in ("error", "code") if key in failure]
+    message = failure.get("message")
+    if engine and isinstance(message, str):
+        parts.append(f"message {text(message[:_MESSAGE_QUOTED])}")
+    if not parts:
+        return ""
+    return f" (the {'engine answered' if engine else 'vector expects'} {', '.join(parts)})"
+
+
+#: How much of an engine's refusal message a difference quotes.
+_MESSAGE_QUOTED = 120
 
 
 def _field_difference(key: str, value: object, got: Mapping[str, Any], path: str) -> str | None:

@@ -134,6 +134,10 @@ ERROR_CAUSES: Mapping[str, Mapping[str, str]] = {
         "infinity": "an infinity",
         "big-integer": "an integer beyond 2**53 - 1 in size",
         "repeated-key": "a key repeated in one object",
+        "repeated-escaped-key": "a key repeated in one object, written otherwise (c\\u006dd)",
+        "control-character": "a raw control character (U+0000 to U+001F) in a string",
+        "other-blank": "a blank JSON does not allow (form feed, no-break space) around the tokens",
+        "not-utf8": "a line that is not UTF-8 (a vector's line_hex)",
         "bom": "a byte-order mark before the text",
         "nesting": "JSON nested deeper than the limit",
     },
@@ -144,6 +148,7 @@ ERROR_CAUSES: Mapping[str, Mapping[str, str]] = {
         "key-missing": "a key missing",
         "key-unknown": "an unknown key",
         "key-wrong-type": "a key of the wrong type",
+        "deals-null": "new with deals null (null is not a list)",
         "boolean-for-integer": "true or false where an integer is due",
         "table-draw": "a table request with a draw",
         "table-pass": "a table request with a pass",
@@ -162,12 +167,15 @@ ERROR_CAUSES: Mapping[str, Mapping[str, str]] = {
     "invalid_deal": {
         "players": "new with players not 2, 3 or 4",
         "no-deals-no-seed": "new with neither deals nor a seed",
+        "empty-deals-no-seed": "new with deals empty and no seed",
         "bad-seed": "new with a seed that is not a decimal text of 0 to 2**64 - 1",
+        "seed-not-ascii-digits": "new with a seed of digits beyond ASCII (full-width)",
         "deal-opener-null": "a deal with a null opener and no seed",
         "deal-opener-not-a-seat": "a deal whose opener is not a seat",
         "deal-hand-sizes": "a deal whose hands are not the players' hands",
         "deal-malformed-tile": "a deal with a text that is not a tile",
         "deal-not-the-set": "a deal that does not hold each of the 28 tiles once",
+        "deal-short-of-a-tile": "a deal of 27 tiles, none twice",
         "round-below-1": "new with a round below 1",
         "round-above-max": f"new with a round above {MAX_ROUND}",
         "scores-length": "new with scores not one per side",
@@ -183,9 +191,22 @@ ERROR_CAUSES: Mapping[str, Mapping[str, str]] = {
 
 #: Causes that no vector file can hold, and why; they are checked elsewhere.
 NOT_IN_FILES: Mapping[str, str] = {
-    "error/bad_json/not-utf8": "a JSON vector file holds text only; the engine's tests send it",
     "error/unsupported/feature": "the library offers every feature, so it never refuses one",
     "error/internal": "the library's engine does not fail; no vector can expect it to",
+}
+
+
+#: Where the tiles of a hand never drawn into come from, for the classes of its order.
+UNDRAWN_ORIGINS: Mapping[str, str] = {
+    "seeded": "dealt from a seed (in the shuffle's order)",
+    "given-unsorted": "given in a deal, written unsorted",
+}
+
+#: JSON's corners a line may hold and still be read (docs/protocol.md, "Reading a line").
+JSON_OK_CORNERS: Mapping[str, str] = {
+    "minus-zero": "-0, the integer 0",
+    "lone-surrogate": "a lone surrogate escape in a string",
+    "escaped-key": "a key written with an escape (c\\u006dd)",
 }
 
 
@@ -238,6 +259,18 @@ def _classes() -> tuple[CoverageClass, ...]:
         "seed/rejection-step",
         "a seed whose first round's draws meet below's rejection (an output redrawn)",
     )
+    add(
+        "seed/power-of-two-top",
+        "a seed whose first round draws below(n), n a power of two, at one of the top n "
+        "outputs, which is kept",
+    )
+    for origin, words in UNDRAWN_ORIGINS.items():
+        add(
+            f"round-end/undrawn-hand/{origin}",
+            f"a round ends while a seat that never drew holds two or more tiles {words}",
+        )
+    for corner, words in JSON_OK_CORNERS.items():
+        add(f"json/{corner}", f"a line with {words}, read")
     add(
         "deals-run-out/last-move",
         "the move that ends the round of the last deal answers turn null",
@@ -332,9 +365,11 @@ def classify(vector: Mapping[str, Any]) -> frozenset[str]:
     if not vector.get("fresh", False):
         session.handle({"cmd": "hello", "protocol_version": PROTOCOL_VERSION})
     found: set[str] = set()
+    hands = _Undrawn()
     for number, step in enumerate(steps):
         try:
             found |= _step(session, step)
+            found |= hands.step(step)
         except CoverageError as exc:
             raise CoverageError(f"{ident}, step {number} ({step.get('at')}): {exc}") from None
     unknown = found - _IDS
@@ -346,10 +381,15 @@ def _step(session: Session, step: Mapping[str, Any]) -> set[str]:
     expect: Mapping[str, Any] = step["expect"]
     before = session.state
     outlasted = _outlasted(session)
-    if "line" in step:
+    if "line_hex" in step:
+        data = bytes.fromhex(step["line_hex"])
+        sent = data.decode("utf-8", "replace")
+        request: object = None
+        answer = json.loads(session.handle_line(data))
+    elif "line" in step:
         line = step_line(step)
         sent = line
-        request: object = _parsed(line)
+        request = _parsed(line)
         answer = json.loads(session.handle_line(line.encode("utf-8", "surrogatepass")))
     else:
         request = step["request"]
@@ -360,6 +400,8 @@ def _step(session: Session, step: Mapping[str, Any]) -> set[str]:
         # The replay would lose the match the later steps are sent in.
         raise CoverageError(f"the library refuses what the vector expects: {answer}")
     found = _line_classes(sent, expect)
+    if "line" in step and expect.get("error") != "bad_json":
+        found |= _json_corners(step_line(step), request)
     if not expect["ok"]:
         found |= _error_classes(expect, step, request, before, outlasted)
     elif cmd == "move" and before is not None:
@@ -367,8 +409,7 @@ def _step(session: Session, step: Mapping[str, Any]) -> set[str]:
     elif cmd == "new" and isinstance(request, dict):
         if outlasted:
             found.add("deals-run-out/new-after")
-        if _meets_rejection(request):
-            found.add("seed/rejection-step")
+        found |= _meets_rejection(request)
     return found
 
 
@@ -464,7 +505,10 @@ def _error_classes(
             raise CoverageError(f"illegal_move for a {cmd} request with no match")
         return {f"refusal/{code}/{_position(before)}"}
     if kind == "bad_json":
-        cause = _bad_json_cause(step_line(step) if "line" in step else None, request)
+        if "line_hex" in step:
+            cause = _not_utf8(bytes.fromhex(step["line_hex"]))
+        else:
+            cause = _bad_json_cause(step_line(step) if "line" in step else None, request)
     elif kind == "bad_request":
         cause = _bad_request_cause(request)
     elif kind == "unsupported":
@@ -548,6 +592,10 @@ def _bad_json_cause(line: object, request: object) -> str | None:
         return "not-an-object" if not isinstance(request, dict) else None
     if len(line.encode("utf-8", "surrogatepass")) + 1 > MAX_LINE_BYTES:
         return "longer-than-1MiB"
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        return "not-utf8"
     if line == "":
         return "empty"
     if not line.strip():
@@ -566,10 +614,78 @@ def _bad_json_cause(line: object, request: object) -> str | None:
             object_pairs_hook=flags.pairs,
         )
     except ValueError:
-        return "not-json"
+        return _not_json_cause(line)
     if flags.found:
+        if flags.found[0] == "repeated-key" and _escaped_repeat(line):
+            return "repeated-escaped-key"
         return flags.found[0]
     return "not-an-object" if not isinstance(value, dict) else None
+
+
+def _not_utf8(data: bytes) -> str | None:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return "not-utf8"
+    return None
+
+
+#: The characters Unicode counts as blanks that JSON does not (form feed, no-break space...).
+_OTHER_BLANKS = re.compile(r"[^\S \t\n\r\x1c-\x1f]")
+
+
+def _not_json_cause(line: str) -> str:
+    """Why a line is not JSON: a raw control character, a blank JSON lacks, or anything else."""
+    try:
+        json.loads(line, strict=False)
+    except ValueError:
+        pass
+    else:
+        return "control-character"
+    if _OTHER_BLANKS.search(line):
+        try:
+            json.loads(_OTHER_BLANKS.sub(" ", line))
+        except ValueError:
+            pass
+        else:
+            return "other-blank"
+    return "not-json"
+
+
+#: A key as written: a string followed by a colon.
+_KEY = re.compile(r'"((?:[^"\\]|\\.)*)"\s*:')
+
+
+def _escaped_repeat(line: str) -> bool:
+    """Whether a line's repeated key is written with escapes: its written keys all differ."""
+    written = _KEY.findall(line)
+    return len(set(written)) == len(written) and any("\\" in key for key in written)
+
+
+def _json_corners(line: str, request: object) -> set[str]:
+    """The corners of JSON a line that was read holds (:data:`JSON_OK_CORNERS`)."""
+    found = set()
+    if re.search(r"[\[:,]\s*-0\s*[,\]}]", _STRING.sub('""', line)):
+        found.add("json/minus-zero")
+    if any(re.search(r"\\", key) for key in _KEY.findall(line)):
+        found.add("json/escaped-key")
+    if _has_surrogate(request):
+        found.add("json/lone-surrogate")
+    return found
+
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def _has_surrogate(value: object) -> bool:
+    """Whether a parsed JSON value holds a string (or key) with a lone surrogate."""
+    if isinstance(value, str):
+        return any("\ud800" <= char <= "\udfff" for char in value)
+    if isinstance(value, dict):
+        return any(_has_surrogate(key) or _has_surrogate(item) for key, item in value.items())
+    if isinstance(value, list):
+        return any(_has_surrogate(item) for item in value)
+    return False
 
 
 # The request keys of docs/protocol.md, command by command: key -> (required, type).
@@ -663,6 +779,13 @@ def _bad_request_cause(request: object) -> str | None:
     if cmd not in _SHAPES:
         return "cmd-unknown"
     body = {key: value for key, value in request.items() if key != "cmd"}
+    if (
+        cmd == "new"
+        and "deals" in body
+        and body["deals"] is None
+        and set(body) <= set(_SHAPES[cmd])
+    ):
+        return "deals-null"
     problem = _shape_problem(body, _SHAPES[cmd])
     if problem is not None:
         return problem
@@ -720,10 +843,11 @@ def _invalid_deal_cause(request: object) -> str | None:
         return "players"
     seed = request.get("seed")
     if seed is not None and not _good_seed(seed):
-        return "bad-seed"
+        digits = seed.isdigit() and not seed.isascii()
+        return "seed-not-ascii-digits" if digits else "bad-seed"
     deals = request.get("deals") or []
     if seed is None and not deals:
-        return "no-deals-no-seed"
+        return "empty-deals-no-seed" if "deals" in request else "no-deals-no-seed"
     for deal in deals:
         cause = _deal_cause(deal, players, seeded=seed is not None)
         if cause is not None:
@@ -745,7 +869,10 @@ def _deal_cause(deal: Mapping[str, Any], players: int, *, seeded: bool) -> str |
         return "deal-malformed-tile"
     if [len(hand) for hand in deal["hands"]] != [HAND_SIZE[players]] * players:
         return "deal-hand-sizes"
-    if sorted(parse_tile(text, strict=True) for text in texts) != sorted(ALL_TILES):
+    tiles = sorted(parse_tile(text, strict=True) for text in texts)
+    if len(tiles) == len(ALL_TILES) - 1 and set(tiles) < set(ALL_TILES):
+        return "deal-short-of-a-tile"
+    if tiles != sorted(ALL_TILES):
         return "deal-not-the-set"
     if opener is not None and not 0 <= opener < players:
         return "deal-opener-not-a-seat"
@@ -767,25 +894,75 @@ def _scores_cause(scores: Sequence[int] | None, players: int) -> str | None:
 # -- the generator's rejection step ------------------------------------------------------------
 
 
-def _meets_rejection(request: Mapping[str, Any]) -> bool:
-    """Whether a seeded ``new`` meets ``below``'s rejection in its first round's draws.
+def _meets_rejection(request: Mapping[str, Any]) -> set[str]:
+    """The seed classes a seeded ``new`` meets in its first round's draws.
 
     Without deals, the first round shuffles the 28 tiles (``below(28)`` down
     to ``below(2)``) and draws the lot (``below(players)``); with deals, the
     first deal's null opener draws its lot first. An output at or above
-    ``2**64 - 2**64 % n`` is redrawn.
+    ``2**64 - 2**64 % n`` is redrawn (``seed/rejection-step``); when ``n`` is a
+    power of two none is, and an output among the top ``n`` is
+    ``seed/power-of-two-top``.
     """
     seed = request.get("seed")
     if not isinstance(seed, str) or not _good_seed(seed):
-        return False
+        return set()
     state = int(seed)
     deals = request.get("deals") or []
     if deals:
         bounds = [request["players"]] if deals[0].get("opener") is None else []
     else:
         bounds = [*range(len(ALL_TILES), 1, -1), request["players"]]
+    found = set()
     for n in bounds:
         out, state = next_u64(state)
-        if out >= (1 << 64) - (1 << 64) % n:
-            return True
-    return False
+        while out >= (1 << 64) - (1 << 64) % n:
+            found.add("seed/rejection-step")
+            out, state = next_u64(state)
+        if n & (n - 1) == 0 and out >= (1 << 64) - n:
+            found.add("seed/power-of-two-top")
+    return found
+
+
+# -- hands never drawn into ---------------------------------------------------------------------
+
+
+class _Undrawn:
+    """Follows a vector's rounds: who drew, and where each round's hands came from."""
+
+    def __init__(self) -> None:
+        self.deals: list[Mapping[str, Any]] = []
+        self.seeded = False
+        self.round = 0
+        self.drew: set[int] = set()
+
+    def step(self, step: Mapping[str, Any]) -> set[str]:
+        """The undrawn-hand classes a step reaches (its round end's revealed hands)."""
+        request = step.get("request")
+        expect = step["expect"]
+        if not isinstance(request, dict) or not expect["ok"]:
+            return set()
+        if request.get("cmd") == "new":
+            self.deals = list(request.get("deals") or [])
+            self.seeded = request.get("seed") is not None
+            self.round, self.drew = 0, set()
+            return set()
+        if request.get("cmd") != "move":
+            return set()
+        if expect.get("move") == "draw":
+            self.drew.add(expect["seat"])
+        end = expect.get("round_end")
+        if end is None:
+            return set()
+        found = set()
+        for seat, hand in enumerate(end["hands"]):
+            if seat in self.drew or len(hand) < 2:
+                continue
+            if self.round < len(self.deals):
+                given = [text for text in self.deals[self.round]["hands"][seat] if text in hand]
+                if given != sorted(given, key=parse_tile):
+                    found.add("round-end/undrawn-hand/given-unsorted")
+            elif self.seeded:
+                found.add("round-end/undrawn-hand/seeded")
+        self.round, self.drew = self.round + 1, set()
+        return found

@@ -38,6 +38,7 @@ seed gives the same requests on every machine.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, TypeVar
@@ -52,7 +53,7 @@ from ..serial import move_text, tile_text
 from ..state import MatchState
 from ..tiles import ALL_TILES
 from .compare import difference, expected_answer, own_choice_problem, text
-from .generate import BAD_LINES, BAD_REQUESTS, BAD_SEEDS
+from .inputs import BAD_LINES, BAD_REQUESTS, BAD_SEEDS, JSON_CORNERS, SEED_TEXTS
 from .kit import Engine, EngineCrashed, EngineError, LocalEngine, handshake
 
 __all__ = ["DEFAULT_STEPS", "MAX_REPLAYS", "RARE", "FuzzReport", "fuzz"]
@@ -90,7 +91,23 @@ _EXTRA_LINES = (
     "[" * 5000 + "]" * 5000,
     '{"cmd": "table", "moves": ' + "[" * 5000 + "]" * 5000 + "}",
 )
-_LINES = tuple(line for _, line in BAD_LINES) + _EXTRA_LINES
+_LINES = (
+    tuple(line for _, line in BAD_LINES)
+    + _EXTRA_LINES
+    + tuple(line for _, line in BAD_LINES)  # as often as JSON's corners below
+    + tuple(line for _, line, _ in JSON_CORNERS)
+)
+#: The ways a request is written with JSON's blanks: (item separator, key separator,
+#: before, after). Only space, tab and carriage return: a line feed ends the line.
+_BLANKS = (
+    (", ", ": ", "", ""),
+    ("\t,\t", " :\r", "\t", " "),
+    ("\r, ", "\t: ", " ", "\r"),
+)
+#: A string token of a JSON text.
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+#: A zero standing alone as a number of a JSON text (outside strings).
+_ZERO = re.compile(r"(?<=[:\[,])(\s*)0(?=\s*[,\]}])")
 _HELLOS: tuple[dict[str, Any], ...] = (
     {"cmd": "hello", "protocol_version": 1},
     {"cmd": "hello", "protocol_version": 1, "rules_version": "1"},
@@ -366,7 +383,29 @@ class _Match:
         return want, f"{found}\n  request: {line}\n  library: {text(want)}\n  engine:  {text(got)}"
 
     def ask(self, request: Mapping[str, Any]) -> tuple[dict[str, Any], str | None]:
+        if self.rng.chance(6):
+            return self.send(self.written_oddly(request), request.get("cmd"))
         return self.send(json.dumps(request, separators=(",", ":")), request.get("cmd"))
+
+    def written_oddly(self, request: Mapping[str, Any]) -> str:
+        """``request`` written with JSON's corners that keep its meaning.
+
+        JSON's other blanks (tab, carriage return) around the tokens, a
+        character of a key or a string written as an escape (a key is
+        compared as decoded), and a zero written ``-0``.
+        """
+        rng = self.rng
+        items, keys, before, after = rng.choice(_BLANKS)
+        line = json.dumps(request, separators=(items, keys))
+        strings = [match for match in _STRING.finditer(line) if len(match.group()) > 2]
+        if strings and rng.chance(70):
+            token = rng.choice(strings)
+            at = token.start() + 1 + rng.below(len(token.group()) - 2)
+            if line[at].isalnum():  # not inside an escape the text already holds
+                line = f"{line[:at]}\\u{ord(line[at]):04x}{line[at + 1 :]}"
+        if rng.chance(30):
+            line = _ZERO.sub(r"\1-0", line, count=1)
+        return before + line + after
 
     def play(self, steps: int) -> tuple[int, str] | None:
         """Play the match; the number of the request that failed and the failure, or None."""
@@ -470,7 +509,9 @@ class _Match:
         """A random deal; with ``optional``, its opener sometimes null or left out."""
         tiles, self.rng.state = shuffled(ALL_TILES, self.rng.state)
         size = _HAND[players]
-        hands = [sorted(tiles[k * size : (k + 1) * size]) for k in range(players)]
+        hands = [list(tiles[k * size : (k + 1) * size]) for k in range(players)]
+        if not self.rng.chance(30):  # else each hand as the shuffle left it: unsorted
+            hands = [sorted(hand) for hand in hands]
         deal: dict[str, Any] = {
             "hands": [[tile_text(t) for t in hand] for hand in hands],
             "stock": [tile_text(t) for t in tiles[players * size :]],
@@ -487,8 +528,18 @@ class _Match:
         """A ``new`` that is refused: one of the robustness vectors', or a good one broken."""
         rng = self.rng
         refused = [request for _, request in BAD_REQUESTS if request.get("cmd") == "new"]
+        players = rng.choice((2, 3, 4))
+        short = self.deal(players)
+        short["stock"] = short["stock"][:-1]
+        refused += [
+            {"cmd": "new", "players": players, "deals": None},
+            {"cmd": "new", "players": players, "deals": []},
+            {"cmd": "new", "players": players, "deals": [short]},
+        ]
         if self.seeded:
             refused += [request for _, request in BAD_SEEDS]
+            refused += [{"cmd": "new", "players": 2, "seed": seed} for _, seed in SEED_TEXTS]
+            refused.append({"cmd": "new", "players": players, "deals": None, "seed": "1"})
         if rng.chance(50):
             return dict(rng.choice(refused))
         return self.broken_integers(self.new_request())

@@ -27,7 +27,7 @@ import attrs
 from ..rules import RULES_VERSION
 from ..serial import read_json
 from .compare import difference, field_of, own_choice_problem, text
-from .loading import Vector, load_vectors, step_line
+from .loading import Vector, load_vectors, step_bytes, step_line
 from .protocol import MAX_LINE_BYTES, PROTOCOL, PROTOCOL_VERSION, Session
 
 __all__ = [
@@ -76,8 +76,11 @@ class Engine(Protocol):
         :raises EngineError: if no well-formed answer comes.
         """
 
-    def send_line(self, line: str) -> dict[str, Any]:
-        """Send one line of text as it is (the newline added) and return its answer.
+    def send_line(self, line: str | bytes) -> dict[str, Any]:
+        """Send one line as it is (the newline added) and return its answer.
+
+        A ``str`` is sent as UTF-8; ``bytes`` are sent as they are, for a line
+        that is not UTF-8 text (a vector step's ``line_hex``).
 
         :raises EngineError: if no well-formed answer comes.
         """
@@ -106,13 +109,13 @@ class LocalEngine:
         """The session's answer to ``message``."""
         return self.send_line(json.dumps(message))
 
-    def send_line(self, line: str) -> dict[str, Any]:
-        """The session's answer to the text ``line``, its newline added as over a pipe.
+    def send_line(self, line: str | bytes) -> dict[str, Any]:
+        """The session's answer to ``line`` (text, or bytes as they are), its newline added.
 
         The newline counts toward :data:`~.protocol.MAX_LINE_BYTES`, as it does
         for ``american-sniff engine``.
         """
-        raw = line.encode("utf-8") + b"\n"
+        raw = (line if isinstance(line, bytes) else line.encode("utf-8")) + b"\n"
         answer: dict[str, Any] = json.loads(self._session.handle_line(raw))
         return answer
 
@@ -186,8 +189,8 @@ class SubprocessEngine:
         """
         return self.send_line(json.dumps(message, separators=(",", ":")))
 
-    def send_line(self, text_line: str) -> dict[str, Any]:
-        """Write ``text_line`` and a newline, and read the answer line.
+    def send_line(self, text_line: str | bytes) -> dict[str, Any]:
+        """Write ``text_line`` (UTF-8 text, or bytes as they are) and a newline; read the answer.
 
         :raises EngineError: as :meth:`request` does; the message quotes the
             line sent and the engine's answer.
@@ -196,7 +199,8 @@ class SubprocessEngine:
         if process is None:
             raise EngineError("the engine is closed")
         assert process.stdin is not None
-        line = text_line.encode("utf-8") + b"\n"
+        raw = text_line if isinstance(text_line, bytes) else text_line.encode("utf-8")
+        line = raw + b"\n"
         asked = f"the request {text_line[:200]!r}"
         try:
             process.stdin.write(line)
@@ -503,7 +507,10 @@ def _run_vector(engine: Engine, vector: Vector) -> tuple[str | None, str | None]
 
 def check_step(engine: Engine, step: Mapping[str, Any]) -> str | None:
     """Send one step's request (or line) and compare the answer: the difference, or None."""
-    if "line" in step:
+    line: str | bytes
+    if "line_hex" in step:
+        line, cmd = step_bytes(step), None
+    elif "line" in step:
         line, cmd = step_line(step), None
     else:
         line, cmd = json.dumps(step["request"], separators=(",", ":")), step["request"].get("cmd")
@@ -514,8 +521,12 @@ def check_step(engine: Engine, step: Mapping[str, Any]) -> str | None:
     return f"{step['at']}: {found}\n  request: {_quoted(line)}\n  answer:  {text(answer)}"
 
 
-def _quoted(line: str, most: int = 400) -> str:
-    """``line`` for a message: a long line is cut, with its length in bytes."""
+def _quoted(line: str | bytes, most: int = 400) -> str:
+    """``line`` for a message: a long line is cut, with its length in bytes; bytes as a literal."""
+    if isinstance(line, bytes):
+        return repr(line[:most]) + (
+            "" if len(line) <= most else f"... ({len(line):,} bytes in all)"
+        )
     if len(line) <= most:
         return line
     return f"{line[:most]}... ({len(line.encode('utf-8')):,} bytes in all)"

@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import importlib.resources
 import json
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
@@ -45,6 +46,7 @@ __all__ = [
     "load_vectors",
     "manifest_schema",
     "read_vectors",
+    "step_bytes",
     "step_line",
     "vectors_schema",
 ]
@@ -107,7 +109,11 @@ _TOP_KEYS = frozenset({"format", "format_version", "rules_version", "kind", "vec
 #: The order file's extra key: the pairs of the refusal order no move can break together.
 _EXCLUSIVE = "exclusive"
 _EXCLUSIVE_KEYS = frozenset({"first", "second", "why"})
-_STEP_KEYS = frozenset({"at", "request", "line", "pad_to", "expect"})
+_STEP_KEYS = frozenset({"at", "request", "line", "line_hex", "pad_to", "expect"})
+#: The keys of which a step holds exactly one: what it sends.
+_SENT_KEYS = ("request", "line", "line_hex")
+#: A ``line_hex``: pairs of lowercase hex digits, none of them a newline (``0a``).
+_HEX = re.compile(r"(?:[0-9a-f]{2})*")
 _VECTOR_KEYS = frozenset({"id", "description", "requires", "fresh", "steps"})
 _PERFT_KEYS = frozenset({"id", "description", "requires", "start", "depth", "counts", "divide"})
 
@@ -194,12 +200,16 @@ def _check_step(step: object, where: str) -> None:
         raise InvalidVectors(f"{where} must be an object")
     _keys(step, _STEP_KEYS, where)
     _field(step, "at", str, where)
-    if ("request" in step) == ("line" in step):
-        raise InvalidVectors(f"{where}: a step has either request or line")
+    if sum(key in step for key in _SENT_KEYS) != 1:
+        raise InvalidVectors(f"{where}: a step has exactly one of request, line or line_hex")
     if "request" in step:
         _field(step, "request", dict, where)
+    elif "line_hex" in step:
+        _check_hex(_field(step, "line_hex", str, where), where)
     else:
         line = _field(step, "line", str, where)
+        if "\n" in line:
+            raise InvalidVectors(f"{where}: a line must not hold a newline")
         if "pad_to" in step and _field(step, "pad_to", int, where) < len(line.encode("utf-8")):
             raise InvalidVectors(f"{where}: pad_to is shorter than the line")
     if "pad_to" in step and "line" not in step:
@@ -207,6 +217,14 @@ def _check_step(step: object, where: str) -> None:
     expect = _field(step, "expect", dict, where)
     if type(expect.get("ok")) is not bool:
         raise InvalidVectors(f"{where}: expect must hold ok, true or false")
+
+
+def _check_hex(text: str, where: str) -> None:
+    """Refuse a ``line_hex`` that is not whole bytes of lowercase hex, or holds a newline."""
+    if not _HEX.fullmatch(text):
+        raise InvalidVectors(f"{where}: line_hex must be pairs of lowercase hex digits")
+    if any(text[i : i + 2] == "0a" for i in range(0, len(text), 2)):
+        raise InvalidVectors(f"{where}: line_hex must not hold a newline (0a)")
 
 
 def _check_exclusive(entries: object, name: str) -> None:
@@ -237,6 +255,25 @@ def step_line(step: Mapping[str, Any]) -> str:
     line: str = step["line"]
     size: int = step.get("pad_to", 0)
     return line + " " * (size - len(line.encode("utf-8")))
+
+
+def step_bytes(step: Mapping[str, Any]) -> bytes:
+    r"""The bytes a step sends (without its newline), whichever of its three keys it has.
+
+    A ``request`` is sent as compact JSON, a ``line`` as UTF-8 (``pad_to``
+    applied), and a ``line_hex`` as the bytes its hex digits spell: a line
+    that is not UTF-8 text, which a JSON file cannot hold as a string.
+
+    >>> step_bytes({"line_hex": "7bff7d"})
+    b'{\xff}'
+    >>> step_bytes({"request": {"cmd": "state"}})
+    b'{"cmd":"state"}'
+    """
+    if "line_hex" in step:
+        return bytes.fromhex(step["line_hex"])
+    if "line" in step:
+        return step_line(step).encode("utf-8")
+    return json.dumps(step["request"], separators=(",", ":")).encode("utf-8")
 
 
 def _check_perft(item: Mapping[str, Any], where: str) -> None:

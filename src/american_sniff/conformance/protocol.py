@@ -81,7 +81,8 @@ ERROR_KINDS: Mapping[str, str] = MappingProxyType(
     {
         "bad_json": (
             "the line is not one JSON object (not JSON, not UTF-8, empty, too long, not an "
-            "object, a float, an integer beyond 2**53 - 1, a repeated key, a byte-order mark)"
+            "object, a float, an integer beyond 2**53 - 1, a repeated key, a raw control "
+            "character in a string, a blank JSON lacks, a byte-order mark)"
         ),
         "bad_request": "unknown cmd, or a key that is missing, unknown or of the wrong type",
         "unsupported": "a protocol or rules version, or a feature, the engine does not offer",

@@ -1,15 +1,17 @@
-"""Generate the conformance vectors: ``python -m american_sniff.conformance.generate``.
+"""Generate the conformance vectors: ``python tools/generate_vectors.py``.
 
-The vectors shipped in ``american_sniff/conformance/vectors/`` are the output
-of this module, and a test checks that they still are. Each vector is written
+A tool of the repository, not of the package: the wheel holds the vectors it
+writes, not it. The vectors shipped in ``american_sniff/conformance/vectors/``
+are its output, and a test checks that they still are. Each vector is written
 here as a scenario in the rules' own terms (a placement sequence, some hands,
 a deal and a few moves, a seeded match) and kept as its requests, each with
 the library's whole answer (the engine's own choices left out: see
-:mod:`~american_sniff.conformance.compare`), from the same protocol session
+:mod:`american_sniff.conformance.compare`), from the same protocol session
 that ``american-sniff engine`` serves. Each scenario also states the
 outcome it is meant to show (the refusal code, the sums of the worked
-examples, a blocked round), which the
-generation checks.
+examples, a blocked round), which the generation checks. The inputs it shares
+with the fuzzer (the bad lines and requests, JSON's corners) are data of
+:mod:`american_sniff.conformance.inputs`.
 
 Run it with ``--check`` to compare the shipped files with a fresh generation
 instead of writing them, and with ``--out DIR`` to write elsewhere.
@@ -26,24 +28,43 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .._json import pretty_json
-from ..bots import random_match
-from ..engine import legal_moves
-from ..layout import Layout
-from ..moves import Place, parse_move
-from ..records import MatchRecord, OpenerBy, record_match
-from ..referee import check_record
-from ..replayer import Problem, step
-from ..rng import below, next_u64
-from ..rules import HAND_SIZE, RULES_VERSION, TARGET, round_hand, settle
-from ..serial import move_text, tile_text
-from ..state import MatchState, RoundEnd
-from ..tiles import ALL_TILES, Tile, parse_tile
-from .compare import expected_answer
-from .coverage import coverage
-from .kit import LocalEngine, perft
-from .loading import KINDS, VECTORS_FORMAT, VECTORS_FORMAT_VERSION
-from .protocol import MAX_DEPTH, MAX_LINE_BYTES, MAX_ROUND, MIN_SCORE, Session, serve
+from american_sniff._json import pretty_json
+from american_sniff.bots import random_match
+from american_sniff.conformance.compare import expected_answer
+from american_sniff.conformance.coverage import coverage
+from american_sniff.conformance.inputs import (
+    BAD_LINES,
+    BAD_REQUESTS,
+    BAD_SEEDS,
+    JSON_CORNERS,
+    NEW,
+    NOT_UTF8,
+    SEED_TEXTS,
+    TABLE_DEAL,
+    deal_of,
+    filled,
+)
+from american_sniff.conformance.kit import LocalEngine, perft
+from american_sniff.conformance.loading import KINDS, VECTORS_FORMAT, VECTORS_FORMAT_VERSION
+from american_sniff.conformance.protocol import (
+    MAX_DEPTH,
+    MAX_LINE_BYTES,
+    MAX_ROUND,
+    MIN_SCORE,
+    Session,
+    serve,
+)
+from american_sniff.engine import legal_moves
+from american_sniff.layout import Layout
+from american_sniff.moves import Place, parse_move
+from american_sniff.records import MatchRecord, OpenerBy, record_match
+from american_sniff.referee import check_record
+from american_sniff.replayer import Problem, step
+from american_sniff.rng import below, next_u64
+from american_sniff.rules import HAND_SIZE, RULES_VERSION, TARGET, round_hand, settle
+from american_sniff.serial import move_text, tile_text
+from american_sniff.state import MatchState, RoundEnd
+from american_sniff.tiles import ALL_TILES, Tile, parse_tile
 
 __all__ = ["build", "dumps", "main", "seed_giving", "unmix"]
 
@@ -85,6 +106,14 @@ class Script:
         """Send the raw text ``line`` (the kit adds the newline); keep the step."""
         answer: dict[str, Any] = json.loads(self.session.handle_line(line.encode("utf-8")))
         self.steps.append({"at": at, "line": line, "expect": expected_answer(None, answer)})
+        return answer
+
+    def raw(self, data: bytes, at: str) -> dict[str, Any]:
+        """Send the bytes ``data`` as a line (a ``line_hex`` step, not UTF-8); keep the step."""
+        answer: dict[str, Any] = json.loads(self.session.handle_line(data))
+        self.steps.append(
+            {"at": at, "line_hex": data.hex(), "expect": expected_answer(None, answer)}
+        )
         return answer
 
     def vector(self, ident: str, description: str, requires: Sequence[str] = ()) -> dict[str, Any]:
@@ -440,25 +469,11 @@ def settlement_vectors() -> list[dict[str, Any]]:
 
 # -- refusals ----------------------------------------------------------------------------
 
-
-def _deal(hands: Sequence[str], opener: int, stock: str = "") -> dict[str, Any]:
-    """A deal: ``hands``, then ``stock`` drawn first, then the other tiles in set order."""
-    dealt = [sorted(_tiles(hand), key=lambda tile: tile.index) for hand in hands]
-    first = list(_tiles(stock))
-    used = {tile for hand in dealt for tile in hand} | set(first)
-    rest = [tile for tile in ALL_TILES if tile not in used]
-    return {
-        "hands": [[tile_text(t) for t in hand] for hand in dealt],
-        "stock": [tile_text(t) for t in first + rest],
-        "opener": opener,
-    }
+_deal = deal_of
+_fill = filled
+_TABLE_DEAL = TABLE_DEAL
 
 
-#: Two players. Seat 0 opens; the opening, a later Sniff ([4|4]) and an
-#: ordinary double ([2|2]) come up in the first moves.
-_TABLE_DEAL = _deal(
-    ["[1|4] [1|1] [4|4] [0|0] [2|6] [3|5] [4|6]", "[1|2] [3|4] [1|5] [2|2] [0|2] [0|4] [3|3]"], 0
-)
 _OPENED = ("[1|4] opens",)
 #: [4|4] is the Sniff, joined at line A only: its branches are not open yet.
 _HALF_SNIFF = ("[1|4] opens", "[1|2] on [1|4] low", "[4|4] on [1|4] high")
@@ -486,19 +501,6 @@ _PASS_DEAL = _deal(
 _FOUR_DEAL = _deal(["[1|3]", "[1|1] [1|4]", "", ""], 1)
 #: Three players; seat 2 opens.
 _THREE_DEAL = _deal(["[1|4] [0|0] [2|2]", "[1|1] [1|2] [0|1]", "[1|3] [5|5] [6|6] [4|6]"], 2)
-
-
-def _fill(deal: dict[str, Any], sizes: Sequence[int]) -> dict[str, Any]:
-    """``deal`` with hands topped up to ``sizes`` from the front of its stock."""
-    stock = list(deal["stock"])
-    hands = []
-    for hand, size in zip(deal["hands"], sizes, strict=True):
-        extra = size - len(hand)
-        hands.append(
-            sorted([*hand, *stock[:extra]], key=lambda t: parse_tile(t, strict=True).index)
-        )
-        del stock[:extra]
-    return {"hands": hands, "stock": stock, "opener": deal["opener"]}
 
 
 _FOUR = _fill(_FOUR_DEAL, (5, 5, 5, 5))
@@ -1073,81 +1075,7 @@ def _point_value(point: str) -> int:
 
 # -- robustness --------------------------------------------------------------------------
 
-_NEW = {"cmd": "new", "players": 2, "deals": [_TABLE_DEAL]}
-
-#: Lines that are not one JSON object, each as the docs list the kinds of bad_json.
-BAD_LINES: tuple[tuple[str, str], ...] = (
-    ("not JSON", '{"cmd": "legal"'),
-    ("an empty line", ""),
-    ("only blanks", "   "),
-    ("an array, not an object", '["legal"]'),
-    ("a string, not an object", '"legal"'),
-    ("null", "null"),
-    ("a float", '{"cmd": "new", "players": 2.0, "seed": "1"}'),
-    ("a float written with an exponent", '{"cmd": "new", "players": 2e0, "seed": "1"}'),
-    ("NaN", '{"cmd": "new", "players": NaN, "seed": "1"}'),
-    ("an integer above 2**53 - 1", '{"cmd": "new", "players": 9007199254740992, "seed": "1"}'),
-    ("an integer below -(2**53 - 1)", '{"cmd": "new", "players": 2, "round": -9007199254740992}'),
-    ("a repeated key", '{"cmd": "legal", "cmd": "state"}'),
-    ("a byte-order mark", '\ufeff{"cmd": "legal"}'),
-)
-
-#: Requests that are answered with an error, by the kind of error: (what, request).
-BAD_REQUESTS: tuple[tuple[str, dict[str, Any]], ...] = (
-    ("an unknown command", {"cmd": "undo"}),
-    ("no command", {"players": 2}),
-    ("a command that is not a string", {"cmd": 5}),
-    ("an unknown key", {"cmd": "legal", "verbose": True}),
-    ("an unknown key in new", {**_NEW, "variant": "classic"}),
-    ("an unknown key in a deal", {**_NEW, "deals": [{**_TABLE_DEAL, "dealer": 0}]}),
-    ("an unknown key in hello", {"cmd": "hello", "protocol_version": 1, "debug": True}),
-    ("a missing key", {"cmd": "move"}),
-    ("a move that is not a string", {"cmd": "move", "move": 5}),
-    ("players as a string", {**_NEW, "players": "2"}),
-    ("players as a boolean", {**_NEW, "players": True}),
-    ("a seed as a number", {"cmd": "new", "players": 2, "seed": 5}),
-    ("hello of protocol version 2", {"cmd": "hello", "protocol_version": 2}),
-    ("hello of rules version 2", {"cmd": "hello", "protocol_version": 1, "rules_version": "2"}),
-    ("a new with neither deals nor seed", {"cmd": "new", "players": 2}),
-    ("five players", {**_NEW, "players": 5}),
-    ("a deal with a short hand", {**_NEW, "deals": [_fill(_TABLE_DEAL, (6, 7))]}),
-    ("a deal with no opener and no seed", {**_NEW, "deals": [{**_TABLE_DEAL, "opener": None}]}),
-    ("a deal with an opener off the table", {**_NEW, "deals": [{**_TABLE_DEAL, "opener": 2}]}),
-    ("round 0", {**_NEW, "round": 0}),
-    ("round one past the highest", {**_NEW, "round": MAX_ROUND + 1}),
-    ("scores at the target", {**_NEW, "scores": [250, 0]}),
-    ("scores not multiples of 5", {**_NEW, "scores": [12, 0]}),
-    ("scores below the lowest", {**_NEW, "scores": [MIN_SCORE - 5, 0]}),
-    ("scores of the wrong length", {**_NEW, "scores": [0, 0, 0]}),
-    ("a draw in a table", {"cmd": "table", "moves": ["[1|4] opens", "draw"]}),
-    (
-        "a finisher whose hand is not empty",
-        {"cmd": "settle", "players": 2, "hands": [["[1|2]"], ["[3|4]"]], "finisher": 0},
-    ),
-    ("a tile in two hands", {"cmd": "settle", "players": 2, "hands": [["[1|2]"], ["[1|2]"]]}),
-    ("three hands for two players", {"cmd": "settle", "players": 2, "hands": [[], [], []]}),
-    (
-        "settle with three scores for two sides",
-        {"cmd": "settle", "players": 2, "hands": [[], []], "scores": [0, 0, 0]},
-    ),
-    (
-        "settle with no scores (an empty list) for two sides",
-        {"cmd": "settle", "players": 2, "hands": [["[1|2]"], []], "scores": []},
-    ),
-    (
-        "settle with one score per seat of four players, not per side",
-        {"cmd": "settle", "players": 4, "hands": [[], [], [], []], "scores": [0, 0, 0, 0]},
-    ),
-)
-
-
-#: Seeds an engine with the ``seed`` feature refuses.
-BAD_SEEDS: tuple[tuple[str, dict[str, Any]], ...] = (
-    ("a seed that is not a number", {"cmd": "new", "players": 2, "seed": "abc"}),
-    ("a negative seed", {"cmd": "new", "players": 2, "seed": "-1"}),
-    ("a seed with a leading zero", {"cmd": "new", "players": 2, "seed": "01"}),
-    ("a seed of 2**64", {"cmd": "new", "players": 2, "seed": "18446744073709551616"}),
-)
+_NEW = NEW
 
 
 def robustness_vectors() -> list[dict[str, Any]]:
@@ -2140,7 +2068,7 @@ def more_robustness_vectors() -> list[dict[str, Any]]:
 
 
 #: The vectors added for the coverage classes, by kind, after each kind's own.
-_COVERAGE_VECTORS = {
+_COVERAGE_VECTORS: dict[str, tuple[Callable[[], list[dict[str, Any]]], ...]] = {
     "refusals": (codes_by_position_vectors,),
     "robustness": (more_robustness_vectors,),
     "matches": (win_vectors, round_end_vectors),
@@ -2211,13 +2139,20 @@ def _lowest_rejected(n: int) -> int:
     return _SPAN - _SPAN % n
 
 
-def _dealt_order(players: int, seed: int, *, redraw: bool) -> tuple[tuple[Tile, ...], int]:
-    """The first round's shuffled tiles and lot from ``seed``, with or without the redraw."""
+def _dealt_order(
+    players: int, seed: int, *, redraw: bool, limit: Callable[[int], int] | None = None
+) -> tuple[tuple[Tile, ...], int]:
+    """The first round's shuffled tiles and lot from ``seed``, with or without the redraw.
+
+    ``limit`` gives the first output that ``below(n)`` redraws (by default the
+    right one, :func:`_lowest_rejected`).
+    """
+    first_redrawn = _lowest_rejected if limit is None else limit
 
     def draw(n: int, state: int) -> tuple[int, int]:
         while True:
             out, state = next_u64(state)
-            if not redraw or out < _lowest_rejected(n):
+            if not redraw or out < first_redrawn(n):
                 return out % n, state
 
     tiles, state = list(ALL_TILES), seed
@@ -2569,7 +2504,11 @@ def build() -> dict[str, dict[str, Any]]:
             "format_version": VECTORS_FORMAT_VERSION,
             "rules_version": RULES_VERSION,
             "kind": kind,
-            "vectors": [*make(), *(v for more in _COVERAGE_VECTORS.get(kind, ()) for v in more())],
+            "vectors": [
+                *make(),
+                *(v for more in _COVERAGE_VECTORS.get(kind, ()) for v in more()),
+                *(v for more in _ESCAPE_VECTORS.get(kind, ()) for v in more()),
+            ],
         }
         for kind, make in makers.items()
     }
@@ -2595,13 +2534,15 @@ def dumps(value: Any, width: int = WIDTH) -> str:
 
 
 def _shipped() -> Path:
-    return Path(__file__).with_name("vectors")
+    return (
+        Path(__file__).resolve().parents[1] / "src" / "american_sniff" / "conformance" / "vectors"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Write (or with ``--check`` compare) the vector files; return the exit code."""
     parser = argparse.ArgumentParser(
-        prog="python -m american_sniff.conformance.generate",
+        prog="python tools/generate_vectors.py",
         description="Generate the conformance vectors from the library.",
     )
     parser.add_argument("--out", type=Path, default=_shipped(), help="directory to write to")
@@ -2625,6 +2566,274 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"out of date: {', '.join(stale)} (regenerate them)", file=sys.stderr)
         return 1
     return 0
+
+
+# -- the escapes of issue 42: corners an engine written from the docs got wrong unseen ------
+
+
+def _limit_of_the_largest(n: int) -> int:
+    """``below(n)``'s limit written from the largest output: ``MAX - MAX % n``, MAX = 2**64 - 1.
+
+    It is the right limit unless ``n`` is a power of two: then nothing is to be
+    redrawn, but this limit redraws the top ``n`` outputs.
+    """
+    largest = _SPAN - 1
+    return largest - largest % n
+
+
+#: Seeds whose draw of ``below(n)``, n a power of two, is among the top n outputs,
+#: which must be kept (2**64 is a multiple of n, so no output is redrawn):
+#: (id, players, draw, output, what it shows). Draw k of the shuffle is ``below(29 - k)``.
+POWER_OF_TWO_SEEDS: tuple[tuple[str, int, int, int, str], ...] = (
+    (
+        "lot-below-4-top",
+        4,
+        28,
+        _SPAN - 1,
+        "the 28th output, the lot below(4), is 2**64 - 1, which is kept (4 divides 2**64)",
+    ),
+    (
+        "shuffle-below-16-top",
+        2,
+        13,
+        _SPAN - 3,
+        "the 13th output, below(16) in the shuffle, is 2**64 - 3, which is kept",
+    ),
+    (
+        "lot-below-2-top",
+        2,
+        28,
+        _SPAN - 2,
+        "the 28th output, the lot below(2), is 2**64 - 2, which is kept",
+    ),
+)
+
+
+def power_of_two_vectors() -> list[dict[str, Any]]:
+    """Seeded matches whose draw of ``below(n)``, n a power of two, must not be redrawn."""
+    vectors = []
+    for ident, players, draw, output, shows in POWER_OF_TWO_SEEDS:
+        seed = seed_giving(output, draw)
+        wrong = _dealt_order(players, seed, redraw=True, limit=_limit_of_the_largest)
+        if _dealt_order(players, seed, redraw=True) == wrong:
+            raise AssertionError(f"seeds/power-of-two-{ident}: MAX - MAX % n deals the same")
+        script = Script()
+        script.ok({"cmd": "new", "players": players, "seed": str(seed)}, "new")
+        for index in range(4):
+            moves = sorted(
+                script.ok({"cmd": "legal"}, f"round 1, action {index + 1}: legal")["moves"]
+            )
+            script.ok(
+                {"cmd": "move", "move": moves[0]}, f"round 1, action {index + 1} ({moves[0]})"
+            )
+        script.ok({"cmd": "state"}, "round 1, after 4 actions: state")
+        vectors.append(
+            script.vector(
+                f"seeds/power-of-two-{ident}",
+                f"{players} players from seed {seed}, found by inverting SplitMix64's mixer: "
+                f"{shows}. below(n)'s limit is 2**64 - 2**64 % n, which is 2**64 when n is a "
+                "power of two; a limit written 2**64 - 1 - (2**64 - 1) % n redraws the top n "
+                "outputs and deals otherwise. The first four actions (the first legal move in "
+                "text order each time).",
+                requires=("seed",),
+            )
+        )
+    return vectors
+
+
+#: A four-player seed whose first round, played by the first legal move in text
+#: order, ends with seat 0 holding two tiles it was dealt and never drawing: the
+#: shuffle dealt them out of order ([2|6] before [2|2]).
+UNDRAWN_SEED = 36
+#: The seat of :data:`UNDRAWN_SEED` that never draws, and its tiles at the end.
+UNDRAWN_SEAT, UNDRAWN_HAND = 0, ("[2|2]", "[2|6]")
+
+
+def _first_moves_round(script: Script, words: str) -> dict[str, Any]:
+    """Play the round by the first legal move in text order to its end; its round_end.
+
+    As every match vector does, it asks legal, move and state at each action,
+    then legal, state and a move after the round.
+    """
+    for index in range(4 * len(ALL_TILES)):
+        where = f"{words}action {index + 1}"
+        moves = sorted(script.ok({"cmd": "legal"}, f"{where}: legal")["moves"])
+        answer = script.ok({"cmd": "move", "move": moves[0]}, f"{where} ({moves[0]})")
+        script.ask({"cmd": "state"}, f"{where}, after ({moves[0]}): state")
+        if answer["round_end"] is not None:
+            end: dict[str, Any] = answer["round_end"]
+            for cmd in ("legal", "state", "move"):
+                request = {"cmd": cmd, "move": "pass"} if cmd == "move" else {"cmd": cmd}
+                script.ask(request, f"after the round: {cmd}")
+            return end
+    raise AssertionError("the round did not end")
+
+
+def undrawn_hand_vectors() -> list[dict[str, Any]]:
+    """A round ending while a seat that never drew holds tiles dealt out of order: hands sorted.
+
+    Two vectors: the round dealt from the seed (the shuffle's order is not
+    sorted), and the same deal given in ``new`` with every hand written in
+    the shuffle's order. In both, the revealed hands of ``round_end`` are
+    sorted, as every hand is, whatever the order it was dealt or given in.
+    """
+    tiles, lot = _dealt_order(4, UNDRAWN_SEED, redraw=True)
+    size = HAND_SIZE[4]
+    dealt = [tiles[k * size : (k + 1) * size] for k in range(4)]
+    kept = [tile_text(t) for t in dealt[UNDRAWN_SEAT] if tile_text(t) in UNDRAWN_HAND]
+    if kept == sorted(kept, key=parse_tile) or len(kept) < 2:
+        raise AssertionError("matches/undrawn-hand: the seat's tiles were dealt in order")
+    vectors = []
+    seeded = Script()
+    seeded.ok({"cmd": "new", "players": 4, "seed": str(UNDRAWN_SEED)}, "new")
+    end = _first_moves_round(seeded, "round 1, ")
+    if end["hands"][UNDRAWN_SEAT] != list(UNDRAWN_HAND):
+        raise AssertionError(f"matches/undrawn-hand: seat {UNDRAWN_SEAT} ends with {end['hands']}")
+    vectors.append(
+        seeded.vector(
+            "matches/undrawn-hand-seeded",
+            f"4 players from seed {UNDRAWN_SEED}, the first legal move in text order each time: "
+            f"seat {UNDRAWN_SEAT} never draws and ends the round holding {' and '.join(kept)}, "
+            "in the order the shuffle dealt them; round_end reveals every hand sorted.",
+            requires=("seed",),
+        )
+    )
+    given = Script()
+    deal = {
+        "hands": [[tile_text(t) for t in hand] for hand in dealt],
+        "stock": [tile_text(t) for t in tiles[4 * size :]],
+        "opener": lot,
+    }
+    given.ok({"cmd": "new", "players": 4, "deals": [deal]}, "new: the hands in the shuffle's order")
+    if _first_moves_round(given, "round 1, ") != end:
+        raise AssertionError("matches/undrawn-hand-given: the round ends otherwise")
+    vectors.append(
+        given.vector(
+            "matches/undrawn-hand-given",
+            f"The first round of seed {UNDRAWN_SEED} (4 players) given as a deal with every "
+            "hand written in the shuffle's order, played the same way: a given hand may be "
+            f"unsorted, and is sorted; seat {UNDRAWN_SEAT} never draws, and round_end "
+            "reveals its hand sorted.",
+        )
+    )
+    return vectors
+
+
+def json_corner_vectors() -> list[dict[str, Any]]:
+    """JSON's corners, lines that are not UTF-8, the seed's text, and the deals' corners."""
+    vectors = []
+    script = Script()
+    script.ok(_NEW, "new: the match the lines must leave alone")
+    for what, line, kind in JSON_CORNERS:
+        if script.line(line, what).get("error") != kind:
+            raise AssertionError(f"robustness/json-corners: {what} is not {kind}")
+    script.ok({"cmd": "state"}, "state: the match is as before")
+    vectors.append(
+        script.vector(
+            "robustness/json-corners",
+            "JSON's corners, as docs/protocol.md settles them: -0 is 0; a raw control "
+            "character in a string is bad_json (DEL is none); lone surrogate escapes are read "
+            "as strings; keys are compared as decoded, so c\\u006dd is cmd and a repeat of it "
+            "is a repeated key; only space, tab, line feed and carriage return are blanks.",
+        )
+    )
+    script = Script()
+    script.ok(_NEW, "new: the match the lines must leave alone")
+    for what, data in NOT_UTF8:
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+        else:
+            raise AssertionError(f"robustness/not-utf8: {what} is UTF-8")
+        if script.raw(data, what).get("error") != "bad_json":
+            raise AssertionError(f"robustness/not-utf8: {what} is not bad_json")
+    script.ok({"cmd": "state"}, "state: the match is as before")
+    vectors.append(
+        script.vector(
+            "robustness/not-utf8",
+            "Lines that are not UTF-8 (sent as bytes, line_hex): a stray byte, a surrogate "
+            "or an overlong form encoded, a sequence cut short; each is bad_json, not read "
+            "with replacement characters.",
+        )
+    )
+    script = Script()
+    script.ok(_NEW, "new: the match the requests must leave alone")
+    for what, seed in SEED_TEXTS:
+        if (
+            script.ask({"cmd": "new", "players": 2, "seed": seed}, f"a seed of {what}").get("error")
+            != "invalid_deal"
+        ):
+            raise AssertionError(f"robustness/seed-texts: {what} is not invalid_deal")
+    script.ok({"cmd": "state"}, "state: the match is as before")
+    vectors.append(
+        script.vector(
+            "robustness/seed-texts",
+            "A seed's text is ASCII digits only, without a sign, a blank or a leading zero: "
+            "full-width, Arabic-Indic, Devanagari and superscript digits are invalid_deal.",
+            requires=("seed",),
+        )
+    )
+    vectors.append(_deal_corners())
+    return vectors
+
+
+def _deal_corners() -> dict[str, Any]:
+    """Deals null or empty, a deal short of a tile, scores of the wrong length, a given hand."""
+    short = {**_TABLE_DEAL, "stock": _TABLE_DEAL["stock"][:-1]}
+    unsorted = {**_TABLE_DEAL, "hands": [list(reversed(hand)) for hand in _TABLE_DEAL["hands"]]}
+    cases: tuple[tuple[str, dict[str, Any], str | None], ...] = (
+        (
+            "deals null, with a seed",
+            {"cmd": "new", "players": 2, "deals": None, "seed": "1"},
+            "bad_request",
+        ),
+        ("deals null, without a seed", {"cmd": "new", "players": 2, "deals": None}, "bad_request"),
+        ("deals empty, without a seed", {"cmd": "new", "players": 2, "deals": []}, "invalid_deal"),
+        (
+            "a deal of 27 tiles, short of [6|6], none twice",
+            {**_NEW, "deals": [short]},
+            "invalid_deal",
+        ),
+        ("scores of one side for two players", {**_NEW, "scores": [0]}, "invalid_deal"),
+        ("scores of three sides for two players", {**_NEW, "scores": [0, 0, 0]}, "invalid_deal"),
+        (
+            "scores of two sides for three players",
+            {"cmd": "new", "players": 3, "seed": "1", "scores": [0, 0]},
+            "invalid_deal",
+        ),
+        ("an empty moves list: the empty table", {"cmd": "table", "moves": []}, None),
+        (
+            "deals empty, with a seed: the seed deals",
+            {"cmd": "new", "players": 2, "deals": [], "seed": "1"},
+            None,
+        ),
+        ("a deal whose hands are written unsorted: sorted", {**_NEW, "deals": [unsorted]}, None),
+    )
+    script = Script()
+    script.ok(_NEW, "new")
+    for what, request, kind in cases:
+        if script.ask(request, what).get("error") != kind:
+            raise AssertionError(f"robustness/deal-corners: {what} is not {kind}")
+    for move in ("[1|4] opens", "[1|2] on [1|4] low"):
+        script.ok({"cmd": "move", "move": move}, f"the unsorted deal is played: {move}")
+    script.ok({"cmd": "state"}, "state")
+    return script.vector(
+        "robustness/deal-corners",
+        "deals null is bad_request (null is not a list); deals empty without a seed, a deal "
+        "short of one tile (27, none twice), and scores not one per side are invalid_deal; "
+        "an empty moves list is the empty table; deals empty with a seed is a seeded match; "
+        "a given hand may be unsorted.",
+        requires=("seed",),
+    )
+
+
+#: The vectors of issue 42's escapes, by kind, after the coverage vectors.
+_ESCAPE_VECTORS: dict[str, tuple[Callable[[], list[dict[str, Any]]], ...]] = {
+    "robustness": (json_corner_vectors,),
+    "seeds": (power_of_two_vectors,),
+    "matches": (undrawn_hand_vectors,),
+}
 
 
 if __name__ == "__main__":
