@@ -338,6 +338,14 @@ class Server:
         ):
             table.pop(match_id, None)
 
+    def speed(self, match_id: str) -> str:
+        """The bots' speed of the match ``match_id``: the last a seat chose, else ``normal``."""
+        return self._speeds.get(match_id, "normal")
+
+    def bot_wait(self, match_id: str) -> float:
+        """How long a bot of the match ``match_id`` waits before each action, in seconds."""
+        return self.bot_delay * BOT_SPEEDS[self.speed(match_id)]
+
     def lock(self, match_id: str) -> asyncio.Lock:
         """The lock every change of the match holds."""
         return self._locks.setdefault(match_id, asyncio.Lock())
@@ -506,7 +514,7 @@ class Server:
                 forced = game.forced()
                 if forced is None and not game.bot_to_move():
                     return
-            delay = self.bot_delay * BOT_SPEEDS[self._speeds.get(game.id, "normal")]
+            delay = self.bot_wait(game.id)
             if delay:
                 await asyncio.sleep(delay)
             async with self.lock(game.id):
