@@ -216,6 +216,18 @@ function draw() {
 // is still where the page itself last put it: a control the player chose to go
 // to keeps the focus.
 
+// Whether the player last used the keys (then a control given the focus is
+// scrolled into sight) or a pointer (then the page stays where it is: on a
+// phone the table stays in view).
+let byKeys = false;
+document.addEventListener("keydown", () => { byKeys = true; }, true);
+document.addEventListener("pointerdown", () => { byKeys = false; }, true);
+
+function moveFocus(node) {
+  node.focus({ preventScroll: !byKeys });
+  parked = node;
+}
+
 function usable(node) {
   return Boolean(node) && node !== document.body && node.isConnected && !node.disabled
     && !node.closest("[hidden], [inert]") && node.getClientRects().length > 0;
@@ -246,16 +258,15 @@ function settleFocus(wasParked, dialogBefore) {
     const back = returnTo;
     returnTo = null;
     if (usable(back) && back.getAttribute("aria-disabled") !== "true") {
-      back.focus();
-      parked = back;
+      moveFocus(back);
       return;
     }
   }
   const lost = !usable(active) || (shown && !dialog.contains(active));
   if (!lost && !(wasParked && active === parked) && !(shown && !dialogBefore)) return;
   const target = sensibleControl();
-  if (target && target !== active) target.focus();
-  parked = target;
+  if (target && target !== active) moveFocus(target);
+  else parked = target;
 }
 
 // Tab and Shift+Tab go round the dialog's controls while it is shown (the page
@@ -633,10 +644,7 @@ function drawHand(view, playable) {
         hint = null;
         draw();
         const choice = document.querySelector("#choices button, #open-here.shown");
-        if (choice) {
-          choice.focus();
-          parked = choice;
-        }
+        if (choice) moveFocus(choice);
       },
     }, tileSvg(tile, 30));
     if (fits) button.classList.add("playable");
