@@ -15,7 +15,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import websocket
 
@@ -118,6 +118,10 @@ class Page:
             mobile=mobile,
         )
 
+    def to_front(self) -> None:
+        """Make this tab the one in front, as the page a person's keys go to (keys scroll it)."""
+        self._cdp.call("Page.bringToFront")
+
     def reduced_motion(self, reduce: bool) -> None:
         """Emulate the ``prefers-reduced-motion: reduce`` media feature (or stop emulating it)."""
         value = "reduce" if reduce else "no-preference"
@@ -175,17 +179,41 @@ class Page:
             )
         self._collect()
 
-    def key(self, name: str) -> None:
-        """Press and release the key ``name`` (``"ArrowRight"``, ``"End"``)."""
-        codes = {"ArrowRight": 39, "ArrowLeft": 37, "End": 35, "Home": 36, "Enter": 13}
-        for kind in ("keyDown", "keyUp"):
-            self._cdp.call(
-                "Input.dispatchKeyEvent",
-                type=kind,
-                key=name,
-                code=name,
-                windowsVirtualKeyCode=codes[name],
-            )
+    #: The keys :meth:`key` presses: the DOM's key name, its ``code`` and Windows key code,
+    #: and the text it types (a button acts on the keypress of Enter or Space).
+    _KEYS: ClassVar[dict[str, tuple[str, int, str]]] = {
+        "ArrowRight": ("ArrowRight", 39, ""),
+        "ArrowLeft": ("ArrowLeft", 37, ""),
+        "ArrowUp": ("ArrowUp", 38, ""),
+        "ArrowDown": ("ArrowDown", 40, ""),
+        "End": ("End", 35, ""),
+        "Home": ("Home", 36, ""),
+        "PageUp": ("PageUp", 33, ""),
+        "PageDown": ("PageDown", 34, ""),
+        "Enter": ("Enter", 13, "\r"),
+        " ": ("Space", 32, " "),
+        "Tab": ("Tab", 9, ""),
+        "Escape": ("Escape", 27, ""),
+    }
+
+    def key(self, name: str, *, shift: bool = False) -> None:
+        """Press and release the key ``name`` (``"ArrowRight"``, ``"End"``, ``"Tab"``, ``" "``).
+
+        A key that types text (Enter, Space) is sent as Chromium's keyboard
+        sends it, so that a focused button acts on it; ``shift`` holds Shift.
+        """
+        code, number, text = self._KEYS[name]
+        common: dict[str, Any] = {
+            "key": name,
+            "code": code,
+            "windowsVirtualKeyCode": number,
+            "modifiers": 8 if shift else 0,
+        }
+        if text:
+            self._cdp.call("Input.dispatchKeyEvent", type="keyDown", text=text, **common)
+        else:
+            self._cdp.call("Input.dispatchKeyEvent", type="rawKeyDown", **common)
+        self._cdp.call("Input.dispatchKeyEvent", type="keyUp", **common)
         self._collect()
 
     def screenshot(self, path: Path, width: int, height: int | None = None) -> None:
@@ -220,6 +248,7 @@ class Browser:
                 "--disable-gpu",
                 "--disable-dev-shm-usage",
                 "--no-first-run",
+                "--disable-smooth-scrolling",  # a key scrolls at once, as the tests read it
                 "--remote-debugging-port=0",
                 f"--user-data-dir={self._profile}",
                 "about:blank",

@@ -51,10 +51,14 @@ def _free_port() -> int:
 
 
 class _Server:
-    """``american-sniff serve`` on a database and a port, as a process that can be restarted."""
+    """``american-sniff serve`` on a database and a port, as a process that can be restarted.
 
-    def __init__(self, db: Path) -> None:
+    ``bot_delay`` is the server's ``--bot-delay``: 0, so that the bots play at once.
+    """
+
+    def __init__(self, db: Path, bot_delay: float = 0) -> None:
         self.db = db
+        self.bot_delay = bot_delay
         self.port = _free_port()
         self.base = f"http://127.0.0.1:{self.port}/"
         self.key = ""
@@ -62,7 +66,7 @@ class _Server:
 
     def start(self) -> None:
         command = [sys.executable, "-m", "american_sniff", "serve", "--port", str(self.port)]
-        command += ["--db", str(self.db), "--bot-delay", "0"]
+        command += ["--db", str(self.db), "--bot-delay", str(self.bot_delay)]
         self._process = subprocess.Popen(
             command, stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"}
         )
@@ -513,7 +517,7 @@ def test_the_table_is_reachable_and_readable_without_colour_or_a_mouse(
         )
         assert _contrast(outline, "#ffffff") >= 3
         faded = page.js(
-            "(() => { const b = document.querySelector('#hand button.tile:disabled');"
+            "(() => { const b = document.querySelector('#hand button.tile[aria-disabled=true]');"
             " return b ? Number(getComputedStyle(b).opacity) : null; })()"
         )
         if faded is not None:
@@ -770,7 +774,11 @@ def _rgb(colour: str) -> str:
 def test_the_seats_sit_around_the_table_at_both_widths(
     server: _Server, browser: Browser, players: int
 ) -> None:
-    """Yours below the table, the opposite above, the others at its sides; each with its news."""
+    """Yours below the table, the opposite above, the others at its sides; each with its news.
+
+    On a phone the table takes the page's width: the seats on your left and
+    right sit above its left and right corners, either side of the opposite one.
+    """
     seats = ["human", "greedy", "greedy", "greedy"][:players]
     made = server.post("api/matches", {"players": players, "seats": seats, "seed": 8})
     page = browser.page()
@@ -804,6 +812,14 @@ def test_the_seats_sit_around_the_table_at_both_widths(
             elif place == "bottom":
                 assert box["top"] >= table["bottom"] - 1, (width, seat)
                 assert box["left"] < middle_x < box["right"], (width, seat)
+            elif width < 500:
+                assert box["bottom"] <= table["top"] + 1, (width, seat)
+                if place == "left":
+                    assert box["left"] >= table["left"] - 1, (width, seat)
+                    assert box["right"] < middle_x, (width, seat)
+                else:
+                    assert box["right"] <= table["right"] + 1, (width, seat)
+                    assert box["left"] > middle_x, (width, seat)
             else:
                 assert box["top"] < middle_y < box["bottom"], (width, seat)
                 if place == "left":

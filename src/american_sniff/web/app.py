@@ -39,10 +39,13 @@ Routes:
   (the table and the tallies), and nothing else. A hello with
   ``"pictures": false`` (a scripted client that does not draw) gets the
   messages without the pictures, which are then not drawn for it. The browser sends ``move``
-  (with the ``seq`` it saw), ``hint``, ``undo``, ``continue`` and, once the
-  match is over, ``rematch``: a new match with the same seats, links and
-  names and a fresh seed (one per match, however many ask), whose id every
-  payload then names as ``rematch``.
+  (with the ``seq`` it saw), ``hint``, ``undo``, ``continue``, ``speed`` and,
+  once the match is over, ``rematch``: a new match with the same seats, links
+  and names and a fresh seed (one per match, however many ask), whose id every
+  payload then names as ``rematch``. ``{"type": "speed", "speed": S}`` sets
+  how fast the match's bots play (one of :data:`BOT_SPEEDS`; a seat's hello
+  may carry ``"speed"`` too, where a value not in the list is ignored): the
+  last seat to say it sets it for the whole match.
 
 Limits and refusals (the numbers are in :mod:`american_sniff.web.limits`
 and :mod:`american_sniff.web.serving`, and ``docs/playing-browser.md``):
@@ -131,6 +134,7 @@ from .limits import (
 from .store import Store, StoredMatch, Writer
 
 __all__ = [
+    "BOT_SPEEDS",
     "FORGET_AFTER",
     "LIST_PAGE",
     "MAX_ACTIONS",
@@ -146,6 +150,12 @@ __all__ = [
 
 #: The directory of the pages, scripts and styles.
 STATIC = Path(str(resources.files("american_sniff.web") / "static"))
+
+#: The bots' speeds a seat may choose, each as the factor of the server's
+#: ``bot_delay`` that a bot waits before each action: ``instant`` does not
+#: wait, ``normal`` waits ``bot_delay`` (0.7 s unless the server says
+#: otherwise), ``slow`` twice as long.
+BOT_SPEEDS: dict[str, float] = {"instant": 0.0, "normal": 1.0, "slow": 2.0}
 
 #: How many messages may wait to be sent to one WebSocket. A browser that
 #: lets more pile up (it does not read) is dropped: nobody else waits on it.
@@ -338,6 +348,7 @@ class Server:
         self._tables: dict[str, dict[str, tuple[Layout, str]]] = {}
         self._texts: dict[str, tuple[Game, int, dict[int | str, tuple[str, str]]]] = {}
         self._replays = asyncio.Semaphore(_REPLAYS_AT_ONCE)
+        self._speeds: dict[str, str] = {}  # the bots' speed a seat chose, by match
         self._unwritten: collections.Counter[str] = collections.Counter()  # writes, by match
         self._arriving: collections.Counter[str] = collections.Counter()  # hellos awaited
         self._forgetting: dict[str, asyncio.TimerHandle] = {}
@@ -470,8 +481,17 @@ class Server:
             self._pictures,
             self._tables,
             self._texts,
+            self._speeds,
         ):
             table.pop(match_id, None)
+
+    def speed(self, match_id: str) -> str:
+        """The bots' speed of the match ``match_id``: the last a seat chose, else ``normal``."""
+        return self._speeds.get(match_id, "normal")
+
+    def bot_wait(self, match_id: str) -> float:
+        """How long a bot of the match ``match_id`` waits before each action, in seconds."""
+        return self.bot_delay * BOT_SPEEDS[self.speed(match_id)]
 
     def lock(self, match_id: str) -> asyncio.Lock:
         """The lock every change of the match holds."""
@@ -640,8 +660,9 @@ class Server:
                 forced = game.forced()
                 if forced is None and not game.bot_to_move():
                     return
-            if self.bot_delay:
-                await asyncio.sleep(self.bot_delay)
+            delay = self.bot_wait(game.id)
+            if delay:
+                await asyncio.sleep(delay)
             async with self.lock(game.id):
                 move = game.forced()
                 if move is None:
@@ -880,6 +901,9 @@ class Server:
             hello = _parse(text)
             token = hello.get("token")
             viewer = _viewer(game, token)
+            speed = hello.get("speed")
+            if isinstance(viewer, int) and isinstance(speed, str) and speed in BOT_SPEEDS:
+                self._speeds[match_id] = speed
             return viewer, hello.get("pictures", True) is not False
         except GameError:
             return None, True
@@ -911,6 +935,12 @@ class Server:
                     change = game.plan_undo(viewer)
                 elif kind == "continue":
                     change = game.plan_go_on(viewer)
+                elif kind == "speed":
+                    speed = message.get("speed")
+                    if not isinstance(speed, str) or speed not in BOT_SPEEDS:
+                        raise GameError(f"a bots' speed is one of {', '.join(BOT_SPEEDS)}")
+                    self._speeds[game.id] = speed
+                    return
                 elif kind == "hint":
                     move = await run_in_threadpool(game.hint, viewer)
                     reason = hint_reason(view_for(game.state, viewer), move)
@@ -918,7 +948,9 @@ class Server:
                     self.send(game.id, connection, json.dumps(hint))
                     return
                 else:
-                    raise GameError("the messages are move, hint, undo, continue and rematch")
+                    raise GameError(
+                        "the messages are move, hint, undo, continue, speed and rematch"
+                    )
                 if change is not None:
                     await self.commit(game, change)
                     ended = self._cap(game)

@@ -16,6 +16,10 @@ let notation = localStorage.getItem("sniff-notation") === "yes";  // engine name
 let drawnSeq = null;    // the seq the table was last drawn at
 let freshTiles = new Set();  // tiles new on the table in the last state received
 let askedRematch = false;    // this page asked for the rematch: it goes there when made
+let parked = null;      // the control the page itself last moved the focus to
+let returnTo = null;    // where the focus was when a dialog opened: it goes back there
+const SPEEDS = ["instant", "normal", "slow"];
+let speed = SPEEDS.includes(localStorage.getItem("sniff-speed")) ? localStorage.getItem("sniff-speed") : "normal";
 
 const $ = (id) => document.getElementById(id);
 
@@ -82,7 +86,7 @@ function actionText(action) {
 function connect() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
   socket = new WebSocket(`${scheme}://${location.host}/ws/${matchId}`);
-  socket.onopen = () => socket.send(JSON.stringify({ type: "hello", token }));
+  socket.onopen = () => socket.send(JSON.stringify({ type: "hello", token, speed }));
   socket.onmessage = (event) => receive(JSON.parse(event.data));
   socket.onclose = (event) => {
     document.body.dataset.connected = "no";
@@ -122,6 +126,8 @@ function receive(message) {
   if (message.type === "state") {
     const before = new Set(current ? placedTiles(current.view) : []);
     freshTiles = new Set(current ? placedTiles(message.view).filter((t) => !before.has(t)) : []);
+    const sound = current ? soundFor(current.view, message.view) : null;
+    if (sound) playSound(sound);
   }
   current = message;
   if (askedRematch && message.rematch) {
@@ -130,6 +136,18 @@ function receive(message) {
   }
   document.body.dataset.connected = "yes";
   draw();
+}
+
+// The sound for what changed between two views of the match: the round's end
+// (or the match's), a placement that scored, a placement; or none (a draw, a
+// pass, an undo, the same state again).
+function soundFor(before, after) {
+  if (after.seq <= before.seq) return null;
+  if (after.round !== before.round || (after.winner !== null && before.winner === null)) return "round";
+  const placed = after.history.slice(before.history.length)
+    .filter((a) => a.move !== "draw" && a.move !== "pass");
+  if (!placed.length) return null;
+  return placed.some((a) => a.points) ? "score" : "place";
 }
 
 // -- drawing ------------------------------------------------------------------------
@@ -176,14 +194,98 @@ function focusKey() {
 
 function draw() {
   const focused = focusKey();
+  const wasParked = parked !== null && document.activeElement === parked;
+  const dialogBefore = $("settlement").classList.contains("shown");
   drawAll();
   if (focused) {
     const [name, value] = focused;
     const again = document.querySelector(`[${name}="${CSS.escape(value)}"]`);
     if (again && again !== document.activeElement && !again.disabled) again.focus();
   }
+  settleFocus(wasParked, dialogBefore);
   const log = $("log");
   requestAnimationFrame(() => { log.scrollTop = log.scrollHeight; });
+}
+
+// -- the focus ----------------------------------------------------------------------
+// After every change the keyboard's focus is on the next control a player
+// needs: a playable tile when it is your turn, the tile's first place once one
+// is picked, Undo (or the play's log) while the others play, the dialog's
+// button while a settlement or the match's end is shown. The page moves it
+// only when it was lost (its control went away or went out of use) or when it
+// is still where the page itself last put it: a control the player chose to go
+// to keeps the focus.
+
+// Whether the player last used the keys (then a control given the focus is
+// scrolled into sight) or a pointer (then the page stays where it is: on a
+// phone the table stays in view).
+let byKeys = false;
+document.addEventListener("keydown", () => { byKeys = true; }, true);
+document.addEventListener("pointerdown", () => { byKeys = false; }, true);
+
+function moveFocus(node) {
+  node.focus({ preventScroll: !byKeys });
+  parked = node;
+}
+
+function usable(node) {
+  return Boolean(node) && node !== document.body && node.isConnected && !node.disabled
+    && !node.closest("[hidden], [inert]") && node.getClientRects().length > 0;
+}
+
+function sensibleControl() {
+  if ($("settlement").classList.contains("shown")) return $("go-on");
+  const view = current.view;
+  if (typeof current.you === "number" && document.body.dataset.need === "place") {
+    const choice = document.querySelector("#choices button, #open-here.shown");
+    if (selected && choice) return choice;
+    const tile = document.querySelector("#hand button.tile.playable");
+    if (tile) return tile;
+  }
+  if (view.winner !== null && !$("replay-link").hidden) return $("replay-link");
+  if (usable($("undo"))) return $("undo");
+  return $("log");
+}
+
+function settleFocus(wasParked, dialogBefore) {
+  const dialog = $("settlement");
+  const shown = dialog.classList.contains("shown");
+  const active = document.activeElement;
+  if (shown && !dialogBefore) {
+    // A dialog opens: it takes the focus, and keeps where it was to give it back.
+    returnTo = active && !dialog.contains(active) ? active : null;
+  } else if (!shown && dialogBefore) {
+    const back = returnTo;
+    returnTo = null;
+    if (usable(back) && back.getAttribute("aria-disabled") !== "true") {
+      moveFocus(back);
+      return;
+    }
+  }
+  const lost = !usable(active) || (shown && !dialog.contains(active));
+  if (!lost && !(wasParked && active === parked) && !(shown && !dialogBefore)) return;
+  const target = sensibleControl();
+  if (target && target !== active) moveFocus(target);
+  else parked = target;
+}
+
+// Tab and Shift+Tab go round the dialog's controls while it is shown (the page
+// behind it is inert too).
+function trapTab(event) {
+  const dialog = $("settlement");
+  if (event.key !== "Tab" || !dialog.classList.contains("shown")) return;
+  const controls = [...dialog.querySelectorAll("a[href], button, input, select, [tabindex='0']")]
+    .filter((node) => usable(node));
+  if (!controls.length) return;
+  const first = controls[0], last = controls[controls.length - 1];
+  const at = controls.indexOf(document.activeElement);
+  if (event.shiftKey && at <= 0) {
+    event.preventDefault();
+    last.focus();
+  } else if (!event.shiftKey && (at === -1 || at === controls.length - 1)) {
+    event.preventDefault();
+    first.focus();
+  }
 }
 
 function drawAll() {
@@ -240,12 +342,10 @@ function drawTable(moves) {
   const view = current.view;
   box.innerHTML = tableFor(box, current.table, current.table_narrow);
   const svg = box.querySelector("svg");
-  fitFigure(svg);
   words = pointWordsOf(svg);
   if (svg) {
     svg.setAttribute("role", "group");
     svg.setAttribute("aria-label", "The table");
-    markRecent(svg, view);
   }
   const mine = selected ? moves.filter((m) => m.move.split(" ")[0] === selected) : [];
   const byPoint = new Map();
@@ -271,19 +371,29 @@ function drawTable(moves) {
     const counts = `counts ${group.dataset.value}`;
     if (!m) {
       group.setAttribute("aria-disabled", "true");
-      const why = selected ? `: ${selected} does not go here` : "";
+      const why = selected ? `: ${selected} does not go here${lacks(selected, point)}` : "";
       group.setAttribute("aria-label", `${capital(pointName(point))}, ${counts}${why}`);
-      group.addEventListener("click", () => {
-        $("error").textContent = selected ? `${selected} does not go on ${pointName(point)}.`
+      const refuse = () => {
+        $("error").textContent = selected ? `${capital(whyNotPoint(selected, point))}.`
           : `Pick a tile of your hand first, then ${pointName(point)}.`;
+      };
+      group.addEventListener("click", refuse);
+      group.addEventListener("keydown", (event) => {
+        if (event.key === "Enter" || event.key === " ") {
+          event.preventDefault();
+          refuse();
+        }
       });
       continue;
     }
     group.classList.add("legal");
     if (hint === m.move) group.classList.add("chosen");
     const scores = m.preview.points ? `, scores ${m.preview.points}` : ", scores 0";
+    // (the label holds the number the point's mark shows, as its visible text)
+    const name = pointName(point);
+    const shown = new RegExp(`\\b${group.dataset.value}\\b`).test(name) ? "" : `, ${counts}`;
     group.setAttribute("aria-label",
-      `Place ${selected} on ${pointName(point)}: sum ${m.preview.end_sum}${scores}`);
+      `Place ${selected} on ${name}${shown}: sum ${m.preview.end_sum}${scores}`);
     group.addEventListener("click", () => play(m.move));
     group.addEventListener("keydown", (event) => {
       if (event.key === "Enter" || event.key === " ") {
@@ -292,6 +402,8 @@ function drawTable(moves) {
       }
     });
   }
+  if (svg) markRecent(svg, view);
+  fitFigure(svg);  // (after the marks: they may have made the figure larger)
   const opening = mine.find((m) => m.move.endsWith(" opens"));
   const open = $("open-here");
   open.classList.toggle("shown", Boolean(opening));
@@ -300,9 +412,114 @@ function drawTable(moves) {
     open.onclick = () => play(opening.move);
   }
   if (!view.table.placements.length && !opening) {
-    box.innerHTML = '<p class="muted empty-table">The table is empty.</p>';
+    box.replaceChildren(el("p", { class: "muted empty-table", text: "The table is empty." }));
   }
   drawnSeq = view.seq;
+}
+
+// How far round an open point a tap reaches (its ring), and a seat badge's size,
+// in the figure's own units (the library draws a point's mark 10.5 across).
+const HIT_RADIUS = 20;
+const BADGE_RADIUS = 8;
+
+// Does a circle meet a box ({x, y, width, height})?
+function circleMeetsBox(cx, cy, r, box) {
+  const dx = Math.max(box.x - cx, 0, cx - (box.x + box.width));
+  const dy = Math.max(box.y - cy, 0, cy - (box.y + box.height));
+  return dx * dx + dy * dy < r * r;
+}
+
+function boxesMeet(a, b) {
+  return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+}
+
+// Where the marks of what just happened go: each seat badge on a corner of its
+// tile, each "+N" beside its tile, where neither covers an open point's ring
+// (the place you tap) or another mark, and best not another tile or the
+// figure's edge. Of the places tried in order, the first that is clear is
+// taken; if none is, the one that covers least (a ring or a mark weighs most,
+// the edge less, another tile least). A mark past the edge makes the figure
+// larger, so that it is not clipped.
+function placeMarks(svg, marks) {
+  const view = svg.viewBox.baseVal;
+  const rings = [...svg.querySelectorAll("g.point")].map((group) => {
+    const circle = group.querySelector("circle");
+    return [Number(circle.getAttribute("cx")), Number(circle.getAttribute("cy"))];
+  });
+  const tiles = [...svg.querySelectorAll("g.tile > rect:first-of-type")].map((rect) => ({
+    x: Number(rect.getAttribute("x")), y: Number(rect.getAttribute("y")),
+    width: Number(rect.getAttribute("width")), height: Number(rect.getAttribute("height")),
+  }));
+  const taken = [];  // the boxes of the marks placed so far
+  const inside = (box) => box.x >= view.x && box.y >= view.y
+    && box.x + box.width <= view.x + view.width && box.y + box.height <= view.y + view.height;
+  const cost = (box, own) => {
+    let total = inside(box) ? 0 : 10;
+    for (const [cx, cy] of rings) if (circleMeetsBox(cx, cy, HIT_RADIUS, box)) total += 100;
+    for (const other of taken) if (boxesMeet(box, other)) total += 100;
+    for (const tile of tiles) if (tile !== own && boxesMeet(box, tile)) total += 1;
+    return total;
+  };
+  const best = (boxes, own) => {
+    let chosen = boxes[0], least = Infinity;
+    for (const box of boxes) {
+      const c = cost(box, own);
+      if (c < least) [chosen, least] = [box, c];
+      if (c === 0) break;
+    }
+    taken.push(chosen);
+    return chosen;
+  };
+  const square = (cx, cy, r) => ({ x: cx - r, y: cy - r, width: 2 * r, height: 2 * r });
+  for (const { tile, badge, gain } of marks) {
+    const own = tiles.find((t) => Math.abs(t.x - tile.x) < 0.01 && Math.abs(t.y - tile.y) < 0.01);
+    // The badge: on a corner of its tile, else on the middle of a side.
+    const { x, y, width: w, height: h } = tile;
+    const r = BADGE_RADIUS;
+    const spots = [[x + 2, y + 2], [x + w - 2, y + 2], [x + 2, y + h - 2], [x + w - 2, y + h - 2],
+      [x + w / 2, y - 2], [x + w / 2, y + h + 2], [x - 2, y + h / 2], [x + w + 2, y + h / 2]];
+    // (then off the tile, a badge's width out, for a tile hemmed in by open points)
+    const out = r + 4;
+    spots.push([x - out, y - out], [x + w + out, y - out], [x - out, y + h + out], [x + w + out, y + h + out],
+      [x + w / 2, y - out], [x + w / 2, y + h + out], [x - out, y + h / 2], [x + w + out, y + h / 2]);
+    const spot = best(spots.map(([cx, cy]) => square(cx, cy, r)), own);
+    const [bx, by] = [spot.x + r, spot.y + r];
+    badge.querySelector("circle").setAttribute("cx", bx);
+    badge.querySelector("circle").setAttribute("cy", by);
+    badge.querySelector("text").setAttribute("x", bx);
+    badge.querySelector("text").setAttribute("y", by + 4);
+    if (!gain) continue;
+    // The "+N": beside an upright tile, above or below one that lies across
+    // (off the arm's line), then further out, then on the corners.
+    const size = gain.getBBox();
+    const [tw, th] = [size.width + 2, size.height];
+    const upright = h > w;
+    const boxes = [];
+    for (const gap of [3, 3 + HIT_RADIUS]) {
+      const right = [x + w + gap + tw / 2, y + h / 2], left = [x - gap - tw / 2, y + h / 2];
+      const above = [x + w / 2, y - gap - th / 2], below = [x + w / 2, y + h + gap + th / 2];
+      const order = upright ? [right, left, above, below] : [above, below, right, left];
+      order.push([x + w + gap + tw / 2, y - gap - th / 2], [x - gap - tw / 2, y - gap - th / 2],
+        [x + w + gap + tw / 2, y + h + gap + th / 2], [x - gap - tw / 2, y + h + gap + th / 2]);
+      for (const [cx, cy] of order) boxes.push({ x: cx - tw / 2, y: cy - th / 2, width: tw, height: th });
+    }
+    const place = best(boxes, own);
+    gain.setAttribute("x", place.x + tw / 2);
+    // (the text's y is its baseline: the box measured at y = 0 says how far above it the top is)
+    gain.setAttribute("y", place.y - size.y);
+  }
+  // The figure grows to hold every mark (its natural size with it).
+  const margin = 2;
+  const left = Math.min(view.x, ...taken.map((b) => b.x - margin));
+  const top = Math.min(view.y, ...taken.map((b) => b.y - margin));
+  const right = Math.max(view.x + view.width, ...taken.map((b) => b.x + b.width + margin));
+  const bottom = Math.max(view.y + view.height, ...taken.map((b) => b.y + b.height + margin));
+  if (left < view.x || top < view.y || right > view.x + view.width || bottom > view.y + view.height) {
+    const scale = Number(svg.getAttribute("width")) / view.width;
+    svg.setAttribute("viewBox", `${left} ${top} ${right - left} ${bottom - top}`);
+    svg.setAttribute("width", String((right - left) * scale));
+    svg.setAttribute("height", String((bottom - top) * scale));
+  }
 }
 
 // Seat tints for what just happened (each at least 4.5:1 on white).
@@ -317,6 +534,7 @@ function markRecent(svg, view) {
   const again = drawnSeq === view.seq;  // a redraw of the same state: no new movement
   svg.classList.toggle("settled", again);
   const fresh = [];
+  const marks = [];
   for (const { tile, seat, points } of recent) {
     const group = svg.querySelector(`g.tile[data-tile="${CSS.escape(tile)}"]`);
     if (!group) continue;
@@ -334,29 +552,28 @@ function markRecent(svg, view) {
       x: x - 2, y: y - 2, width: w + 4, height: h + 4, rx: 5, class: "recent-ring",
       fill: "none", stroke: colour, "stroke-width": 3,
     }));
+    const title = group.querySelector("title");
+    if (title) title.textContent += `, placed by ${seatName(seat, false)}${points ? `, scored ${points}` : ""}`;
     const badge = svgEl("g", { class: "seat-badge" });
-    badge.append(svgEl("circle", { cx: x + 2, cy: y + 2, r: 8, fill: colour }));
+    badge.append(svgEl("circle", { cx: 0, cy: 0, r: BADGE_RADIUS, fill: colour }));
     const number = svgEl("text", {
-      x: x + 2, y: y + 6, "text-anchor": "middle", "font-size": 11, "font-weight": "bold",
-      fill: "#ffffff",
+      x: 0, y: 4, "text-anchor": "middle", "font-size": 11, "font-weight": "bold", fill: "#ffffff",
     });
     number.textContent = String(seat);
     badge.append(number);
     group.append(badge);
-    const title = group.querySelector("title");
-    if (title) title.textContent += `, placed by ${seatName(seat, false)}${points ? `, scored ${points}` : ""}`;
+    let gain = null;
     if (points) {
-      // Beside an upright tile, above one that lies across: off the arm's line.
-      const upright = h > w;
-      const gain = svgEl("text", {
-        x: upright ? x + w + 5 : x + w / 2, y: upright ? y + h / 2 + 5 : y - 6,
-        "text-anchor": upright ? "start" : "middle", "font-size": 15, "font-weight": "bold",
+      gain = svgEl("text", {
+        x: 0, y: 0, "text-anchor": "middle", "font-size": 15, "font-weight": "bold",
         class: "gain", fill: "#1b5e20",
       });
       gain.textContent = `+${points}`;
       svg.append(gain);
     }
+    marks.push({ tile: { x, y, width: w, height: h }, badge, gain });
   }
+  placeMarks(svg, marks);
   document.body.dataset.fresh = fresh.join(" ");
 }
 
@@ -414,16 +631,53 @@ function drawHand(view, playable) {
     return;
   }
   for (const tile of view.hand) {
+    const fits = playable.has(tile);
     const button = el("button", {
-      type: "button", class: "tile", "data-tile": tile, "aria-label": tile,
-      onclick: () => { selected = tile; hint = null; draw(); },
+      type: "button", class: "tile", "data-tile": tile,
+      "aria-label": fits ? tile : `${tile}, ${whyNotTile(view, tile)}`,
+      onclick: () => {
+        if (!playable.has(tile)) {
+          $("error").textContent = `${capital(whyNotTile(current.view, tile))}.`;
+          return;
+        }
+        selected = tile;
+        hint = null;
+        draw();
+        const choice = document.querySelector("#choices button, #open-here.shown");
+        if (choice) moveFocus(choice);
+      },
     }, tileSvg(tile, 30));
-    if (playable.has(tile)) button.classList.add("playable");
-    else button.disabled = true;
+    if (fits) button.classList.add("playable");
+    else button.setAttribute("aria-disabled", "true");
     if (tile === selected) button.classList.add("selected");
     if (tile === view.drawn) button.classList.add("drawn");
     hand.append(button);
   }
+}
+
+// Why a tile of the hand cannot be placed now, in a player's words.
+function whyNotTile(view, tile) {
+  if (view.winner !== null) return "the match is over";
+  if (current.waiting_for.includes(current.you)) return "go on from the settlement first";
+  if (view.turn !== current.you) return `it is not your turn: ${seatName(view.turn, false)} is to move`;
+  const numbers = [...new Set(view.table.contributions.map((c) => pointNumber(c.point)))]
+    .filter((n) => n !== null).sort((a, b) => a - b);
+  const shown = numbers.length > 1
+    ? `${numbers.slice(0, -1).join(", ")} or ${numbers[numbers.length - 1]}` : String(numbers[0]);
+  if (view.drawn && view.drawn !== tile) return `you drew ${view.drawn}, which fits: place it`;
+  return `${tile} fits no open end: it has no ${shown}`;
+}
+
+// Why the picked tile cannot go on an open point, in a player's words.
+function whyNotPoint(tile, point) {
+  return `${tile} does not go on ${pointName(point)}${lacks(tile, point)}`;
+}
+
+// ": it has no 4" when the tile shows no half of the point's number.
+function lacks(tile, point) {
+  const number = pointNumber(point);
+  const [low, high] = tileValues(tile);
+  return low === number || high === number ? "" : `: it has no ${number}`;
 }
 
 function drawChoices(moves) {
@@ -551,6 +805,8 @@ function drawControls(view) {
   $("hint").hidden = !seat;
   $("undo").disabled = !current.can_undo;
   $("undo").hidden = !seat;
+  $("speed").hidden = !seat;
+  document.querySelector("label.speed").hidden = !seat;
   const people = current.seats.filter((kind) => kind === "human").length;
   $("undo-why").hidden = !seat || people < 2;
   $("undo-why").textContent = "Undo is off: with other people at the table, a move once made "
@@ -583,6 +839,7 @@ function drawOverlay(view) {
     if (show) drawSettlement(view, last);
   }
   overlay.classList.toggle("shown", show);
+  for (const behind of document.querySelectorAll("header.bar, main")) behind.inert = show;
 }
 
 function drawSettlement(view, last) {
@@ -668,9 +925,23 @@ $("notation").addEventListener("change", () => {
   localStorage.setItem("sniff-notation", notation ? "yes" : "no");
   if (current) draw();
 });
-$("undo").addEventListener("click", () => send({ type: "undo" }));
+$("undo").addEventListener("click", () => {
+  parked = $("undo");  // the game goes back to your turn: the focus goes on to the hand
+  send({ type: "undo" });
+});
+$("sound").checked = soundOn();
+$("sound").addEventListener("change", () => setSoundOn($("sound").checked));
+$("speed").value = speed;
+$("speed").addEventListener("change", () => {
+  speed = $("speed").value;
+  localStorage.setItem("sniff-speed", speed);
+  send({ type: "speed", speed });
+});
 document.addEventListener("keydown", (event) => {
-  if (event.key === "Enter" && $("settlement").classList.contains("shown")) $("go-on").click();
+  trapTab(event);
+  // Enter goes on from the settlement wherever the focus is (a button takes it itself).
+  const onControl = event.target.closest && event.target.closest("button, a[href]");
+  if (event.key === "Enter" && !onControl && $("settlement").classList.contains("shown")) $("go-on").click();
 });
 window.addEventListener("resize", () => { if (current) draw(); });
 connect();

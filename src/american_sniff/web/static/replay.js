@@ -13,13 +13,11 @@ function show(at) {
   $("slider").value = index;
   document.body.dataset.frame = index;
   const action = frame.action;
-  const what = action
-    ? `${replay.names[action.seat]}: ${action.text.replace(/_a\b/, " A").replace(/_b\b/, " B")}` +
-      (action.end_sum !== null ? ` (sum ${action.end_sum}, scores ${action.points})` : "")
-    : "The deal.";
-  $("replay-title").textContent = `Action ${index} of ${replay.frames.length - 1}, round ${frame.round}. ${what}`;
   $("replay-frame").innerHTML = tableFor($("replay-frame"), frame.table, frame.table_narrow);
   const svg = $("replay-frame").querySelector("svg");
+  const what = action ? actionWords(action, svg) : "The deal.";
+  $("replay-title").textContent = `Action ${index} of ${replay.frames.length - 1}, round ${frame.round}. ${what}`;
+  $("replay-title").title = action ? `${replay.names[action.seat]}: ${action.text}` : "";
   fitFigure(svg);
   // The ends in a player's words ("the 1 on the right"), the engine's names as the tooltip.
   const words = pointWordsOf(svg);
@@ -40,11 +38,36 @@ function show(at) {
   let text = "";
   if (settled) {
     const how = settled.end === "blocked" ? "The round was blocked." : `${replay.names[settled.finisher]} went out.`;
-    text = `${how} Deducted: ${settled.deductions.join(", ")}. Scores after the settlement: ${settled.scores.join(", ")}.`;
+    const taken = settled.deductions.map((d, seat) => `${replay.names[seat]} ${d ? `\u2212${d}` : "0"}`).join(", ");
+    const after = settled.scores.map((s, side) => `${sideName(players, side)} ${s}`).join("; ");
+    text = `${how} Each hand's pips, rounded to a five, come off its side's score: ${taken}. Scores after the settlement: ${after}.`;
   } else if (frame.winner !== null) {
     text = `${sideName(players, frame.winner)} won the match.`;
   }
   $("replay-settlement").textContent = text;
+}
+
+// An action in a player's words, as the game's log tells it: "seat 1 placed
+// [2|5] on the 4 of [1|4]" (the engine's notation is the line's tooltip).
+function actionWords(action, svg) {
+  const who = replay.names[action.seat];
+  const [move, ...rest] = action.text.split(" ");
+  const text = action.text;
+  let what;
+  if (move === "draw") {
+    const tile = rest.join(" ");
+    what = tile ? `${who} drew ${tile}.` : `${who} drew a tile.`;
+  } else if (move === "pass") {
+    what = `${who} passed.`;
+  } else if (text.endsWith(" opens")) {
+    what = `${who} opened with ${move}`;
+  } else {
+    const sniff = svg ? svg.querySelector("g.tile.sniff") : null;
+    const join = joinWords(text, sniff ? sniff.dataset.tile : null);
+    what = `${who} placed ${move} ${join || text}`;
+  }
+  if (action.end_sum === null) return what;
+  return `${what}: sum ${action.end_sum}${action.points ? `, scores ${action.points}` : ""}.`;
 }
 
 function roundStep(direction) {
