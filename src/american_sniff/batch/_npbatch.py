@@ -574,7 +574,7 @@ def _flags(buffer: object, name: str, n: int, width: int) -> Any:
 
 def reset_into(state: object, seeds: object, players: int, mask: object) -> None:
     """Reset every slot of ``state``: slot i deals ``new_match(players, seed=seeds[i])``."""
-    if not 2 <= players <= 4:
+    if players not in PLAYER_COUNTS:
         raise ValueError(f"American Sniff is played by 2, 3 or 4 players, got {players}")
     s, n = _arrays(state)
     seed = np.frombuffer(py.buffer_view(seeds, "seeds", n, "Q", False), dtype=np.uint64)

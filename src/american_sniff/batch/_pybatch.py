@@ -17,6 +17,7 @@ from ..actions import ACTION_MOVES, DRAW_ACTION, NUM_ACTIONS, PASS_ACTION, POINT
 from ..moves import Place
 from ..rng import below, shuffled
 from ..rules import (
+    PLAYER_COUNTS,
     hand_size,
     has_won,
     next_seat,
@@ -252,7 +253,7 @@ def _reset_one(seed: int, players: int) -> list[int]:
 
 def _state_ok(s: list[int]) -> bool:
     players = s[PLAYERS]
-    if not 2 <= players <= 4:
+    if players not in PLAYER_COUNTS:
         return False
     if not 0 <= s[TURN] < players or not -1 <= s[DRAWN] < _TILES:
         return False
@@ -444,7 +445,7 @@ def _slots(state: object) -> int:
 
 def reset_into(state: object, seeds: object, players: int, mask: object) -> None:
     """Reset every slot of ``state``: slot i deals ``new_match(players, seed=seeds[i])``."""
-    if not 2 <= players <= 4:
+    if players not in PLAYER_COUNTS:
         raise ValueError(f"American Sniff is played by 2, 3 or 4 players, got {players}")
     n = _slots(state)
     words = _view(state, "state", n * STATE_WORDS, "i", True)
