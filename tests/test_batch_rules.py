@@ -71,6 +71,14 @@ def test_the_checked_in_header_is_the_one_the_tool_writes() -> None:
     )
 
 
+def test_the_tool_refuses_a_number_its_table_cannot_hold() -> None:
+    """A rule grown past a table's C type is an error naming the table, not a wrapped number."""
+    tool = _tool()
+    assert tool._table("t", "int8_t", "as_rule_x", "3", [0, 127, -128])[1].startswith("static")
+    with pytest.raises(ValueError, match=r"as_rule_x is int8_t, which cannot hold 128"):
+        tool._table("t", "int8_t", "as_rule_x", "2", [0, 128])
+
+
 # -- no rule number outside rules ---------------------------------------------
 
 #: What a kernel must not write, each with what it is: read from code with its

@@ -89,8 +89,20 @@ def _enum(title: str, names: Iterable[tuple[str, int]]) -> list[str]:
     return [*lines, "};", ""]
 
 
+#: The C types of the tables, by name: the bits of each (all signed).
+_BITS = {"int8_t": 8, "int16_t": 16, "int32_t": 32}
+
+
 def _table(title: str, kind: str, name: str, size: str, values: Sequence[int]) -> list[str]:
-    """A static const C array ``name[size]`` of ``values``, ten to a line."""
+    """A static const C array ``name[size]`` of ``values``, ten to a line.
+
+    :raises ValueError: if a value does not fit ``kind`` (a rule changed past
+        what the table's type holds: widen the type here).
+    """
+    bits = _BITS[kind]
+    wrong = [v for v in values if not -(1 << (bits - 1)) <= v < 1 << (bits - 1)]
+    if wrong:
+        raise ValueError(f"{name} is {kind}, which cannot hold {wrong[0]}: widen its type")
     rows = [
         "    " + ", ".join(str(v) for v in values[at : at + 10]) for at in range(0, len(values), 10)
     ]
