@@ -161,8 +161,9 @@ def test_the_batch_kernel_builds_in_place_and_loads(hook: ModuleType, tmp_path: 
     if shutil.which("cc") is None and shutil.which("gcc") is None:
         pytest.skip("no C compiler here")
     (tmp_path / "src/american_sniff/batch").mkdir(parents=True)
-    # Every C file of the kernel: _cbatch.c includes _cplay.c, the playouts.
-    for source in (ROOT / "src/american_sniff/batch").glob("*.c"):
+    # Every C file of the kernel: _cbatch.c includes _cplay.c, the playouts,
+    # and the header of numbers, _rules.h.
+    for source in (ROOT / "src/american_sniff/batch").glob("*.[ch]"):
         shutil.copyfile(source, tmp_path / "src/american_sniff/batch" / source.name)
     written = hook.build_in_place(tmp_path)
     assert len(written) == 1

@@ -126,7 +126,7 @@ def _reference_choices(
 ) -> tuple[int, dict[tuple[int, tuple[int, ...]], tuple[list[tuple[int, ...]], list[int]]]]:
     """The determiniser's count and table of splits as it made them before the kernel."""
     groups = determiniser._groups
-    locations = determiniser._locations
+    locations = len(determiniser._capacities)
     choices: dict[tuple[int, tuple[int, ...]], tuple[list[tuple[int, ...]], list[int]]] = {}
 
     def splits(group: int, capacities: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
@@ -176,7 +176,7 @@ def _reference_sample(determiniser: Determiniser, rng: int) -> tuple[MatchState,
     """``Determiniser.sample`` as it was: the same draws, in the same order."""
     view: PlayerView = determiniser._view
     capacities = determiniser._capacities
-    placed: list[list[object]] = [[] for _ in range(determiniser._locations)]
+    placed: list[list[object]] = [[] for _ in range(len(capacities))]
     for group, (_, tiles) in enumerate(determiniser._groups):
         splits, weights = determiniser._choices[(group, capacities)]
         pick, rng = below(sum(weights), rng)

@@ -137,7 +137,7 @@ _RANGES = {
     "hand_sizes": (0, 28),
     "stock": (0, 28),
     "scores": (-_INF, _INF),  # scores have no floor, and the winning placement may pass the target
-    "target": (0, 250),
+    "target": (0, max(TARGET.values())),
     "round": (0, _INF),
 }
 

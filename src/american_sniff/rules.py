@@ -21,6 +21,11 @@ text gives them (see ``docs/rules.md``):
 
 What a free side of the table adds to the end sum is geometry, and lives with
 the table in :mod:`american_sniff.layout`.
+
+Nothing else writes these numbers: the batch kernels and the encoders call
+these functions or tabulate them, and the C kernel reads them from a header
+that ``tools/batch_header.py`` writes from this module (see
+``docs/architecture.md``, "One written source of the rules").
 """
 
 from __future__ import annotations

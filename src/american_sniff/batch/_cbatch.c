@@ -28,56 +28,10 @@
 #include <stdint.h>
 #include <string.h>
 
-/* -- the layout of a slot's state: int32 words ------------------------------ */
-enum {
-    AS_PLAYERS = 0,     /* 2, 3 or 4 */
-    AS_ROUND = 1,       /* the round's number, 1 for the first */
-    AS_TURN = 2,        /* the seat to move */
-    AS_WINNER = 3,      /* the side that won, or -1 */
-    AS_DRAWN = 4,       /* the tile just drawn that must be placed, or -1 */
-    AS_DRAWN_COUNT = 5, /* stock tiles drawn this round */
-    AS_STOCK_SIZE = 6,  /* tiles in this round's stock: 28 - players * hand size */
-    AS_END_SUM = 7,     /* the table's end sum */
-    AS_SNIFF = 8,       /* the Sniff's tile index, or -1 */
-    AS_VALUES = 9,      /* bit v set for each number v that an open point shows */
-    AS_TABLE = 10,      /* bit t set for each tile t on the table */
-    AS_OPEN = 11,       /* 3 words: bit p (p = 0..69, the action layer's points) of open points */
-    AS_HANDS = 14,      /* 4 words: each seat's hand, bit t for tile t */
-    AS_SCORES = 18,     /* 4 words: each side's score */
-    AS_RNG = 22,        /* 2 words: the generator state, low 32 bits then high */
-    AS_SEED = 24,       /* 2 words: the match's seed, low 32 bits then high */
-    AS_ACTIONS = 26,    /* actions applied in the match so far */
-    AS_ROUND_ACTIONS = 27, /* actions applied in this round so far */
-    AS_STOCK = 28,      /* 14 words: the stock in draw order (tile indices) */
-    AS_WORDS = 48       /* words per slot; 42..47 are kept 0 */
-};
-
-enum { AS_TILES = 28, AS_POINTS = 70, AS_ACTIONS_COUNT = 450, AS_DRAW = 448, AS_PASS = 449 };
-
-/* -- the facts beside a slot's state: int64 words (see _cvector.c) ----------- */
-enum {
-    AS_F_PLAYED = 0,   /* 4 words: bit t for each tile t that seat k placed this round */
-    AS_F_VOIDS = 4,    /* 4 words: bit v for each number v that seat k is known to lack */
-    AS_F_MOVER = 8,    /* the seat whose turn is under way, or -1 between turns */
-    AS_F_DRAWS = 9,    /* the draws it has made in that turn */
-    AS_F_KNOWN = 10,   /* its voids as known when the turn began */
-    AS_F_SHOWN = 11,   /* the open numbers when the turn began */
-    AS_F_ROUND = 12,   /* the round the facts are of */
-    AS_F_OPENER = 13,  /* the seat that opened that round */
-    AS_FACT_WORDS = 14 /* words of facts per slot */
-};
-
-/* The error codes, one per slot and step. */
-enum {
-    AS_OK = 0,
-    AS_ILLEGAL = 1,      /* the action is not legal in the slot's state */
-    AS_OUT_OF_RANGE = 2, /* the action is not an integer from 0 to 449 */
-    AS_MATCH_OVER = 3,   /* the slot's match is over: reset it */
-    AS_BAD_STATE = 4     /* the slot's words are not a state reset or step made */
-};
-
-#define AS_HAND_BITS 0x0FFFFFFFu
-#define AS_SCORE_LIMIT (1 << 30)
+/* The layout of a slot's state and facts, the action ids, the observation's
+ * offsets and the rules' numbers: generated from the Python sources by
+ * tools/batch_header.py (docs/ai.md describes every word of a slot). */
+#include "_rules.h"
 
 /* -- tables, filled once by as_batch_init ------------------------------------ */
 static int as_ready = 0;
@@ -249,10 +203,20 @@ static void put_u64(int32_t *words, uint64_t value)
 }
 
 /* -- rules ---------------------------------------------------------------- */
-static int hand_size(int players) { return players == 2 ? 7 : players == 3 ? 6 : 5; }
-static int target_of(int players) { return players == 2 ? 250 : 200; }
-static int side_count(int players) { return players == 4 ? 2 : players; }
-static int side_of(int players, int seat) { return players == 4 ? seat % 2 : seat; }
+/* american_sniff.rules, from the tables of _rules.h: players is one of
+ * AS_MIN_PLAYERS to AS_MAX_PLAYERS (state_ok has checked it), seat below it. */
+static int hand_size(int players) { return as_rule_hand_size[players]; }
+static int target_of(int players) { return as_rule_target[players]; }
+static int side_count(int players) { return as_rule_side_count[players]; }
+static int side_of(int players, int seat) { return as_rule_side_of[players * AS_MAX_PLAYERS + seat]; }
+static int next_seat(int players, int seat) { return as_rule_next_seat[players * AS_MAX_PLAYERS + seat]; }
+/* A hand's pips rounded (pips: at most the whole set's). */
+static int round_hand(int pips) { return as_rule_round_hand[pips]; }
+/* What a placement scores, by the end sum after it (0 to AS_MAX_END_SUM, as recount makes it). */
+static int placement_points(int end_sum)
+{
+    return end_sum >= 0 && end_sum <= AS_MAX_END_SUM ? as_rule_placement_points[end_sum] : 0;
+}
 
 /* The index of the lowest set bit of x (x != 0): the compiler's instruction
  * where it has one (gcc and clang), else a de Bruijn sequence, portable C99. */
@@ -379,7 +343,7 @@ static void reset_one(int32_t *s, uint64_t seed, int players)
 static int state_ok(const int32_t *s)
 {
     int players = s[AS_PLAYERS], k;
-    if (players < 2 || players > 4) {
+    if (players < AS_MIN_PLAYERS || players > AS_MAX_PLAYERS) {
         return 0;
     }
     if (s[AS_TURN] < 0 || s[AS_TURN] >= players || s[AS_DRAWN] < -1 || s[AS_DRAWN] >= AS_TILES) {
@@ -439,7 +403,7 @@ static void end_round(int32_t *s, int finisher)
             hand &= hand - 1u;
             pips += tile_low[t] + tile_high[t];
         }
-        s[AS_SCORES + side_of(players, seat)] -= (pips + 2) / 5 * 5;
+        s[AS_SCORES + side_of(players, seat)] -= round_hand(pips);
     }
     s[AS_ROUND] += 1;
     deal_round(s, finisher);
@@ -481,7 +445,7 @@ static void place(int32_t *s, int tile, int at)
         s[AS_SNIFF] = tile;
     }
     recount(s);
-    points = s[AS_END_SUM] > 0 && s[AS_END_SUM] % 5 == 0 ? s[AS_END_SUM] : 0;
+    points = placement_points(s[AS_END_SUM]);
     side = side_of(players, seat);
     if (points) {
         s[AS_SCORES + side] += points;
@@ -498,7 +462,7 @@ static void place(int32_t *s, int tile, int at)
         end_round(s, -1);
         return;
     }
-    s[AS_TURN] = (seat + 1) % players;
+    s[AS_TURN] = next_seat(players, seat);
 }
 
 static void draw(int32_t *s)
@@ -545,7 +509,7 @@ static int step_one(int32_t *s, long long action, int32_t *reward)
     if (action == AS_DRAW) {
         draw(s);
     } else if (action == AS_PASS) {
-        s[AS_TURN] = (s[AS_TURN] + 1) % players;
+        s[AS_TURN] = next_seat(players, s[AS_TURN]);
     } else {
         place(s, action_tile[action], action_point[action]);
     }
@@ -613,7 +577,7 @@ int as_batch_reset(int32_t *state, const uint64_t *seeds, int players, size_t n,
 {
     size_t i;
     as_batch_init();
-    if (players < 2 || players > 4) {
+    if (players < AS_MIN_PLAYERS || players > AS_MAX_PLAYERS) {
         return -1;
     }
     for (i = 0; i < n; i++) {
@@ -766,7 +730,7 @@ static PyObject *py_reset_into(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OOiO:reset_into", &state_obj, &seeds_obj, &players, &mask_obj)) {
         return NULL;
     }
-    if (players < 2 || players > 4) {
+    if (players < AS_MIN_PLAYERS || players > AS_MAX_PLAYERS) {
         return PyErr_Format(PyExc_ValueError, "American Sniff is played by 2, 3 or 4 players, got %d",
                             players);
     }

@@ -331,7 +331,7 @@ int as_endgame_values(const int32_t *world, const int64_t *actions, size_t n, in
         return AS_BAD_STATE;
     }
     players = world[AS_PLAYERS];
-    if (players != 2 && players != 4) {
+    if (side_count(players) != 2) { /* the search is of two sides against each other */
         return AS_NOT_ENDGAME;
     }
     if (world[AS_WINNER] >= 0) {

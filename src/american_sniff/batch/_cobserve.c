@@ -16,30 +16,8 @@
  * (which no real observation is: its "players" segment always has a 1).
  */
 
-/* (The facts' words, AS_F_PLAYED and the rest, are named in _cbatch.c.) */
-
-/* Where each segment of the observation starts (OBSERVATION_FIELDS). */
-enum {
-    OB_HAND = 0,
-    OB_DRAWN = 28,
-    OB_PLAYED = 56,
-    OB_OPEN = 168,
-    OB_COUNTS = 238,
-    OB_END_SUM = 308,
-    OB_VALUES = 309,
-    OB_SNIFF = 316,
-    OB_HAND_SIZES = 323,
-    OB_STOCK = 327,
-    OB_VOIDS = 328,
-    OB_SCORES = 356,
-    OB_TARGET = 359,
-    OB_PLAYERS = 360,
-    OB_TURN = 363,
-    OB_OPENER = 367,
-    OB_ROUND = 371,
-    OB_WINNER = 372,
-    AS_OBSERVATION = 375 /* numbers a slot */
-};
+/* (The facts' words, AS_F_PLAYED and the rest, and where each segment of the
+ * observation starts, OB_HAND and the rest, are named in _rules.h.) */
 
 /* Whether the slot's words and facts can be read without leaving a table. */
 static int observe_ok(const int32_t *s, const int64_t *f)

@@ -81,7 +81,7 @@ static int greedy_of(const int32_t *s, const int16_t *legal, int count)
     for (k = 0; k < count; k++) {
         int action = legal[k], tile = action_tile[action], sum, points, pips;
         sum = end_sum_after(s, tile, action < AS_TILES ? -1 : action_point[action]);
-        points = sum > 0 && sum % 5 == 0 ? sum : 0;
+        points = placement_points(sum);
         pips = tile_low[tile] + tile_high[tile];
         if (points > best_points || (points == best_points && pips > best_pips)) {
             best = action;
@@ -139,7 +139,7 @@ static double outcome_of(const int32_t *start, const int32_t *end, int seat, dou
                 hand &= hand - 1u;
                 pips += tile_low[t] + tile_high[t];
             }
-            cut[side_of(players, k)] += (pips + 2) / 5 * 5;
+            cut[side_of(players, k)] += round_hand(pips);
         }
     }
     for (side = 0; side < sides; side++) {

@@ -28,6 +28,16 @@ import numpy as np
 
 from ..actions import DRAW_ACTION, NUM_ACTIONS, PASS_ACTION
 from ..rng import MASK64, shuffled
+from ..rules import (
+    PLAYER_COUNTS,
+    hand_size,
+    next_seat,
+    placement_points,
+    round_hand,
+    side_count,
+    side_of,
+    target,
+)
 from ..tiles import ALL_TILES
 from . import _pybatch as py
 from ._pybatch import STATE_WORDS
@@ -59,11 +69,12 @@ _SHUFFLE_LIMIT = np.array(
 # The lot's rejection limit for each number of players (see _SHUFFLE_LIMIT), and
 # whether every output is accepted (2**64 is a multiple of the players).
 _LOT_LIMIT = np.array(
-    [0, 0, *(min((1 << 64) - (1 << 64) % n, MASK64) for n in (2, 3, 4))], np.uint64
+    [min((1 << 64) - (1 << 64) % n, MASK64) if n in PLAYER_COUNTS else 0 for n in range(8)],
+    np.uint64,
 )
-_LOT_ALL = np.array([False, False, True, False, True])
+_LOT_ALL = np.array([n in PLAYER_COUNTS and (1 << 64) % n == 0 for n in range(8)])
 _STEPS = np.arange(1, _TILES + 1, dtype=np.uint64)
-_SIDES_OF_FOUR = np.array([0, 1, 0, 1])  # each seat's side with four players
+_SIDES_OF_FOUR = np.array([side_of(4, seat) for seat in range(4)])  # each seat's side, 4 players
 # The words a deal sets to 0.
 _ZEROED = [py.DRAWN_COUNT, py.END_SUM, py.VALUES, py.TABLE, py.OPEN, py.OPEN + 1, py.OPEN + 2]
 _ZEROED.append(py.ROUND_ACTIONS)
@@ -152,7 +163,10 @@ def _swapped(picks: Any, sizes: Any) -> Any:
     return order
 
 
-_HAND_SIZE = np.array([7, 7, 7, 6, 5, 5, 5, 5])  # by number of players (2 to 4)
+# The hand size by number of players (2 to 4; a count out of them reads its nearest).
+_HAND_SIZE = np.array(
+    [hand_size(min(max(p, PLAYER_COUNTS[0]), PLAYER_COUNTS[-1])) for p in range(8)]
+)
 _IDENTITY = np.arange(_TILES, dtype=np.uint8)
 
 
@@ -167,8 +181,8 @@ def _deal_tables() -> tuple[Any, Any, Any, Any]:
     end = np.zeros((5, 4), dtype=np.intp)
     stock = np.full((5, 14), _TILES, dtype=np.intp)
     left = np.zeros(5, dtype=np.int64)
-    for players in (2, 3, 4):
-        size = 7 if players == 2 else 6 if players == 3 else 5
+    for players in PLAYER_COUNTS:
+        size = hand_size(players)
         for seat in range(players):
             start[players, seat], end[players, seat] = seat * size, (seat + 1) * size
         left[players] = _TILES - players * size
@@ -243,14 +257,15 @@ def _bounds() -> Any:
     """
     low = np.zeros((8, STATE_WORDS), dtype=np.int64)
     span = np.full((8, STATE_WORDS), 0xFFFFFFFF, dtype=np.int64)
-    low[:, py.PLAYERS], span[:, py.PLAYERS] = 2, 4 - 2
-    for players in (2, 3, 4):
-        stock = _TILES - players * (7 if players == 2 else 6 if players == 3 else 5)
+    fewest, most = PLAYER_COUNTS[0], PLAYER_COUNTS[-1]
+    low[:, py.PLAYERS], span[:, py.PLAYERS] = fewest, most - fewest
+    for players in PLAYER_COUNTS:
+        stock = _TILES - players * hand_size(players)
         row = {
             py.PLAYERS: (players, players),
             py.ROUND: (1, py.LIMIT - 1),
             py.TURN: (0, players - 1),
-            py.WINNER: (-1, (2 if players == 4 else players) - 1),
+            py.WINNER: (-1, side_count(players) - 1),
             py.DRAWN: (-1, _TILES - 1),
             py.DRAWN_COUNT: (0, stock),
             py.STOCK_SIZE: (stock, stock),
@@ -390,7 +405,7 @@ def _end_round(t: Any, finisher: Any) -> None:
     """Settle the round in every slot of ``t`` (int32 words, as :func:`_deal`) and deal the next."""
     hands = t[:, py.HANDS : py.HANDS + 4] & py.HAND_BITS
     pips = np.take(_PIPS_OF, hands & 0x3FFF) + np.take(_PIPS_OF, (hands >> 14) + (1 << 14))
-    loss = (pips + 2) // 5 * 5
+    loss = np.take(_ROUNDED, pips)
     # Each seat's loss goes to its side (seats 0 and 2 are side 0 with four players).
     players = t[:, py.PLAYERS]
     if (players == players[0]).all():
@@ -412,11 +427,15 @@ def _pips_table() -> Any:
 
 
 _PIPS_OF = _pips_table()
+# A hand's pips rounded (rules.round_hand), by its pips: at most all the set's.
+_ROUNDED = np.array(
+    [round_hand(pips) for pips in range(sum(tile.pips for tile in ALL_TILES) + 1)], np.int32
+)
 # By number of players: 1 where the seat (row) is on the side (column).
 _SIDE_SEATS = np.array(
     [
         [
-            [int(seat < p and (seat % 2 if p == 4 else seat) == side) for side in range(4)]
+            [int(seat < p and p in PLAYER_COUNTS and side_of(p, seat) == side) for side in range(4)]
             for seat in range(4)
         ]
         for p in range(5)
@@ -515,7 +534,7 @@ _LOW_WORDS = np.array([[0xFFFFFFFF], [0xFFFFFFFF], [0x3F]], dtype=np.uint32)
 _SAME_SIDE = np.array(
     [
         [
-            int(k < p and (k % 2 == seat % 2 if p == 4 else k == seat)) if 2 <= p <= 4 else 0
+            int(k < p and side_of(p, k) == side_of(p, seat)) if p in PLAYER_COUNTS else 0
             for k in range(4)
         ]
         for p in range(8)
@@ -523,8 +542,21 @@ _SAME_SIDE = np.array(
     ],
     dtype=np.int32,
 )
-# Each seat's side by row ``players * 4 + seat`` (the seat itself where not 4 players).
-_SIDE_OF = np.array([s % 2 if p == 4 else s for p in range(8) for s in range(4)], np.int32)
+# Each seat's side by row ``players * 4 + seat`` (the seat itself past the
+# supported counts), and the seat that plays after it (0 there).
+_SIDE_OF = np.array(
+    [side_of(p, s) if p in PLAYER_COUNTS else s for p in range(8) for s in range(4)], np.int32
+)
+_NEXT_SEAT = np.array(
+    [next_seat(p, s) if p in PLAYER_COUNTS else 0 for p in range(8) for s in range(4)], np.int32
+)
+# The target by ``players & 7`` (0 past the supported counts).
+_TARGET = np.array([target(p) if p in PLAYER_COUNTS else 0 for p in range(8)], np.int32)
+# What a placement scores (rules.placement_points), by the end sum after it: at
+# most every point's worth, with all of them open.
+_PLACEMENT_POINTS = np.array(
+    [placement_points(end_sum) for end_sum in range(sum(py.POINT_WORTH) + 1)], np.int32
+)
 
 
 def _arrays(state: object) -> tuple[Any, int]:
@@ -542,7 +574,7 @@ def _flags(buffer: object, name: str, n: int, width: int) -> Any:
 
 def reset_into(state: object, seeds: object, players: int, mask: object) -> None:
     """Reset every slot of ``state``: slot i deals ``new_match(players, seed=seeds[i])``."""
-    if not 2 <= players <= 4:
+    if players not in PLAYER_COUNTS:
         raise ValueError(f"American Sniff is played by 2, 3 or 4 players, got {players}")
     s, n = _arrays(state)
     seed = np.frombuffer(py.buffer_view(seeds, "seeds", n, "Q", False), dtype=np.uint64)
@@ -647,12 +679,12 @@ def step_into(  # noqa: PLR0913, PLR0915, PLR0917 - the C function's six buffers
     values = np.bitwise_or.reduce(np.take(_VALUES_OF, index), axis=0)
     lone = np.where(counted & 0x1FC00 == 2 << 10, counted >> 17, 0)  # two points open
     end_sum = (counted & 1023) - lone
-    points = np.where((end_sum % 5 == 0) & place, end_sum, 0)
+    points = np.where(place, np.take(_PLACEMENT_POINTS, end_sum, mode="clip"), 0)
     seat_row = (players & 7) * 4 + turn
     side = np.take(_SIDE_OF, seat_row)
     score_at = (py.SCORES + side) * n + slot
     score = np.take(flat, score_at) + points
-    won = (points > 0) & (score >= np.where(players == 2, 250, 200))
+    won = (points > 0) & (score >= np.take(_TARGET, players & 7))
     going = place & ~won
     out = going & (placed_hand == 0)
     exhausted = size == count
@@ -678,8 +710,7 @@ def step_into(  # noqa: PLR0913, PLR0915, PLR0917 - the C function's six buffers
     np.put(flat, score_at, score)
     np.copyto(winner, side, where=won)
     advance = (go & (kind == 3)) | (going & ~out & ~blocked)
-    following = w[py.TURN] + 1
-    np.copyto(w[py.TURN], np.where(following == players, 0, following), where=advance)
+    np.copyto(w[py.TURN], np.take(_NEXT_SEAT, seat_row), where=advance)
     for word in _STEPPED:  # one column at a time: a transposed copy of them all is slower
         np.copyto(s[:, word], w[word])
     row_at = slot * STATE_WORDS

@@ -16,6 +16,16 @@ from typing import Final
 from ..actions import ACTION_MOVES, DRAW_ACTION, NUM_ACTIONS, PASS_ACTION, POINTS
 from ..moves import Place
 from ..rng import below, shuffled
+from ..rules import (
+    PLAYER_COUNTS,
+    hand_size,
+    has_won,
+    next_seat,
+    placement_points,
+    round_hand,
+    side_count,
+    side_of,
+)
 from ..tiles import ALL_TILES
 
 __all__ = [
@@ -61,6 +71,18 @@ ROUND_ACTIONS: Final = 27
 STOCK: Final = 28
 #: How many int32 words a slot's state has.
 STATE_WORDS: Final = 48
+
+# The facts beside a slot's state, int64 words (see american_sniff.batch.observe).
+F_PLAYED: Final = 0
+F_VOIDS: Final = 4
+F_MOVER: Final = 8
+F_DRAWS: Final = 9
+F_KNOWN: Final = 10
+F_SHOWN: Final = 11
+F_ROUND: Final = 12
+F_OPENER: Final = 13
+#: How many int64 words of facts a slot has.
+FACT_WORDS: Final = 14
 
 OK: Final = 0
 ILLEGAL: Final = 1
@@ -141,14 +163,6 @@ def _free_point(p: int, t: int) -> int:
     return _FIRST_POINT[t] + (1 if tile.low == _POINT_VALUE[p] else 0)
 
 
-def _hand_size(players: int) -> int:
-    return 7 if players == 2 else 6 if players == 3 else 5
-
-
-def _side_of(players: int, seat: int) -> int:
-    return seat % 2 if players == 4 else seat
-
-
 def _signed(value: int) -> int:
     """The int32 with the low 32 bits of ``value``."""
     value &= _M32
@@ -200,7 +214,7 @@ def _tiles_to_place(s: list[int]) -> int:
 
 def _deal_round(s: list[int], opener: int) -> None:
     players = s[PLAYERS]
-    size = _hand_size(players)
+    size = hand_size(players)
     order, rng = shuffled(tuple(range(_TILES)), _u64(s, RNG))
     for seat in range(4):
         hand = 0
@@ -239,13 +253,13 @@ def _reset_one(seed: int, players: int) -> list[int]:
 
 def _state_ok(s: list[int]) -> bool:
     players = s[PLAYERS]
-    if not 2 <= players <= 4:
+    if players not in PLAYER_COUNTS:
         return False
     if not 0 <= s[TURN] < players or not -1 <= s[DRAWN] < _TILES:
         return False
-    if not -1 <= s[WINNER] < (2 if players == 4 else players):
+    if not -1 <= s[WINNER] < side_count(players):
         return False
-    if s[STOCK_SIZE] != _TILES - players * _hand_size(players):
+    if s[STOCK_SIZE] != _TILES - players * hand_size(players):
         return False
     if not 0 <= s[DRAWN_COUNT] <= s[STOCK_SIZE]:
         return False
@@ -276,7 +290,7 @@ def _end_round(s: list[int], finisher: int) -> None:
     for seat in range(players):
         hand = s[HANDS + seat] & _HAND_BITS
         pips = sum(ALL_TILES[t].pips for t in range(_TILES) if hand >> t & 1)
-        s[SCORES + _side_of(players, seat)] -= (pips + 2) // 5 * 5
+        s[SCORES + side_of(players, seat)] -= round_hand(pips)
     s[ROUND] += 1
     _deal_round(s, finisher)
 
@@ -307,12 +321,11 @@ def _place(s: list[int], tile: int, at: int) -> None:
     if s[SNIFF] < 0 and ALL_TILES[tile].is_double:
         s[SNIFF] = tile
     _recount(s)
-    end_sum = s[END_SUM]
-    points = end_sum if end_sum > 0 and end_sum % 5 == 0 else 0
-    side = _side_of(players, seat)
+    points = placement_points(s[END_SUM])
+    side = side_of(players, seat)
     if points:
         s[SCORES + side] += points
-        if s[SCORES + side] >= (250 if players == 2 else 200):
+        if has_won(players, s[SCORES + side]):
             s[WINNER] = side
             return
     if hand == 0:
@@ -321,7 +334,7 @@ def _place(s: list[int], tile: int, at: int) -> None:
     if s[STOCK_SIZE] == s[DRAWN_COUNT] and not _anyone_can_place(s):
         _end_round(s, -1)
         return
-    s[TURN] = (seat + 1) % players
+    s[TURN] = next_seat(players, seat)
 
 
 def _draw(s: list[int]) -> None:
@@ -354,11 +367,11 @@ def _step_one(s: list[int], action: int, reward: list[int]) -> int:
     if action == DRAW_ACTION:
         _draw(s)
     elif action == PASS_ACTION:
-        s[TURN] = (s[TURN] + 1) % players
+        s[TURN] = next_seat(players, s[TURN])
     else:
         _place(s, _ACTION_TILE[action], _ACTION_POINT[action])
     for seat in range(players):
-        side = _side_of(players, seat)
+        side = side_of(players, seat)
         reward[seat] = s[SCORES + side] - before[side]
     return OK
 
@@ -432,7 +445,7 @@ def _slots(state: object) -> int:
 
 def reset_into(state: object, seeds: object, players: int, mask: object) -> None:
     """Reset every slot of ``state``: slot i deals ``new_match(players, seed=seeds[i])``."""
-    if not 2 <= players <= 4:
+    if players not in PLAYER_COUNTS:
         raise ValueError(f"American Sniff is played by 2, 3 or 4 players, got {players}")
     n = _slots(state)
     words = _view(state, "state", n * STATE_WORDS, "i", True)

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..actions import NUM_ACTIONS, POINTS
 from ..observation import OBSERVATION_FIELDS, OBSERVATION_SIZE
+from ..rules import PLAYER_COUNTS, side_count, side_of, target
 from ..tiles import ALL_TILES
 from . import _pybatch as k
 
@@ -31,8 +32,9 @@ __all__ = ["FACT_WORDS", "advance_facts", "observe", "start_facts"]
 
 #: How many int64 words of facts a slot has: what each seat placed (4), its
 #: voids (4), the turn under way (mover, draws, known, shown), the round, the opener.
-FACT_WORDS: Final = 14
-_PLAYED, _VOIDS, _MOVER, _DRAWS, _KNOWN, _SHOWN, _ROUND, _OPENER = 0, 4, 8, 9, 10, 11, 12, 13
+FACT_WORDS: Final = k.FACT_WORDS
+_PLAYED, _VOIDS, _MOVER, _DRAWS = k.F_PLAYED, k.F_VOIDS, k.F_MOVER, k.F_DRAWS
+_KNOWN, _SHOWN, _ROUND, _OPENER = k.F_KNOWN, k.F_SHOWN, k.F_ROUND, k.F_OPENER
 
 _AT: dict[str, int] = {}
 _start = 0
@@ -48,6 +50,13 @@ _WORTH = np.array(k.POINT_WORTH, np.int64)
 _RANK = np.array(k.POINT_RANK, np.int64)
 _LOW = np.array([t.low for t in ALL_TILES], np.int64)
 _DTYPES = (np.dtype(np.int32), np.dtype(np.float32))
+# The rules by ``players & 7``, and each seat's side by ``(players & 7) * 4 +
+# (seat & 3)``, from american_sniff.rules (for a count no match has: one side,
+# side 0, target 0, so that a broken word divides by no zero).
+_COUNTS = [p if p in PLAYER_COUNTS else 0 for p in range(8)]
+_SIDES = np.array([side_count(p) if p else 1 for p in _COUNTS], np.int64)
+_TARGET = np.array([target(p) if p else 0 for p in _COUNTS], np.int64)
+_SIDE_OF = np.array([side_of(p, s) if p else 0 for p in _COUNTS for s in range(4)], np.int64)
 
 
 def start_facts(state: Any) -> Any:
@@ -166,8 +175,8 @@ def _observe_numpy(state: Any, facts: Any) -> Any:
     out[:, 0:28] = (hands[rows, seat][:, None] >> _BIT28) & 1
     drawn = (winner < 0) & (s[:, k.DRAWN] >= 0)
     out[rows[drawn], _AT["drawn"] + s[drawn, k.DRAWN]] = 1
-    sides = np.where(players == 4, 2, players)
-    my_side = np.where(players == 4, seat % 2, seat)
+    sides = _SIDES[players & 7]
+    my_side = _SIDE_OF[(players & 7) * 4 + (seat & 3)]
     for r in range(4):
         other = (seat + r) % players
         live = r < players
@@ -203,7 +212,7 @@ def _observe_numpy(state: Any, facts: Any) -> Any:
         out[:, _AT["scores"] + r] = np.where(
             r < sides, s[rows, k.SCORES + (my_side + r) % sides], 0
         )
-    out[:, _AT["target"]] = np.where(players == 2, 250, 200)
+    out[:, _AT["target"]] = _TARGET[players & 7]
     out[rows, _AT["players"] + players - 2] = 1
     going = winner < 0
     out[rows[going], _AT["turn"]] = 1

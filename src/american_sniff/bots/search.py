@@ -156,7 +156,7 @@ class Determiniser:
         that a real match can show), or the match is over.
     """
 
-    __slots__ = ("_capacities", "_choices", "_groups", "_locations", "_others", "_view", "count")
+    __slots__ = ("_capacities", "_choices", "_groups", "_others", "_view", "count")
 
     count: int
 
@@ -178,7 +178,6 @@ class Determiniser:
         """Count the deals that agree with ``view`` and the slots (:func:`tile_voids`, or none)."""
         self._view = view
         self._others, capacities, self._groups = deal_tables(view, slots)
-        self._locations = len(capacities)
         self._capacities = capacities
         self._choices: dict[tuple[int, tuple[int, ...]], tuple[list[_Split], list[int]]] = {}
         self.count = count_deals(self._groups, 0, capacities, self._choices)

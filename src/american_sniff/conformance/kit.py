@@ -535,10 +535,6 @@ def _quoted(line: str | bytes, most: int = 400) -> str:
 # -- perft ------------------------------------------------------------------------------
 
 
-class _PerftFailure(Exception):
-    """The engine refused a step of the perft walk."""
-
-
 def perft(engine: Engine, start: Mapping[str, Any], depth: int) -> tuple[list[int], dict[str, int]]:
     """Count the action sequences from ``start`` (a ``new`` request's fields), through the protocol.
 

@@ -16,7 +16,7 @@ from ..errors import InvalidState
 from ..layout import Layout, placed
 from ..moves import Draw, Move, Place, parse_move
 from ..replayer import IllegalPlacement, replay_table
-from ..rules import side_of
+from ..rules import side_count, side_of
 from ..state import (
     ActionLog,
     Deal,
@@ -183,7 +183,7 @@ def _round_from(doc: RoundDoc, players: int, trusted: bool = False) -> RoundResu
     if len(doc.deductions) != players:
         raise InvalidState(f"$.last_round.deductions must hold {players} integers")
     before = list(doc.scores)
-    if len(before) != (2 if players == 4 else players):
+    if len(before) != side_count(players):
         raise InvalidState("$.last_round.scores must hold one integer per side")
     for seat, amount in enumerate(doc.deductions):
         before[side_of(players, seat)] += amount
@@ -213,7 +213,7 @@ def _build_state(doc: StateDoc, *, trusted: bool = False) -> MatchState:
     seed = read_u64(doc.seed, "$.seed", InvalidState)
     rng = read_u64(doc.rng, "$.rng", InvalidState)
     scores = tuple(doc.scores)
-    if len(scores) != (2 if players == 4 else players):
+    if len(scores) != side_count(players):
         raise InvalidState(f"$.scores must hold one integer per side, got {len(scores)}")
     if len(doc.hands) != players:
         raise InvalidState(f"$.hands must hold {players} hands, got {len(doc.hands)}")

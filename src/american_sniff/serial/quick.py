@@ -17,7 +17,7 @@ from ..deal import tile_index
 from ..errors import InvalidState
 from ..layout import Layout, placed
 from ..moves import Draw, Move, Place, parse_move
-from ..rules import RULES_VERSION, side_of
+from ..rules import RULES_VERSION, side_count, side_of
 from ..state import (
     ActionLog,
     Deal,
@@ -234,7 +234,7 @@ def _quick_round(doc: object, players: int) -> tuple[RoundResult, int]:
     if finisher is not None:
         _quick_int(finisher)
     deductions = _quick_scores(doc["deductions"], players)
-    scores = _quick_scores(doc["scores"], 2 if players == 4 else players)
+    scores = _quick_scores(doc["scores"], side_count(players))
     before = list(scores)
     for seat, amount in enumerate(deductions):
         before[side_of(players, seat)] += amount
@@ -308,7 +308,7 @@ def _quick_state(
     if dealt_from not in ("seed", "deal"):
         raise _NotQuick
     strings += 5  # format, rules_version, seed, rng, dealt_from
-    scores = _quick_scores(data["scores"], 2 if players == 4 else players)
+    scores = _quick_scores(data["scores"], side_count(players))
     log, in_history, layout, drawn_tiles = _quick_log(data["history"], players, scores)
     hands, in_hands = _quick_hands(data["hands"], players)
     stock = _quick_tiles(data["stock"])

@@ -60,46 +60,34 @@ def view_for(
     hidden = hidden_log(log, viewer)
     keep_hidden_text(log, hidden, viewer)
     last = info.last_round
-    public = None if last is None else _public_result(last, viewer, last_round_history)
+    public_result = None if last is None else _public_result(last, viewer, last_round_history)
     ended = None if seen.actions else _ended(state, viewer, last_round_history)
     hand_sizes = tuple([len(hand) for hand in state.hands])
     stock_size = len(info.deck) - state.drawn_count
     seq = info.actions_before + seen.actions
+    # What every viewer sees: a spectator's view, and the first fields of a player's.
+    public = {
+        "players": players,
+        "round": info.round,
+        "opener": info.opener,
+        "turn": state.turn,
+        "target": TARGET[players],
+        "scores": state.scores,
+        "winner": state.winner,
+        "hand_sizes": hand_sizes,
+        "stock_size": stock_size,
+        "layout": layout,
+        "last_round": public_result,
+        "voids": seen.void_sets,
+        "seq": seq,
+        "log": hidden,
+        "ended": ended,
+    }
     if seat is None:
-        return SpectatorView(
-            players=players,
-            round=info.round,
-            opener=info.opener,
-            turn=state.turn,
-            target=TARGET[players],
-            scores=state.scores,
-            winner=state.winner,
-            hand_sizes=hand_sizes,
-            stock_size=stock_size,
-            layout=layout,
-            last_round=public,
-            voids=seen.void_sets,
-            seq=seq,
-            log=hidden,
-            ended=ended,
-        )
+        return SpectatorView(**public)
     to_move = state.winner is None and state.turn == seat
     return PlayerView(
-        players=players,
-        round=info.round,
-        opener=info.opener,
-        turn=state.turn,
-        target=TARGET[players],
-        scores=state.scores,
-        winner=state.winner,
-        hand_sizes=hand_sizes,
-        stock_size=stock_size,
-        layout=layout,
-        last_round=public,
-        voids=seen.void_sets,
-        seq=seq,
-        log=hidden,
-        ended=ended,
+        **public,
         seat=seat,
         hand=state.hands[seat],
         drawn=state.drawn if to_move else None,
