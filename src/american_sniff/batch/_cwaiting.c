@@ -1,0 +1,246 @@
+/*
+ * The slots that wait on a policy, in C: as_batch_observe_waiting and
+ * as_batch_step_rows (included by _cbatch.c, after _cobserve.c).
+ *
+ * A learner that plays one seat of every slot against a policy (the vector
+ * environment's opponent) asks the policy, again and again, for the slots
+ * whose seat to move is not the learner's. as_batch_observe_waiting finds
+ * all of them in one pass and writes, for each, its row number, the
+ * observation of its seat to move (the numbers as_batch_observe writes, so
+ * encode(view_for(state, turn))) and its legal mask, packed one after the
+ * other. as_batch_step_rows then steps just those slots in place by the
+ * policy's actions, facts included, as as_batch_step_facts steps a slot.
+ * Their twins in numpy (american_sniff.batch.observe.observe_waiting with
+ * backend="numpy", and BatchedMatches.step on the numpy and Python kernels)
+ * give the same numbers.
+ *
+ * Plain C99, no Python needed (AMERICAN_SNIFF_BATCH_NO_PYTHON builds it).
+ * The words that decide whether a slot waits are only compared, never used
+ * to index; observations and masks of slots whose words are out of range are
+ * zeros, as as_batch_observe and as_batch_mask write them; a row that names
+ * no slot is refused.
+ */
+
+/* The slots whose match goes on with a seat other than seats[i] to move, of
+ * n slots (state: n * 48 int32 words; facts: n * 14 int64 words; seats: n
+ * int64). Their numbers go to rows[0..m-1] in increasing order (rows has
+ * room for n). For row j, if an output is given, the observation of the
+ * slot's seat to move goes to out_f32 or out_i32 (at most one of them; room
+ * for n * 375 numbers), and its legal mask to masks + 450 * j (room for n *
+ * 450 bytes; NULL: none written). Returns m, or -1 (writing nothing) if both
+ * outputs are given, or an output without the facts. */
+long long as_batch_observe_waiting(const int32_t *state, const int64_t *facts, size_t n,
+                                   const int64_t *seats, int64_t *rows, float *out_f32,
+                                   int32_t *out_i32, uint8_t *masks)
+{
+    size_t i, j, m = 0;
+    as_batch_init();
+    if ((out_f32 != NULL && out_i32 != NULL) || ((out_f32 || out_i32) && facts == NULL)) {
+        return -1;
+    }
+    for (i = 0; i < n; i++) {
+        const int32_t *s = state + i * AS_WORDS;
+        if (s[AS_WINNER] < 0 && (int64_t)s[AS_TURN] != seats[i]) {
+            rows[m++] = (int64_t)i;
+        }
+    }
+    if (out_f32 != NULL || out_i32 != NULL) {
+        as_batch_observe(state, facts, n, rows, m, out_f32, out_i32);
+    }
+    if (masks != NULL) {
+        for (j = 0; j < m; j++) {
+            mask_one(state + (size_t)rows[j] * AS_WORDS, masks + j * AS_ACTIONS_COUNT);
+        }
+    }
+    return (long long)m;
+}
+
+/* Step the slots rows[0..m-1] of n slots in place, slot rows[j] by
+ * actions[j], as as_batch_step_facts steps each (facts may be NULL: none
+ * kept). rewards[4j..4j+3] and errors[j] are row j's; done and mask (n * 450
+ * bytes, may be NULL) are written at the slot's own place. With gains (n
+ * int32) and seats (n int64), gains[slot] also gains the reward of the seat
+ * seats[slot] (a seat outside 0..3 gains nothing). A row that names no slot
+ * is refused with AS_BAD_STATE and rewards of 0; a slot named twice is
+ * stepped twice, in order. Returns how many rows refused their action. */
+size_t as_batch_step_rows(int32_t *state, int64_t *facts, size_t n, const int64_t *rows,
+                          const int64_t *actions, size_t m, uint8_t *mask, int32_t *rewards,
+                          uint8_t *done, uint8_t *errors, const int64_t *seats, int32_t *gains)
+{
+    size_t j, refused = 0;
+    as_batch_init();
+    for (j = 0; j < m; j++) {
+        int64_t slot = rows[j];
+        size_t at;
+        if (slot < 0 || (uint64_t)slot >= (uint64_t)n) {
+            memset(rewards + 4 * j, 0, 4 * sizeof(int32_t));
+            errors[j] = (uint8_t)AS_BAD_STATE;
+            refused++;
+            continue;
+        }
+        at = (size_t)slot;
+        refused += step_slots(state + at * AS_WORDS, actions + j, NULL, 1,
+                              mask ? mask + at * AS_ACTIONS_COUNT : NULL, rewards + 4 * j,
+                              done + at, errors + j, facts ? facts + at * AS_FACT_WORDS : NULL);
+        if (gains != NULL && seats != NULL && seats[at] >= 0 && seats[at] < 4) {
+            gains[at] += rewards[4 * j + (size_t)seats[at]];
+        }
+    }
+    return refused;
+}
+
+#ifndef AMERICAN_SNIFF_BATCH_NO_PYTHON
+static int take(PyObject *obj, Py_buffer *view, int writable, Py_ssize_t count,
+                Py_ssize_t itemsize, const char *name);
+static int take_observations(PyObject *obj, Py_buffer *view, Py_ssize_t count, int *floats);
+static int slots_of(PyObject *obj, Py_buffer *view, Py_ssize_t *n);
+
+/* observe_waiting_into(state, facts, seats, rows, out, masks): out and masks may be None. */
+static PyObject *py_observe_waiting_into(PyObject *self, PyObject *args)
+{
+    PyObject *objects[6];
+    Py_buffer views[6];
+    static const char *names[4] = {"state", "facts", "seats", "rows"};
+    Py_ssize_t n, counts[4], sizes[4] = {4, 8, 8, 8};
+    int k, taken = 0, floats = 0, have_out, have_masks;
+    long long m;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOOO:observe_waiting_into", &objects[0], &objects[1],
+                          &objects[2], &objects[3], &objects[4], &objects[5])) {
+        return NULL;
+    }
+    if (slots_of(objects[0], &views[0], &n) < 0) {
+        return NULL;
+    }
+    counts[0] = n * AS_WORDS;
+    counts[1] = n * AS_FACT_WORDS;
+    counts[2] = n;
+    counts[3] = n;
+    for (k = 0; k < 4; k++) {
+        if (take(objects[k], &views[k], k == 3, counts[k], sizes[k], names[k]) < 0) {
+            break;
+        }
+        taken++;
+    }
+    have_out = objects[4] != Py_None;
+    have_masks = objects[5] != Py_None;
+    if (taken == 4 && have_out &&
+        take_observations(objects[4], &views[4], n * AS_OBSERVATION, &floats) == 0) {
+        taken++;
+    }
+    if (taken == 4 + have_out && have_masks) {
+        if (take(objects[5], &views[4 + have_out], 1, n * AS_ACTIONS_COUNT, 1, "masks") == 0) {
+            taken++;
+        }
+    }
+    if (taken < 4 + have_out + have_masks) {
+        for (k = 0; k < taken; k++) {
+            PyBuffer_Release(&views[k]);
+        }
+        return NULL;
+    }
+    /* The buffers are held (exported) until released below: the loop needs no Python. */
+    Py_BEGIN_ALLOW_THREADS
+    m = as_batch_observe_waiting(
+        (const int32_t *)views[0].buf, (const int64_t *)views[1].buf, (size_t)n,
+        (const int64_t *)views[2].buf, (int64_t *)views[3].buf,
+        have_out && floats ? (float *)views[4].buf : NULL,
+        have_out && !floats ? (int32_t *)views[4].buf : NULL,
+        have_masks ? (uint8_t *)views[4 + have_out].buf : NULL);
+    Py_END_ALLOW_THREADS
+    for (k = 0; k < taken; k++) {
+        PyBuffer_Release(&views[k]);
+    }
+    return PyLong_FromLongLong(m);
+}
+
+/* step_rows_into(state, facts, rows, actions, mask, rewards, done, errors, seats=None,
+ * gains=None): mask may be None (not written); seats and gains come together. */
+static PyObject *py_step_rows_into(PyObject *self, PyObject *args)
+{
+    PyObject *objects[10];
+    Py_buffer views[10];
+    static const char *names[10] = {"state", "facts",  "rows",   "actions", "mask",
+                                    "rewards", "done", "errors", "seats",   "gains"};
+    static const int writable[10] = {1, 1, 0, 0, 1, 1, 1, 1, 0, 1};
+    Py_ssize_t n, m, j, counts[10], sizes[10] = {4, 8, 8, 8, 1, 4, 1, 1, 8, 4};
+    int k, taken = 0, total, have_mask;
+    size_t refused = 0;
+    const int64_t *slots;
+    (void)self;
+    objects[8] = objects[9] = Py_None;
+    if (!PyArg_ParseTuple(args, "OOOOOOOO|OO:step_rows_into", &objects[0], &objects[1],
+                          &objects[2], &objects[3], &objects[4], &objects[5], &objects[6],
+                          &objects[7], &objects[8], &objects[9])) {
+        return NULL;
+    }
+    if ((objects[8] == Py_None) != (objects[9] == Py_None)) {
+        return PyErr_Format(PyExc_ValueError, "give both seats and gains, or neither");
+    }
+    total = objects[8] == Py_None ? 8 : 10;
+    have_mask = objects[4] != Py_None;
+    if (slots_of(objects[0], &views[0], &n) < 0) {
+        return NULL;
+    }
+    /* The number of rows. */
+    if (PyObject_GetBuffer(objects[2], &views[2], PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyErr_Clear();
+        return PyErr_Format(PyExc_TypeError, "rows must be a C-contiguous buffer of int64, got %R",
+                            objects[2]);
+    }
+    m = views[2].len / 8;
+    PyBuffer_Release(&views[2]);
+    counts[0] = n * AS_WORDS;
+    counts[1] = n * AS_FACT_WORDS;
+    counts[2] = m;
+    counts[3] = m;
+    counts[4] = n * AS_ACTIONS_COUNT;
+    counts[5] = m * 4;
+    counts[6] = n;
+    counts[7] = m;
+    counts[8] = n;
+    counts[9] = n;
+    for (k = 0; k < total; k++) {
+        if (k == 4 && !have_mask) {
+            taken++; /* (no view taken: views[4] is not released) */
+            continue;
+        }
+        if (take(objects[k], &views[k], writable[k], counts[k], sizes[k], names[k]) < 0) {
+            break;
+        }
+        taken++;
+    }
+    if (taken < total) {
+        for (k = 0; k < taken; k++) {
+            if (k != 4 || have_mask) {
+                PyBuffer_Release(&views[k]);
+            }
+        }
+        return NULL;
+    }
+    slots = (const int64_t *)views[2].buf;
+    for (j = 0; j < m; j++) {
+        if (slots[j] < 0 || slots[j] >= n) {
+            PyErr_Format(PyExc_ValueError, "rows[%zd] is %lld, not a slot from 0 to %zd", j,
+                         (long long)slots[j], n - 1);
+            break;
+        }
+    }
+    if (j == m) {
+        Py_BEGIN_ALLOW_THREADS
+        refused = as_batch_step_rows(
+            (int32_t *)views[0].buf, (int64_t *)views[1].buf, (size_t)n, slots,
+            (const int64_t *)views[3].buf, (size_t)m, have_mask ? (uint8_t *)views[4].buf : NULL,
+            (int32_t *)views[5].buf, (uint8_t *)views[6].buf, (uint8_t *)views[7].buf,
+            total == 10 ? (const int64_t *)views[8].buf : NULL,
+            total == 10 ? (int32_t *)views[9].buf : NULL);
+        Py_END_ALLOW_THREADS
+    }
+    for (k = 0; k < total; k++) {
+        if (k != 4 || have_mask) {
+            PyBuffer_Release(&views[k]);
+        }
+    }
+    return j == m ? PyLong_FromSize_t(refused) : NULL;
+}
+#endif
