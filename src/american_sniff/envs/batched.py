@@ -482,6 +482,10 @@ class BatchedMatches:
                 self.state, self.facts, seats, rows, seen if looks else None, masks
             )
             if not m:
+                if applied:
+                    # The masks of the slots stepped, written once at the end (the
+                    # waiting slots' masks were made fresh for the policy).
+                    kernel.mask_into(self.state, self.mask)
                 return PolicyPlay(gains, applied, calls)
             observations = seen[:m] if looks else None
             if scaled and observations is not None:
@@ -494,7 +498,7 @@ class BatchedMatches:
                 self.facts,
                 some,
                 actions,
-                self.mask,
+                None,
                 rewards[:m],
                 self.done,
                 errors[:m],
