@@ -286,9 +286,10 @@ def test_two_threads_step_two_batches_at_once() -> None:
         assert (together[seed][1] == alone[seed][1]).all()
 
 
+@pytest.mark.parametrize("how", OBSERVERS)
 @pytest.mark.parametrize("players", [2, 3, 4])
-def test_scaled_batch_equals_scaled_single(players: int) -> None:
-    """scale_observations equals float32(scaled(row)) exactly, and stays within SCALED_BOUNDS."""
+def test_scaled_batch_equals_scaled_single(players: int, how: str) -> None:
+    """scale_observations (C, numpy) equals float32(scaled(row)) exactly, within SCALED_BOUNDS."""
     generator = np.random.default_rng(players)
     out = reset(np.arange(16, dtype=np.uint64), players)
     facts = start_facts(out.state)
@@ -298,13 +299,13 @@ def test_scaled_batch_equals_scaled_single(players: int) -> None:
         # Scores pushed past the clips now and then, as a long match can.
         raw[:, 356:359] *= generator.integers(1, 4, size=(len(raw), 1), dtype=np.int32)
         raw[:, 356:359] -= generator.integers(0, 600, size=(len(raw), 1), dtype=np.int32)
-        batch = scale_observations(raw)
+        batch = scale_observations(raw, backend=how)
         assert batch.dtype == np.float32
         for row, one in zip(raw, batch, strict=True):
             assert (np.array(scaled(row.tolist()), np.float32) == one).all()
         assert ((batch >= low) & (batch <= high)).all()
         in_place = raw.astype(np.float32)
-        assert scale_observations(in_place, out=in_place) is in_place
+        assert scale_observations(in_place, out=in_place, backend=how) is in_place
         assert (in_place == batch).all()
         actions = (generator.random(out.mask.shape) * out.mask).argmax(axis=1)
         after = step(out.state, actions)
@@ -316,3 +317,30 @@ def test_scaled_batch_equals_scaled_single(players: int) -> None:
         scale_observations(np.zeros((2, 10)))
     with pytest.raises(ValueError, match="float32"):
         scale_observations(np.zeros((2, 375)), out=np.zeros((2, 375)))
+    with pytest.raises(ValueError, match="backend"):
+        scale_observations(np.zeros((2, 375)), backend="python")
+    # A zero row (no target) is scaled without dividing by 0.
+    assert (scale_observations(np.zeros((1, 375)), backend=how) == 0).all()
+
+
+@needs_c
+def test_c_scale_refuses_wrong_buffers() -> None:
+    """scale_into refuses tables and outputs of the wrong size or kind, and a bad target."""
+    out = np.zeros((2, OBSERVATION_SIZE), np.float32)
+    table = np.ones(OBSERVATION_SIZE, np.float32)
+    C.scale_into(out, table, table - 2, table, 359)
+    for bad in (
+        (out[:, :10].copy(), table, table, table, 359),
+        (out.astype(np.float64), table, table, table, 359),
+        (out, table[:10], table, table, 359),
+        (out, table, table.astype(np.int32), table, 359),
+    ):
+        with pytest.raises(ValueError, match="float32"):
+            C.scale_into(*bad)
+    with pytest.raises(ValueError, match="target"):
+        C.scale_into(out, table, table, table, OBSERVATION_SIZE)
+    with pytest.raises(TypeError):
+        C.scale_into(out.tolist(), table, table, table, 359)
+    out.flags.writeable = False
+    with pytest.raises(TypeError, match="writable"):
+        C.scale_into(out, table, table, table, 359)

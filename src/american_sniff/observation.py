@@ -75,6 +75,8 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 import attrs
@@ -92,6 +94,7 @@ __all__ = [
     "OBSERVATION_FIELDS",
     "OBSERVATION_SIZE",
     "SCALED_BOUNDS",
+    "SCALE_CLIPS",
     "SCALE_DIVISORS",
     "RoundFacts",
     "action_slots",
@@ -625,8 +628,12 @@ _DIVISORS = {
     "target": 250.0,  # the larger target
     "round": 100.0,
 }
-# The bounds the scaled entries are clipped to, where they have no natural ones.
-_CLIPS = {"scores": (-2.0, 1.2), "round": (0.0, 1.0)}
+#: The segments that :func:`scaled` clips, with the bounds it clips them to
+#: (where they have no natural ones): the scores to [-2, 1.2], the round to [0, 1].
+SCALE_CLIPS: Mapping[str, tuple[float, float]] = MappingProxyType(
+    {"scores": (-2.0, 1.2), "round": (0.0, 1.0)}
+)
+_CLIPS = SCALE_CLIPS
 
 #: What each entry of the vector is divided by in :func:`scaled`: 1 for the
 #: flags, a bound of the entry for the counts; the ``scores`` entries are

@@ -1047,6 +1047,10 @@ static PyMethodDef methods[] = {
      "Write the numbers of the slots whose match goes on with a seat other than seats[i] to "
      "move into rows, and (out, masks not None) their observations and masks, packed; "
      "return how many."},
+    {"scale_into", py_scale_into, METH_VARARGS,
+     "scale_into(out, divisors, low, high, target)\n--\n\n"
+     "Scale float32 observations in place: entry k over divisors[k] (0: over the row's entry "
+     "target), kept within [low[k], high[k]]."},
     {"step_rows_into", py_step_rows_into, METH_VARARGS,
      "step_rows_into(state, facts, rows, actions, mask, rewards, done, errors, seats=None, "
      "gains=None)\n--\n\n"

@@ -1,6 +1,7 @@
 /*
  * The slots that wait on a policy, in C: as_batch_observe_waiting and
- * as_batch_step_rows (included by _cbatch.c, after _cobserve.c).
+ * as_batch_step_rows, and the library's scaling of observations,
+ * as_batch_scale (included by _cbatch.c, after _cobserve.c).
  *
  * A learner that plays one seat of every slot against a policy (the vector
  * environment's opponent) asks the policy, again and again, for the slots
@@ -20,6 +21,8 @@
  * zeros, as as_batch_observe and as_batch_mask write them; a row that names
  * no slot is refused.
  */
+
+#include <float.h>
 
 /* The slots whose match goes on with a seat other than seats[i] to move, of
  * n slots (state: n * 48 int32 words; facts: n * 14 int64 words; seats: n
@@ -89,6 +92,54 @@ size_t as_batch_step_rows(int32_t *state, int64_t *facts, size_t n, const int64_
     return refused;
 }
 
+/* Scale m observations (375 float32 numbers each) in place, as
+ * american_sniff.observation.scaled does: entry k is divided by divisors[k],
+ * or, where that is 0, by the row's own entry `target` (its value before
+ * scaling; 1 where it is 0), then kept within [low[k], high[k]]. The tables
+ * come from the caller (american_sniff.batch.observe passes the library's),
+ * and every operation is one IEEE float32 division or comparison, so the
+ * numbers are numpy's, bit for bit. Returns 0, or -1 (scaling nothing) if
+ * target is not an entry. */
+int as_batch_scale(float *out, size_t m, const float *divisors, const float *low,
+                   const float *high, int target)
+{
+    /* The entries that change, as runs of one divisor and one clip (most entries are
+     * flags, over 1 and unclipped): a run's loop is plain enough to be vectorised. */
+    int first[AS_OBSERVATION], last[AS_OBSERVATION];
+    size_t j;
+    int k, r, runs = 0;
+    if (target < 0 || target >= AS_OBSERVATION) {
+        return -1;
+    }
+    for (k = 0; k < AS_OBSERVATION; k++) {
+        if (divisors[k] == 1.0f && low[k] < -FLT_MAX && high[k] > FLT_MAX) {
+            continue;
+        }
+        if (runs > 0 && last[runs - 1] == k && divisors[k] == divisors[k - 1] &&
+            low[k] == low[k - 1] && high[k] == high[k - 1]) {
+            last[runs - 1] = k + 1;
+        } else {
+            first[runs] = k;
+            last[runs] = k + 1;
+            runs++;
+        }
+    }
+    for (j = 0; j < m; j++) {
+        float *o = out + j * AS_OBSERVATION;
+        float own = o[target] != 0.0f ? o[target] : 1.0f;
+        for (r = 0; r < runs; r++) {
+            float d = divisors[first[r]] != 0.0f ? divisors[first[r]] : own;
+            float lo = low[first[r]], hi = high[first[r]];
+            for (k = first[r]; k < last[r]; k++) {
+                float x = o[k] / d;
+                x = x < lo ? lo : x;
+                o[k] = x > hi ? hi : x;
+            }
+        }
+    }
+    return 0;
+}
+
 #ifndef AMERICAN_SNIFF_BATCH_NO_PYTHON
 static int take(PyObject *obj, Py_buffer *view, int writable, Py_ssize_t count,
                 Py_ssize_t itemsize, const char *name);
@@ -152,6 +203,76 @@ static PyObject *py_observe_waiting_into(PyObject *self, PyObject *args)
         PyBuffer_Release(&views[k]);
     }
     return PyLong_FromLongLong(m);
+}
+
+/* A C-contiguous float32 buffer of `count` numbers (count < 0: any whole number of
+ * observations, counted into *count). */
+static int take_floats(PyObject *obj, Py_buffer *view, int writable, Py_ssize_t *count,
+                       const char *name)
+{
+    const char *format;
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(obj, view, flags) < 0) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s must be a %sC-contiguous buffer of float32, got %R", name,
+                     writable ? "writable " : "", obj);
+        return -1;
+    }
+    format = view->format ? view->format : "B";
+    if (*format == '@' || *format == '=' || *format == '<') {
+        format++;
+    }
+    if (*count < 0 && view->itemsize == 4 && view->len % (4 * AS_OBSERVATION) == 0) {
+        *count = view->len / 4;
+    }
+    if (format[0] != 'f' || format[1] != '\0' || view->itemsize != 4 || view->len != *count * 4) {
+        PyErr_Format(PyExc_ValueError,
+                     "%s must hold %s%zd float32 numbers (C-contiguous), got %zd bytes of format %s",
+                     name, *count < 0 ? "a multiple of " : "",
+                     *count < 0 ? (Py_ssize_t)AS_OBSERVATION : *count, view->len,
+                     view->format ? view->format : "B");
+        PyBuffer_Release(view);
+        return -1;
+    }
+    return 0;
+}
+
+/* scale_into(out, divisors, low, high, target). */
+static PyObject *py_scale_into(PyObject *self, PyObject *args)
+{
+    PyObject *objects[4];
+    Py_buffer views[4];
+    static const char *names[4] = {"out", "divisors", "low", "high"};
+    Py_ssize_t count;
+    int k, target, done;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOi:scale_into", &objects[0], &objects[1], &objects[2],
+                          &objects[3], &target)) {
+        return NULL;
+    }
+    if (target < 0 || target >= AS_OBSERVATION) {
+        return PyErr_Format(PyExc_ValueError, "target must be an entry from 0 to %d, got %d",
+                            AS_OBSERVATION - 1, target);
+    }
+    for (k = 0; k < 4; k++) {
+        count = k == 0 ? -1 : AS_OBSERVATION;
+        if (take_floats(objects[k], &views[k], k == 0, &count, names[k]) < 0) {
+            while (k-- > 0) {
+                PyBuffer_Release(&views[k]);
+            }
+            return NULL;
+        }
+    }
+    Py_BEGIN_ALLOW_THREADS
+    done = as_batch_scale((float *)views[0].buf, (size_t)(views[0].len / (4 * AS_OBSERVATION)),
+                          (const float *)views[1].buf, (const float *)views[2].buf,
+                          (const float *)views[3].buf, target);
+    Py_END_ALLOW_THREADS
+    for (k = 0; k < 4; k++) {
+        PyBuffer_Release(&views[k]);
+    }
+    (void)done; /* (target was checked above) */
+    Py_RETURN_NONE;
 }
 
 /* step_rows_into(state, facts, rows, actions, mask, rewards, done, errors, seats=None,

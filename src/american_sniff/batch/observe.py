@@ -24,7 +24,7 @@ import attrs
 import numpy as np
 
 from ..actions import NUM_ACTIONS, POINTS
-from ..observation import OBSERVATION_FIELDS, OBSERVATION_SIZE, SCALE_DIVISORS
+from ..observation import OBSERVATION_FIELDS, OBSERVATION_SIZE, SCALE_CLIPS, SCALE_DIVISORS
 from ..tiles import ALL_TILES
 from . import _pybatch as k
 
@@ -237,11 +237,11 @@ def observe_waiting(  # noqa: PLR0913 (the options are keyword-only, each with a
 
 
 def _c_kernel() -> Any:
-    """The C kernel, if it is built with ``observe_waiting_into``; else None."""
+    """The C kernel, if it is built with the calls of ``_cwaiting.c``; else None."""
     from . import BACKENDS  # noqa: PLC0415 - the package imports no submodule of its own
 
     kernel = BACKENDS.get("c")
-    return kernel if hasattr(kernel, "observe_waiting_into") else None
+    return kernel if hasattr(kernel, "scale_into") else None
 
 
 def _c_observe_into() -> Any:
@@ -317,14 +317,28 @@ _SCALE = np.array([d or 1.0 for d in SCALE_DIVISORS], np.float32)
 _SCALE_SCORES = slice(_AT["scores"], _AT["scores"] + 3)
 _SCALE_ROUND = _AT["round"]
 _SCALE_TARGET = _AT["target"]
+# The C kernel's tables: the divisors (0: the row's target), and the clips (none: infinite).
+_C_DIVISORS = np.array(SCALE_DIVISORS, np.float32)
+_C_LOW = np.full(OBSERVATION_SIZE, -np.inf, np.float32)
+_C_HIGH = np.full(OBSERVATION_SIZE, np.inf, np.float32)
+for _name, (_low, _high) in SCALE_CLIPS.items():
+    _C_LOW[_AT[_name] : _AT[_name] + dict(OBSERVATION_FIELDS)[_name]] = _low
+    _C_HIGH[_AT[_name] : _AT[_name] + dict(OBSERVATION_FIELDS)[_name]] = _high
 
 
-def scale_observations(observations: Any, *, out: Any = None) -> Any:
+_FLOAT32 = np.dtype(np.float32)
+#: The C kernel's scale_into (or None), once looked up.
+_SCALER: list[Any] = []
+
+
+def scale_observations(observations: Any, *, out: Any = None, backend: str | None = None) -> Any:
     """An (N, 375) array of observations scaled as :func:`~american_sniff.observation.scaled` does.
 
     Returns a ``float32`` array (``out``, if given: a ``float32`` array of the
     same shape, which may be ``observations`` itself, scaled in place). Each
-    entry equals ``float32(scaled(row)[k])`` exactly.
+    entry equals ``float32(scaled(row)[k])`` exactly. ``backend`` is ``"c"``
+    (``scale_into``, in place, one pass), ``"numpy"``, or None: C where it
+    is built; both give the same bits.
 
     >>> from american_sniff.batch import reset
     >>> state = reset(np.array([1], np.uint64), 2).state
@@ -332,9 +346,26 @@ def scale_observations(observations: Any, *, out: Any = None) -> Any:
     >>> scale_observations(raw)[0, 323:327].tolist()
     [0.25, 0.25, 0.0, 0.0]
 
-    :raises ValueError: if the rows do not have 375 entries, or ``out`` is
-        not a ``float32`` array of their shape.
+    :raises ValueError: if the rows do not have 375 entries, ``out`` is not
+        a ``float32`` array of their shape, or for another ``backend`` (or
+        ``"c"`` where the C kernel is not built).
     """
+    if (
+        backend is None
+        and out is observations
+        and type(out) is np.ndarray
+        and out.dtype == _FLOAT32
+        and out.ndim == 2
+        and out.shape[1] == OBSERVATION_SIZE
+        and out.flags.c_contiguous
+        and out.flags.writeable
+    ):
+        # In place, the common case of a learner's loop: straight to C where it is built.
+        if not _SCALER:
+            _SCALER.append(getattr(_c_kernel(), "scale_into", None))
+        if _SCALER[0] is not None:
+            _SCALER[0](out, _C_DIVISORS, _C_LOW, _C_HIGH, _SCALE_TARGET)
+            return out
     x = np.asarray(observations)
     if x.ndim != 2 or x.shape[1] != OBSERVATION_SIZE:
         raise ValueError(f"observations must be (N, {OBSERVATION_SIZE}), got shape {x.shape}")
@@ -342,6 +373,16 @@ def scale_observations(observations: Any, *, out: Any = None) -> Any:
         out = np.empty(x.shape, np.float32)
     elif not isinstance(out, np.ndarray) or out.dtype != np.float32 or out.shape != x.shape:
         raise ValueError(f"out must be a float32 array of shape {x.shape}")
+    kernel = _c_kernel() if backend != "numpy" else None
+    if backend not in {None, "c", "numpy"}:
+        raise ValueError(f"backend must be 'c', 'numpy' or None, got {backend!r}")
+    if backend == "c" and kernel is None:
+        raise ValueError("the C kernel is not built here")
+    if kernel is not None and out.flags.c_contiguous and out.flags.writeable:
+        if out is not x:
+            out[...] = x
+        kernel.scale_into(out, _C_DIVISORS, _C_LOW, _C_HIGH, _SCALE_TARGET)
+        return out
     target = x[:, _SCALE_TARGET].astype(np.float32)
     target[target == 0] = 1.0  # (a row of zeros: no target to divide by)
     np.divide(x, _SCALE, out=out, casting="unsafe")
