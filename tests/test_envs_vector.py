@@ -292,9 +292,9 @@ def test_scaled_observations(backend: str) -> None:
     raw_opponent, scaled_opponent = _Recorder(), _Recorder()
     raw = AmericanSniffVectorEnv(6, 2, opponent=raw_opponent, backend=backend)
     scaled = AmericanSniffVectorEnv(6, 2, opponent=scaled_opponent, backend=backend, scaled=True)
-    assert scaled.single_observation_space.high.tolist() == list(
-        np.array(SCALED_BOUNDS[1], np.float32)
-    )
+    space = scaled.single_observation_space
+    assert isinstance(space, gymnasium.spaces.Box)
+    assert space.high.tolist() == list(np.array(SCALED_BOUNDS[1], np.float32))
     (x, infos), (y, _) = raw.reset(seed=4), scaled.reset(seed=4)
     for _ in range(40):
         assert (scale_observations(x) == y).all()
