@@ -21,7 +21,7 @@ np = pytest.importorskip("numpy")
 
 from american_sniff import apply, new_match, view_for  # noqa: E402
 from american_sniff.actions import legal_actions, move_of  # noqa: E402
-from american_sniff.batch import BACKENDS, OK, OUT_OF_RANGE, reset, step  # noqa: E402
+from american_sniff.batch import BACKENDS, OK, OUT_OF_RANGE, STATE_WORDS, reset, step  # noqa: E402
 from american_sniff.batch.observe import (  # noqa: E402
     advance_facts,
     observe,
@@ -344,3 +344,32 @@ def test_c_scale_refuses_wrong_buffers() -> None:
     out.flags.writeable = False
     with pytest.raises(TypeError, match="writable"):
         C.scale_into(out, table, table, table, 359)
+
+
+@needs_c
+def test_the_kernel_lets_other_threads_run_while_it_loops() -> None:
+    """While one thread is inside a kernel call, another runs Python: the GIL is released.
+
+    A thread deals 50,000 slots in one ``reset_into`` call (tens of
+    milliseconds), slot after slot; meanwhile the main thread reads the
+    slots' first word again and again. Seeing some slots dealt and others not
+    yet is seeing the call halfway: the main thread ran during it, which a
+    call holding the GIL would not allow (it would see none dealt, then all).
+    """
+    n = 50_000
+    state = np.zeros((n, STATE_WORDS), np.int32)
+    mask = np.zeros((n, 450), np.bool_)
+    seeds = np.arange(n, dtype=np.uint64)
+    halfway = 0
+    for _ in range(10):
+        state[:, 0] = 0
+        thread = threading.Thread(target=C.reset_into, args=(state, seeds, 4, mask))
+        thread.start()
+        while thread.is_alive():
+            dealt = int(np.count_nonzero(state[:, 0]))
+            halfway += 0 < dealt < n
+        thread.join()
+        assert (state[:, 0] == 4).all()
+        if halfway:
+            break
+    assert halfway
