@@ -18,8 +18,8 @@
  * exactly when the return value counts it, a row that is not a slot is
  * zeros, and a slot whose words and facts are whole is not.
  *
- * The waiting slots (_cwaiting.c) are found, observed and stepped by rows on
- * a copy of every state, broken or not, with facts whole or broken, seats of
+ * The waiting slots (_cwaiting.c) have their forced actions played (or not),
+ * and are found, observed and stepped by rows on a copy of every state, broken or not, with facts whole or broken, seats of
  * the match or not, and rows that are not slots; their observations are then
  * scaled (as_batch_scale): the rows found are the slots that wait, in order,
  * observed as as_batch_observe observes them, and a row that is not a slot
@@ -65,6 +65,8 @@ size_t as_batch_step_rows(int32_t *state, int64_t *facts, size_t n, const int64_
                           uint8_t *done, uint8_t *errors, const int64_t *seats, int32_t *gains);
 int as_batch_scale(float *out, size_t m, const float *divisors, const float *low,
                    const float *high, int target);
+size_t as_batch_play_forced(int32_t *state, int64_t *facts, size_t n, const int64_t *seats,
+                            int32_t *gains, uint8_t *done);
 
 static uint64_t fuzz_state = 0x1234567u;
 
@@ -170,6 +172,10 @@ static size_t fuzz_waiting(const int32_t *from, size_t n, int words, size_t batc
     for (i = 0; i < n; i++) {
         seats[i] = next() % 8 == 0 ? (int64_t)(next() % 9) - 4 : (int64_t)(next() % 4);
         gains[i] = 0;
+    }
+    if (next() % 2) {
+        /* the forced actions first, as play_policy plays them (gains and done by slot) */
+        as_batch_play_forced(state, next() % 3 ? facts : NULL, n, seats, gains, done);
     }
     m = as_batch_observe_waiting(state, facts, n, seats, rows, NULL, ints, masks);
     check(m >= 0 && (size_t)m <= n, "observe_waiting gave a count out of range", batch, 0);

@@ -236,6 +236,60 @@ def test_play_policy_is_the_same_on_every_kernel(players: int) -> None:
     assert first[2].any()
 
 
+@pytest.mark.parametrize("backend", sorted(BACKENDS))
+def test_forced_actions_are_played_without_asking(backend: str) -> None:
+    """The policy is asked only where there is a choice, unless ask_forced; both play the same.
+
+    A policy that plays each row's first legal action gives the same matches
+    whether the forced actions are asked or played for it; asked, it sees
+    rows with one legal action, else never.
+    """
+    rows_seen: dict[bool, list[int]] = {True: [], False: []}
+    finals = {}
+    for ask in (True, False):
+        matches = BatchedMatches(10, 4, backend=backend)
+        matches.reset(30)
+        seats = np.arange(10) % 4
+
+        def first_legal(observations: Any, masks: Any, ask: bool = ask) -> Any:
+            rows_seen[ask].extend(np.asarray(masks).sum(axis=1).tolist())
+            return np.argmax(masks, axis=1)
+
+        applied, gains = 0, np.zeros(10, np.int64)
+        for _ in range(15):
+            played = matches.play_policy(first_legal, seats, ask_forced=ask)
+            applied += played.applied
+            gains += played.gains
+            matches.step(np.argmax(matches.mask, axis=1) * ~matches.done - matches.done)
+        finals[ask] = (matches.state.copy(), matches.facts.copy(), gains, applied)
+    assert 1 in rows_seen[True]
+    assert 1 not in rows_seen[False]
+    assert len(rows_seen[False]) < len(rows_seen[True])
+    for mine, theirs in zip(finals[True], finals[False], strict=True):
+        assert (np.asarray(mine) == np.asarray(theirs)).all()
+
+
+@needs_c
+def test_c_play_forced_refuses_wrong_buffers() -> None:
+    """play_forced_into refuses buffers of the wrong size; it leaves slots with a choice alone."""
+    out = reset(np.arange(3, dtype=np.uint64), 2)
+    facts = start_facts(out.state)
+    seats = np.zeros(3, np.int64)
+    gains = np.zeros(3, np.int32)
+    before = out.state.copy()
+    # (At a round's start every seat to move has a choice: nothing is forced.)
+    assert C.play_forced_into(out.state, facts, seats, gains, out.done) == 0
+    assert (out.state == before).all()
+    for bad in (
+        (out.state, facts[:2], seats, gains, out.done),
+        (out.state, facts, seats[:2], gains, out.done),
+        (out.state, facts, seats, gains.astype(np.int64), out.done),
+        (out.state, facts, seats, gains, out.done[:2]),
+    ):
+        with pytest.raises(ValueError, match="must hold"):
+            C.play_forced_into(*bad)
+
+
 def test_play_policy_refuses_a_bad_policy() -> None:
     """A policy that gives too few actions, or an illegal one, is refused with ValueError."""
     matches = BatchedMatches(4, 2)

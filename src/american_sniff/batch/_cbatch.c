@@ -1047,6 +1047,11 @@ static PyMethodDef methods[] = {
      "Write the numbers of the slots whose match goes on with a seat other than seats[i] to "
      "move into rows, and (out, masks not None) their observations and masks, packed; "
      "return how many."},
+    {"play_forced_into", py_play_forced_into, METH_VARARGS,
+     "play_forced_into(state, facts, seats, gains, done)\n--\n\n"
+     "Play every forced action (the one legal action) of the slots waiting on a seat other "
+     "than seats[i], gains[i] += the reward of seats[i]; return the actions applied (masks "
+     "not written)."},
     {"scale_into", py_scale_into, METH_VARARGS,
      "scale_into(out, divisors, low, high, target)\n--\n\n"
      "Scale float32 observations in place: entry k over divisors[k] (0: over the row's entry "

@@ -1,7 +1,8 @@
 /*
- * The slots that wait on a policy, in C: as_batch_observe_waiting and
- * as_batch_step_rows, and the library's scaling of observations,
- * as_batch_scale (included by _cbatch.c, after _cobserve.c).
+ * The slots that wait on a policy, in C: as_batch_play_forced,
+ * as_batch_observe_waiting and as_batch_step_rows, and the library's scaling
+ * of observations, as_batch_scale (included by _cbatch.c, after _cobserve.c
+ * and _cvector.c, whose legal_ascending and facts_advance it uses).
  *
  * A learner that plays one seat of every slot against a policy (the vector
  * environment's opponent) asks the policy, again and again, for the slots
@@ -90,6 +91,54 @@ size_t as_batch_step_rows(int32_t *state, int64_t *facts, size_t n, const int64_
         }
     }
     return refused;
+}
+
+/* Play the forced actions of the slots that wait on a seat other than
+ * seats[i]: while a slot's match goes on, its seat to move is not seats[i]
+ * and it has one legal action alone (a draw it cannot refuse, a pass, a lone
+ * placement), that action is applied, as as_batch_step_facts applies it
+ * (facts may be NULL: none kept). gains[i] gains the reward of seat
+ * seats[i] (nothing for a seat outside 0..3), and done[i] is set once the
+ * match is over. A slot whose words are out of range is left as it is (the
+ * calls that step it refuse it). Masks are not written. Returns the actions
+ * applied. */
+size_t as_batch_play_forced(int32_t *state, int64_t *facts, size_t n, const int64_t *seats,
+                            int32_t *gains, uint8_t *done)
+{
+    size_t i, applied = 0;
+    int32_t reward[4];
+    int16_t legal[AS_ACTIONS_COUNT];
+    as_batch_init();
+    for (i = 0; i < n; i++) {
+        int32_t *s = state + i * AS_WORDS;
+        int64_t *f = facts ? facts + i * AS_FACT_WORDS : NULL;
+        int64_t seat = seats[i];
+        int steps = 0, moved = 0;
+        while (steps++ < AS_RANDOM_LIMIT && state_ok(s) && s[AS_WINNER] < 0 &&
+               (int64_t)s[AS_TURN] != seat) {
+            int mover = s[AS_TURN], error;
+            int32_t values = s[AS_VALUES];
+            if (legal_ascending(s, legal) != 1) {
+                break;
+            }
+            error = step_one(s, legal[0], reward);
+            if (f) {
+                facts_advance(f, mover, values, legal[0], s, error);
+            }
+            if (error != AS_OK) {
+                break; /* (words no step made: the calls that step the slot refuse it) */
+            }
+            applied++;
+            moved = 1;
+            if (seat >= 0 && seat < 4) {
+                gains[i] = (int32_t)((int64_t)gains[i] + reward[seat]);
+            }
+        }
+        if (moved) {
+            done[i] = (uint8_t)(s[AS_WINNER] >= 0);
+        }
+    }
+    return applied;
 }
 
 /* Scale m observations (375 float32 numbers each) in place, as
@@ -203,6 +252,48 @@ static PyObject *py_observe_waiting_into(PyObject *self, PyObject *args)
         PyBuffer_Release(&views[k]);
     }
     return PyLong_FromLongLong(m);
+}
+
+/* play_forced_into(state, facts, seats, gains, done). */
+static PyObject *py_play_forced_into(PyObject *self, PyObject *args)
+{
+    PyObject *objects[5];
+    Py_buffer views[5];
+    static const char *names[5] = {"state", "facts", "seats", "gains", "done"};
+    static const int writable[5] = {1, 1, 0, 1, 1};
+    Py_ssize_t n, counts[5], sizes[5] = {4, 8, 8, 4, 1};
+    size_t applied;
+    int k;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOO:play_forced_into", &objects[0], &objects[1], &objects[2],
+                          &objects[3], &objects[4])) {
+        return NULL;
+    }
+    if (slots_of(objects[0], &views[0], &n) < 0) {
+        return NULL;
+    }
+    counts[0] = n * AS_WORDS;
+    counts[1] = n * AS_FACT_WORDS;
+    counts[2] = n;
+    counts[3] = n;
+    counts[4] = n;
+    for (k = 0; k < 5; k++) {
+        if (take(objects[k], &views[k], writable[k], counts[k], sizes[k], names[k]) < 0) {
+            while (k-- > 0) {
+                PyBuffer_Release(&views[k]);
+            }
+            return NULL;
+        }
+    }
+    Py_BEGIN_ALLOW_THREADS
+    applied = as_batch_play_forced((int32_t *)views[0].buf, (int64_t *)views[1].buf, (size_t)n,
+                                   (const int64_t *)views[2].buf, (int32_t *)views[3].buf,
+                                   (uint8_t *)views[4].buf);
+    Py_END_ALLOW_THREADS
+    for (k = 0; k < 5; k++) {
+        PyBuffer_Release(&views[k]);
+    }
+    return PyLong_FromSize_t(applied);
 }
 
 /* A C-contiguous float32 buffer of `count` numbers (count < 0: any whole number of

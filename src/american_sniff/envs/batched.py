@@ -405,20 +405,25 @@ class BatchedMatches:
         out = BatchedStep(self._rewards.copy(), self._errors.copy())
         return out, self.play_random(seats, streams).gains
 
-    def play_policy(self, policy: Policy, seats: Any, *, scaled: bool = False) -> PolicyPlay:
+    def play_policy(
+        self, policy: Policy, seats: Any, *, scaled: bool = False, ask_forced: bool = False
+    ) -> PolicyPlay:
         """Every seat but ``seats[i]`` is played by ``policy`` in slot ``i`` up to its turn.
 
-        The policy is asked, all at once, for every slot that *waits* (its
-        match goes on and its seat to move is not ``seats[i]``), as many times
-        as it takes: with the observations of the seats to move (``float32``,
-        scaled by :func:`~american_sniff.batch.observe.scale_observations` if
+        A slot *waits* while its match goes on and its seat to move is not
+        ``seats[i]``. A *forced* action, the one legal action of a waiting
+        slot (a draw it cannot refuse, a pass, a lone placement), is played
+        without asking the policy, as the evaluation harness plays it (unless
+        ``ask_forced``). The policy is asked, all at once, for every waiting
+        slot with a choice to make, as many times as it takes: with the
+        observations of the seats to move (``float32``, scaled by
+        :func:`~american_sniff.batch.observe.scale_observations` if
         ``scaled``; None for a policy whose ``observes`` is False) and their
-        masks, packed in slot order. Where the kernel is C, each round is two
-        calls of it (``observe_waiting_into``, ``step_rows_into``), the
-        observations, masks and steps of the waiting slots made in C; the
-        other kernels give the same results with numpy. The arrays given to
-        the policy are reused by the next round: a policy that keeps them
-        must copy them.
+        masks, packed in slot order. Where the kernel is C, each round is
+        three calls of it (``play_forced_into``, ``observe_waiting_into``,
+        ``step_rows_into``); the other kernels give the same results with
+        numpy. The arrays given to the policy are reused by the next round: a
+        policy that keeps them must copy them.
 
         Returns what ``seats[i]``'s side gained meanwhile (the ``"points"``
         rewards of that seat added up), how many actions were applied, and
@@ -434,11 +439,15 @@ class BatchedMatches:
         chosen = self._check_seats(seats)
         looks = getattr(policy, "observes", True)
         kernel: Any = self._kernel
-        if self._step_whole and hasattr(kernel, "observe_waiting_into"):
-            return self._play_policy_c(policy, chosen, looks=looks, scaled=scaled)
+        if self._step_whole and hasattr(kernel, "play_forced_into"):
+            return self._play_policy_c(
+                policy, chosen, looks=looks, scaled=scaled, ask_forced=ask_forced
+            )
         gains = np.zeros(self.num_matches, np.int32)
         applied = calls = 0
         while True:
+            if not ask_forced:
+                applied += self._play_forced(chosen, gains)
             waiting = observe_waiting(
                 self.state,
                 self.facts,
@@ -460,10 +469,22 @@ class BatchedMatches:
             applied += len(rows)
             gains[rows] += out.rewards[np.arange(len(rows)), chosen[rows]]
 
+    def _play_forced(self, seats: Any, gains: Any) -> int:
+        """The forced actions of the waiting slots, in numpy; returns how many were applied."""
+        applied = 0
+        while True:
+            rows = np.flatnonzero(~self.done & (self.turn != seats))
+            forced = rows[self.mask[rows].sum(axis=1) == 1]
+            if not len(forced):
+                return applied
+            out = self.step(self.mask[forced].argmax(axis=1), forced)
+            gains[forced] += out.rewards[np.arange(len(forced)), seats[forced]]
+            applied += len(forced)
+
     def _play_policy_c(
-        self, policy: Policy, seats: Any, *, looks: bool, scaled: bool
+        self, policy: Policy, seats: Any, *, looks: bool, scaled: bool, ask_forced: bool
     ) -> PolicyPlay:
-        """:meth:`play_policy` in the C kernel: each round one call to observe, one to step."""
+        """:meth:`play_policy` in C: each round the forced actions, the observations, the steps."""
         n = self.num_matches
         if self._waiting is None:
             self._waiting = (
@@ -478,6 +499,8 @@ class BatchedMatches:
         gains = np.zeros(n, np.int32)
         applied = calls = 0
         while True:
+            if not ask_forced:
+                applied += kernel.play_forced_into(self.state, self.facts, seats, gains, self.done)
             m = kernel.observe_waiting_into(
                 self.state, self.facts, seats, rows, seen if looks else None, masks
             )

@@ -20,10 +20,11 @@ played by ``opponent``: ``"random"`` or any batched policy, a callable on
 ``(observations, masks)`` returning one action a row (see
 :mod:`american_sniff.envs.batched`). A policy is asked once for every slot
 waiting on an opponent's seat, all at once, as many times as it takes
-(:meth:`~american_sniff.envs.batched.BatchedMatches.play_policy`: the
-waiting slots' observations, ``float32``, and masks are packed in one call
-of the C kernel where it is built; the arrays are reused by the next call,
-so a policy that keeps them must copy them). A
+(:meth:`~american_sniff.envs.batched.BatchedMatches.play_policy`: an
+opponent's forced action, the one legal action, is played without asking
+it, and the waiting slots' observations, ``float32``, and masks are packed
+in one call of the C kernel where it is built; the arrays are reused by the
+next call, so a policy that keeps them must copy them). A
 frozen copy of the learner is such a callable: pass it, and refresh it with
 :meth:`~AmericanSniffVectorEnv.set_opponent`. ``"random"`` plays uniformly
 among the legal actions inside the kernel
