@@ -10,7 +10,8 @@ the learner's observation and mask, rewards, flags, auto-reset).
 
 Two counts are given: *learner steps* (``env.step`` calls times N, the
 steps a learner sees) and *engine steps* (every action applied, the
-opponents' included). Rates are by CPU time, the best of the runs.
+opponents' included, their forced actions too, which a policy opponent is
+not asked for). Rates are by CPU time, the best of the runs.
 
 With ``--opponent kernel`` (the default) the opponent is ``"random"``,
 played inside the kernel (``BatchedMatches.play_random``), so there is no
@@ -57,15 +58,15 @@ class Timed:
 
 
 class Counted:
-    """``BatchedMatches.play_random`` with the actions it applies counted."""
+    """``BatchedMatches.play_random`` or ``play_policy`` with the actions it applies counted."""
 
     def __init__(self, play: Any) -> None:
         self.play = play
         self.rows = 0
 
-    def __call__(self, seats: Any, streams: Any, slots: Any = None) -> Any:
-        """The wrapped method's result, its actions counted."""
-        result = self.play(seats, streams, slots)
+    def __call__(self, *args: Any, **options: Any) -> Any:
+        """The wrapped method's result, its actions counted (forced ones included)."""
+        result = self.play(*args, **options)
         self.rows += result.applied
         return result
 
@@ -84,10 +85,12 @@ def run_once(run: argparse.Namespace, seed: int) -> dict[str, float]:
     )
     counted = Counted(env.matches.play_random)
     env.matches.play_random = counted  # type: ignore[method-assign]
+    counted_policy = Counted(env.matches.play_policy)
+    env.matches.play_policy = counted_policy  # type: ignore[method-assign]
     observations, infos = env.reset(seed=seed)
     opponent.seconds = 0.0
     opponent.rows = 0
-    counted.rows = 0
+    counted.rows = counted_policy.rows = 0
     start = time.process_time()
     for _ in range(run.steps):
         actions = learner(observations, infos["action_mask"])
@@ -95,7 +98,7 @@ def run_once(run: argparse.Namespace, seed: int) -> dict[str, float]:
     total = time.process_time() - start
     environment = total - learner.seconds - opponent.seconds
     learner_steps = run.steps * run.envs
-    engine_steps = learner_steps + opponent.rows + counted.rows
+    engine_steps = learner_steps + counted_policy.rows + counted.rows
     return {
         "learner_steps_per_s": learner_steps / environment,
         "engine_steps_per_s": engine_steps / environment,
