@@ -702,8 +702,9 @@ int as_batch_words(void) { return AS_WORDS; }
 /* The observation of each slot's seat to move (as_batch_observe), and its binding. */
 #include "_cobserve.c"
 
-/* The slots waiting on a policy: observed and stepped by rows (as_batch_observe_waiting,
- * as_batch_step_rows), and their bindings. */
+/* The slots waiting on a policy: their forced actions, observations and steps by rows
+ * (as_batch_play_forced, as_batch_observe_waiting, as_batch_step_rows), the scaling of
+ * observations (as_batch_scale), and their bindings. */
 #include "_cwaiting.c"
 
 /* ============================ Python binding ============================== */
