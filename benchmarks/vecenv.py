@@ -10,15 +10,20 @@ the learner's observation and mask, rewards, flags, auto-reset).
 
 Two counts are given: *learner steps* (``env.step`` calls times N, the
 steps a learner sees) and *engine steps* (every action applied, the
-opponents' included). Rates are by CPU time, the best of the runs.
+opponents' included, their forced actions too, which a policy opponent is
+not asked for). Rates are by CPU time, the best of the runs.
 
 With ``--opponent kernel`` (the default) the opponent is ``"random"``,
 played inside the kernel (``BatchedMatches.play_random``), so there is no
 opponent's time to take out; ``--opponent policy`` asks a ``RandomPolicy``
-as any policy is asked, and takes its time out.
+as any policy is asked, and takes its time out; ``--opponent frozen`` does
+the same with a policy that looks (``observes`` True, as a frozen copy of a
+learner does), so the opponents' observations are made and handed to it,
+scaled with ``--scaled``.
 
 Usage: ``python benchmarks/vecenv.py [--players 2] [--envs 1024] [--steps 100]
-[--runs 3] [--backend c|numpy|python] [--opponent kernel|policy] [--quick]``.
+[--runs 3] [--backend c|numpy|python] [--opponent kernel|policy|frozen]
+[--scaled] [--quick]``.
 """
 
 from __future__ import annotations
@@ -37,9 +42,9 @@ from american_sniff.envs.vector import AmericanSniffVectorEnv
 class Timed:
     """A policy whose calls are timed (CPU) and counted."""
 
-    def __init__(self, policy: Any) -> None:
+    def __init__(self, policy: Any, *, observes: bool | None = None) -> None:
         self.policy = policy
-        self.observes = getattr(policy, "observes", True)
+        self.observes = getattr(policy, "observes", True) if observes is None else observes
         self.seconds = 0.0
         self.rows = 0
 
@@ -53,22 +58,22 @@ class Timed:
 
 
 class Counted:
-    """``BatchedMatches.play_random`` with the actions it applies counted."""
+    """``BatchedMatches.play_random`` or ``play_policy`` with the actions it applies counted."""
 
     def __init__(self, play: Any) -> None:
         self.play = play
         self.rows = 0
 
-    def __call__(self, seats: Any, streams: Any, slots: Any = None) -> Any:
-        """The wrapped method's result, its actions counted."""
-        result = self.play(seats, streams, slots)
+    def __call__(self, *args: Any, **options: Any) -> Any:
+        """The wrapped method's result, its actions counted (forced ones included)."""
+        result = self.play(*args, **options)
         self.rows += result.applied
         return result
 
 
 def run_once(run: argparse.Namespace, seed: int) -> dict[str, float]:
     """One timed run: the rates of the environment, the policies' time taken out."""
-    opponent = Timed(RandomPolicy(seed))
+    opponent = Timed(RandomPolicy(seed), observes=run.opponent == "frozen" or None)
     learner = Timed(RandomPolicy(seed + 1))
     env = AmericanSniffVectorEnv(
         run.envs,
@@ -76,13 +81,16 @@ def run_once(run: argparse.Namespace, seed: int) -> dict[str, float]:
         opponent="random" if run.opponent == "kernel" else opponent,
         backend=run.backend,
         reward="points",
+        scaled=run.scaled,
     )
     counted = Counted(env.matches.play_random)
     env.matches.play_random = counted  # type: ignore[method-assign]
+    counted_policy = Counted(env.matches.play_policy)
+    env.matches.play_policy = counted_policy  # type: ignore[method-assign]
     observations, infos = env.reset(seed=seed)
     opponent.seconds = 0.0
     opponent.rows = 0
-    counted.rows = 0
+    counted.rows = counted_policy.rows = 0
     start = time.process_time()
     for _ in range(run.steps):
         actions = learner(observations, infos["action_mask"])
@@ -90,7 +98,7 @@ def run_once(run: argparse.Namespace, seed: int) -> dict[str, float]:
     total = time.process_time() - start
     environment = total - learner.seconds - opponent.seconds
     learner_steps = run.steps * run.envs
-    engine_steps = learner_steps + opponent.rows + counted.rows
+    engine_steps = learner_steps + counted_policy.rows + counted.rows
     return {
         "learner_steps_per_s": learner_steps / environment,
         "engine_steps_per_s": engine_steps / environment,
@@ -112,10 +120,12 @@ def main() -> None:
     parser.add_argument(
         "--opponent",
         default="kernel",
-        choices=("kernel", "policy"),
+        choices=("kernel", "policy", "frozen"),
         help='"kernel": opponent="random", played inside the kernel (the default); '
-        '"policy": a RandomPolicy asked as any policy is, its time taken out',
+        '"policy": a RandomPolicy asked as any policy is, its time taken out; '
+        '"frozen": the same, given the observations, as a frozen learner is',
     )
+    parser.add_argument("--scaled", action="store_true", help="scaled observations")
     parser.add_argument("--quick", action="store_true", help="a short run (CI)")
     run = parser.parse_args()
     if run.quick:
@@ -124,14 +134,14 @@ def main() -> None:
     best = max(results, key=lambda r: r["learner_steps_per_s"])
     print(
         f"vector env, {run.players} players, {run.envs} envs, {run.steps} steps, "
-        f"{run.backend} kernel, {run.opponent} opponent "
+        f"{run.backend} kernel, {run.opponent} opponent{', scaled' if run.scaled else ''} "
         f"(best of {run.runs}, CPU time, policies' time taken out):"
     )
     print(f"  learner steps/s:            {best['learner_steps_per_s']:,.0f}")
     print(f"  engine steps/s:             {best['engine_steps_per_s']:,.0f}")
     print(f"  engine steps a learner step: {best['engine_steps_per_learner_step']:.2f}")
     print(f"  with the policies, learner steps/s: {best['with_policies_learner_steps_per_s']:,.0f}")
-    if run.opponent == "policy":
+    if run.opponent != "kernel":
         print(
             f"  the random opponent: {best['opponent_us_per_row']:.2f} us a row, "
             f"{best['opponent_share']:.0%} of the time"

@@ -18,6 +18,13 @@
  * exactly when the return value counts it, a row that is not a slot is
  * zeros, and a slot whose words and facts are whole is not.
  *
+ * The waiting slots (_cwaiting.c) have their forced actions played (or not),
+ * and are found, observed and stepped by rows on a copy of every state, broken or not, with facts whole or broken, seats of
+ * the match or not, and rows that are not slots; their observations are then
+ * scaled (as_batch_scale): the rows found are the slots that wait, in order,
+ * observed as as_batch_observe observes them, and a row that is not a slot
+ * is refused with no reward.
+ *
  * The exact endgame (as_endgame_values, in _cendgame.c) is searched from
  * positions with the stock empty (2 and 4 players, reached by legal random
  * play; and 3, refused) at budgets from none to plenty, its actions legal or not, and from
@@ -50,6 +57,16 @@ size_t as_batch_step_facts(int32_t *state, int64_t *facts, const int64_t *action
 size_t as_batch_play_random(int32_t *state, int64_t *facts, const int64_t *seats, uint64_t *rng,
                             size_t n, uint8_t *mask, int32_t *gains, uint8_t *done,
                             uint8_t *errors);
+long long as_batch_observe_waiting(const int32_t *state, const int64_t *facts, size_t n,
+                                   const int64_t *seats, int64_t *rows, float *out_f32,
+                                   int32_t *out_i32, uint8_t *masks);
+size_t as_batch_step_rows(int32_t *state, int64_t *facts, size_t n, const int64_t *rows,
+                          const int64_t *actions, size_t m, uint8_t *mask, int32_t *rewards,
+                          uint8_t *done, uint8_t *errors, const int64_t *seats, int32_t *gains);
+int as_batch_scale(float *out, size_t m, const float *divisors, const float *low,
+                   const float *high, int target);
+size_t as_batch_play_forced(int32_t *state, int64_t *facts, size_t n, const int64_t *seats,
+                            int32_t *gains, uint8_t *done);
 
 static uint64_t fuzz_state = 0x1234567u;
 
@@ -121,6 +138,126 @@ static size_t fuzz_vector(const int32_t *from, size_t n, int words, size_t batch
     free(gains);
     free(rewards);
     return applied;
+}
+
+/* The waiting slots of a copy of n slots (_cwaiting.c): found, observed, stepped by
+ * rows (some not slots), scaled; every array exactly sized. Returns the rows stepped. */
+static size_t fuzz_waiting(const int32_t *from, size_t n, int words, size_t batch)
+{
+    const int size = 375;
+    int32_t *state = malloc(sizeof(int32_t) * (size_t)words * n);
+    int64_t *facts = malloc(sizeof(int64_t) * 14 * n), *seats = malloc(sizeof(int64_t) * n);
+    int64_t *rows = malloc(sizeof(int64_t) * n), *actions = malloc(sizeof(int64_t) * (n + 2));
+    int64_t *stepped = malloc(sizeof(int64_t) * (n + 2));
+    float *floats = malloc(sizeof(float) * (size_t)size * n);
+    int32_t *ints = malloc(sizeof(int32_t) * (size_t)size * n);
+    int32_t *expected = malloc(sizeof(int32_t) * (size_t)size * n);
+    uint8_t *masks = malloc(450 * n), *mask = malloc(450 * n), *done = malloc(n);
+    uint8_t *errors = malloc(n + 2);
+    int32_t *rewards = malloc(sizeof(int32_t) * 4 * (n + 2)), *gains = malloc(sizeof(int32_t) * n);
+    float divisors[375], low[375], high[375];
+    long long m;
+    size_t i, j, k, count, refused, bad = 0;
+    if (!state || !facts || !seats || !rows || !actions || !stepped || !floats || !ints ||
+        !expected || !masks || !mask || !done || !errors || !rewards || !gains) {
+        exit(2);
+    }
+    memcpy(state, from, sizeof(int32_t) * (size_t)words * n);
+    as_batch_start_facts(state, n, facts);
+    if (next() % 4 == 0) {
+        for (k = 0; k < 14 * n; k++) {
+            facts[k] = (int64_t)(next() << 40 ^ next() << 20 ^ next());
+        }
+    }
+    for (i = 0; i < n; i++) {
+        seats[i] = next() % 8 == 0 ? (int64_t)(next() % 9) - 4 : (int64_t)(next() % 4);
+        gains[i] = 0;
+    }
+    if (next() % 2) {
+        /* the forced actions first, as play_policy plays them (gains and done by slot) */
+        as_batch_play_forced(state, next() % 3 ? facts : NULL, n, seats, gains, done);
+    }
+    m = as_batch_observe_waiting(state, facts, n, seats, rows, NULL, ints, masks);
+    check(m >= 0 && (size_t)m <= n, "observe_waiting gave a count out of range", batch, 0);
+    check(as_batch_observe_waiting(state, facts, n, seats, rows, floats, ints, masks) == -1,
+          "observe_waiting took two outputs", batch, 0);
+    count = 0;
+    for (i = 0; i < n; i++) {
+        const int32_t *s = state + i * (size_t)words;
+        if (s[3] < 0 && (int64_t)s[2] != seats[i]) {
+            check(count < (size_t)m && rows[count] == (int64_t)i, "a waiting slot was missed",
+                  batch, i);
+            count++;
+        }
+    }
+    check(count == (size_t)m, "a slot that does not wait was found", batch, 0);
+    as_batch_observe(state, facts, n, rows, (size_t)m, NULL, expected);
+    check(memcmp(expected, ints, sizeof(int32_t) * (size_t)size * (size_t)m) == 0,
+          "a waiting row is not its slot's observation", batch, 0);
+    check(as_batch_observe_waiting(state, facts, n, seats, rows, floats, NULL, NULL) == m,
+          "observe_waiting counted differently", batch, 0);
+    for (k = 0; k < 375; k++) {
+        uint64_t pick = next() % 4;
+        divisors[k] = pick == 0 ? 0.0f : pick == 1 ? 1.0f : (float)(1 + next() % 300);
+        low[k] = next() % 3 ? -1e30f : -2.0f;
+        high[k] = next() % 3 ? 1e30f : 1.2f;
+    }
+    check(as_batch_scale(floats, (size_t)m, divisors, low, high, (int)(next() % 375)) == 0,
+          "scale refused a target entry", batch, 0);
+    check(as_batch_scale(floats, (size_t)m, divisors, low, high, 375) == -1,
+          "scale took a target that is no entry", batch, 0);
+    for (j = 0; j < (size_t)m * 375; j++) {
+        check(floats[j] == floats[j], "a scaled entry is not a number", batch, j / 375);
+    }
+    /* Step the rows found, some with an action from their masks, and rows that are no slot. */
+    count = 0;
+    for (j = 0; j < (size_t)m; j++) {
+        int a, legal = -1;
+        for (a = 0; a < 450; a++) {
+            if (masks[j * 450 + (size_t)a] && next() % 3 == 0) {
+                legal = a;
+            }
+        }
+        stepped[count] = rows[j];
+        actions[count++] = legal >= 0 && next() % 4 ? legal : (int64_t)(next() % 900) - 225;
+    }
+    for (k = 0; k < 2; k++) {
+        if (next() % 2) {
+            stepped[count] = next() % 2 ? -1 - (int64_t)(next() % 5) : (int64_t)n + (int64_t)(next() % 5);
+            actions[count++] = (int64_t)(next() % 450);
+            bad++;
+        }
+    }
+    refused = as_batch_step_rows(state, next() % 3 ? facts : NULL, n, stepped, actions, count,
+                                 next() % 2 ? mask : NULL, rewards, done, errors,
+                                 next() % 2 ? seats : NULL, gains);
+    k = 0;
+    for (j = 0; j < count; j++) {
+        check(errors[j] <= 4, "step_rows gave an unknown code", batch, j);
+        k += errors[j] != 0;
+        if (stepped[j] < 0 || stepped[j] >= (int64_t)n) {
+            check(errors[j] == 4 && !rewards[4 * j] && !rewards[4 * j + 1] &&
+                      !rewards[4 * j + 2] && !rewards[4 * j + 3],
+                  "a row that is no slot was not refused", batch, j);
+        }
+    }
+    check(k == refused && refused >= bad, "step_rows counted its refusals wrong", batch, 0);
+    free(state);
+    free(facts);
+    free(seats);
+    free(rows);
+    free(actions);
+    free(stepped);
+    free(floats);
+    free(ints);
+    free(expected);
+    free(masks);
+    free(mask);
+    free(done);
+    free(errors);
+    free(rewards);
+    free(gains);
+    return count;
 }
 
 /* Facts for slot i: whole (opener a seat, tiles and numbers in range) or, now and then, broken. */
@@ -330,7 +467,7 @@ static size_t fuzz_endgame(size_t batch)
 int main(void)
 {
     const int words = as_batch_words();
-    size_t batch, steps = 0, refused = 0, played = 0, randomly = 0, searched = 0;
+    size_t batch, steps = 0, refused = 0, played = 0, randomly = 0, searched = 0, waited = 0;
     for (batch = 0; batch < 600; batch++) {
         size_t n = 1 + (size_t)(next() % 7), i, k;
         int players = 2 + (int)(batch % 3), broken = 0;
@@ -397,6 +534,9 @@ int main(void)
             if (k % 40 == 0) {
                 randomly += fuzz_vector(state, n, words, batch);
             }
+            if (k % 10 == 0) {
+                waited += fuzz_waiting(state, n, words, batch);
+            }
             if (k % 2 == 0) {
                 observe_all(state, n, players, broken, batch);
             }
@@ -443,7 +583,8 @@ int main(void)
         free(chosen_legal);
     }
     printf("batch fuzz: %zu slot steps, %zu refused, %zu playout calls played, "
-           "%zu actions played at random, %zu endgames searched, %d failures\n",
-           steps, refused, played, randomly, searched, failures);
+           "%zu actions played at random, %zu endgames searched, %zu waiting rows stepped, "
+           "%d failures\n",
+           steps, refused, played, randomly, searched, waited, failures);
     return failures ? 1 : 0;
 }

@@ -15,7 +15,7 @@ from gymnasium.utils.env_checker import check_env
 from american_sniff import IllegalMove, apply, make_bot, new_match, view_for
 from american_sniff.actions import NUM_ACTIONS, legal_actions, move_of
 from american_sniff.envs.gymnasium import ENV_ID, AmericanSniffGymEnv
-from american_sniff.observation import encode
+from american_sniff.observation import encode, scaled
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -139,3 +139,22 @@ def test_every_observation_is_the_encoded_view(players: int) -> None:
     expected = np.array(encode(view_for(env.state_of_match, 1)), dtype=np.float32)  # type: ignore[arg-type]
     np.testing.assert_array_equal(observation["observation"], expected)
     assert steps > 20
+
+
+def test_scaled_observations() -> None:
+    """With scaled=True the observation is float32(scaled(encode(view_for))), within its space."""
+    env = AmericanSniffGymEnv(players=3, seat=2, opponent="random", scaled=True)
+    rng = np.random.default_rng(3)
+    observation, _ = env.reset(seed=5)
+    for _ in range(30):
+        state = env.state_of_match
+        assert state is not None
+        expected = np.array(scaled(encode(view_for(state, 2))), dtype=np.float32)
+        np.testing.assert_array_equal(observation["observation"], expected)
+        assert env.observation_space.contains(observation)
+        legal = np.flatnonzero(observation["action_mask"])
+        observation, _, terminated, truncated, _ = env.step(int(legal[rng.integers(len(legal))]))
+        if terminated or truncated:
+            break
+    with pytest.raises(ValueError, match="scaled"):
+        AmericanSniffGymEnv(scaled="yes")  # type: ignore[arg-type]

@@ -16,7 +16,7 @@ from open_spiel.python.algorithms import ismcts, mcts
 import american_sniff.envs.openspiel  # noqa: F401 (registers the game)
 from american_sniff import IllegalMove, apply, legal_moves, new_match
 from american_sniff.actions import DRAW_ACTION, NUM_ACTIONS, action_of, legal_actions
-from american_sniff.envs.openspiel import AmericanSniffState
+from american_sniff.envs.openspiel import GAME_TYPE, AmericanSniffState, utility_of
 from american_sniff.observation import (
     OBSERVATION_SIZE,
     encode,
@@ -438,3 +438,33 @@ def test_cpp_code_plays_whole_matches_through_the_game(players: int) -> None:
     if players == 4:
         assert returns[0] == returns[2]
         assert returns[1] == returns[3]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_declared_utility_is_what_the_returns_are(players: int) -> None:
+    """ZERO_SUM (2 and 4 players, partners included) is declared only where the returns sum to 0.
+
+    A whole random match is played under each reward, and one cut short by
+    max_moves; the sums are checked against the type each game declares.
+    """
+    zero_sum = pyspiel.GameType.Utility.ZERO_SUM
+    for reward in ("outcome", "points"):
+        game = pyspiel.load_game("american_sniff", {"players": players, "reward": reward})
+        declared = game.get_type().utility
+        assert declared == utility_of(players, reward)
+        assert (declared == zero_sum) == (reward == "outcome" and players != 3)
+        state = game.new_initial_state()
+        _play_random(state, np.random.default_rng(40 + players))
+        returns = state.returns()
+        assert state.match.winner is not None
+        if declared == zero_sum:
+            assert sum(returns) == 0.0
+            assert game.utility_sum() == 0.0
+            assert sorted(set(returns)) == [-1.0, 1.0]
+        else:
+            assert sum(returns) != 0.0  # (3 players: +1 and two -1; points: scores)
+    short = pyspiel.load_game("american_sniff", {"players": players, "max_moves": 40})
+    state = short.new_initial_state()
+    _play_random(state, np.random.default_rng(3))
+    assert state.returns() == [0.0] * players
+    assert pyspiel.load_game("american_sniff").get_type().utility == GAME_TYPE.utility == zero_sum

@@ -15,7 +15,7 @@ from pettingzoo.test import api_test, seed_test
 from american_sniff import IllegalMove, new_match, view_for
 from american_sniff.actions import NUM_ACTIONS, legal_actions
 from american_sniff.envs.pettingzoo import AmericanSniffEnv, action_of_input, encoded
-from american_sniff.observation import encode
+from american_sniff.observation import encode, scaled
 
 # What PettingZoo's api_test says of any environment it does not know by name
 # whose observations are dicts (with an action mask) and whose finished agents
@@ -202,3 +202,26 @@ def test_every_observation_is_the_encoded_view(players: int) -> None:
             mask = env.observe(env.agent_selection)["action_mask"]  # type: ignore[index]
             choices = np.flatnonzero(mask)
             env.step(int(choices[rng.integers(len(choices))]))
+
+
+def test_scaled_observations() -> None:
+    """With scaled=True every agent's observation is float32(scaled(encode(view_for)))."""
+    env = AmericanSniffEnv(players=4, scaled=True)
+    env.reset(seed=3)
+    rng = np.random.default_rng(4)
+    for _ in range(40):
+        state = env.state_of_match
+        assert state is not None
+        for seat, agent in enumerate(env.possible_agents):
+            observation = env.observe(agent)
+            assert observation is not None
+            expected = np.array(scaled(encode(view_for(state, seat))), dtype=np.float32)
+            np.testing.assert_array_equal(observation["observation"], expected)
+            assert env.observation_space(agent).contains(observation)
+        observation, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            break
+        legal = np.flatnonzero(observation["action_mask"])
+        env.step(int(legal[rng.integers(len(legal))]))
+    with pytest.raises(ValueError, match="scaled"):
+        AmericanSniffEnv(scaled=1)  # type: ignore[arg-type]

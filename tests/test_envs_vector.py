@@ -265,3 +265,46 @@ def test_the_selfplay_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert "before, against random: a won" in out
     assert "after, against greedy: a won" in out
     assert "trained: " in out
+
+
+class _Recorder:
+    """A policy that plays each row's first legal action and records what it is shown."""
+
+    def __init__(self) -> None:
+        self.seen: list[Any] = []
+
+    def __call__(self, observations: Any, masks: Any) -> Any:
+        self.seen.append(np.array(observations, copy=True))
+        return np.argmax(masks, axis=1)
+
+
+@pytest.mark.parametrize("backend", KERNELS)
+def test_scaled_observations(backend: str) -> None:
+    """scaled=True scales the learner's and the opponent's observations, and nothing else.
+
+    Two environments on the same seed, one scaled, play the same matches; every
+    observation of the scaled one is scale_observations of the other's, and the
+    observation space has the scaled bounds.
+    """
+    from american_sniff.batch.observe import scale_observations
+    from american_sniff.observation import SCALED_BOUNDS
+
+    raw_opponent, scaled_opponent = _Recorder(), _Recorder()
+    raw = AmericanSniffVectorEnv(6, 2, opponent=raw_opponent, backend=backend)
+    scaled = AmericanSniffVectorEnv(6, 2, opponent=scaled_opponent, backend=backend, scaled=True)
+    space = scaled.single_observation_space
+    assert isinstance(space, gymnasium.spaces.Box)
+    assert space.high.tolist() == list(np.array(SCALED_BOUNDS[1], np.float32))
+    (x, infos), (y, _) = raw.reset(seed=4), scaled.reset(seed=4)
+    for _ in range(40):
+        assert (scale_observations(x) == y).all()
+        assert scaled.single_observation_space.contains(y[0])
+        actions = np.argmax(infos["action_mask"], axis=1)
+        x, r1, _, _, infos = raw.step(actions)
+        y, r2, _, _, _ = scaled.step(actions)
+        assert (r1 == r2).all()
+    assert len(raw_opponent.seen) == len(scaled_opponent.seen) > 0
+    for a, b in zip(raw_opponent.seen, scaled_opponent.seen, strict=True):
+        assert (scale_observations(a) == b).all()
+    with pytest.raises(ValueError, match="scaled"):
+        AmericanSniffVectorEnv(2, 2, scaled=1)  # type: ignore[arg-type]

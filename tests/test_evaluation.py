@@ -8,9 +8,11 @@ from typing import Any
 
 import pytest
 
-from american_sniff import GreedyBot
-from american_sniff.evaluation import Evaluation, evaluate
-from american_sniff.tournament import match_seeds
+from american_sniff import GreedyBot, apply, legal_moves, make_bot, new_match, view_for
+from american_sniff.evaluation import LADDER, Evaluation, evaluate, evaluate_ladder
+from american_sniff.observation import scaled
+from american_sniff.rules import side_of
+from american_sniff.tournament import match_seeds, wilson_interval
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -114,3 +116,95 @@ def test_the_bot_tables_play_the_same_matches() -> None:
         # (versus.py rounds z to 1.959964: the same interval to 1e-7.)
         low, high = versus.wilson(result.wins, result.matches)
         assert (low, high) == pytest.approx((result.low, result.high), abs=1e-7)
+
+
+@pytest.mark.parametrize(
+    ("wins", "matches", "low", "high"),
+    [
+        # Newcombe (1998), Statistics in Medicine 17:857, table I, method 3 (Wilson, no correction).
+        (81, 263, 0.2553, 0.3662),
+        (15, 148, 0.0624, 0.1605),
+        (0, 20, 0.0, 0.1611),
+        (1, 29, 0.0061, 0.1718),
+    ],
+)
+def test_the_interval_is_wilsons_on_published_values(
+    wins: int, matches: int, low: float, high: float
+) -> None:
+    """The harness's 95% interval matches the published Wilson intervals to four places."""
+    result = Evaluation(2, matches // 2, wins, matches, *wilson_interval(wins, matches), ())
+    assert (round(result.low, 4), round(result.high, 4)) == (low, high)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_duplicate_deals_really_swap_seats(players: int) -> None:
+    """Each match is the deal played with a at its side's seats and b at the others'.
+
+    Every match is replayed by hand, each seat's bot made as the module says,
+    and must end with the same scores; each deal is played from every side.
+    """
+    result = evaluate("greedy", "random", players=players, deals=2, seed=7)
+    for outcome in result.outcomes:
+        bots = [
+            make_bot(
+                "greedy" if side_of(players, seat) == outcome.side else "random",
+                seed=(outcome.seed + seat + 1) % 2**64,
+            )
+            for seat in range(players)
+        ]
+        state = new_match(players, seed=outcome.seed)
+        while state.winner is None:
+            moves = legal_moves(state)
+            move = (
+                moves[0]
+                if len(moves) == 1
+                else bots[state.turn].choose(view_for(state, state.turn))
+            )
+            state = apply(state, move)
+        assert (state.winner, state.scores) == (outcome.winner, outcome.scores)
+    by_deal: dict[int, list[int]] = {}
+    for outcome in result.outcomes:
+        by_deal.setdefault(outcome.seed, []).append(outcome.side)
+    sides = 3 if players == 3 else 2
+    assert all(sorted(held) == list(range(sides)) for held in by_deal.values())
+    assert len(by_deal) == 2
+
+
+def test_the_ladder() -> None:
+    """evaluate_ladder plays each bot on the same deals; its table has a row a bot."""
+    ladder = evaluate_ladder("greedy", ("random", "greedy"), players=3, deals=2, seed=5)
+    assert [bot for bot, _ in ladder.results] == ["random", "greedy"]
+    assert ladder["greedy"].win_rate == pytest.approx(1 / 3)
+    assert ladder["random"] == evaluate("greedy", "random", players=3, deals=2, seed=5)
+    rows = ladder.table().splitlines()
+    assert len(rows) == 4
+    assert rows[3].startswith("| greedy | 3 | 6 | 2 | 33.3% |")
+    with pytest.raises(KeyError):
+        ladder["expert"]
+    assert LADDER == ("random", "greedy", "medium", "expert")
+    with pytest.raises(ValueError, match="each bot once"):
+        evaluate_ladder("greedy", ("random", "random"))
+    with pytest.raises(ValueError, match="each bot once"):
+        evaluate_ladder("greedy", ())
+    with pytest.raises(ValueError, match="no bot is named"):
+        evaluate_ladder("greedy", ("random", "grandmaster"))
+
+
+def test_a_policy_can_be_given_scaled_observations() -> None:
+    """With scaled=True a policy sees observation.scaled's numbers (float32), else encode's."""
+    np = pytest.importorskip("numpy")
+    seen: list[Any] = []
+
+    def first_legal(observations: Any, masks: Any) -> Any:
+        seen.append(np.array(observations))
+        return np.argmax(masks, axis=1)
+
+    raw = evaluate(first_legal, "greedy", deals=1, seed=3)
+    shown_raw = seen[:]
+    seen.clear()
+    scaled_result = evaluate(first_legal, "greedy", deals=1, seed=3, scaled=True)
+    assert scaled_result.outcomes == raw.outcomes  # (the policy ignores what it sees)
+    for before, after in zip(shown_raw, seen, strict=True):
+        expected = np.array([scaled(tuple(int(x) for x in row)) for row in before], np.float32)
+        assert (after == expected).all()
+    assert max(float(a.max()) for a in seen) <= 1.2 < max(float(b.max()) for b in shown_raw)

@@ -25,6 +25,9 @@ from american_sniff.observation import (
     OBSERVATION_BOUNDS,
     OBSERVATION_FIELDS,
     OBSERVATION_SIZE,
+    SCALE_CLIPS,
+    SCALE_DIVISORS,
+    SCALED_BOUNDS,
     RoundFacts,
     action_slots,
     encode,
@@ -34,6 +37,7 @@ from american_sniff.observation import (
     information_state,
     information_state_size,
     observation_string,
+    scaled,
     segment,
 )
 from american_sniff.tiles import ALL_TILES
@@ -309,3 +313,41 @@ def test_the_information_state_vector_holds_the_round_in_order(players: int) -> 
         encode_information_state(new_match(players))  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="players must be"):
         action_slots(5)
+
+
+@given(mid_match_states(), st.integers(0, 3))
+def test_scaled_divides_and_clips_as_documented(state: MatchState, seat: int) -> None:
+    """scaled() divides each entry by its divisor (the scores by the target) within its bounds."""
+    seat %= state.players
+    vector = encode(view_for(state, seat))
+    out = scaled(vector)
+    low, high = SCALED_BOUNDS
+    target = segment(vector, "target")[0]
+    for k, (x, y, d) in enumerate(zip(vector, out, SCALE_DIVISORS, strict=True)):
+        expected = x / (d or target)
+        assert y == min(max(expected, low[k]), high[k])
+        assert low[k] <= y <= high[k]
+    flags = [k for k, d in enumerate(SCALE_DIVISORS) if d == 1.0 and low[k] == 0.0]
+    assert all(out[k] == vector[k] for k in flags)  # the flags stay 0 or 1
+    assert set(SCALE_CLIPS) == {"scores", "round"}
+
+
+def test_scaled_clips_the_scores_and_the_round() -> None:
+    """Scores far below 0 or past the target, and a long match's round, are clipped."""
+    vector = list(encode(view_for(new_match(2, seed=1), 0)))
+    start = dict(_offsets_for_test())
+    vector[start["scores"]], vector[start["scores"] + 1] = -900, 400
+    vector[start["round"]] = 250
+    out = scaled(vector)
+    assert out[start["scores"] : start["scores"] + 2] == (-2.0, 1.2)
+    assert out[start["round"]] == 1.0
+    with pytest.raises(ValueError, match="375"):
+        scaled(vector[:-1])
+
+
+def _offsets_for_test() -> list[tuple[str, int]]:
+    offsets, at = [], 0
+    for name, size in OBSERVATION_FIELDS:
+        offsets.append((name, at))
+        at += size
+    return offsets

@@ -4,9 +4,13 @@ The learner plays seat 0 of every slot of an
 :class:`~american_sniff.envs.vector.AmericanSniffVectorEnv`; the other seats
 are played by a frozen copy of the learner, refreshed every ``--refresh``
 updates. Numpy only (no deep-learning framework): the policy is one matrix,
-its logits masked to the legal actions. Before and after training, the
-evaluation harness (:func:`american_sniff.evaluation.evaluate`) plays the
-learner against the random and the greedy bots over duplicate deals.
+its logits masked to the legal actions. It sees the observations as the
+library scales them (:func:`american_sniff.observation.scaled`): the
+environment gives them so (``scaled=True``), to the learner and to the frozen
+opponent alike, and so does the evaluation harness
+(:func:`american_sniff.evaluation.evaluate`, ``scaled=True``), which plays the
+learner against the random and the greedy bots over duplicate deals before
+and after training.
 
     python docs/examples/selfplay.py --seconds 60
     python docs/examples/selfplay.py --seconds 3 --envs 64 --deals 4    # what CI runs
@@ -30,18 +34,16 @@ import numpy as np  # noqa: E402
 
 from american_sniff.envs.vector import AmericanSniffVectorEnv  # noqa: E402
 from american_sniff.evaluation import evaluate  # noqa: E402
-from american_sniff.observation import OBSERVATION_BOUNDS, OBSERVATION_SIZE  # noqa: E402
+from american_sniff.observation import OBSERVATION_SIZE  # noqa: E402
 
 ACTIONS = 450
 
-# The observations' scale: each entry over its greatest value, the unbounded
-# ones (the scores and the round number) over a value they seldom pass.
-_HIGH = np.array(OBSERVATION_BOUNDS[1], np.float64)
-SCALE = np.where(np.isinf(_HIGH), 250.0, np.maximum(_HIGH, 1.0)).astype(np.float32)
-
 
 class LinearPolicy:
-    """A softmax over the legal actions of ``observation @ weights + bias``, sampled."""
+    """A softmax over the legal actions of ``observation @ weights + bias``, sampled.
+
+    The observations it is given are scaled ones (see the module).
+    """
 
     def __init__(self, seed: int) -> None:
         self.weights = np.zeros((OBSERVATION_SIZE, ACTIONS), np.float32)
@@ -50,7 +52,7 @@ class LinearPolicy:
 
     def probabilities(self, observations: Any, masks: Any) -> Any:
         """Each row's distribution over its legal actions."""
-        logits = (np.asarray(observations, np.float32) / SCALE) @ self.weights + self.bias
+        logits = np.asarray(observations, np.float32) @ self.weights + self.bias
         logits = np.where(masks, logits, -np.inf)
         logits -= np.where(masks, logits, -1e30).max(axis=1, keepdims=True)
         weights = np.where(masks, np.exp(np.where(masks, logits, 0.0)), 0.0)
@@ -70,7 +72,7 @@ class LinearPolicy:
 def train(policy: LinearPolicy, run: argparse.Namespace) -> tuple[int, int]:
     """REINFORCE for ``run.seconds``; returns (updates, learner steps)."""
     env = AmericanSniffVectorEnv(
-        run.envs, run.players, opponent=copy.deepcopy(policy), reward="points"
+        run.envs, run.players, opponent=copy.deepcopy(policy), reward="points", scaled=True
     )
     observations, infos = env.reset(seed=run.seed)
     fresh = np.zeros(run.envs, bool)  # a slot whose next action is ignored (it is being reset)
@@ -81,7 +83,7 @@ def train(policy: LinearPolicy, run: argparse.Namespace) -> tuple[int, int]:
         for _ in range(run.horizon):
             masks = infos["action_mask"]
             actions = policy(observations, masks)
-            batch_x.append(observations / SCALE)
+            batch_x.append(observations)
             batch_mask.append(masks)
             batch_a.append(actions)
             valid.append(~fresh & masks.any(axis=1))
@@ -117,7 +119,9 @@ def train(policy: LinearPolicy, run: argparse.Namespace) -> tuple[int, int]:
 def report(label: str, policy: LinearPolicy, run: argparse.Namespace) -> None:
     """The policy against the random and the greedy bots, over duplicate deals."""
     for bot in ("random", "greedy"):
-        result = evaluate(policy, bot, players=run.players, deals=run.deals, seed=run.seed + 1)
+        result = evaluate(
+            policy, bot, players=run.players, deals=run.deals, seed=run.seed + 1, scaled=True
+        )
         print(f"{label}, against {bot}: {result.summary()}")
 
 

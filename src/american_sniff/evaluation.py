@@ -35,6 +35,28 @@ its 95% Wilson score interval
 contest, 1 / the number of sides: a player against itself wins about that
 (exactly that for a player whose choices depend on the deal and the seat
 alone, since each deal is then played out the same from every side).
+
+**The ladder.** :func:`evaluate_ladder` plays one player against each of the
+reference bots, :data:`LADDER` (``random``, ``greedy``, ``medium`` and
+``expert``), on the same deals, and :meth:`Ladder.table` writes the results
+as a Markdown table, a row a bot (for ``benchmarks/``):
+
+>>> ladder = evaluate_ladder("greedy", ("random", "greedy"), deals=4, seed=1)
+>>> print(ladder.table())
+| against | players | matches | won | win rate | 95% interval | even |
+| --- | --- | --- | --- | --- | --- | --- |
+| random | 2 | 8 | 8 | 100.0% | 67.6% to 100.0% | 50.0% |
+| greedy | 2 | 8 | 4 | 50.0% | 21.5% to 78.5% | 50.0% |
+
+**Scaled observations.** With ``scaled=True`` a policy is given the
+observations scaled as :func:`american_sniff.observation.scaled` scales them
+(the scaling it was trained on, with ``AmericanSniffVectorEnv(scaled=True)``).
+
+**The interval.** For ``w`` wins of ``n`` matches, rate ``p = w / n`` and
+``z = 1.95996`` (the normal quantile of 97.5%), the Wilson score interval is
+``(p + z²/2n ± z √(p(1 - p)/n + z²/4n²)) / (1 + z²/n)``: unlike the normal
+approximation, it stays within [0, 1] and is sound for rates near 0 or 1
+and for few matches (a test checks it on Newcombe's published examples).
 """
 
 from __future__ import annotations
@@ -54,7 +76,10 @@ from .state import MatchState
 from .tournament import match_seeds, wilson_interval
 from .views import view_for
 
-__all__ = ["Evaluation", "MatchOutcome", "evaluate"]
+__all__ = ["LADDER", "Evaluation", "Ladder", "MatchOutcome", "evaluate", "evaluate_ladder"]
+
+#: The reference bots a player is measured against, weakest first.
+LADDER: tuple[str, ...] = ("random", "greedy", "medium", "expert")
 
 
 @attrs.frozen
@@ -162,11 +187,13 @@ def evaluate(  # noqa: PLR0913 (the options are keyword-only, each with a defaul
     seed: int = 0,
     a_options: BotOptions | None = None,
     b_options: BotOptions | None = None,
+    scaled: bool = False,
 ) -> Evaluation:
     """Play ``a`` against ``b`` over ``deals`` duplicate deals, each from every side.
 
     ``a_options`` and ``b_options`` are options for a player given as a bot
-    name (for example ``{"playouts": 8}``).
+    name (for example ``{"playouts": 8}``). With ``scaled``, a policy is
+    given scaled observations (see the module).
 
     :raises ValueError: if a bot name is unknown, ``players`` is not 2, 3 or
         4, ``deals`` is below 1, the seed is out of range, or a policy
@@ -192,7 +219,7 @@ def evaluate(  # noqa: PLR0913 (the options are keyword-only, each with a defaul
             player, options = (a, a_options) if mine else (b, b_options)
             row.append(_seat(player, options or {}, (deal + seat + 1) & MASK64))
         seats.append(row)
-    _play_all(states, seats)
+    _play_all(states, seats, scaled=scaled)
     outcomes = []
     for (deal, side), state in zip(games, states, strict=True):
         assert state.winner is not None  # _play_all plays every match to its end
@@ -202,7 +229,7 @@ def evaluate(  # noqa: PLR0913 (the options are keyword-only, each with a defaul
     return Evaluation(players, deals, wins, len(outcomes), low, high, tuple(outcomes))
 
 
-def _play_all(states: list[MatchState], seats: list[list[_Seat]]) -> None:
+def _play_all(states: list[MatchState], seats: list[list[_Seat]], *, scaled: bool) -> None:
     """Play every match of ``states`` to its end, in place; policies are asked in batches."""
     live = [i for i, state in enumerate(states) if state.winner is None]
     while live:
@@ -221,19 +248,21 @@ def _play_all(states: list[MatchState], seats: list[list[_Seat]]) -> None:
                 policies[id(seat.policy)] = seat.policy
         for key, waiting in asking.items():
             for i, move in zip(
-                waiting, _ask(policies[key], [states[i] for i in waiting]), strict=True
+                waiting, _ask(policies[key], [states[i] for i in waiting], scaled), strict=True
             ):
                 states[i] = apply(states[i], move)
         live = [i for i in live if states[i].winner is None]
 
 
-def _ask(policy: Callable[[Any, Any], Any], states: list[MatchState]) -> list[Move]:
+def _ask(policy: Callable[[Any, Any], Any], states: list[MatchState], scaled: bool) -> list[Move]:
     """The moves ``policy`` chooses for the seat to move of each of ``states``, in one call."""
     import numpy as np  # noqa: PLC0415 (policies need numpy; bots do not)
 
     from .observation import encode  # noqa: PLC0415
+    from .observation import scaled as scale  # noqa: PLC0415
 
-    observations = np.array([encode(view_for(s, s.turn)) for s in states], np.float32)
+    vectors = [encode(view_for(s, s.turn)) for s in states]
+    observations = np.array([scale(v) for v in vectors] if scaled else vectors, np.float32)
     masks = np.array([action_mask(s) for s in states], np.bool_)
     actions = np.asarray(policy(observations, masks)).reshape(-1)
     if len(actions) != len(states) or actions.dtype.kind not in "iu":
@@ -244,3 +273,79 @@ def _ask(policy: Callable[[Any, Any], Any], states: list[MatchState]) -> list[Mo
             raise ValueError(f"a policy chose action {action}, which is not legal in its match")
         moves.append(move_of(state, action))
     return moves
+
+
+@attrs.frozen
+class Ladder:
+    """What :func:`evaluate_ladder` found: one :class:`Evaluation` a reference bot, in order.
+
+    :ivar results: ``(bot name, evaluation)`` pairs, in the order asked.
+    """
+
+    results: tuple[tuple[str, Evaluation], ...]
+
+    def __getitem__(self, name: str) -> Evaluation:
+        """The evaluation against the bot ``name``.
+
+        :raises KeyError: if it was not played.
+        """
+        for bot, result in self.results:
+            if bot == name:
+                return result
+        raise KeyError(name)
+
+    def table(self) -> str:
+        """The results as a Markdown table, a row a bot (see the module)."""
+        lines = [
+            "| against | players | matches | won | win rate | 95% interval | even |",
+            "| --- | --- | --- | --- | --- | --- | --- |",
+        ]
+        lines.extend(
+            f"| {bot} | {r.players} | {r.matches} | {r.wins} | {r.win_rate:.1%} | "
+            f"{r.low:.1%} to {r.high:.1%} | {r.even:.1%} |"
+            for bot, r in self.results
+        )
+        return "\n".join(lines)
+
+
+def evaluate_ladder(  # noqa: PLR0913 (the options are keyword-only, each with a default)
+    player: object,
+    bots: tuple[str, ...] = LADDER,
+    *,
+    players: int = 2,
+    deals: int = 100,
+    seed: int = 0,
+    options: BotOptions | None = None,
+    scaled: bool = False,
+) -> Ladder:
+    """Play ``player`` against each bot of ``bots`` (by name) with :func:`evaluate`.
+
+    Every bot meets ``player`` on the same ``deals`` duplicate deals from
+    ``seed``, each from every side. ``options`` are ``player``'s, if it is a
+    bot name; ``scaled`` as for :func:`evaluate`.
+
+    :raises ValueError: as :func:`evaluate` raises, or if ``bots`` is empty
+        or names a bot twice.
+    :raises TypeError: as :func:`evaluate` raises.
+    """
+    if not bots or len(set(bots)) != len(bots):
+        raise ValueError(f"bots must name each bot once, at least one, got {bots!r}")
+    for bot in bots:
+        _check_player("a bot of the ladder", bot)
+    return Ladder(
+        tuple(
+            (
+                bot,
+                evaluate(
+                    player,
+                    bot,
+                    players=players,
+                    deals=deals,
+                    seed=seed,
+                    a_options=options,
+                    scaled=scaled,
+                ),
+            )
+            for bot in bots
+        )
+    )

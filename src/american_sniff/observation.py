@@ -75,6 +75,8 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 import attrs
@@ -91,6 +93,9 @@ __all__ = [
     "OBSERVATION_BOUNDS",
     "OBSERVATION_FIELDS",
     "OBSERVATION_SIZE",
+    "SCALED_BOUNDS",
+    "SCALE_CLIPS",
+    "SCALE_DIVISORS",
     "RoundFacts",
     "action_slots",
     "encode",
@@ -100,6 +105,7 @@ __all__ = [
     "information_state",
     "information_state_size",
     "observation_string",
+    "scaled",
     "segment",
 ]
 
@@ -607,4 +613,77 @@ def encode_information_state(view: PlayerView) -> tuple[int, ...]:
             out[at + _KIND_AT + 2] = 1
     for index in held - drew:
         out[OBSERVATION_SIZE + index] = 1
+    return tuple(out)
+
+
+# -- the scaled observation ------------------------------------------------------
+
+# What each segment's entries are divided by (flags: 1); docs/ai.md gives the reasons.
+_DIVISORS = {
+    "counts": 12.0,  # a terminal [6|6] adds 12, the most one point adds
+    "end_sum": 35.0,  # the best scoring sum (36 scores nothing)
+    "values": 8.0,  # a number can offer at most 8 open points
+    "hand_sizes": 28.0,
+    "stock": 28.0,
+    "target": 250.0,  # the larger target
+    "round": 100.0,
+}
+#: The segments that :func:`scaled` clips, with the bounds it clips them to
+#: (where they have no natural ones): the scores to [-2, 1.2], the round to [0, 1].
+SCALE_CLIPS: Mapping[str, tuple[float, float]] = MappingProxyType(
+    {"scores": (-2.0, 1.2), "round": (0.0, 1.0)}
+)
+_CLIPS = SCALE_CLIPS
+
+#: What each entry of the vector is divided by in :func:`scaled`: 1 for the
+#: flags, a bound of the entry for the counts; the ``scores`` entries are
+#: divided by the vector's own ``target`` entry instead (their 0 here says so).
+SCALE_DIVISORS: tuple[float, ...] = tuple(
+    0.0 if name == "scores" else _DIVISORS.get(name, 1.0)
+    for name, size in OBSERVATION_FIELDS
+    for _ in range(size)
+)
+
+#: The least and the greatest value of each entry of a scaled vector, as two
+#: tuples: the scores are clipped to [-2, 1.2] and the round to [0, 1]; every
+#: other entry lies in [0, 1] without clipping, but the end sum, in [0, 36/35].
+SCALED_BOUNDS: tuple[tuple[float, ...], tuple[float, ...]] = (
+    tuple(
+        _CLIPS.get(name, (0.0, 0.0))[0] for name, size in OBSERVATION_FIELDS for _ in range(size)
+    ),
+    tuple(
+        _CLIPS[name][1] if name in _CLIPS else 36 / 35 if name == "end_sum" else 1.0
+        for name, size in OBSERVATION_FIELDS
+        for _ in range(size)
+    ),
+)
+
+
+def scaled(observation: tuple[int, ...] | list[int]) -> tuple[float, ...]:
+    """The observation vector brought to about [0, 1]: the one scaling the library advises.
+
+    Each entry is divided by its :data:`SCALE_DIVISORS` entry (1 for the
+    flags, so they stay 0 or 1), the ``scores`` by the vector's own
+    ``target`` (so 1 is the score that wins), and the scores and the round
+    are clipped to the bounds of :data:`SCALED_BOUNDS` ([-2, 1.2] and
+    [0, 1]). Rounded to ``float32``, the result is exactly what the batched
+    :func:`american_sniff.batch.observe.scale_observations` gives and what
+    the environments give with ``scaled=True``. docs/ai.md gives each
+    divisor's reason.
+
+    >>> from american_sniff import new_match, view_for
+    >>> vector = scaled(encode(view_for(new_match(2, seed=1), 0)))
+    >>> segment(vector, "hand_sizes"), segment(vector, "target")
+    ((0.25, 0.25, 0.0, 0.0), (1.0,))
+
+    :raises ValueError: if ``observation`` does not have :data:`OBSERVATION_SIZE` entries.
+    """
+    if len(observation) != OBSERVATION_SIZE:
+        raise ValueError(f"an observation has {OBSERVATION_SIZE} entries, got {len(observation)}")
+    target = observation[_AT["target"]] or 1
+    out = [x / d if d else x / target for x, d in zip(observation, SCALE_DIVISORS, strict=True)]
+    for name, (low, high) in _CLIPS.items():
+        start = _AT[name]
+        for i in range(start, start + _SIZE[name]):
+            out[i] = min(max(out[i], low), high)
     return tuple(out)

@@ -666,6 +666,11 @@ int as_batch_words(void) { return AS_WORDS; }
 /* The observation of each slot's seat to move (as_batch_observe), and its binding. */
 #include "_cobserve.c"
 
+/* The slots waiting on a policy: their forced actions, observations and steps by rows
+ * (as_batch_play_forced, as_batch_observe_waiting, as_batch_step_rows), the scaling of
+ * observations (as_batch_scale), and their bindings. */
+#include "_cwaiting.c"
+
 /* ============================ Python binding ============================== */
 #ifndef AMERICAN_SNIFF_BATCH_NO_PYTHON
 /* A buffer of `count` items of `itemsize` bytes (an integer format), C-contiguous. */
@@ -749,8 +754,10 @@ static PyObject *py_reset_into(PyObject *self, PyObject *args)
         PyBuffer_Release(&seeds);
         return NULL;
     }
+    Py_BEGIN_ALLOW_THREADS
     as_batch_reset((int32_t *)state.buf, (const uint64_t *)seeds.buf, players, (size_t)n,
                    (uint8_t *)mask.buf);
+    Py_END_ALLOW_THREADS
     PyBuffer_Release(&state);
     PyBuffer_Release(&seeds);
     PyBuffer_Release(&mask);
@@ -799,10 +806,13 @@ static PyObject *py_step_into(PyObject *self, PyObject *args)
         }
         return NULL;
     }
+    /* The GIL is released around the loop (the buffers stay held until released below). */
+    Py_BEGIN_ALLOW_THREADS
     refused = step_slots((int32_t *)views[0].buf, narrow ? NULL : (const int64_t *)views[1].buf,
                          narrow ? (const int32_t *)views[1].buf : NULL, (size_t)n,
                          (uint8_t *)views[2].buf, (int32_t *)views[3].buf, (uint8_t *)views[4].buf,
                          (uint8_t *)views[5].buf, NULL);
+    Py_END_ALLOW_THREADS
     for (k = 0; k < 6; k++) {
         PyBuffer_Release(&views[k]);
     }
@@ -828,7 +838,9 @@ static PyObject *py_mask_into(PyObject *self, PyObject *args)
         PyBuffer_Release(&state);
         return NULL;
     }
+    Py_BEGIN_ALLOW_THREADS
     as_batch_mask((const int32_t *)state.buf, (size_t)n, (uint8_t *)mask.buf);
+    Py_END_ALLOW_THREADS
     PyBuffer_Release(&state);
     PyBuffer_Release(&mask);
     Py_RETURN_NONE;
@@ -913,11 +925,13 @@ static PyObject *py_step_facts_into(PyObject *self, PyObject *args)
     if (take_all(objects, views, names, counts, sizes, writable, taken) < 0) {
         return NULL;
     }
+    Py_BEGIN_ALLOW_THREADS
     refused = as_batch_step_facts((int32_t *)views[0].buf, (int64_t *)views[1].buf,
                                   (const int64_t *)views[2].buf, (size_t)n,
                                   taken == 7 ? (uint8_t *)views[6].buf : NULL,
                                   (int32_t *)views[3].buf, (uint8_t *)views[4].buf,
                                   (uint8_t *)views[5].buf);
+    Py_END_ALLOW_THREADS
     release_all(views, taken);
     return PyLong_FromSize_t(refused);
 }
@@ -951,10 +965,12 @@ static PyObject *py_play_random_into(PyObject *self, PyObject *args)
     if (take_all(objects, views, names, counts, sizes, writable, 8) < 0) {
         return NULL;
     }
+    Py_BEGIN_ALLOW_THREADS
     applied = as_batch_play_random((int32_t *)views[0].buf, (int64_t *)views[1].buf,
                                    (const int64_t *)views[2].buf, (uint64_t *)views[3].buf,
                                    (size_t)n, (uint8_t *)views[4].buf, (int32_t *)views[5].buf,
                                    (uint8_t *)views[6].buf, (uint8_t *)views[7].buf);
+    Py_END_ALLOW_THREADS
     release_all(views, 8);
     return PyLong_FromSize_t(applied);
 }
@@ -991,6 +1007,26 @@ static PyMethodDef methods[] = {
      "observe_into(state, facts, out, rows=None)\n--\n\n"
      "Write the observation of each slot's seat to move (of slots rows[j], if given) "
      "into out, float32 or int32; return how many rows are zeros (bad words or facts)."},
+    {"observe_waiting_into", py_observe_waiting_into, METH_VARARGS,
+     "observe_waiting_into(state, facts, seats, rows, out, masks)\n--\n\n"
+     "Write the numbers of the slots whose match goes on with a seat other than seats[i] to "
+     "move into rows, and (out, masks not None) their observations and masks, packed; "
+     "return how many."},
+    {"play_forced_into", py_play_forced_into, METH_VARARGS,
+     "play_forced_into(state, facts, seats, gains, done)\n--\n\n"
+     "Play every forced action (the one legal action) of the slots waiting on a seat other "
+     "than seats[i], gains[i] += the reward of seats[i]; return the actions applied (masks "
+     "not written)."},
+    {"scale_into", py_scale_into, METH_VARARGS,
+     "scale_into(out, divisors, low, high, target)\n--\n\n"
+     "Scale float32 observations in place: entry k over divisors[k] (0: over the row's entry "
+     "target), kept within [low[k], high[k]]."},
+    {"step_rows_into", py_step_rows_into, METH_VARARGS,
+     "step_rows_into(state, facts, rows, actions, mask, rewards, done, errors, seats=None, "
+     "gains=None)\n--\n\n"
+     "Step slot rows[j] by actions[j] in place, its facts advanced; rewards and errors by row, "
+     "mask (or None) and done by slot, gains[slot] += the reward of seats[slot]; return how "
+     "many rows refused their action."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {

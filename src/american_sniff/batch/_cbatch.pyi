@@ -34,3 +34,21 @@ def play_random_into(
     /,
 ) -> int: ...
 def observe_into(state: Any, facts: Any, out: Any, rows: Any = None, /) -> int: ...
+def observe_waiting_into(
+    state: Any, facts: Any, seats: Any, rows: Any, out: Any, masks: Any, /
+) -> int: ...
+def step_rows_into(
+    state: Any,
+    facts: Any,
+    rows: Any,
+    actions: Any,
+    mask: Any,
+    rewards: Any,
+    done: Any,
+    errors: Any,
+    seats: Any = None,
+    gains: Any = None,
+    /,
+) -> int: ...
+def scale_into(out: Any, divisors: Any, low: Any, high: Any, target: int, /) -> None: ...
+def play_forced_into(state: Any, facts: Any, seats: Any, gains: Any, done: Any, /) -> int: ...

@@ -277,9 +277,11 @@ static PyObject *py_observe_into(PyObject *self, PyObject *args)
         }
         return NULL;
     }
+    Py_BEGIN_ALLOW_THREADS
     zeros = as_batch_observe((const int32_t *)state.buf, (const int64_t *)facts.buf, (size_t)n,
                              slots, (size_t)m, floats ? (float *)out.buf : NULL,
                              floats ? NULL : (int32_t *)out.buf);
+    Py_END_ALLOW_THREADS
     PyBuffer_Release(&state);
     PyBuffer_Release(&facts);
     PyBuffer_Release(&out);

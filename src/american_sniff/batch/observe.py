@@ -20,15 +20,24 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+import attrs
 import numpy as np
 
 from ..actions import NUM_ACTIONS, POINTS
-from ..observation import OBSERVATION_FIELDS, OBSERVATION_SIZE
+from ..observation import OBSERVATION_FIELDS, OBSERVATION_SIZE, SCALE_CLIPS, SCALE_DIVISORS
 from ..rules import PLAYER_COUNTS, side_count, side_of, target
 from ..tiles import ALL_TILES
 from . import _pybatch as k
 
-__all__ = ["FACT_WORDS", "advance_facts", "observe", "start_facts"]
+__all__ = [
+    "FACT_WORDS",
+    "Waiting",
+    "advance_facts",
+    "observe",
+    "observe_waiting",
+    "scale_observations",
+    "start_facts",
+]
 
 #: How many int64 words of facts a slot has: what each seat placed (4), its
 #: voids (4), the turn under way (mover, draws, known, shown), the round, the opener.
@@ -157,6 +166,93 @@ def observe(
     return out
 
 
+@attrs.frozen
+class Waiting:
+    """What :func:`observe_waiting` returns: the slots waiting on a policy, packed.
+
+    :ivar rows: The waiting slots' numbers, in increasing order, an (M,) ``int64`` array.
+    :ivar observations: Row ``j`` is the observation of slot ``rows[j]``'s seat
+        to move, an (M, 375) array (``int32`` or ``float32``); None if not asked for.
+    :ivar masks: Row ``j`` is slot ``rows[j]``'s legal mask, an (M, 450) ``bool`` array.
+    """
+
+    rows: Any
+    observations: Any
+    masks: Any
+
+
+def observe_waiting(  # noqa: PLR0913 (the options are keyword-only, each with a default)
+    state: Any,
+    facts: Any,
+    seats: Any,
+    *,
+    observations: bool = True,
+    dtype: Any = np.int32,
+    backend: str | None = None,
+) -> Waiting:
+    """The slots whose seat to move is not ``seats[i]``, each with its observation and mask.
+
+    A slot *waits* (on a policy playing the other seats than ``seats[i]``)
+    while its match goes on (its ``winner`` word is -1) and its seat to move is
+    not ``seats[i]``. In one call, this finds every waiting slot and gives, in
+    slot order, the observations :func:`observe` gives for those rows and
+    the masks :func:`american_sniff.batch.legal_mask` gives: the opponents'
+    observations of a learner's batch, ready for the policy. With
+    ``observations=False`` none are made (a policy that does not look).
+    ``seats`` holds one integer a slot; ``dtype`` and ``backend`` are as for
+    :func:`observe` (the C kernel does the whole of it in one pass, the numpy
+    code gives the same numbers).
+
+    >>> from american_sniff.batch import reset
+    >>> out = reset(np.array([7, 8, 9], np.uint64), 2)
+    >>> facts = start_facts(out.state)
+    >>> waiting = observe_waiting(out.state, facts, np.zeros(3, np.int64))
+    >>> waiting.rows.tolist() == np.flatnonzero(out.state[:, 2] != 0).tolist()
+    True
+    >>> bool((waiting.observations == observe(out.state, facts, waiting.rows)).all())
+    True
+
+    :raises ValueError: for another ``dtype`` or ``backend``, ``"c"`` where
+        the C kernel is not built, or ``seats`` not one integer a slot.
+    """
+    kind = np.dtype(dtype)
+    if kind not in _DTYPES:
+        raise ValueError(f"dtype must be int32 or float32, got {dtype!r}")
+    if backend not in {None, "c", "numpy"}:
+        raise ValueError(f"backend must be 'c', 'numpy' or None, got {backend!r}")
+    kernel = None if backend == "numpy" else _c_kernel()
+    if backend == "c" and kernel is None:
+        raise ValueError("the C kernel is not built here")
+    s = np.ascontiguousarray(np.asarray(state).reshape(-1, k.STATE_WORDS), np.int32)
+    f = np.ascontiguousarray(np.asarray(facts).reshape(len(s), -1), np.int64)
+    chosen = np.asarray(seats)
+    if chosen.shape != (len(s),) or chosen.dtype.kind not in "iu":
+        raise ValueError(f"seats must be {len(s)} integers, got {chosen.dtype} of {chosen.shape}")
+    chosen = np.ascontiguousarray(chosen, np.int64)
+    if kernel is None:
+        rows = np.flatnonzero((s[:, k.WINNER] < 0) & (s[:, k.TURN] != chosen)).astype(np.int64)
+        masks = np.zeros((len(rows), NUM_ACTIONS), np.bool_)
+        from . import BACKENDS  # noqa: PLC0415 - the package imports no submodule of its own
+
+        if len(rows):
+            BACKENDS["numpy"].mask_into(np.ascontiguousarray(s[rows]), masks)
+        seen = _observe_numpy(s[rows], f[rows]).astype(kind) if observations else None
+        return Waiting(rows, seen, masks)
+    rows = np.empty(len(s), np.int64)
+    masks = np.empty((len(s), NUM_ACTIONS), np.bool_)
+    out = np.empty((len(s), OBSERVATION_SIZE), kind) if observations else None
+    m = kernel.observe_waiting_into(s, f, chosen, rows, out, masks)
+    return Waiting(rows[:m], None if out is None else out[:m], masks[:m])
+
+
+def _c_kernel() -> Any:
+    """The C kernel, if it is built with the calls of ``_cwaiting.c``; else None."""
+    from . import BACKENDS  # noqa: PLC0415 - the package imports no submodule of its own
+
+    kernel = BACKENDS.get("c")
+    return kernel if hasattr(kernel, "scale_into") else None
+
+
 def _c_observe_into() -> Any:
     """The C kernel's ``observe_into``, or None where it is not built (or too old to have it)."""
     from . import BACKENDS  # noqa: PLC0415 - the package imports no submodule of its own
@@ -224,3 +320,82 @@ def _observe_numpy(state: Any, facts: Any) -> Any:
 
 def _popcount(x: Any) -> Any:
     return ((x[:, None] >> _BIT28) & 1).sum(axis=1)
+
+
+_SCALE = np.array([d or 1.0 for d in SCALE_DIVISORS], np.float32)
+_SCALE_SCORES = slice(_AT["scores"], _AT["scores"] + 3)
+_SCALE_ROUND = _AT["round"]
+_SCALE_TARGET = _AT["target"]
+# The C kernel's tables: the divisors (0: the row's target), and the clips (none: infinite).
+_C_DIVISORS = np.array(SCALE_DIVISORS, np.float32)
+_C_LOW = np.full(OBSERVATION_SIZE, -np.inf, np.float32)
+_C_HIGH = np.full(OBSERVATION_SIZE, np.inf, np.float32)
+for _name, (_low, _high) in SCALE_CLIPS.items():
+    _C_LOW[_AT[_name] : _AT[_name] + dict(OBSERVATION_FIELDS)[_name]] = _low
+    _C_HIGH[_AT[_name] : _AT[_name] + dict(OBSERVATION_FIELDS)[_name]] = _high
+
+
+_FLOAT32 = np.dtype(np.float32)
+#: The C kernel's scale_into (or None), once looked up.
+_SCALER: list[Any] = []
+
+
+def scale_observations(observations: Any, *, out: Any = None, backend: str | None = None) -> Any:
+    """An (N, 375) array of observations scaled as :func:`~american_sniff.observation.scaled` does.
+
+    Returns a ``float32`` array (``out``, if given: a ``float32`` array of the
+    same shape, which may be ``observations`` itself, scaled in place). Each
+    entry equals ``float32(scaled(row)[k])`` exactly. ``backend`` is ``"c"``
+    (``scale_into``, in place, one pass), ``"numpy"``, or None: C where it
+    is built; both give the same bits.
+
+    >>> from american_sniff.batch import reset
+    >>> state = reset(np.array([1], np.uint64), 2).state
+    >>> raw = observe(state, start_facts(state), dtype=np.float32)
+    >>> scale_observations(raw)[0, 323:327].tolist()
+    [0.25, 0.25, 0.0, 0.0]
+
+    :raises ValueError: if the rows do not have 375 entries, ``out`` is not
+        a ``float32`` array of their shape, or for another ``backend`` (or
+        ``"c"`` where the C kernel is not built).
+    """
+    if (
+        backend is None
+        and out is observations
+        and type(out) is np.ndarray
+        and out.dtype == _FLOAT32
+        and out.ndim == 2
+        and out.shape[1] == OBSERVATION_SIZE
+        and out.flags.c_contiguous
+        and out.flags.writeable
+    ):
+        # In place, the common case of a learner's loop: straight to C where it is built.
+        if not _SCALER:
+            _SCALER.append(getattr(_c_kernel(), "scale_into", None))
+        if _SCALER[0] is not None:
+            _SCALER[0](out, _C_DIVISORS, _C_LOW, _C_HIGH, _SCALE_TARGET)
+            return out
+    x = np.asarray(observations)
+    if x.ndim != 2 or x.shape[1] != OBSERVATION_SIZE:
+        raise ValueError(f"observations must be (N, {OBSERVATION_SIZE}), got shape {x.shape}")
+    if out is None:
+        out = np.empty(x.shape, np.float32)
+    elif not isinstance(out, np.ndarray) or out.dtype != np.float32 or out.shape != x.shape:
+        raise ValueError(f"out must be a float32 array of shape {x.shape}")
+    kernel = _c_kernel() if backend != "numpy" else None
+    if backend not in {None, "c", "numpy"}:
+        raise ValueError(f"backend must be 'c', 'numpy' or None, got {backend!r}")
+    if backend == "c" and kernel is None:
+        raise ValueError("the C kernel is not built here")
+    if kernel is not None and out.flags.c_contiguous and out.flags.writeable:
+        if out is not x:
+            out[...] = x
+        kernel.scale_into(out, _C_DIVISORS, _C_LOW, _C_HIGH, _SCALE_TARGET)
+        return out
+    target = x[:, _SCALE_TARGET].astype(np.float32)
+    target[target == 0] = 1.0  # (a row of zeros: no target to divide by)
+    np.divide(x, _SCALE, out=out, casting="unsafe")
+    out[:, _SCALE_SCORES] /= target[:, None]
+    np.clip(out[:, _SCALE_SCORES], -2.0, 1.2, out=out[:, _SCALE_SCORES])
+    np.clip(out[:, _SCALE_ROUND], 0.0, 1.0, out=out[:, _SCALE_ROUND])
+    return out

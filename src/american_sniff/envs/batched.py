@@ -44,7 +44,15 @@ import numpy as np
 
 from .. import batch
 from ..actions import NUM_ACTIONS
-from ..batch.observe import FACT_WORDS, advance_facts, observe, start_facts
+from ..batch.observe import (
+    FACT_WORDS,
+    advance_facts,
+    observe,
+    observe_waiting,
+    scale_observations,
+    start_facts,
+)
+from ..observation import OBSERVATION_SIZE
 from ..rng import MASK64
 from ..rules import PLAYER_COUNTS
 
@@ -52,6 +60,7 @@ __all__ = [
     "BatchedMatches",
     "BatchedStep",
     "Policy",
+    "PolicyPlay",
     "RandomPlay",
     "RandomPolicy",
     "below",
@@ -139,6 +148,21 @@ class RandomPlay:
 
 
 @attrs.frozen
+class PolicyPlay:
+    """What :meth:`BatchedMatches.play_policy` returns.
+
+    :ivar gains: What each slot's given seat gained while the policy played
+        (its ``"points"`` rewards added up), an (N,) ``int32`` array.
+    :ivar applied: How many actions were applied, over all slots.
+    :ivar calls: How many times the policy was asked.
+    """
+
+    gains: Any
+    applied: int
+    calls: int
+
+
+@attrs.frozen
 class BatchedStep:
     """What :meth:`BatchedMatches.step` returns for the slots it stepped.
 
@@ -192,6 +216,8 @@ class BatchedMatches:
         self._rewards = np.zeros((n, 4), np.int32)
         self._errors = np.zeros(n, np.uint8)
         self._ready = False
+        # play_policy's buffers, made at its first call (the waiting rows packed).
+        self._waiting: tuple[Any, ...] | None = None
 
     @property
     def turn(self) -> Any:
@@ -305,6 +331,21 @@ class BatchedMatches:
         index = self._slots(slots)
         if len(chosen) != len(index):
             raise ValueError(f"give one action a slot stepped: {len(index)}, got {len(chosen)}")
+        if self._step_whole and hasattr(self._kernel, "step_rows_into"):
+            # The C kernel steps the rows in place (step_rows_into), facts and masks included.
+            rewards = np.empty((len(index), 4), np.int32)
+            errors = np.empty(len(index), np.uint8)
+            self._kernel.step_rows_into(
+                self.state,
+                self.facts,
+                index.astype(np.int64),
+                chosen,
+                self.mask,
+                rewards,
+                self.done,
+                errors,
+            )
+            return BatchedStep(rewards, errors)
         if self._step_whole and 2 * len(index) > self.num_matches:
             # Most slots step: cheaper to step them all in place, the others
             # given -1, which the kernel refuses at once, keeping their state.
@@ -363,6 +404,174 @@ class BatchedMatches:
         )
         out = BatchedStep(self._rewards.copy(), self._errors.copy())
         return out, self.play_random(seats, streams).gains
+
+    def play_policy(
+        self, policy: Policy, seats: Any, *, scaled: bool = False, ask_forced: bool = False
+    ) -> PolicyPlay:
+        """Every seat but ``seats[i]`` is played by ``policy`` in slot ``i`` up to its turn.
+
+        A slot *waits* while its match goes on and its seat to move is not
+        ``seats[i]``. A *forced* action, the one legal action of a waiting
+        slot (a draw it cannot refuse, a pass, a lone placement), is played
+        without asking the policy, as the evaluation harness plays it (unless
+        ``ask_forced``). The policy is asked, all at once, for every waiting
+        slot with a choice to make, as many times as it takes: with the
+        observations of the seats to move (``float32``, scaled by
+        :func:`~american_sniff.batch.observe.scale_observations` if
+        ``scaled``; None for a policy whose ``observes`` is False) and their
+        masks, packed in slot order. Where the kernel is C, each round is
+        three calls of it (``play_forced_into``, ``observe_waiting_into``,
+        ``step_rows_into``); the other kernels give the same results with
+        numpy. The arrays given to the policy are reused by the next round: a
+        policy that keeps them must copy them.
+
+        Returns what ``seats[i]``'s side gained meanwhile (the ``"points"``
+        rewards of that seat added up), how many actions were applied, and
+        how many times the policy was asked.
+
+        :raises RuntimeError: before :meth:`reset`.
+        :raises ValueError: if ``seats`` is not one seat of the match a slot,
+            or the policy does not return one integer action a row, or an
+            action its slot refuses (the slots stepped before stay stepped).
+        """
+        if not self._ready:
+            raise RuntimeError("call reset() before play_policy()")
+        chosen = self._check_seats(seats)
+        looks = getattr(policy, "observes", True)
+        kernel: Any = self._kernel
+        if self._step_whole and hasattr(kernel, "play_forced_into"):
+            return self._play_policy_c(
+                policy, chosen, looks=looks, scaled=scaled, ask_forced=ask_forced
+            )
+        gains = np.zeros(self.num_matches, np.int32)
+        applied = calls = 0
+        while True:
+            if not ask_forced:
+                applied += self._play_forced(chosen, gains)
+            waiting = observe_waiting(
+                self.state,
+                self.facts,
+                chosen,
+                observations=looks,
+                dtype=np.float32,
+                backend="numpy",
+            )
+            rows, observations = waiting.rows, waiting.observations
+            if not len(rows):
+                return PolicyPlay(gains, applied, calls)
+            if scaled and observations is not None:
+                scale_observations(observations, out=observations)
+            actions = self._policy_actions(policy, observations, waiting.masks)
+            calls += 1
+            out = self.step(actions, rows)
+            if (out.errors != batch.OK).any():
+                self._refused(actions, rows, out.errors)
+            applied += len(rows)
+            gains[rows] += out.rewards[np.arange(len(rows)), chosen[rows]]
+
+    def _play_forced(self, seats: Any, gains: Any) -> int:
+        """The forced actions of the waiting slots, in numpy; returns how many were applied."""
+        applied = 0
+        while True:
+            rows = np.flatnonzero(~self.done & (self.turn != seats))
+            forced = rows[self.mask[rows].sum(axis=1) == 1]
+            if not len(forced):
+                return applied
+            out = self.step(self.mask[forced].argmax(axis=1), forced)
+            gains[forced] += out.rewards[np.arange(len(forced)), seats[forced]]
+            applied += len(forced)
+
+    def _play_policy_c(
+        self, policy: Policy, seats: Any, *, looks: bool, scaled: bool, ask_forced: bool
+    ) -> PolicyPlay:
+        """:meth:`play_policy` in C: each round the forced actions, the observations, the steps."""
+        n = self.num_matches
+        if self._waiting is None:
+            self._waiting = (
+                np.empty(n, np.int64),
+                np.empty((n, OBSERVATION_SIZE), np.float32),
+                np.empty((n, NUM_ACTIONS), np.bool_),
+                np.empty((n, 4), np.int32),
+                np.empty(n, np.uint8),
+            )
+        rows, seen, masks, rewards, errors = self._waiting
+        kernel: Any = self._kernel
+        gains = np.zeros(n, np.int32)
+        applied = calls = 0
+        while True:
+            if not ask_forced:
+                applied += kernel.play_forced_into(self.state, self.facts, seats, gains, self.done)
+            m = kernel.observe_waiting_into(
+                self.state, self.facts, seats, rows, seen if looks else None, masks
+            )
+            if not m:
+                if applied:
+                    # The masks of the slots stepped, written once at the end (the
+                    # waiting slots' masks were made fresh for the policy).
+                    kernel.mask_into(self.state, self.mask)
+                return PolicyPlay(gains, applied, calls)
+            observations = seen[:m] if looks else None
+            if scaled and observations is not None:
+                scale_observations(observations, out=observations)
+            actions = self._policy_actions(policy, observations, masks[:m])
+            calls += 1
+            some = rows[:m]
+            refused = kernel.step_rows_into(
+                self.state,
+                self.facts,
+                some,
+                actions,
+                None,
+                rewards[:m],
+                self.done,
+                errors[:m],
+                seats,
+                gains,
+            )
+            if refused:
+                self._refused(actions, some, errors[:m])
+            applied += m
+
+    @staticmethod
+    def _policy_actions(policy: Policy, observations: Any, masks: Any) -> Any:
+        """The policy's actions for these rows, as an int64 array.
+
+        :raises ValueError: if it does not give one integer action a row.
+        """
+        actions = np.asarray(policy(observations, masks)).reshape(-1)
+        if len(actions) != len(masks) or actions.dtype.kind not in "iu":
+            raise ValueError(
+                f"the policy must return {len(masks)} integer actions, got {actions!r}"
+            )
+        return actions.astype(np.int64, copy=False)
+
+    @staticmethod
+    def _refused(actions: Any, rows: Any, errors: Any) -> None:
+        """Raise for the first row whose slot refused the policy's action.
+
+        :raises ValueError: always.
+        """
+        first = int(np.argmax(errors != batch.OK))
+        raise ValueError(
+            f"the policy chose action {int(actions[first])} in slot "
+            f"{int(rows[first])}, which refuses it (error {int(errors[first])})"
+        )
+
+    def _check_seats(self, seats: Any) -> Any:
+        """``seats`` as an int64 array, if it is one seat of the match a slot.
+
+        :raises ValueError: otherwise.
+        """
+        n = self.num_matches
+        chosen = np.asarray(seats)
+        if chosen.shape != (n,) or chosen.dtype.kind not in "iu":
+            raise ValueError(
+                f"seats must be {n} integers, got {chosen.dtype} of shape {chosen.shape}"
+            )
+        chosen = np.ascontiguousarray(chosen, np.int64)
+        if ((chosen < 0) | (chosen >= self.players)).any():
+            raise ValueError(f"a seat is an integer from 0 to {self.players - 1}")
+        return chosen
 
     def _play_random_some(self, seats: Any, streams: Any, index: Any, gains: Any) -> RandomPlay:
         """:meth:`play_random` of the slots ``index`` alone, in C, on copies of their rows."""

@@ -23,8 +23,9 @@ opposite the agent is its partner (a bot).
 :mod:`american_sniff.actions`), followed by the bots' actions up to the
 agent's next turn or the end of the match. Observations and seeding are as
 in :mod:`american_sniff.envs.pettingzoo`: a dict of ``"observation"`` and
-``"action_mask"``, and ``reset(seed=s)`` plays ``new_match(players, seed=s)``.
-The mask is also in ``info["action_mask"]``.
+``"action_mask"`` (the observation scaled with ``scaled=True``), and
+``reset(seed=s)`` plays ``new_match(players, seed=s)``. The mask is also in
+``info["action_mask"]``.
 
 **The reward** is the agent's, as :mod:`american_sniff.envs.rewards` says, for
 everything that happened during the step: ``"outcome"`` gives +1 or -1 when
@@ -83,6 +84,8 @@ class AmericanSniffGymEnv(gymnasium.Env[dict[str, Any], Any]):
     :ivar illegal_action: ``"lose"`` or ``"raise"``.
     :ivar max_steps: The agent's steps after which an episode is truncated, or None.
     :ivar render_mode: ``"ansi"``, ``"human"`` or None.
+    :ivar scaled: Whether the observations are scaled
+        (:func:`~american_sniff.observation.scaled`, the library's one scaling).
     :ivar state_of_match: The engine's state of the match, or None before the first reset.
     """
 
@@ -99,6 +102,7 @@ class AmericanSniffGymEnv(gymnasium.Env[dict[str, Any], Any]):
         illegal_action: str = "lose",
         max_steps: int | None = None,
         render_mode: str | None = None,
+        scaled: bool = False,
     ) -> None:
         if players not in PLAYER_COUNTS:
             raise ValueError(f"players must be 2, 3 or 4, got {players!r}")
@@ -119,7 +123,10 @@ class AmericanSniffGymEnv(gymnasium.Env[dict[str, Any], Any]):
             if render_mode is None
             else check_choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
         )
-        self.observation_space = observation_space()
+        if not isinstance(scaled, bool):
+            raise ValueError(f"scaled must be True or False, got {scaled!r}")
+        self.scaled = scaled
+        self.observation_space = observation_space(scaled=scaled)
         self.action_space = gymnasium.spaces.Discrete(NUM_ACTIONS)
         self.state_of_match: MatchState | None = None
         self._bots: list[Bot] = []
@@ -195,7 +202,7 @@ class AmericanSniffGymEnv(gymnasium.Env[dict[str, Any], Any]):
 
     def _observe(self) -> dict[str, np.ndarray]:
         assert self.state_of_match is not None
-        return encoded(self.state_of_match, self.seat, self._facts)
+        return encoded(self.state_of_match, self.seat, self._facts, scaled=self.scaled)
 
     def _info(self) -> dict[str, Any]:
         state = self.state_of_match

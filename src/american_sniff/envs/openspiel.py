@@ -45,9 +45,18 @@ numbers without building the view.
 **Returns** are per side and come at the end (OpenSpiel's MCTS bot needs
 terminal rewards). With the parameter ``reward="outcome"`` (the default), +1
 to each player of the winning side (both partners with 4 players) and -1 to
-every other player, as in :mod:`american_sniff.envs.rewards` (the game is
-general-sum with 3 players); with ``reward="points"``, each player's side's
-final score, the sum of that module's points rewards.
+every other player, as in :mod:`american_sniff.envs.rewards`; with
+``reward="points"``, each player's side's final score, the sum of that
+module's points rewards.
+
+**Utility.** The game's type (``game.get_type().utility``) says what its
+returns are. With ``reward="outcome"`` and 2 or 4 players they sum to 0
+(one side's +1 against the other's -1, partners sharing theirs; 0 each when
+``max_moves`` ends the match), so the game is ``ZERO_SUM``. With 3 players
+one +1 meets two -1 (a sum of -1, or 0 when ``max_moves`` ends the match),
+and with ``reward="points"`` the returns are scores, so both are
+``GENERAL_SUM``. :data:`GAME_TYPE`, the type registered, is the default
+game's (2 players, ``"outcome"``).
 
 ``resample_from_infostate`` (which OpenSpiel's IS-MCTS bot searches with)
 draws a world uniformly among those the player cannot tell from the real one:
@@ -83,30 +92,52 @@ from ._kernel import CHANCE, TERMINAL, Kernel
 from ._worlds import Worlds
 from .rewards import REWARDS, check_choice, rewards
 
-__all__ = ["GAME_TYPE", "AmericanSniffGame", "AmericanSniffState"]
+__all__ = ["GAME_TYPE", "AmericanSniffGame", "AmericanSniffState", "utility_of"]
 
 _DEFAULT_MAX_MOVES = 10_000
 _CHANCE = int(pyspiel.PlayerId.CHANCE)
 _TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 assert (_CHANCE, _TERMINAL) == (CHANCE, TERMINAL), "OpenSpiel's player ids"
 
-#: The game's type, as registered with OpenSpiel under the short name ``american_sniff``.
-GAME_TYPE = pyspiel.GameType(
-    short_name="american_sniff",
-    long_name="American Sniff",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.GENERAL_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=max(PLAYER_COUNTS),
-    min_num_players=min(PLAYER_COUNTS),
-    provides_information_state_string=True,
-    provides_information_state_tensor=True,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    parameter_specification={"players": 2, "max_moves": _DEFAULT_MAX_MOVES, "reward": "outcome"},
-)
+
+def utility_of(players: int, reward: str) -> pyspiel.GameType.Utility:
+    """What the returns of the game for ``players`` players and ``reward`` are (see the module).
+
+    ``ZERO_SUM`` for ``"outcome"`` with 2 or 4 players, else ``GENERAL_SUM``.
+    """
+    if reward == "outcome" and players in (2, 4):
+        return pyspiel.GameType.Utility.ZERO_SUM
+    return pyspiel.GameType.Utility.GENERAL_SUM
+
+
+def _game_type(utility: pyspiel.GameType.Utility) -> pyspiel.GameType:
+    """The game's type, with ``utility``; the rest is the same for every player count."""
+    return pyspiel.GameType(
+        short_name="american_sniff",
+        long_name="American Sniff",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=utility,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=max(PLAYER_COUNTS),
+        min_num_players=min(PLAYER_COUNTS),
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification={
+            "players": 2,
+            "max_moves": _DEFAULT_MAX_MOVES,
+            "reward": "outcome",
+        },
+    )
+
+
+#: The game's type, as registered with OpenSpiel under the short name
+#: ``american_sniff``: the default game's (2 players, ``"outcome"``: ``ZERO_SUM``).
+#: Each game's own type (``game.get_type()``) has the utility of its parameters.
+GAME_TYPE = _game_type(utility_of(2, "outcome"))
 
 
 class AmericanSniffGame(pyspiel.Game):
@@ -121,6 +152,8 @@ class AmericanSniffGame(pyspiel.Game):
             raise ValueError(f"players must be 2, 3 or 4, got {players!r}")
         if type(max_moves) is not int or max_moves < 1:
             raise ValueError(f"max_moves must be a positive integer, got {max_moves!r}")
+        utility = utility_of(players, reward)
+        zero_sum = utility == pyspiel.GameType.Utility.ZERO_SUM
         info = pyspiel.GameInfo(
             num_distinct_actions=NUM_ACTIONS,
             max_chance_outcomes=len(ALL_TILES),
@@ -130,10 +163,13 @@ class AmericanSniffGame(pyspiel.Game):
             # settlement at most 170, hence the floor.
             min_utility=-1.0 if reward == "outcome" else -12.0 * max_moves,
             max_utility=1.0 if reward == "outcome" else float(TARGET[players] + 35),
+            utility_sum=0.0 if zero_sum else None,
             max_game_length=max_moves,
         )
         super().__init__(
-            GAME_TYPE, info, {"players": players, "max_moves": max_moves, "reward": reward}
+            _game_type(utility),
+            info,
+            {"players": players, "max_moves": max_moves, "reward": reward},
         )
         self.reward = reward
         self.players = players

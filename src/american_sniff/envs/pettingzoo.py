@@ -16,7 +16,8 @@ partners against ``player_1`` and ``player_3``.
 
 **Observations** are dicts: ``"observation"``, the 375 numbers of
 :func:`american_sniff.observation.encode` (as ``float32``) for the agent's
-own view, and ``"action_mask"``, 450 ``int8`` flags of
+own view (scaled by :func:`american_sniff.observation.scaled` with
+``scaled=True``), and ``"action_mask"``, 450 ``int8`` flags of
 :func:`american_sniff.actions.action_mask` (all 0 when the agent is not to
 move). **Actions** are the integers of :mod:`american_sniff.actions`.
 
@@ -58,7 +59,14 @@ from pettingzoo import AECEnv
 from ..actions import NUM_ACTIONS, legal_action_moves, move_of
 from ..engine import apply, new_match
 from ..moves import Move
-from ..observation import OBSERVATION_BOUNDS, OBSERVATION_SIZE, RoundFacts, encode_list
+from ..observation import (
+    OBSERVATION_BOUNDS,
+    OBSERVATION_SIZE,
+    SCALED_BOUNDS,
+    RoundFacts,
+    encode_list,
+)
+from ..observation import scaled as scale
 from ..render import render_text
 from ..rules import PLAYER_COUNTS
 from ..state import MatchState
@@ -78,13 +86,17 @@ __all__ = [
 ILLEGAL_ACTIONS = ("lose", "raise")
 
 
-def observation_space() -> gymnasium.spaces.Dict:
-    """The space of one agent's observations: the encoded view and the action mask."""
+def observation_space(*, scaled: bool = False) -> gymnasium.spaces.Dict:
+    """The space of one agent's observations: the encoded view and the action mask.
+
+    With ``scaled``, the observation's bounds are the scaled ones
+    (:data:`~american_sniff.observation.SCALED_BOUNDS`).
+    """
     # The unbounded entries (the scores, the round) span float32's range.
     largest = float(np.finfo(np.float32).max)
     low, high = (
         np.clip(np.array(bound), -largest, largest).astype(np.float32)
-        for bound in OBSERVATION_BOUNDS
+        for bound in (SCALED_BOUNDS if scaled else OBSERVATION_BOUNDS)
     )
     return gymnasium.spaces.Dict(
         {
@@ -113,12 +125,15 @@ def encoded(
     seat: int,
     facts: RoundFacts | None = None,
     legal: Mapping[int, Move] | None = None,
+    *,
+    scaled: bool = False,
 ) -> dict[str, np.ndarray]:
     """The observation dict of ``seat`` in ``state``.
 
     The observation is ``encode(view_for(state, seat))``, worked out from the
     round's ``facts`` (:class:`~american_sniff.observation.RoundFacts`) when
-    given, else from the round's history. ``legal``, if given, is
+    given, else from the round's history; with ``scaled``, scaled by
+    :func:`~american_sniff.observation.scaled`. ``legal``, if given, is
     ``dict(legal_action_moves(state))`` (kept by an environment that has it).
     """
     mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
@@ -126,7 +141,8 @@ def encoded(
         mask[list(dict(legal_action_moves(state)) if legal is None else legal)] = 1
     if facts is None:
         facts = RoundFacts.start(state)
-    values = array.array("f", encode_list(state, seat, facts, 1.0))
+    vector = encode_list(state, seat, facts, 1.0)
+    values = array.array("f", scale(vector) if scaled else vector)
     observation = np.frombuffer(values, dtype=np.float32)
     return {"observation": observation, "action_mask": mask}
 
@@ -151,6 +167,8 @@ class AmericanSniffEnv(AECEnv[str, dict[str, np.ndarray], int]):
     :ivar illegal_action: ``"lose"`` or ``"raise"``: what an illegal action does.
     :ivar max_steps: Actions after which an episode is truncated, or None for no limit.
     :ivar render_mode: ``"ansi"``, ``"human"`` or None.
+    :ivar scaled: Whether the observations are scaled
+        (:func:`~american_sniff.observation.scaled`, the library's one scaling).
     :ivar state_of_match: The engine's state of the match being played
         (:class:`~american_sniff.MatchState`), or None before the first reset.
     """
@@ -161,7 +179,7 @@ class AmericanSniffEnv(AECEnv[str, dict[str, np.ndarray], int]):
         "is_parallelizable": False,
     }
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 (the options are keyword-only, each with a default)
         self,
         players: int = 2,
         *,
@@ -169,6 +187,7 @@ class AmericanSniffEnv(AECEnv[str, dict[str, np.ndarray], int]):
         illegal_action: str = "lose",
         max_steps: int | None = None,
         render_mode: str | None = None,
+        scaled: bool = False,
     ) -> None:
         super().__init__()
         if players not in PLAYER_COUNTS:
@@ -186,7 +205,12 @@ class AmericanSniffEnv(AECEnv[str, dict[str, np.ndarray], int]):
         )
         self.possible_agents = [f"player_{seat}" for seat in range(players)]
         self._seat = {agent: seat for seat, agent in enumerate(self.possible_agents)}
-        self.observation_spaces = {agent: observation_space() for agent in self.possible_agents}
+        if not isinstance(scaled, bool):
+            raise ValueError(f"scaled must be True or False, got {scaled!r}")
+        self.scaled = scaled
+        self.observation_spaces = {
+            agent: observation_space(scaled=scaled) for agent in self.possible_agents
+        }
         self.action_spaces = {
             agent: gymnasium.spaces.Discrete(NUM_ACTIONS) for agent in self.possible_agents
         }
@@ -231,7 +255,9 @@ class AmericanSniffEnv(AECEnv[str, dict[str, np.ndarray], int]):
         state = self.state_of_match
         if state is None:
             return None
-        return encoded(state, self._seat[agent], self._facts, self._legal_moves(state))
+        return encoded(
+            state, self._seat[agent], self._facts, self._legal_moves(state), scaled=self.scaled
+        )
 
     def _legal_moves(self, state: MatchState) -> dict[int, Move]:
         """The legal actions of ``state`` with their moves (worked out once per state)."""

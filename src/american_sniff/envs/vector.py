@@ -19,7 +19,12 @@ of slot ``i``); every other seat, its partner's with 4 players included, is
 played by ``opponent``: ``"random"`` or any batched policy, a callable on
 ``(observations, masks)`` returning one action a row (see
 :mod:`american_sniff.envs.batched`). A policy is asked once for every slot
-waiting on an opponent's seat, all at once, as many times as it takes. A
+waiting on an opponent's seat, all at once, as many times as it takes
+(:meth:`~american_sniff.envs.batched.BatchedMatches.play_policy`: an
+opponent's forced action, the one legal action, is played without asking
+it, and the waiting slots' observations, ``float32``, and masks are packed
+in one call of the C kernel where it is built; the arrays are reused by the
+next call, so a policy that keeps them must copy them). A
 frozen copy of the learner is such a callable: pass it, and refresh it with
 :meth:`~AmericanSniffVectorEnv.set_opponent`. ``"random"`` plays uniformly
 among the legal actions inside the kernel
@@ -32,6 +37,9 @@ asked as any policy is.
 **Observations** are the learner's: an (N, 375) ``float32`` array, row ``i``
 being ``encode(view_for(state, seat))`` for slot ``i``'s match, as in the
 single environment ``AmericanSniffGymEnv`` (``american_sniff.envs.gymnasium``).
+With ``scaled=True`` each row is scaled as
+:func:`american_sniff.observation.scaled` scales one (the library's one
+scaling, about [0, 1]), and so are the opponent's.
 **The action masks** are in ``infos["action_mask"]``, an (N, 450) ``bool``
 array (all False in a slot whose episode has just ended).
 
@@ -75,7 +83,8 @@ from gymnasium.vector.utils import batch_space
 
 from .. import batch
 from ..actions import NUM_ACTIONS
-from ..batch.observe import observe
+from ..batch.observe import observe, scale_observations
+from ..observation import OBSERVATION_SIZE, SCALED_BOUNDS
 from ..rules import side_of
 from ..state import check_seat
 from .batched import BatchedMatches, Policy, slot_seeds
@@ -100,6 +109,8 @@ class AmericanSniffVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
     :ivar max_steps: The learner's steps after which an episode is truncated, or None.
     :ivar autoreset_mode: Gymnasium's ``AutoresetMode.NEXT_STEP`` or ``SAME_STEP``.
     :ivar matches: The slots themselves (a :class:`~american_sniff.envs.batched.BatchedMatches`).
+    :ivar scaled: Whether the observations (the learner's and a policy
+        opponent's) are scaled (:func:`~american_sniff.observation.scaled`).
     """
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012
@@ -116,8 +127,12 @@ class AmericanSniffVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
         max_steps: int | None = None,
         autoreset_mode: AutoresetMode = AutoresetMode.NEXT_STEP,
         backend: str | None = None,
+        scaled: bool = False,
     ) -> None:
         self.matches = BatchedMatches(num_envs, players, backend=backend)
+        if not isinstance(scaled, bool):
+            raise ValueError(f"scaled must be True or False, got {scaled!r}")
+        self.scaled = scaled
         self.num_envs = num_envs
         self.players = players
         seats = [seat] * num_envs if isinstance(seat, int) else list(seat)
@@ -145,7 +160,16 @@ class AmericanSniffVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
             )
         self.autoreset_mode = autoreset_mode
         self.metadata = {"autoreset_mode": autoreset_mode}
-        self.single_observation_space = observation_space()["observation"]
+        self.single_observation_space = (
+            gymnasium.spaces.Box(
+                np.array(SCALED_BOUNDS[0], np.float32),
+                np.array(SCALED_BOUNDS[1], np.float32),
+                (OBSERVATION_SIZE,),
+                np.float32,
+            )
+            if scaled
+            else observation_space()["observation"]
+        )
         self.single_action_space = gymnasium.spaces.Discrete(NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
@@ -233,7 +257,10 @@ class AmericanSniffVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
                 illegal = acting & (out.errors != batch.OK)
                 points = np.where(acting, out.rewards[self._all, self.seats] + gains, 0.0)
             else:
-                out = matches.step(chosen[slots], slots)
+                # (Every slot at once where all act: no slot list to check.)
+                out = (
+                    matches.step(chosen) if len(slots) == n else matches.step(chosen[slots], slots)
+                )
                 illegal[slots] = out.errors != batch.OK
                 points[slots] = out.rewards[np.arange(len(slots)), self.seats[slots]]
                 self._play_opponents(points)
@@ -287,31 +314,15 @@ class AmericanSniffVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
             return
         opponent = self.opponent
         assert callable(opponent)  # (set_opponent and __init__ see to it)
-        while True:
-            waiting = ~matches.done & (matches.turn != self.seats)
-            slots = self._all[waiting]
-            if not len(slots):
-                return
-            looks = getattr(opponent, "observes", True)
-            observations = matches.observe(slots) if looks else None
-            choices = np.asarray(opponent(observations, matches.mask[slots])).reshape(-1)
-            if choices.shape != slots.shape or choices.dtype.kind not in "iu":
-                raise ValueError(
-                    f"the opponent must return {len(slots)} integer actions, got {choices!r}"
-                )
-            out = matches.step(choices, slots)
-            refused = out.errors != batch.OK
-            if refused.any():
-                first = int(np.argmax(refused))
-                raise ValueError(
-                    f"the opponent chose action {int(choices[first])} in slot "
-                    f"{int(slots[first])}, which refuses it (error {int(out.errors[first])})"
-                )
-            points[slots] += out.rewards[np.arange(len(slots)), self.seats[slots]]
+        try:
+            points += matches.play_policy(opponent, self.seats, scaled=self.scaled).gains
+        except ValueError as error:
+            raise ValueError(str(error).replace("the policy", "the opponent")) from None
 
     def _observe(self) -> Any:
         # float32 straight from the C kernel where it is built (numpy converts otherwise).
-        return observe(self.matches.state, self.matches.facts, dtype=np.float32)
+        seen = observe(self.matches.state, self.matches.facts, dtype=np.float32)
+        return scale_observations(seen, out=seen) if self.scaled else seen
 
     def _infos(self, illegal: Any) -> dict[str, Any]:
         return {"action_mask": self.matches.mask.copy(), "illegal_action": illegal}

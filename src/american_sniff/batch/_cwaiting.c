@@ -1,0 +1,458 @@
+/*
+ * The slots that wait on a policy, in C: as_batch_play_forced,
+ * as_batch_observe_waiting and as_batch_step_rows, and the library's scaling
+ * of observations, as_batch_scale (included by _cbatch.c, after _cobserve.c
+ * and _cvector.c, whose legal_ascending and facts_advance it uses).
+ *
+ * A learner that plays one seat of every slot against a policy (the vector
+ * environment's opponent) asks the policy, again and again, for the slots
+ * whose seat to move is not the learner's. as_batch_observe_waiting finds
+ * all of them in one pass and writes, for each, its row number, the
+ * observation of its seat to move (the numbers as_batch_observe writes, so
+ * encode(view_for(state, turn))) and its legal mask, packed one after the
+ * other. as_batch_step_rows then steps just those slots in place by the
+ * policy's actions, facts included, as as_batch_step_facts steps a slot.
+ * Their twins in numpy (american_sniff.batch.observe.observe_waiting with
+ * backend="numpy", and BatchedMatches.step on the numpy and Python kernels)
+ * give the same numbers.
+ *
+ * Plain C99, no Python needed (AMERICAN_SNIFF_BATCH_NO_PYTHON builds it).
+ * The words that decide whether a slot waits are only compared, never used
+ * to index; observations and masks of slots whose words are out of range are
+ * zeros, as as_batch_observe and as_batch_mask write them; a row that names
+ * no slot is refused.
+ */
+
+#include <float.h>
+
+/* The slots whose match goes on with a seat other than seats[i] to move, of
+ * n slots (state: n * 48 int32 words; facts: n * 14 int64 words; seats: n
+ * int64). Their numbers go to rows[0..m-1] in increasing order (rows has
+ * room for n). For row j, if an output is given, the observation of the
+ * slot's seat to move goes to out_f32 or out_i32 (at most one of them; room
+ * for n * 375 numbers), and its legal mask to masks + 450 * j (room for n *
+ * 450 bytes; NULL: none written). Returns m, or -1 (writing nothing) if both
+ * outputs are given, or an output without the facts. */
+long long as_batch_observe_waiting(const int32_t *state, const int64_t *facts, size_t n,
+                                   const int64_t *seats, int64_t *rows, float *out_f32,
+                                   int32_t *out_i32, uint8_t *masks)
+{
+    size_t i, j, m = 0;
+    as_batch_init();
+    if ((out_f32 != NULL && out_i32 != NULL) || ((out_f32 || out_i32) && facts == NULL)) {
+        return -1;
+    }
+    for (i = 0; i < n; i++) {
+        const int32_t *s = state + i * AS_WORDS;
+        if (s[AS_WINNER] < 0 && (int64_t)s[AS_TURN] != seats[i]) {
+            rows[m++] = (int64_t)i;
+        }
+    }
+    if (out_f32 != NULL || out_i32 != NULL) {
+        as_batch_observe(state, facts, n, rows, m, out_f32, out_i32);
+    }
+    if (masks != NULL) {
+        for (j = 0; j < m; j++) {
+            mask_one(state + (size_t)rows[j] * AS_WORDS, masks + j * AS_ACTIONS_COUNT);
+        }
+    }
+    return (long long)m;
+}
+
+/* Step the slots rows[0..m-1] of n slots in place, slot rows[j] by
+ * actions[j], as as_batch_step_facts steps each (facts may be NULL: none
+ * kept). rewards[4j..4j+3] and errors[j] are row j's; done and mask (n * 450
+ * bytes, may be NULL) are written at the slot's own place. With gains (n
+ * int32) and seats (n int64), gains[slot] also gains the reward of the seat
+ * seats[slot] (a seat outside 0..3 gains nothing). A row that names no slot
+ * is refused with AS_BAD_STATE and rewards of 0; a slot named twice is
+ * stepped twice, in order. Returns how many rows refused their action. */
+size_t as_batch_step_rows(int32_t *state, int64_t *facts, size_t n, const int64_t *rows,
+                          const int64_t *actions, size_t m, uint8_t *mask, int32_t *rewards,
+                          uint8_t *done, uint8_t *errors, const int64_t *seats, int32_t *gains)
+{
+    size_t j, refused = 0;
+    as_batch_init();
+    for (j = 0; j < m; j++) {
+        int64_t slot = rows[j];
+        size_t at;
+        if (slot < 0 || (uint64_t)slot >= (uint64_t)n) {
+            memset(rewards + 4 * j, 0, 4 * sizeof(int32_t));
+            errors[j] = (uint8_t)AS_BAD_STATE;
+            refused++;
+            continue;
+        }
+        at = (size_t)slot;
+        refused += step_slots(state + at * AS_WORDS, actions + j, NULL, 1,
+                              mask ? mask + at * AS_ACTIONS_COUNT : NULL, rewards + 4 * j,
+                              done + at, errors + j, facts ? facts + at * AS_FACT_WORDS : NULL);
+        if (gains != NULL && seats != NULL && seats[at] >= 0 && seats[at] < 4) {
+            gains[at] += rewards[4 * j + (size_t)seats[at]];
+        }
+    }
+    return refused;
+}
+
+/* Play the forced actions of the slots that wait on a seat other than
+ * seats[i]: while a slot's match goes on, its seat to move is not seats[i]
+ * and it has one legal action alone (a draw it cannot refuse, a pass, a lone
+ * placement), that action is applied, as as_batch_step_facts applies it
+ * (facts may be NULL: none kept). gains[i] gains the reward of seat
+ * seats[i] (nothing for a seat outside 0..3), and done[i] is set once the
+ * match is over. A slot whose words are out of range is left as it is (the
+ * calls that step it refuse it). Masks are not written. Returns the actions
+ * applied. */
+size_t as_batch_play_forced(int32_t *state, int64_t *facts, size_t n, const int64_t *seats,
+                            int32_t *gains, uint8_t *done)
+{
+    size_t i, applied = 0;
+    int32_t reward[4];
+    int16_t legal[AS_ACTIONS_COUNT];
+    as_batch_init();
+    for (i = 0; i < n; i++) {
+        int32_t *s = state + i * AS_WORDS;
+        int64_t *f = facts ? facts + i * AS_FACT_WORDS : NULL;
+        int64_t seat = seats[i];
+        int steps = 0, moved = 0;
+        while (steps++ < AS_RANDOM_LIMIT && state_ok(s) && s[AS_WINNER] < 0 &&
+               (int64_t)s[AS_TURN] != seat) {
+            int mover = s[AS_TURN], error;
+            int32_t values = s[AS_VALUES];
+            if (legal_ascending(s, legal) != 1) {
+                break;
+            }
+            error = step_one(s, legal[0], reward);
+            if (f) {
+                facts_advance(f, mover, values, legal[0], s, error);
+            }
+            if (error != AS_OK) {
+                break; /* (words no step made: the calls that step the slot refuse it) */
+            }
+            applied++;
+            moved = 1;
+            if (seat >= 0 && seat < 4) {
+                gains[i] = (int32_t)((int64_t)gains[i] + reward[seat]);
+            }
+        }
+        if (moved) {
+            done[i] = (uint8_t)(s[AS_WINNER] >= 0);
+        }
+    }
+    return applied;
+}
+
+/* Scale m observations (375 float32 numbers each) in place, as
+ * american_sniff.observation.scaled does: entry k is divided by divisors[k],
+ * or, where that is 0, by the row's own entry `target` (its value before
+ * scaling; 1 where it is 0), then kept within [low[k], high[k]]. The tables
+ * come from the caller (american_sniff.batch.observe passes the library's),
+ * and every operation is one IEEE float32 division or comparison, so the
+ * numbers are numpy's, bit for bit. Returns 0, or -1 (scaling nothing) if
+ * target is not an entry. */
+int as_batch_scale(float *out, size_t m, const float *divisors, const float *low,
+                   const float *high, int target)
+{
+    /* The entries that change, as runs of one divisor and one clip (most entries are
+     * flags, over 1 and unclipped): a run's loop is plain enough to be vectorised. */
+    int first[AS_OBSERVATION], last[AS_OBSERVATION];
+    size_t j;
+    int k, r, runs = 0;
+    if (target < 0 || target >= AS_OBSERVATION) {
+        return -1;
+    }
+    for (k = 0; k < AS_OBSERVATION; k++) {
+        if (divisors[k] == 1.0f && low[k] < -FLT_MAX && high[k] > FLT_MAX) {
+            continue;
+        }
+        if (runs > 0 && last[runs - 1] == k && divisors[k] == divisors[k - 1] &&
+            low[k] == low[k - 1] && high[k] == high[k - 1]) {
+            last[runs - 1] = k + 1;
+        } else {
+            first[runs] = k;
+            last[runs] = k + 1;
+            runs++;
+        }
+    }
+    for (j = 0; j < m; j++) {
+        float *o = out + j * AS_OBSERVATION;
+        float own = o[target] != 0.0f ? o[target] : 1.0f;
+        for (r = 0; r < runs; r++) {
+            float d = divisors[first[r]] != 0.0f ? divisors[first[r]] : own;
+            float lo = low[first[r]], hi = high[first[r]];
+            for (k = first[r]; k < last[r]; k++) {
+                float x = o[k] / d;
+                x = x < lo ? lo : x;
+                o[k] = x > hi ? hi : x;
+            }
+        }
+    }
+    return 0;
+}
+
+#ifndef AMERICAN_SNIFF_BATCH_NO_PYTHON
+static int take(PyObject *obj, Py_buffer *view, int writable, Py_ssize_t count,
+                Py_ssize_t itemsize, const char *name);
+static int take_observations(PyObject *obj, Py_buffer *view, Py_ssize_t count, int *floats);
+static int slots_of(PyObject *obj, Py_buffer *view, Py_ssize_t *n);
+
+/* observe_waiting_into(state, facts, seats, rows, out, masks): out and masks may be None. */
+static PyObject *py_observe_waiting_into(PyObject *self, PyObject *args)
+{
+    PyObject *objects[6];
+    Py_buffer views[6];
+    static const char *names[4] = {"state", "facts", "seats", "rows"};
+    Py_ssize_t n, counts[4], sizes[4] = {4, 8, 8, 8};
+    int k, taken = 0, floats = 0, have_out, have_masks;
+    long long m;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOOO:observe_waiting_into", &objects[0], &objects[1],
+                          &objects[2], &objects[3], &objects[4], &objects[5])) {
+        return NULL;
+    }
+    if (slots_of(objects[0], &views[0], &n) < 0) {
+        return NULL;
+    }
+    counts[0] = n * AS_WORDS;
+    counts[1] = n * AS_FACT_WORDS;
+    counts[2] = n;
+    counts[3] = n;
+    for (k = 0; k < 4; k++) {
+        if (take(objects[k], &views[k], k == 3, counts[k], sizes[k], names[k]) < 0) {
+            break;
+        }
+        taken++;
+    }
+    have_out = objects[4] != Py_None;
+    have_masks = objects[5] != Py_None;
+    if (taken == 4 && have_out &&
+        take_observations(objects[4], &views[4], n * AS_OBSERVATION, &floats) == 0) {
+        taken++;
+    }
+    if (taken == 4 + have_out && have_masks) {
+        if (take(objects[5], &views[4 + have_out], 1, n * AS_ACTIONS_COUNT, 1, "masks") == 0) {
+            taken++;
+        }
+    }
+    if (taken < 4 + have_out + have_masks) {
+        for (k = 0; k < taken; k++) {
+            PyBuffer_Release(&views[k]);
+        }
+        return NULL;
+    }
+    /* The buffers are held (exported) until released below: the loop needs no Python. */
+    Py_BEGIN_ALLOW_THREADS
+    m = as_batch_observe_waiting(
+        (const int32_t *)views[0].buf, (const int64_t *)views[1].buf, (size_t)n,
+        (const int64_t *)views[2].buf, (int64_t *)views[3].buf,
+        have_out && floats ? (float *)views[4].buf : NULL,
+        have_out && !floats ? (int32_t *)views[4].buf : NULL,
+        have_masks ? (uint8_t *)views[4 + have_out].buf : NULL);
+    Py_END_ALLOW_THREADS
+    for (k = 0; k < taken; k++) {
+        PyBuffer_Release(&views[k]);
+    }
+    return PyLong_FromLongLong(m);
+}
+
+/* play_forced_into(state, facts, seats, gains, done). */
+static PyObject *py_play_forced_into(PyObject *self, PyObject *args)
+{
+    PyObject *objects[5];
+    Py_buffer views[5];
+    static const char *names[5] = {"state", "facts", "seats", "gains", "done"};
+    static const int writable[5] = {1, 1, 0, 1, 1};
+    Py_ssize_t n, counts[5], sizes[5] = {4, 8, 8, 4, 1};
+    size_t applied;
+    int k;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOO:play_forced_into", &objects[0], &objects[1], &objects[2],
+                          &objects[3], &objects[4])) {
+        return NULL;
+    }
+    if (slots_of(objects[0], &views[0], &n) < 0) {
+        return NULL;
+    }
+    counts[0] = n * AS_WORDS;
+    counts[1] = n * AS_FACT_WORDS;
+    counts[2] = n;
+    counts[3] = n;
+    counts[4] = n;
+    for (k = 0; k < 5; k++) {
+        if (take(objects[k], &views[k], writable[k], counts[k], sizes[k], names[k]) < 0) {
+            while (k-- > 0) {
+                PyBuffer_Release(&views[k]);
+            }
+            return NULL;
+        }
+    }
+    Py_BEGIN_ALLOW_THREADS
+    applied = as_batch_play_forced((int32_t *)views[0].buf, (int64_t *)views[1].buf, (size_t)n,
+                                   (const int64_t *)views[2].buf, (int32_t *)views[3].buf,
+                                   (uint8_t *)views[4].buf);
+    Py_END_ALLOW_THREADS
+    for (k = 0; k < 5; k++) {
+        PyBuffer_Release(&views[k]);
+    }
+    return PyLong_FromSize_t(applied);
+}
+
+/* A C-contiguous float32 buffer of `count` numbers (count < 0: any whole number of
+ * observations, counted into *count). */
+static int take_floats(PyObject *obj, Py_buffer *view, int writable, Py_ssize_t *count,
+                       const char *name)
+{
+    const char *format;
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(obj, view, flags) < 0) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s must be a %sC-contiguous buffer of float32, got %R", name,
+                     writable ? "writable " : "", obj);
+        return -1;
+    }
+    format = view->format ? view->format : "B";
+    if (*format == '@' || *format == '=' || *format == '<') {
+        format++;
+    }
+    if (*count < 0 && view->itemsize == 4 && view->len % (4 * AS_OBSERVATION) == 0) {
+        *count = view->len / 4;
+    }
+    if (format[0] != 'f' || format[1] != '\0' || view->itemsize != 4 || view->len != *count * 4) {
+        PyErr_Format(PyExc_ValueError,
+                     "%s must hold %s%zd float32 numbers (C-contiguous), got %zd bytes of format %s",
+                     name, *count < 0 ? "a multiple of " : "",
+                     *count < 0 ? (Py_ssize_t)AS_OBSERVATION : *count, view->len,
+                     view->format ? view->format : "B");
+        PyBuffer_Release(view);
+        return -1;
+    }
+    return 0;
+}
+
+/* scale_into(out, divisors, low, high, target). */
+static PyObject *py_scale_into(PyObject *self, PyObject *args)
+{
+    PyObject *objects[4];
+    Py_buffer views[4];
+    static const char *names[4] = {"out", "divisors", "low", "high"};
+    Py_ssize_t count;
+    int k, target, done;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOi:scale_into", &objects[0], &objects[1], &objects[2],
+                          &objects[3], &target)) {
+        return NULL;
+    }
+    if (target < 0 || target >= AS_OBSERVATION) {
+        return PyErr_Format(PyExc_ValueError, "target must be an entry from 0 to %d, got %d",
+                            AS_OBSERVATION - 1, target);
+    }
+    for (k = 0; k < 4; k++) {
+        count = k == 0 ? -1 : AS_OBSERVATION;
+        if (take_floats(objects[k], &views[k], k == 0, &count, names[k]) < 0) {
+            while (k-- > 0) {
+                PyBuffer_Release(&views[k]);
+            }
+            return NULL;
+        }
+    }
+    Py_BEGIN_ALLOW_THREADS
+    done = as_batch_scale((float *)views[0].buf, (size_t)(views[0].len / (4 * AS_OBSERVATION)),
+                          (const float *)views[1].buf, (const float *)views[2].buf,
+                          (const float *)views[3].buf, target);
+    Py_END_ALLOW_THREADS
+    for (k = 0; k < 4; k++) {
+        PyBuffer_Release(&views[k]);
+    }
+    (void)done; /* (target was checked above) */
+    Py_RETURN_NONE;
+}
+
+/* step_rows_into(state, facts, rows, actions, mask, rewards, done, errors, seats=None,
+ * gains=None): mask may be None (not written); seats and gains come together. */
+static PyObject *py_step_rows_into(PyObject *self, PyObject *args)
+{
+    PyObject *objects[10];
+    Py_buffer views[10];
+    static const char *names[10] = {"state", "facts",  "rows",   "actions", "mask",
+                                    "rewards", "done", "errors", "seats",   "gains"};
+    static const int writable[10] = {1, 1, 0, 0, 1, 1, 1, 1, 0, 1};
+    Py_ssize_t n, m, j, counts[10], sizes[10] = {4, 8, 8, 8, 1, 4, 1, 1, 8, 4};
+    int k, taken = 0, total, have_mask;
+    size_t refused = 0;
+    const int64_t *slots;
+    (void)self;
+    objects[8] = objects[9] = Py_None;
+    if (!PyArg_ParseTuple(args, "OOOOOOOO|OO:step_rows_into", &objects[0], &objects[1],
+                          &objects[2], &objects[3], &objects[4], &objects[5], &objects[6],
+                          &objects[7], &objects[8], &objects[9])) {
+        return NULL;
+    }
+    if ((objects[8] == Py_None) != (objects[9] == Py_None)) {
+        return PyErr_Format(PyExc_ValueError, "give both seats and gains, or neither");
+    }
+    total = objects[8] == Py_None ? 8 : 10;
+    have_mask = objects[4] != Py_None;
+    if (slots_of(objects[0], &views[0], &n) < 0) {
+        return NULL;
+    }
+    /* The number of rows. */
+    if (PyObject_GetBuffer(objects[2], &views[2], PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyErr_Clear();
+        return PyErr_Format(PyExc_TypeError, "rows must be a C-contiguous buffer of int64, got %R",
+                            objects[2]);
+    }
+    m = views[2].len / 8;
+    PyBuffer_Release(&views[2]);
+    counts[0] = n * AS_WORDS;
+    counts[1] = n * AS_FACT_WORDS;
+    counts[2] = m;
+    counts[3] = m;
+    counts[4] = n * AS_ACTIONS_COUNT;
+    counts[5] = m * 4;
+    counts[6] = n;
+    counts[7] = m;
+    counts[8] = n;
+    counts[9] = n;
+    for (k = 0; k < total; k++) {
+        if (k == 4 && !have_mask) {
+            taken++; /* (no view taken: views[4] is not released) */
+            continue;
+        }
+        if (take(objects[k], &views[k], writable[k], counts[k], sizes[k], names[k]) < 0) {
+            break;
+        }
+        taken++;
+    }
+    if (taken < total) {
+        for (k = 0; k < taken; k++) {
+            if (k != 4 || have_mask) {
+                PyBuffer_Release(&views[k]);
+            }
+        }
+        return NULL;
+    }
+    slots = (const int64_t *)views[2].buf;
+    for (j = 0; j < m; j++) {
+        if (slots[j] < 0 || slots[j] >= n) {
+            PyErr_Format(PyExc_ValueError, "rows[%zd] is %lld, not a slot from 0 to %zd", j,
+                         (long long)slots[j], n - 1);
+            break;
+        }
+    }
+    if (j == m) {
+        Py_BEGIN_ALLOW_THREADS
+        refused = as_batch_step_rows(
+            (int32_t *)views[0].buf, (int64_t *)views[1].buf, (size_t)n, slots,
+            (const int64_t *)views[3].buf, (size_t)m, have_mask ? (uint8_t *)views[4].buf : NULL,
+            (int32_t *)views[5].buf, (uint8_t *)views[6].buf, (uint8_t *)views[7].buf,
+            total == 10 ? (const int64_t *)views[8].buf : NULL,
+            total == 10 ? (int32_t *)views[9].buf : NULL);
+        Py_END_ALLOW_THREADS
+    }
+    for (k = 0; k < total; k++) {
+        if (k != 4 || have_mask) {
+            PyBuffer_Release(&views[k]);
+        }
+    }
+    return j == m ? PyLong_FromSize_t(refused) : NULL;
+}
+#endif
