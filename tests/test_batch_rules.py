@@ -45,6 +45,7 @@ KERNELS_AND_ENCODERS = (
     "batch/_cplay.c",
     "batch/_cendgame.c",
     "batch/_cvector.c",
+    "batch/_cwaiting.c",
     "bots/_kernel.py",
     "envs/_kernel.py",
 )
