@@ -31,7 +31,15 @@ from .layout import Layout
 from .moves import Draw, Pass, Place
 from .replayer import CLAIMS, Problem, claim_differences, dealt_from_log, step
 from .rng import MASK64, below
-from .rules import HAND_SIZE, PLAYER_COUNTS, TARGET, lot_is_due, side_count, side_of
+from .rules import (
+    HAND_SIZE,
+    PLAYER_COUNTS,
+    TARGET,
+    fewest_actions,
+    lot_is_due,
+    side_count,
+    side_of,
+)
 from .state import (
     Action,
     Deal,
@@ -61,7 +69,7 @@ _Node = tuple[Any, ...]
 _Previous = tuple[tuple[_Node, ...], tuple[tuple[Tile, ...], ...], tuple[Tile, ...]]
 #: The largest round number and score a state may hold: JavaScript's largest
 #: exact integer, so that the JSON of any valid state is exact there too.
-MAX_ROUND = MAX_SCORE = 2**53 - 1
+MAX_ROUND = MAX_SCORE = MAX_SEQ = 2**53 - 1
 
 
 def validate_state(state: object) -> None:
@@ -212,13 +220,22 @@ def _check_info(info: object) -> RoundInfo:
 
 
 def _check_actions_before(info: RoundInfo, previous: int | None) -> None:
-    """The match's count of earlier actions is possible: 0 in round 1, else each round had one.
+    """The match's count of earlier actions is possible, and its views' ``seq`` stays safe.
 
-    ``previous`` is the number of actions of the previous round, if there is one.
+    It is 0 in round 1 and the previous round's count in round 2; later, the
+    previous round's count and at least :func:`~american_sniff.rules.fewest_actions`
+    for each round before it, the floor the view reader uses too. ``previous``
+    is the number of actions of the previous round, if there is one. The
+    sequence number of every view and event of this round (``actions_before``
+    and the round's actions, which ``_nodes`` keeps below ``_MOST_ACTIONS``)
+    must stay at most 2**53 - 1, which JavaScript holds.
     """
     count = info.actions_before
-    if not _is_int(count) or not 0 <= count <= MAX_ROUND:
-        raise InvalidState(f"actions_before must be an integer from 0 to 2**53 - 1, got {count!r}")
+    if not _is_int(count) or not 0 <= count <= MAX_SEQ - _MOST_ACTIONS:
+        raise InvalidState(
+            f"actions_before must be an integer from 0 to 2**53 - 1 - {_MOST_ACTIONS} (so the "
+            f"sequence numbers of the round's views stay below 2**53), got {count!r}"
+        )
     if info.round == 1 and count:
         raise InvalidState(
             f"the first round has no actions before it, but actions_before is {count}"
@@ -229,8 +246,8 @@ def _check_actions_before(info: RoundInfo, previous: int | None) -> None:
             "and it is the only round before round 2"
         )
     if info.round > 1 and previous is not None:
-        # The previous round's actions, and at least one for each round before it.
-        least = previous + info.round - 2
+        # The previous round's actions, and a hand's worth at least for each round before it.
+        least = previous + (info.round - 2) * fewest_actions(info.players)
         most = (info.round - 1) * _MOST_ACTIONS
         if not least <= count <= most:
             raise InvalidState(
