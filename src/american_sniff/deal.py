@@ -16,12 +16,21 @@ from .errors import InvalidDeal
 from .rules import HAND_SIZE, PLAYER_COUNTS
 from .tiles import ALL_TILES, Tile
 
-__all__ = ["Deal", "tile_index"]
+__all__ = ["MAX_DEALS", "Deal", "tile_index"]
+
+#: The most deals :func:`~american_sniff.new_match` takes, one a round: far more
+#: than play needs (the longest of 450 matches of random moves had 67 rounds).
+#: Every reader of a list of deals or rounds refuses a longer one unread.
+MAX_DEALS = 1000
 
 
 def tile_index(tile: Tile) -> int:
     """Sort key of tiles: their index in ALL_TILES."""
     return tile.index
+
+
+#: The set of tiles as a bit mask, bit ``tile.index`` for each tile.
+_ALL_TILES_MASK = (1 << len(ALL_TILES)) - 1
 
 
 def _sorted_hand(tiles: tuple[Tile, ...]) -> tuple[Tile, ...]:
@@ -93,6 +102,14 @@ class Deal:
                     f"hand {seat} has {len(hand)}"
                 )
         dealt = [t for hand in self.hands for t in hand] + list(self.stock)
+        # Every tile once: 28 tiles whose bits (by index) make up the whole set.
+        # Only a deal that is not is walked again below, to name the problem.
+        mask = 0
+        for tile in dealt:
+            mask |= 1 << tile.index
+        if mask == _ALL_TILES_MASK and len(dealt) == len(ALL_TILES):
+            self._check_opener(players)
+            return
         seen: set[Tile] = set()
         for tile in dealt:
             if tile in seen:
@@ -101,6 +118,9 @@ class Deal:
         missing = [str(t) for t in ALL_TILES if t not in seen]
         if missing:
             raise InvalidDeal(f"the deal lacks {', '.join(missing)}")
+        self._check_opener(players)
+
+    def _check_opener(self, players: int) -> None:
         if self.opener is not None and (
             type(self.opener) is not int or not 0 <= self.opener < players
         ):

@@ -59,7 +59,7 @@ from .serial import (
     tile_text,
 )
 from .serial.conventions import TILE_OF_TEXT
-from .serial.parsing import plain_action, structure_at
+from .serial.parsing import RECORD_LIMITS, check_limits, plain_action, structure_at
 from .state import Action, Deal, MatchState, RoundEnd, RoundResult
 from .tiles import Tile, parse_tile
 
@@ -385,6 +385,7 @@ class MatchRecord:
         """
         if isinstance(data, dict):
             check_header(data, RECORD_FORMAT, InvalidRecord)
+            check_limits(data, RECORD_LIMITS, InvalidRecord)
         doc = structure(data, _RecordDoc, InvalidRecord, "the record")
         return _record_from(doc)
 

@@ -42,6 +42,7 @@ from ..moves import Move, Place, parse_move
 from ..replayer import IllegalPlacement, replay_table
 from ..rules import PLAYER_COUNTS, RULES_VERSION, TARGET, placement_points, settle, side_count
 from ..serial import action_to_dict, move_text, read_json, structure, tile_text
+from ..serial.parsing import PROTOCOL_LIMITS, check_limits
 from ..state import Deal, MatchState, RoundResult
 from ..tiles import Tile, parse_tile
 
@@ -401,6 +402,9 @@ class Session:
                 raise ProtocolError(f"cmd must be a string, got {got} (the commands are {known})")
             named = json.dumps(cmd, ensure_ascii=False)
             raise ProtocolError(f"unknown cmd {named} (the commands are {known})")
+        # Every list within what play needs, before an element is read.
+        kind = "invalid_deal" if cmd == "new" else "bad_request"
+        check_limits(body, PROTOCOL_LIMITS.get(cmd, {}), lambda text: ProtocolError(text, kind))
         if cmd == "new" and isinstance(body.get("deals"), list):
             # A deal of the protocol may leave out its opener (the state's may not).
             body["deals"] = [_with_opener(deal) for deal in body["deals"]]
