@@ -499,8 +499,11 @@ def _unmix(output: int) -> int:
     return z ^ (z >> 30) ^ (z >> 60)
 
 
-#: The generator states whose output some ``below(n)`` of a match redraws.
-_REDRAWN_STATES = tuple(_unmix(output) for output in range(_LEAST_REDRAWN, 1 << 64))
+#: The generator states whose output some ``below(n)`` of a match redraws, the
+#: state of the top output (2**64 - 1) first.
+_REDRAWN_STATES = tuple(
+    _unmix(MASK64 - below_top) for below_top in range(MASK64 - _LEAST_REDRAWN + 1)
+)
 
 
 def _redraws_possible(seed: int, outputs: int) -> int:

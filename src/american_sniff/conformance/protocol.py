@@ -36,7 +36,7 @@ import attrs
 from .. import __version__
 from .._json import DealDoc, deprecated, read_u64
 from ..engine import apply, legal_moves, new_match
-from ..errors import IllegalMove, InvalidDeal
+from ..errors import IllegalMove, InvalidDeal, bounded_message
 from ..layout import Layout
 from ..moves import Move, Place, parse_move
 from ..replayer import IllegalPlacement, replay_table
@@ -546,7 +546,7 @@ class _Refused(IllegalMove):
 
 
 def _failure(kind: str, message: str) -> dict[str, Any]:
-    return {"ok": False, "error": kind, "message": message}
+    return {"ok": False, "error": kind, "message": bounded_message(message)}
 
 
 def _placements(texts: Sequence[str]) -> Iterator[Place]:

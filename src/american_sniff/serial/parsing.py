@@ -508,7 +508,23 @@ def _json_kind(value: object) -> str:
 
 
 class _NotAnObject(TypeError):
-    """A document class (an action, a round, a deal...) read from a value that is no object."""
+    """A document class (an action, a round, a deal...) read from a value that is no object.
+
+    Also an object with more keys than its class has: its message counts the
+    unknown keys and names the first three, not every one as cattrs would.
+    """
+
+
+#: The characters of a key that a message shows.
+_KEY_SHOWN = 40
+
+
+def _unknown_keys(value: dict[str, Any], fields: Mapping[str, object]) -> str:
+    """``"5000 unknown keys (k0, k1, k2, ...)"``: counted in one pass, three named, cut short."""
+    unknown = len(value) - sum(1 for name in fields if name in value)  # O(fields)
+    first = itertools.islice((key for key in value if key not in fields), 3)
+    shown = ", ".join(key if len(key) <= _KEY_SHOWN else key[:_KEY_SHOWN] + "..." for key in first)
+    return f"{unknown} unknown keys ({shown}{', ...' if unknown > 3 else ''})"
 
 
 def _document_name(kind: type) -> str:
@@ -531,10 +547,14 @@ def _objects_only(kind: type, converter: cattrs.Converter) -> Callable[[object, 
     )
     name = _document_name(kind)
     name = ("an " if name[0] in "aeiou" else "a ") + name
+    fields = attrs.fields_dict(kind)
+    count = len(fields)
 
     def structure(value: object, _: type) -> object:
         if type(value) is not dict:
             raise _NotAnObject(f"expected {name} object, got {_json_kind(value)}")
+        if len(value) > count:
+            raise _NotAnObject(_unknown_keys(value, fields))
         return inner(value, kind)
 
     return structure
@@ -645,10 +665,7 @@ def structure(data: object, kind: type[_T], error: type[ValueError], what: str) 
         # Named here, not by cattrs, which would list every unknown key.
         fields = attrs.fields_dict(kind)
         if len(data) > len(fields):
-            unknown = len(data) - sum(1 for name in fields if name in data)  # O(fields)
-            first = itertools.islice((key for key in data if key not in fields), 3)
-            shown = ", ".join(first) + (", ..." if unknown > 3 else "")
-            raise error(f"{what} is not in the format: {unknown} unknown keys ({shown}) @ $")
+            raise error(f"{what} is not in the format: {_unknown_keys(data, fields)} @ $")
     try:
         return converter().structure(data, kind)
     except Exception as exc:  # cattrs reports problems as exception groups
