@@ -519,12 +519,12 @@ class _NotAnObject(TypeError):
 _KEY_SHOWN = 40
 
 
-def _unknown_keys(value: dict[str, Any], fields: Mapping[str, object]) -> str:
-    """``"5000 unknown keys (k0, k1, k2, ...)"``: counted in one pass, three named, cut short."""
+def _unknown_keys(value: dict[str, Any], fields: Mapping[str, object]) -> tuple[int, str]:
+    """How many keys of ``value`` are unknown, and the first three (each cut short)."""
     unknown = len(value) - sum(1 for name in fields if name in value)  # O(fields)
     first = itertools.islice((key for key in value if key not in fields), 3)
     shown = ", ".join(key if len(key) <= _KEY_SHOWN else key[:_KEY_SHOWN] + "..." for key in first)
-    return f"{unknown} unknown keys ({shown}{', ...' if unknown > 3 else ''})"
+    return unknown, shown
 
 
 def _document_name(kind: type) -> str:
@@ -554,7 +554,10 @@ def _objects_only(kind: type, converter: cattrs.Converter) -> Callable[[object, 
         if type(value) is not dict:
             raise _NotAnObject(f"expected {name} object, got {_json_kind(value)}")
         if len(value) > count:
-            raise _NotAnObject(_unknown_keys(value, fields))
+            # cattrs' words, but three keys named, not every one
+            unknown, shown = _unknown_keys(value, fields)
+            more = f", ... {unknown} in all" if unknown > 3 else ""
+            raise _NotAnObject(f"extra fields found ({shown}{more})")
         return inner(value, kind)
 
     return structure
@@ -665,7 +668,9 @@ def structure(data: object, kind: type[_T], error: type[ValueError], what: str) 
         # Named here, not by cattrs, which would list every unknown key.
         fields = attrs.fields_dict(kind)
         if len(data) > len(fields):
-            raise error(f"{what} is not in the format: {_unknown_keys(data, fields)} @ $")
+            unknown, shown = _unknown_keys(data, fields)
+            shown += ", ..." if unknown > 3 else ""
+            raise error(f"{what} is not in the format: {unknown} unknown keys ({shown}) @ $")
     try:
         return converter().structure(data, kind)
     except Exception as exc:  # cattrs reports problems as exception groups
