@@ -602,6 +602,23 @@ def converter() -> cattrs.Converter:
     return converter
 
 
+def register_plain(kind: type[_T], plain: Callable[[object], _T | None]) -> None:
+    """Read ``kind`` with ``plain`` first: one pass of plain tests, None if something is wrong.
+
+    Only a value that ``plain`` gives up on goes to the converter's own hook,
+    whose message names the problem and its place (as for actions, below).
+    Registered once, on the converter's first use by the caller.
+    """
+    made = converter()
+    slow = made.get_structure_hook(kind)
+
+    def structure(value: object, of: type) -> object:
+        doc = plain(value)
+        return slow(value, of) if doc is None else doc
+
+    made.register_structure_hook(kind, structure)
+
+
 #: The keys of an action object, every one required.
 _ACTION_KEYS = frozenset(attrs.fields_dict(ActionDoc))
 
