@@ -197,14 +197,21 @@ def _plausible_state_shapes(doc: dict[str, Any], size: int) -> dict[str, str]:
     return made
 
 
+def _most_rounds() -> int:
+    """The most deals, and record rounds, the readers take (1,000, issue 42; also before it)."""
+    from american_sniff.serial import parsing  # noqa: PLC0415
+
+    most: int = getattr(parsing, "MOST_ROUNDS", 1000)
+    return most
+
+
 def _most_deals(players: int) -> str:
     """A valid save of a match given as many deals as it may be, a few actions in."""
     from american_sniff import Deal, apply, legal_moves, new_match  # noqa: PLC0415
     from american_sniff.engine import seeded_deal  # noqa: PLC0415
-    from american_sniff.serial.parsing import MOST_ROUNDS  # noqa: PLC0415
 
     hands, stock, _ = seeded_deal(players, 7)
-    state = new_match(players, seed=5, deals=[Deal(hands, stock, 0)] * MOST_ROUNDS)
+    state = new_match(players, seed=5, deals=[Deal(hands, stock, 0)] * _most_rounds())
     for _ in range(4):
         state = apply(state, legal_moves(state)[0])
     return str(state.to_json())
@@ -359,10 +366,8 @@ def _record_reader() -> Reader:
         first = json.loads(_compact(doc["rounds"][0]))
         first["actions"] = first["actions"][:1]
         made["one-action-rounds"] = _fill(json.loads(_compact(doc)), ("rounds",), first, size)
-        from american_sniff.serial.parsing import MOST_ROUNDS  # noqa: PLC0415
-
         most = json.loads(_compact(doc))
-        most["rounds"] = [first] * MOST_ROUNDS  # as many as a record may hold
+        most["rounds"] = [first] * _most_rounds()  # as many as a record may hold
         made["most-one-action-rounds"] = _compact(most)
         made["valid-rounds"] = _fill(json.loads(_compact(doc)), ("rounds",), doc["rounds"][1], size)
         made["round-hands"] = _fill(

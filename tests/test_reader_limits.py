@@ -271,3 +271,29 @@ def test_a_bounded_message_keeps_its_start_within_a_kilobyte(text: str) -> None:
     else:
         assert message.endswith(f"... ({len(text)} characters in all)")
         assert text.startswith(message.split("... (")[0])
+
+
+# -- the caches -------------------------------------------------------------------------------
+
+
+def test_the_caches_kept_per_save_hold_at_most_saves_kept_entries() -> None:
+    """After more distinct saves than SAVES_KEPT, each per-save cache holds at most that many.
+
+    Each entry keeps a whole action log alive (some 17 KB for a distinct
+    save), so the count bounds their memory: 2,048 of them, far below 50 MB.
+    """
+    from american_sniff.serial import writing
+
+    loaded = 0
+    seed = 0
+    while loaded < writing.SAVES_KEPT + 200:
+        chooser = random.Random(seed)
+        state = new_match(2, seed=seed)
+        seed += 1
+        while state.winner is None and loaded < writing.SAVES_KEPT + 200:
+            state = apply(state, chooser.choice(legal_moves(state)))
+            MatchState.from_json(state.to_json(key=KEY), key=KEY)
+            loaded += 1
+    assert writing.SAVES_KEPT == 2048
+    for cache in (writing.LOG_TEXTS, writing.ROUND_TEXTS, writing.SIGNED_PLACEMENTS):
+        assert len(cache) <= writing.SAVES_KEPT
