@@ -5,8 +5,11 @@ A Hypothesis test takes real saves (``MatchState.to_json()``) of 2-, 3- and
 play: mid-round, at the start of a round after a settlement, round 2 and
 later, and at the match's end. It mutates each save (a field edited, tiles
 swapped, an action edited, an element dropped or repeated, a round relabelled,
-several of these at once) and loads it. Whatever the loader accepts is checked
-by an independent replay written here from docs/formats.md and RULES.md, which
+several of these at once) and loads it. Each example also forges a round-3
+save whose first seeded round was dealt from a generator state a few outputs
+off what play gives (``window_forgery``, issue 42), keeping all a host binds.
+Whatever the loader accepts is checked by an independent replay written here
+from docs/formats.md and RULES.md, which
 never calls the loader's own checks (:mod:`american_sniff.validation`): from
 the save's declared source, ``new_match(players, seed=..., deals=...)``, where
 the deals are the rounds the save marks as dealt from a given deal (rebuilt
@@ -55,6 +58,7 @@ from american_sniff import (
     parse_move,
     parse_tile,
 )
+from american_sniff.engine import _start_round
 
 #: SplitMix64's increment (docs/rules.md, "How the library deals").
 GAMMA = 0x9E3779B97F4A7C15
@@ -328,6 +332,61 @@ MUTATIONS: tuple[Callable[[Doc, Draw], str], ...] = (
 )
 
 
+# -- the round-3 window --------------------------------------------------------------
+#: Outputs after the seed where a forged round would begin: play begins round 2
+#: 0, 1 or 28 outputs in, and a seeded round 3 after two given rounds 0 to 2 in.
+WINDOW = {2: (2, 3, 4, 5, 29, 30, 31, 32), 3: (3, 4, 5, 6)}
+
+
+def window_forgery(recorded: Match, draw: Draw) -> tuple[int, Doc]:
+    """A round-3 save whose first seeded round was dealt from a generator state play never gives.
+
+    The round (round 2, or round 3 after a given round 2) is dealt again from
+    the seed advanced by a count of outputs from ``WINDOW`` and played at
+    random, keeping everything a host binds: the seed, the round, the sequence
+    number, and the scores the rounds not held left. Returns the index of the
+    recorded round-3 state it stands for, and the forgery.
+    """
+    threes = [i for i, s in enumerate(recorded.states) if s.round == 3]
+    if not threes:
+        raise Skip
+    index = draw(st.sampled_from(threes))
+    state = recorded.states[index]
+    previous = state.info.last_round
+    assert previous is not None
+    number = 3 if previous.given else 2
+    if state.info.given:
+        raise Skip
+    first = next(i for i, s in enumerate(recorded.states) if s.round == number)
+    start = recorded.states[first]  # what the round began with, dealt again below
+    before = recorded.states[first - 1] if first else None
+    outputs = draw(st.sampled_from(WINDOW[number]))
+    last = start.info.last_round
+    finisher = None if last is None or last.end.value == "blocked" else last.finisher
+    forged = _start_round(
+        players=recorded.players,
+        seed=recorded.seed,
+        number=number,
+        rng=(recorded.seed + outputs * GAMMA) & MASK,
+        deals=(),
+        scores=start.scores,
+        finisher=finisher,
+        last_round=last,
+        actions_before=0 if before is None else start.info.actions_before,
+    )
+    chooser = random.Random(draw(st.integers(0, 2**16)))
+    wanted = len(state.history)
+    while forged.winner is None and (
+        forged.round < 3 or (forged.round == 3 and len(forged.history) < wanted)
+    ):
+        forged = apply(forged, chooser.choice(legal_moves(forged)))
+    if forged.round != 3:
+        raise Skip
+    doc: Doc = json.loads(forged.to_json())
+    doc["actions_before"] = _seq(json.loads(state.to_json())) - len(doc["history"])
+    return index, doc
+
+
 # -- the independent replay ---------------------------------------------------------
 
 
@@ -495,6 +554,13 @@ def test_every_accepted_mutant_is_reachable(save: tuple[Match, int], data: st.Da
                 whats.append(f"{mutation.__name__} skipped")
         COUNTS["mutants"] += 1
         check_mutant(recorded, original, mutant, "; ".join(whats))
+    try:
+        index, forged = window_forgery(recorded, data.draw)
+    except Skip:
+        return
+    COUNTS["round-3 window forgeries"] += 1
+    original = json.loads(recorded.states[index].to_json())
+    check_mutant(recorded, original, forged, "a round dealt from a generator state in the window")
 
 
 @pytest.fixture(autouse=True, scope="module")

@@ -36,6 +36,7 @@ from ._fast import (
     with_tile,
 )
 from ._native import COMPILED
+from .deal import MAX_DEALS
 from .errors import IllegalMove, InvalidDeal
 from .layout import FITTING_TILES, TILE_VALUES, Layout, can_place, placed
 from .moves import Draw, Move, Pass, Place
@@ -95,7 +96,8 @@ def new_match(
     (4, 5, 8, 1)
 
     :raises ValueError: if ``players`` is not 2, 3 or 4 or ``seed`` is out of range.
-    :raises InvalidDeal: if a deal is malformed or dealt for another number of players.
+    :raises InvalidDeal: if a deal is malformed or dealt for another number of
+        players, or there are more than :data:`~american_sniff.deal.MAX_DEALS`.
     """
     # (players and seed are checked here, not by their annotations: the
     # compiled build would refuse a wrong type before this code runs.)
@@ -106,6 +108,8 @@ def new_match(
         deal_list = tuple(deals)
     except TypeError:
         raise InvalidDeal(f"deals must be a sequence of Deal, got {deals!r}") from None
+    if len(deal_list) > MAX_DEALS:
+        raise InvalidDeal(f"a match is given at most {MAX_DEALS} deals, got {len(deal_list)}")
     for number, deal in enumerate(deal_list, start=1):
         if not isinstance(deal, Deal):
             raise InvalidDeal(f"deal {number} is not a Deal: {deal!r}")

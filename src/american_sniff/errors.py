@@ -38,6 +38,47 @@ REFUSAL_CODES: Mapping[str, str] = MappingProxyType(
 )
 
 
+#: The most UTF-8 bytes the message of a reader's error holds (1 KB); a longer
+#: one is cut, and says how long it was (see :func:`bounded_message`).
+MAX_MESSAGE_BYTES = 1000
+
+
+def bounded_message(message: object) -> str:
+    """``message`` as text of at most :data:`MAX_MESSAGE_BYTES` UTF-8 bytes.
+
+    A longer message (one that echoes a long value) keeps its start and says
+    how many characters it had, so no error built from outside input grows
+    with that input.
+
+    >>> bounded_message("short")
+    'short'
+    >>> text = bounded_message("x" * 5000)
+    >>> len(text.encode()) <= MAX_MESSAGE_BYTES, text[-28:]
+    (True, '... (5000 characters in all)')
+    """
+    text = str(message)
+    if len(text) * 4 <= MAX_MESSAGE_BYTES:  # (4 bytes a character at most)
+        return text
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size <= MAX_MESSAGE_BYTES:
+        return text
+    tail = f"... ({len(text)} characters in all)"
+    room = MAX_MESSAGE_BYTES - len(tail)
+    keep = room
+    while (used := len(text[:keep].encode("utf-8", "surrogatepass"))) > room:
+        keep -= (used - room + 3) // 4  # each character cut frees 1 to 4 bytes
+    return text[:keep] + tail
+
+
+class _BoundedError(ValueError):
+    """An error whose message is bounded (:func:`bounded_message`): the readers' errors."""
+
+    def __init__(self, *args: object) -> None:
+        if args:
+            args = (bounded_message(args[0]), *args[1:])
+        super().__init__(*args)
+
+
 class IllegalMove(ValueError):
     """A move the rules do not allow in the given state.
 
@@ -65,7 +106,7 @@ class IllegalMove(ValueError):
         return (type(self), (str(self), self.code))
 
 
-class InvalidDeal(ValueError):
+class InvalidDeal(_BoundedError):
     """A deal that cannot start a round.
 
     For example wrong hand sizes, missing or repeated tiles, or an opener that
@@ -73,7 +114,7 @@ class InvalidDeal(ValueError):
     """
 
 
-class InvalidState(ValueError):
+class InvalidState(_BoundedError):
     """A match state, or the JSON of one, that the rules cannot reach.
 
     Raised by :func:`~american_sniff.validate_state` and
@@ -85,7 +126,7 @@ class InvalidState(ValueError):
     """
 
 
-class InvalidView(ValueError):
+class InvalidView(_BoundedError):
     """A view or event document that cannot be read (``american-sniff/view`` or ``/event``).
 
     Raised by :meth:`PlayerView.from_json <american_sniff.PlayerView.from_json>`,
@@ -97,7 +138,7 @@ class InvalidView(ValueError):
     """
 
 
-class InvalidRecord(ValueError):
+class InvalidRecord(_BoundedError):
     """A match record that cannot be read, or cannot be replayed.
 
     Raised when loading a record (:meth:`MatchRecord.from_json

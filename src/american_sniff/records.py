@@ -34,9 +34,11 @@ referee can say what is wrong with it.
 from __future__ import annotations
 
 import enum
+import functools
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from importlib import resources
+from itertools import repeat
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -59,7 +61,13 @@ from .serial import (
     tile_text,
 )
 from .serial.conventions import TILE_OF_TEXT
-from .serial.parsing import plain_action, structure_at
+from .serial.parsing import (
+    RECORD_LIMITS,
+    check_limits,
+    plain_action,
+    register_plain,
+    structure_at,
+)
 from .state import Action, Deal, MatchState, RoundEnd, RoundResult
 from .tiles import Tile, parse_tile
 
@@ -122,6 +130,8 @@ def _check_ints(values: tuple[object, ...], what: str) -> None:
 
 
 def _check_tiles(tiles: tuple[object, ...], what: str) -> None:
+    if all(map(isinstance, tiles, repeat(Tile))):  # (in C: a record has many rounds)
+        return
     for position, tile in enumerate(tiles):
         if not isinstance(tile, Tile):
             raise InvalidRecord(f"{what}[{position}] is not a Tile: {tile!r}")
@@ -385,6 +395,8 @@ class MatchRecord:
         """
         if isinstance(data, dict):
             check_header(data, RECORD_FORMAT, InvalidRecord)
+            check_limits(data, RECORD_LIMITS, InvalidRecord)
+        _read_rounds_plainly()
         doc = structure(data, _RecordDoc, InvalidRecord, "the record")
         return _record_from(doc)
 
@@ -509,6 +521,51 @@ class _RecordDoc:
     seed: str | None
     rounds: list[_RoundDoc]
     result: _ResultDoc
+
+
+#: The keys of a round object, every one required.
+_ROUND_KEYS = frozenset(attrs.fields_dict(_RoundDoc))
+
+
+def _strs(value: object) -> bool:
+    return type(value) is list and all(map(str.__instancecheck__, value))
+
+
+def _ints(value: object) -> bool:
+    return type(value) is list and all(type(item) is int for item in value)
+
+
+def _plain_round(value: object) -> _RoundDoc | None:
+    """The round object ``value`` as a :class:`_RoundDoc`, checked in one pass; None if not plain.
+
+    A record holds up to a thousand rounds: the converter reads only a round
+    with something wrong, and names it.
+    """
+    if type(value) is not dict or value.keys() != _ROUND_KEYS:
+        return None
+    get = value.__getitem__
+    hands, deductions, end, finisher = get("hands"), get("deductions"), get("end"), get("finisher")
+    if (
+        type(get("round")) is int
+        and type(hands) is list
+        and all(map(_strs, hands))
+        and _strs(get("stock"))
+        and type(get("opener")) is int
+        and type(get("opener_by")) is str
+        and type(get("actions")) is list
+        and (end is None or type(end) is str)
+        and (finisher is None or type(finisher) is int)
+        and (deductions is None or _ints(deductions))
+        and _ints(get("scores"))
+    ):
+        return _RoundDoc(**value)
+    return None
+
+
+@functools.cache
+def _read_rounds_plainly() -> None:
+    """Register :func:`_plain_round` with the converter, once, when a record is first read."""
+    register_plain(_RoundDoc, _plain_round)
 
 
 def _tile(text: str, where: str) -> Tile:

@@ -76,6 +76,19 @@ def target(players: int) -> int:
     return 250 if players == 2 else 200
 
 
+def fewest_actions(players: int) -> int:
+    """The fewest actions any round holds: a hand's worth, 7, 6 or 5.
+
+    A round ends with a domino, which takes the finisher's placement of every
+    tile dealt to it, or blocked, which needs the stock drawn out first (14,
+    10 or 8 draws, more than a hand). The state reader and the view reader
+    both count the rounds before the previous one at this floor (a state's
+    ``actions_before``, a view's ``seq``), so a state that loads gives views
+    that read.
+    """
+    return hand_size(players)
+
+
 #: :func:`hand_size` for each number of players, as a read-only table built
 #: from it (the numbers are written once, in the function).
 HAND_SIZE: Mapping[int, int] = MappingProxyType({n: hand_size(n) for n in PLAYER_COUNTS})

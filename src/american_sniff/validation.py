@@ -31,7 +31,15 @@ from .layout import Layout
 from .moves import Draw, Pass, Place
 from .replayer import CLAIMS, Problem, claim_differences, dealt_from_log, step
 from .rng import MASK64, below
-from .rules import HAND_SIZE, PLAYER_COUNTS, TARGET, lot_is_due, side_count, side_of
+from .rules import (
+    HAND_SIZE,
+    PLAYER_COUNTS,
+    TARGET,
+    fewest_actions,
+    lot_is_due,
+    side_count,
+    side_of,
+)
 from .state import (
     Action,
     Deal,
@@ -61,7 +69,7 @@ _Node = tuple[Any, ...]
 _Previous = tuple[tuple[_Node, ...], tuple[tuple[Tile, ...], ...], tuple[Tile, ...]]
 #: The largest round number and score a state may hold: JavaScript's largest
 #: exact integer, so that the JSON of any valid state is exact there too.
-MAX_ROUND = MAX_SCORE = 2**53 - 1
+MAX_ROUND = MAX_SCORE = MAX_SEQ = 2**53 - 1
 
 
 def validate_state(state: object) -> None:
@@ -212,13 +220,22 @@ def _check_info(info: object) -> RoundInfo:
 
 
 def _check_actions_before(info: RoundInfo, previous: int | None) -> None:
-    """The match's count of earlier actions is possible: 0 in round 1, else each round had one.
+    """The match's count of earlier actions is possible, and its views' ``seq`` stays safe.
 
-    ``previous`` is the number of actions of the previous round, if there is one.
+    It is 0 in round 1 and the previous round's count in round 2; later, the
+    previous round's count and at least :func:`~american_sniff.rules.fewest_actions`
+    for each round before it, the floor the view reader uses too. ``previous``
+    is the number of actions of the previous round, if there is one. The
+    sequence number of every view and event of this round (``actions_before``
+    and the round's actions, which ``_nodes`` keeps below ``_MOST_ACTIONS``)
+    must stay at most 2**53 - 1, which JavaScript holds.
     """
     count = info.actions_before
-    if not _is_int(count) or not 0 <= count <= MAX_ROUND:
-        raise InvalidState(f"actions_before must be an integer from 0 to 2**53 - 1, got {count!r}")
+    if not _is_int(count) or not 0 <= count <= MAX_SEQ - _MOST_ACTIONS:
+        raise InvalidState(
+            f"actions_before must be an integer from 0 to 2**53 - 1 - {_MOST_ACTIONS} (so the "
+            f"sequence numbers of the round's views stay below 2**53), got {count!r}"
+        )
     if info.round == 1 and count:
         raise InvalidState(
             f"the first round has no actions before it, but actions_before is {count}"
@@ -229,8 +246,8 @@ def _check_actions_before(info: RoundInfo, previous: int | None) -> None:
             "and it is the only round before round 2"
         )
     if info.round > 1 and previous is not None:
-        # The previous round's actions, and at least one for each round before it.
-        least = previous + info.round - 2
+        # The previous round's actions, and a hand's worth at least for each round before it.
+        least = previous + (info.round - 2) * fewest_actions(info.players)
         most = (info.round - 1) * _MOST_ACTIONS
         if not least <= count <= most:
             raise InvalidState(
@@ -448,17 +465,56 @@ def _start_hands(
 # SplitMix64's state moves by the same constant with every output, so the
 # generator state where a round began is its state after the deal (``rng``)
 # less one constant per output the deal and the lot drew: 27 for the shuffle
-# of the 28 tiles, one for a lot, and (with odds below 2**-58 each) a redraw.
-# And the state is the seed plus one constant per output of the whole match,
-# so how many outputs came before the round is known too: 27 for each seeded
-# round before it, one for each lot, and the redraws (``_could_have_drawn``
-# derives the counts that can be, no more).
+# of the 28 tiles, one for a lot, and one for each redraw. And the state is
+# the seed plus one constant per output of the whole match, so how many
+# outputs came before the round is known too: 27 for each seeded round before
+# it, one for each lot, and the redraws (``_could_have_drawn`` derives the
+# counts that can be, no more).
+#
+# The redraws leave no slack. below(n) redraws only an output of at least
+# 2**64 - 2**64 % n, and for the bounds a match draws with (28 down to 2)
+# that is one of the top 25 outputs. SplitMix64's output is a bijection of
+# its state, so exactly 25 states give those outputs, and for a given seed
+# each is the state after one known number of outputs. Only a draw made at
+# one of those positions can be redrawn: a match whose outputs so far pass
+# none of them (all but about one seed in 2**40 for a million rounds) drew
+# exactly ``27 * s + lots``, and one that passes some drew at most one more
+# for each.
 
 _GAMMA = 0x9E3779B97F4A7C15
 _GAMMA_INVERSE = pow(_GAMMA, -1, 1 << 64)
-#: Redraws looked for in one deal and lot, and in all the rounds before one
-#: (each has odds below 2**-58).
+#: Redraws looked for in one deal and lot when searching where a round began
+#: (each candidate is then dealt again and must end exactly at ``rng``).
 _REDRAWS = 4
+#: The least output that any ``below(n)`` of a match (n from 2 to 28) redraws.
+_LEAST_REDRAWN = min((1 << 64) - (1 << 64) % n for n in range(2, len(ALL_TILES) + 1))
+
+
+def _unmix(output: int) -> int:
+    """The SplitMix64 state whose output is ``output`` (the inverse of its mixing steps)."""
+    z = output ^ (output >> 31) ^ (output >> 62)
+    z = (z * pow(0x94D049BB133111EB, -1, 1 << 64)) & MASK64
+    z ^= (z >> 27) ^ (z >> 54)
+    z = (z * pow(0xBF58476D1CE4E5B9, -1, 1 << 64)) & MASK64
+    return z ^ (z >> 30) ^ (z >> 60)
+
+
+#: The generator states whose output some ``below(n)`` of a match redraws, the
+#: state of the top output (2**64 - 1) first.
+_REDRAWN_STATES = tuple(
+    _unmix(MASK64 - below_top) for below_top in range(MASK64 - _LEAST_REDRAWN + 1)
+)
+
+
+def _redraws_possible(seed: int, outputs: int) -> int:
+    """How many of the first ``outputs`` outputs of ``seed``'s generator a draw could redraw.
+
+    Output ``k`` (from 1) comes from the state ``seed + k * gamma``; only the
+    few states of ``_REDRAWN_STATES`` give an output any draw of a match redraws.
+    """
+    return sum(
+        1 <= ((state - seed) * _GAMMA_INVERSE) & MASK64 <= outputs for state in _REDRAWN_STATES
+    )
 
 
 def _check_deal(
@@ -565,25 +621,27 @@ def _reachable_before(info: RoundInfo, number: int, after: int, count: int) -> b
     first, can have left it (see :func:`_could_have_drawn`).
     """
     outputs = _outputs_before(info.seed, (after - count * _GAMMA) & MASK64)
-    return _could_have_drawn(outputs, number - 1, most_seeded=number - 1)
+    return _could_have_drawn(info.seed, outputs, number - 1, most_seeded=number - 1)
 
 
 def _could_have_drawn(
-    outputs: int, rounds: int, *, least_seeded: int = 0, most_seeded: int
+    seed: int, outputs: int, rounds: int, *, least_seeded: int = 0, most_seeded: int
 ) -> bool:
-    """Whether the first ``rounds`` rounds of a match can have drawn exactly ``outputs`` outputs.
+    """Whether the first ``rounds`` rounds of ``seed``'s match can have drawn exactly ``outputs``.
 
     Of those rounds, the first are dealt from given deals and the rest (from
     ``least_seeded`` to ``most_seeded`` of them) from the seed. A seeded
     round's shuffle draws 27 outputs; a lot draws one more, in any round that
     needs one (round 1 always does, and a seeded round 1 cannot skip it); and
-    a redraw, with odds below 2**-58 each, one more. So the count is
+    a redraw one more, only at the few outputs of the seed's generator that
+    a draw can redraw (see :func:`_redraws_possible`). So the count is
     ``27 * s + lots + redraws`` with ``s`` seeded rounds, at most one lot a
-    round, at least one if every round is seeded (round 1's), and at most
-    ``_REDRAWS`` redraws in all. Nothing else moves the generator.
+    round, at least one if every round is seeded (round 1's), and no more
+    redraws than those outputs. Nothing else moves the generator.
     """
     if rounds == 0:
         return outputs == 0
+    redraws = _redraws_possible(seed, outputs)
     # 27 * s + extra, where extra (the lots and redraws) is smallest for the
     # most seeded rounds that fit: that s, or one fewer if it leaves no lot
     # for a seeded round 1.
@@ -592,7 +650,7 @@ def _could_have_drawn(
         if seeded < least_seeded:
             continue
         extra = outputs - 27 * seeded
-        if (1 if seeded == rounds else 0) <= extra <= rounds + _REDRAWS:
+        if (1 if seeded == rounds else 0) <= extra <= rounds + redraws:
             return True
     return False
 
@@ -653,7 +711,7 @@ def _reachable(info: RoundInfo, start: int, previous: _Previous | None) -> bool:
       the lot gave round 1's opener;
     * after a round dealt from a given deal: every round before was given too
       (given deals are used first), and a given round draws at most its lot,
-      so at most ``r - 1`` and the redraws;
+      so at most ``r - 1`` and the redraws the seed allows;
     * after a seeded round: ``27 * s`` for the ``s`` seeded rounds (one at
       least), one for each lot and the redraws. The previous round's own start
       is tied to the seed in turn by :func:`_check_previous_deal`.
@@ -669,8 +727,8 @@ def _reachable(info: RoundInfo, start: int, previous: _Previous | None) -> bool:
         opener = previous[0][0][0]
         return outputs == 0 or below(info.players, info.seed) == (opener, start)
     if last.given:
-        return _could_have_drawn(outputs, rounds, most_seeded=0)
-    return _could_have_drawn(outputs, rounds, least_seeded=1, most_seeded=rounds)
+        return _could_have_drawn(info.seed, outputs, rounds, most_seeded=0)
+    return _could_have_drawn(info.seed, outputs, rounds, least_seeded=1, most_seeded=rounds)
 
 
 # -- the replay --------------------------------------------------------------------

@@ -36,12 +36,13 @@ import attrs
 from .. import __version__
 from .._json import DealDoc, deprecated, read_u64
 from ..engine import apply, legal_moves, new_match
-from ..errors import IllegalMove, InvalidDeal
+from ..errors import IllegalMove, InvalidDeal, bounded_message
 from ..layout import Layout
 from ..moves import Move, Place, parse_move
 from ..replayer import IllegalPlacement, replay_table
 from ..rules import PLAYER_COUNTS, RULES_VERSION, TARGET, placement_points, settle, side_count
 from ..serial import action_to_dict, move_text, read_json, structure, tile_text
+from ..serial.parsing import PROTOCOL_LIMITS, check_limits
 from ..state import Deal, MatchState, RoundResult
 from ..tiles import Tile, parse_tile
 
@@ -402,6 +403,9 @@ class Session:
                 raise ProtocolError(f"cmd must be a string, got {got} (the commands are {known})")
             named = json.dumps(cmd, ensure_ascii=False)
             raise ProtocolError(f"unknown cmd {named} (the commands are {known})")
+        # Every list within what play needs, before an element is read.
+        kind = "invalid_deal" if cmd == "new" else "bad_request"
+        check_limits(body, PROTOCOL_LIMITS.get(cmd, {}), lambda text: ProtocolError(text, kind))
         if cmd == "new" and isinstance(body.get("deals"), list):
             # A deal of the protocol may leave out its opener (the state's may not).
             body["deals"] = [_with_opener(deal) for deal in body["deals"]]
@@ -543,7 +547,7 @@ class _Refused(IllegalMove):
 
 
 def _failure(kind: str, message: str) -> dict[str, Any]:
-    return {"ok": False, "error": kind, "message": message}
+    return {"ok": False, "error": kind, "message": bounded_message(message)}
 
 
 def _placements(texts: Sequence[str]) -> Iterator[Place]:

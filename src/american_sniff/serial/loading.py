@@ -69,8 +69,7 @@ def state_from_json(text: object, *, key: bytes | None = None) -> MatchState:
             data = read_json(text, max_bytes=MAX_STATE_BYTES, error=InvalidState, what="the state")
     if isinstance(data, dict):
         check_header(data, STATE_FORMAT, InvalidState)
-        if key is None:
-            check_lengths(data, InvalidState)
+        check_lengths(data, InvalidState)
     if key is not None:
         try:
             return signed_state(data, unsigned, known)

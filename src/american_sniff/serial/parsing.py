@@ -13,12 +13,14 @@ import functools
 import itertools
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, get_origin
 
 import attrs
 
 from .._json import DealDoc
+from ..deal import MAX_DEALS
+from ..rules import PLAYER_COUNTS
 from ..tiles import ALL_TILES
 from .conventions import MAX_SAFE_INTEGER
 
@@ -192,37 +194,179 @@ MOST_ACTIONS = 4 * len(ALL_TILES)
 #: at most four open ends (the line's two and the Sniff's two branches).
 MOST_LEGAL_MOVES = 4 * len(ALL_TILES)
 
+#: The most deals a match is given (:data:`american_sniff.deal.MAX_DEALS`),
+#: and the most rounds a record holds: far more than play needs (the longest
+#: of 450 matches of random moves had 67 rounds).
+MOST_ROUNDS = MAX_DEALS
 
-def check_lengths(data: dict[str, Any], error: type[ValueError], where: str = "$") -> None:
-    """Refuse a parsed document whose history, tile or move lists are longer than any round's.
+
+@attrs.frozen
+class Most:
+    """A list of at most ``count`` elements, each within ``each`` if given (:func:`check_limits`).
+
+    :ivar count: The most elements the list may hold.
+    :ivar noun: What its elements are, for the message (``"tiles"``).
+    :ivar why: Why no document needs more, for the message (``"there are 28"``).
+    :ivar each: The limits of every element: a :class:`Most` for a list of
+        lists, a mapping of keys to limits for a list of objects.
+    """
+
+    count: int
+    noun: str
+    why: str
+    each: Limits | None = None
+
+
+#: The limits of a document: a list's (:class:`Most`), or an object's, by key.
+Limits = Most | Mapping[str, "Limits"]
+
+
+def check_limits(
+    value: object, limits: Limits, error: Callable[[str], Exception], where: str = "$"
+) -> None:
+    """Refuse a parsed ``value`` that holds a list longer than ``limits`` allow.
+
+    ``error`` makes the exception raised from the message (an error class).
 
     Looked at before the document is read element by element, so that a long
-    list of plausible actions or tiles costs nothing; a value of another type
-    is left for the reader to name. ``where`` is the document's place in the
-    text read (``$.next_round`` for an event's view).
+    list of plausible elements (actions, tiles, deals, hands, rounds) costs
+    one ``len`` each; a value of another type is left for the reader to name.
+    Only the elements of a list within its bound are looked into, so the
+    walk is linear and bounded by the limits themselves.
     """
-    rounds = [(where, data)]
-    last = data.get("last_round")
-    if isinstance(last, dict):
-        rounds.append((f"{where}.last_round", last))
-    for at, doc in rounds:
-        history = doc.get("history")
-        if isinstance(history, list) and len(history) > MOST_ACTIONS:
-            raise error(
-                f"{at}.history holds {len(history)} actions; no round holds more than"
-                f" {MOST_ACTIONS}"
-            )
-    for key in ("stock", "hand"):
-        tiles = data.get(key)
-        if isinstance(tiles, list) and len(tiles) > len(ALL_TILES):
-            raise error(f"{where}.{key} holds {len(tiles)} tiles; there are {len(ALL_TILES)}")
-    for key in ("legal_moves", "previews"):
-        moves = data.get(key)
-        if isinstance(moves, list) and len(moves) > MOST_LEGAL_MOVES:
-            raise error(
-                f"{where}.{key} holds {len(moves)} moves; no position has more than"
-                f" {MOST_LEGAL_MOVES} legal moves"
-            )
+    if type(limits) is Most:
+        if type(value) is not list:
+            return
+        if len(value) > limits.count:
+            raise error(f"{where} holds {len(value)} {limits.noun}; {limits.why}")
+        each = limits.each
+        if each is not None:
+            for index, item in enumerate(value):
+                check_limits(item, each, error, f"{where}[{index}]")
+        return
+    if type(value) is not dict:
+        return
+    for key, inner in limits.items():  # type: ignore[union-attr]
+        item = value.get(key)
+        if item is not None:
+            check_limits(item, inner, error, f"{where}.{key}")
+
+
+_SEAT_COUNT = max(PLAYER_COUNTS)
+_MOST_SEATS = f"no match has more than {_SEAT_COUNT} seats"
+_TILES = Most(len(ALL_TILES), "tiles", f"there are {len(ALL_TILES)}")
+_HANDS = Most(_SEAT_COUNT, "hands", _MOST_SEATS, _TILES)
+_SEATS = Most(_SEAT_COUNT, "integers", _MOST_SEATS)
+_SIDES = Most(3, "integers", "no match has more than 3 sides")
+_ACTIONS = Most(MOST_ACTIONS, "actions", f"no round holds more than {MOST_ACTIONS}")
+_MOVES = Most(
+    MOST_LEGAL_MOVES, "moves", f"no position has more than {MOST_LEGAL_MOVES} legal moves"
+)
+_PLACEMENTS = Most(len(ALL_TILES), "placements", f"there are {len(ALL_TILES)} tiles")
+_OPEN = 4  # the line's two ends and the Sniff's two branches
+_VOIDS = Most(
+    _SEAT_COUNT,
+    "lists",
+    _MOST_SEATS,
+    Most(7, "values", "a tile's halves show 7 values, 0 to 6"),
+)
+#: A box, a segment, a marker, a tile's half: at most four integers.
+_BOX = Most(4, "integers", "a box or a segment is four integers")
+
+#: The lists of a state document and their maxima (docs/formats.md, "Limits").
+STATE_LIMITS: Mapping[str, Limits] = {
+    "history": _ACTIONS,
+    "stock": _TILES,
+    "hands": _HANDS,
+    "scores": _SIDES,
+    "deals": Most(
+        MOST_ROUNDS,
+        "deals",
+        f"a match is given at most {MOST_ROUNDS} deals",
+        {"hands": _HANDS, "stock": _TILES},
+    ),
+    "last_round": {"history": _ACTIONS, "hands": _HANDS, "deductions": _SEATS, "scores": _SIDES},
+}
+
+#: A view's ``geometry``: the table's tiles and open points, laid out.
+_GEOMETRY: Mapping[str, Limits] = {
+    "page": Most(2, "integers", "a page is a width and a height"),
+    "bounds": _BOX,
+    "tiles": Most(
+        len(ALL_TILES),
+        "tiles",
+        f"there are {len(ALL_TILES)}",
+        {
+            "rect": _BOX,
+            "low_half": _BOX,
+            "high_half": _BOX,
+            "edges": Most(4, "edges", "a tile has four sides", {"segment": _BOX}),
+        },
+    ),
+    "anchors": Most(_OPEN, "anchors", f"a table has at most {_OPEN} open points", {"marker": _BOX}),
+}
+
+#: The lists of a view document and their maxima.
+VIEW_LIMITS: Mapping[str, Limits] = {
+    "scores": _SIDES,
+    "hand": _TILES,
+    "hand_sizes": _SEATS,
+    "table": {
+        "placements": _PLACEMENTS,
+        "open_points": Most(_OPEN, "points", f"a table has at most {_OPEN} open points"),
+        "contributions": Most(_OPEN, "contributions", f"a table has at most {_OPEN} open points"),
+    },
+    "legal_moves": _MOVES,
+    "previews": _MOVES,
+    "history": _ACTIONS,
+    "last_round": {
+        "hands": _HANDS,
+        "deductions": _SEATS,
+        "scores": _SIDES,
+        "placements": _PLACEMENTS,
+        "history": _ACTIONS,
+    },
+    "voids": _VOIDS,
+    "geometry": _GEOMETRY,
+}
+
+#: The lists of an event document and their maxima (its next round is a view).
+EVENT_LIMITS: Mapping[str, Limits] = {
+    "scores": _SIDES,
+    "legal_moves": _MOVES,
+    "voids": _VOIDS,
+    "next_round": VIEW_LIMITS,
+}
+
+#: The lists of a record and their maxima.
+RECORD_LIMITS: Mapping[str, Limits] = {
+    "names": Most(_SEAT_COUNT, "names", _MOST_SEATS),
+    "rounds": Most(
+        MOST_ROUNDS,
+        "rounds",
+        f"a record holds at most {MOST_ROUNDS} rounds",
+        {
+            "hands": _HANDS,
+            "stock": _TILES,
+            "actions": _ACTIONS,
+            "deductions": _SEATS,
+            "scores": _SIDES,
+        },
+    ),
+    "result": {"scores": _SIDES},
+}
+
+
+#: The lists of the engine protocol's requests and their maxima, by command.
+PROTOCOL_LIMITS: Mapping[str, Mapping[str, Limits]] = {
+    "new": {"deals": STATE_LIMITS["deals"], "scores": _SIDES},
+    "settle": {"hands": _HANDS, "scores": _SIDES},
+}
+
+
+def check_lengths(data: dict[str, Any], error: type[ValueError], where: str = "$") -> None:
+    """Refuse a parsed state document with a list longer than :data:`STATE_LIMITS` allow."""
+    check_limits(data, STATE_LIMITS, error, where)
 
 
 # -- the documents, as attrs classes the converter reads and writes ---------------------
@@ -364,7 +508,23 @@ def _json_kind(value: object) -> str:
 
 
 class _NotAnObject(TypeError):
-    """A document class (an action, a round, a deal...) read from a value that is no object."""
+    """A document class (an action, a round, a deal...) read from a value that is no object.
+
+    Also an object with more keys than its class has: its message counts the
+    unknown keys and names the first three, not every one as cattrs would.
+    """
+
+
+#: The characters of a key that a message shows.
+_KEY_SHOWN = 40
+
+
+def _unknown_keys(value: dict[str, Any], fields: Mapping[str, object]) -> tuple[int, str]:
+    """How many keys of ``value`` are unknown, and the first three (each cut short)."""
+    unknown = len(value) - sum(1 for name in fields if name in value)  # O(fields)
+    first = itertools.islice((key for key in value if key not in fields), 3)
+    shown = ", ".join(key if len(key) <= _KEY_SHOWN else key[:_KEY_SHOWN] + "..." for key in first)
+    return unknown, shown
 
 
 def _document_name(kind: type) -> str:
@@ -387,10 +547,17 @@ def _objects_only(kind: type, converter: cattrs.Converter) -> Callable[[object, 
     )
     name = _document_name(kind)
     name = ("an " if name[0] in "aeiou" else "a ") + name
+    fields = attrs.fields_dict(kind)
+    count = len(fields)
 
     def structure(value: object, _: type) -> object:
         if type(value) is not dict:
             raise _NotAnObject(f"expected {name} object, got {_json_kind(value)}")
+        if len(value) > count:
+            # cattrs' words, but three keys named, not every one
+            unknown, shown = _unknown_keys(value, fields)
+            more = f", ... {unknown} in all" if unknown > 3 else ""
+            raise _NotAnObject(f"extra fields found ({shown}{more})")
         return inner(value, kind)
 
     return structure
@@ -433,6 +600,23 @@ def converter() -> cattrs.Converter:
     # something is wrong with it.
     converter.register_structure_hook(ActionDoc, _action_doc(_objects_only(ActionDoc, converter)))
     return converter
+
+
+def register_plain(kind: type[_T], plain: Callable[[object], _T | None]) -> None:
+    """Read ``kind`` with ``plain`` first: one pass of plain tests, None if something is wrong.
+
+    Only a value that ``plain`` gives up on goes to the converter's own hook,
+    whose message names the problem and its place (as for actions, below).
+    Registered once, on the converter's first use by the caller.
+    """
+    made = converter()
+    slow = made.get_structure_hook(kind)
+
+    def structure(value: object, of: type) -> object:
+        doc = plain(value)
+        return slow(value, of) if doc is None else doc
+
+    made.register_structure_hook(kind, structure)
 
 
 #: The keys of an action object, every one required.
@@ -501,9 +685,8 @@ def structure(data: object, kind: type[_T], error: type[ValueError], what: str) 
         # Named here, not by cattrs, which would list every unknown key.
         fields = attrs.fields_dict(kind)
         if len(data) > len(fields):
-            unknown = len(data) - sum(1 for name in fields if name in data)  # O(fields)
-            first = itertools.islice((key for key in data if key not in fields), 3)
-            shown = ", ".join(first) + (", ..." if unknown > 3 else "")
+            unknown, shown = _unknown_keys(data, fields)
+            shown += ", ..." if unknown > 3 else ""
             raise error(f"{what} is not in the format: {unknown} unknown keys ({shown}) @ $")
     try:
         return converter().structure(data, kind)

@@ -51,6 +51,7 @@ from .writing import (
     HISTORY_KEY,
     LAST_KEY,
     LOG_TEXTS,
+    SAVES_KEPT,
     SIGNED_PLACEMENTS,
     SIGNED_TABLES,
     SIGNED_TABLES_LIMIT,
@@ -213,7 +214,7 @@ def _keep_placements(layout: Layout, placements: list[str]) -> None:
     """
     if not placements:
         return
-    if len(SIGNED_PLACEMENTS) >= TEXTS_LIMIT:
+    if len(SIGNED_PLACEMENTS) >= SAVES_KEPT:
         SIGNED_PLACEMENTS.clear()
     SIGNED_PLACEMENTS[id(layout)] = (layout, '"' + '","'.join(placements) + '"')
 
@@ -380,6 +381,9 @@ def quick_read(text: object) -> tuple[MatchState | None, Any]:
     an object, which the plain parser keeps once. A text whose every quote
     delimits a string of the parsed document (twice the strings, keys
     included) has no repeated key, and no escaped quote either.
+
+    :raises InvalidState: for a list longer than any state holds
+        (:func:`~american_sniff.serial.parsing.check_lengths`), read no further.
     """
     if isinstance(text, bytes | bytearray):
         if len(text) > MAX_STATE_BYTES:
@@ -453,10 +457,14 @@ def _quick_checked(
         data = json.loads(text, parse_float=refuse_float, parse_constant=refuse_float)
     except Exception:  # whatever it is, the strict reader names it
         return None, NOT_PARSED
+    if type(data) is not dict:
+        return None, data
+    # Before a long list is read, and refused here: the strict reader would
+    # refuse it too (on its length, or first on a repeated key or a long
+    # number its parser refuses), and handing it the document would cost a
+    # count of its strings.
+    check_lengths(data, InvalidState)
     try:
-        if type(data) is not dict:
-            return None, data
-        check_lengths(data, InvalidState)  # before a long list is read
         state, strings = _quick_state(data, known)
     except Exception:  # whatever it is, the strict reader names it
         return None, data
@@ -516,6 +524,6 @@ def _keep_history_text(text: str, log: ActionLog) -> None:
         known.add(written)
         if not same:
             return
-    if len(LOG_TEXTS) >= TEXTS_LIMIT:
+    if len(LOG_TEXTS) >= SAVES_KEPT:
         LOG_TEXTS.clear()
     LOG_TEXTS[id(log)] = (log, written)

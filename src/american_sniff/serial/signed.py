@@ -27,10 +27,10 @@ from .writing import (
     LAST_KEY,
     LOG_TEXTS,
     ROUND_TEXTS,
+    SAVES_KEPT,
     SIGNED_PLACEMENTS,
     SIGNED_TABLES,
     SIGNED_TABLES_LIMIT,
-    TEXTS_LIMIT,
     signature_of,
 )
 
@@ -189,11 +189,11 @@ def _keep_signed_texts(
     action more, not the whole round again. The texts of the ``tables``
     (each with its placements' move texts) are kept too, for the views.
     """
-    if len(LOG_TEXTS) + 1 > TEXTS_LIMIT:
+    if len(LOG_TEXTS) + 1 > SAVES_KEPT:
         LOG_TEXTS.clear()
-    if len(ROUND_TEXTS) + 1 > TEXTS_LIMIT:
+    if len(ROUND_TEXTS) + 1 > SAVES_KEPT:
         ROUND_TEXTS.clear()
-    if len(SIGNED_PLACEMENTS) + len(tables) > TEXTS_LIMIT:
+    if len(SIGNED_PLACEMENTS) + len(tables) > SAVES_KEPT:
         SIGNED_PLACEMENTS.clear()
     start = text.find(',"history":[')
     end = text.find('],"deals":[', start)

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from .. import rules
 from ..errors import InvalidView
-from ..layout import TILE_VALUES, Layout
+from ..layout import TILE_VALUES, Layout, placed, placements_of
 from ..moves import Draw, Move, Pass, Place
 from ..state import Action, RoundEnd, RoundResult, action_node
 from ..tiles import Tile
@@ -145,6 +145,8 @@ def _check_result(result: RoundResult, view: SpectatorView, where: str) -> None:
     history = result.history
     if history:
         _check_finished_history(history, result, players, f"{where}.history")
+    if result.round == 1:
+        _check_first_round_from_zero(result, before, players, where)
     ended = ended_of(view)
     if ended is not None and not view.history and type(ended.move) is Place:
         final = result.layout
@@ -152,6 +154,46 @@ def _check_result(result: RoundResult, view: SpectatorView, where: str) -> None:
             raise InvalidView(f"{where}: the last action is not the round's last placement")
         if ended.points != rules.placement_points(final.end_sum):
             raise InvalidView(f"{where}: the last action claims other points than its end sum")
+
+
+def _check_first_round_from_zero(
+    result: RoundResult, before: list[int], players: int, where: str
+) -> None:
+    """Round 1 started at zero: before its settlement, each side held what it scored in it.
+
+    With the history shown, each side's points are known; with only the
+    placements, their total is, and each side holds a share of it, none below 0.
+    """
+    scored = [0] * len(before)
+    if result.history:
+        for action in result.history:
+            scored[rules.side_of(players, action.seat)] += action.points or 0
+        if scored != before:
+            raise InvalidView(
+                f"{where}: round 1 starts at 0, so before its settlement the scores are the "
+                f"points scored in it, {scored}, not {before}"
+            )
+        return
+    total = 0
+    layout = Layout.empty()
+    for tile, key in reversed(_placements(result.layout)):
+        layout = placed(layout, tile, key)
+        total += rules.placement_points(layout.end_sum)
+    if sum(before) != total or min(before) < 0:
+        raise InvalidView(
+            f"{where}: round 1 starts at 0, so before its settlement the sides share the "
+            f"{total} points its placements scored, none below 0, not {before}"
+        )
+
+
+def _placements(layout: Layout) -> list[tuple[Tile, int | None]]:
+    """The placements of ``layout``, newest first: each tile and the key of its point."""
+    found = []
+    node = placements_of(layout)
+    while node is not None:
+        tile, key, node = node
+        found.append((tile, key))
+    return found
 
 
 def _check_finished_history(
@@ -343,7 +385,7 @@ def check_view(view: SpectatorView, where: str = "$") -> None:  # noqa: PLR0915
         raise InvalidView(f"{where}.turn is seat {view.turn}; the history gives seat {turn}")
     if seen.void_sets != view.voids:
         raise InvalidView(f"{where}.voids are not what the history shows")
-    _check_seq(view, len(history), deal, where)
+    _check_seq(view, len(history), where)
     if isinstance(view, PlayerView):
         assert hand is not None
         if hand != set(view.hand):
@@ -379,7 +421,7 @@ def _hand_at_start(view: PlayerView, history: Sequence[Action], where: str) -> s
     return start
 
 
-def _check_seq(view: SpectatorView, actions: int, deal: int, where: str) -> None:
+def _check_seq(view: SpectatorView, actions: int, where: str) -> None:
     """The sequence number counts the match's actions (see ``check_view``)."""
     if view.round == 1:
         if view.seq != actions:
@@ -389,7 +431,7 @@ def _check_seq(view: SpectatorView, actions: int, deal: int, where: str) -> None
     assert last is not None
     shown = len(last.history)
     before = shown if shown else len(last.layout)
-    least = actions + before + (view.round - 2) * deal
+    least = actions + before + (view.round - 2) * rules.fewest_actions(view.players)
     if view.seq < least:
         raise InvalidView(f"{where}.seq is {view.seq}, but at least {least} actions led here")
 

@@ -15,7 +15,14 @@ from ..rules import TARGET
 from ..serial.conventions import check_header
 from ..serial.dicts import action_to_dict
 from ..serial.loading import action_log_from
-from ..serial.parsing import ActionDoc, check_lengths, read_json, structure
+from ..serial.parsing import (
+    EVENT_LIMITS,
+    VIEW_LIMITS,
+    ActionDoc,
+    check_limits,
+    read_json,
+    structure,
+)
 from ..state import (
     Action,
     ActionLog,
@@ -72,7 +79,7 @@ def view_from_json(text: object) -> SpectatorView:
     data = read_json(text, max_bytes=MAX_VIEW_BYTES, error=InvalidView, what="the view")
     if isinstance(data, dict):
         check_header(data, VIEW_FORMAT, InvalidView)
-        check_lengths(data, InvalidView)
+        check_limits(data, VIEW_LIMITS, InvalidView)
     return _view_from(structure(data, ViewDoc, InvalidView, "the view"), "$")
 
 
@@ -84,10 +91,9 @@ def event_from_json(text: object) -> ViewEvent:
     data = read_json(text, max_bytes=MAX_VIEW_BYTES, error=InvalidView, what="the event")
     if isinstance(data, dict):
         check_header(data, EVENT_FORMAT, InvalidView)
-        check_lengths(data, InvalidView)
         if isinstance(data.get("next_round"), dict):
             check_header(data["next_round"], VIEW_FORMAT, InvalidView)
-            check_lengths(data["next_round"], InvalidView, "$.next_round")
+        check_limits(data, EVENT_LIMITS, InvalidView)
     doc = structure(data, EventDoc, InvalidView, "the event")
     next_round = None if doc.next_round is None else _view_from(doc.next_round, "$.next_round")
     players = len(doc.voids)
