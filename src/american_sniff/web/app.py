@@ -128,7 +128,7 @@ from .limits import (
     json_depth,
     same_origin,
 )
-from .store import Store, StoredMatch, Writer
+from .store import StaleLog, Store, StoredMatch, Writer
 
 __all__ = [
     "FORGET_AFTER",
@@ -199,6 +199,15 @@ _CROSS_SITE = (
 
 #: What the players are told when a bot's move could not be saved.
 _BOTS_WAIT = "The bots try again when someone acts or reconnects."
+
+#: What a browser is told when its change was planned on a stale copy of the
+#: match (another server wrote to it meanwhile); it is sent the fresh state.
+_STALE = "the table has changed since: look again and choose"
+
+
+class _Stale(GameError):
+    """A change refused because another server changed the match first (it was read again)."""
+
 
 #: The close code of a WebSocket dropped for not reading, or for saying no
 #: hello in time (the page reconnects).
@@ -650,6 +659,8 @@ class Server:
                     move = await run_in_threadpool(game.bot_move)
                 try:
                     await self.commit(game, game.plan_play(move))
+                except _Stale:
+                    continue  # another server moved: look again at the fresh state
                 except GameError as error:
                     for connection in list(self._sockets.get(game.id, {})):
                         self._error(game.id, connection, f"{error} {_BOTS_WAIT}")
@@ -666,11 +677,20 @@ class Server:
         The write is the :class:`~american_sniff.web.store.Writer`'s, in its
         thread: the event loop goes on meanwhile.
 
+        The change is logged only if the stored log is as long as the one it
+        was planned on. If another process (another server on the same
+        database) wrote meanwhile, nothing is written: the game is read again
+        from the store, its browsers here are sent the fresh state, and
+        a :class:`GameError` says that the table changed.
+
         :raises GameError: if the store cannot write (full disk, read-only
-            file, a broken database): the message says so, for the players.
+            file, a broken database), or the match changed meanwhile: the
+            message says so, for the players.
         """
         self._unwritten[game.id] += 1
-        written = asyncio.wrap_future(self.writer.submit(game.id, change.entry))
+        written = asyncio.wrap_future(
+            self.writer.submit(game.id, change.entry, expected=change.logged)
+        )
 
         def made(future: asyncio.Future[int]) -> None:
             # Made when written, even if the task that waits is cancelled meanwhile:
@@ -684,6 +704,34 @@ class Server:
             await asyncio.shield(written)
         except sqlite3.Error as error:
             raise GameError(_storage_failure(error)) from None
+        except StaleLog:
+            await self._reload(game)
+            raise _Stale(_STALE) from None
+
+    async def _reload(self, game: Game) -> None:
+        """Read ``game`` again from the store (another process wrote to it), and tell its browsers.
+
+        Called under the game's lock, when a write was refused because the
+        log had grown: this server's copy was behind. Every browser of the
+        match here gets the fresh state.
+
+        :raises GameError: if it cannot be read (the message says so).
+        """
+        try:
+            stored = await asyncio.to_thread(self._read, game.id)
+            if stored is None:  # pragma: no cover - matches are never deleted
+                raise GameError("this match is no longer stored")
+            game.reload(stored[0])
+        except (sqlite3.Error, ValueError) as error:
+            raise GameError(
+                f"the match changed on another server and could not be read again ({error})"
+            ) from None
+        _, rematch, ended = stored
+        if rematch is not None:
+            self._rematches[game.id] = rematch
+        if ended is not None:
+            self._ended[game.id] = ended
+        await self.broadcast(game)
 
     async def close(self) -> None:
         """Stop the bots' tasks and close the store."""

@@ -211,13 +211,42 @@ class Game:
         self.created = stored.created
         self.setup = Setup.from_dict(stored.setup)
         self._store = store
-        self.states: list[MatchState] = [new_match(self.setup.players, seed=self.setup.seed)]
+        self.states: list[MatchState] = []
         self._continued: set[tuple[int, int]] = set()
-        for entry in stored.log:
-            self._replay(entry)
+        #: How many entries its log has: a change is appended only if the
+        #: stored log is still that long (another process may have written).
+        self.logged = 0
+        self._rebuild(stored.log)
         #: How many changes were made since it was loaded: a change is planned
         #: at one version and may be made only at that version.
         self.version = 0
+
+    def _rebuild(self, log: tuple[LogEntry, ...]) -> None:
+        """Replay ``log`` from the first state; on an error, the game is left as it was."""
+        states, continued = self.states, self._continued
+        self.states = [new_match(self.setup.players, seed=self.setup.seed)]
+        self._continued = set()
+        try:
+            for entry in log:
+                self._replay(entry)
+        except BaseException:
+            self.states, self._continued = states, continued
+            raise
+        self.logged = len(log)
+
+    def reload(self, stored: StoredMatch) -> None:
+        """Take the match as ``stored`` now (another process wrote to its log).
+
+        The game stays the same object, at a new :attr:`version`: changes
+        planned before are refused by :meth:`take`.
+
+        :raises ValueError: if ``stored`` is another match.
+        :raises IllegalMove: if its log does not replay (the game is left as it was).
+        """
+        if stored.id != self.id:
+            raise ValueError(f"this is the match {self.id!r}, not {stored.id!r}")
+        self._rebuild(stored.log)
+        self.version += 1
 
     @classmethod
     def create(cls, store: Store, setup: Setup, match_id: str | None = None) -> Game:
@@ -427,9 +456,11 @@ class Game:
         A host that writes elsewhere (in a thread, say) calls :meth:`take`
         after its own write instead.
 
+        :raises StaleLog: if the stored log is no longer the one the change
+            was planned on (another process wrote to it): :meth:`reload` it.
         :raises sqlite3.Error: if the store cannot write.
         """
-        self._store.append(self.id, change.entry)
+        self._store.append(self.id, change.entry, expected=change.logged)
         self.take(change)
 
     def take(self, change: Change) -> None:
@@ -445,6 +476,7 @@ class Game:
             del self.states[change.undo_to + 1 :]
         if change.continued is not None:
             self._continued.add(change.continued)
+        self.logged += 1
         self.version += 1
 
     def _replay(self, entry: LogEntry) -> None:
@@ -482,6 +514,8 @@ class Change:
     :ivar undo_to: The number of actions an undo goes back to, if it is one.
     :ivar continued: The ``(seat, round)`` that goes on, if any.
     :ivar version: The game's :attr:`Game.version` it was planned at.
+    :ivar logged: The length of the game's log it was planned at
+        (:attr:`Game.logged`): it is appended only if the stored log is that long.
     """
 
     entry: LogEntry
@@ -493,3 +527,4 @@ class Change:
     version: int = attrs.field(
         default=attrs.Factory(lambda self: self.game.version, takes_self=True)
     )
+    logged: int = attrs.field(default=attrs.Factory(lambda self: self.game.logged, takes_self=True))
