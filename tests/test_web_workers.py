@@ -10,14 +10,20 @@ told the fresh state.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
+import os
+import secrets
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from american_sniff.store import PostgresStore
 from american_sniff.web.game import Game, new_setup
-from american_sniff.web.store import LogEntry, StaleLog, Store
+from american_sniff.web.shared import LibraryStore
+from american_sniff.web.store import LogEntry, MatchBook, StaleLog, Store
 
 pytest.importorskip("starlette")
 pytest.importorskip("httpx2")  # TestClient's transport (Starlette 1 and later)
@@ -28,9 +34,49 @@ from starlette.testclient import TestClient, WebSocketTestSession
 from american_sniff.web.app import Server, create_app
 from american_sniff.web.limits import SocketLimits
 
+POSTGRES_URL = os.environ.get("AMERICAN_SNIFF_POSTGRES_URL", "postgresql://127.0.0.1:5432/test")
+REQUIRE_POSTGRES = os.environ.get("AMERICAN_SNIFF_REQUIRE_POSTGRES") == "1"
 
-def _app(db: Path) -> Starlette:
-    return create_app(Store(db), bot_delay=0, limits=SocketLimits.lifted())
+#: Opens a new connection to the test's database (each server opens its own).
+Opener = Callable[[], MatchBook]
+
+
+def _postgres_schema() -> Iterator[str]:
+    """A fresh schema on the test database, dropped afterwards; skip (or fail) without one."""
+    try:
+        import psycopg
+
+        admin = psycopg.connect(POSTGRES_URL, autocommit=True, connect_timeout=3)
+    except Exception as error:
+        message = f"no PostgreSQL at {POSTGRES_URL} ({type(error).__name__}: {error})"
+        if REQUIRE_POSTGRES:
+            pytest.fail(f"{message}, and AMERICAN_SNIFF_REQUIRE_POSTGRES=1")
+        pytest.skip(message)
+    schema = f"sniff_web_{os.getpid()}_{secrets.token_hex(4)}"
+    try:
+        yield schema
+    finally:
+        admin.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+        admin.close()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def opener(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Opener]:
+    """How each server opens the shared database: a SQLite file, or a PostgreSQL schema."""
+    if request.param == "sqlite":
+        yield lambda: Store(tmp_path / "matches.sqlite3")
+        return
+    for schema in _postgres_schema():
+        yield functools.partial(_library, schema)
+
+
+def _library(schema: str) -> MatchBook:
+    """The browser server's store on the library's PostgreSQL store, in ``schema``."""
+    return LibraryStore(PostgresStore(POSTGRES_URL, schema=schema))
+
+
+def _app(store: MatchBook) -> Starlette:
+    return create_app(store, bot_delay=0, limits=SocketLimits.lifted())
 
 
 def _state(ws: WebSocketTestSession) -> dict[str, Any]:
@@ -42,18 +88,18 @@ def _state(ws: WebSocketTestSession) -> dict[str, Any]:
 
 
 def test_a_move_through_a_stale_server_is_refused_and_the_match_still_loads(
-    tmp_path: Path,
+    opener: Opener,
 ) -> None:
     """One seat's move for seq 0 through each of two servers: one lands, both end the same."""
-    db = tmp_path / "matches.sqlite3"
-    with Store(db) as store:
-        game = Game.create(store, new_setup(2, ["human", "human"], seed=0))
+    store = opener()
+    game = Game.create(store, new_setup(2, ["human", "human"], seed=0))
+    store.close()
     turn = game.state.turn
     token = game.setup.seats[turn].token
     assert token is not None
     with (
-        TestClient(_app(db)) as one,
-        TestClient(_app(db)) as two,
+        TestClient(_app(opener())) as one,
+        TestClient(_app(opener())) as two,
         one.websocket_connect(f"/ws/{game.id}") as first,
         two.websocket_connect(f"/ws/{game.id}") as second,
     ):
@@ -75,25 +121,26 @@ def test_a_move_through_a_stale_server_is_refused_and_the_match_still_loads(
         refused = second.receive_json()
         assert refused["type"] == "error"
         assert "changed" in refused["message"]
-    with Store(db) as store:
-        stored = store.load(game.id)
-        assert stored is not None
-        assert stored.log == (LogEntry("move", moves[0]),)  # exactly one move landed
-        assert Game(stored, store).seq == 1  # and the match loads
+    store = opener()
+    stored = store.load(game.id)
+    assert stored is not None
+    assert stored.log == (LogEntry("move", moves[0]),)  # exactly one move landed
+    assert Game(stored, store).seq == 1  # and the match loads
+    store.close()
 
 
 def test_a_bot_driver_on_a_stale_copy_reads_the_match_again_and_moves_not_twice(
-    tmp_path: Path,
+    opener: Opener,
 ) -> None:
     """Two servers drive one bot seat: the one behind is refused, reloads, and stops."""
-    db = tmp_path / "matches.sqlite3"
-    with Store(db) as store:
-        made = Game.create(store, new_setup(2, ["greedy", "human"], seed=0))
+    store = opener()
+    made = Game.create(store, new_setup(2, ["greedy", "human"], seed=0))
+    store.close()
     assert made.bot_to_move()
 
     async def scenario() -> None:
-        ahead = Server(Store(db), bot_delay=0, limits=SocketLimits.lifted())
-        behind = Server(Store(db), bot_delay=0, limits=SocketLimits.lifted())
+        ahead = Server(opener(), bot_delay=0, limits=SocketLimits.lifted())
+        behind = Server(opener(), bot_delay=0, limits=SocketLimits.lifted())
         try:
             fast, slow = await ahead.load(made.id), await behind.load(made.id)
             assert fast is not None
@@ -111,11 +158,12 @@ def test_a_bot_driver_on_a_stale_copy_reads_the_match_again_and_moves_not_twice(
             await behind.close()
 
     asyncio.run(scenario())
-    with Store(db) as store:
-        stored = store.load(made.id)
-        assert stored is not None
-        assert len(stored.log) == 1  # the bot moved once
-        assert Game(stored, store).seq == 1
+    store = opener()
+    stored = store.load(made.id)
+    assert stored is not None
+    assert len(stored.log) == 1  # the bot moved once
+    assert Game(stored, store).seq == 1
+    store.close()
 
 
 def test_the_store_refuses_an_append_at_a_stale_length(tmp_path: Path) -> None:
@@ -134,3 +182,95 @@ def test_the_store_refuses_an_append_at_a_stale_length(tmp_path: Path) -> None:
         stored = store.load("m")
         assert stored is not None
         assert [entry.value for entry in stored.log] == ["0 1", "1 1"]
+
+
+def test_the_library_store_keeps_settings_apart_from_matches(opener: Opener) -> None:
+    """A setting is stored once (the first value wins) and is no match of the list."""
+    store = opener()
+    try:
+        assert store.meta_of("key") is None
+        assert store.meta("key", "first") == "first"
+        assert store.meta("key", "second") == "first"
+        assert store.meta_of("key") == "first"
+        game = Game.create(store, new_setup(2, ["human", "greedy"], seed=3))
+        assert store.ids() == [game.id]
+        with pytest.raises(ValueError, match="exists"):
+            store.create(game.id, 0.0, game.setup.to_dict())
+        with pytest.raises(ValueError, match="no match"):
+            store.append("nosuchmatch", LogEntry("continue", "0 1"), expected=0)
+        assert store.load("nosuchmatch") is None
+    finally:
+        store.close()
+
+
+def _serve(monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> tuple[int, Any]:
+    """What ``serve`` returns with ``argv``, and the app it would run (nothing is served)."""
+    uvicorn = pytest.importorskip("uvicorn")
+    from american_sniff.cli import main
+    from american_sniff.web import serving
+
+    apps: list[Any] = []
+
+    def run(self: Any, sockets: Any = None) -> None:
+        apps.append(self.config.app)
+        for listener in sockets or ():
+            listener.close()
+
+    monkeypatch.setattr(uvicorn.Server, "run", run)
+    monkeypatch.setattr(serving, "tune_collector", lambda: None)
+    code = main(["serve", "--port", "0", *argv])
+    return code, apps[0] if apps else None
+
+
+def test_serve_without_psycopg_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A PostgreSQL URL with psycopg missing is one line naming the extra; no traceback."""
+    monkeypatch.setitem(__import__("sys").modules, "psycopg", None)
+    code, app = _serve(monkeypatch, ["--db", "postgresql://127.0.0.1:5432/test"])
+    assert (code, app) == (2, None)
+    error = capsys.readouterr().err
+    assert "american-sniff[web,postgres]" in error
+    assert "Traceback" not in error
+
+
+def test_serve_on_an_unreachable_postgresql_is_one_line_without_the_password(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A database that does not answer fails before serving, its password hidden."""
+    pytest.importorskip("psycopg")
+    code, app = _serve(monkeypatch, ["--db", "postgresql://ann:secret@127.0.0.1:1/test"])
+    assert (code, app) == (1, None)
+    error = capsys.readouterr().err
+    assert "cannot open the database postgresql://ann:***@127.0.0.1:1/test" in error
+    assert "secret" not in error
+
+
+def test_serve_keeps_its_matches_in_postgresql(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``serve --db postgresql://...``: a match made through it is in the database."""
+    for schema in _postgres_schema():
+        import psycopg
+
+        with psycopg.connect(POSTGRES_URL, autocommit=True) as admin:
+            admin.execute(f'CREATE SCHEMA "{schema}"')
+        url = f"{POSTGRES_URL}?options=-csearch_path%3D{schema}"
+        code, app = _serve(monkeypatch, ["--db", url])
+        assert code == 0
+        assert "Matches are kept in the PostgreSQL database" in capsys.readouterr().out
+        with TestClient(app) as client:
+            made = client.post(
+                "/api/matches",
+                json={"players": 2, "seats": ["human", "greedy"]},
+                headers={"host": "127.0.0.1:8000"},
+            )
+            assert made.status_code == 201, made.text
+        store = _library(schema)
+        try:
+            stored = store.load(made.json()["id"])
+            assert stored is not None
+            assert stored.setup["seats"][1]["kind"] == "greedy"
+            assert store.meta_of("key") == app.state.server.key
+        finally:
+            store.close()

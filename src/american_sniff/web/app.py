@@ -128,7 +128,7 @@ from .limits import (
     json_depth,
     same_origin,
 )
-from .store import StaleLog, Store, StoredMatch, Writer
+from .store import MatchBook, StaleLog, StoredMatch, Writer
 
 __all__ = [
     "FORGET_AFTER",
@@ -311,7 +311,7 @@ class Server:
 
     def __init__(  # noqa: PLR0913 (the options are keyword-only, each with a default)
         self,
-        store: Store,
+        store: MatchBook,
         bot_delay: float = 0.7,
         creations: RateLimit | None = None,
         forget_after: float = FORGET_AFTER,
@@ -1343,7 +1343,7 @@ def _done_one(counts: collections.Counter[str], key: str) -> None:
 
 
 def create_app(  # noqa: PLR0913 (the options are keyword-only, each with a default)
-    store: Store,
+    store: MatchBook,
     *,
     bot_delay: float = 0.7,
     creations: RateLimit | None = None,

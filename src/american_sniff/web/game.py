@@ -30,7 +30,7 @@ from ..rng import check_seed
 from ..state import MatchState
 from ..views import view_for
 from .hosting import SPECTATOR
-from .store import LogEntry, Store, StoredMatch
+from .store import LogEntry, MatchBook, StoredMatch
 
 __all__ = [
     "BOT_KINDS",
@@ -206,7 +206,7 @@ class Game:
     without a lock (the server holds one per game).
     """
 
-    def __init__(self, stored: StoredMatch, store: Store) -> None:
+    def __init__(self, stored: StoredMatch, store: MatchBook) -> None:
         self.id = stored.id
         self.created = stored.created
         self.setup = Setup.from_dict(stored.setup)
@@ -249,7 +249,7 @@ class Game:
         self.version += 1
 
     @classmethod
-    def create(cls, store: Store, setup: Setup, match_id: str | None = None) -> Game:
+    def create(cls, store: MatchBook, setup: Setup, match_id: str | None = None) -> Game:
         """A new match with ``setup``, stored in ``store`` (a fresh id unless one is given)."""
         match_id = secrets.token_urlsafe(9) if match_id is None else match_id
         created = time.time()
@@ -257,7 +257,7 @@ class Game:
         return cls(StoredMatch(match_id, created, setup.to_dict(), ()), store)
 
     @classmethod
-    def load(cls, store: Store, match_id: str) -> Game | None:
+    def load(cls, store: MatchBook, match_id: str) -> Game | None:
         """The stored match ``match_id``, resumed, or None if there is none."""
         stored = store.load(match_id)
         return None if stored is None else cls(stored, store)

@@ -40,11 +40,20 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import attrs
 
-__all__ = ["BATCH", "LOG_KINDS", "LogEntry", "StaleLog", "Store", "StoredMatch", "Writer"]
+__all__ = [
+    "BATCH",
+    "LOG_KINDS",
+    "LogEntry",
+    "MatchBook",
+    "StaleLog",
+    "Store",
+    "StoredMatch",
+    "Writer",
+]
 
 #: The most log entries a :class:`Writer` commits in one transaction.
 BATCH = 500
@@ -122,6 +131,44 @@ class StoredMatch:
     created: float
     setup: dict[str, Any]
     log: tuple[LogEntry, ...]
+
+
+class MatchBook(Protocol):
+    """What the browser server needs of a store.
+
+    :class:`Store` (SQLite) and :class:`~american_sniff.web.shared.LibraryStore`
+    (the library's stores, PostgreSQL among them) both give it.
+
+    A database failure is raised as a :class:`sqlite3.Error` by both.
+    """
+
+    def meta_of(self, key: str) -> str | None:
+        """The stored value of ``key``, or None."""
+
+    def meta(self, key: str, default: str) -> str:
+        """The stored value of ``key``, storing ``default`` if there is none."""
+
+    def create(self, match_id: str, created: float, setup: dict[str, Any]) -> None:
+        """Store a new match with an empty log."""
+
+    def append(self, match_id: str, entry: LogEntry, *, expected: int | None = None) -> int:
+        """Add ``entry`` to the match's log if it holds ``expected`` entries."""
+
+    def append_many(
+        self,
+        entries: Sequence[tuple[str, LogEntry]],
+        expected: Sequence[int | None] | None = None,
+    ) -> list[int | Exception]:
+        """Add each entry, in order; each one's number or the error that refused it."""
+
+    def load(self, match_id: str) -> StoredMatch | None:
+        """The match with that id, or None."""
+
+    def ids(self) -> list[str]:
+        """Every stored match's id, the newest first."""
+
+    def close(self) -> None:
+        """Close the database."""
 
 
 class Store:
@@ -300,7 +347,7 @@ class Writer:
     :param store: The store to write to.
     """
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: MatchBook) -> None:
         self._store = store
         self._queue: queue.SimpleQueue[_Item | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name="american-sniff-writer")
