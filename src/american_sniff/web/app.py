@@ -128,10 +128,12 @@ from .limits import (
     json_depth,
     same_origin,
 )
+from .shared import LibraryStore
 from .store import MatchBook, StaleLog, StoredMatch, Writer
 
 __all__ = [
     "FORGET_AFTER",
+    "LEASE",
     "LIST_PAGE",
     "MAX_ACTIONS",
     "MAX_REPLAY_BYTES",
@@ -172,6 +174,11 @@ MAX_ROUNDS = 200
 
 #: How many matches the operator's list gives at once (its ``limit``, at most).
 LIST_PAGE = 100
+
+#: How long a worker's lease on driving a bot seat lasts, in seconds, when
+#: the matches are in the library's store (PostgreSQL): a worker renews it at
+#: each move, and a worker that dies lets it pass to another after this long.
+LEASE = 3.0
 
 #: The headers every answer carries. The pages load their scripts and
 #: styles from ``/static`` only (no inline script or style), draw pictures
@@ -307,6 +314,15 @@ class Server:
     :param public_url: The address the players reach the server at (such as
         ``https://sniff.example.org/``): the links are made from it. None:
         from each request's own address.
+    :param lease: How long this worker's lease on driving a bot seat lasts
+        (:data:`LEASE`), where the store has leases (the library's store).
+
+    **Several workers.** On the library's store
+    (:class:`~american_sniff.web.shared.LibraryStore`), a bot seat is driven
+    only by the worker that holds its lease; another waits, and takes the
+    seat over if the lease lapses. On PostgreSQL, :meth:`start` listens for
+    the appends of every worker, and a match held here whose log grew is
+    read again and sent to its browsers.
     """
 
     def __init__(  # noqa: PLR0913 (the options are keyword-only, each with a default)
@@ -320,8 +336,14 @@ class Server:
         max_actions: int | None = MAX_ACTIONS,
         max_rounds: int | None = MAX_ROUNDS,
         public_url: str | None = None,
+        lease: float = LEASE,
     ) -> None:
         self.store = store
+        self.lease = lease
+        #: This worker's name in the bot seats' leases.
+        self.worker = _token()[:12]
+        self._listening: threading.Thread | None = None
+        self._stop_listening = threading.Event()
         self.bot_delay = bot_delay
         self.forget_after = forget_after
         self.creations = RateLimit() if creations is None else creations
@@ -649,6 +671,15 @@ class Server:
                 forced = game.forced()
                 if forced is None and not game.bot_to_move():
                     return
+                seat = game.state.turn
+            if forced is None and not await self._holds(game.id, seat):
+                # Another worker drives this bot: look again once it may have
+                # moved, or its lease lapsed (it died).
+                await asyncio.sleep(self.lease / 3)
+                async with self.lock(game.id):
+                    with contextlib.suppress(GameError):
+                        await self._reload(game)
+                continue
             if self.bot_delay:
                 await asyncio.sleep(self.bot_delay)
             async with self.lock(game.id):
@@ -708,6 +739,82 @@ class Server:
             await self._reload(game)
             raise _Stale(_STALE) from None
 
+    async def _holds(self, match_id: str, seat: int) -> bool:
+        """Whether this worker may drive ``seat``'s bot: it holds (or took) its lease.
+
+        Always, where the store has no leases (one SQLite file); never while
+        the database cannot be reached.
+        """
+        if not isinstance(self.store, LibraryStore):
+            return True
+        try:
+            return await asyncio.to_thread(
+                self.store.lease, match_id, seat, self.worker, self.lease
+            )
+        except sqlite3.Error:
+            return False
+
+    def start(self) -> None:
+        """Listen for the appends of other workers, where the store announces them (PostgreSQL).
+
+        Called when the application starts; :meth:`close` stops it.
+
+        :raises sqlite3.Error: if the database cannot be reached.
+        """
+        if not isinstance(self.store, LibraryStore) or self._listening is not None:
+            return
+        heard = self.store.listen()
+        if heard is None:
+            return
+        loop = asyncio.get_running_loop()
+        self._listening = threading.Thread(
+            target=self._listen, args=(heard, loop), name="american-sniff-listener", daemon=True
+        )
+        self._listening.start()
+
+    def _listen(self, heard: Any, loop: asyncio.AbstractEventLoop) -> None:
+        """Pass each announced append to the event loop, until :meth:`close` (in a thread)."""
+        try:
+            while not self._stop_listening.is_set():
+                try:
+                    appended = heard.wait(0.25)
+                except Exception:  # the connection was lost: listen again, catch up
+                    if self._stop_listening.wait(1.0):
+                        return
+                    heard.close()
+                    heard = self.store.listen()  # type: ignore[attr-defined]
+                    loop.call_soon_threadsafe(self._catch_up_all)
+                    continue
+                for note in appended:
+                    loop.call_soon_threadsafe(self._announced, note.match_id, note.length)
+        except Exception:  # pragma: no cover - the database is gone for good, or the loop closed
+            return
+        finally:
+            with contextlib.suppress(Exception):
+                heard.close()
+
+    def _catch_up_all(self) -> None:
+        for match_id, game in list(self._games.items()):
+            self._announced(match_id, game.logged + 1)
+
+    def _announced(self, match_id: str, length: int) -> None:
+        """A worker appended to ``match_id``'s log, which holds ``length`` entries now."""
+        game = self._games.get(match_id)
+        if game is None or game.logged >= length:
+            return  # not held here, or this worker's own append
+        task = asyncio.create_task(self._catch_up(game))
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+
+    async def _catch_up(self, game: Game) -> None:
+        """Read ``game`` again, tell its browsers here, and let the bots go on."""
+        async with self.lock(game.id):
+            try:
+                await self._reload(game)
+            except GameError:
+                return
+        self.drive(game)
+
     async def _reload(self, game: Game) -> None:
         """Read ``game`` again from the store (another process wrote to it), and tell its browsers.
 
@@ -721,6 +828,8 @@ class Server:
             stored = await asyncio.to_thread(self._read, game.id)
             if stored is None:  # pragma: no cover - matches are never deleted
                 raise GameError("this match is no longer stored")
+            if len(stored[0].log) == game.logged:
+                return  # nothing new
             game.reload(stored[0])
         except (sqlite3.Error, ValueError) as error:
             raise GameError(
@@ -734,7 +843,10 @@ class Server:
         await self.broadcast(game)
 
     async def close(self) -> None:
-        """Stop the bots' tasks and close the store."""
+        """Stop the bots' tasks and the listener, and close the store."""
+        self._stop_listening.set()
+        if self._listening is not None:
+            await asyncio.to_thread(self._listening.join)
         for handle in self._forgetting.values():
             handle.cancel()
         for task in self._drivers.values():
@@ -1353,6 +1465,7 @@ def create_app(  # noqa: PLR0913 (the options are keyword-only, each with a defa
     max_rounds: int | None = MAX_ROUNDS,
     public_url: str | None = None,
     hosts: Collection[str] | None = None,
+    lease: float = LEASE,
 ) -> Starlette:
     """The application serving the matches of ``store``.
 
@@ -1361,7 +1474,8 @@ def create_app(  # noqa: PLR0913 (the options are keyword-only, each with a defa
     match nobody is connected to stays in memory; ``limits`` what each
     WebSocket, address and seat may do; ``max_actions`` and ``max_rounds``
     the cap on a match's length; ``public_url`` the address the links start
-    with (see :class:`Server`). The :class:`Server` is ``app.state.server``.
+    with; ``lease`` how long a worker's lease on a bot seat lasts (see
+    :class:`Server`). The :class:`Server` is ``app.state.server``.
 
     ``hosts`` are the names a request's ``Host`` may give (an IP address is
     always let through, see :func:`~american_sniff.web.limits.host_allowed`);
@@ -1379,6 +1493,7 @@ def create_app(  # noqa: PLR0913 (the options are keyword-only, each with a defa
         max_actions=max_actions,
         max_rounds=max_rounds,
         public_url=public_url,
+        lease=lease,
     )
     if hosts is None and public_url is not None:
         name = urlsplit(public_url).hostname
@@ -1400,6 +1515,7 @@ def create_app(  # noqa: PLR0913 (the options are keyword-only, each with a defa
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> Any:
+        server.start()
         yield
         await server.close()
 

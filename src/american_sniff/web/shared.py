@@ -29,10 +29,12 @@ from typing import Any
 
 from ..store import (
     MAX_PAGE,
+    Announcements,
     BrokenMatch,
     MatchExists,
     MatchStore,
     NoSuchMatch,
+    PostgresStore,
     StaleAppend,
 )
 from ..store import LogEntry as LibraryEntry
@@ -143,6 +145,33 @@ class LibraryStore:
         except Exception as error:
             raise self._failure(error) from None
         return expected
+
+    def lease(self, match_id: str, seat: int, holder: str, seconds: float) -> bool:
+        """Take or renew ``holder``'s lease on driving ``seat``'s bot; whether it holds it now.
+
+        See :meth:`~american_sniff.store.MatchStore.lease`: one worker at a
+        time holds it, and it passes on once it lapses (its worker died).
+
+        :raises StorageFailure: if the database cannot be reached.
+        """
+        try:
+            return self.library.lease(match_id, seat, holder, seconds)
+        except Exception as error:
+            raise self._failure(error) from None
+
+    def listen(self) -> Announcements | None:
+        """A connection that hears every append of every process, or None if the store has none.
+
+        Only PostgreSQL announces appends (:meth:`~american_sniff.store.PostgresStore.listen`).
+
+        :raises StorageFailure: if the database cannot be reached.
+        """
+        if not isinstance(self.library, PostgresStore):
+            return None
+        try:
+            return self.library.listen()
+        except Exception as error:
+            raise self._failure(error) from None
 
     def _length(self, match_id: str) -> int:
         found = self.library.load(match_id)
