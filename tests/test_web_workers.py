@@ -10,10 +10,13 @@ told the fresh state.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import json
 import os
 import secrets
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -279,10 +282,15 @@ def test_serve_keeps_its_matches_in_postgresql(
 
 
 @pytest.fixture
-def postgres() -> Iterator[Opener]:
+def schema() -> Iterator[str]:
+    """A new PostgreSQL schema on the test database."""
+    yield from _postgres_schema()
+
+
+@pytest.fixture
+def postgres(schema: str) -> Opener:
     """How each server opens one PostgreSQL schema (no SQLite twin: only it announces)."""
-    for schema in _postgres_schema():
-        yield functools.partial(_library, schema)
+    return functools.partial(_library, schema)
 
 
 def _until_seq(app: Starlette, match_id: str, seq: int) -> None:
@@ -358,3 +366,72 @@ def test_one_worker_drives_a_bot_seat_and_another_takes_over_when_it_dies(
     assert stored is not None
     assert len(stored.log) == 1
     store.close()
+
+
+def _serving(url: str) -> tuple[subprocess.Popen[str], str]:
+    """An ``american-sniff serve`` process on the database ``url``, and its address."""
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "american_sniff",
+            "serve",
+            "--port",
+            "0",
+            "--db",
+            url,
+            "--bot-delay",
+            "0",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    assert "is served at http://" in line, line
+    return process, line.split("http://", 1)[1].split("/", 1)[0]
+
+
+def test_two_serve_processes_on_one_postgresql_each_seat_on_its_own(
+    postgres: Opener, schema: str
+) -> None:
+    """Two real ``serve`` processes: each seat's socket on its own sees every move, in order."""
+    websockets = pytest.importorskip("websockets.sync.client")
+    store = postgres()
+    game = Game.create(store, new_setup(2, ["human", "human"], seed=0))
+    store.close()
+    url = f"{POSTGRES_URL}?options=-csearch_path%3D{schema}"
+    processes = [_serving(url) for _ in range(2)]
+    opened = contextlib.ExitStack()
+    try:
+        sockets = [
+            opened.enter_context(
+                websockets.connect(f"ws://{address}/ws/{game.id}", open_timeout=10)
+            )
+            for _, address in processes
+        ]
+        for seat, ws in enumerate(sockets):
+            ws.send(json.dumps({"type": "hello", "token": game.setup.seats[seat].token}))
+
+        def state(ws: Any) -> dict[str, Any]:
+            while True:
+                message: dict[str, Any] = json.loads(ws.recv(timeout=10))
+                if message["type"] == "state":
+                    return message
+
+        latest = [state(ws) for ws in sockets]
+        for seq in range(2):
+            turn = next(s for s, m in enumerate(latest) if m["view"]["legal_moves"])
+            move = latest[turn]["view"]["legal_moves"][0]
+            sockets[turn].send(json.dumps({"type": "move", "move": move, "seq": seq}))
+            latest = [state(ws) for ws in sockets]
+            assert [m["view"]["seq"] for m in latest] == [seq + 1, seq + 1]
+            assert [m["view"]["last_action"]["move"] for m in latest] == [move, move]
+    finally:
+        opened.close()
+        for process, _ in processes:
+            process.terminate()
+            process.wait(10)
+            assert process.stdout is not None
+            process.stdout.close()
