@@ -435,3 +435,35 @@ def test_two_serve_processes_on_one_postgresql_each_seat_on_its_own(
             process.wait(10)
             assert process.stdout is not None
             process.stdout.close()
+
+
+def test_a_worker_whose_listening_connection_drops_listens_again_and_catches_up(
+    postgres: Opener, schema: str
+) -> None:
+    """The database ends the listening connection: the worker listens again, and reads again."""
+    import psycopg
+
+    store = postgres()
+    game = Game.create(store, new_setup(2, ["human", "human"], seed=0))
+    store.close()
+    turn = game.state.turn
+    with (
+        TestClient(_app(postgres())) as one,
+        TestClient(_app(postgres())) as two,
+        one.websocket_connect(f"/ws/{game.id}") as mover,
+        two.websocket_connect(f"/ws/{game.id}") as watcher,
+    ):
+        mover.send_text(json.dumps({"type": "hello", "token": game.setup.seats[turn].token}))
+        watcher.send_text(json.dumps({"type": "hello", "token": game.setup.spectator}))
+        move = _state(mover)["view"]["legal_moves"][0]
+        assert _state(watcher)["view"]["seq"] == 0
+        with psycopg.connect(POSTGRES_URL, autocommit=True) as admin:
+            ended = admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = %s",
+                (f'LISTEN "sniff_{schema}"',),
+            ).fetchall()
+        assert len(ended) == 2  # each worker's listening connection
+        mover.send_text(json.dumps({"type": "move", "move": move, "seq": 0}))
+        assert _state(mover)["view"]["seq"] == 1
+        _until_seq(cast(Starlette, two.app), game.id, 1)
+        assert _state(watcher)["view"]["seq"] == 1

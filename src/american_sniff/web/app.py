@@ -773,27 +773,37 @@ class Server:
         self._listening.start()
 
     def _listen(self, heard: Any, loop: asyncio.AbstractEventLoop) -> None:
-        """Pass each announced append to the event loop, until :meth:`close` (in a thread)."""
-        try:
-            while not self._stop_listening.is_set():
-                try:
-                    appended = heard.wait(0.25)
-                except Exception:  # the connection was lost: listen again, catch up
-                    if self._stop_listening.wait(1.0):
-                        return
-                    heard.close()
+        """Pass each announced append to the event loop, until :meth:`close` (in a thread).
+
+        A lost connection is opened again (every second until it opens), and
+        then every match held here is read again: what was announced
+        meanwhile was lost with the connection.
+        """
+        while not self._stop_listening.is_set():
+            try:
+                if heard is None:
                     heard = self.store.listen()  # type: ignore[attr-defined]
                     loop.call_soon_threadsafe(self._catch_up_all)
-                    continue
+                appended = heard.wait(0.25)
+            except RuntimeError:  # pragma: no cover - the event loop closed first
+                break
+            except Exception:  # the connection was lost: listen again, then catch up
+                with contextlib.suppress(Exception):
+                    heard.close()
+                heard = None
+                self._stop_listening.wait(1.0)
+                continue
+            try:
                 for note in appended:
                     loop.call_soon_threadsafe(self._announced, note.match_id, note.length)
-        except Exception:  # pragma: no cover - the database is gone for good, or the loop closed
-            return
-        finally:
+            except RuntimeError:  # pragma: no cover - the event loop closed first
+                break
+        if heard is not None:
             with contextlib.suppress(Exception):
                 heard.close()
 
     def _catch_up_all(self) -> None:
+        """Read again every match held here whose log grew (after a lost listening connection)."""
         for match_id, game in list(self._games.items()):
             self._announced(match_id, game.logged + 1)
 
