@@ -467,3 +467,23 @@ def test_a_worker_whose_listening_connection_drops_listens_again_and_catches_up(
         assert _state(mover)["view"]["seq"] == 1
         _until_seq(cast(Starlette, two.app), game.id, 1)
         assert _state(watcher)["view"]["seq"] == 1
+
+
+def test_a_worker_that_stops_gives_its_bot_seats_up_at_once(postgres: Opener) -> None:
+    """A worker closed in good order releases its leases: another drives the seat at once."""
+    store = postgres()
+    made = Game.create(store, new_setup(2, ["greedy", "human"], seed=0))
+    store.close()
+
+    async def scenario() -> None:
+        leaving = Server(postgres(), bot_delay=0, limits=SocketLimits.lifted(), lease=60)
+        staying = Server(postgres(), bot_delay=0, limits=SocketLimits.lifted(), lease=60)
+        try:
+            assert await leaving._holds(made.id, 0)
+            assert not await staying._holds(made.id, 0)
+            await leaving.close()
+            assert await staying._holds(made.id, 0)  # not 60 s later: now
+        finally:
+            await staying.close()
+
+    asyncio.run(scenario())

@@ -344,6 +344,7 @@ class Server:
         self.worker = _token()[:12]
         self._listening: threading.Thread | None = None
         self._stop_listening = threading.Event()
+        self._leases: set[tuple[str, int]] = set()  # the bot seats this worker drove
         self.bot_delay = bot_delay
         self.forget_after = forget_after
         self.creations = RateLimit() if creations is None else creations
@@ -748,11 +749,14 @@ class Server:
         if not isinstance(self.store, LibraryStore):
             return True
         try:
-            return await asyncio.to_thread(
+            held = await asyncio.to_thread(
                 self.store.lease, match_id, seat, self.worker, self.lease
             )
         except sqlite3.Error:
             return False
+        if held:
+            self._leases.add((match_id, seat))
+        return held
 
     def start(self) -> None:
         """Listen for the appends of other workers, where the store announces them (PostgreSQL).
@@ -853,7 +857,7 @@ class Server:
         await self.broadcast(game)
 
     async def close(self) -> None:
-        """Stop the bots' tasks and the listener, and close the store."""
+        """Stop the bots' tasks and the listener, give up the bot seats' leases, close the store."""
         self._stop_listening.set()
         if self._listening is not None:
             await asyncio.to_thread(self._listening.join)
@@ -865,6 +869,11 @@ class Server:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         await asyncio.to_thread(self.writer.close)
+        # Hand the bot seats this worker drove to the others at once.
+        if isinstance(self.store, LibraryStore):
+            for match_id, seat in self._leases:
+                with contextlib.suppress(Exception):
+                    await asyncio.to_thread(self.store.library.release, match_id, seat, self.worker)
         self.store.close()
 
     # -- the WebSocket -----------------------------------------------------------------
