@@ -487,3 +487,51 @@ def test_a_worker_that_stops_gives_its_bot_seats_up_at_once(postgres: Opener) ->
             await staying.close()
 
     asyncio.run(scenario())
+
+
+def test_a_killed_workers_bot_seat_moves_again_on_another_within_5_seconds(
+    postgres: Opener, schema: str
+) -> None:
+    """``kill -9`` of the worker that drives a bot: the other drives it once the lease lapses."""
+    websockets = pytest.importorskip("websockets.sync.client")
+    store = postgres()
+    game = Game.create(store, new_setup(2, ["greedy", "human"], seed=0))
+    store.close()
+    token = game.setup.seats[1].token
+    url = f"{POSTGRES_URL}?options=-csearch_path%3D{schema}"
+    processes = [_serving(url) for _ in range(2)]
+    (killed, first), (_, second) = processes
+
+    def state(ws: Any, seq: int, timeout: float = 10) -> dict[str, Any]:
+        while True:
+            message: dict[str, Any] = json.loads(ws.recv(timeout=timeout))
+            if message["type"] == "state" and message["view"]["seq"] >= seq:
+                return message
+
+    try:
+        with websockets.connect(f"ws://{first}/ws/{game.id}", open_timeout=10) as ws:
+            ws.send(json.dumps({"type": "hello", "token": token}))
+            view = state(ws, 1)["view"]  # the first worker drove the bot's opening
+        killed.kill()  # kill -9: its lease on the bot seat is never given up
+        killed.wait(10)
+        with websockets.connect(f"ws://{second}/ws/{game.id}", open_timeout=10) as ws:
+            ws.send(json.dumps({"type": "hello", "token": token}))
+            assert state(ws, 1)["view"]["seq"] == 1
+            move = view["legal_moves"][0]
+            ws.send(json.dumps({"type": "move", "move": move, "seq": 1}))
+            state(ws, 2)
+            started = time.monotonic()
+            after = state(ws, 3, timeout=5)  # the bot moved again, on the second worker
+            assert time.monotonic() - started < 5
+            assert after["view"]["last_action"]["seat"] == 0
+    finally:
+        for process, _ in processes:
+            process.kill()
+            process.wait(10)
+            assert process.stdout is not None
+            process.stdout.close()
+    store = postgres()
+    stored = store.load(game.id)
+    assert stored is not None
+    assert Game(stored, store).seq >= 3  # the log still replays
+    store.close()
