@@ -535,3 +535,37 @@ def test_a_killed_workers_bot_seat_moves_again_on_another_within_5_seconds(
     assert stored is not None
     assert Game(stored, store).seq >= 3  # the log still replays
     store.close()
+
+
+def test_the_library_store_on_sqlite_and_its_failures(tmp_path: Path) -> None:
+    """On the library's SQLite store: no announcements; a failed database is a StorageFailure."""
+    from american_sniff import legal_moves
+    from american_sniff.store import SQLiteStore
+    from american_sniff.web.shared import StorageFailure
+
+    store = LibraryStore(SQLiteStore(tmp_path / "m.sqlite3"))
+    assert store.listen() is None  # only PostgreSQL announces
+    game = Game.create(store, new_setup(2, ["human", "greedy"], seed=0))
+    assert store.lease(game.id, 1, "worker-a", 5)
+    assert not store.lease(game.id, 1, "worker-b", 5)
+    move = str(legal_moves(game.state)[0])
+    assert store.append(game.id, LogEntry("move", move)) == 0  # no length given: read now
+    refused = store.append_many([(game.id, LogEntry("continue", "0 1"))], [0])
+    assert isinstance(refused[0], StaleLog)
+    store.append(game.id, LogEntry("move", move), expected=1)  # no longer legal: broken
+    with pytest.raises(ValueError, match="does not replay"):
+        store.load(game.id)
+    with pytest.raises(ValueError, match="one expected length per entry"):
+        store.append_many([(game.id, LogEntry("continue", "0 1"))], [])
+    store.close()
+    for call in (
+        lambda: store.meta_of("key"),
+        lambda: store.meta("key", "x"),
+        store.ids,
+        lambda: store.load(game.id),
+        lambda: store.lease(game.id, 1, "worker-a", 5),
+        lambda: store.append(game.id, LogEntry("continue", "0 1"), expected=1),
+        lambda: store.create("other", 0.0, game.setup.to_dict()),
+    ):
+        with pytest.raises(StorageFailure):
+            call()
