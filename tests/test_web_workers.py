@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, cast
 
+import attrs
 import pytest
 
 from american_sniff.store import PostgresStore
@@ -320,7 +321,7 @@ def test_a_move_through_one_worker_reaches_the_sockets_of_another(postgres: Open
             ws.send_text(json.dumps({"type": "hello", "token": tokens[seat]}))
         latest = {seat: _state(ws) for seat, ws in sockets.items()}
         for seq in range(2):  # two placements (seed 0 has no forced draw before the third)
-            turn = next(s for s, m in latest.items() if m["view"]["legal_moves"])
+            turn = latest[0]["view"]["turn"]
             move = latest[turn]["view"]["legal_moves"][0]
             sockets[turn].send_text(json.dumps({"type": "move", "move": move, "seq": seq}))
             other = 1 - turn
@@ -422,7 +423,7 @@ def test_two_serve_processes_on_one_postgresql_each_seat_on_its_own(
 
         latest = [state(ws) for ws in sockets]
         for seq in range(2):
-            turn = next(s for s, m in enumerate(latest) if m["view"]["legal_moves"])
+            turn = latest[0]["view"]["turn"]
             move = latest[turn]["view"]["legal_moves"][0]
             sockets[turn].send(json.dumps({"type": "move", "move": move, "seq": seq}))
             latest = [state(ws) for ws in sockets]
@@ -569,3 +570,35 @@ def test_the_library_store_on_sqlite_and_its_failures(tmp_path: Path) -> None:
     ):
         with pytest.raises(StorageFailure):
             call()
+
+
+def test_a_reload_replays_only_the_new_entries_and_a_bad_log_changes_nothing(
+    tmp_path: Path,
+) -> None:
+    """A grown log is replayed from where the game was; a log that does not replay is refused."""
+    from american_sniff import legal_moves
+
+    with Store(tmp_path / "m.sqlite3") as store:
+        game = Game.create(store, new_setup(2, ["human", "human"], seed=0))
+        other = Game.load(store, game.id)
+        assert other is not None
+        for _ in range(3):
+            other.move(other.state.turn, str(legal_moves(other.state)[0]), other.seq)
+        stored = store.load(game.id)
+        assert stored is not None
+        first = game.states[0]
+        game.reload(stored)
+        assert game.states[0] is first  # kept, not replayed again
+        assert game.state == other.state
+        assert (game.seq, game.logged, game.version) == (3, 3, 1)
+        before = game.states
+        fresh = Game(stored, store)
+        fresh.reload(stored)
+        assert fresh.state == other.state
+        with pytest.raises(ValueError, match="not 'elsewhere'"):
+            game.reload(attrs.evolve(stored, id="elsewhere"))
+        broken = attrs.evolve(stored, log=(*stored.log, LogEntry("move", "[6|6] opens")))
+        with pytest.raises(ValueError, match=r"\[6\|6\]"):
+            game.reload(broken)
+        assert game.states is before
+        assert (game.seq, game.logged) == (3, 3)

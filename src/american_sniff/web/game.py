@@ -216,29 +216,42 @@ class Game:
         #: How many entries its log has: a change is appended only if the
         #: stored log is still that long (another process may have written).
         self.logged = 0
+        self._log: list[LogEntry] = []
         self._rebuild(stored.log)
         #: How many changes were made since it was loaded: a change is planned
         #: at one version and may be made only at that version.
         self.version = 0
 
     def _rebuild(self, log: tuple[LogEntry, ...]) -> None:
-        """Replay ``log`` from the first state; on an error, the game is left as it was."""
-        states, continued = self.states, self._continued
-        self.states = [new_match(self.setup.players, seed=self.setup.seed)]
-        self._continued = set()
+        """Replay ``log``; on an error, the game is left as it was.
+
+        A log that begins with the one this game holds (it grew) replays only
+        its new entries; another is replayed from the first state.
+        """
+        old_states, old_continued = self.states, self._continued
+        held = len(self._log)
+        if self.states and tuple(log[:held]) == tuple(self._log):
+            self.states, self._continued = list(old_states), set(old_continued)
+            new = log[held:]
+        else:
+            self.states = [new_match(self.setup.players, seed=self.setup.seed)]
+            self._continued = set()
+            new = log
         try:
-            for entry in log:
+            for entry in new:
                 self._replay(entry)
         except BaseException:
-            self.states, self._continued = states, continued
+            self.states, self._continued = old_states, old_continued
             raise
+        self._log = list(log)
         self.logged = len(log)
 
     def reload(self, stored: StoredMatch) -> None:
         """Take the match as ``stored`` now (another process wrote to its log).
 
         The game stays the same object, at a new :attr:`version`: changes
-        planned before are refused by :meth:`take`.
+        planned before are refused by :meth:`take`. Only the entries after
+        the ones it holds are replayed, when the stored log begins with them.
 
         :raises ValueError: if ``stored`` is another match.
         :raises IllegalMove: if its log does not replay (the game is left as it was).
@@ -476,6 +489,7 @@ class Game:
             del self.states[change.undo_to + 1 :]
         if change.continued is not None:
             self._continued.add(change.continued)
+        self._log.append(change.entry)
         self.logged += 1
         self.version += 1
 
