@@ -602,9 +602,9 @@ def test_the_servers_commits_run_in_the_writers_thread(tmp_path: Any) -> None:
     threads: list[str] = []
     real = store.append_many
 
-    def watched(entries: Any) -> Any:
+    def watched(entries: Any, expected: Any = None) -> Any:
         threads.append(threading.current_thread().name)
-        return real(entries)
+        return real(entries, expected)
 
     store.append_many = watched  # type: ignore[method-assign]
 

@@ -10,9 +10,13 @@ import argparse
 import ipaddress
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from .options import Command
+
+if TYPE_CHECKING:
+    from ..web.store import MatchBook
 
 __all__ = ["COMMAND", "NAME", "is_loopback", "server_url"]
 
@@ -119,6 +123,39 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def is_postgres_url(db: str) -> bool:
+    """Whether ``--db`` names a PostgreSQL database (a ``postgresql://`` or ``postgres://`` URL).
+
+    >>> is_postgres_url("postgresql://127.0.0.1/sniff"), is_postgres_url("games.sqlite3")
+    (True, False)
+    """
+    return db.startswith(("postgresql://", "postgres://"))
+
+
+def _without_password(url: str) -> str:
+    """``url`` with any password in it hidden, to be printed.
+
+    >>> _without_password("postgresql://ann:secret@db/sniff")
+    'postgresql://ann:***@db/sniff'
+    """
+    scheme, _, rest = url.partition("://")
+    userinfo, at, place = rest.rpartition("@")
+    if not at or ":" not in userinfo:
+        return url
+    return f"{scheme}://{userinfo.split(':', 1)[0]}:***@{place}"
+
+
+def _postgres(url: str) -> MatchBook:
+    """The browser server's store on the PostgreSQL database at ``url``.
+
+    :raises ImportError: if psycopg is not installed.
+    """
+    from ..store import PostgresStore  # noqa: PLC0415
+    from ..web.shared import LibraryStore  # noqa: PLC0415
+
+    return LibraryStore(PostgresStore(url))
+
+
 def _run(args: argparse.Namespace) -> int:
     try:
         import uvicorn  # noqa: PLC0415 - the extra is needed by this command only
@@ -133,12 +170,35 @@ def _run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    path = Path(args.db)
-    try:
-        store = Store(path)
-    except Exception as error:  # sqlite3 errors, a directory, no permission
-        print(f"american-sniff serve: cannot open the database {path}: {error}", file=sys.stderr)
-        return 1
+    store: MatchBook
+    if is_postgres_url(args.db):
+        try:
+            store = _postgres(args.db)
+        except ImportError:
+            print(
+                "american-sniff serve: keeping the matches in PostgreSQL needs psycopg 3: "
+                "pip install 'american-sniff[web,postgres]'",
+                file=sys.stderr,
+            )
+            return 2
+        except Exception as error:  # psycopg's errors: no server, refused, bad URL
+            print(
+                f"american-sniff serve: cannot open the database {_without_password(args.db)}: "
+                f"{error}",
+                file=sys.stderr,
+            )
+            return 1
+        where = f"the PostgreSQL database {_without_password(args.db)}"
+    else:
+        path = Path(args.db)
+        try:
+            store = Store(path)
+        except Exception as error:  # sqlite3 errors, a directory, no permission
+            print(
+                f"american-sniff serve: cannot open the database {path}: {error}", file=sys.stderr
+            )
+            return 1
+        where = str(path.resolve())
     # Bind the socket here, so that the address printed is the one served
     # (with --port 0, the port the system chose) and a port in use is one line.
     try:
@@ -165,7 +225,7 @@ def _run(args: argparse.Namespace) -> int:
     )
     key = app.state.server.key
     print(f"American Sniff is served at {server_url(args.host, port, key)}", flush=True)
-    print(f"Matches are kept in {path.resolve()}. Ctrl-C stops the server.", flush=True)
+    print(f"Matches are kept in {where}. Ctrl-C stops the server.", flush=True)
     server = uvicorn.Server(server_config(app, trusted_proxies=args.trusted_proxy))
     tune_collector()
     server.run(sockets=[listener])
@@ -184,7 +244,10 @@ def _options(parser: argparse.ArgumentParser) -> None:
         "--port", type=_port, default=8000, help="the port (default 8000; 0 picks a free one)"
     )
     parser.add_argument(
-        "--db", default=DEFAULT_DB, help=f"the SQLite file of the matches (default {DEFAULT_DB})"
+        "--db",
+        default=DEFAULT_DB,
+        help=f"the SQLite file of the matches (default {DEFAULT_DB}), or a PostgreSQL URL "
+        "(postgresql://user@host/dbname, with the postgres extra) that several servers share",
     )
     parser.add_argument(
         "--bot-delay",

@@ -131,11 +131,13 @@ from .limits import (
     json_depth,
     same_origin,
 )
-from .store import Store, StoredMatch, Writer
+from .shared import LibraryStore
+from .store import MatchBook, StaleLog, StoredMatch, Writer
 
 __all__ = [
     "BOT_SPEEDS",
     "FORGET_AFTER",
+    "LEASE",
     "LIST_PAGE",
     "MAX_ACTIONS",
     "MAX_REPLAY_BYTES",
@@ -183,6 +185,11 @@ MAX_ROUNDS = 200
 #: How many matches the operator's list gives at once (its ``limit``, at most).
 LIST_PAGE = 100
 
+#: How long a worker's lease on driving a bot seat lasts, in seconds, when
+#: the matches are in the library's store (PostgreSQL): a worker renews it at
+#: each move, and a worker that dies lets it pass to another after this long.
+LEASE = 3.0
+
 #: The headers every answer carries. The pages load their scripts and
 #: styles from ``/static`` only (no inline script or style), draw pictures
 #: inline as SVG, and talk to this server alone; no other site may frame
@@ -209,6 +216,15 @@ _CROSS_SITE = (
 
 #: What the players are told when a bot's move could not be saved.
 _BOTS_WAIT = "The bots try again when someone acts or reconnects."
+
+#: What a browser is told when its change was planned on a stale copy of the
+#: match (another server wrote to it meanwhile); it is sent the fresh state.
+_STALE = "the table has changed since: look again and choose"
+
+
+class _Stale(GameError):
+    """A change refused because another server changed the match first (it was read again)."""
+
 
 #: The close code of a WebSocket dropped for not reading, or for saying no
 #: hello in time (the page reconnects).
@@ -308,11 +324,20 @@ class Server:
     :param public_url: The address the players reach the server at (such as
         ``https://sniff.example.org/``): the links are made from it. None:
         from each request's own address.
+    :param lease: How long this worker's lease on driving a bot seat lasts
+        (:data:`LEASE`), where the store has leases (the library's store).
+
+    **Several workers.** On the library's store
+    (:class:`~american_sniff.web.shared.LibraryStore`), a bot seat is driven
+    only by the worker that holds its lease; another waits, and takes the
+    seat over if the lease lapses. On PostgreSQL, :meth:`start` listens for
+    the appends of every worker, and a match held here whose log grew is
+    read again and sent to its browsers.
     """
 
     def __init__(  # noqa: PLR0913 (the options are keyword-only, each with a default)
         self,
-        store: Store,
+        store: MatchBook,
         bot_delay: float = 0.7,
         creations: RateLimit | None = None,
         forget_after: float = FORGET_AFTER,
@@ -321,8 +346,15 @@ class Server:
         max_actions: int | None = MAX_ACTIONS,
         max_rounds: int | None = MAX_ROUNDS,
         public_url: str | None = None,
+        lease: float = LEASE,
     ) -> None:
         self.store = store
+        self.lease = lease
+        #: This worker's name in the bot seats' leases.
+        self.worker = _token()[:12]
+        self._listening: threading.Thread | None = None
+        self._stop_listening = threading.Event()
+        self._leases: set[tuple[str, int]] = set()  # the bot seats this worker drove
         self.bot_delay = bot_delay
         self.forget_after = forget_after
         self.creations = RateLimit() if creations is None else creations
@@ -660,6 +692,15 @@ class Server:
                 forced = game.forced()
                 if forced is None and not game.bot_to_move():
                     return
+                seat = game.state.turn
+            if forced is None and not await self._holds(game.id, seat):
+                # Another worker drives this bot: look again once it may have
+                # moved, or its lease lapsed (it died).
+                await asyncio.sleep(self.lease / 3)
+                async with self.lock(game.id):
+                    with contextlib.suppress(GameError):
+                        await self._reload(game)
+                continue
             delay = self.bot_wait(game.id)
             if delay:
                 await asyncio.sleep(delay)
@@ -671,6 +712,8 @@ class Server:
                     move = await run_in_threadpool(game.bot_move)
                 try:
                     await self.commit(game, game.plan_play(move))
+                except _Stale:
+                    continue  # another server moved: look again at the fresh state
                 except GameError as error:
                     for connection in list(self._sockets.get(game.id, {})):
                         self._error(game.id, connection, f"{error} {_BOTS_WAIT}")
@@ -687,11 +730,20 @@ class Server:
         The write is the :class:`~american_sniff.web.store.Writer`'s, in its
         thread: the event loop goes on meanwhile.
 
+        The change is logged only if the stored log is as long as the one it
+        was planned on. If another process (another server on the same
+        database) wrote meanwhile, nothing is written: the game is read again
+        from the store, its browsers here are sent the fresh state, and
+        a :class:`GameError` says that the table changed.
+
         :raises GameError: if the store cannot write (full disk, read-only
-            file, a broken database): the message says so, for the players.
+            file, a broken database), or the match changed meanwhile: the
+            message says so, for the players.
         """
         self._unwritten[game.id] += 1
-        written = asyncio.wrap_future(self.writer.submit(game.id, change.entry))
+        written = asyncio.wrap_future(
+            self.writer.submit(game.id, change.entry, expected=change.logged)
+        )
 
         def made(future: asyncio.Future[int]) -> None:
             # Made when written, even if the task that waits is cancelled meanwhile:
@@ -705,9 +757,131 @@ class Server:
             await asyncio.shield(written)
         except sqlite3.Error as error:
             raise GameError(_storage_failure(error)) from None
+        except StaleLog:
+            await self._reload(game)
+            raise _Stale(_STALE) from None
+
+    async def _holds(self, match_id: str, seat: int) -> bool:
+        """Whether this worker may drive ``seat``'s bot: it holds (or took) its lease.
+
+        Always, where the store has no leases (one SQLite file); never while
+        the database cannot be reached.
+        """
+        if not isinstance(self.store, LibraryStore):
+            return True
+        try:
+            held = await asyncio.to_thread(
+                self.store.lease, match_id, seat, self.worker, self.lease
+            )
+        except sqlite3.Error:
+            return False
+        if held:
+            self._leases.add((match_id, seat))
+        return held
+
+    def start(self) -> None:
+        """Listen for the appends of other workers, where the store announces them (PostgreSQL).
+
+        Called when the application starts; :meth:`close` stops it.
+
+        :raises sqlite3.Error: if the database cannot be reached.
+        """
+        if not isinstance(self.store, LibraryStore) or self._listening is not None:
+            return
+        heard = self.store.listen()
+        if heard is None:
+            return
+        loop = asyncio.get_running_loop()
+        self._listening = threading.Thread(
+            target=self._listen, args=(heard, loop), name="american-sniff-listener", daemon=True
+        )
+        self._listening.start()
+
+    def _listen(self, heard: Any, loop: asyncio.AbstractEventLoop) -> None:
+        """Pass each announced append to the event loop, until :meth:`close` (in a thread).
+
+        A lost connection is opened again (every second until it opens), and
+        then every match held here is read again: what was announced
+        meanwhile was lost with the connection.
+        """
+        while not self._stop_listening.is_set():
+            try:
+                if heard is None:
+                    heard = self.store.listen()  # type: ignore[attr-defined]
+                    loop.call_soon_threadsafe(self._catch_up_all)
+                appended = heard.wait(0.25)
+            except RuntimeError:  # pragma: no cover - the event loop closed first
+                break
+            except Exception:  # the connection was lost: listen again, then catch up
+                with contextlib.suppress(Exception):
+                    heard.close()
+                heard = None
+                self._stop_listening.wait(1.0)
+                continue
+            try:
+                for note in appended:
+                    loop.call_soon_threadsafe(self._announced, note.match_id, note.length)
+            except RuntimeError:  # pragma: no cover - the event loop closed first
+                break
+        if heard is not None:
+            with contextlib.suppress(Exception):
+                heard.close()
+
+    def _catch_up_all(self) -> None:
+        """Read again every match held here whose log grew (after a lost listening connection)."""
+        for match_id, game in list(self._games.items()):
+            self._announced(match_id, game.logged + 1)
+
+    def _announced(self, match_id: str, length: int) -> None:
+        """A worker appended to ``match_id``'s log, which holds ``length`` entries now."""
+        game = self._games.get(match_id)
+        if game is None or game.logged >= length:
+            return  # not held here, or this worker's own append
+        task = asyncio.create_task(self._catch_up(game))
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+
+    async def _catch_up(self, game: Game) -> None:
+        """Read ``game`` again, tell its browsers here, and let the bots go on."""
+        async with self.lock(game.id):
+            try:
+                await self._reload(game)
+            except GameError:
+                return
+        self.drive(game)
+
+    async def _reload(self, game: Game) -> None:
+        """Read ``game`` again from the store (another process wrote to it), and tell its browsers.
+
+        Called under the game's lock, when a write was refused because the
+        log had grown: this server's copy was behind. Every browser of the
+        match here gets the fresh state.
+
+        :raises GameError: if it cannot be read (the message says so).
+        """
+        try:
+            stored = await asyncio.to_thread(self._read, game.id)
+            if stored is None:  # pragma: no cover - matches are never deleted
+                raise GameError("this match is no longer stored")
+            if len(stored[0].log) == game.logged:
+                return  # nothing new
+            game.reload(stored[0])
+        except (sqlite3.Error, ValueError) as error:
+            raise GameError(
+                f"the match changed on another server and could not be read again ({error})"
+            ) from None
+        _, rematch, ended = stored
+        if rematch is not None:
+            self._rematches[game.id] = rematch
+        if ended is not None:
+            self._ended[game.id] = ended
+        await self.broadcast(game)
 
     async def close(self) -> None:
-        """Stop the bots' tasks and close the store."""
+        """Stop the bots' tasks and the listener, give up the bot seats' leases, close the store."""
+        self._stop_listening.set()
+        if self._listening is not None:
+            await asyncio.to_thread(self._listening.join)
         for handle in self._forgetting.values():
             handle.cancel()
         for task in self._drivers.values():
@@ -716,6 +890,11 @@ class Server:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         await asyncio.to_thread(self.writer.close)
+        # Hand the bot seats this worker drove to the others at once.
+        if isinstance(self.store, LibraryStore):
+            for match_id, seat in self._leases:
+                with contextlib.suppress(Exception):
+                    await asyncio.to_thread(self.store.library.release, match_id, seat, self.worker)
         self.store.close()
 
     # -- the WebSocket -----------------------------------------------------------------
@@ -1327,7 +1506,7 @@ def _done_one(counts: collections.Counter[str], key: str) -> None:
 
 
 def create_app(  # noqa: PLR0913 (the options are keyword-only, each with a default)
-    store: Store,
+    store: MatchBook,
     *,
     bot_delay: float = 0.7,
     creations: RateLimit | None = None,
@@ -1337,6 +1516,7 @@ def create_app(  # noqa: PLR0913 (the options are keyword-only, each with a defa
     max_rounds: int | None = MAX_ROUNDS,
     public_url: str | None = None,
     hosts: Collection[str] | None = None,
+    lease: float = LEASE,
 ) -> Starlette:
     """The application serving the matches of ``store``.
 
@@ -1345,7 +1525,8 @@ def create_app(  # noqa: PLR0913 (the options are keyword-only, each with a defa
     match nobody is connected to stays in memory; ``limits`` what each
     WebSocket, address and seat may do; ``max_actions`` and ``max_rounds``
     the cap on a match's length; ``public_url`` the address the links start
-    with (see :class:`Server`). The :class:`Server` is ``app.state.server``.
+    with; ``lease`` how long a worker's lease on a bot seat lasts (see
+    :class:`Server`). The :class:`Server` is ``app.state.server``.
 
     ``hosts`` are the names a request's ``Host`` may give (an IP address is
     always let through, see :func:`~american_sniff.web.limits.host_allowed`);
@@ -1363,6 +1544,7 @@ def create_app(  # noqa: PLR0913 (the options are keyword-only, each with a defa
         max_actions=max_actions,
         max_rounds=max_rounds,
         public_url=public_url,
+        lease=lease,
     )
     if hosts is None and public_url is not None:
         name = urlsplit(public_url).hostname
@@ -1384,6 +1566,7 @@ def create_app(  # noqa: PLR0913 (the options are keyword-only, each with a defa
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> Any:
+        server.start()
         yield
         await server.close()
 

@@ -30,7 +30,7 @@ from ..rng import check_seed
 from ..state import MatchState
 from ..views import view_for
 from .hosting import SPECTATOR
-from .store import LogEntry, Store, StoredMatch
+from .store import LogEntry, MatchBook, StoredMatch
 
 __all__ = [
     "BOT_KINDS",
@@ -206,21 +206,63 @@ class Game:
     without a lock (the server holds one per game).
     """
 
-    def __init__(self, stored: StoredMatch, store: Store) -> None:
+    def __init__(self, stored: StoredMatch, store: MatchBook) -> None:
         self.id = stored.id
         self.created = stored.created
         self.setup = Setup.from_dict(stored.setup)
         self._store = store
-        self.states: list[MatchState] = [new_match(self.setup.players, seed=self.setup.seed)]
+        self.states: list[MatchState] = []
         self._continued: set[tuple[int, int]] = set()
-        for entry in stored.log:
-            self._replay(entry)
+        #: How many entries its log has: a change is appended only if the
+        #: stored log is still that long (another process may have written).
+        self.logged = 0
+        self._log: list[LogEntry] = []
+        self._rebuild(stored.log)
         #: How many changes were made since it was loaded: a change is planned
         #: at one version and may be made only at that version.
         self.version = 0
 
+    def _rebuild(self, log: tuple[LogEntry, ...]) -> None:
+        """Replay ``log``; on an error, the game is left as it was.
+
+        A log that begins with the one this game holds (it grew) replays only
+        its new entries; another is replayed from the first state.
+        """
+        old_states, old_continued = self.states, self._continued
+        held = len(self._log)
+        if self.states and tuple(log[:held]) == tuple(self._log):
+            self.states, self._continued = list(old_states), set(old_continued)
+            new = log[held:]
+        else:
+            self.states = [new_match(self.setup.players, seed=self.setup.seed)]
+            self._continued = set()
+            new = log
+        try:
+            for entry in new:
+                self._replay(entry)
+        except BaseException:
+            self.states, self._continued = old_states, old_continued
+            raise
+        self._log = list(log)
+        self.logged = len(log)
+
+    def reload(self, stored: StoredMatch) -> None:
+        """Take the match as ``stored`` now (another process wrote to its log).
+
+        The game stays the same object, at a new :attr:`version`: changes
+        planned before are refused by :meth:`take`. Only the entries after
+        the ones it holds are replayed, when the stored log begins with them.
+
+        :raises ValueError: if ``stored`` is another match.
+        :raises IllegalMove: if its log does not replay (the game is left as it was).
+        """
+        if stored.id != self.id:
+            raise ValueError(f"this is the match {self.id!r}, not {stored.id!r}")
+        self._rebuild(stored.log)
+        self.version += 1
+
     @classmethod
-    def create(cls, store: Store, setup: Setup, match_id: str | None = None) -> Game:
+    def create(cls, store: MatchBook, setup: Setup, match_id: str | None = None) -> Game:
         """A new match with ``setup``, stored in ``store`` (a fresh id unless one is given)."""
         match_id = secrets.token_urlsafe(9) if match_id is None else match_id
         created = time.time()
@@ -228,7 +270,7 @@ class Game:
         return cls(StoredMatch(match_id, created, setup.to_dict(), ()), store)
 
     @classmethod
-    def load(cls, store: Store, match_id: str) -> Game | None:
+    def load(cls, store: MatchBook, match_id: str) -> Game | None:
         """The stored match ``match_id``, resumed, or None if there is none."""
         stored = store.load(match_id)
         return None if stored is None else cls(stored, store)
@@ -427,9 +469,11 @@ class Game:
         A host that writes elsewhere (in a thread, say) calls :meth:`take`
         after its own write instead.
 
+        :raises StaleLog: if the stored log is no longer the one the change
+            was planned on (another process wrote to it): :meth:`reload` it.
         :raises sqlite3.Error: if the store cannot write.
         """
-        self._store.append(self.id, change.entry)
+        self._store.append(self.id, change.entry, expected=change.logged)
         self.take(change)
 
     def take(self, change: Change) -> None:
@@ -445,6 +489,8 @@ class Game:
             del self.states[change.undo_to + 1 :]
         if change.continued is not None:
             self._continued.add(change.continued)
+        self._log.append(change.entry)
+        self.logged += 1
         self.version += 1
 
     def _replay(self, entry: LogEntry) -> None:
@@ -482,6 +528,8 @@ class Change:
     :ivar undo_to: The number of actions an undo goes back to, if it is one.
     :ivar continued: The ``(seat, round)`` that goes on, if any.
     :ivar version: The game's :attr:`Game.version` it was planned at.
+    :ivar logged: The length of the game's log it was planned at
+        (:attr:`Game.logged`): it is appended only if the stored log is that long.
     """
 
     entry: LogEntry
@@ -493,3 +541,4 @@ class Change:
     version: int = attrs.field(
         default=attrs.Factory(lambda self: self.game.version, takes_self=True)
     )
+    logged: int = attrs.field(default=attrs.Factory(lambda self: self.game.logged, takes_self=True))

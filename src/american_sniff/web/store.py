@@ -19,6 +19,15 @@ commits with one write to the log and lets reads go on during a write. The
 server writes through a :class:`Writer`: a thread of its own that takes every
 entry waiting and commits them in one transaction, so that no commit waits
 on the event loop, and many matches' moves share one commit.
+
+Several processes may share one database file (several servers behind a
+balancer, or a restart that overlaps the old process). Each holds its own
+copy of a match in memory, and a copy may be behind the log. So a change is
+appended with the length of the log it was planned on (``expected``), which
+is checked in the same transaction as the write: if another process wrote
+meanwhile, the entry is refused with :class:`StaleLog`, and the log stays
+one that replays. The refused process reads the match again and tells its
+players the fresh state.
 """
 
 from __future__ import annotations
@@ -31,11 +40,20 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import attrs
 
-__all__ = ["BATCH", "LOG_KINDS", "LogEntry", "Store", "StoredMatch", "Writer"]
+__all__ = [
+    "BATCH",
+    "LOG_KINDS",
+    "LogEntry",
+    "MatchBook",
+    "StaleLog",
+    "Store",
+    "StoredMatch",
+    "Writer",
+]
 
 #: The most log entries a :class:`Writer` commits in one transaction.
 BATCH = 500
@@ -61,6 +79,28 @@ CREATE TABLE IF NOT EXISTS log (
     PRIMARY KEY (match_id, n)
 );
 """
+
+
+class StaleLog(ValueError):
+    """An entry refused because the match's log is not as long as the state it was planned on.
+
+    Another writer (another process on the same database) appended
+    meanwhile: the writer's copy of the match is stale, and it reads the
+    match again (:meth:`Store.load`) before it plans anything more.
+
+    :ivar match_id: The match.
+    :ivar expected: How many entries the writer thought the log had.
+    :ivar length: How many it has.
+    """
+
+    def __init__(self, match_id: str, expected: int, length: int) -> None:
+        super().__init__(
+            f"the log of the match {match_id!r} has {length} entries, not {expected}: "
+            "it was written to since this copy of the match was read"
+        )
+        self.match_id = match_id
+        self.expected = expected
+        self.length = length
 
 
 @attrs.frozen
@@ -91,6 +131,44 @@ class StoredMatch:
     created: float
     setup: dict[str, Any]
     log: tuple[LogEntry, ...]
+
+
+class MatchBook(Protocol):
+    """What the browser server needs of a store.
+
+    :class:`Store` (SQLite) and :class:`~american_sniff.web.shared.LibraryStore`
+    (the library's stores, PostgreSQL among them) both give it.
+
+    A database failure is raised as a :class:`sqlite3.Error` by both.
+    """
+
+    def meta_of(self, key: str) -> str | None:
+        """The stored value of ``key``, or None."""
+
+    def meta(self, key: str, default: str) -> str:
+        """The stored value of ``key``, storing ``default`` if there is none."""
+
+    def create(self, match_id: str, created: float, setup: dict[str, Any]) -> None:
+        """Store a new match with an empty log."""
+
+    def append(self, match_id: str, entry: LogEntry, *, expected: int | None = None) -> int:
+        """Add ``entry`` to the match's log if it holds ``expected`` entries."""
+
+    def append_many(
+        self,
+        entries: Sequence[tuple[str, LogEntry]],
+        expected: Sequence[int | None] | None = None,
+    ) -> list[int | Exception]:
+        """Add each entry, in order; each one's number or the error that refused it."""
+
+    def load(self, match_id: str) -> StoredMatch | None:
+        """The match with that id, or None."""
+
+    def ids(self) -> list[str]:
+        """Every stored match's id, the newest first."""
+
+    def close(self) -> None:
+        """Close the database."""
 
 
 class Store:
@@ -161,32 +239,51 @@ class Store:
         except sqlite3.IntegrityError:
             raise ValueError(f"a match with the id {match_id!r} exists") from None
 
-    def append(self, match_id: str, entry: LogEntry) -> int:
+    def append(self, match_id: str, entry: LogEntry, *, expected: int | None = None) -> int:
         """Add ``entry`` at the end of the match's log; return its number (0 for the first).
 
+        ``expected`` is how many entries the log has in the copy of the match
+        that ``entry`` was planned on; it is checked in the same transaction
+        as the write (None: no check, for a single writer).
+
+        :raises StaleLog: if the log does not have ``expected`` entries.
         :raises ValueError: if the kind is unknown or there is no such match.
         :raises sqlite3.Error: if the database cannot write.
         """
         with self._transaction() as db:
-            return _append(db, match_id, entry)
+            return _append(db, match_id, entry, expected)
 
-    def append_many(self, entries: Sequence[tuple[str, LogEntry]]) -> list[int | Exception]:
+    def append_many(
+        self,
+        entries: Sequence[tuple[str, LogEntry]],
+        expected: Sequence[int | None] | None = None,
+    ) -> list[int | Exception]:
         """Add each ``(match_id, entry)``, in order, in one transaction if all can be.
 
-        Returns each entry's number, or the error that refused it: if the
-        transaction fails, each entry is tried again on its own, so that one
-        bad entry refuses only itself.
+        ``expected`` gives each entry's expected log length (see
+        :meth:`append`); by default none is checked. Returns each entry's
+        number, or the error that refused it: if the transaction fails, each
+        entry is tried again on its own, so that one bad or stale entry
+        refuses only itself.
+
+        :raises ValueError: if ``expected`` is not one per entry.
         """
+        lengths = [None] * len(entries) if expected is None else list(expected)
+        if len(lengths) != len(entries):
+            raise ValueError("give one expected length per entry")
         try:
             with self._transaction() as db:
-                return [_append(db, match_id, entry) for match_id, entry in entries]
+                return [
+                    _append(db, match_id, entry, length)
+                    for (match_id, entry), length in zip(entries, lengths, strict=True)
+                ]
         except (ValueError, sqlite3.Error):
             if len(entries) == 1:
                 raise
         results: list[int | Exception] = []
-        for match_id, entry in entries:
+        for (match_id, entry), length in zip(entries, lengths, strict=True):
             try:
-                results.append(self.append(match_id, entry))
+                results.append(self.append(match_id, entry, expected=length))
             except (ValueError, sqlite3.Error) as error:
                 results.append(error)
         return results
@@ -216,7 +313,7 @@ class Store:
         return [str(row[0]) for row in rows]
 
 
-def _append(db: sqlite3.Connection, match_id: str, entry: LogEntry) -> int:
+def _append(db: sqlite3.Connection, match_id: str, entry: LogEntry, expected: int | None) -> int:
     if entry.kind not in LOG_KINDS:
         raise ValueError(f"a log entry is one of {', '.join(LOG_KINDS)}, got {entry.kind!r}")
     if db.execute("SELECT 1 FROM matches WHERE id = ?", (match_id,)).fetchone() is None:
@@ -225,11 +322,18 @@ def _append(db: sqlite3.Connection, match_id: str, entry: LogEntry) -> int:
         "SELECT COALESCE(MAX(n) + 1, 0) FROM log WHERE match_id = ?", (match_id,)
     ).fetchone()
     number = int(row[0])
+    if expected is not None and number != expected:
+        raise StaleLog(match_id, expected, number)
     db.execute(
         "INSERT INTO log (match_id, n, kind, value) VALUES (?, ?, ?, ?)",
         (match_id, number, entry.kind, entry.value),
     )
     return number
+
+
+#: What waits in a :class:`Writer`'s queue: the match, the entry, its expected
+#: log length and its future.
+_Item = tuple[str, LogEntry, int | None, Future[int]]
 
 
 class Writer:
@@ -238,24 +342,26 @@ class Writer:
     :meth:`submit` returns at once with a future of the entry's number; the
     thread takes every entry waiting (up to :data:`BATCH`) and commits them
     together (:meth:`Store.append_many`). Entries are written in the order
-    they were submitted.
+    they were submitted, each checked against its expected log length.
 
     :param store: The store to write to.
     """
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: MatchBook) -> None:
         self._store = store
-        self._queue: queue.SimpleQueue[tuple[str, LogEntry, Future[int]] | None] = (
-            queue.SimpleQueue()
-        )
+        self._queue: queue.SimpleQueue[_Item | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name="american-sniff-writer")
         self._thread.daemon = True
         self._thread.start()
 
-    def submit(self, match_id: str, entry: LogEntry) -> Future[int]:
-        """Queue ``entry``; the future gives its number in the log, or the write's error."""
+    def submit(self, match_id: str, entry: LogEntry, *, expected: int | None = None) -> Future[int]:
+        """Queue ``entry``; the future gives its number in the log, or the write's error.
+
+        ``expected`` is the log length it was planned on (see :meth:`Store.append`):
+        the future's error is then :class:`StaleLog` if the log is not that long.
+        """
         future: Future[int] = Future()
-        self._queue.put((match_id, entry, future))
+        self._queue.put((match_id, entry, expected, future))
         return future
 
     def close(self) -> None:
@@ -280,12 +386,14 @@ class Writer:
             if item is None:
                 return
 
-    def _write(self, batch: list[tuple[str, LogEntry, Future[int]]]) -> None:
+    def _write(self, batch: list[_Item]) -> None:
         try:
-            results = self._store.append_many([(m, e) for m, e, _ in batch])
+            results = self._store.append_many(
+                [(m, e) for m, e, _, _ in batch], [n for _, _, n, _ in batch]
+            )
         except Exception as error:
             results = [error] * len(batch)
-        for (_, _, future), result in zip(batch, results, strict=True):
+        for (_, _, _, future), result in zip(batch, results, strict=True):
             if future.cancelled():  # pragma: no cover - the server never cancels one
                 continue
             if isinstance(result, Exception):

@@ -1,0 +1,259 @@
+"""The browser game's matches kept in the library's match store, such as PostgreSQL.
+
+:class:`LibraryStore` gives the browser server (:mod:`american_sniff.web.app`)
+the same methods as its own SQLite :class:`~american_sniff.web.store.Store`,
+on top of any :class:`~american_sniff.store.MatchStore`: in practice
+:class:`~american_sniff.store.PostgresStore`, which any number of processes
+and machines may share (``american-sniff serve --db postgresql://...``).
+
+* A match is the library's match; the browser game's setup (seats, tokens,
+  names, the spectator's token) is its metadata.
+* An append names the log length it was planned on, which the library
+  store checks in the transaction that writes (its safe append): a refusal
+  is :class:`~american_sniff.web.store.StaleLog`, as from the SQLite store.
+* The server's few settings (its operator key, each match's rematch, why a
+  match ended at a cap) are kept as matches of their own, whose ids start
+  with :data:`META_PREFIX` and which no list shows: their creation is
+  atomic, so the first value stored is the one every process reads.
+* A failure of the database is a :class:`StorageFailure`, which the server
+  treats as it treats SQLite's errors (the change is not made, and the
+  player is told).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+from ..store import (
+    MAX_PAGE,
+    Announcements,
+    BrokenMatch,
+    MatchExists,
+    MatchStore,
+    NoSuchMatch,
+    PostgresStore,
+    StaleAppend,
+)
+from ..store import LogEntry as LibraryEntry
+from .store import LogEntry, StaleLog, StoredMatch
+
+__all__ = ["META_PREFIX", "LibraryStore", "StorageFailure"]
+
+#: How the ids of the matches that hold the server's settings start. A
+#: browser match's id is 12 characters, a setting's 45: they never meet.
+META_PREFIX = "meta_"
+
+
+class StorageFailure(sqlite3.Error):
+    """The database could not read or write (it is down, full, or refused the connection).
+
+    A kind of :class:`sqlite3.Error`, so that the server handles every
+    backend's failures in one way.
+    """
+
+
+class LibraryStore:
+    """The browser server's store on a library :class:`~american_sniff.store.MatchStore`.
+
+    :param store: The library store (it is closed with this one).
+    """
+
+    def __init__(self, store: MatchStore) -> None:
+        self.library = store
+        self._database_errors = _database_errors(store)
+
+    def close(self) -> None:
+        """Close the library store."""
+        self.library.close()
+
+    def __enter__(self) -> LibraryStore:
+        """The store itself; leaving the ``with`` block closes it."""
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        """Close the store."""
+        self.close()
+
+    def _failure(self, error: BaseException) -> BaseException:
+        """``error`` as the server expects it: a database failure is a :class:`StorageFailure`."""
+        if isinstance(error, self._database_errors):
+            return StorageFailure(str(error))
+        return error
+
+    def meta_of(self, key: str) -> str | None:
+        """The stored value of ``key``, or None if there is none (nothing is stored)."""
+        try:
+            found = self.library.load(_meta_id(key))
+        except NoSuchMatch:
+            return None
+        except Exception as error:
+            raise self._failure(error) from None
+        if isinstance(found, BrokenMatch):
+            return None
+        return str(found.setup.metadata["value"])
+
+    def meta(self, key: str, default: str) -> str:
+        """The stored value of ``key``; ``default`` is stored (and returned) if there is none."""
+        try:
+            self.library.create(
+                2, seed=0, match_id=_meta_id(key), metadata={"meta": key, "value": default}
+            )
+        except MatchExists:
+            value = self.meta_of(key)
+            if value is None:  # pragma: no cover - a setting's match is never broken
+                raise StorageFailure(f"the setting {key!r} cannot be read") from None
+            return value
+        except Exception as error:
+            raise self._failure(error) from None
+        return default
+
+    def create(self, match_id: str, created: float, setup: dict[str, Any]) -> None:
+        """Store a new match with an empty log (``created`` is the store's own clock).
+
+        :raises ValueError: if a match with that id exists, or the setup is not one.
+        """
+        try:
+            self.library.create(
+                int(setup["players"]), seed=int(setup["seed"]), match_id=match_id, metadata=setup
+            )
+        except MatchExists:
+            raise ValueError(f"a match with the id {match_id!r} exists") from None
+        except Exception as error:
+            raise self._failure(error) from None
+
+    def append(self, match_id: str, entry: LogEntry, *, expected: int | None = None) -> int:
+        """Add ``entry`` at the end of the match's log; return its number (0 for the first).
+
+        ``expected`` is the log length it was planned on; None reads the
+        length now (for a single writer only).
+
+        :raises StaleLog: if the log does not have ``expected`` entries.
+        :raises ValueError: if the entry is not one, or there is no such match.
+        :raises StorageFailure: if the database cannot write.
+        """
+        try:
+            if expected is None:
+                expected = self._length(match_id)
+            self.library.append(match_id, expected, LibraryEntry(entry.kind, entry.value))
+        except StaleAppend as stale:
+            raise StaleLog(match_id, stale.expected, stale.length) from None
+        except NoSuchMatch:
+            raise ValueError(f"there is no match {match_id!r}") from None
+        except Exception as error:
+            raise self._failure(error) from None
+        return expected
+
+    def lease(self, match_id: str, seat: int, holder: str, seconds: float) -> bool:
+        """Take or renew ``holder``'s lease on driving ``seat``'s bot; whether it holds it now.
+
+        See :meth:`~american_sniff.store.MatchStore.lease`: one worker at a
+        time holds it, and it passes on once it lapses (its worker died).
+
+        :raises StorageFailure: if the database cannot be reached.
+        """
+        try:
+            return self.library.lease(match_id, seat, holder, seconds)
+        except Exception as error:
+            raise self._failure(error) from None
+
+    def listen(self) -> Announcements | None:
+        """A connection that hears every append of every process, or None if the store has none.
+
+        Only PostgreSQL announces appends (:meth:`~american_sniff.store.PostgresStore.listen`).
+
+        :raises StorageFailure: if the database cannot be reached.
+        """
+        if not isinstance(self.library, PostgresStore):
+            return None
+        try:
+            return self.library.listen()
+        except Exception as error:
+            raise self._failure(error) from None
+
+    def _length(self, match_id: str) -> int:
+        found = self.library.load(match_id)
+        return found.length
+
+    def append_many(
+        self,
+        entries: Sequence[tuple[str, LogEntry]],
+        expected: Sequence[int | None] | None = None,
+    ) -> list[int | Exception]:
+        """Add each ``(match_id, entry)`` in order, each in a transaction of its own.
+
+        Returns each entry's number, or the error that refused it (see :meth:`append`).
+
+        :raises ValueError: if ``expected`` is not one per entry.
+        """
+        lengths = [None] * len(entries) if expected is None else list(expected)
+        if len(lengths) != len(entries):
+            raise ValueError("give one expected length per entry")
+        results: list[int | Exception] = []
+        for (match_id, entry), length in zip(entries, lengths, strict=True):
+            try:
+                results.append(self.append(match_id, entry, expected=length))
+            except (ValueError, sqlite3.Error) as error:
+                results.append(error)
+        return results
+
+    def load(self, match_id: str) -> StoredMatch | None:
+        """The match with that id, or None.
+
+        :raises ValueError: if its log no longer replays (the reason says why).
+        :raises StorageFailure: if the database cannot be read.
+        """
+        if _is_meta(match_id):
+            return None  # a setting, not a match
+        try:
+            found = self.library.load(match_id)
+        except (NoSuchMatch, ValueError):
+            return None
+        except Exception as error:
+            raise self._failure(error) from None
+        if isinstance(found, BrokenMatch):
+            raise ValueError(f"the match {match_id!r} does not replay: {found.reason}")
+        return StoredMatch(
+            id=found.id,
+            created=found.created,
+            setup=dict(found.setup.metadata),
+            log=tuple(LogEntry(e.kind, e.value) for e in found.log),
+        )
+
+    def ids(self) -> list[str]:
+        """Every stored match's id, the newest first (the settings are left out)."""
+        ids: list[str] = []
+        cursor = None
+        try:
+            while True:
+                page = self.library.matches(MAX_PAGE, cursor)
+                ids.extend(m.id for m in page.matches if not _is_meta(m.id))
+                cursor = page.cursor
+                if cursor is None:
+                    return ids
+        except Exception as error:
+            raise self._failure(error) from None
+
+
+def _meta_id(key: str) -> str:
+    """The id of the match that holds the setting ``key``."""
+    return META_PREFIX + hashlib.sha256(key.encode()).hexdigest()[:40]
+
+
+def _is_meta(match_id: str) -> bool:
+    return match_id.startswith(META_PREFIX) and len(match_id) == len(META_PREFIX) + 40
+
+
+def _database_errors(store: MatchStore) -> tuple[type[BaseException], ...]:
+    """The exceptions that mean ``store``'s database failed."""
+    errors: list[type[BaseException]] = [sqlite3.Error, OSError]
+    try:
+        import psycopg  # noqa: PLC0415 - only where the extra is installed
+    except ImportError:
+        pass
+    else:
+        errors.append(psycopg.Error)
+    del store
+    return tuple(errors)

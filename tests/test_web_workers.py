@@ -1,0 +1,604 @@
+"""Two browser servers on one database: a move planned on a stale copy of a match is refused.
+
+A match reached through two processes (a round-robin balancer, or a
+reconnect that lands on another one) is held in memory by both. A move sent
+to the one whose copy is behind must not be logged after the other's: it is
+refused, that server reloads the match from the database, and its client is
+told the fresh state.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import json
+import os
+import secrets
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, cast
+
+import attrs
+import pytest
+
+from american_sniff.store import PostgresStore
+from american_sniff.web.game import Game, new_setup
+from american_sniff.web.shared import LibraryStore
+from american_sniff.web.store import LogEntry, MatchBook, StaleLog, Store
+
+pytest.importorskip("starlette")
+pytest.importorskip("httpx2")  # TestClient's transport (Starlette 1 and later)
+
+from starlette.applications import Starlette
+from starlette.testclient import TestClient, WebSocketTestSession
+
+from american_sniff.web.app import Server, create_app
+from american_sniff.web.limits import SocketLimits
+
+POSTGRES_URL = os.environ.get("AMERICAN_SNIFF_POSTGRES_URL", "postgresql://127.0.0.1:5432/test")
+REQUIRE_POSTGRES = os.environ.get("AMERICAN_SNIFF_REQUIRE_POSTGRES") == "1"
+
+#: Opens a new connection to the test's database (each server opens its own).
+Opener = Callable[[], MatchBook]
+
+
+def _postgres_schema() -> Iterator[str]:
+    """A fresh schema on the test database, dropped afterwards; skip (or fail) without one."""
+    try:
+        import psycopg
+
+        admin = psycopg.connect(POSTGRES_URL, autocommit=True, connect_timeout=3)
+    except Exception as error:
+        message = f"no PostgreSQL at {POSTGRES_URL} ({type(error).__name__}: {error})"
+        if REQUIRE_POSTGRES:
+            pytest.fail(f"{message}, and AMERICAN_SNIFF_REQUIRE_POSTGRES=1")
+        pytest.skip(message)
+    schema = f"sniff_web_{os.getpid()}_{secrets.token_hex(4)}"
+    try:
+        yield schema
+    finally:
+        admin.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+        admin.close()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def opener(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Opener]:
+    """How each server opens the shared database: a SQLite file, or a PostgreSQL schema."""
+    if request.param == "sqlite":
+        yield lambda: Store(tmp_path / "matches.sqlite3")
+        return
+    for schema in _postgres_schema():
+        yield functools.partial(_library, schema)
+
+
+def _library(schema: str) -> MatchBook:
+    """The browser server's store on the library's PostgreSQL store, in ``schema``."""
+    return LibraryStore(PostgresStore(POSTGRES_URL, schema=schema))
+
+
+def _app(store: MatchBook) -> Starlette:
+    return create_app(store, bot_delay=0, limits=SocketLimits.lifted())
+
+
+def _state(ws: WebSocketTestSession) -> dict[str, Any]:
+    """The next state message (errors before it are skipped)."""
+    while True:
+        message: dict[str, Any] = ws.receive_json()
+        if message["type"] == "state":
+            return message
+
+
+def test_a_move_through_a_stale_server_is_refused_and_the_match_still_loads(
+    opener: Opener,
+) -> None:
+    """One seat's move for seq 0 through each of two servers: one lands, both end the same."""
+    store = opener()
+    game = Game.create(store, new_setup(2, ["human", "human"], seed=0))
+    store.close()
+    turn = game.state.turn
+    token = game.setup.seats[turn].token
+    assert token is not None
+    with (
+        TestClient(_app(opener())) as one,
+        TestClient(_app(opener())) as two,
+        one.websocket_connect(f"/ws/{game.id}") as first,
+        two.websocket_connect(f"/ws/{game.id}") as second,
+    ):
+        first.send_text(json.dumps({"type": "hello", "token": token}))
+        second.send_text(json.dumps({"type": "hello", "token": token}))
+        seen_first, seen_second = _state(first), _state(second)
+        assert seen_first["view"]["seq"] == seen_second["view"]["seq"] == 0
+        moves = seen_first["view"]["legal_moves"]
+        # The same seat moves through each server, both planned at seq 0.
+        first.send_text(json.dumps({"type": "move", "move": moves[0], "seq": 0}))
+        after_first = _state(first)
+        assert after_first["view"]["seq"] == 1
+        second.send_text(json.dumps({"type": "move", "move": moves[1], "seq": 0}))
+        # The stale server reloaded the match and told its client the fresh state,
+        after_second = second.receive_json()
+        assert after_second["type"] == "state"
+        assert after_second["view"] == after_first["view"]
+        # and why its move was refused (on PostgreSQL, the other server's move
+        # may be heard first: the move is then refused as not the seat's turn).
+        refused = second.receive_json()
+        assert refused["type"] == "error"
+        assert "changed" in refused["message"] or "turn" in refused["message"]
+    store = opener()
+    stored = store.load(game.id)
+    assert stored is not None
+    assert stored.log == (LogEntry("move", moves[0]),)  # exactly one move landed
+    assert Game(stored, store).seq == 1  # and the match loads
+    store.close()
+
+
+def test_a_bot_driver_on_a_stale_copy_reads_the_match_again_and_moves_not_twice(
+    opener: Opener,
+) -> None:
+    """Two servers drive one bot seat: the one behind is refused, reloads, and stops."""
+    store = opener()
+    made = Game.create(store, new_setup(2, ["greedy", "human"], seed=0))
+    store.close()
+    assert made.bot_to_move()
+
+    async def scenario() -> None:
+        ahead = Server(opener(), bot_delay=0, limits=SocketLimits.lifted())
+        behind = Server(opener(), bot_delay=0, limits=SocketLimits.lifted())
+        try:
+            fast, slow = await ahead.load(made.id), await behind.load(made.id)
+            assert fast is not None
+            assert slow is not None
+            async with ahead.lock(made.id):
+                await ahead.commit(fast, fast.plan_play(fast.bot_move()))
+            assert slow.seq == 0  # its copy is behind
+            behind.drive(slow)
+            await behind._drivers[made.id]
+            assert slow.seq == 1
+            assert slow.state == fast.state
+            assert not slow.bot_to_move()
+        finally:
+            await ahead.close()
+            await behind.close()
+
+    asyncio.run(scenario())
+    store = opener()
+    stored = store.load(made.id)
+    assert stored is not None
+    assert len(stored.log) == 1  # the bot moved once
+    assert Game(stored, store).seq == 1
+    store.close()
+
+
+def test_the_store_refuses_an_append_at_a_stale_length(tmp_path: Path) -> None:
+    """An append checks the log's length as it writes; in a batch, only the stale one fails."""
+    with Store(tmp_path / "m.sqlite3") as store:
+        store.create("m", 0.0, {})
+        assert store.append("m", LogEntry("continue", "0 1"), expected=0) == 0
+        with pytest.raises(StaleLog, match="has 1 entries, not 0"):
+            store.append("m", LogEntry("continue", "1 1"), expected=0)
+        results = store.append_many(
+            [("m", LogEntry("continue", "1 1")), ("m", LogEntry("continue", "0 2"))],
+            expected=[1, 1],
+        )
+        assert results[0] == 1
+        assert isinstance(results[1], StaleLog)
+        stored = store.load("m")
+        assert stored is not None
+        assert [entry.value for entry in stored.log] == ["0 1", "1 1"]
+
+
+def test_the_library_store_keeps_settings_apart_from_matches(opener: Opener) -> None:
+    """A setting is stored once (the first value wins) and is no match of the list."""
+    store = opener()
+    try:
+        assert store.meta_of("key") is None
+        assert store.meta("key", "first") == "first"
+        assert store.meta("key", "second") == "first"
+        assert store.meta_of("key") == "first"
+        game = Game.create(store, new_setup(2, ["human", "greedy"], seed=3))
+        assert store.ids() == [game.id]
+        with pytest.raises(ValueError, match="exists"):
+            store.create(game.id, 0.0, game.setup.to_dict())
+        with pytest.raises(ValueError, match="no match"):
+            store.append("nosuchmatch", LogEntry("continue", "0 1"), expected=0)
+        assert store.load("nosuchmatch") is None
+    finally:
+        store.close()
+
+
+def _serve(monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> tuple[int, Any]:
+    """What ``serve`` returns with ``argv``, and the app it would run (nothing is served)."""
+    uvicorn = pytest.importorskip("uvicorn")
+    from american_sniff.cli import main
+    from american_sniff.web import serving
+
+    apps: list[Any] = []
+
+    def run(self: Any, sockets: Any = None) -> None:
+        apps.append(self.config.app)
+        for listener in sockets or ():
+            listener.close()
+
+    monkeypatch.setattr(uvicorn.Server, "run", run)
+    monkeypatch.setattr(serving, "tune_collector", lambda: None)
+    code = main(["serve", "--port", "0", *argv])
+    return code, apps[0] if apps else None
+
+
+def test_serve_without_psycopg_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A PostgreSQL URL with psycopg missing is one line naming the extra; no traceback."""
+    monkeypatch.setitem(__import__("sys").modules, "psycopg", None)
+    code, app = _serve(monkeypatch, ["--db", "postgresql://127.0.0.1:5432/test"])
+    assert (code, app) == (2, None)
+    error = capsys.readouterr().err
+    assert "american-sniff[web,postgres]" in error
+    assert "Traceback" not in error
+
+
+def test_serve_on_an_unreachable_postgresql_is_one_line_without_the_password(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A database that does not answer fails before serving, its password hidden."""
+    pytest.importorskip("psycopg")
+    code, app = _serve(monkeypatch, ["--db", "postgresql://ann:secret@127.0.0.1:1/test"])
+    assert (code, app) == (1, None)
+    error = capsys.readouterr().err
+    assert "cannot open the database postgresql://ann:***@127.0.0.1:1/test" in error
+    assert "secret" not in error
+
+
+def test_serve_keeps_its_matches_in_postgresql(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``serve --db postgresql://...``: a match made through it is in the database."""
+    for schema in _postgres_schema():
+        import psycopg
+
+        with psycopg.connect(POSTGRES_URL, autocommit=True) as admin:
+            admin.execute(f'CREATE SCHEMA "{schema}"')
+        url = f"{POSTGRES_URL}?options=-csearch_path%3D{schema}"
+        code, app = _serve(monkeypatch, ["--db", url])
+        assert code == 0
+        assert "Matches are kept in the PostgreSQL database" in capsys.readouterr().out
+        with TestClient(app) as client:
+            made = client.post(
+                "/api/matches",
+                json={"players": 2, "seats": ["human", "greedy"]},
+                headers={"host": "127.0.0.1:8000"},
+            )
+            assert made.status_code == 201, made.text
+        store = _library(schema)
+        try:
+            stored = store.load(made.json()["id"])
+            assert stored is not None
+            assert stored.setup["seats"][1]["kind"] == "greedy"
+            assert store.meta_of("key") == app.state.server.key
+        finally:
+            store.close()
+
+
+@pytest.fixture
+def schema() -> Iterator[str]:
+    """A new PostgreSQL schema on the test database."""
+    yield from _postgres_schema()
+
+
+@pytest.fixture
+def postgres(schema: str) -> Opener:
+    """How each server opens one PostgreSQL schema (no SQLite twin: only it announces)."""
+    return functools.partial(_library, schema)
+
+
+def _until_seq(app: Starlette, match_id: str, seq: int) -> None:
+    """Wait (at most 10 s) until the server of ``app`` holds ``match_id`` at ``seq``."""
+    server = app.state.server
+    deadline = time.monotonic() + 10
+    while server.game(match_id).seq < seq:
+        assert time.monotonic() < deadline, "the other worker's move was never heard"
+        time.sleep(0.01)
+
+
+def test_a_move_through_one_worker_reaches_the_sockets_of_another(postgres: Opener) -> None:
+    """Each seat on its own server: every move is announced, and both see it in order."""
+    store = postgres()
+    game = Game.create(store, new_setup(2, ["human", "human"], seed=0))
+    store.close()
+    tokens = [seat.token for seat in game.setup.seats]
+    with (
+        TestClient(_app(postgres())) as one,
+        TestClient(_app(postgres())) as two,
+        one.websocket_connect(f"/ws/{game.id}") as zero_ws,
+        two.websocket_connect(f"/ws/{game.id}") as one_ws,
+    ):
+        sockets = {0: zero_ws, 1: one_ws}
+        apps = {0: one.app, 1: two.app}
+        for seat, ws in sockets.items():
+            ws.send_text(json.dumps({"type": "hello", "token": tokens[seat]}))
+        latest = {seat: _state(ws) for seat, ws in sockets.items()}
+        for seq in range(2):  # two placements (seed 0 has no forced draw before the third)
+            turn = latest[0]["view"]["turn"]
+            move = latest[turn]["view"]["legal_moves"][0]
+            sockets[turn].send_text(json.dumps({"type": "move", "move": move, "seq": seq}))
+            other = 1 - turn
+            _until_seq(cast(Starlette, apps[other]), game.id, seq + 1)
+            latest = {seat: _state(ws) for seat, ws in sockets.items()}
+            assert latest[0]["view"]["seq"] == latest[1]["view"]["seq"] == seq + 1
+    store = postgres()
+    stored = store.load(game.id)
+    assert stored is not None
+    assert len(stored.log) == 2
+    store.close()
+
+
+def test_one_worker_drives_a_bot_seat_and_another_takes_over_when_it_dies(
+    postgres: Opener,
+) -> None:
+    """The bot's lease is one worker's; once it lapses (the worker died), another moves."""
+    store = postgres()
+    made = Game.create(store, new_setup(2, ["greedy", "human"], seed=0))
+    store.close()
+
+    async def scenario() -> None:
+        dead = Server(postgres(), bot_delay=0, limits=SocketLimits.lifted(), lease=0.6)
+        alive = Server(postgres(), bot_delay=0, limits=SocketLimits.lifted(), lease=0.6)
+        try:
+            assert await dead._holds(made.id, 0)  # it drives the bot, then dies
+            game = await alive.load(made.id)
+            assert game is not None
+            started = time.monotonic()
+            alive.drive(game)
+            await asyncio.sleep(0.3)
+            assert game.seq == 0  # the lease is the dead worker's still
+            await asyncio.wait_for(alive._drivers[made.id], 5)
+            assert game.seq == 1  # taken over, and moved once
+            assert 0.5 < time.monotonic() - started < 5
+        finally:
+            await dead.close()
+            await alive.close()
+
+    asyncio.run(scenario())
+    store = postgres()
+    stored = store.load(made.id)
+    assert stored is not None
+    assert len(stored.log) == 1
+    store.close()
+
+
+def _serving(url: str) -> tuple[subprocess.Popen[str], str]:
+    """An ``american-sniff serve`` process on the database ``url``, and its address."""
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "american_sniff",
+            "serve",
+            "--port",
+            "0",
+            "--db",
+            url,
+            "--bot-delay",
+            "0",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    assert "is served at http://" in line, line
+    return process, line.split("http://", 1)[1].split("/", 1)[0]
+
+
+def test_two_serve_processes_on_one_postgresql_each_seat_on_its_own(
+    postgres: Opener, schema: str
+) -> None:
+    """Two real ``serve`` processes: each seat's socket on its own sees every move, in order."""
+    websockets = pytest.importorskip("websockets.sync.client")
+    store = postgres()
+    game = Game.create(store, new_setup(2, ["human", "human"], seed=0))
+    store.close()
+    url = f"{POSTGRES_URL}?options=-csearch_path%3D{schema}"
+    processes = [_serving(url) for _ in range(2)]
+    opened = contextlib.ExitStack()
+    try:
+        sockets = [
+            opened.enter_context(
+                websockets.connect(f"ws://{address}/ws/{game.id}", open_timeout=10)
+            )
+            for _, address in processes
+        ]
+        for seat, ws in enumerate(sockets):
+            ws.send(json.dumps({"type": "hello", "token": game.setup.seats[seat].token}))
+
+        def state(ws: Any) -> dict[str, Any]:
+            while True:
+                message: dict[str, Any] = json.loads(ws.recv(timeout=10))
+                if message["type"] == "state":
+                    return message
+
+        latest = [state(ws) for ws in sockets]
+        for seq in range(2):
+            turn = latest[0]["view"]["turn"]
+            move = latest[turn]["view"]["legal_moves"][0]
+            sockets[turn].send(json.dumps({"type": "move", "move": move, "seq": seq}))
+            latest = [state(ws) for ws in sockets]
+            assert [m["view"]["seq"] for m in latest] == [seq + 1, seq + 1]
+            assert [m["view"]["last_action"]["move"] for m in latest] == [move, move]
+    finally:
+        opened.close()
+        for process, _ in processes:
+            process.terminate()
+            process.wait(10)
+            assert process.stdout is not None
+            process.stdout.close()
+
+
+def test_a_worker_whose_listening_connection_drops_listens_again_and_catches_up(
+    postgres: Opener, schema: str
+) -> None:
+    """The database ends the listening connection: the worker listens again, and reads again."""
+    import psycopg
+
+    store = postgres()
+    game = Game.create(store, new_setup(2, ["human", "human"], seed=0))
+    store.close()
+    turn = game.state.turn
+    with (
+        TestClient(_app(postgres())) as one,
+        TestClient(_app(postgres())) as two,
+        one.websocket_connect(f"/ws/{game.id}") as mover,
+        two.websocket_connect(f"/ws/{game.id}") as watcher,
+    ):
+        mover.send_text(json.dumps({"type": "hello", "token": game.setup.seats[turn].token}))
+        watcher.send_text(json.dumps({"type": "hello", "token": game.setup.spectator}))
+        move = _state(mover)["view"]["legal_moves"][0]
+        assert _state(watcher)["view"]["seq"] == 0
+        with psycopg.connect(POSTGRES_URL, autocommit=True) as admin:
+            ended = admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = %s",
+                (f'LISTEN "sniff_{schema}"',),
+            ).fetchall()
+        assert len(ended) == 2  # each worker's listening connection
+        mover.send_text(json.dumps({"type": "move", "move": move, "seq": 0}))
+        assert _state(mover)["view"]["seq"] == 1
+        _until_seq(cast(Starlette, two.app), game.id, 1)
+        assert _state(watcher)["view"]["seq"] == 1
+
+
+def test_a_worker_that_stops_gives_its_bot_seats_up_at_once(postgres: Opener) -> None:
+    """A worker closed in good order releases its leases: another drives the seat at once."""
+    store = postgres()
+    made = Game.create(store, new_setup(2, ["greedy", "human"], seed=0))
+    store.close()
+
+    async def scenario() -> None:
+        leaving = Server(postgres(), bot_delay=0, limits=SocketLimits.lifted(), lease=60)
+        staying = Server(postgres(), bot_delay=0, limits=SocketLimits.lifted(), lease=60)
+        try:
+            assert await leaving._holds(made.id, 0)
+            assert not await staying._holds(made.id, 0)
+            await leaving.close()
+            assert await staying._holds(made.id, 0)  # not 60 s later: now
+        finally:
+            await staying.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_killed_workers_bot_seat_moves_again_on_another_within_5_seconds(
+    postgres: Opener, schema: str
+) -> None:
+    """``kill -9`` of the worker that drives a bot: the other drives it once the lease lapses."""
+    websockets = pytest.importorskip("websockets.sync.client")
+    store = postgres()
+    game = Game.create(store, new_setup(2, ["greedy", "human"], seed=0))
+    store.close()
+    token = game.setup.seats[1].token
+    url = f"{POSTGRES_URL}?options=-csearch_path%3D{schema}"
+    processes = [_serving(url) for _ in range(2)]
+    (killed, first), (_, second) = processes
+
+    def state(ws: Any, seq: int, timeout: float = 10) -> dict[str, Any]:
+        while True:
+            message: dict[str, Any] = json.loads(ws.recv(timeout=timeout))
+            if message["type"] == "state" and message["view"]["seq"] >= seq:
+                return message
+
+    try:
+        with websockets.connect(f"ws://{first}/ws/{game.id}", open_timeout=10) as ws:
+            ws.send(json.dumps({"type": "hello", "token": token}))
+            view = state(ws, 1)["view"]  # the first worker drove the bot's opening
+        killed.kill()  # kill -9: its lease on the bot seat is never given up
+        killed.wait(10)
+        with websockets.connect(f"ws://{second}/ws/{game.id}", open_timeout=10) as ws:
+            ws.send(json.dumps({"type": "hello", "token": token}))
+            assert state(ws, 1)["view"]["seq"] == 1
+            move = view["legal_moves"][0]
+            ws.send(json.dumps({"type": "move", "move": move, "seq": 1}))
+            state(ws, 2)
+            started = time.monotonic()
+            after = state(ws, 3, timeout=5)  # the bot moved again, on the second worker
+            assert time.monotonic() - started < 5
+            assert after["view"]["last_action"]["seat"] == 0
+    finally:
+        for process, _ in processes:
+            process.kill()
+            process.wait(10)
+            assert process.stdout is not None
+            process.stdout.close()
+    store = postgres()
+    stored = store.load(game.id)
+    assert stored is not None
+    assert Game(stored, store).seq >= 3  # the log still replays
+    store.close()
+
+
+def test_the_library_store_on_sqlite_and_its_failures(tmp_path: Path) -> None:
+    """On the library's SQLite store: no announcements; a failed database is a StorageFailure."""
+    from american_sniff import legal_moves
+    from american_sniff.store import SQLiteStore
+    from american_sniff.web.shared import StorageFailure
+
+    store = LibraryStore(SQLiteStore(tmp_path / "m.sqlite3"))
+    assert store.listen() is None  # only PostgreSQL announces
+    game = Game.create(store, new_setup(2, ["human", "greedy"], seed=0))
+    assert store.lease(game.id, 1, "worker-a", 5)
+    assert not store.lease(game.id, 1, "worker-b", 5)
+    move = str(legal_moves(game.state)[0])
+    assert store.append(game.id, LogEntry("move", move)) == 0  # no length given: read now
+    refused = store.append_many([(game.id, LogEntry("continue", "0 1"))], [0])
+    assert isinstance(refused[0], StaleLog)
+    store.append(game.id, LogEntry("move", move), expected=1)  # no longer legal: broken
+    with pytest.raises(ValueError, match="does not replay"):
+        store.load(game.id)
+    with pytest.raises(ValueError, match="one expected length per entry"):
+        store.append_many([(game.id, LogEntry("continue", "0 1"))], [])
+    store.close()
+    for call in (
+        lambda: store.meta_of("key"),
+        lambda: store.meta("key", "x"),
+        store.ids,
+        lambda: store.load(game.id),
+        lambda: store.lease(game.id, 1, "worker-a", 5),
+        lambda: store.append(game.id, LogEntry("continue", "0 1"), expected=1),
+        lambda: store.create("other", 0.0, game.setup.to_dict()),
+    ):
+        with pytest.raises(StorageFailure):
+            call()
+
+
+def test_a_reload_replays_only_the_new_entries_and_a_bad_log_changes_nothing(
+    tmp_path: Path,
+) -> None:
+    """A grown log is replayed from where the game was; a log that does not replay is refused."""
+    from american_sniff import legal_moves
+
+    with Store(tmp_path / "m.sqlite3") as store:
+        game = Game.create(store, new_setup(2, ["human", "human"], seed=0))
+        other = Game.load(store, game.id)
+        assert other is not None
+        for _ in range(3):
+            other.move(other.state.turn, str(legal_moves(other.state)[0]), other.seq)
+        stored = store.load(game.id)
+        assert stored is not None
+        first = game.states[0]
+        game.reload(stored)
+        assert game.states[0] is first  # kept, not replayed again
+        assert game.state == other.state
+        assert (game.seq, game.logged, game.version) == (3, 3, 1)
+        before = game.states
+        fresh = Game(stored, store)
+        fresh.reload(stored)
+        assert fresh.state == other.state
+        with pytest.raises(ValueError, match="not 'elsewhere'"):
+            game.reload(attrs.evolve(stored, id="elsewhere"))
+        broken = attrs.evolve(stored, log=(*stored.log, LogEntry("move", "[6|6] opens")))
+        with pytest.raises(ValueError, match=r"\[6\|6\]"):
+            game.reload(broken)
+        assert game.states is before
+        assert (game.seq, game.logged) == (3, 3)
