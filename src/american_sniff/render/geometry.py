@@ -42,6 +42,7 @@ import attrs
 
 from ..layout import Layout, Point, Side
 from ..tiles import Tile
+from ._solver import Box, Extent, backjump
 
 __all__ = [
     "DEFAULT_PAGE",
@@ -481,11 +482,9 @@ def _non_double(
 
 
 # -- the search --------------------------------------------------------------
-# A depth-first search with conflict-directed backjumping: when no choice for
-# a tile fits, the search returns straight to the latest earlier tile that
-# took part in refusing one of its choices (the tile it joins, a tile it ran
-# into, a tile at the far side of the page), skipping the tiles in between,
-# which cannot help. This keeps the search fast when arms are interleaved.
+# The tiles are laid out by the render package's one search
+# (:func:`~american_sniff.render._solver.backjump`); this is the problem it
+# solves for the plane: rectangles that may not overlap, on a page.
 
 
 @attrs.frozen
@@ -504,33 +503,22 @@ class _Step:
     parent: int
 
 
-@attrs.frozen
-class _Extent:
-    """The bounds of what is laid out so far, and the step that reaches each of its sides.
-
-    :ivar box: The bounds.
-    :ivar owners: The steps reaching ``x0``, ``y0``, ``x1`` and ``y1``.
-    """
-
-    box: Rect
-    owners: tuple[int, int, int, int]
-
-    def grown(self, rect: Rect, owner: int) -> _Extent:
-        """The extent with ``rect`` of step ``owner`` added."""
-        box, (lx, ly, hx, hy) = self.box, self.owners
-        return _Extent(
-            box.union(rect),
-            (
-                owner if rect.x0 < box.x0 else lx,
-                owner if rect.y0 < box.y0 else ly,
-                owner if rect.x1 > box.x1 else hx,
-                owner if rect.y1 > box.y1 else hy,
-            ),
-        )
+def _span(rects: Sequence[Rect]) -> Box:
+    """The smallest box holding ``rects``."""
+    return (
+        min(r.x0 for r in rects),
+        min(r.y0 for r in rects),
+        max(r.x1 for r in rects),
+        max(r.y1 for r in rects),
+    )
 
 
 class _Problem:
-    """The tiles of a layout to be fitted on a page, and what stays open at the end."""
+    """The tiles of a layout to be fitted on a page, and what stays open at the end.
+
+    :meth:`solve` lays them out on one page; in between, the methods of
+    :class:`~american_sniff.render._solver.Problem` keep what is laid out.
+    """
 
     def __init__(self, layout: Layout) -> None:
         tiles = layout.tiles
@@ -544,6 +532,7 @@ class _Problem:
                 _Step(tile, connection.at, connection.joined.side, index[connection.at.tile])
             )
         self.steps = steps
+        self.index = index
         # The tiles each tile may touch: those joined to it or to the tile it joins.
         self.neighbours: list[frozenset[int]] = []
         for number, step in enumerate(steps):
@@ -559,10 +548,29 @@ class _Problem:
         for point in self.points:
             self.open.setdefault(point.tile, set()).add(point.side)
         self.values = {c.point: c.value for c in layout.contributions()}
+        self._start(None)
 
-    def candidates(self, index: int, placed: Sequence[TilePlacement]) -> Iterator[TilePlacement]:
-        """The ways to lay out step ``index``, best first, given the tiles laid out before it."""
-        step = self.steps[index]
+    def _start(self, page: tuple[int, int] | None) -> None:
+        """Forget what was laid out, to lay the tiles out on ``page``."""
+        self.page = page
+        self.occupied: list[Rect] = []  # every tile and marker square laid out so far ...
+        self.owners: list[int] = []  # ... the step that laid out each ...
+        self.tiles: list[bool] = []  # ... and whether it is a tile
+        self.extents: list[Extent] = []  # per step laid out: the extent with it
+        self.checked: tuple[TilePlacement | None, list[Rect]] = (None, [])
+
+    def solve(self, page: tuple[int, int] | None) -> list[TilePlacement] | None:
+        """Every tile's placement within ``page`` (None: no page), or None if none was found."""
+        self._start(page)
+        return backjump(self, len(self.steps), _SEARCH_BUDGET if page is not None else None)
+
+    def parent(self, level: int) -> int:
+        """The step that step ``level`` joins."""
+        return self.steps[level].parent
+
+    def candidates(self, level: int, placed: Sequence[TilePlacement]) -> Iterator[TilePlacement]:
+        """The ways to lay out step ``level``, best first, given the tiles laid out before it."""
+        step = self.steps[level]
         tile = step.tile
         is_sniff = tile == self.sniff
         if step.at is None:
@@ -583,70 +591,35 @@ class _Problem:
         sides = self.open.get(placement.tile, ())
         return [_marker_square(edge) for edge in placement.edges if edge.side in sides]
 
-    def solve(self, page: tuple[int, int] | None) -> list[TilePlacement] | None:
-        """Every tile's placement within ``page`` (None: no page), or None if none was found."""
-        count = len(self.steps)
-        placed: list[TilePlacement] = []
-        occupied: list[Rect] = []  # every tile and marker square laid out so far ...
-        owners: list[int] = []  # ... the step that laid out each ...
-        tiles: list[bool] = []  # ... and whether it is a tile
-        # Per step: the choices still to try, the steps that refused its choices
-        # so far, and the extent once it is laid out.
-        pending: list[Iterator[TilePlacement]] = [self.candidates(0, placed)]
-        conflicts: list[set[int]] = [set()]
-        extents: list[_Extent] = []
-        budget = _SEARCH_BUDGET
-        while len(placed) < count:
-            level = len(placed)
-            for candidate in pending[level]:
-                budget -= 1
-                if budget < 0 and page is not None:
-                    return None
-                new = [candidate.rect, *self.markers(candidate)]
-                refused_by = self._refusal(level, new, occupied, owners, tiles, extents, page)
-                if refused_by:
-                    conflicts[level].update(refused_by)
-                    continue
-                extent = _Extent(new[0], (level,) * 4) if not extents else extents[-1]
-                for rect in new:
-                    extent = extent.grown(rect, level)
-                placed.append(candidate)
-                occupied.extend(new)
-                owners.extend([level] * len(new))
-                tiles.extend([True] + [False] * (len(new) - 1))
-                extents.append(extent)
-                if level + 1 < count:
-                    pending.append(self.candidates(level + 1, placed))
-                    conflicts.append({self.steps[level + 1].parent})
-                break
-            else:
-                # Nothing fits: jump back to the latest step that refused a choice.
-                refused_by = conflicts[level] - {-1}
-                if not refused_by:
-                    return None
-                back = max(refused_by)
-                conflicts[back].update(refused_by - {back})
-                del pending[back + 1 :]
-                del conflicts[back + 1 :]
-                del placed[back:]
-                del extents[back:]
-                keep = owners.index(back)
-                del occupied[keep:]
-                del owners[keep:]
-                del tiles[keep:]
-        return placed
+    def _rects(self, choice: TilePlacement) -> list[Rect]:
+        """The tile's rectangle and its marker squares (the last checked, kept)."""
+        if self.checked[0] is not choice:
+            self.checked = (choice, [choice.rect, *self.markers(choice)])
+        return self.checked[1]
 
-    def _refusal(
-        self,
-        level: int,
-        new: Sequence[Rect],
-        occupied: Sequence[Rect],
-        owners: Sequence[int],
-        tiles: Sequence[bool],
-        extents: Sequence[_Extent],
-        page: tuple[int, int] | None,
-    ) -> set[int]:
-        """The earlier steps that keep step ``level``'s rectangles ``new`` out (empty if none)."""
+    def lay(self, level: int, choice: TilePlacement) -> None:
+        """Lay ``choice`` out as step ``level``."""
+        new = self._rects(choice)
+        box = _span(new)
+        self.extents.append(
+            self.extents[-1].grown(box, level) if self.extents else Extent(box, (level,) * 4)
+        )
+        self.occupied.extend(new)
+        self.owners.extend([level] * len(new))
+        self.tiles.extend([True] + [False] * (len(new) - 1))
+
+    def undo(self, level: int) -> None:
+        """Take back every step from ``level`` on."""
+        del self.extents[level:]
+        keep = self.owners.index(level)
+        del self.occupied[keep:]
+        del self.owners[keep:]
+        del self.tiles[keep:]
+
+    def refusal(self, level: int, choice: TilePlacement) -> set[int]:
+        """The earlier steps that keep step ``level``'s ``choice`` out (empty if none)."""
+        new = self._rects(choice)
+        occupied, owners, tiles, page = self.occupied, self.owners, self.tiles, self.page
         # A tile or a marker square may not overlap anything laid out before it.
         # On a page, a tile also keeps clear of the tiles it is not joined to, so
         # that arms never seem to join where they do not: it touches only the
@@ -662,21 +635,10 @@ class _Problem:
             for other, owner in zip(occupied, owners, strict=True):
                 if rect.overlaps(other):
                     return {owner}
-        if page is None or not extents:
+        if page is None or not self.extents:
             return set()
         # The table must fit on the page: the steps reaching its far sides refuse.
-        extent = extents[-1]
-        box, (lx, ly, hx, hy) = extent.box, extent.owners
-        refused_by: set[int] = set()
-        x0 = min(r.x0 for r in new)
-        x1 = max(r.x1 for r in new)
-        if max(x1, box.x1) - min(x0, box.x0) > page[0]:
-            refused_by.update(o for o, own in ((lx, x0 >= box.x0), (hx, x1 <= box.x1)) if own)
-        y0 = min(r.y0 for r in new)
-        y1 = max(r.y1 for r in new)
-        if max(y1, box.y1) - min(y0, box.y0) > page[1]:
-            refused_by.update(o for o, own in ((ly, y0 >= box.y0), (hy, y1 <= box.y1)) if own)
-        return refused_by
+        return self.extents[-1].overflow(_span(new), page)[1]
 
     def geometry(
         self, placements: Sequence[TilePlacement], page: tuple[int, int] | None
@@ -688,13 +650,9 @@ class _Problem:
                 bounds = bounds.union(rect)
         anchors = []
         for point in self.points:
-            edge = placements[self._index(point.tile)].edge(point.side)
+            edge = placements[self.index[point.tile]].edge(point.side)
             x, y = edge.midpoint
             anchors.append(
                 Anchor(point, x, y, edge.facing, _marker_square(edge), self.values.get(point))
             )
         return Geometry(tuple(placements), tuple(anchors), bounds, page)
-
-    def _index(self, tile: Tile) -> int:
-        """The step of ``tile``."""
-        return next(i for i, step in enumerate(self.steps) if step.tile == tile)
