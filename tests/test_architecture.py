@@ -160,7 +160,7 @@ def test_the_core_has_no_import_cycle_even_inside_functions() -> None:
 
 
 def test_render_has_no_import_cycle_even_inside_functions() -> None:
-    """The drawings' modules import one way, in functions too (labels sit below text and compact)."""
+    """The drawings' modules import one way, in functions too (labels below text and compact)."""
     render = frozenset(m for m in MODULES if m.startswith(f"{PACKAGE}.render."))
     assert {f"{PACKAGE}.render.text", f"{PACKAGE}.render.compact"} <= render
     graph = _graph(render)

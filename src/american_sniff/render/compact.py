@@ -24,10 +24,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator, Sequence
+from typing import cast
 
 from ..layout import Layout, Point, Side
 from ..tiles import Tile
-from ._solver import Box, Extent, backjump
+from ._solver import Box, Extent, Memory, Recall, backjump
 from .labels import end_labels
 
 __all__ = ["compact_drawing", "compact_ends"]
@@ -159,6 +160,16 @@ def _marker(port: _Port, label: str) -> tuple[dict[_Cell, str], set[_Cell]]:
     return cells, kept
 
 
+# What _Search.save gives: the cells taken, and per step its markers, its
+# cells and the extent.
+_Saved = tuple[
+    dict[_Cell, tuple[int, bool]],
+    tuple[dict[_Cell, str], ...],
+    tuple[list[_Cell], ...],
+    tuple[Extent, ...],
+]
+
+
 class _Search:
     """The tiles of a layout to be fitted within a width, lowest first.
 
@@ -185,6 +196,23 @@ class _Search:
         self.open: dict[int, list[tuple[Side, str]]] = {}
         for point in layout.points():
             self.open.setdefault(index[point.tile], []).append((point.side, labels[point]))
+        # What the search reads of each step (see _solver.Memory): the tile, whom
+        # it joins and how, and the labels of its open sides; and the steps where
+        # a later table differs first (an open side, the Sniff).
+        self.tokens = tuple(
+            (
+                tile.index,
+                self.parents[number],
+                None if at is None else at.side.value,
+                joined.value,
+                tile == self.sniff,
+                tuple((side.value, label) for side, label in self.open.get(number, ())),
+            )
+            for number, (tile, (at, joined)) in enumerate(zip(tiles, self.joins, strict=True))
+        )
+        self.keep_at = frozenset(self.open) | (
+            frozenset() if self.sniff is None else frozenset({index[self.sniff]})
+        )
         self._start((0, 0))
 
     def _start(self, page: tuple[int, int]) -> None:
@@ -197,10 +225,17 @@ class _Search:
         self.extents: list[Extent] = []
         self.checked: tuple[_Glyph | None, dict[_Cell, str], set[_Cell]] = (None, {}, set())
 
-    def solve(self, width: int, height: int) -> list[tuple[_Glyph, dict[_Cell, str]]] | None:
-        """Each tile's glyph and its markers within ``width`` by ``height``, or None."""
+    def solve(
+        self, width: int, height: int, memory: Memory | None
+    ) -> list[tuple[_Glyph, dict[_Cell, str]]] | None:
+        """Each tile's glyph and its markers within ``width`` by ``height``, or None.
+
+        With a ``memory``, the search carries on from an earlier table's
+        search where it can (the answer is the same).
+        """
         self._start((width, height))
-        placed = backjump(self, len(self.tiles), _BUDGET)
+        recall = None if memory is None else Recall(memory, self.page, self.tokens, self.keep_at)
+        placed = backjump(self, len(self.tiles), _BUDGET, recall)
         if placed is None:
             return None
         return list(zip(placed, self.markers, strict=True))
@@ -263,6 +298,16 @@ class _Search:
         self.took.append([*glyph.cells, *(kept - glyph.cells.keys())])
         self.markers.append(label_cells)
 
+    def save(self) -> object:
+        """What is drawn, for :meth:`restore` (a step's cells are never changed once drawn)."""
+        return (dict(self.taken), tuple(self.markers), tuple(self.took), tuple(self.extents))
+
+    def restore(self, saved: object) -> None:
+        """Draw again what :meth:`save` saved."""
+        taken, markers, took, extents = cast("_Saved", saved)
+        self.taken = dict(taken)
+        self.markers, self.took, self.extents = list(markers), list(took), list(extents)
+
     def undo(self, level: int) -> None:
         """Take back every step from ``level`` on."""
         taken = self.taken
@@ -312,6 +357,12 @@ class _Search:
         return refused or None
 
 
+#: The searches remembered for carrying on (see
+#: :class:`~american_sniff.render._solver.Memory`), for each height tried:
+#: at most this many states, a few per table and height.
+_MEMORY_SIZE = 2048
+_MEMORY = Memory(_MEMORY_SIZE)
+
 #: A tile lying down in ASCII: ``.3.`` over ``'4'``.
 _ASCII = str.maketrans("┌┐└┘", "..''")
 
@@ -321,7 +372,7 @@ def _arranged(layout: Layout, width: int) -> tuple[tuple[_Glyph, dict[_Cell, str
     """The lowest arrangement of ``layout`` the search finds within ``width``, or None."""
     search = _Search(layout)
     for height in range(1, _TALLEST + 1):
-        found = search.solve(width, height)
+        found = search.solve(width, height, _MEMORY)
         if found is not None:
             return tuple(found)
     return None

@@ -36,13 +36,15 @@ runs along one axis and the Sniff's two branches leave it on opposite sides.
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Iterator, Sequence
+from typing import cast
 
 import attrs
 
 from ..layout import Layout, Point, Side
 from ..tiles import Tile
-from ._solver import Box, Extent, backjump
+from ._solver import Box, Extent, Memory, Recall, backjump
 
 __all__ = [
     "DEFAULT_PAGE",
@@ -349,26 +351,44 @@ def table_geometry(layout: Layout, *, page: tuple[int, int] | None = DEFAULT_PAG
 
     :raises ValueError: if ``page`` is not None or a pair of positive integers.
     """
-    pages = []
-    if page is not None:
-        if (
-            not isinstance(page, tuple)
-            or len(page) != 2
-            or any(type(side) is not int or side <= 0 for side in page)
-        ):
-            raise ValueError(f"a page is (width, height) in positive whole units, got {page!r}")
-        width, height = page
-        pages = [(width + n * _PAGE_GROWTH, height + n * _PAGE_GROWTH) for n in range(_PAGE_TRIES)]
+    if page is not None and (
+        not isinstance(page, tuple)
+        or len(page) != 2
+        or any(type(side) is not int or side <= 0 for side in page)
+    ):
+        raise ValueError(f"a page is (width, height) in positive whole units, got {page!r}")
     if not layout.tiles:
         return Geometry((), (), Rect(0, 0, 0, 0), page)
-    problem = _Problem(layout)
+    return _geometry(layout, page, _MEMORY)
+
+
+#: The searches remembered for carrying on (see
+#: :class:`~american_sniff.render._solver.Memory`): a table usually grows from
+#: the one drawn before it, and its search can start where that one's first
+#: reached the tile the new one joins. At most this many states are kept, a
+#: few per table and page (about 1 KB each): enough for a server's 200
+#: matches drawn on two pages each.
+_MEMORY_SIZE = 4096
+_MEMORY = Memory(_MEMORY_SIZE)
+
+
+def _geometry(layout: Layout, page: tuple[int, int] | None, memory: Memory | None) -> Geometry:
+    """:func:`table_geometry` of a non-empty ``layout`` on a checked ``page``, with ``memory``.
+
+    The page grows a few times when the table does not fit; then the arms run straight.
+    """
+    pages = []
+    if page is not None:
+        width, height = page
+        pages = [(width + n * _PAGE_GROWTH, height + n * _PAGE_GROWTH) for n in range(_PAGE_TRIES)]
+    problem = _Problem(_shape(layout))
     for tried in pages:
-        placements = problem.solve(tried)
+        placements = problem.solve(tried, memory)
         if placements is not None:
             return problem.geometry(placements, tried)
     # Straight arms never overlap: the line runs along one axis, the branches
     # leave the Sniff on either side of it.
-    placements = problem.solve(None)
+    placements = problem.solve(None, memory)
     assert placements is not None
     return problem.geometry(placements, None)
 
@@ -413,6 +433,16 @@ def _segment(
     return Edge(side, *_corners(mx, my, out, across, a, b), facing)
 
 
+#: How many placements (and marker squares) made by the search are kept for
+#: the next search: a table's search makes most of the placements of the
+#: table drawn before it again (the same tile from the same side), and
+#: placements never change. At most this many of each, the least recently
+#: used leaving first (each well under 1 KB): enough for a server drawing
+#: 200 matches on two pages.
+_PLACEMENTS_KEPT = 8192
+
+
+@functools.lru_cache(maxsize=_PLACEMENTS_KEPT)
 def _marker_square(edge: Edge) -> Rect:
     """The square just beyond ``edge``, centred on it, kept free for a marker."""
     mx, my = edge.midpoint
@@ -424,6 +454,7 @@ _H = HALF
 _Q = HALF // 2
 
 
+@functools.lru_cache(maxsize=_PLACEMENTS_KEPT)
 def _straight(
     tile: Tile, joined: Side, mx: int, my: int, out: Direction, is_sniff: bool
 ) -> TilePlacement:
@@ -452,6 +483,7 @@ def _straight(
     return _non_double(tile, rect, out, joined, near, far, near_edge, far_edge)
 
 
+@functools.lru_cache(maxsize=_PLACEMENTS_KEPT)
 def _turned(
     tile: Tile, joined: Side, mx: int, my: int, out: Direction, turn: Direction
 ) -> TilePlacement:
@@ -513,11 +545,12 @@ def _span(rects: Sequence[Rect]) -> Box:
     )
 
 
-class _Problem:
-    """The tiles of a layout to be fitted on a page, and what stays open at the end.
+class _Shape:
+    """What the search reads of a layout: its steps, who may touch whom, and what stays open.
 
-    :meth:`solve` lays them out on one page; in between, the methods of
-    :class:`~american_sniff.render._solver.Problem` keep what is laid out.
+    It depends only on the layout, so the drawings of one table on several
+    pages (the wide and the narrow one of the browser) share it: see
+    :func:`_shape`. It is never changed once made.
     """
 
     def __init__(self, layout: Layout) -> None:
@@ -531,38 +564,107 @@ class _Problem:
             steps.append(
                 _Step(tile, connection.at, connection.joined.side, index[connection.at.tile])
             )
-        self.steps = steps
+        self.steps: tuple[_Step, ...] = tuple(steps)
         self.index = index
         # The tiles each tile may touch: those joined to it or to the tile it joins.
-        self.neighbours: list[frozenset[int]] = []
+        neighbours: list[frozenset[int]] = []
+        children: dict[int, list[int]] = {}
         for number, step in enumerate(steps):
             parent = step.parent
             near: set[int] = set()
             if parent >= 0:
                 near.update((parent, steps[parent].parent))
-                near.update(i for i in range(number) if steps[i].parent == parent)
-            self.neighbours.append(frozenset(near))
+                near.update(children.get(parent, ()))
+                children.setdefault(parent, []).append(number)
+            neighbours.append(frozenset(near))
+        self.neighbours: tuple[frozenset[int], ...] = tuple(neighbours)
         self.sniff = layout.sniff
         self.points = layout.points()
-        self.open: dict[Tile, set[Side]] = {}
+        open_sides: dict[Tile, set[Side]] = {}
         for point in self.points:
-            self.open.setdefault(point.tile, set()).add(point.side)
+            open_sides.setdefault(point.tile, set()).add(point.side)
+        self.open: dict[Tile, frozenset[Side]] = {t: frozenset(s) for t, s in open_sides.items()}
         self.values = {c.point: c.value for c in layout.contributions()}
+        # What the search reads of each step (see _solver.Memory): the tile, whom
+        # it joins and how, whether it is the Sniff, and which sides stay open.
+        self.tokens = tuple(
+            (
+                step.tile.index,
+                step.parent,
+                None if step.at is None else step.at.side.value,
+                step.joined.value,
+                step.tile.is_double,
+                step.tile == self.sniff,
+                tuple(sorted(side.value for side in self.open.get(step.tile, ()))),
+            )
+            for step in steps
+        )
+        # Where a later table differs first: a step with an open side (the next
+        # tile may join it), and the Sniff (whose branches open).
+        self.keep_at = frozenset(index[point.tile] for point in self.points) | (
+            frozenset() if self.sniff is None else frozenset({index[self.sniff]})
+        )
+
+
+#: How many layouts' shapes are kept: the last few tables drawn, so that a
+#: table drawn on two pages one after the other is read once.
+_SHAPES_KEPT = 8
+
+
+@functools.lru_cache(maxsize=_SHAPES_KEPT)
+def _shape(layout: Layout) -> _Shape:
+    """The shape of ``layout`` (a non-empty one), kept for the next few drawings."""
+    return _Shape(layout)
+
+
+# What _Problem.save gives: the occupied boxes, their owners, whether each is
+# a tile, and the extents.
+_Saved = tuple[tuple[Box, ...], tuple[int, ...], tuple[bool, ...], tuple[Extent, ...]]
+
+
+class _Problem:
+    """The tiles of a layout to be fitted on a page, and what stays open at the end.
+
+    :meth:`solve` lays them out on one page; in between, the methods of
+    :class:`~american_sniff.render._solver.Problem` keep what is laid out.
+    One problem is made per drawing, so that drawings never share what is
+    laid out (the shape they share is never changed).
+    """
+
+    def __init__(self, shape: _Shape) -> None:
+        self.shape = shape
+        self.steps = shape.steps
+        self.index = shape.index
+        self.neighbours = shape.neighbours
+        self.sniff = shape.sniff
+        self.points = shape.points
+        self.open = shape.open
+        self.values = shape.values
         self._start(None)
 
     def _start(self, page: tuple[int, int] | None) -> None:
         """Forget what was laid out, to lay the tiles out on ``page``."""
         self.page = page
-        self.occupied: list[Rect] = []  # every tile and marker square laid out so far ...
+        self.occupied: list[Box] = []  # every tile and marker square laid out so far ...
         self.owners: list[int] = []  # ... the step that laid out each ...
         self.tiles: list[bool] = []  # ... and whether it is a tile
         self.extents: list[Extent] = []  # per step laid out: the extent with it
         self.checked: tuple[TilePlacement | None, list[Rect]] = (None, [])
 
-    def solve(self, page: tuple[int, int] | None) -> list[TilePlacement] | None:
-        """Every tile's placement within ``page`` (None: no page), or None if none was found."""
+    def solve(
+        self, page: tuple[int, int] | None, memory: Memory | None
+    ) -> list[TilePlacement] | None:
+        """Every tile's placement within ``page`` (None: no page), or None if none was found.
+
+        With a ``memory``, the search carries on from an earlier table's
+        search where it can (the answer is the same).
+        """
         self._start(page)
-        return backjump(self, len(self.steps), _SEARCH_BUDGET if page is not None else None)
+        budget = _SEARCH_BUDGET if page is not None else None
+        if memory is None:
+            return backjump(self, len(self.steps), budget)
+        recall = Recall(memory, page, self.shape.tokens, self.shape.keep_at)
+        return backjump(self, len(self.steps), budget, recall)
 
     def parent(self, level: int) -> int:
         """The step that step ``level`` joins."""
@@ -604,9 +706,19 @@ class _Problem:
         self.extents.append(
             self.extents[-1].grown(box, level) if self.extents else Extent(box, (level,) * 4)
         )
-        self.occupied.extend(new)
+        self.occupied.extend((r.x0, r.y0, r.x1, r.y1) for r in new)
         self.owners.extend([level] * len(new))
         self.tiles.extend([True] + [False] * (len(new) - 1))
+
+    def save(self) -> object:
+        """What is laid out, for :meth:`restore`."""
+        return (tuple(self.occupied), tuple(self.owners), tuple(self.tiles), tuple(self.extents))
+
+    def restore(self, saved: object) -> None:
+        """Lay out again what :meth:`save` saved."""
+        occupied, owners, tiles, extents = cast("_Saved", saved)
+        self.occupied, self.owners = list(occupied), list(owners)
+        self.tiles, self.extents = list(tiles), list(extents)
 
     def undo(self, level: int) -> None:
         """Take back every step from ``level`` on."""
@@ -626,14 +738,24 @@ class _Problem:
         # tiles joined to it or to the tile it joins (around the Sniff).
         near = self.neighbours[level] if page is not None else None
         tile = new[0]
-        for other, owner, is_tile in zip(occupied, owners, tiles, strict=True):
-            if tile.touches(other) and (
-                tile.overlaps(other) or (is_tile and near is not None and owner not in near)
+        tx0, ty0, tx1, ty1 = tile.x0, tile.y0, tile.x1, tile.y1
+        for (x0, y0, x1, y1), owner, is_tile in zip(occupied, owners, tiles, strict=True):
+            # Rect.touches, then Rect.overlaps, written out (this is the search's inner loop).
+            if (
+                tx0 <= x1
+                and x0 <= tx1
+                and ty0 <= y1
+                and y0 <= ty1
+                and (
+                    (tx0 < x1 and x0 < tx1 and ty0 < y1 and y0 < ty1)
+                    or (is_tile and near is not None and owner not in near)
+                )
             ):
                 return {owner}
         for rect in new[1:]:
-            for other, owner in zip(occupied, owners, strict=True):
-                if rect.overlaps(other):
+            rx0, ry0, rx1, ry1 = rect.x0, rect.y0, rect.x1, rect.y1
+            for (x0, y0, x1, y1), owner in zip(occupied, owners, strict=True):
+                if rx0 < x1 and x0 < rx1 and ry0 < y1 and y0 < ry1:
                     return {owner}
         if page is None or not self.extents:
             return set()
