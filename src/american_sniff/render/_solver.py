@@ -118,7 +118,8 @@ class Memory:
 
     At most ``size`` states are kept, the least recently used leaving first;
     each holds a few numbers and the placed choices up to its step (about
-    2 KB for a table of 20 tiles). It is safe to share between threads.
+    3 KB for a table of the middle of a round). It is safe to share between
+    threads.
     """
 
     def __init__(self, size: int) -> None:

@@ -359,8 +359,10 @@ class _Search:
 
 #: The searches remembered for carrying on (see
 #: :class:`~american_sniff.render._solver.Memory`), for each height tried:
-#: at most this many states, a few per table and height.
-_MEMORY_SIZE = 2048
+#: at most this many states, a few per table and height (about 8 KB each as
+#: measured, so at most about 4 MB): enough for the last few tables of a
+#: terminal's match.
+_MEMORY_SIZE = 512
 _MEMORY = Memory(_MEMORY_SIZE)
 
 #: A tile lying down in ASCII: ``.3.`` over ``'4'``.

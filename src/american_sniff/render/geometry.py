@@ -366,8 +366,8 @@ def table_geometry(layout: Layout, *, page: tuple[int, int] | None = DEFAULT_PAG
 #: :class:`~american_sniff.render._solver.Memory`): a table usually grows from
 #: the one drawn before it, and its search can start where that one's first
 #: reached the tile the new one joins. At most this many states are kept, a
-#: few per table and page (about 1 KB each): enough for a server's 200
-#: matches drawn on two pages each.
+#: few per table and page (about 3.3 KB each as measured, so at most about
+#: 14 MB): enough for a server's 200 matches drawn on two pages each.
 _MEMORY_SIZE = 4096
 _MEMORY = Memory(_MEMORY_SIZE)
 
@@ -436,10 +436,11 @@ def _segment(
 #: How many placements (and marker squares) made by the search are kept for
 #: the next search: a table's search makes most of the placements of the
 #: table drawn before it again (the same tile from the same side), and
-#: placements never change. At most this many of each, the least recently
-#: used leaving first (each well under 1 KB): enough for a server drawing
-#: 200 matches on two pages.
-_PLACEMENTS_KEPT = 8192
+#: placements never change. At most this many of each of the three kinds,
+#: the least recently used leaving first: about 1 KB each, so at most about
+#: 13 MB in all, as measured when full (enough for a server drawing 200
+#: matches on two pages).
+_PLACEMENTS_KEPT = 4096
 
 
 @functools.lru_cache(maxsize=_PLACEMENTS_KEPT)
