@@ -159,6 +159,14 @@ def test_the_core_has_no_import_cycle_even_inside_functions() -> None:
     assert _cycle(graph) is None, " -> ".join(_cycle(graph) or [])
 
 
+def test_render_has_no_import_cycle_even_inside_functions() -> None:
+    """The drawings' modules import one way, in functions too (labels below text and compact)."""
+    render = frozenset(m for m in MODULES if m.startswith(f"{PACKAGE}.render."))
+    assert {f"{PACKAGE}.render.text", f"{PACKAGE}.render.compact"} <= render
+    graph = _graph(render)
+    assert _cycle(graph) is None, " -> ".join(_cycle(graph) or [])
+
+
 def test_the_core_imports_nothing_of_the_package_beyond_the_core() -> None:
     """Core modules import only core modules, save the listed function-level imports."""
     outside = {

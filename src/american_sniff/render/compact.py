@@ -13,7 +13,7 @@ the Sniff's branches leave from its long sides. A double lies across its arm
 where the arm runs up or down, and along it where the arm runs across: either
 way it is drawn ``[d|d]``. Tiles that are not joined never touch, and beyond
 every open end a marker shows what it adds to the end sum (``+4``, ``b+12``,
-as :func:`~american_sniff.render.text.end_labels` writes them).
+as :func:`~american_sniff.render.labels.end_labels` writes them).
 
 The arrangement is the lowest one that a search finds within the width: each
 tile tries to go straight on, then to turn right, then left, and the search
@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator, Sequence
+from typing import cast
 
 from ..layout import Layout, Point, Side
 from ..tiles import Tile
-from .text import end_labels
+from ._solver import Box, Extent, Memory, Recall, backjump
+from .labels import end_labels
 
 __all__ = ["compact_drawing", "compact_ends"]
 
@@ -158,8 +160,22 @@ def _marker(port: _Port, label: str) -> tuple[dict[_Cell, str], set[_Cell]]:
     return cells, kept
 
 
+# What _Search.save gives: the cells taken, and per step its markers, its
+# cells and the extent.
+_Saved = tuple[
+    dict[_Cell, tuple[int, bool]],
+    tuple[dict[_Cell, str], ...],
+    tuple[list[_Cell], ...],
+    tuple[Extent, ...],
+]
+
+
 class _Search:
-    """The tiles of a layout to be fitted within a width, lowest first."""
+    """The tiles of a layout to be fitted within a width, lowest first.
+
+    :meth:`solve` draws them within one height; in between, the methods of
+    :class:`~american_sniff.render._solver.Problem` keep what is drawn.
+    """
 
     def __init__(self, layout: Layout) -> None:
         tiles = layout.tiles
@@ -180,6 +196,53 @@ class _Search:
         self.open: dict[int, list[tuple[Side, str]]] = {}
         for point in layout.points():
             self.open.setdefault(index[point.tile], []).append((point.side, labels[point]))
+        # What the search reads of each step (see _solver.Memory): the tile, whom
+        # it joins and how, and the labels of its open sides; and the steps where
+        # a later table differs first (an open side, the Sniff).
+        self.tokens = tuple(
+            (
+                tile.index,
+                self.parents[number],
+                None if at is None else at.side.value,
+                joined.value,
+                tile == self.sniff,
+                tuple((side.value, label) for side, label in self.open.get(number, ())),
+            )
+            for number, (tile, (at, joined)) in enumerate(zip(tiles, self.joins, strict=True))
+        )
+        self.keep_at = frozenset(self.open) | (
+            frozenset() if self.sniff is None else frozenset({index[self.sniff]})
+        )
+        self._start((0, 0))
+
+    def _start(self, page: tuple[int, int]) -> None:
+        """Forget what was drawn, to draw within ``page`` (width, height)."""
+        self.page = page
+        self.taken: dict[_Cell, tuple[int, bool]] = {}  # cell -> (step, is a tile)
+        # Per step drawn: its markers, the cells it took, and the extent with it.
+        self.markers: list[dict[_Cell, str]] = []
+        self.took: list[list[_Cell]] = []
+        self.extents: list[Extent] = []
+        self.checked: tuple[_Glyph | None, dict[_Cell, str], set[_Cell]] = (None, {}, set())
+
+    def solve(
+        self, width: int, height: int, memory: Memory | None
+    ) -> list[tuple[_Glyph, dict[_Cell, str]]] | None:
+        """Each tile's glyph and its markers within ``width`` by ``height``, or None.
+
+        With a ``memory``, the search carries on from an earlier table's
+        search where it can (the answer is the same).
+        """
+        self._start((width, height))
+        recall = None if memory is None else Recall(memory, self.page, self.tokens, self.keep_at)
+        placed = backjump(self, len(self.tiles), _BUDGET, recall)
+        if placed is None:
+            return None
+        return list(zip(placed, self.markers, strict=True))
+
+    def parent(self, level: int) -> int:
+        """The step that step ``level`` joins."""
+        return self.parents[level]
 
     def candidates(self, level: int, placed: Sequence[_Glyph]) -> Iterator[_Glyph]:
         """The ways to draw tile ``level``, best first."""
@@ -200,73 +263,65 @@ class _Search:
             else:
                 yield _down(tile, joined, (x, y), heading)
 
-    def solve(self, width: int, height: int) -> list[tuple[_Glyph, dict[_Cell, str]]] | None:
-        """Each tile's glyph and its markers within ``width`` by ``height``, or None."""
-        count = len(self.tiles)
-        placed: list[_Glyph] = []
-        markers: list[dict[_Cell, str]] = []
-        taken: dict[_Cell, tuple[int, bool]] = {}  # cell -> (step, is a tile)
-        # Per step: the cells it took, its choices left, the steps that refused
-        # its choices, and the extent (x0, y0, x1, y1, their owners) once laid.
-        took: list[list[_Cell]] = []
-        pending: list[Iterator[_Glyph]] = [self.candidates(0, placed)]
-        conflicts: list[set[int]] = [set()]
-        extents: list[tuple[list[int], list[int]]] = []
-        budget = _BUDGET
-        while len(placed) < count:
-            level = len(placed)
-            for glyph in pending[level]:
-                budget -= 1
-                if budget < 0:
-                    return None
-                label_cells: dict[_Cell, str] = {}
-                kept: set[_Cell] = set()
-                for side, label in self.open.get(level, ()):
-                    cells, free = _marker(glyph.ports[side], label)
-                    label_cells.update(cells)
-                    kept |= free
-                refused = self._refusal(level, glyph, kept, taken)
-                if refused is None:
-                    refused = self._outside(level, glyph, label_cells, extents, (width, height))
-                if refused:
-                    conflicts[level].update(refused)
-                    continue
-                extents.append(self._grown(level, glyph, label_cells, extents))
-                mine = [*glyph.cells, *(kept - glyph.cells.keys())]
-                for cell in glyph.cells:
-                    taken[cell] = (level, True)
-                for cell in kept:
-                    taken.setdefault(cell, (level, False))
-                took.append(mine)
-                placed.append(glyph)
-                markers.append(label_cells)
-                if level + 1 < count:
-                    pending.append(self.candidates(level + 1, placed))
-                    conflicts.append({self.parents[level + 1]})
-                break
-            else:
-                # Nothing fits: go back to the latest step that refused a choice.
-                refused_by = conflicts[level] - {-1}
-                if not refused_by:
-                    return None
-                back = max(refused_by)
-                conflicts[back].update(refused_by - {back})
-                del pending[back + 1 :]
-                del conflicts[back + 1 :]
-                for undone in took[back:]:
-                    for cell in undone:
-                        if taken.get(cell, (-1, False))[0] >= back:
-                            del taken[cell]
-                del took[back:]
-                del placed[back:]
-                del markers[back:]
-                del extents[back:]
-        return list(zip(placed, markers, strict=True))
+    def _labels(self, level: int, glyph: _Glyph) -> tuple[dict[_Cell, str], set[_Cell]]:
+        """The markers' cells of ``glyph`` and the cells they keep free (the last checked, kept)."""
+        if self.checked[0] is not glyph:
+            label_cells: dict[_Cell, str] = {}
+            kept: set[_Cell] = set()
+            for side, label in self.open.get(level, ()):
+                cells, free = _marker(glyph.ports[side], label)
+                label_cells.update(cells)
+                kept |= free
+            self.checked = (glyph, label_cells, kept)
+        return self.checked[1], self.checked[2]
 
-    def _refusal(
-        self, level: int, glyph: _Glyph, kept: set[_Cell], taken: dict[_Cell, tuple[int, bool]]
-    ) -> set[int] | None:
+    def refusal(self, level: int, glyph: _Glyph) -> set[int]:
+        """The earlier steps that keep ``glyph`` out (empty if it fits)."""
+        label_cells, kept = self._labels(level, glyph)
+        refused = self._clash(level, glyph, kept)
+        if refused is None:
+            refused = self._outside(level, glyph, label_cells)
+        return refused or set()
+
+    def lay(self, level: int, glyph: _Glyph) -> None:
+        """Draw ``glyph`` as step ``level``."""
+        label_cells, kept = self._labels(level, glyph)
+        box = self._bounds(glyph, label_cells)
+        self.extents.append(
+            self.extents[-1].grown(box, level) if self.extents else Extent(box, (level,) * 4)
+        )
+        taken = self.taken
+        for cell in glyph.cells:
+            taken[cell] = (level, True)
+        for cell in kept:
+            taken.setdefault(cell, (level, False))
+        self.took.append([*glyph.cells, *(kept - glyph.cells.keys())])
+        self.markers.append(label_cells)
+
+    def save(self) -> object:
+        """What is drawn, for :meth:`restore` (a step's cells are never changed once drawn)."""
+        return (dict(self.taken), tuple(self.markers), tuple(self.took), tuple(self.extents))
+
+    def restore(self, saved: object) -> None:
+        """Draw again what :meth:`save` saved."""
+        taken, markers, took, extents = cast("_Saved", saved)
+        self.taken = dict(taken)
+        self.markers, self.took, self.extents = list(markers), list(took), list(extents)
+
+    def undo(self, level: int) -> None:
+        """Take back every step from ``level`` on."""
+        taken = self.taken
+        for undone in self.took[level:]:
+            for cell in undone:
+                if taken.get(cell, (-1, False))[0] >= level:
+                    del taken[cell]
+        del self.took[level:]
+        del self.markers[level:]
+        del self.extents[level:]
+
+    def _clash(self, level: int, glyph: _Glyph, kept: set[_Cell]) -> set[int] | None:
         """The step whose cells keep ``glyph`` or its markers out, or None."""
+        taken = self.taken
         near = self.near[level]
         for x, y in glyph.cells:
             if (x, y) in taken:
@@ -283,49 +338,32 @@ class _Search:
         return None
 
     @staticmethod
-    def _bounds(glyph: _Glyph, labels: dict[_Cell, str]) -> tuple[int, int, int, int]:
+    def _bounds(glyph: _Glyph, labels: dict[_Cell, str]) -> Box:
+        """The cells of ``glyph`` and its markers, as a span (one past the last cell)."""
         xs = [x for x, _ in glyph.cells] + [x for x, _ in labels]
         ys = [y for _, y in glyph.cells] + [y for _, y in labels]
-        return min(xs), min(ys), max(xs), max(ys)
+        return min(xs), min(ys), max(xs) + 1, max(ys) + 1
 
-    def _grown(
-        self,
-        level: int,
-        glyph: _Glyph,
-        labels: dict[_Cell, str],
-        extents: Sequence[tuple[list[int], list[int]]],
-    ) -> tuple[list[int], list[int]]:
-        box = list(self._bounds(glyph, labels))
-        if not extents:
-            return box, [level] * 4
-        old, owners = extents[-1]
-        new = [min(old[0], box[0]), min(old[1], box[1]), max(old[2], box[2]), max(old[3], box[3])]
-        grown = [level if new[k] != old[k] else owners[k] for k in range(4)]
-        return new, grown
-
-    def _outside(
-        self,
-        level: int,
-        glyph: _Glyph,
-        labels: dict[_Cell, str],
-        extents: Sequence[tuple[list[int], list[int]]],
-        page: tuple[int, int],
-    ) -> set[int] | None:
+    def _outside(self, level: int, glyph: _Glyph, labels: dict[_Cell, str]) -> set[int] | None:
         """The steps whose far sides keep ``glyph`` off the page, or None if it fits."""
-        width, height = page
+        width, height = self.page
         x0, y0, x1, y1 = self._bounds(glyph, labels)
-        if not extents:
-            return None if x1 - x0 < width and y1 - y0 < height else {-1}
-        (bx0, by0, bx1, by1), (lx, ly, hx, hy) = extents[-1]
-        refused: set[int] = set()
-        if max(x1, bx1) - min(x0, bx0) >= width:
-            refused.update(o for o, own in ((lx, x0 >= bx0), (hx, x1 <= bx1)) if own)
-            refused.add(self.parents[level])
-        if max(y1, by1) - min(y0, by0) >= height:
-            refused.update(o for o, own in ((ly, y0 >= by0), (hy, y1 <= by1)) if own)
+        if not self.extents:
+            return None if x1 - x0 <= width and y1 - y0 <= height else {-1}
+        over, refused = self.extents[-1].overflow((x0, y0, x1, y1), self.page)
+        if over:
+            # The tile it joins could turn it elsewhere.
             refused.add(self.parents[level])
         return refused or None
 
+
+#: The searches remembered for carrying on (see
+#: :class:`~american_sniff.render._solver.Memory`), for each height tried:
+#: at most this many states, a few per table and height (about 8 KB each as
+#: measured, so at most about 4 MB): enough for the last few tables of a
+#: terminal's match.
+_MEMORY_SIZE = 512
+_MEMORY = Memory(_MEMORY_SIZE)
 
 #: A tile lying down in ASCII: ``.3.`` over ``'4'``.
 _ASCII = str.maketrans("┌┐└┘", "..''")
@@ -336,7 +374,7 @@ def _arranged(layout: Layout, width: int) -> tuple[tuple[_Glyph, dict[_Cell, str
     """The lowest arrangement of ``layout`` the search finds within ``width``, or None."""
     search = _Search(layout)
     for height in range(1, _TALLEST + 1):
-        found = search.solve(width, height)
+        found = search.solve(width, height, _MEMORY)
         if found is not None:
             return tuple(found)
     return None

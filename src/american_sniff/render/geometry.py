@@ -36,12 +36,15 @@ runs along one axis and the Sniff's two branches leave it on opposite sides.
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Iterator, Sequence
+from typing import cast
 
 import attrs
 
 from ..layout import Layout, Point, Side
 from ..tiles import Tile
+from ._solver import Box, Extent, Memory, Recall, backjump
 
 __all__ = [
     "DEFAULT_PAGE",
@@ -348,26 +351,44 @@ def table_geometry(layout: Layout, *, page: tuple[int, int] | None = DEFAULT_PAG
 
     :raises ValueError: if ``page`` is not None or a pair of positive integers.
     """
-    pages = []
-    if page is not None:
-        if (
-            not isinstance(page, tuple)
-            or len(page) != 2
-            or any(type(side) is not int or side <= 0 for side in page)
-        ):
-            raise ValueError(f"a page is (width, height) in positive whole units, got {page!r}")
-        width, height = page
-        pages = [(width + n * _PAGE_GROWTH, height + n * _PAGE_GROWTH) for n in range(_PAGE_TRIES)]
+    if page is not None and (
+        not isinstance(page, tuple)
+        or len(page) != 2
+        or any(type(side) is not int or side <= 0 for side in page)
+    ):
+        raise ValueError(f"a page is (width, height) in positive whole units, got {page!r}")
     if not layout.tiles:
         return Geometry((), (), Rect(0, 0, 0, 0), page)
-    problem = _Problem(layout)
+    return _geometry(layout, page, _MEMORY)
+
+
+#: The searches remembered for carrying on (see
+#: :class:`~american_sniff.render._solver.Memory`): a table usually grows from
+#: the one drawn before it, and its search can start where that one's first
+#: reached the tile the new one joins. At most this many states are kept, a
+#: few per table and page (about 3.3 KB each as measured, so at most about
+#: 14 MB): enough for a server's 200 matches drawn on two pages each.
+_MEMORY_SIZE = 4096
+_MEMORY = Memory(_MEMORY_SIZE)
+
+
+def _geometry(layout: Layout, page: tuple[int, int] | None, memory: Memory | None) -> Geometry:
+    """:func:`table_geometry` of a non-empty ``layout`` on a checked ``page``, with ``memory``.
+
+    The page grows a few times when the table does not fit; then the arms run straight.
+    """
+    pages = []
+    if page is not None:
+        width, height = page
+        pages = [(width + n * _PAGE_GROWTH, height + n * _PAGE_GROWTH) for n in range(_PAGE_TRIES)]
+    problem = _Problem(_shape(layout))
     for tried in pages:
-        placements = problem.solve(tried)
+        placements = problem.solve(tried, memory)
         if placements is not None:
             return problem.geometry(placements, tried)
     # Straight arms never overlap: the line runs along one axis, the branches
     # leave the Sniff on either side of it.
-    placements = problem.solve(None)
+    placements = problem.solve(None, memory)
     assert placements is not None
     return problem.geometry(placements, None)
 
@@ -412,6 +433,17 @@ def _segment(
     return Edge(side, *_corners(mx, my, out, across, a, b), facing)
 
 
+#: How many placements (and marker squares) made by the search are kept for
+#: the next search: a table's search makes most of the placements of the
+#: table drawn before it again (the same tile from the same side), and
+#: placements never change. At most this many of each of the three kinds,
+#: the least recently used leaving first: about 1 KB each, so at most about
+#: 13 MB in all, as measured when full (enough for a server drawing 200
+#: matches on two pages).
+_PLACEMENTS_KEPT = 4096
+
+
+@functools.lru_cache(maxsize=_PLACEMENTS_KEPT)
 def _marker_square(edge: Edge) -> Rect:
     """The square just beyond ``edge``, centred on it, kept free for a marker."""
     mx, my = edge.midpoint
@@ -423,6 +455,7 @@ _H = HALF
 _Q = HALF // 2
 
 
+@functools.lru_cache(maxsize=_PLACEMENTS_KEPT)
 def _straight(
     tile: Tile, joined: Side, mx: int, my: int, out: Direction, is_sniff: bool
 ) -> TilePlacement:
@@ -451,6 +484,7 @@ def _straight(
     return _non_double(tile, rect, out, joined, near, far, near_edge, far_edge)
 
 
+@functools.lru_cache(maxsize=_PLACEMENTS_KEPT)
 def _turned(
     tile: Tile, joined: Side, mx: int, my: int, out: Direction, turn: Direction
 ) -> TilePlacement:
@@ -481,11 +515,9 @@ def _non_double(
 
 
 # -- the search --------------------------------------------------------------
-# A depth-first search with conflict-directed backjumping: when no choice for
-# a tile fits, the search returns straight to the latest earlier tile that
-# took part in refusing one of its choices (the tile it joins, a tile it ran
-# into, a tile at the far side of the page), skipping the tiles in between,
-# which cannot help. This keeps the search fast when arms are interleaved.
+# The tiles are laid out by the render package's one search
+# (:func:`~american_sniff.render._solver.backjump`); this is the problem it
+# solves for the plane: rectangles that may not overlap, on a page.
 
 
 @attrs.frozen
@@ -504,33 +536,23 @@ class _Step:
     parent: int
 
 
-@attrs.frozen
-class _Extent:
-    """The bounds of what is laid out so far, and the step that reaches each of its sides.
+def _span(rects: Sequence[Rect]) -> Box:
+    """The smallest box holding ``rects``."""
+    return (
+        min(r.x0 for r in rects),
+        min(r.y0 for r in rects),
+        max(r.x1 for r in rects),
+        max(r.y1 for r in rects),
+    )
 
-    :ivar box: The bounds.
-    :ivar owners: The steps reaching ``x0``, ``y0``, ``x1`` and ``y1``.
+
+class _Shape:
+    """What the search reads of a layout: its steps, who may touch whom, and what stays open.
+
+    It depends only on the layout, so the drawings of one table on several
+    pages (the wide and the narrow one of the browser) share it: see
+    :func:`_shape`. It is never changed once made.
     """
-
-    box: Rect
-    owners: tuple[int, int, int, int]
-
-    def grown(self, rect: Rect, owner: int) -> _Extent:
-        """The extent with ``rect`` of step ``owner`` added."""
-        box, (lx, ly, hx, hy) = self.box, self.owners
-        return _Extent(
-            box.union(rect),
-            (
-                owner if rect.x0 < box.x0 else lx,
-                owner if rect.y0 < box.y0 else ly,
-                owner if rect.x1 > box.x1 else hx,
-                owner if rect.y1 > box.y1 else hy,
-            ),
-        )
-
-
-class _Problem:
-    """The tiles of a layout to be fitted on a page, and what stays open at the end."""
 
     def __init__(self, layout: Layout) -> None:
         tiles = layout.tiles
@@ -543,26 +565,115 @@ class _Problem:
             steps.append(
                 _Step(tile, connection.at, connection.joined.side, index[connection.at.tile])
             )
-        self.steps = steps
+        self.steps: tuple[_Step, ...] = tuple(steps)
+        self.index = index
         # The tiles each tile may touch: those joined to it or to the tile it joins.
-        self.neighbours: list[frozenset[int]] = []
+        neighbours: list[frozenset[int]] = []
+        children: dict[int, list[int]] = {}
         for number, step in enumerate(steps):
             parent = step.parent
             near: set[int] = set()
             if parent >= 0:
                 near.update((parent, steps[parent].parent))
-                near.update(i for i in range(number) if steps[i].parent == parent)
-            self.neighbours.append(frozenset(near))
+                near.update(children.get(parent, ()))
+                children.setdefault(parent, []).append(number)
+            neighbours.append(frozenset(near))
+        self.neighbours: tuple[frozenset[int], ...] = tuple(neighbours)
         self.sniff = layout.sniff
         self.points = layout.points()
-        self.open: dict[Tile, set[Side]] = {}
+        open_sides: dict[Tile, set[Side]] = {}
         for point in self.points:
-            self.open.setdefault(point.tile, set()).add(point.side)
+            open_sides.setdefault(point.tile, set()).add(point.side)
+        self.open: dict[Tile, frozenset[Side]] = {t: frozenset(s) for t, s in open_sides.items()}
         self.values = {c.point: c.value for c in layout.contributions()}
+        # What the search reads of each step (see _solver.Memory): the tile, whom
+        # it joins and how, whether it is the Sniff, and which sides stay open.
+        self.tokens = tuple(
+            (
+                step.tile.index,
+                step.parent,
+                None if step.at is None else step.at.side.value,
+                step.joined.value,
+                step.tile.is_double,
+                step.tile == self.sniff,
+                tuple(sorted(side.value for side in self.open.get(step.tile, ()))),
+            )
+            for step in steps
+        )
+        # Where a later table differs first: a step with an open side (the next
+        # tile may join it), and the Sniff (whose branches open).
+        self.keep_at = frozenset(index[point.tile] for point in self.points) | (
+            frozenset() if self.sniff is None else frozenset({index[self.sniff]})
+        )
 
-    def candidates(self, index: int, placed: Sequence[TilePlacement]) -> Iterator[TilePlacement]:
-        """The ways to lay out step ``index``, best first, given the tiles laid out before it."""
-        step = self.steps[index]
+
+#: How many layouts' shapes are kept: the last few tables drawn, so that a
+#: table drawn on two pages one after the other is read once.
+_SHAPES_KEPT = 8
+
+
+@functools.lru_cache(maxsize=_SHAPES_KEPT)
+def _shape(layout: Layout) -> _Shape:
+    """The shape of ``layout`` (a non-empty one), kept for the next few drawings."""
+    return _Shape(layout)
+
+
+# What _Problem.save gives: the occupied boxes, their owners, whether each is
+# a tile, and the extents.
+_Saved = tuple[tuple[Box, ...], tuple[int, ...], tuple[bool, ...], tuple[Extent, ...]]
+
+
+class _Problem:
+    """The tiles of a layout to be fitted on a page, and what stays open at the end.
+
+    :meth:`solve` lays them out on one page; in between, the methods of
+    :class:`~american_sniff.render._solver.Problem` keep what is laid out.
+    One problem is made per drawing, so that drawings never share what is
+    laid out (the shape they share is never changed).
+    """
+
+    def __init__(self, shape: _Shape) -> None:
+        self.shape = shape
+        self.steps = shape.steps
+        self.index = shape.index
+        self.neighbours = shape.neighbours
+        self.sniff = shape.sniff
+        self.points = shape.points
+        self.open = shape.open
+        self.values = shape.values
+        self._start(None)
+
+    def _start(self, page: tuple[int, int] | None) -> None:
+        """Forget what was laid out, to lay the tiles out on ``page``."""
+        self.page = page
+        self.occupied: list[Box] = []  # every tile and marker square laid out so far ...
+        self.owners: list[int] = []  # ... the step that laid out each ...
+        self.tiles: list[bool] = []  # ... and whether it is a tile
+        self.extents: list[Extent] = []  # per step laid out: the extent with it
+        self.checked: tuple[TilePlacement | None, list[Rect]] = (None, [])
+
+    def solve(
+        self, page: tuple[int, int] | None, memory: Memory | None
+    ) -> list[TilePlacement] | None:
+        """Every tile's placement within ``page`` (None: no page), or None if none was found.
+
+        With a ``memory``, the search carries on from an earlier table's
+        search where it can (the answer is the same).
+        """
+        self._start(page)
+        budget = _SEARCH_BUDGET if page is not None else None
+        if memory is None:
+            return backjump(self, len(self.steps), budget)
+        recall = Recall(memory, page, self.shape.tokens, self.shape.keep_at)
+        return backjump(self, len(self.steps), budget, recall)
+
+    def parent(self, level: int) -> int:
+        """The step that step ``level`` joins."""
+        return self.steps[level].parent
+
+    def candidates(self, level: int, placed: Sequence[TilePlacement]) -> Iterator[TilePlacement]:
+        """The ways to lay out step ``level``, best first, given the tiles laid out before it."""
+        step = self.steps[level]
         tile = step.tile
         is_sniff = tile == self.sniff
         if step.at is None:
@@ -583,100 +694,74 @@ class _Problem:
         sides = self.open.get(placement.tile, ())
         return [_marker_square(edge) for edge in placement.edges if edge.side in sides]
 
-    def solve(self, page: tuple[int, int] | None) -> list[TilePlacement] | None:
-        """Every tile's placement within ``page`` (None: no page), or None if none was found."""
-        count = len(self.steps)
-        placed: list[TilePlacement] = []
-        occupied: list[Rect] = []  # every tile and marker square laid out so far ...
-        owners: list[int] = []  # ... the step that laid out each ...
-        tiles: list[bool] = []  # ... and whether it is a tile
-        # Per step: the choices still to try, the steps that refused its choices
-        # so far, and the extent once it is laid out.
-        pending: list[Iterator[TilePlacement]] = [self.candidates(0, placed)]
-        conflicts: list[set[int]] = [set()]
-        extents: list[_Extent] = []
-        budget = _SEARCH_BUDGET
-        while len(placed) < count:
-            level = len(placed)
-            for candidate in pending[level]:
-                budget -= 1
-                if budget < 0 and page is not None:
-                    return None
-                new = [candidate.rect, *self.markers(candidate)]
-                refused_by = self._refusal(level, new, occupied, owners, tiles, extents, page)
-                if refused_by:
-                    conflicts[level].update(refused_by)
-                    continue
-                extent = _Extent(new[0], (level,) * 4) if not extents else extents[-1]
-                for rect in new:
-                    extent = extent.grown(rect, level)
-                placed.append(candidate)
-                occupied.extend(new)
-                owners.extend([level] * len(new))
-                tiles.extend([True] + [False] * (len(new) - 1))
-                extents.append(extent)
-                if level + 1 < count:
-                    pending.append(self.candidates(level + 1, placed))
-                    conflicts.append({self.steps[level + 1].parent})
-                break
-            else:
-                # Nothing fits: jump back to the latest step that refused a choice.
-                refused_by = conflicts[level] - {-1}
-                if not refused_by:
-                    return None
-                back = max(refused_by)
-                conflicts[back].update(refused_by - {back})
-                del pending[back + 1 :]
-                del conflicts[back + 1 :]
-                del placed[back:]
-                del extents[back:]
-                keep = owners.index(back)
-                del occupied[keep:]
-                del owners[keep:]
-                del tiles[keep:]
-        return placed
+    def _rects(self, choice: TilePlacement) -> list[Rect]:
+        """The tile's rectangle and its marker squares (the last checked, kept)."""
+        if self.checked[0] is not choice:
+            self.checked = (choice, [choice.rect, *self.markers(choice)])
+        return self.checked[1]
 
-    def _refusal(
-        self,
-        level: int,
-        new: Sequence[Rect],
-        occupied: Sequence[Rect],
-        owners: Sequence[int],
-        tiles: Sequence[bool],
-        extents: Sequence[_Extent],
-        page: tuple[int, int] | None,
-    ) -> set[int]:
-        """The earlier steps that keep step ``level``'s rectangles ``new`` out (empty if none)."""
+    def lay(self, level: int, choice: TilePlacement) -> None:
+        """Lay ``choice`` out as step ``level``."""
+        new = self._rects(choice)
+        box = _span(new)
+        self.extents.append(
+            self.extents[-1].grown(box, level) if self.extents else Extent(box, (level,) * 4)
+        )
+        self.occupied.extend((r.x0, r.y0, r.x1, r.y1) for r in new)
+        self.owners.extend([level] * len(new))
+        self.tiles.extend([True] + [False] * (len(new) - 1))
+
+    def save(self) -> object:
+        """What is laid out, for :meth:`restore`."""
+        return (tuple(self.occupied), tuple(self.owners), tuple(self.tiles), tuple(self.extents))
+
+    def restore(self, saved: object) -> None:
+        """Lay out again what :meth:`save` saved."""
+        occupied, owners, tiles, extents = cast("_Saved", saved)
+        self.occupied, self.owners = list(occupied), list(owners)
+        self.tiles, self.extents = list(tiles), list(extents)
+
+    def undo(self, level: int) -> None:
+        """Take back every step from ``level`` on."""
+        del self.extents[level:]
+        keep = self.owners.index(level)
+        del self.occupied[keep:]
+        del self.owners[keep:]
+        del self.tiles[keep:]
+
+    def refusal(self, level: int, choice: TilePlacement) -> set[int]:
+        """The earlier steps that keep step ``level``'s ``choice`` out (empty if none)."""
+        new = self._rects(choice)
+        occupied, owners, tiles, page = self.occupied, self.owners, self.tiles, self.page
         # A tile or a marker square may not overlap anything laid out before it.
         # On a page, a tile also keeps clear of the tiles it is not joined to, so
         # that arms never seem to join where they do not: it touches only the
         # tiles joined to it or to the tile it joins (around the Sniff).
         near = self.neighbours[level] if page is not None else None
         tile = new[0]
-        for other, owner, is_tile in zip(occupied, owners, tiles, strict=True):
-            if tile.touches(other) and (
-                tile.overlaps(other) or (is_tile and near is not None and owner not in near)
+        tx0, ty0, tx1, ty1 = tile.x0, tile.y0, tile.x1, tile.y1
+        for (x0, y0, x1, y1), owner, is_tile in zip(occupied, owners, tiles, strict=True):
+            # Rect.touches, then Rect.overlaps, written out (this is the search's inner loop).
+            if (
+                tx0 <= x1
+                and x0 <= tx1
+                and ty0 <= y1
+                and y0 <= ty1
+                and (
+                    (tx0 < x1 and x0 < tx1 and ty0 < y1 and y0 < ty1)
+                    or (is_tile and near is not None and owner not in near)
+                )
             ):
                 return {owner}
         for rect in new[1:]:
-            for other, owner in zip(occupied, owners, strict=True):
-                if rect.overlaps(other):
+            rx0, ry0, rx1, ry1 = rect.x0, rect.y0, rect.x1, rect.y1
+            for (x0, y0, x1, y1), owner in zip(occupied, owners, strict=True):
+                if rx0 < x1 and x0 < rx1 and ry0 < y1 and y0 < ry1:
                     return {owner}
-        if page is None or not extents:
+        if page is None or not self.extents:
             return set()
         # The table must fit on the page: the steps reaching its far sides refuse.
-        extent = extents[-1]
-        box, (lx, ly, hx, hy) = extent.box, extent.owners
-        refused_by: set[int] = set()
-        x0 = min(r.x0 for r in new)
-        x1 = max(r.x1 for r in new)
-        if max(x1, box.x1) - min(x0, box.x0) > page[0]:
-            refused_by.update(o for o, own in ((lx, x0 >= box.x0), (hx, x1 <= box.x1)) if own)
-        y0 = min(r.y0 for r in new)
-        y1 = max(r.y1 for r in new)
-        if max(y1, box.y1) - min(y0, box.y0) > page[1]:
-            refused_by.update(o for o, own in ((ly, y0 >= box.y0), (hy, y1 <= box.y1)) if own)
-        return refused_by
+        return self.extents[-1].overflow(_span(new), page)[1]
 
     def geometry(
         self, placements: Sequence[TilePlacement], page: tuple[int, int] | None
@@ -688,13 +773,9 @@ class _Problem:
                 bounds = bounds.union(rect)
         anchors = []
         for point in self.points:
-            edge = placements[self._index(point.tile)].edge(point.side)
+            edge = placements[self.index[point.tile]].edge(point.side)
             x, y = edge.midpoint
             anchors.append(
                 Anchor(point, x, y, edge.facing, _marker_square(edge), self.values.get(point))
             )
         return Geometry(tuple(placements), tuple(anchors), bounds, page)
-
-    def _index(self, tile: Tile) -> int:
-        """The step of ``tile``."""
-        return next(i for i, step in enumerate(self.steps) if step.tile == tile)

@@ -25,6 +25,8 @@ from ..layout import Layout, Point, Side
 from ..rules import placement_points
 from ..tiles import Tile
 from .geometry import Direction, Geometry, Rect, table_geometry
+from .labels import end_labels
+from .labels import lone_double_value as _lone_double_value
 
 __all__ = ["TEXT_PAGE", "compact_text", "end_labels", "end_words", "render_text"]
 
@@ -94,29 +96,6 @@ def render_text(
     return "\n".join(lines) + "\n"
 
 
-def end_labels(layout: Layout) -> dict[Point, str]:
-    """What the drawing writes beyond each open point of ``layout``.
-
-    ``+N`` for what the point adds to the end sum, after the side's letter on
-    a double (``b+12``); both sides of a lone double show the one end they
-    share with ``=`` (``a=10``, ``b=10``).
-
-    >>> from american_sniff import Tile
-    >>> sorted(end_labels(Layout.empty().place(Tile(5, 5))).values())
-    ['a=10', 'b=10']
-    """
-    values = {c.point: c.value for c in layout.contributions()}
-    lone = _lone_double_value(layout)
-    labels = {}
-    for point in layout.points():
-        tag = _SIDE_TAGS.get(point.side, "")
-        if lone is not None:
-            labels[point] = f"{tag}={lone}"
-        else:
-            labels[point] = f"{tag}+{values.get(point, 0)}"
-    return labels
-
-
 def end_words(layout: Layout, *, width: int = 80) -> dict[Point, str]:
     """A player's words for each open point of ``layout``: its number and its arm.
 
@@ -159,22 +138,6 @@ def _arm(point: Point, first: Tile, parent: Mapping[Tile, Point]) -> str:
         if at.tile == first:
             return "the left arm" if at.side in (Side.LOW, Side.LINE_A) else "the right arm"
         at = parent[at.tile]
-
-
-#: The letter a double's side is marked with: the last letter of its name.
-_SIDE_TAGS: Mapping[Side, str] = {
-    Side.LINE_A: "a",
-    Side.LINE_B: "b",
-    Side.BRANCH_A: "a",
-    Side.BRANCH_B: "b",
-}
-
-
-def _lone_double_value(layout: Layout) -> int | None:
-    """What a lone double on the table counts (both halves), or None if it is not alone."""
-    if layout.count == 1 and layout.tiles[0].is_double:
-        return layout.end_sum
-    return None
 
 
 def _legend(layout: Layout) -> list[str]:
