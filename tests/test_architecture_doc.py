@@ -167,3 +167,49 @@ def test_a_cache_keyed_by_id_holds_the_object_in_its_entry() -> None:
                     continue
                 assert (module, _written(target)) in HELD_OTHERWISE, (module, ast.unparse(node))
     assert seen >= 10  # the check read the writes it is about
+
+
+def _sized_caches() -> dict[str, list[str]]:
+    """The function caches of each module: ``lru_cache`` functions and ``Memory`` names."""
+    found: dict[str, list[str]] = {}
+    for module, tree in _modules().items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef):
+                for decorator in node.decorator_list:
+                    call = decorator.func if isinstance(decorator, ast.Call) else decorator
+                    if ast.unparse(call).endswith(("lru_cache", "functools.cache")):
+                        found.setdefault(module, []).append(node.name)
+            elif (
+                isinstance(node, ast.Assign)
+                and isinstance(node.value, ast.Call)
+                and ast.unparse(node.value.func) == "Memory"
+            ):
+                found.setdefault(module, []).extend(ast.unparse(t) for t in node.targets)
+    return found
+
+
+def test_every_function_cache_is_sized_and_named_on_the_page() -> None:
+    """``lru_cache`` always has a finite ``maxsize``; ``functools.cache`` takes no argument."""
+    page = _page().split("## Caches", 1)[-1]
+    seen = 0
+    for module, tree in _modules().items():
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.FunctionDef):
+                continue
+            for decorator in node.decorator_list:
+                text = ast.unparse(decorator)
+                if "lru_cache" in text:
+                    seen += 1
+                    assert isinstance(decorator, ast.Call), (module, node.name)
+                    sizes = [k.value for k in decorator.keywords if k.arg == "maxsize"]
+                    assert sizes, (module, node.name)
+                    assert ast.unparse(sizes[0]) != "None", (module, node.name)
+                elif text == "functools.cache":
+                    seen += 1
+                    assert not node.args.args, (module, node.name)
+    assert seen > 0
+    for module, names in _sized_caches().items():
+        for name in names:
+            if name in {"_read_rounds_plainly", "converter"}:  # functools.cache, no argument
+                continue
+            assert f"`{name}`" in page, f"{module}.{name} is not in the caches section"
