@@ -270,6 +270,28 @@ def say(message: str) -> None:
     print(f"american-sniff build: {message}", file=sys.stderr, flush=True)
 
 
+#: The terminal a line of :func:`announce` is also written to.
+TERMINAL = "/dev/tty"
+
+
+def announce(message: str) -> None:
+    """Say ``message`` on stderr and, when stderr is not a terminal, on the terminal too.
+
+    pip runs a build with its output captured and shows it only with ``-v``
+    (or on a failure), so a line that a person must see before a long step
+    (the compilation) goes to the controlling terminal as well, where there
+    is one. Without one (CI, a build with no terminal), stderr alone.
+    """
+    say(message)
+    if sys.stderr.isatty():
+        return
+    try:
+        with open(TERMINAL, "w", encoding="utf-8") as terminal:
+            terminal.write(f"american-sniff build: {message}\n")
+    except OSError:
+        pass
+
+
 def one_line(error: BaseException) -> str:
     """A short, single-line description of ``error``."""
     if isinstance(error, SystemExit):
@@ -658,7 +680,7 @@ class MypycBuildHook(BuildHookInterface[BuilderConfig]):
                     f"({CACHE_VARIABLE}=off compiles again)"
                 )
                 return
-        say(f"compiling the rules core (mypyc, C): 2 to 5 minutes; {PURE_VARIABLE}=1 skips it")
+        announce(f"compiling the rules core (mypyc, C): 2 to 5 minutes; {PURE_VARIABLE}=1 skips it")
         started = time.monotonic()
         self.work = Path(tempfile.mkdtemp(prefix="american-sniff-mypyc-"))
         try:

@@ -291,6 +291,8 @@ def test_a_cached_build_is_reused_unless_compilation_is_required(
         return {str(so): "american_sniff/tiles.so"}
 
     monkeypatch.setattr(hook, "compile_modules", compile_modules)
+    terminal = tmp_path / "tty"
+    monkeypatch.setattr(hook, "TERMINAL", str(terminal))
 
     class Metadata:
         class core:  # the shape of hatchling's metadata
@@ -314,6 +316,10 @@ def test_a_cached_build_is_reused_unless_compilation_is_required(
             "AMERICAN_SNIFF_PURE=1 skips it\n"
         ]
     assert "compiling the rules core" not in capsys.readouterr().err
+    # pip hides a build's output: the line goes to the terminal too (stderr
+    # is captured here, as under pip, so it is not one).
+    told = terminal.read_text(encoding="utf-8") if terminal.exists() else ""
+    assert told == ("" if reused else said_before[0])
     assert list(build_data["force_include"].values()) == ["american_sniff/tiles.so"]
     assert build_data["pure_python"] is False
 
