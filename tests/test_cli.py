@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import io
 import re
 import subprocess
@@ -12,6 +13,7 @@ import pytest
 
 from american_sniff import RoundEnd
 from american_sniff.cli import demo, main
+from american_sniff.cli.options import read_number
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -248,3 +250,19 @@ def test_demo_names_the_ends_in_a_players_words_or_with_notation_in_the_engines(
     assert " opens with " not in notation
     # The same match: the same lines, but for how the ends are named.
     assert len(notation.splitlines()) <= len(words.splitlines())
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "value"), [("12", int, 12), ("2.5", float, 2.5), ("-3", int, -3)]
+)
+def test_read_number_reads_with_the_kind_it_is_given(
+    text: str, kind: type[int] | type[float], value: float
+) -> None:
+    """read_number returns what the kind reads; the caller checks the range."""
+    assert read_number(text, kind, "a number") == value
+
+
+def test_read_number_names_the_text_and_what_was_wanted() -> None:
+    """A text the kind refuses is an argparse type error that quotes it."""
+    with pytest.raises(argparse.ArgumentTypeError, match=r"^not a port number: '8o'$"):
+        read_number("8o", int, "a port number")

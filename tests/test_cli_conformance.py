@@ -15,7 +15,7 @@ import pytest
 
 import generate_vectors as generate
 from american_sniff.bots import random_match
-from american_sniff.cli import main
+from american_sniff.cli import main, parser
 from american_sniff.cli.conformance import REPLAY_HEADING
 from american_sniff.conformance import load_vectors
 from american_sniff.records import record_match
@@ -167,6 +167,15 @@ def test_conformance_checks_fuzz_and_seed(
         main(["conformance", "--engine", "x", option, value])
     assert exit_info.value.code == 2
     assert option in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("value", "seed"), [("7", 7), ("0x10", 16), ("0xFFFFFFFFFFFFFFFF", 2**64 - 1)]
+)
+def test_conformance_reads_its_seed_as_every_command_does(value: str, seed: int) -> None:
+    """--seed takes the shared seed type: decimal, or hexadecimal with a 0x prefix."""
+    args = parser().parse_args(["conformance", "--engine", "x", "--seed", value])
+    assert args.seed == seed
 
 
 def test_conformance_fuzz_passes_the_library_and_catches_a_loose_grammar(

@@ -391,19 +391,25 @@ static int is_legal(const int32_t *s, int action)
     return point_is_open(s, action_point[action]) && (tiles >> action_tile[action] & 1u);
 }
 
+/* The pips of the tiles in a seat's hand. */
+static int hand_pips(const int32_t *s, int seat)
+{
+    uint32_t hand = hand_of(s, seat);
+    int pips = 0;
+    while (hand) {
+        int t = ctz32(hand);
+        hand &= hand - 1u;
+        pips += tile_low[t] + tile_high[t];
+    }
+    return pips;
+}
+
 /* Settle the round, then deal the next (the finisher opens it; -1: blocked, a lot). */
 static void end_round(int32_t *s, int finisher)
 {
     int players = s[AS_PLAYERS], seat;
     for (seat = 0; seat < players; seat++) {
-        uint32_t hand = hand_of(s, seat);
-        int pips = 0;
-        while (hand) {
-            int t = ctz32(hand);
-            hand &= hand - 1u;
-            pips += tile_low[t] + tile_high[t];
-        }
-        s[AS_SCORES + side_of(players, seat)] -= round_hand(pips);
+        s[AS_SCORES + side_of(players, seat)] -= round_hand(hand_pips(s, seat));
     }
     s[AS_ROUND] += 1;
     deal_round(s, finisher);
@@ -415,6 +421,28 @@ static int anyone_can_place(const int32_t *s)
     return (fitting((uint32_t)s[AS_VALUES] & 0x7Fu) & off_table) != 0;
 }
 
+/* The open points once tile is placed at point at (at -1: the opening, whose
+ * two ends open): the point taken closes and the tile's free end opens. The
+ * Sniff's own state word is not changed here (place sets it after). */
+static void open_points_for(int32_t *s, int tile, int at)
+{
+    int rank;
+    if (at < 0) {
+        set_point(s, first_point[tile], 1);
+        set_point(s, first_point[tile] + 1, 1);
+        return;
+    }
+    rank = point_rank[at];
+    set_point(s, at, 0);
+    set_point(s, free_point[at][tile], 1);
+    if ((rank == R_LINE_A || rank == R_LINE_B) && point_tile[at] == s[AS_SNIFF] &&
+        !point_is_open(s, at ^ 1)) {
+        /* both line sides of the Sniff are joined: its branches open */
+        set_point(s, first_point[point_tile[at]] + 2, 1);
+        set_point(s, first_point[point_tile[at]] + 3, 1);
+    }
+}
+
 static void place(int32_t *s, int tile, int at)
 {
     int seat = s[AS_TURN], players = s[AS_PLAYERS];
@@ -423,21 +451,7 @@ static void place(int32_t *s, int tile, int at)
     s[AS_HANDS + seat] = (int32_t)hand;
     s[AS_TABLE] = (int32_t)(((uint32_t)s[AS_TABLE] & AS_HAND_BITS) | 1u << tile);
     s[AS_DRAWN] = -1;
-    if (at < 0) {
-        int first = first_point[tile];
-        set_point(s, first, 1);
-        set_point(s, first + 1, 1);
-    } else {
-        int rank = point_rank[at];
-        set_point(s, at, 0);
-        set_point(s, free_point[at][tile], 1);
-        if ((rank == R_LINE_A || rank == R_LINE_B) && point_tile[at] == s[AS_SNIFF] &&
-            !point_is_open(s, at ^ 1)) {
-            /* both line sides of the Sniff are joined: its branches open */
-            set_point(s, first_point[point_tile[at]] + 2, 1);
-            set_point(s, first_point[point_tile[at]] + 3, 1);
-        }
-    }
+    open_points_for(s, tile, at);
     /* The bits past point 69 are cleared by every placement, wherever it is, as
      * the Python kernels rewrite all three words (only a broken state has any). */
     s[AS_OPEN + 2] = (int32_t)((uint32_t)s[AS_OPEN + 2] & 0x3Fu);
@@ -597,6 +611,18 @@ int as_batch_reset(int32_t *state, const uint64_t *seeds, int players, size_t n,
 static void facts_advance(int64_t *f, int seat, int32_t values, long long action,
                           const int32_t *after, int error); /* (in _cvector.c) */
 
+/* step_one, with the slot's facts f (NULL: none kept) advanced over the step. */
+static int step_noted(int32_t *s, int64_t *f, long long action, int32_t *reward)
+{
+    int seat = s[AS_TURN];
+    int32_t values = s[AS_VALUES];
+    int error = step_one(s, action, reward);
+    if (f) {
+        facts_advance(f, seat, values, action, s, error);
+    }
+    return error;
+}
+
 static size_t step_slots(int32_t *state, const int64_t *wide, const int32_t *narrow, size_t n,
                          uint8_t *mask, int32_t *rewards, uint8_t *done, uint8_t *errors,
                          int64_t *facts)
@@ -606,12 +632,8 @@ static size_t step_slots(int32_t *state, const int64_t *wide, const int32_t *nar
     for (i = 0; i < n; i++) {
         int32_t *s = state + i * AS_WORDS;
         long long action = wide ? (long long)wide[i] : (long long)narrow[i];
-        int seat = s[AS_TURN];
-        int32_t values = s[AS_VALUES];
-        int error = step_one(s, action, rewards + 4 * i);
-        if (facts) {
-            facts_advance(facts + i * AS_FACT_WORDS, seat, values, action, s, error);
-        }
+        int error = step_noted(s, facts ? facts + i * AS_FACT_WORDS : NULL, action,
+                               rewards + 4 * i);
         errors[i] = (uint8_t)error;
         refused += error != AS_OK;
         done[i] = (uint8_t)(error != AS_BAD_STATE && s[AS_WINNER] >= 0);
@@ -653,25 +675,7 @@ void as_batch_mask(const int32_t *state, size_t n, uint8_t *mask)
 /* How many int32 words a slot's state has. */
 int as_batch_words(void) { return AS_WORDS; }
 
-/* The search bot's playouts (as_playout_values), and their binding. */
-#include "_cplay.c"
-
-/* The search bot's exact endgame (as_endgame_values), and its binding. */
-#include "_cendgame.c"
-
-/* The facts beside the states, and seats played at random (as_batch_step_facts,
- * as_batch_play_random). */
-#include "_cvector.c"
-
-/* The observation of each slot's seat to move (as_batch_observe), and its binding. */
-#include "_cobserve.c"
-
-/* The slots waiting on a policy: their forced actions, observations and steps by rows
- * (as_batch_play_forced, as_batch_observe_waiting, as_batch_step_rows), the scaling of
- * observations (as_batch_scale), and their bindings. */
-#include "_cwaiting.c"
-
-/* ============================ Python binding ============================== */
+/* ====================== the bindings' buffer helpers ======================== */
 #ifndef AMERICAN_SNIFF_BATCH_NO_PYTHON
 /* A buffer of `count` items of `itemsize` bytes (an integer format), C-contiguous. */
 static int take(PyObject *obj, Py_buffer *view, int writable, Py_ssize_t count,
@@ -703,64 +707,145 @@ static int take(PyObject *obj, Py_buffer *view, int writable, Py_ssize_t count,
     return 0;
 }
 
-/* The number of slots a state buffer holds. */
-static int slots_of(PyObject *obj, Py_buffer *view, Py_ssize_t *n)
+/* The number of slots a state buffer holds (writable: it must be writable too). */
+static int slots_of(PyObject *obj, int writable, Py_ssize_t *n)
 {
-    Py_ssize_t words, bytes;
-    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+    Py_buffer view;
+    Py_ssize_t bytes;
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(obj, &view, flags) < 0) {
         PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "state must be a writable C-contiguous buffer of int32, got %R",
-                     obj);
+        PyErr_Format(PyExc_TypeError, "state must be a %sC-contiguous buffer of int32, got %R",
+                     writable ? "writable " : "", obj);
         return -1;
     }
-    bytes = view->len;
-    PyBuffer_Release(view);
+    bytes = view.len;
+    PyBuffer_Release(&view);
     if (bytes % (4 * AS_WORDS) != 0) {
         PyErr_Format(PyExc_ValueError, "state must hold a multiple of %d int32 words, got %zd bytes",
                      AS_WORDS, bytes);
         return -1;
     }
-    words = bytes / 4;
-    *n = words / AS_WORDS;
+    *n = bytes / (4 * AS_WORDS);
     return 0;
 }
 
+/* The number of int64 rows a rows buffer holds (take checks its format after). */
+static int rows_of(PyObject *obj, Py_ssize_t *m)
+{
+    Py_buffer view;
+    if (PyObject_GetBuffer(obj, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "rows must be a C-contiguous buffer of int64, got %R", obj);
+        return -1;
+    }
+    *m = view.len / 8;
+    PyBuffer_Release(&view);
+    return 0;
+}
+
+/* 0 if each of the m rows names a slot of n, else -1 with a ValueError naming the first that
+ * does not. */
+static int rows_in_range(const int64_t *rows, Py_ssize_t m, Py_ssize_t n)
+{
+    Py_ssize_t j;
+    for (j = 0; j < m; j++) {
+        if (rows[j] < 0 || rows[j] >= n) {
+            PyErr_Format(PyExc_ValueError, "rows[%zd] is %lld, not a slot from 0 to %zd", j,
+                         (long long)rows[j], n - 1);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Release views[k] for each of objects[0..total) that is not NULL. */
+static void release_all(PyObject *const *objects, Py_buffer *views, int total)
+{
+    int k;
+    for (k = 0; k < total; k++) {
+        if (objects[k] != NULL) {
+            PyBuffer_Release(&views[k]);
+        }
+    }
+}
+
+/* One buffer argument of a binding: its name, whether the kernel writes it, the size of
+ * its items in bytes, and how many items it holds for each slot and for each row (of a
+ * binding given rows, some buffers go by the rows). */
+typedef struct {
+    const char *name;
+    int writable;
+    Py_ssize_t itemsize;
+    Py_ssize_t per_slot;
+    Py_ssize_t per_row;
+} buffer_spec;
+
+/* Take the buffers objects[0..total) into views, objects[k] as specs[k] describes it for
+ * n slots and m rows. A NULL object (an optional buffer not given) is passed over.
+ * Returns 0, or -1 with the error set and nothing held. */
+static int take_all(PyObject *const *objects, Py_buffer *views, const buffer_spec *specs,
+                    int total, Py_ssize_t n, Py_ssize_t m)
+{
+    int k;
+    for (k = 0; k < total; k++) {
+        const buffer_spec *spec = &specs[k];
+        if (objects[k] != NULL &&
+            take(objects[k], &views[k], spec->writable, n * spec->per_slot + m * spec->per_row,
+                 spec->itemsize, spec->name) < 0) {
+            release_all(objects, views, k);
+            return -1;
+        }
+    }
+    return 0;
+}
+#endif
+
+/* The search bot's playouts (as_playout_values), and their binding. */
+#include "_cplay.c"
+
+/* The search bot's exact endgame (as_endgame_values), and its binding. */
+#include "_cendgame.c"
+
+/* The facts beside the states, and seats played at random (as_batch_step_facts,
+ * as_batch_play_random). */
+#include "_cvector.c"
+
+/* The observation of each slot's seat to move (as_batch_observe), and its binding. */
+#include "_cobserve.c"
+
+/* The slots waiting on a policy: their forced actions, observations and steps by rows
+ * (as_batch_play_forced, as_batch_observe_waiting, as_batch_step_rows), the scaling of
+ * observations (as_batch_scale), and their bindings. */
+#include "_cwaiting.c"
+
+/* ============================ Python binding ============================== */
+#ifndef AMERICAN_SNIFF_BATCH_NO_PYTHON
 static PyObject *py_reset_into(PyObject *self, PyObject *args)
 {
-    PyObject *state_obj, *seeds_obj, *mask_obj;
-    int players;
+    PyObject *objects[3];
+    Py_buffer views[3];
+    static const buffer_spec specs[3] = {
+        {"state", 1, 4, AS_WORDS, 0}, {"seeds", 0, 8, 1, 0}, {"mask", 1, 1, AS_ACTIONS_COUNT, 0}};
     Py_ssize_t n;
-    Py_buffer state, seeds, mask;
+    int players;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOiO:reset_into", &state_obj, &seeds_obj, &players, &mask_obj)) {
+    if (!PyArg_ParseTuple(args, "OOiO:reset_into", &objects[0], &objects[1], &players,
+                          &objects[2])) {
         return NULL;
     }
     if (players < AS_MIN_PLAYERS || players > AS_MAX_PLAYERS) {
         return PyErr_Format(PyExc_ValueError, "American Sniff is played by 2, 3 or 4 players, got %d",
                             players);
     }
-    if (slots_of(state_obj, &state, &n) < 0) {
-        return NULL;
-    }
-    if (take(state_obj, &state, 1, n * AS_WORDS, 4, "state") < 0) {
-        return NULL;
-    }
-    if (take(seeds_obj, &seeds, 0, n, 8, "seeds") < 0) {
-        PyBuffer_Release(&state);
-        return NULL;
-    }
-    if (take(mask_obj, &mask, 1, n * AS_ACTIONS_COUNT, 1, "mask") < 0) {
-        PyBuffer_Release(&state);
-        PyBuffer_Release(&seeds);
+    if (slots_of(objects[0], 1, &n) < 0 || take_all(objects, views, specs, 3, n, 0) < 0) {
         return NULL;
     }
     Py_BEGIN_ALLOW_THREADS
-    as_batch_reset((int32_t *)state.buf, (const uint64_t *)seeds.buf, players, (size_t)n,
-                   (uint8_t *)mask.buf);
+    as_batch_reset((int32_t *)views[0].buf, (const uint64_t *)views[1].buf, players, (size_t)n,
+                   (uint8_t *)views[2].buf);
     Py_END_ALLOW_THREADS
-    PyBuffer_Release(&state);
-    PyBuffer_Release(&seeds);
-    PyBuffer_Release(&mask);
+    release_all(objects, views, 3);
     Py_RETURN_NONE;
 }
 
@@ -768,24 +853,21 @@ static PyObject *py_step_into(PyObject *self, PyObject *args)
 {
     PyObject *objects[6];
     Py_buffer views[6];
-    static const char *names[6] = {"state", "actions", "mask", "rewards", "done", "errors"};
-    Py_ssize_t n, counts[6], sizes[6] = {4, 8, 1, 4, 1, 1};
-    int k, taken = 0, narrow = 0;
+    /* (Not static: the actions' item size is the call's, 8 or 4.) */
+    buffer_spec specs[6] = {{"state", 1, 4, AS_WORDS, 0}, {"actions", 0, 8, 1, 0},
+                            {"mask", 1, 1, AS_ACTIONS_COUNT, 0}, {"rewards", 1, 4, 4, 0},
+                            {"done", 1, 1, 1, 0}, {"errors", 1, 1, 1, 0}};
+    Py_ssize_t n;
+    int narrow = 0;
     size_t refused;
     (void)self;
     if (!PyArg_ParseTuple(args, "OOOOOO:step_into", &objects[0], &objects[1], &objects[2],
                           &objects[3], &objects[4], &objects[5])) {
         return NULL;
     }
-    if (slots_of(objects[0], &views[0], &n) < 0) {
+    if (slots_of(objects[0], 1, &n) < 0) {
         return NULL;
     }
-    counts[0] = n * AS_WORDS;
-    counts[1] = n;
-    counts[2] = n * AS_ACTIONS_COUNT;
-    counts[3] = n * 4;
-    counts[4] = n;
-    counts[5] = n;
     /* The actions may be int64 or int32. */
     if (PyObject_GetBuffer(objects[1], &views[1], PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) == 0) {
         narrow = views[1].itemsize == 4;
@@ -793,17 +875,8 @@ static PyObject *py_step_into(PyObject *self, PyObject *args)
     } else {
         PyErr_Clear();
     }
-    sizes[1] = narrow ? 4 : 8;
-    for (k = 0; k < 6; k++) {
-        if (take(objects[k], &views[k], k != 1, counts[k], sizes[k], names[k]) < 0) {
-            break;
-        }
-        taken++;
-    }
-    if (taken < 6) {
-        for (k = 0; k < taken; k++) {
-            PyBuffer_Release(&views[k]);
-        }
+    specs[1].itemsize = narrow ? 4 : 8;
+    if (take_all(objects, views, specs, 6, n, 0) < 0) {
         return NULL;
     }
     /* The GIL is released around the loop (the buffers stay held until released below). */
@@ -813,84 +886,47 @@ static PyObject *py_step_into(PyObject *self, PyObject *args)
                          (uint8_t *)views[2].buf, (int32_t *)views[3].buf, (uint8_t *)views[4].buf,
                          (uint8_t *)views[5].buf, NULL);
     Py_END_ALLOW_THREADS
-    for (k = 0; k < 6; k++) {
-        PyBuffer_Release(&views[k]);
-    }
+    release_all(objects, views, 6);
     return PyLong_FromSize_t(refused);
 }
 
 static PyObject *py_mask_into(PyObject *self, PyObject *args)
 {
-    PyObject *state_obj, *mask_obj;
+    PyObject *objects[2];
+    Py_buffer views[2];
+    static const buffer_spec specs[2] = {{"state", 1, 4, AS_WORDS, 0},
+                                         {"mask", 1, 1, AS_ACTIONS_COUNT, 0}};
     Py_ssize_t n;
-    Py_buffer state, mask;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OO:mask_into", &state_obj, &mask_obj)) {
+    if (!PyArg_ParseTuple(args, "OO:mask_into", &objects[0], &objects[1])) {
         return NULL;
     }
-    if (slots_of(state_obj, &state, &n) < 0) {
-        return NULL;
-    }
-    if (take(state_obj, &state, 1, n * AS_WORDS, 4, "state") < 0) {
-        return NULL;
-    }
-    if (take(mask_obj, &mask, 1, n * AS_ACTIONS_COUNT, 1, "mask") < 0) {
-        PyBuffer_Release(&state);
+    if (slots_of(objects[0], 1, &n) < 0 || take_all(objects, views, specs, 2, n, 0) < 0) {
         return NULL;
     }
     Py_BEGIN_ALLOW_THREADS
-    as_batch_mask((const int32_t *)state.buf, (size_t)n, (uint8_t *)mask.buf);
+    as_batch_mask((const int32_t *)views[0].buf, (size_t)n, (uint8_t *)views[1].buf);
     Py_END_ALLOW_THREADS
-    PyBuffer_Release(&state);
-    PyBuffer_Release(&mask);
+    release_all(objects, views, 2);
     Py_RETURN_NONE;
-}
-
-/* Take n-slot buffers: objects[k] with counts[k] items of sizes[k] bytes. */
-static int take_all(PyObject **objects, Py_buffer *views, const char **names,
-                    const Py_ssize_t *counts, const Py_ssize_t *sizes, const int *writable, int total)
-{
-    int k;
-    for (k = 0; k < total; k++) {
-        if (take(objects[k], &views[k], writable[k], counts[k], sizes[k], names[k]) < 0) {
-            while (k-- > 0) {
-                PyBuffer_Release(&views[k]);
-            }
-            return -1;
-        }
-    }
-    return 0;
-}
-
-static void release_all(Py_buffer *views, int total)
-{
-    int k;
-    for (k = 0; k < total; k++) {
-        PyBuffer_Release(&views[k]);
-    }
 }
 
 static PyObject *py_start_facts_into(PyObject *self, PyObject *args)
 {
     PyObject *objects[2];
     Py_buffer views[2];
-    static const char *names[2] = {"state", "facts"};
-    static const int writable[2] = {1, 1};
-    Py_ssize_t n, counts[2], sizes[2] = {4, 8};
+    static const buffer_spec specs[2] = {{"state", 1, 4, AS_WORDS, 0},
+                                         {"facts", 1, 8, AS_FACT_WORDS, 0}};
+    Py_ssize_t n;
     (void)self;
     if (!PyArg_ParseTuple(args, "OO:start_facts_into", &objects[0], &objects[1])) {
         return NULL;
     }
-    if (slots_of(objects[0], &views[0], &n) < 0) {
-        return NULL;
-    }
-    counts[0] = n * AS_WORDS;
-    counts[1] = n * AS_FACT_WORDS;
-    if (take_all(objects, views, names, counts, sizes, writable, 2) < 0) {
+    if (slots_of(objects[0], 1, &n) < 0 || take_all(objects, views, specs, 2, n, 0) < 0) {
         return NULL;
     }
     as_batch_start_facts((const int32_t *)views[0].buf, (size_t)n, (int64_t *)views[1].buf);
-    release_all(views, 2);
+    release_all(objects, views, 2);
     Py_RETURN_NONE;
 }
 
@@ -899,40 +935,32 @@ static PyObject *py_step_facts_into(PyObject *self, PyObject *args)
     /* The buffers in the order of the call, the mask last: it may be None. */
     PyObject *objects[7];
     Py_buffer views[7];
-    static const char *names[7] = {"state", "facts", "actions", "rewards", "done", "errors",
-                                   "mask"};
-    static const int writable[7] = {1, 1, 0, 1, 1, 1, 1};
-    Py_ssize_t n, counts[7], sizes[7] = {4, 8, 8, 4, 1, 1, 1};
-    int taken;
+    static const buffer_spec specs[7] = {
+        {"state", 1, 4, AS_WORDS, 0}, {"facts", 1, 8, AS_FACT_WORDS, 0}, {"actions", 0, 8, 1, 0},
+        {"rewards", 1, 4, 4, 0},      {"done", 1, 1, 1, 0},              {"errors", 1, 1, 1, 0},
+        {"mask", 1, 1, AS_ACTIONS_COUNT, 0}};
+    Py_ssize_t n;
     size_t refused;
     (void)self;
     if (!PyArg_ParseTuple(args, "OOOOOOO:step_facts_into", &objects[0], &objects[1], &objects[2],
                           &objects[6], &objects[3], &objects[4], &objects[5])) {
         return NULL;
     }
-    if (slots_of(objects[0], &views[0], &n) < 0) {
-        return NULL;
-    }
-    counts[0] = n * AS_WORDS;
-    counts[1] = n * AS_FACT_WORDS;
-    counts[2] = n;
-    counts[3] = n * 4;
-    counts[4] = n;
-    counts[5] = n;
-    counts[6] = n * AS_ACTIONS_COUNT;
     /* (None for the mask: the caller has it written later, as play_random_into does.) */
-    taken = objects[6] == Py_None ? 6 : 7;
-    if (take_all(objects, views, names, counts, sizes, writable, taken) < 0) {
+    if (objects[6] == Py_None) {
+        objects[6] = NULL;
+    }
+    if (slots_of(objects[0], 1, &n) < 0 || take_all(objects, views, specs, 7, n, 0) < 0) {
         return NULL;
     }
     Py_BEGIN_ALLOW_THREADS
     refused = as_batch_step_facts((int32_t *)views[0].buf, (int64_t *)views[1].buf,
                                   (const int64_t *)views[2].buf, (size_t)n,
-                                  taken == 7 ? (uint8_t *)views[6].buf : NULL,
+                                  objects[6] ? (uint8_t *)views[6].buf : NULL,
                                   (int32_t *)views[3].buf, (uint8_t *)views[4].buf,
                                   (uint8_t *)views[5].buf);
     Py_END_ALLOW_THREADS
-    release_all(views, taken);
+    release_all(objects, views, 7);
     return PyLong_FromSize_t(refused);
 }
 
@@ -940,10 +968,12 @@ static PyObject *py_play_random_into(PyObject *self, PyObject *args)
 {
     PyObject *objects[8];
     Py_buffer views[8];
-    static const char *names[8] = {"state", "facts", "seats", "rng", "mask", "gains", "done",
-                                   "errors"};
-    static const int writable[8] = {1, 1, 0, 1, 1, 1, 1, 1};
-    Py_ssize_t n, counts[8], sizes[8] = {4, 8, 8, 8, 1, 4, 1, 1};
+    static const buffer_spec specs[8] = {
+        {"state", 1, 4, AS_WORDS, 0}, {"facts", 1, 8, AS_FACT_WORDS, 0},
+        {"seats", 0, 8, 1, 0},        {"rng", 1, 8, 1, 0},
+        {"mask", 1, 1, AS_ACTIONS_COUNT, 0}, {"gains", 1, 4, 1, 0},
+        {"done", 1, 1, 1, 0},         {"errors", 1, 1, 1, 0}};
+    Py_ssize_t n;
     size_t applied;
     (void)self;
     if (!PyArg_ParseTuple(args, "OOOOOOOO:play_random_into", &objects[0], &objects[1],
@@ -951,18 +981,7 @@ static PyObject *py_play_random_into(PyObject *self, PyObject *args)
                           &objects[7])) {
         return NULL;
     }
-    if (slots_of(objects[0], &views[0], &n) < 0) {
-        return NULL;
-    }
-    counts[0] = n * AS_WORDS;
-    counts[1] = n * AS_FACT_WORDS;
-    counts[2] = n;
-    counts[3] = n;
-    counts[4] = n * AS_ACTIONS_COUNT;
-    counts[5] = n;
-    counts[6] = n;
-    counts[7] = n;
-    if (take_all(objects, views, names, counts, sizes, writable, 8) < 0) {
+    if (slots_of(objects[0], 1, &n) < 0 || take_all(objects, views, specs, 8, n, 0) < 0) {
         return NULL;
     }
     Py_BEGIN_ALLOW_THREADS
@@ -971,7 +990,7 @@ static PyObject *py_play_random_into(PyObject *self, PyObject *args)
                                    (size_t)n, (uint8_t *)views[4].buf, (int32_t *)views[5].buf,
                                    (uint8_t *)views[6].buf, (uint8_t *)views[7].buf);
     Py_END_ALLOW_THREADS
-    release_all(views, 8);
+    release_all(objects, views, 8);
     return PyLong_FromSize_t(applied);
 }
 

@@ -174,9 +174,6 @@ int as_batch_observation_size(void) { return AS_OBSERVATION; }
 int as_batch_fact_words(void) { return AS_FACT_WORDS; }
 
 #ifndef AMERICAN_SNIFF_BATCH_NO_PYTHON
-static int take(PyObject *obj, Py_buffer *view, int writable, Py_ssize_t count,
-                Py_ssize_t itemsize, const char *name);
-
 /* The output of observe_into: a writable C-contiguous buffer of float32 or int32.
  * Sets *floats to 1 for float32. */
 static int take_observations(PyObject *obj, Py_buffer *view, Py_ssize_t count, int *floats)
@@ -207,87 +204,47 @@ static int take_observations(PyObject *obj, Py_buffer *view, Py_ssize_t count, i
 
 static PyObject *py_observe_into(PyObject *self, PyObject *args)
 {
-    PyObject *state_obj, *facts_obj, *out_obj, *rows_obj = Py_None;
-    Py_buffer state, facts, out, rows;
-    Py_ssize_t n, m, bytes, j;
-    int floats = 0, have_rows;
+    /* state, facts and rows (NULL: none, every slot observed in order); out apart. */
+    PyObject *objects[3], *out_obj;
+    Py_buffer views[3], out;
+    static const buffer_spec specs[3] = {
+        {"state", 0, 4, AS_WORDS, 0}, {"facts", 0, 8, AS_FACT_WORDS, 0}, {"rows", 0, 8, 0, 1}};
+    Py_ssize_t n, m;
+    int floats = 0;
     long long zeros;
-    const int64_t *slots = NULL;
+    const int64_t *slots;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOO|O:observe_into", &state_obj, &facts_obj, &out_obj,
-                          &rows_obj)) {
+    objects[2] = Py_None;
+    if (!PyArg_ParseTuple(args, "OOO|O:observe_into", &objects[0], &objects[1], &out_obj,
+                          &objects[2])) {
         return NULL;
     }
     /* The number of slots (the state need not be writable). */
-    if (PyObject_GetBuffer(state_obj, &state, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
-        PyErr_Clear();
-        return PyErr_Format(PyExc_TypeError, "state must be a C-contiguous buffer of int32, got %R",
-                            state_obj);
-    }
-    bytes = state.len;
-    PyBuffer_Release(&state);
-    if (bytes % (4 * AS_WORDS) != 0) {
-        return PyErr_Format(PyExc_ValueError,
-                            "state must hold a multiple of %d int32 words, got %zd bytes", AS_WORDS,
-                            bytes);
-    }
-    n = bytes / (4 * AS_WORDS);
-    have_rows = rows_obj != Py_None;
-    if (take(state_obj, &state, 0, n * AS_WORDS, 4, "state") < 0) {
-        return NULL;
-    }
-    if (take(facts_obj, &facts, 0, n * AS_FACT_WORDS, 8, "facts") < 0) {
-        PyBuffer_Release(&state);
+    if (slots_of(objects[0], 0, &n) < 0) {
         return NULL;
     }
     m = n;
-    if (have_rows) {
-        if (PyObject_GetBuffer(rows_obj, &rows, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
-            PyErr_Clear();
-            PyErr_Format(PyExc_TypeError, "rows must be a C-contiguous buffer of int64, got %R",
-                         rows_obj);
-            PyBuffer_Release(&state);
-            PyBuffer_Release(&facts);
-            return NULL;
-        }
-        m = rows.len / 8;
-        PyBuffer_Release(&rows);
-        if (take(rows_obj, &rows, 0, m, 8, "rows") < 0) {
-            PyBuffer_Release(&state);
-            PyBuffer_Release(&facts);
-            return NULL;
-        }
-        slots = (const int64_t *)rows.buf;
-        for (j = 0; j < m; j++) {
-            if (slots[j] < 0 || slots[j] >= n) {
-                PyErr_Format(PyExc_ValueError, "rows[%zd] is %lld, not a slot from 0 to %zd", j,
-                             (long long)slots[j], n - 1);
-                PyBuffer_Release(&state);
-                PyBuffer_Release(&facts);
-                PyBuffer_Release(&rows);
-                return NULL;
-            }
-        }
+    if (objects[2] == Py_None) {
+        objects[2] = NULL;
+    } else if (rows_of(objects[2], &m) < 0) {
+        return NULL;
     }
-    if (take_observations(out_obj, &out, m * AS_OBSERVATION, &floats) < 0) {
-        PyBuffer_Release(&state);
-        PyBuffer_Release(&facts);
-        if (have_rows) {
-            PyBuffer_Release(&rows);
-        }
+    if (take_all(objects, views, specs, 3, n, m) < 0) {
+        return NULL;
+    }
+    slots = objects[2] ? (const int64_t *)views[2].buf : NULL;
+    if ((slots && rows_in_range(slots, m, n) < 0) ||
+        take_observations(out_obj, &out, m * AS_OBSERVATION, &floats) < 0) {
+        release_all(objects, views, 3);
         return NULL;
     }
     Py_BEGIN_ALLOW_THREADS
-    zeros = as_batch_observe((const int32_t *)state.buf, (const int64_t *)facts.buf, (size_t)n,
-                             slots, (size_t)m, floats ? (float *)out.buf : NULL,
+    zeros = as_batch_observe((const int32_t *)views[0].buf, (const int64_t *)views[1].buf,
+                             (size_t)n, slots, (size_t)m, floats ? (float *)out.buf : NULL,
                              floats ? NULL : (int32_t *)out.buf);
     Py_END_ALLOW_THREADS
-    PyBuffer_Release(&state);
-    PyBuffer_Release(&facts);
+    release_all(objects, views, 3);
     PyBuffer_Release(&out);
-    if (have_rows) {
-        PyBuffer_Release(&rows);
-    }
     return PyLong_FromLongLong(zeros);
 }
 #endif

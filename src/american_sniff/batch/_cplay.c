@@ -57,19 +57,7 @@ static int end_sum_after(const int32_t *s, int tile, int at)
 {
     int32_t copy[AS_WORDS];
     memcpy(copy, s, sizeof copy);
-    if (at < 0) {
-        set_point(copy, first_point[tile], 1);
-        set_point(copy, first_point[tile] + 1, 1);
-    } else {
-        int rank = point_rank[at];
-        set_point(copy, at, 0);
-        set_point(copy, free_point[at][tile], 1);
-        if ((rank == R_LINE_A || rank == R_LINE_B) && point_tile[at] == copy[AS_SNIFF] &&
-            !point_is_open(copy, at ^ 1)) {
-            set_point(copy, first_point[point_tile[at]] + 2, 1);
-            set_point(copy, first_point[point_tile[at]] + 3, 1);
-        }
-    }
+    open_points_for(copy, tile, at);
     recount(copy);
     return copy[AS_END_SUM];
 }
@@ -132,14 +120,7 @@ static double outcome_of(const int32_t *start, const int32_t *end, int seat, dou
     }
     if (settle != 0.0 && end[AS_ROUND] == start[AS_ROUND]) {
         for (k = 0; k < players; k++) {
-            uint32_t hand = hand_of(end, k);
-            int pips = 0;
-            while (hand) {
-                int t = ctz32(hand);
-                hand &= hand - 1u;
-                pips += tile_low[t] + tile_high[t];
-            }
-            cut[side_of(players, k)] += round_hand(pips);
+            cut[side_of(players, k)] += round_hand(hand_pips(end, k));
         }
     }
     for (side = 0; side < sides; side++) {

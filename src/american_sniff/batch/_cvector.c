@@ -172,8 +172,7 @@ size_t as_batch_play_random(int32_t *state, int64_t *facts, const int64_t *seats
             error = AS_BAD_STATE;
         }
         while (error == AS_OK && s[AS_WINNER] < 0 && s[AS_TURN] != seat) {
-            int count, action, mover = s[AS_TURN];
-            int32_t values = s[AS_VALUES];
+            int count, action;
             if (steps++ == AS_RANDOM_LIMIT) {
                 error = AS_BAD_STATE;
                 break;
@@ -184,10 +183,7 @@ size_t as_batch_play_random(int32_t *state, int64_t *facts, const int64_t *seats
                 break;
             }
             action = legal[rng_below(&rng[i], (uint32_t)count)];
-            error = step_one(s, action, reward);
-            if (f) {
-                facts_advance(f, mover, values, action, s, error);
-            }
+            error = step_noted(s, f, action, reward);
             if (error != AS_OK) {
                 /* (An action of its own legal list refused: words no step made,
                  * such as a broken values word.) */

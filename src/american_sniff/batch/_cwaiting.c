@@ -2,7 +2,7 @@
  * The slots that wait on a policy, in C: as_batch_play_forced,
  * as_batch_observe_waiting and as_batch_step_rows, and the library's scaling
  * of observations, as_batch_scale (included by _cbatch.c, after _cobserve.c
- * and _cvector.c, whose legal_ascending and facts_advance it uses).
+ * and _cvector.c, whose legal_ascending and take_observations it uses).
  *
  * A learner that plays one seat of every slot against a policy (the vector
  * environment's opponent) asks the policy, again and again, for the slots
@@ -116,15 +116,11 @@ size_t as_batch_play_forced(int32_t *state, int64_t *facts, size_t n, const int6
         int steps = 0, moved = 0;
         while (steps++ < AS_RANDOM_LIMIT && state_ok(s) && s[AS_WINNER] < 0 &&
                (int64_t)s[AS_TURN] != seat) {
-            int mover = s[AS_TURN], error;
-            int32_t values = s[AS_VALUES];
+            int error;
             if (legal_ascending(s, legal) != 1) {
                 break;
             }
-            error = step_one(s, legal[0], reward);
-            if (f) {
-                facts_advance(f, mover, values, legal[0], s, error);
-            }
+            error = step_noted(s, f, legal[0], reward);
             if (error != AS_OK) {
                 break; /* (words no step made: the calls that step the slot refuse it) */
             }
@@ -190,66 +186,48 @@ int as_batch_scale(float *out, size_t m, const float *divisors, const float *low
 }
 
 #ifndef AMERICAN_SNIFF_BATCH_NO_PYTHON
-static int take(PyObject *obj, Py_buffer *view, int writable, Py_ssize_t count,
-                Py_ssize_t itemsize, const char *name);
-static int take_observations(PyObject *obj, Py_buffer *view, Py_ssize_t count, int *floats);
-static int slots_of(PyObject *obj, Py_buffer *view, Py_ssize_t *n);
-
 /* observe_waiting_into(state, facts, seats, rows, out, masks): out and masks may be None. */
 static PyObject *py_observe_waiting_into(PyObject *self, PyObject *args)
 {
-    PyObject *objects[6];
-    Py_buffer views[6];
-    static const char *names[4] = {"state", "facts", "seats", "rows"};
-    Py_ssize_t n, counts[4], sizes[4] = {4, 8, 8, 8};
-    int k, taken = 0, floats = 0, have_out, have_masks;
+    /* state, facts, seats, rows and masks (NULL: none); out apart. */
+    PyObject *objects[5], *out_obj;
+    Py_buffer views[5], out;
+    static const buffer_spec specs[5] = {{"state", 0, 4, AS_WORDS, 0},
+                                         {"facts", 0, 8, AS_FACT_WORDS, 0},
+                                         {"seats", 0, 8, 1, 0},
+                                         {"rows", 1, 8, 1, 0},
+                                         {"masks", 1, 1, AS_ACTIONS_COUNT, 0}};
+    Py_ssize_t n;
+    int floats = 0, have_out;
     long long m;
     (void)self;
     if (!PyArg_ParseTuple(args, "OOOOOO:observe_waiting_into", &objects[0], &objects[1],
-                          &objects[2], &objects[3], &objects[4], &objects[5])) {
+                          &objects[2], &objects[3], &out_obj, &objects[4])) {
         return NULL;
     }
-    if (slots_of(objects[0], &views[0], &n) < 0) {
+    if (objects[4] == Py_None) {
+        objects[4] = NULL;
+    }
+    have_out = out_obj != Py_None;
+    if (slots_of(objects[0], 1, &n) < 0 || take_all(objects, views, specs, 5, n, 0) < 0) {
         return NULL;
     }
-    counts[0] = n * AS_WORDS;
-    counts[1] = n * AS_FACT_WORDS;
-    counts[2] = n;
-    counts[3] = n;
-    for (k = 0; k < 4; k++) {
-        if (take(objects[k], &views[k], k == 3, counts[k], sizes[k], names[k]) < 0) {
-            break;
-        }
-        taken++;
-    }
-    have_out = objects[4] != Py_None;
-    have_masks = objects[5] != Py_None;
-    if (taken == 4 && have_out &&
-        take_observations(objects[4], &views[4], n * AS_OBSERVATION, &floats) == 0) {
-        taken++;
-    }
-    if (taken == 4 + have_out && have_masks) {
-        if (take(objects[5], &views[4 + have_out], 1, n * AS_ACTIONS_COUNT, 1, "masks") == 0) {
-            taken++;
-        }
-    }
-    if (taken < 4 + have_out + have_masks) {
-        for (k = 0; k < taken; k++) {
-            PyBuffer_Release(&views[k]);
-        }
+    if (have_out && take_observations(out_obj, &out, n * AS_OBSERVATION, &floats) < 0) {
+        release_all(objects, views, 5);
         return NULL;
     }
     /* The buffers are held (exported) until released below: the loop needs no Python. */
     Py_BEGIN_ALLOW_THREADS
-    m = as_batch_observe_waiting(
-        (const int32_t *)views[0].buf, (const int64_t *)views[1].buf, (size_t)n,
-        (const int64_t *)views[2].buf, (int64_t *)views[3].buf,
-        have_out && floats ? (float *)views[4].buf : NULL,
-        have_out && !floats ? (int32_t *)views[4].buf : NULL,
-        have_masks ? (uint8_t *)views[4 + have_out].buf : NULL);
+    m = as_batch_observe_waiting((const int32_t *)views[0].buf, (const int64_t *)views[1].buf,
+                                 (size_t)n, (const int64_t *)views[2].buf,
+                                 (int64_t *)views[3].buf,
+                                 have_out && floats ? (float *)out.buf : NULL,
+                                 have_out && !floats ? (int32_t *)out.buf : NULL,
+                                 objects[4] ? (uint8_t *)views[4].buf : NULL);
     Py_END_ALLOW_THREADS
-    for (k = 0; k < taken; k++) {
-        PyBuffer_Release(&views[k]);
+    release_all(objects, views, 5);
+    if (have_out) {
+        PyBuffer_Release(&out);
     }
     return PyLong_FromLongLong(m);
 }
@@ -259,40 +237,25 @@ static PyObject *py_play_forced_into(PyObject *self, PyObject *args)
 {
     PyObject *objects[5];
     Py_buffer views[5];
-    static const char *names[5] = {"state", "facts", "seats", "gains", "done"};
-    static const int writable[5] = {1, 1, 0, 1, 1};
-    Py_ssize_t n, counts[5], sizes[5] = {4, 8, 8, 4, 1};
+    static const buffer_spec specs[5] = {
+        {"state", 1, 4, AS_WORDS, 0}, {"facts", 1, 8, AS_FACT_WORDS, 0}, {"seats", 0, 8, 1, 0},
+        {"gains", 1, 4, 1, 0},        {"done", 1, 1, 1, 0}};
+    Py_ssize_t n;
     size_t applied;
-    int k;
     (void)self;
     if (!PyArg_ParseTuple(args, "OOOOO:play_forced_into", &objects[0], &objects[1], &objects[2],
                           &objects[3], &objects[4])) {
         return NULL;
     }
-    if (slots_of(objects[0], &views[0], &n) < 0) {
+    if (slots_of(objects[0], 1, &n) < 0 || take_all(objects, views, specs, 5, n, 0) < 0) {
         return NULL;
-    }
-    counts[0] = n * AS_WORDS;
-    counts[1] = n * AS_FACT_WORDS;
-    counts[2] = n;
-    counts[3] = n;
-    counts[4] = n;
-    for (k = 0; k < 5; k++) {
-        if (take(objects[k], &views[k], writable[k], counts[k], sizes[k], names[k]) < 0) {
-            while (k-- > 0) {
-                PyBuffer_Release(&views[k]);
-            }
-            return NULL;
-        }
     }
     Py_BEGIN_ALLOW_THREADS
     applied = as_batch_play_forced((int32_t *)views[0].buf, (int64_t *)views[1].buf, (size_t)n,
                                    (const int64_t *)views[2].buf, (int32_t *)views[3].buf,
                                    (uint8_t *)views[4].buf);
     Py_END_ALLOW_THREADS
-    for (k = 0; k < 5; k++) {
-        PyBuffer_Release(&views[k]);
-    }
+    release_all(objects, views, 5);
     return PyLong_FromSize_t(applied);
 }
 
@@ -333,7 +296,7 @@ static PyObject *py_scale_into(PyObject *self, PyObject *args)
 {
     PyObject *objects[4];
     Py_buffer views[4];
-    static const char *names[4] = {"out", "divisors", "low", "high"};
+    static const char *const names[4] = {"out", "divisors", "low", "high"};
     Py_ssize_t count;
     int k, target, done;
     (void)self;
@@ -348,9 +311,7 @@ static PyObject *py_scale_into(PyObject *self, PyObject *args)
     for (k = 0; k < 4; k++) {
         count = k == 0 ? -1 : AS_OBSERVATION;
         if (take_floats(objects[k], &views[k], k == 0, &count, names[k]) < 0) {
-            while (k-- > 0) {
-                PyBuffer_Release(&views[k]);
-            }
+            release_all(objects, views, k);
             return NULL;
         }
     }
@@ -359,9 +320,7 @@ static PyObject *py_scale_into(PyObject *self, PyObject *args)
                           (const float *)views[1].buf, (const float *)views[2].buf,
                           (const float *)views[3].buf, target);
     Py_END_ALLOW_THREADS
-    for (k = 0; k < 4; k++) {
-        PyBuffer_Release(&views[k]);
-    }
+    release_all(objects, views, 4);
     (void)done; /* (target was checked above) */
     Py_RETURN_NONE;
 }
@@ -372,11 +331,16 @@ static PyObject *py_step_rows_into(PyObject *self, PyObject *args)
 {
     PyObject *objects[10];
     Py_buffer views[10];
-    static const char *names[10] = {"state", "facts",  "rows",   "actions", "mask",
-                                    "rewards", "done", "errors", "seats",   "gains"};
-    static const int writable[10] = {1, 1, 0, 0, 1, 1, 1, 1, 0, 1};
-    Py_ssize_t n, m, j, counts[10], sizes[10] = {4, 8, 8, 8, 1, 4, 1, 1, 8, 4};
-    int k, taken = 0, total, have_mask;
+    /* rewards, errors, rows and actions by row; the rest by slot. */
+    static const buffer_spec specs[10] = {
+        {"state", 1, 4, AS_WORDS, 0}, {"facts", 1, 8, AS_FACT_WORDS, 0},
+        {"rows", 0, 8, 0, 1},         {"actions", 0, 8, 0, 1},
+        {"mask", 1, 1, AS_ACTIONS_COUNT, 0}, {"rewards", 1, 4, 0, 4},
+        {"done", 1, 1, 1, 0},         {"errors", 1, 1, 0, 1},
+        {"seats", 0, 8, 1, 0},        {"gains", 1, 4, 1, 0}};
+    static const int optional[3] = {4, 8, 9}; /* mask, seats and gains: None is not taken */
+    Py_ssize_t n, m;
+    int k, ok;
     size_t refused = 0;
     const int64_t *slots;
     (void)self;
@@ -389,70 +353,29 @@ static PyObject *py_step_rows_into(PyObject *self, PyObject *args)
     if ((objects[8] == Py_None) != (objects[9] == Py_None)) {
         return PyErr_Format(PyExc_ValueError, "give both seats and gains, or neither");
     }
-    total = objects[8] == Py_None ? 8 : 10;
-    have_mask = objects[4] != Py_None;
-    if (slots_of(objects[0], &views[0], &n) < 0) {
-        return NULL;
-    }
-    /* The number of rows. */
-    if (PyObject_GetBuffer(objects[2], &views[2], PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
-        PyErr_Clear();
-        return PyErr_Format(PyExc_TypeError, "rows must be a C-contiguous buffer of int64, got %R",
-                            objects[2]);
-    }
-    m = views[2].len / 8;
-    PyBuffer_Release(&views[2]);
-    counts[0] = n * AS_WORDS;
-    counts[1] = n * AS_FACT_WORDS;
-    counts[2] = m;
-    counts[3] = m;
-    counts[4] = n * AS_ACTIONS_COUNT;
-    counts[5] = m * 4;
-    counts[6] = n;
-    counts[7] = m;
-    counts[8] = n;
-    counts[9] = n;
-    for (k = 0; k < total; k++) {
-        if (k == 4 && !have_mask) {
-            taken++; /* (no view taken: views[4] is not released) */
-            continue;
+    for (k = 0; k < 3; k++) {
+        if (objects[optional[k]] == Py_None) {
+            objects[optional[k]] = NULL;
         }
-        if (take(objects[k], &views[k], writable[k], counts[k], sizes[k], names[k]) < 0) {
-            break;
-        }
-        taken++;
     }
-    if (taken < total) {
-        for (k = 0; k < taken; k++) {
-            if (k != 4 || have_mask) {
-                PyBuffer_Release(&views[k]);
-            }
-        }
+    if (slots_of(objects[0], 1, &n) < 0 || rows_of(objects[2], &m) < 0 ||
+        take_all(objects, views, specs, 10, n, m) < 0) {
         return NULL;
     }
     slots = (const int64_t *)views[2].buf;
-    for (j = 0; j < m; j++) {
-        if (slots[j] < 0 || slots[j] >= n) {
-            PyErr_Format(PyExc_ValueError, "rows[%zd] is %lld, not a slot from 0 to %zd", j,
-                         (long long)slots[j], n - 1);
-            break;
-        }
-    }
-    if (j == m) {
+    ok = rows_in_range(slots, m, n) == 0;
+    if (ok) {
         Py_BEGIN_ALLOW_THREADS
         refused = as_batch_step_rows(
             (int32_t *)views[0].buf, (int64_t *)views[1].buf, (size_t)n, slots,
-            (const int64_t *)views[3].buf, (size_t)m, have_mask ? (uint8_t *)views[4].buf : NULL,
-            (int32_t *)views[5].buf, (uint8_t *)views[6].buf, (uint8_t *)views[7].buf,
-            total == 10 ? (const int64_t *)views[8].buf : NULL,
-            total == 10 ? (int32_t *)views[9].buf : NULL);
+            (const int64_t *)views[3].buf, (size_t)m,
+            objects[4] ? (uint8_t *)views[4].buf : NULL, (int32_t *)views[5].buf,
+            (uint8_t *)views[6].buf, (uint8_t *)views[7].buf,
+            objects[8] ? (const int64_t *)views[8].buf : NULL,
+            objects[9] ? (int32_t *)views[9].buf : NULL);
         Py_END_ALLOW_THREADS
     }
-    for (k = 0; k < total; k++) {
-        if (k != 4 || have_mask) {
-            PyBuffer_Release(&views[k]);
-        }
-    }
-    return j == m ? PyLong_FromSize_t(refused) : NULL;
+    release_all(objects, views, 10);
+    return ok ? PyLong_FromSize_t(refused) : NULL;
 }
 #endif

@@ -17,8 +17,7 @@ from ..conformance.kit import (
     run_kit,
 )
 from ..conformance.loading import MANIFEST_NAME, InvalidVectors, export_vectors, load_vectors
-from ..rng import MASK64
-from .options import Command
+from .options import Command, positive, read_number, seed
 
 __all__ = ["COMMAND", "NAME", "REPLAY_HEADING"]
 
@@ -29,10 +28,7 @@ REPLAY_HEADING = "the shortest sequence of requests that still fails, to replay 
 
 def _seconds(text: str) -> float:
     """An argparse type: a positive number of seconds."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    value = read_number(text, float, "a number")
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be more than 0, got {text}")
     return value
@@ -40,28 +36,6 @@ def _seconds(text: str) -> float:
 
 def _print(result: VectorResult) -> None:
     print(result, flush=True)
-
-
-def _count(text: str) -> int:
-    """An argparse type: a number of matches, 1 or more."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
-    return value
-
-
-def _seed(text: str) -> int:
-    """An argparse type: a seed from 0 to 2**64 - 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if not 0 <= value <= MASK64:
-        raise argparse.ArgumentTypeError(f"must be from 0 to 2**64 - 1, got {value}")
-    return value
 
 
 def _fail(message: object) -> int:
@@ -142,13 +116,13 @@ def _options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--fuzz",
-        type=_count,
+        type=positive,
         metavar="N",
         help="play N random matches in lockstep with the library instead of the vectors",
     )
     parser.add_argument(
         "--seed",
-        type=_seed,
+        type=seed,
         default=0,
         metavar="S",
         help="the fuzzer's seed (default 0): the same seed sends the same requests",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import textwrap
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import attrs
 
@@ -20,8 +20,11 @@ __all__ = [
     "bot_list",
     "can_encode",
     "positive",
+    "read_number",
     "seed",
 ]
+
+_Number = TypeVar("_Number", int, float)
 
 
 #: The characters the text drawing of the table uses beyond ASCII.
@@ -38,12 +41,25 @@ def can_encode(stream: object, text: str) -> bool:
     return True
 
 
+def read_number(text: str, kind: Callable[[str], _Number], what: str) -> _Number:
+    """``kind(text)``, for an argparse type that reads a number and then checks its range.
+
+    :raises argparse.ArgumentTypeError: ``not <what>: '<text>'`` if ``kind``
+        refuses ``text`` (a ``ValueError``).
+    """
+    try:
+        return kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not {what}: {text!r}") from None
+
+
+def _int_any_base(text: str) -> int:
+    return int(text, 0)
+
+
 def seed(text: str) -> int:
     """An argparse type: a seed from 0 to 2**64 - 1, in decimal or with a 0x prefix."""
-    try:
-        value = int(text, 0)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    value = read_number(text, _int_any_base, "an integer")
     try:
         return check_seed(value)
     except ValueError as error:
@@ -142,10 +158,7 @@ def add_playouts(parser: argparse.ArgumentParser) -> None:
 
 def positive(text: str) -> int:
     """An argparse type: a positive integer."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    value = read_number(text, int, "an integer")
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from .options import Command
+from .options import Command, read_number
 
 if TYPE_CHECKING:
     from ..web.store import MatchBook
@@ -49,30 +49,21 @@ def server_url(host: str, port: int, key: str) -> str:
 
 
 def _port(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    value = read_number(text, int, "a port number")
     if not 0 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"a port is from 0 to 65535, got {value}")
     return value
 
 
 def _delay(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    value = read_number(text, float, "a number of seconds")
     if not 0 <= value <= 10:
         raise argparse.ArgumentTypeError(f"the delay is from 0 to 10 seconds, got {value}")
     return value
 
 
 def _cap(text: str) -> int | None:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    value = read_number(text, int, "a whole number")
     if value < 0:
         raise argparse.ArgumentTypeError(f"a cap is 0 (none) or more, got {value}")
     return value or None

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from ._base import ID_PATTERN, LogEntry, MatchExists, MatchStore, NoSuchMatch, StaleAppend
+from ._base import ID_PATTERN, LogEntry, StaleAppend
+from ._sql import SQLStore
 
 if TYPE_CHECKING:
     import psycopg
@@ -54,7 +55,7 @@ _NOW = "extract(epoch from clock_timestamp())"
 _SCHEMA_LOCK = 0x736E696666
 
 
-class PostgresStore(MatchStore):
+class PostgresStore(SQLStore):
     """Matches in a PostgreSQL database, for hosts with more than one process or machine.
 
     ``conninfo`` is a libpq connection string or URL
@@ -85,6 +86,8 @@ class PostgresStore(MatchStore):
     :raises ValueError: if ``schema`` is not a plain lower-case name.
     """
 
+    PARAMETER = "%s"
+
     def __init__(
         self, conninfo: str, *, schema: str | None = None, connect_timeout: int = 10
     ) -> None:
@@ -101,6 +104,7 @@ class PostgresStore(MatchStore):
                 "PostgresStore needs psycopg 3: pip install 'american-sniff[postgres]'"
             ) from None
         self._errors = psycopg.errors
+        self._duplicate = psycopg.errors.UniqueViolation
         self._conninfo = conninfo
         self._connect_timeout = connect_timeout
         self._channel = "sniff" if schema is None else f"sniff_{schema}"
@@ -123,39 +127,15 @@ class PostgresStore(MatchStore):
             raise
 
     @contextmanager
-    def _transaction(self) -> Iterator[psycopg.Connection[Any]]:
+    def _transaction(self, *, write: bool = True) -> Iterator[psycopg.Connection[Any]]:
+        # (Reads and writes alike: the unique log key settles two appends at once.)
         with self._lock, self._db.transaction():
             yield self._db
-
-    def _insert(self, match_id: str, created: float, setup_text: str) -> None:
-        try:
-            with self._transaction() as db:
-                db.execute(
-                    "INSERT INTO sniff_matches (id, created, setup) VALUES (%s, %s, %s)",
-                    (match_id, created, setup_text),
-                )
-        except self._errors.UniqueViolation:
-            raise MatchExists(f"a match with the id {match_id!r} exists") from None
-
-    def _fetch(self, match_id: str) -> tuple[float, str, list[tuple[Any, Any, Any]]] | None:
-        with self._transaction() as db:
-            row = db.execute(
-                "SELECT created, setup FROM sniff_matches WHERE id = %s", (match_id,)
-            ).fetchone()
-            if row is None:
-                return None
-            return float(row[0]), row[1], _log_rows(db, match_id)
 
     def _append(self, match_id: str, expected: int, entry: LogEntry) -> None:
         try:
             with self._transaction() as db:
-                length = _length(db, match_id)
-                if length != expected:
-                    raise StaleAppend(match_id, expected, length)
-                db.execute(
-                    "INSERT INTO sniff_log (match_id, n, kind, value) VALUES (%s, %s, %s, %s)",
-                    (match_id, expected, entry.kind, entry.value),
-                )
+                self._append_entry(db, match_id, expected, entry)
                 # Sent when the transaction commits, in commit order.
                 db.execute(
                     "SELECT pg_notify(%s, %s)", (self._channel, f"{match_id} {expected + 1}")
@@ -163,22 +143,8 @@ class PostgresStore(MatchStore):
         except self._errors.UniqueViolation:
             # Another transaction wrote this number after we read the length.
             with self._transaction() as db:
-                length = _length(db, match_id)
+                length = self._length(db, match_id)
             raise StaleAppend(match_id, expected, length) from None
-
-    def _page(
-        self, count: int, before: int | None
-    ) -> list[tuple[int, str, float, str, list[tuple[Any, Any, Any]]]]:
-        with self._transaction() as db:
-            rows = db.execute(
-                "SELECT number, id, created, setup FROM sniff_matches "
-                "WHERE number < %s ORDER BY number DESC LIMIT %s",
-                (2**63 - 1 if before is None else before, count),
-            ).fetchall()
-            return [
-                (int(number), str(match_id), float(created), setup, _log_rows(db, match_id))
-                for number, match_id, created, setup in rows
-            ]
 
     def listen(self) -> Announcements:
         """A new connection that receives this store's announcements: see :class:`Announcements`.
@@ -189,7 +155,7 @@ class PostgresStore(MatchStore):
 
     def _lease(self, match_id: str, seat: int, holder: str, seconds: float) -> bool:
         with self._transaction() as db:
-            _length(db, match_id)  # NoSuchMatch if there is none
+            self._length(db, match_id)  # NoSuchMatch if there is none
             # Inserted, or updated where the holder renews or the lease has
             # expired; the conflicting row is locked, so one of two asking at
             # once sees the other's lease.
@@ -203,34 +169,6 @@ class PostgresStore(MatchStore):
                 (match_id, seat, holder, seconds),
             ).fetchone()
             return row is not None
-
-    def _release(self, match_id: str, seat: int, holder: str) -> None:
-        with self._transaction() as db:
-            db.execute(
-                "DELETE FROM sniff_leases WHERE match_id = %s AND seat = %s AND holder = %s",
-                (match_id, seat, holder),
-            )
-
-    def _close(self) -> None:
-        with self._lock:
-            self._db.close()
-
-
-def _length(db: psycopg.Connection[Any], match_id: str) -> int:
-    """The length of the match's log; :class:`NoSuchMatch` if there is no such match."""
-    if db.execute("SELECT 1 FROM sniff_matches WHERE id = %s", (match_id,)).fetchone() is None:
-        raise NoSuchMatch(f"there is no match {match_id!r}")
-    row = db.execute(
-        "SELECT COALESCE(MAX(n) + 1, 0) FROM sniff_log WHERE match_id = %s", (match_id,)
-    ).fetchone()
-    assert row is not None
-    return int(row[0])
-
-
-def _log_rows(db: psycopg.Connection[Any], match_id: str) -> list[tuple[Any, Any, Any]]:
-    return db.execute(
-        "SELECT n, kind, value FROM sniff_log WHERE match_id = %s ORDER BY n", (match_id,)
-    ).fetchall()
 
 
 @attrs.frozen

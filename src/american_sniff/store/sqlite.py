@@ -8,9 +8,9 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
-from ._base import LogEntry, MatchExists, MatchStore, NoSuchMatch, StaleAppend
+from ._base import LogEntry
+from ._sql import SQLStore
 
 __all__ = ["SQLiteStore"]
 
@@ -38,7 +38,7 @@ CREATE TABLE IF NOT EXISTS sniff_leases (
 """
 
 
-class SQLiteStore(MatchStore):
+class SQLiteStore(SQLStore):
     """Matches in a SQLite database file: the embedded default, with nothing to install.
 
     ``path`` is the database file, created with its tables if missing, or
@@ -61,6 +61,9 @@ class SQLiteStore(MatchStore):
     a database.
     """
 
+    PARAMETER = "?"
+    _duplicate = sqlite3.IntegrityError
+
     def __init__(self, path: str | pathlib.Path = ":memory:", *, timeout: float = 30.0) -> None:
         self._lock = threading.Lock()
         self._db = sqlite3.connect(
@@ -79,9 +82,10 @@ class SQLiteStore(MatchStore):
             raise
 
     @contextmanager
-    def _transaction(self, mode: str = "IMMEDIATE") -> Iterator[sqlite3.Connection]:
+    def _transaction(self, *, write: bool = True) -> Iterator[sqlite3.Connection]:
+        # A write takes the file's write lock at BEGIN, before it reads anything.
         with self._lock:
-            self._db.execute(f"BEGIN {mode}")
+            self._db.execute("BEGIN IMMEDIATE" if write else "BEGIN DEFERRED")
             try:
                 yield self._db
             except BaseException:
@@ -89,66 +93,14 @@ class SQLiteStore(MatchStore):
                 raise
             self._db.execute("COMMIT")
 
-    def _insert(self, match_id: str, created: float, setup_text: str) -> None:
-        try:
-            with self._transaction() as db:
-                db.execute(
-                    "INSERT INTO sniff_matches (id, created, setup) VALUES (?, ?, ?)",
-                    (match_id, created, setup_text),
-                )
-        except sqlite3.IntegrityError:
-            raise MatchExists(f"a match with the id {match_id!r} exists") from None
-
-    def _fetch(self, match_id: str) -> tuple[float, str, list[tuple[Any, Any, Any]]] | None:
-        with self._transaction("DEFERRED") as db:
-            row = db.execute(
-                "SELECT created, setup FROM sniff_matches WHERE id = ?", (match_id,)
-            ).fetchone()
-            if row is None:
-                return None
-            return float(row[0]), row[1], _log_rows(db, match_id)
-
     def _append(self, match_id: str, expected: int, entry: LogEntry) -> None:
         with self._transaction() as db:
-            if (
-                db.execute("SELECT 1 FROM sniff_matches WHERE id = ?", (match_id,)).fetchone()
-                is None
-            ):
-                raise NoSuchMatch(f"there is no match {match_id!r}")
-            length = int(
-                db.execute(
-                    "SELECT COALESCE(MAX(n) + 1, 0) FROM sniff_log WHERE match_id = ?", (match_id,)
-                ).fetchone()[0]
-            )
-            if length != expected:
-                raise StaleAppend(match_id, expected, length)
-            db.execute(
-                "INSERT INTO sniff_log (match_id, n, kind, value) VALUES (?, ?, ?, ?)",
-                (match_id, expected, entry.kind, entry.value),
-            )
-
-    def _page(
-        self, count: int, before: int | None
-    ) -> list[tuple[int, str, float, str, list[tuple[Any, Any, Any]]]]:
-        with self._transaction("DEFERRED") as db:
-            rows = db.execute(
-                "SELECT number, id, created, setup FROM sniff_matches "
-                "WHERE number < ? ORDER BY number DESC LIMIT ?",
-                (2**63 - 1 if before is None else before, count),
-            ).fetchall()
-            return [
-                (int(number), str(match_id), float(created), setup, _log_rows(db, match_id))
-                for number, match_id, created, setup in rows
-            ]
+            self._append_entry(db, match_id, expected, entry)
 
     def _lease(self, match_id: str, seat: int, holder: str, seconds: float) -> bool:
         now = time.time()
         with self._transaction() as db:
-            if (
-                db.execute("SELECT 1 FROM sniff_matches WHERE id = ?", (match_id,)).fetchone()
-                is None
-            ):
-                raise NoSuchMatch(f"there is no match {match_id!r}")
+            self._length(db, match_id)  # NoSuchMatch if there is none
             row = db.execute(
                 "SELECT holder, expires FROM sniff_leases WHERE match_id = ? AND seat = ?",
                 (match_id, seat),
@@ -161,20 +113,3 @@ class SQLiteStore(MatchStore):
                 (match_id, seat, holder, now + seconds),
             )
             return True
-
-    def _release(self, match_id: str, seat: int, holder: str) -> None:
-        with self._transaction() as db:
-            db.execute(
-                "DELETE FROM sniff_leases WHERE match_id = ? AND seat = ? AND holder = ?",
-                (match_id, seat, holder),
-            )
-
-    def _close(self) -> None:
-        with self._lock:
-            self._db.close()
-
-
-def _log_rows(db: sqlite3.Connection, match_id: str) -> list[tuple[Any, Any, Any]]:
-    return db.execute(
-        "SELECT n, kind, value FROM sniff_log WHERE match_id = ? ORDER BY n", (match_id,)
-    ).fetchall()
