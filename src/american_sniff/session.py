@@ -51,6 +51,7 @@ __all__ = [
     "GameError",
     "Seeding",
     "Session",
+    "SessionView",
     "hint_reason",
     "lone_move",
 ]
@@ -229,6 +230,32 @@ class Session:
         if not 0 <= point <= self.seq:
             raise ValueError(f"the match has had {self.seq} actions, not {point}")
         del self.states[point + 1 :]
+
+
+class SessionView:
+    """A front end on a :class:`Session`: the match's states as the session holds them.
+
+    A subclass sets :attr:`session`; the terminal game and the browser's
+    :class:`~american_sniff.web.game.Game` are such views.
+    """
+
+    #: The game controller the view shows.
+    session: Session
+
+    @property
+    def states(self) -> list[MatchState]:
+        """Every state of the match, the first first (the session's)."""
+        return self.session.states
+
+    @property
+    def state(self) -> MatchState:
+        """The current state."""
+        return self.session.state
+
+    @property
+    def seq(self) -> int:
+        """How many actions the match has had: the views' sequence number."""
+        return self.session.seq
 
 
 def lone_move(state: MatchState) -> Move | None:

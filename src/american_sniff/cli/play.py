@@ -35,7 +35,7 @@ from ..render import render_text, tally_text
 from ..render.compact import compact_drawing
 from ..render.text import compact_text, end_labels, end_words
 from ..rules import RULES_VERSION, placement_points
-from ..session import Seeding, Session, hint_reason
+from ..session import Seeding, Session, SessionView, hint_reason
 from ..state import Action, MatchState, RoundResult
 from ..tiles import Tile
 from ..views import PlayerView, view_for
@@ -594,7 +594,7 @@ class _Undo(Exception):
     """The human takes back their last move."""
 
 
-class _Game:
+class _Game(SessionView):
     """A match between one human and bots, narrated to a stream: a screen on a :class:`Session`.
 
     The session holds the states, whose turn it is, the bots (one per seat
@@ -631,16 +631,6 @@ class _Game:
         self.inp, self.out = inp, out
         self.unicode, self.color, self.size = unicode, color, size
         self.interactive = inp.isatty()
-
-    @property
-    def states(self) -> list[MatchState]:
-        """Every state of the match, the first first (the session's)."""
-        return self.session.states
-
-    @property
-    def state(self) -> MatchState:
-        """The current state."""
-        return self.session.state
 
     def say(self, *lines: str, style: str = "") -> None:
         for line in lines:

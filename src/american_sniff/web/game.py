@@ -32,7 +32,7 @@ from ..errors import IllegalMove
 from ..moves import Move, parse_move
 from ..records import MatchRecord, record_match
 from ..rng import check_seed
-from ..session import BotKind, GameError, Seeding, Session, lone_move
+from ..session import BotKind, GameError, Seeding, Session, SessionView, lone_move
 from ..state import MatchState
 from .hosting import SPECTATOR
 from .store import LogEntry, MatchBook, StoredMatch
@@ -199,7 +199,7 @@ def _names(names: object, kinds: list[Any] | tuple[Any, ...]) -> list[str]:
     return checked
 
 
-class Game:
+class Game(SessionView):
     """A match being played: its setup, every state from the first, the seats that went on.
 
     Made from a stored match (:meth:`load`) or a new one (:meth:`create`);
@@ -284,21 +284,6 @@ class Game:
         return None if stored is None else cls(stored, store)
 
     # -- what it is now ----------------------------------------------------------------
-
-    @property
-    def states(self) -> list[MatchState]:
-        """Every state of the match, the first first (the session's)."""
-        return self.session.states
-
-    @property
-    def state(self) -> MatchState:
-        """The current state."""
-        return self.session.state
-
-    @property
-    def seq(self) -> int:
-        """How many actions the match has had: the views' sequence number."""
-        return self.session.seq
 
     def viewer(self, token: str) -> int | str | None:
         """The seat whose token ``token`` is, :data:`SPECTATOR`, or None for no such token."""
