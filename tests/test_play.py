@@ -29,8 +29,8 @@ from american_sniff.cli.play import (
 from american_sniff.engine import apply
 from american_sniff.moves import Place
 from american_sniff.render import render_text, tally_text
+from american_sniff.session import hint_reason
 from american_sniff.views import PlayerView, view_for
-from american_sniff.web.hints import hint_reason
 
 _TILE = re.compile(r"\[\d\|\d\]")
 

@@ -892,7 +892,7 @@ def test_how_to_play_is_linked_from_the_start_page_and_the_table(
 def test_each_hint_has_its_reason_in_words_beside_it(server: _Server, browser: Browser) -> None:
     """The hint's line says why, as the library's ``hint_reason`` does, in the live region."""
     from american_sniff import parse_move, view_for
-    from american_sniff.web.hints import hint_reason
+    from american_sniff.session import hint_reason
 
     made = server.post("api/matches", {"players": 2, "seats": ["human", "greedy"], "seed": 21})
     page = browser.page()

@@ -16,6 +16,13 @@ from american_sniff.web.hosting import SPECTATOR, viewer_document
 from american_sniff.web.store import LogEntry, Store, Writer
 
 
+def _go_on(game: Game, seat: int) -> None:
+    """``seat`` goes on from the last settlement, as the server does (nothing if it went on)."""
+    change = game.plan_go_on(seat)
+    if change is not None:
+        game.commit(change)
+
+
 def _to_a_placement_of_seat_0(game: Game) -> None:
     """Play the bot, and seat 0's forced draws and passes, until seat 0 may place."""
     while True:
@@ -52,7 +59,7 @@ def test_the_log_is_append_only_and_replays(tmp_path: Path, stores: Stores) -> N
     game = Game.create(store, new_setup(2, ["human", "greedy"], seed=8))
     _to_a_placement_of_seat_0(game)
     move = next(m for m in view_for(game.state, 0).legal_moves if isinstance(m, Place))
-    game.move(0, str(move), game.seq)
+    game.commit(game.plan_move(0, str(move), game.seq))
     point = game.undo_point(0)
     assert point == game.seq - 1
     game.undo(0)
@@ -112,7 +119,7 @@ def test_tokens_name_their_seat_and_nothing_else(stores: Stores) -> None:
     assert game.viewer("") is None
     assert game.viewer("x" * 22) is None
     with pytest.raises(GameError, match="only a seat"):
-        game.move(SPECTATOR, "draw", 0)
+        game.commit(game.plan_move(SPECTATOR, "draw", 0))
     store.close()
 
 
@@ -153,7 +160,7 @@ def test_a_match_of_one_person_and_a_bot_from_start_to_end(stores: Stores) -> No
     game = Game.create(store, new_setup(2, ["human", "greedy"], seed=4))
     assert new_setup(2, ["human", "greedy"]).seed >= 0  # a random seed when none is given
     with pytest.raises(GameError, match="turn"):
-        game.move(1 - game.state.turn, "draw", 0)
+        game.commit(game.plan_move(1 - game.state.turn, "draw", 0))
     waited = False
     while game.state.winner is None:
         state = game.state
@@ -161,8 +168,8 @@ def test_a_match_of_one_person_and_a_bot_from_start_to_end(stores: Stores) -> No
             assert game.waiting_for() == [0]
             assert not game.bot_to_move()
             waited = True
-            game.go_on(0)
-            game.go_on(0)  # twice is once
+            _go_on(game, 0)
+            _go_on(game, 0)  # twice is once
             continue
         if state.turn == 1:
             assert game.bot_to_move()
@@ -177,19 +184,19 @@ def test_a_match_of_one_person_and_a_bot_from_start_to_end(stores: Stores) -> No
         hint = game.hint(0)
         assert hint in view_for(state, 0).legal_moves
         with pytest.raises(GameError, match="changed"):
-            game.move(0, str(hint), game.seq + 1)
+            game.commit(game.plan_move(0, str(hint), game.seq + 1))
         with pytest.raises(GameError, match="notation"):
-            game.move(0, None, game.seq)
+            game.commit(game.plan_move(0, None, game.seq))
         with pytest.raises(GameError, match="refused"):
-            game.move(0, "[6|6] on [0|0] branch_a", game.seq)
-        game.move(0, str(hint), game.seq)
+            game.commit(game.plan_move(0, "[6|6] on [0|0] branch_a", game.seq))
+        game.commit(game.plan_move(0, str(hint), game.seq))
     assert waited
     assert game.forced() is None
     assert game.undo_point(0) is None  # the match is over
     with pytest.raises(GameError, match="undo"):
         game.undo(0)
     with pytest.raises(GameError, match="over"):
-        game.move(0, "draw", game.seq)
+        game.commit(game.plan_move(0, "draw", game.seq))
     record = game.record()
     assert record.winner == game.state.winner
     assert record.names[0] == "seat 0 (person)"
@@ -209,7 +216,7 @@ def test_the_seat_that_goes_out_waits_to_see_that_rounds_settlement(stores: Stor
     ended_by_me = 0
     while game.state.winner is None and ended_by_me < 2:
         if game.waiting_for():
-            game.go_on(0)
+            _go_on(game, 0)
             continue
         state = game.state
         if state.turn == 1:
@@ -219,7 +226,7 @@ def test_the_seat_that_goes_out_waits_to_see_that_rounds_settlement(stores: Stor
         if forced is not None:
             game.play(forced)
             continue
-        game.move(0, str(game.hint(0)), game.seq)
+        game.commit(game.plan_move(0, str(game.hint(0)), game.seq))
         if game.state.round != state.round and game.state.winner is None:
             ended_by_me += 1
             assert game.waiting_for() == [0]
@@ -351,13 +358,13 @@ def test_who_went_on_survives_a_restart(stores: Stores) -> None:
             place = next((m for m in moves if isinstance(m, Place)), None)
             if state.turn == 0 and place is not None and not opened:
                 # Open the round without going on first, then take it back.
-                game.move(0, str(place), game.seq)
+                game.commit(game.plan_move(0, str(place), game.seq))
                 game.undo(0)
                 assert game.state == state
                 assert game.waiting_for() == []
                 opened += 1
             else:
-                game.go_on(0)
+                _go_on(game, 0)
             continue
         if state.turn == 1:
             game.play(game.bot_move())
@@ -366,11 +373,11 @@ def test_who_went_on_survives_a_restart(stores: Stores) -> None:
         if forced is not None:
             game.play(forced)
             continue
-        game.move(0, str(game.hint(0)), game.seq)
+        game.commit(game.plan_move(0, str(game.hint(0)), game.seq))
         if game.state.round != state.round and game.state.winner is None:
             ended += 1
             assert game.waiting_for() == [0]
-            game.go_on(0)
+            _go_on(game, 0)
             again = Game.load(store, game.id)
             assert again is not None
             assert again.waiting_for() == []  # not asked again
@@ -390,9 +397,9 @@ def test_between_people_who_went_on_survives_a_restart(tmp_path: Path, stores: S
             game.play(forced)
             continue
         move = next(m for m in view_for(state, state.turn).legal_moves if isinstance(m, Place))
-        game.move(state.turn, str(move), game.seq)
+        game.commit(game.plan_move(state.turn, str(move), game.seq))
     assert game.waiting_for() == [0, 1]
-    game.go_on(0)
+    _go_on(game, 0)
     restarted = Game.load(stores(path), game.id)
     assert restarted is not None
     assert restarted.waiting_for() == [1]

@@ -1,4 +1,4 @@
-"""The one-line reason beside a hint (``american_sniff.web.hints``), from a seat's own view."""
+"""The one-line reason beside a hint (``american_sniff.session``), from a seat's own view."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 
 from american_sniff import Draw, MatchState, Pass, Place, legal_moves, new_match, parse_move
 from american_sniff.bots import random_match
+from american_sniff.session import hint_reason
 from american_sniff.views import PlayerView, view_for
-from american_sniff.web.hints import hint_reason
 from scenarios import deal, run
 
 

@@ -583,7 +583,9 @@ def test_a_reload_replays_only_the_new_entries_and_a_bad_log_changes_nothing(
         other = Game.load(store, game.id)
         assert other is not None
         for _ in range(3):
-            other.move(other.state.turn, str(legal_moves(other.state)[0]), other.seq)
+            other.commit(
+                other.plan_move(other.state.turn, str(legal_moves(other.state)[0]), other.seq)
+            )
         stored = store.load(game.id)
         assert stored is not None
         first = game.states[0]

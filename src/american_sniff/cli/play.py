@@ -25,7 +25,7 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from ..bots import Bot, make_bot
+from ..bots import Bot
 from ..engine import apply, new_match
 from ..errors import IllegalMove, InvalidRecord
 from ..layout import Layout, Point, Side
@@ -34,12 +34,11 @@ from ..records import MatchRecord, dump_record, load_record, record_match, repla
 from ..render import render_text, tally_text
 from ..render.compact import compact_drawing
 from ..render.text import compact_text, end_labels, end_words
-from ..rng import MASK64
 from ..rules import RULES_VERSION, placement_points
+from ..session import Seeding, Session, SessionView, hint_reason
 from ..state import Action, MatchState, RoundResult
 from ..tiles import Tile
 from ..views import PlayerView, view_for
-from ..web.hints import hint_reason
 from .narrate import (
     action_line,
     hand_text,
@@ -595,8 +594,13 @@ class _Undo(Exception):
     """The human takes back their last move."""
 
 
-class _Game:
-    """A match between one human and bots, narrated to a stream."""
+class _Game(SessionView):
+    """A match between one human and bots, narrated to a stream: a screen on a :class:`Session`.
+
+    The session holds the states, whose turn it is, the bots (one per seat
+    for the match: :attr:`Seeding.PER_MATCH`), the hints and the undo rule;
+    an undo never goes back past the state the match was resumed from.
+    """
 
     def __init__(
         self,
@@ -613,26 +617,20 @@ class _Game:
         record_path: str | None = None,
         notation: bool = False,
     ) -> None:
-        self.states = states
         self.notation = notation
         self.record_path = record_path
         self.seat = seat
         self.kinds = kinds
-        first = states[0]
-        self.bots: dict[int, Bot] = {
-            s: make_bot(name, (first.seed + s + 1) & MASK64, **options.get(name, {}))
-            for s, name in kinds.items()
-        }
-        self.options = options
+        self.session = Session(
+            states,
+            {s: (name, options.get(name, {})) for s, name in kinds.items()},
+            ("search", options.get("search", {})),
+            seeding=Seeding.PER_MATCH,
+            floor=len(states) - 1,
+        )
         self.inp, self.out = inp, out
         self.unicode, self.color, self.size = unicode, color, size
         self.interactive = inp.isatty()
-        #: The indices in ``states`` of the states where the human chose a move.
-        self.decisions: list[int] = []
-
-    @property
-    def state(self) -> MatchState:
-        return self.states[-1]
 
     def say(self, *lines: str, style: str = "") -> None:
         for line in lines:
@@ -668,9 +666,10 @@ class _Game:
             )
         else:
             self.say(f"You are seat {you}.")
-        for other, bot in self.bots.items():
+        for other, kind in self.kinds.items():
             who = seat_name(other, players, you)
-            self.say_wrapped(f"{who[0].upper()}{who[1:]}: {bot_text(self.kinds[other], bot)}")
+            bot = self.session.bot(other)
+            self.say_wrapped(f"{who[0].upper()}{who[1:]}: {bot_text(kind, bot)}")
         if len(self.states) > 1:
             self.say(f"Resumed after {len(self.states) - 1} actions.")
         self.say("", round_start_line(state, you))
@@ -685,7 +684,7 @@ class _Game:
                 except _Quit:
                     return self.stop()
             else:
-                move = self.bots[state.turn].choose(view_for(state, state.turn))
+                move = self.session.bot_move()
             self.step(move)
         return self.finish()
 
@@ -746,11 +745,11 @@ class _Game:
         return compact_text(layout, width=width, names=_point_names(layout, self.notation, width))
 
     def undo(self) -> None:
-        if not self.decisions:
+        back = self.session.undo_point(self.seat)
+        if back is None:
             self.say("  Nothing to undo: you have not moved yet.")
             return
-        back = self.decisions.pop()
-        del self.states[back + 1 :]
+        self.session.go_back(back)
         self.say(f"  Taken back: your move and what followed (round {self.state.round}).")
 
     def stop(self) -> MatchState:
@@ -795,8 +794,9 @@ class _Game:
         :raises _Undo: if the human takes back their last move.
         """
         moves = view.legal_moves
-        if len(moves) == 1 and isinstance(moves[0], (Draw, Pass)):
-            return moves[0]  # no choice: the narration shows it
+        forced = self.session.forced()
+        if forced is not None:
+            return forced  # no choice: the narration shows it
         count = len(moves)
         choose = "Enter plays your only move" if count == 1 else f"Move 1-{count}"
         if len(choose) > self.size[0] // 3:
@@ -820,7 +820,6 @@ class _Game:
                 self.say(answer)  # show piped answers, as a terminal would echo them
             reply = self.answer(view, answer)
             if not isinstance(reply, list):
-                self.decisions.append(len(self.states) - 1)
                 return reply
             message, redraw = reply, self.interactive
             if self.interactive and reply == list(HELP):
@@ -867,9 +866,7 @@ class _Game:
         if key in ("?", "help"):
             return list(HELP) if self.interactive else self.help_lines()
         if key in ("h", "hint"):
-            hint_seed = (self.states[0].seed + len(self.states)) & MASK64
-            hint = make_bot("search", hint_seed, **self.options.get("search", {}))
-            chosen = hint.choose(view)
+            chosen = self.session.hint(self.seat)
             names = _point_names(view.layout, self.notation, width)
             chosen_text = _place_text(chosen, names) if isinstance(chosen, Place) else str(chosen)
             return _wrapped(

@@ -114,11 +114,11 @@ from ..errors import InvalidRecord
 from ..layout import Layout
 from ..records import MatchRecord
 from ..render import render_svg, tally_svg
+from ..session import hint_reason
 from ..state import MatchState
 from ..views import event_for, spectator_view, view_for
 from .frames import MAX_REPLAY_ACTIONS, NARROW_PAGE, PAGE, Stopped, record_actions, record_frames
 from .game import BOT_KINDS, HUMAN, Change, Game, GameError, new_setup
-from .hints import hint_reason
 from .limits import (
     MAX_DEPTH,
     MAX_HEADER_BYTES,

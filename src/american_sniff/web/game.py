@@ -5,10 +5,15 @@ by replaying it with the engine, so a match survives a restart of the server;
 every change (a move, an undo, a seat going on after a settlement) is written
 to the log before it takes effect in memory.
 
-Bots are made afresh for every choice, seeded from the match's seed, the seat
-and the number of actions so far (:func:`american_sniff.bots.bot_seed`): a
-bot's choice is a pure function of what it sees and of that seed, so a
-resumed match goes on exactly as it would have.
+Turn order, the undo rule, the hints and the bots are the shared game
+controller's (:class:`american_sniff.session.Session`); this module adds
+what only a host needs: the seats' tokens, the stored log and its length,
+reloading, and the settlements each person has read. Bots are made afresh
+for every choice (:attr:`~american_sniff.session.Seeding.PER_CHOICE`), seeded
+from the match's seed, the seat and the number of actions so far
+(:func:`american_sniff.bots.bot_seed`): a bot's choice is a pure function of
+what it sees and of that seed, so a resumed match goes on exactly as it
+would have.
 """
 
 from __future__ import annotations
@@ -21,14 +26,14 @@ from typing import Any
 
 import attrs
 
-from ..bots import bot_seed, make_bot
-from ..engine import apply, legal_moves, new_match
+from ..bots import bot_seed
+from ..engine import apply, new_match
 from ..errors import IllegalMove
-from ..moves import Draw, Move, Pass, Place, parse_move
+from ..moves import Move, parse_move
 from ..records import MatchRecord, record_match
 from ..rng import check_seed
+from ..session import BotKind, GameError, Seeding, Session, SessionView, lone_move
 from ..state import MatchState
-from ..views import view_for
 from .hosting import SPECTATOR
 from .store import LogEntry, MatchBook, StoredMatch
 
@@ -64,11 +69,7 @@ BOT_KINDS: Mapping[str, tuple[str, Mapping[str, Any]]] = MappingProxyType(
 MAX_NAME = 24
 
 #: The search bot that gives hints.
-HINT_BOT = ("search", {"playouts": 24})
-
-
-class GameError(ValueError):
-    """A request the game refuses: the message says why, for the player to read."""
+HINT_BOT: BotKind = ("search", {"playouts": 24})
 
 
 @attrs.frozen
@@ -198,7 +199,7 @@ def _names(names: object, kinds: list[Any] | tuple[Any, ...]) -> list[str]:
     return checked
 
 
-class Game:
+class Game(SessionView):
     """A match being played: its setup, every state from the first, the seats that went on.
 
     Made from a stored match (:meth:`load`) or a new one (:meth:`create`);
@@ -211,12 +212,18 @@ class Game:
         self.created = stored.created
         self.setup = Setup.from_dict(stored.setup)
         self._store = store
-        self.states: list[MatchState] = []
+        #: The shared controller: the states, turn order, undo, hints and bots.
+        self.session = Session(
+            [new_match(self.setup.players, seed=self.setup.seed)],
+            {n: BOT_KINDS[s.kind] for n, s in enumerate(self.setup.seats) if not s.is_human},
+            HINT_BOT,
+            seeding=Seeding.PER_CHOICE,
+        )
+        self._log: list[LogEntry] = []
         self._continued: set[tuple[int, int]] = set()
         #: How many entries its log has: a change is appended only if the
         #: stored log is still that long (another process may have written).
         self.logged = 0
-        self._log: list[LogEntry] = []
         self._rebuild(stored.log)
         #: How many changes were made since it was loaded: a change is planned
         #: at one version and may be made only at that version.
@@ -228,20 +235,21 @@ class Game:
         A log that begins with the one this game holds (it grew) replays only
         its new entries; another is replayed from the first state.
         """
-        old_states, old_continued = self.states, self._continued
+        session = self.session
+        old_states, old_continued = session.states, self._continued
         held = len(self._log)
-        if self.states and tuple(log[:held]) == tuple(self._log):
-            self.states, self._continued = list(old_states), set(old_continued)
+        if tuple(log[:held]) == tuple(self._log):
+            session.states, self._continued = list(old_states), set(old_continued)
             new = log[held:]
         else:
-            self.states = [new_match(self.setup.players, seed=self.setup.seed)]
+            session.states = old_states[:1]
             self._continued = set()
             new = log
         try:
             for entry in new:
                 self._replay(entry)
         except BaseException:
-            self.states, self._continued = old_states, old_continued
+            session.states, self._continued = old_states, old_continued
             raise
         self._log = list(log)
         self.logged = len(log)
@@ -277,16 +285,6 @@ class Game:
 
     # -- what it is now ----------------------------------------------------------------
 
-    @property
-    def state(self) -> MatchState:
-        """The current state."""
-        return self.states[-1]
-
-    @property
-    def seq(self) -> int:
-        """How many actions the match has had: the views' sequence number."""
-        return len(self.states) - 1
-
     def viewer(self, token: str) -> int | str | None:
         """The seat whose token ``token`` is, :data:`SPECTATOR`, or None for no such token."""
         if not token:
@@ -314,37 +312,17 @@ class Game:
         state = self.state
         return (
             state.winner is None
-            and not self.setup.seats[state.turn].is_human
+            and not self.session.is_human(state.turn)
             and not self.waiting_for()
         )
 
     def forced(self) -> Move | None:
         """A draw or a pass that a human seat to move must make (made for them), else None."""
-        state = self.state
-        if state.winner is not None or not self.setup.seats[state.turn].is_human:
-            return None
-        moves = legal_moves(state)  # the seat's own legal moves, as its view gives them
-        if len(moves) == 1 and isinstance(moves[0], (Draw, Pass)):
-            return moves[0]
-        return None
-
-    def against_bots_only(self, seat: int) -> bool:
-        """Whether ``seat`` is the only human seat."""
-        return all(s.is_human == (n == seat) for n, s in enumerate(self.setup.seats))
+        return self.session.forced()
 
     def undo_point(self, seat: int) -> int | None:
-        """How many actions the match goes back to if ``seat`` takes back its last placement.
-
-        None if it may not: another person plays too, it has placed nothing
-        that can be taken back, or the match is over.
-        """
-        if not self.against_bots_only(seat) or self.state.winner is not None:
-            return None
-        for index in range(len(self.states) - 1, 0, -1):
-            action = self.states[index].last_action
-            if action is not None and action.seat == seat and isinstance(action.move, Place):
-                return index - 1
-        return None
+        """How far ``seat``'s undo goes back, or None: :meth:`.Session.undo_point`."""
+        return self.session.undo_point(seat)
 
     def record(self) -> MatchRecord:
         """The match's record so far (finished or not), seats named by who plays them."""
@@ -356,21 +334,13 @@ class Game:
 
     # -- changes -----------------------------------------------------------------------
 
-    def move(self, viewer: int | str | None, text: object, seq: object) -> Move:
-        """Make the move ``text`` for the seat ``viewer``, which must be to move at ``seq``.
+    def plan_move(self, viewer: int | str | None, text: object, seq: object) -> Change:
+        """The move ``text`` of the seat ``viewer``, to move at ``seq``, checked and not yet made.
+
+        See :meth:`commit`.
 
         :raises GameError: if it is not that seat's turn, ``seq`` is stale or
             the move is not legal (the message names the rule).
-        """
-        change = self.plan_move(viewer, text, seq)
-        self.commit(change)
-        assert change.move is not None
-        return change.move
-
-    def plan_move(self, viewer: int | str | None, text: object, seq: object) -> Change:
-        """:meth:`move`, checked and not yet made: see :meth:`commit`.
-
-        :raises GameError: as :meth:`move` does.
         """
         state = self.state
         if not isinstance(viewer, int):
@@ -400,27 +370,19 @@ class Game:
             self,
             move=move,
             state=after,
-            continued=(viewer, state.round) if _chosen(state) else None,
+            continued=(viewer, state.round) if lone_move(state) is None else None,
         )
 
     def bot_move(self) -> Move:
         """The move of the bot to move (see the module's notes); nothing is applied."""
-        state = self.state
-        kind, options = BOT_KINDS[self.setup.seats[state.turn].kind]
-        bot = make_bot(kind, bot_seed(self.setup.seed, state.turn, self.seq), **options)
-        return bot.choose(view_for(state, state.turn))
+        return self.session.bot_move()
 
     def hint(self, seat: int) -> Move:
         """What the search bot would play for ``seat`` now.
 
         :raises GameError: if ``seat`` is not to move.
         """
-        state = self.state
-        if state.winner is not None or state.turn != seat:
-            raise GameError("a hint is given when it is your turn")
-        kind, options = HINT_BOT
-        bot = make_bot(kind, bot_seed(self.setup.seed, seat, self.seq) ^ 1, **options)
-        return bot.choose(view_for(state, seat))
+        return self.session.hint(seat)
 
     def play(self, move: Move) -> None:
         """Apply ``move`` (a bot's or a forced one), and log it."""
@@ -445,19 +407,14 @@ class Game:
 
         :raises GameError: as :meth:`undo` does.
         """
-        point = self.undo_point(seat)
-        if point is None:
-            raise GameError("undo is for a match against bots only, after a placement of yours")
+        point = self.session.checked_undo_point(seat)
         return Change(LogEntry("undo", str(point)), self, undo_to=point)
 
-    def go_on(self, seat: int) -> None:
-        """``seat`` has seen the last settlement: bots may open the next round."""
-        change = self.plan_go_on(seat)
-        if change is not None:
-            self.commit(change)
-
     def plan_go_on(self, seat: int) -> Change | None:
-        """:meth:`go_on`, not yet made (None if the seat went on already): see :meth:`commit`."""
+        """``seat`` has seen the last settlement, so bots may open the next round.
+
+        Not yet made (None if the seat went on already): see :meth:`commit`.
+        """
         key = (seat, self.state.round)
         if key in self._continued:
             return None
@@ -486,7 +443,7 @@ class Game:
         if change.state is not None:
             self.states.append(change.state)
         if change.undo_to is not None:
-            del self.states[change.undo_to + 1 :]
+            self.session.go_back(change.undo_to)
         if change.continued is not None:
             self._continued.add(change.continued)
         self._log.append(change.entry)
@@ -499,19 +456,13 @@ class Game:
             self.states.append(apply(state, parse_move(entry.value, strict=True)))
             # A person's move that was a choice marks the seat as gone on, as
             # plan_move did when it was made.
-            if self.setup.seats[state.turn].is_human and _chosen(state):
+            if self.session.is_human(state.turn) and lone_move(state) is None:
                 self._continued.add((state.turn, state.round))
         elif entry.kind == "undo":
-            del self.states[int(entry.value) + 1 :]
+            self.session.go_back(int(entry.value))
         else:
             seat, number = entry.value.split()
             self._continued.add((int(seat), int(number)))
-
-
-def _chosen(state: MatchState) -> bool:
-    """Whether the move of the seat to move in ``state`` is a choice: not a lone draw or pass."""
-    moves = legal_moves(state)
-    return not (len(moves) == 1 and isinstance(moves[0], (Draw, Pass)))
 
 
 @attrs.frozen(eq=False)
