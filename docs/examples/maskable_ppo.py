@@ -87,6 +87,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--opponent", default="random", choices=("random", "greedy"))
     parser.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
     parser.add_argument("--envs", type=int, default=8, help="environments side by side")
+    parser.add_argument("--rollout", type=int, default=64, help="steps an environment per update")
+    parser.add_argument("--rate", type=float, default=1e-3, help="Adam's learning rate")
     parser.add_argument("--deals", type=int, default=100, help="evaluation deals")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
@@ -106,10 +108,10 @@ def main(argv: list[str] | None = None) -> int:
     model = MaskablePPO(
         "MlpPolicy",
         env,
-        n_steps=256,
-        batch_size=256,
+        n_steps=run.rollout,
+        batch_size=128,
         n_epochs=4,
-        learning_rate=3e-4,
+        learning_rate=run.rate,
         ent_coef=0.01,
         seed=run.seed,
         verbose=0,

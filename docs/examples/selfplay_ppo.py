@@ -22,7 +22,7 @@ Needs the ``learn`` extra (PyTorch, CPU build, pinned; docs/ai.md says how to
 install it). Run:
 
     python docs/examples/selfplay_ppo.py --seconds 300 --deals 200
-    python docs/examples/selfplay_ppo.py --seconds 35 --check 0.15    # what CI runs
+    python docs/examples/selfplay_ppo.py --steps 65536 --deals 50 --check 0.1   # what CI runs
 
 With ``--check MARGIN`` the run fails (exit status 1) unless the trained
 policy's win rate against ``random`` is at least its untrained start's plus
@@ -214,17 +214,34 @@ def train(network: Network, run: Any) -> tuple[int, int]:
     observations, infos = env.reset(seed=run.seed)
     state = (observations, infos["action_mask"])
     updates = steps = 0
-    deadline = time.monotonic() + run.seconds
-    while time.monotonic() < deadline and (run.steps is None or steps < run.steps):
+    training = 0.0  # seconds spent training (the learning curve's evaluations left out)
+    while training < run.seconds and (run.steps is None or steps < run.steps):
+        began = time.monotonic()
         rollout, state = collect(network, env, state, sampler, run)
         steps += run.horizon * run.envs
         ppo_update(network, optimizer, rollout, run)
         updates += 1
+        training += time.monotonic() - began
+        if run.curve and updates % run.curve == 0:
+            policy = Frozen(network, sample=False, seed=run.seed)
+            result = evaluate(
+                policy,
+                "greedy",
+                players=run.players,
+                deals=run.curve_deals,
+                seed=run.seed + 2,
+                scaled=True,
+            )
+            print(
+                f"curve: {steps} steps, {training:.0f}s: against greedy {result.summary()}",
+                flush=True,
+            )
         if updates % run.refresh == 0:
             league.append(Frozen(network, sample=True, seed=run.seed + updates))
             del league[: -run.league]
             newest = generator.random() < 0.5
             env.set_opponent(league[-1] if newest else league[generator.integers(len(league))])
+    run.training = training
     return updates, steps
 
 
@@ -247,9 +264,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=None, help="stop after so many learner steps")
     parser.add_argument("--envs", type=int, default=128, help="matches played at once")
     parser.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
-    parser.add_argument("--horizon", type=int, default=32, help="steps a slot per update")
+    parser.add_argument("--horizon", type=int, default=16, help="steps a slot per update")
     parser.add_argument("--hidden", type=int, default=128, help="the MLP's width")
-    parser.add_argument("--rate", type=float, default=3e-4, help="Adam's learning rate")
+    parser.add_argument("--rate", type=float, default=1e-3, help="Adam's learning rate")
     parser.add_argument("--epochs", type=int, default=3, help="passes over each rollout")
     parser.add_argument("--minibatch", type=int, default=1024)
     parser.add_argument("--gamma", type=float, default=0.99)
@@ -260,6 +277,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--league", type=int, default=8, help="league copies kept")
     parser.add_argument("--deals", type=int, default=100, help="evaluation deals")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--curve", type=int, default=0, help="updates between curve points")
+    parser.add_argument("--curve-deals", type=int, default=50, help="deals of a curve point")
     parser.add_argument("--threads", type=int, default=1, help="torch's threads")
     parser.add_argument(
         "--check", type=float, default=None, metavar="MARGIN", help="fail unless it improved"
@@ -271,9 +290,8 @@ def main(argv: list[str] | None = None) -> int:
     torch.manual_seed(run.seed)
     network = Network(run.hidden)
     before = report("before", network, run)
-    start = time.monotonic()
     updates, steps = train(network, run)
-    elapsed = time.monotonic() - start
+    elapsed = run.training
     print(
         f"trained: {updates} updates, {steps} learner steps in {elapsed:.1f}s "
         f"({steps / elapsed:,.0f} learner steps a second)",
