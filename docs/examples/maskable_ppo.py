@@ -79,6 +79,16 @@ def report(label: str, model: Any, run: Any) -> dict[str, Evaluation]:
     return results
 
 
+def verdict(before: Evaluation, after: Evaluation, margin: float) -> str | None:
+    """Why ``--check`` fails, or None: the rate must gain ``margin``, its interval clear even."""
+    if after.win_rate < before.win_rate + margin or after.low <= after.even:
+        return (
+            f"CHECK FAILED: against random {after.win_rate:.1%} (lower end {after.low:.1%}), "
+            f"untrained {before.win_rate:.1%}, margin {margin:.1%}"
+        )
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Train, print the evaluations before and after, and apply ``--check``."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -127,15 +137,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     after = report("after", model, run)
     if run.check is not None:
-        was, now = before["random"], after["random"]
-        if now.win_rate < was.win_rate + run.check or now.low <= now.even:
-            print(
-                f"CHECK FAILED: against random {now.win_rate:.1%} (lower end {now.low:.1%}), "
-                f"untrained {was.win_rate:.1%}, margin {run.check:.1%}",
-                file=sys.stderr,
-            )
+        failure = verdict(before["random"], after["random"], run.check)
+        if failure is not None:
+            print(failure, file=sys.stderr)
             return 1
-        print(f"check passed: {was.win_rate:.1%} -> {now.win_rate:.1%} against random")
+        print(
+            f"check passed: {before['random'].win_rate:.1%} -> "
+            f"{after['random'].win_rate:.1%} against random"
+        )
     return 0
 
 

@@ -141,12 +141,16 @@ def ppo_update(
 def collect(
     network: Network,
     env: AmericanSniffVectorEnv,
-    start: tuple[Any, Any],
+    start: tuple[Any, Any, Any],
     generator: torch.Generator,
     run: Any,
-) -> tuple[dict[str, Any], tuple[Any, Any]]:
-    """``run.horizon`` steps of every slot, with advantages; and where the next rollout starts."""
-    observations, masks = start
+) -> tuple[dict[str, Any], tuple[Any, Any, Any]]:
+    """``run.horizon`` steps of every slot, with advantages; and where the next rollout starts.
+
+    ``start`` is the observations, the masks, and which slots' episodes have
+    just ended (the environment ignores their next action and resets them).
+    """
+    observations, masks, ended = start
     n, horizon = env.num_envs, run.horizon
     rollout: dict[str, Any] = {
         "observations": np.zeros((horizon, n, OBSERVATION_SIZE), np.float32),
@@ -159,8 +163,10 @@ def collect(
         "valid": np.zeros((horizon, n), bool),
     }
     for t in range(horizon):
-        # A slot just ended has no legal action: its step is ignored, and left out of the loss.
-        rollout["valid"][t] = masks.any(axis=1)
+        # A slot whose episode has just ended is reset by this step, which ignores its
+        # action: that step is left out of the loss (and its mask, empty after a match's
+        # end, is filled so that the network's distribution stays defined).
+        rollout["valid"][t] = ~ended & masks.any(axis=1)
         legal = masks | ~rollout["valid"][t][:, None]
         with torch.no_grad():
             logits, values = network(torch.as_tensor(observations), torch.as_tensor(legal))
@@ -175,7 +181,8 @@ def collect(
         observations, rewards, terminated, truncated, infos = env.step(actions.numpy())
         masks = infos["action_mask"]
         rollout["rewards"][t] = rewards / 100.0
-        rollout["ends"][t] = terminated | truncated
+        ended = terminated | truncated
+        rollout["ends"][t] = ended
     with torch.no_grad():
         _, last = network(
             torch.as_tensor(observations),
@@ -199,7 +206,7 @@ def collect(
         rollout[key] = rollout[key].reshape(horizon * n, -1)
     for key in ("actions", "log_probs", "valid"):
         rollout[key] = rollout[key].reshape(-1)
-    return rollout, (observations, masks)
+    return rollout, (observations, masks, ended)
 
 
 def train(network: Network, run: Any) -> tuple[int, int]:
@@ -212,7 +219,7 @@ def train(network: Network, run: Any) -> tuple[int, int]:
         run.envs, run.players, opponent=league[0], reward="points", scaled=True
     )
     observations, infos = env.reset(seed=run.seed)
-    state = (observations, infos["action_mask"])
+    state = (observations, infos["action_mask"], np.zeros(run.envs, bool))
     updates = steps = 0
     training = 0.0  # seconds spent training (the learning curve's evaluations left out)
     while training < run.seconds and (run.steps is None or steps < run.steps):
@@ -257,6 +264,16 @@ def report(label: str, network: Network, run: Any) -> dict[str, Evaluation]:
     return results
 
 
+def verdict(before: Evaluation, after: Evaluation, margin: float) -> str | None:
+    """Why ``--check`` fails, or None: the rate must gain ``margin``, its interval clear even."""
+    if after.win_rate < before.win_rate + margin or after.low <= after.even:
+        return (
+            f"CHECK FAILED: against random {after.win_rate:.1%} (lower end {after.low:.1%}), "
+            f"untrained {before.win_rate:.1%}, margin {margin:.1%}"
+        )
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Train, print the evaluations before and after, and apply ``--check``."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -299,15 +316,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     after = report("after", network, run)
     if run.check is not None:
-        was, now = before["random"], after["random"]
-        if now.win_rate < was.win_rate + run.check or now.low <= now.even:
-            print(
-                f"CHECK FAILED: against random {now.win_rate:.1%} (lower end {now.low:.1%}), "
-                f"untrained {was.win_rate:.1%}, margin {run.check:.1%}",
-                file=sys.stderr,
-            )
+        failure = verdict(before["random"], after["random"], run.check)
+        if failure is not None:
+            print(failure, file=sys.stderr)
             return 1
-        print(f"check passed: {was.win_rate:.1%} -> {now.win_rate:.1%} against random")
+        print(
+            f"check passed: {before['random'].win_rate:.1%} -> "
+            f"{after['random'].win_rate:.1%} against random"
+        )
     return 0
 
 
