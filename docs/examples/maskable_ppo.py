@@ -6,9 +6,9 @@ played by ``--opponent``, through :func:`american_sniff.envs.sb3.maskable_env`
 in ``--envs`` copies side by side (Stable-Baselines3's ``DummyVecEnv``). The
 reward is ``"points"`` divided by 100 (Stable-Baselines3's ``VecNormalize``
 is not needed). Training stops after ``--seconds`` or ``--steps``, whichever
-comes first. The model then plays, choosing its most likely legal action,
-against the random and the greedy bots over duplicate deals with seats
-swapped (:func:`american_sniff.evaluation.evaluate`, through
+comes first (60 seconds when neither is given). The model then plays,
+choosing its most likely legal action, against the random and the greedy
+bots over duplicate deals with seats swapped (:func:`american_sniff.evaluation.evaluate`, through
 :func:`american_sniff.envs.sb3.model_policy`), as does the untrained model
 before training.
 
@@ -16,7 +16,7 @@ Needs the ``learn`` extra (PyTorch, CPU build, pinned, and sb3-contrib;
 docs/ai.md says how to install it). Run:
 
     python docs/examples/maskable_ppo.py --seconds 300 --opponent greedy
-    python docs/examples/maskable_ppo.py --seconds 40 --check 0.1     # what CI runs
+    python docs/examples/maskable_ppo.py --steps 2048 --deals 4      # what CI runs (a brief run)
 
 With ``--check MARGIN`` the run fails (exit status 1) unless the trained
 model's win rate against ``random`` is at least the untrained one's plus
@@ -92,8 +92,10 @@ def verdict(before: Evaluation, after: Evaluation, margin: float) -> str | None:
 def main(argv: list[str] | None = None) -> int:
     """Train, print the evaluations before and after, and apply ``--check``."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=60.0, help="training time (wall)")
-    parser.add_argument("--steps", type=int, default=10**9, help="stop after this many steps")
+    parser.add_argument(
+        "--seconds", type=float, default=None, help="training time (wall; 60 without --steps)"
+    )
+    parser.add_argument("--steps", type=int, default=None, help="stop after this many steps")
     parser.add_argument("--opponent", default="random", choices=("random", "greedy"))
     parser.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
     parser.add_argument("--envs", type=int, default=8, help="environments side by side")
@@ -105,6 +107,10 @@ def main(argv: list[str] | None = None) -> int:
         "--check", type=float, default=None, metavar="MARGIN", help="fail unless it improved"
     )
     run = parser.parse_args(argv)
+    if run.seconds is None:
+        run.seconds = 60.0 if run.steps is None else float("inf")
+    if run.steps is None:
+        run.steps = 10**12
     if run.seconds <= 0 or run.steps < 1 or run.deals < 1:
         parser.error("--seconds, --steps and --deals must be positive")
     torch.set_num_threads(1)

@@ -277,7 +277,9 @@ def verdict(before: Evaluation, after: Evaluation, margin: float) -> str | None:
 def main(argv: list[str] | None = None) -> int:
     """Train, print the evaluations before and after, and apply ``--check``."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=60.0, help="training time (wall)")
+    parser.add_argument(
+        "--seconds", type=float, default=None, help="training time (wall; 60 without --steps)"
+    )
     parser.add_argument("--steps", type=int, default=None, help="stop after so many learner steps")
     parser.add_argument("--envs", type=int, default=128, help="matches played at once")
     parser.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
@@ -301,6 +303,8 @@ def main(argv: list[str] | None = None) -> int:
         "--check", type=float, default=None, metavar="MARGIN", help="fail unless it improved"
     )
     run = parser.parse_args(argv)
+    if run.seconds is None:
+        run.seconds = 60.0 if run.steps is None else float("inf")
     if run.seconds <= 0 or (run.steps is not None and run.steps < 1) or run.deals < 1:
         parser.error("--seconds, --steps and --deals must be positive")
     torch.set_num_threads(run.threads)

@@ -7,7 +7,7 @@ Stable-Baselines3 (training with them needs the ``learn`` extra,
 sb3-contrib's ``MaskablePPO`` wants a flat observation and asks the
 environment for the legal actions through a method, ``action_masks()``.
 :class:`MaskableEnv` wraps an
-:class:`~american_sniff.envs.gymnasium.AmericanSniffGymEnv` to give both: its
+``AmericanSniffGymEnv`` (``american_sniff.envs.gymnasium``) to give both: its
 observation is the wrapped environment's ``"observation"`` entry alone (a
 ``Box`` of 375 ``float32``), and ``action_masks()`` is the current legal-action
 mask as 450 booleans. :func:`maskable_env` makes one with the observations
@@ -55,7 +55,7 @@ __all__ = ["MaskableEnv", "maskable_env", "model_policy"]
 class MaskableEnv(gymnasium.Wrapper[Any, Any, Any, Any]):
     """A Gymnasium environment of the library with a flat observation and ``action_masks()``.
 
-    It wraps an :class:`~american_sniff.envs.gymnasium.AmericanSniffGymEnv`.
+    It wraps an ``AmericanSniffGymEnv`` (``american_sniff.envs.gymnasium``).
 
     The observation space is the wrapped environment's ``"observation"``
     space; the action space is unchanged (``Discrete(450)``). After each
