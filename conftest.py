@@ -35,6 +35,7 @@ _NEEDS = {
     "src/american_sniff/envs/openspiel.py": ("pyspiel", "numpy"),
     "src/american_sniff/envs/batched.py": ("numpy",),
     "src/american_sniff/envs/vector.py": ("gymnasium", "numpy"),
+    "src/american_sniff/envs/sb3.py": ("gymnasium", "numpy"),
     "src/american_sniff/web/app.py": ("starlette",),
     "src/american_sniff/web/serving.py": ("uvicorn", "h11"),
     # The batched engine's observations (docs/ai.md skips its example of them).

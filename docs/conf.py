@@ -79,6 +79,10 @@ nitpick_ignore = [
     # Gymnasium's enum of the vector environment's auto-reset, which has no
     # inventory to link to.
     ("py:class", "AutoresetMode"),
+    # The Gymnasium environment, which the MaskablePPO adapter wraps, is shown
+    # on ai.md rather than in the API reference.
+    ("py:class", "AmericanSniffGymEnv"),
+    ("py:class", "american_sniff.envs.gymnasium.AmericanSniffGymEnv"),
 ]
 
 # -- sphinx.ext.doctest ----------------------------------------------------------
