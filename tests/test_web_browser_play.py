@@ -21,6 +21,10 @@ from typing import Any
 
 import pytest
 
+pytest.importorskip("starlette")
+pytest.importorskip("uvicorn")
+pytest.importorskip("websocket")  # websocket-client: the DevTools Protocol's transport
+
 from cdp import Browser, Page
 from test_web_browser import (
     _axe_source,

@@ -300,7 +300,8 @@ COMMAND = Command(
     examples=(
         "american-sniff serve",
         "american-sniff serve --port 8080 --db games.sqlite3",
-        "american-sniff serve --public-url https://sniff.example.org/ --trusted-proxy 127.0.0.1",
+        "american-sniff serve --public-url https://sniff.example/ --trusted-proxy ::1",
+        "american-sniff serve --db postgresql://127.0.0.1/sniff --port 8001",
     ),
     options=_options,
     run=_run,
