@@ -76,6 +76,9 @@ nitpick_ignore = [
     ("py:class", "american_sniff.serial.parsing._T"),
     ("py:class", "american_sniff.serial.parsing._E"),
     ("py:class", "american_sniff.testing._S"),
+    # The readers' errors share a private base that bounds their messages; the
+    # errors themselves (InvalidState and the others) are documented.
+    ("py:class", "american_sniff.errors._BoundedError"),
     # Gymnasium's enum of the vector environment's auto-reset, which has no
     # inventory to link to.
     ("py:class", "AutoresetMode"),

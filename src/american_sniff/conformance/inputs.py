@@ -153,7 +153,7 @@ BAD_SEEDS: tuple[tuple[str, dict[str, Any]], ...] = (
 
 
 #: Lines of JSON's corners, each with its answer's error kind (None: answered ok)
-#: after :data:`_NEW`: (what, the line, the kind). docs/protocol.md, "Reading a line".
+#: after ``_NEW``: (what, the line, the kind). docs/protocol.md, "Reading a line".
 JSON_CORNERS: tuple[tuple[str, str, str | None], ...] = (
     (
         "-0 is the integer 0",
