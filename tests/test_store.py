@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
-import os
-import secrets
 import sqlite3
 import subprocess
 import sys
@@ -44,9 +42,7 @@ from american_sniff.store import (
     SQLiteStore,
     StaleAppend,
 )
-
-POSTGRES_URL = os.environ.get("AMERICAN_SNIFF_POSTGRES_URL", "postgresql://127.0.0.1:5432/test")
-REQUIRE_POSTGRES = os.environ.get("AMERICAN_SNIFF_REQUIRE_POSTGRES") == "1"
+from pg_testing import POSTGRES_URL, postgres_schema
 
 #: How to open a store: the backend's name and what it opens (a file or a schema).
 Target = tuple[str, str]
@@ -59,32 +55,13 @@ def _open(target: Target) -> MatchStore:
     return PostgresStore(POSTGRES_URL, schema=where)
 
 
-def _postgres_schema() -> Iterator[str]:
-    """A fresh schema on the test database, dropped afterwards; skip (or fail) without one."""
-    try:
-        import psycopg
-
-        admin = psycopg.connect(POSTGRES_URL, autocommit=True, connect_timeout=3)
-    except Exception as error:
-        message = f"no PostgreSQL at {POSTGRES_URL} ({type(error).__name__}: {error})"
-        if REQUIRE_POSTGRES:
-            pytest.fail(f"{message}, and AMERICAN_SNIFF_REQUIRE_POSTGRES=1")
-        pytest.skip(message)
-    schema = f"sniff_test_{os.getpid()}_{secrets.token_hex(4)}"
-    try:
-        yield schema
-    finally:
-        admin.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
-        admin.close()
-
-
 @pytest.fixture(params=["sqlite", "postgres"])
 def target(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Target]:
     """Where a test's stores live: a new SQLite file, or a new PostgreSQL schema."""
     if request.param == "sqlite":
         yield ("sqlite", str(tmp_path / "matches.db"))
     else:
-        yield from (("postgres", schema) for schema in _postgres_schema())
+        yield from (("postgres", schema) for schema in postgres_schema("sniff_test"))
 
 
 @pytest.fixture
@@ -593,7 +570,7 @@ def test_two_workers_asking_at_once_get_one_lease(
 @pytest.fixture
 def postgres_target() -> Iterator[Target]:
     """A new PostgreSQL schema, without the SQLite twin."""
-    yield from (("postgres", schema) for schema in _postgres_schema())
+    yield from (("postgres", schema) for schema in postgres_schema("sniff_test"))
 
 
 def test_every_append_is_announced_to_listeners_in_commit_order(postgres_target: Target) -> None:

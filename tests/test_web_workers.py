@@ -13,8 +13,6 @@ import asyncio
 import contextlib
 import functools
 import json
-import os
-import secrets
 import subprocess
 import sys
 import time
@@ -29,6 +27,7 @@ from american_sniff.store import PostgresStore
 from american_sniff.web.game import Game, new_setup
 from american_sniff.web.shared import LibraryStore
 from american_sniff.web.store import LogEntry, MatchBook, StaleLog, Store
+from pg_testing import POSTGRES_URL, postgres_schema
 
 pytest.importorskip("starlette")
 pytest.importorskip("httpx2")  # TestClient's transport (Starlette 1 and later)
@@ -39,30 +38,8 @@ from starlette.testclient import TestClient, WebSocketTestSession
 from american_sniff.web.app import Server, create_app
 from american_sniff.web.limits import SocketLimits
 
-POSTGRES_URL = os.environ.get("AMERICAN_SNIFF_POSTGRES_URL", "postgresql://127.0.0.1:5432/test")
-REQUIRE_POSTGRES = os.environ.get("AMERICAN_SNIFF_REQUIRE_POSTGRES") == "1"
-
 #: Opens a new connection to the test's database (each server opens its own).
 Opener = Callable[[], MatchBook]
-
-
-def _postgres_schema() -> Iterator[str]:
-    """A fresh schema on the test database, dropped afterwards; skip (or fail) without one."""
-    try:
-        import psycopg
-
-        admin = psycopg.connect(POSTGRES_URL, autocommit=True, connect_timeout=3)
-    except Exception as error:
-        message = f"no PostgreSQL at {POSTGRES_URL} ({type(error).__name__}: {error})"
-        if REQUIRE_POSTGRES:
-            pytest.fail(f"{message}, and AMERICAN_SNIFF_REQUIRE_POSTGRES=1")
-        pytest.skip(message)
-    schema = f"sniff_web_{os.getpid()}_{secrets.token_hex(4)}"
-    try:
-        yield schema
-    finally:
-        admin.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
-        admin.close()
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -71,7 +48,7 @@ def opener(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Opener]:
     if request.param == "sqlite":
         yield lambda: Store(tmp_path / "matches.sqlite3")
         return
-    for schema in _postgres_schema():
+    for schema in postgres_schema("sniff_web"):
         yield functools.partial(_library, schema)
 
 
@@ -256,7 +233,7 @@ def test_serve_keeps_its_matches_in_postgresql(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """``serve --db postgresql://...``: a match made through it is in the database."""
-    for schema in _postgres_schema():
+    for schema in postgres_schema("sniff_web"):
         import psycopg
 
         with psycopg.connect(POSTGRES_URL, autocommit=True) as admin:
@@ -285,7 +262,7 @@ def test_serve_keeps_its_matches_in_postgresql(
 @pytest.fixture
 def schema() -> Iterator[str]:
     """A new PostgreSQL schema on the test database."""
-    yield from _postgres_schema()
+    yield from postgres_schema("sniff_web")
 
 
 @pytest.fixture

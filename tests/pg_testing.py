@@ -1,0 +1,37 @@
+"""The PostgreSQL the tests run against: where it is, and a fresh schema per test.
+
+The database is ``AMERICAN_SNIFF_POSTGRES_URL`` (by default the machine's own,
+``postgresql://127.0.0.1:5432/test``, trust authentication). Where none
+answers, a test that needs it is skipped with the reason, or fails under
+``AMERICAN_SNIFF_REQUIRE_POSTGRES=1`` (as ``.ci/run`` sets).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Iterator
+
+import pytest
+
+POSTGRES_URL = os.environ.get("AMERICAN_SNIFF_POSTGRES_URL", "postgresql://127.0.0.1:5432/test")
+REQUIRE_POSTGRES = os.environ.get("AMERICAN_SNIFF_REQUIRE_POSTGRES") == "1"
+
+
+def postgres_schema(prefix: str) -> Iterator[str]:
+    """A fresh schema on the test database, dropped afterwards; skip (or fail) without one."""
+    try:
+        import psycopg
+
+        admin = psycopg.connect(POSTGRES_URL, autocommit=True, connect_timeout=3)
+    except Exception as error:
+        message = f"no PostgreSQL at {POSTGRES_URL} ({type(error).__name__}: {error})"
+        if REQUIRE_POSTGRES:
+            pytest.fail(f"{message}, and AMERICAN_SNIFF_REQUIRE_POSTGRES=1")
+        pytest.skip(message)
+    schema = f"{prefix}_{os.getpid()}_{secrets.token_hex(4)}"
+    try:
+        yield schema
+    finally:
+        admin.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+        admin.close()
