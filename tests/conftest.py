@@ -24,10 +24,14 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, settings
+
+from pg_testing import Opener, openers
 
 # Every profile: no deadline, and whole matches in a strategy are not "too slow".
 _COMMON: dict[str, Any] = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
@@ -51,3 +55,13 @@ settings.load_profile(
 # The repository's tools, importable by the tests as top-level modules: the
 # vector generator (tools/generate_vectors.py) is not in the package.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def opener(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Opener]:
+    """How each browser server opens the shared database: a SQLite file, or a PostgreSQL schema.
+
+    (Skipped, or failed under ``AMERICAN_SNIFF_REQUIRE_POSTGRES=1``, where no
+    PostgreSQL answers: see ``pg_testing``.)
+    """
+    yield from openers(request.param, tmp_path)

@@ -8,11 +8,17 @@ answers, a test that needs it is skipped with the reason, or fails under
 
 from __future__ import annotations
 
+import functools
 import os
 import secrets
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
+
+from american_sniff.store import PostgresStore
+from american_sniff.web.shared import LibraryStore
+from american_sniff.web.store import MatchBook, Store
 
 POSTGRES_URL = os.environ.get("AMERICAN_SNIFF_POSTGRES_URL", "postgresql://127.0.0.1:5432/test")
 REQUIRE_POSTGRES = os.environ.get("AMERICAN_SNIFF_REQUIRE_POSTGRES") == "1"
@@ -35,3 +41,21 @@ def postgres_schema(prefix: str) -> Iterator[str]:
     finally:
         admin.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
         admin.close()
+
+
+#: Opens a new connection to the test's database (each server opens its own).
+Opener = Callable[[], MatchBook]
+
+
+def library(schema: str) -> MatchBook:
+    """The browser server's store on the library's PostgreSQL store, in ``schema``."""
+    return LibraryStore(PostgresStore(POSTGRES_URL, schema=schema))
+
+
+def openers(kind: str, tmp_path: Path) -> Iterator[Opener]:
+    """How each server opens the shared database: a SQLite file, or a PostgreSQL schema."""
+    if kind == "sqlite":
+        yield lambda: Store(tmp_path / "matches.sqlite3")
+        return
+    for schema in postgres_schema("sniff_web"):
+        yield functools.partial(library, schema)
