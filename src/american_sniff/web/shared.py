@@ -38,7 +38,7 @@ from ..store import (
     StaleAppend,
 )
 from ..store import LogEntry as LibraryEntry
-from .store import LogEntry, StaleLog, StoredMatch
+from .store import LogEntry, StaleLog, StoredMatch, append_each, expected_lengths
 
 __all__ = ["META_PREFIX", "LibraryStore", "StorageFailure"]
 
@@ -188,16 +188,7 @@ class LibraryStore:
 
         :raises ValueError: if ``expected`` is not one per entry.
         """
-        lengths = [None] * len(entries) if expected is None else list(expected)
-        if len(lengths) != len(entries):
-            raise ValueError("give one expected length per entry")
-        results: list[int | Exception] = []
-        for (match_id, entry), length in zip(entries, lengths, strict=True):
-            try:
-                results.append(self.append(match_id, entry, expected=length))
-            except (ValueError, sqlite3.Error) as error:
-                results.append(error)
-        return results
+        return append_each(self, entries, expected_lengths(entries, expected))
 
     def load(self, match_id: str) -> StoredMatch | None:
         """The match with that id, or None.

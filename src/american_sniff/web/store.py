@@ -268,9 +268,7 @@ class Store:
 
         :raises ValueError: if ``expected`` is not one per entry.
         """
-        lengths = [None] * len(entries) if expected is None else list(expected)
-        if len(lengths) != len(entries):
-            raise ValueError("give one expected length per entry")
+        lengths = expected_lengths(entries, expected)
         try:
             with self._transaction() as db:
                 return [
@@ -280,13 +278,7 @@ class Store:
         except (ValueError, sqlite3.Error):
             if len(entries) == 1:
                 raise
-        results: list[int | Exception] = []
-        for (match_id, entry), length in zip(entries, lengths, strict=True):
-            try:
-                results.append(self.append(match_id, entry, expected=length))
-            except (ValueError, sqlite3.Error) as error:
-                results.append(error)
-        return results
+        return append_each(self, entries, lengths)
 
     def load(self, match_id: str) -> StoredMatch | None:
         """The match with that id, or None."""
@@ -311,6 +303,32 @@ class Store:
         with self._lock:
             rows = self._db.execute("SELECT id FROM matches ORDER BY created DESC, id").fetchall()
         return [str(row[0]) for row in rows]
+
+
+def expected_lengths(
+    entries: Sequence[tuple[str, LogEntry]], expected: Sequence[int | None] | None
+) -> list[int | None]:
+    """One expected log length per entry of :meth:`MatchBook.append_many` (None: unchecked).
+
+    :raises ValueError: if ``expected`` is not one per entry.
+    """
+    lengths: list[int | None] = [None] * len(entries) if expected is None else list(expected)
+    if len(lengths) != len(entries):
+        raise ValueError("give one expected length per entry")
+    return lengths
+
+
+def append_each(
+    book: MatchBook, entries: Sequence[tuple[str, LogEntry]], lengths: Sequence[int | None]
+) -> list[int | Exception]:
+    """Append each entry in a transaction of its own: its number, or the error that refused it."""
+    results: list[int | Exception] = []
+    for (match_id, entry), length in zip(entries, lengths, strict=True):
+        try:
+            results.append(book.append(match_id, entry, expected=length))
+        except (ValueError, sqlite3.Error) as error:
+            results.append(error)
+    return results
 
 
 def _append(db: sqlite3.Connection, match_id: str, entry: LogEntry, expected: int | None) -> int:
