@@ -464,7 +464,11 @@ def test_a_move_the_database_cannot_save_is_a_message_and_changes_nothing(tmp_pa
         _read_only(store, False)
         seats[turn].say(type="move", move=view["legal_moves"][0], seq=0)
         assert (await seats[turn].state(1))["view"]["seq"] == 1
-        assert Game.load(store, game.id).states == game.states  # type: ignore[union-attr]
+        loaded = Game.load(store, game.id)
+        assert loaded is not None
+        # The move is saved; the server may already have saved the forced draw
+        # that follows it, before its own copy has it.
+        assert loaded.states[:2] == game.states[:2]
         for task in tasks:
             task.cancel()
 
