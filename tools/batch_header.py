@@ -181,6 +181,20 @@ def render() -> str:
         "",
     ]
     lines += _enum("Where each segment of the observation starts (OBSERVATION_FIELDS).", offsets)
+    slot_at, slot_start = [], 0
+    for name, width in observation.ACTION_SLOT_FIELDS:
+        slot_at.append((f"IS_{name.upper()}", slot_start))
+        slot_start += width
+    lines += _enum(
+        "The history's uint16 records; an action's slot in the recall tensor (ACTION_SLOT_FIELDS).",
+        [
+            ("AS_H_TILE_SHIFT", _pybatch.H_TILE_SHIFT),
+            ("AS_H_SEAT_SHIFT", _pybatch.H_SEAT_SHIFT),
+            ("AS_HISTORY_WORDS", _pybatch.HISTORY_WORDS),
+            *slot_at,
+            ("IS_SLOT", slot_start),
+        ],
+    )
     lines += _enum(
         "The player counts (rules.PLAYER_COUNTS), a hand's most pips, the greatest end sum.",
         [
@@ -226,6 +240,20 @@ def render() -> str:
         "as_rule_next_seat",
         seat_size,
         per_seat(rules.next_seat),
+    )
+    lines += _table(
+        "observation.action_slots, by number of players",
+        "int16_t",
+        "as_rule_action_slots",
+        size,
+        per_count(observation.action_slots),
+    )
+    lines += _table(
+        "observation.information_state_size, by number of players",
+        "int32_t",
+        "as_rule_information_size",
+        size,
+        per_count(observation.information_state_size),
     )
     lines += _table(
         "rules.round_hand, by a hand's pips",

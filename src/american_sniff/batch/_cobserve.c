@@ -63,20 +63,21 @@ static int popcount32(uint32_t x)
     return count;
 }
 
-/* The observation of one slot that observe_ok has accepted, into o[0..374]. */
-static void observe_checked(const int32_t *s, const int64_t *f, int32_t *o)
+/* The observation of seat (0..players-1) of one slot that observe_ok has accepted, into
+ * o[0..374]: encode(view_for(state, seat)). */
+static void observe_seat(const int32_t *s, const int64_t *f, int seat, int32_t *o)
 {
-    int players = s[AS_PLAYERS], seat = s[AS_TURN], winner = s[AS_WINNER];
+    int players = s[AS_PLAYERS], turn = s[AS_TURN], winner = s[AS_WINNER];
     int sides = side_count(players), mine = side_of(players, seat);
     int opener = (int)f[AS_F_OPENER];
     int r, t, k, count = 0, first = -1;
     uint32_t hand = hand_of(s, seat);
     memset(o, 0, sizeof(int32_t) * AS_OBSERVATION);
     spread28(o + OB_HAND, hand);
-    if (winner < 0 && s[AS_DRAWN] >= 0) {
+    if (winner < 0 && turn == seat && s[AS_DRAWN] >= 0) {
         o[OB_DRAWN + s[AS_DRAWN]] = 1;
     }
-    /* By relative seat: r = 0 is the seat to move. */
+    /* By relative seat: r = 0 is the viewer. */
     for (r = 0; r < players; r++) {
         int other = (seat + r) % players;
         uint32_t played = (uint32_t)f[AS_F_PLAYED + other];
@@ -111,19 +112,25 @@ static void observe_checked(const int32_t *s, const int64_t *f, int32_t *o)
         o[OB_SNIFF + tile_low[s[AS_SNIFF]]] = 1;
     }
     o[OB_STOCK] = s[AS_STOCK_SIZE] - s[AS_DRAWN_COUNT];
-    /* Scores by relative side: r = 0 is the side of the seat to move. */
+    /* Scores by relative side: r = 0 is the viewer's side. */
     for (r = 0; r < sides; r++) {
         o[OB_SCORES + r] = s[AS_SCORES + (mine + r) % sides];
     }
     o[OB_TARGET] = target_of(players);
     o[OB_PLAYERS + players - 2] = 1;
     if (winner < 0) {
-        o[OB_TURN] = 1;
+        o[OB_TURN + (turn - seat + players) % players] = 1;
     } else {
         o[OB_WINNER + (winner - mine + sides) % sides] = 1;
     }
     o[OB_OPENER + (opener - seat + players) % players] = 1;
     o[OB_ROUND] = s[AS_ROUND];
+}
+
+/* The observation of the seat to move of one slot that observe_ok has accepted. */
+static void observe_checked(const int32_t *s, const int64_t *f, int32_t *o)
+{
+    observe_seat(s, f, s[AS_TURN], o);
 }
 
 /* The observation of the seat to move of m slots, AS_OBSERVATION (375) numbers each.

@@ -91,6 +91,18 @@ enum {
     AS_OBSERVATION = 375
 };
 
+/* The history's uint16 records; an action's slot in the recall tensor (ACTION_SLOT_FIELDS). */
+enum {
+    AS_H_TILE_SHIFT = 9,
+    AS_H_SEAT_SHIFT = 14,
+    AS_HISTORY_WORDS = 128,
+    IS_ACTOR = 0,
+    IS_KIND = 4,
+    IS_TILE = 7,
+    IS_POINT = 35,
+    IS_SLOT = 105
+};
+
 /* The player counts (rules.PLAYER_COUNTS), a hand's most pips, the greatest end sum. */
 enum {
     AS_MIN_PLAYERS = 2,
@@ -124,6 +136,16 @@ static const int8_t as_rule_side_of[(AS_MAX_PLAYERS + 1) * AS_MAX_PLAYERS] = {
 static const int8_t as_rule_next_seat[(AS_MAX_PLAYERS + 1) * AS_MAX_PLAYERS] = {
     0, 0, 0, 0, 0, 0, 0, 0, 1, 0,
     1, 0, 1, 2, 0, 1, 1, 2, 3, 0
+};
+
+/* observation.action_slots, by number of players */
+static const int16_t as_rule_action_slots[AS_MAX_PLAYERS + 1] = {
+    0, 0, 71, 96, 123
+};
+
+/* observation.information_state_size, by number of players */
+static const int32_t as_rule_information_size[AS_MAX_PLAYERS + 1] = {
+    0, 0, 7858, 10483, 13318
 };
 
 /* rules.round_hand, by a hand's pips */

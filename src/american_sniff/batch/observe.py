@@ -260,16 +260,17 @@ def _c_observe_into() -> Any:
     return getattr(BACKENDS.get("c"), "observe_into", None)
 
 
-def _observe_numpy(state: Any, facts: Any) -> Any:
-    """The observations in numpy: an (N, 375) int32 array."""
+def _observe_numpy(state: Any, facts: Any, seats: Any = None) -> Any:
+    """The observations in numpy: an (N, 375) int32 array, of ``seats[i]`` (None: the turn's)."""
     s = np.asarray(state).reshape(-1, k.STATE_WORDS).astype(np.int64)
     n = len(s)
     out = np.zeros((n, OBSERVATION_SIZE), np.int32)
     rows = np.arange(n)
-    players, seat, winner = s[:, k.PLAYERS], s[:, k.TURN], s[:, k.WINNER]
+    players, turn, winner = s[:, k.PLAYERS], s[:, k.TURN], s[:, k.WINNER]
+    seat = turn if seats is None else np.asarray(seats, np.int64).reshape(n)
     hands = s[:, k.HANDS : k.HANDS + 4] & k.HAND_BITS
     out[:, 0:28] = (hands[rows, seat][:, None] >> _BIT28) & 1
-    drawn = (winner < 0) & (s[:, k.DRAWN] >= 0)
+    drawn = (winner < 0) & (turn == seat) & (s[:, k.DRAWN] >= 0)
     out[rows[drawn], _AT["drawn"] + s[drawn, k.DRAWN]] = 1
     sides = _SIDES[players & 7]
     my_side = _SIDE_OF[(players & 7) * 4 + (seat & 3)]
@@ -311,7 +312,7 @@ def _observe_numpy(state: Any, facts: Any) -> Any:
     out[:, _AT["target"]] = _TARGET[players & 7]
     out[rows, _AT["players"] + players - 2] = 1
     going = winner < 0
-    out[rows[going], _AT["turn"]] = 1
+    out[rows[going], _AT["turn"] + (turn[going] - seat[going]) % players[going]] = 1
     out[rows[~going], _AT["winner"] + (winner[~going] - my_side[~going]) % sides[~going]] = 1
     out[rows, _AT["opener"] + (facts[:, _OPENER] - seat) % players] = 1
     out[:, _AT["round"]] = s[:, k.ROUND]
