@@ -257,13 +257,26 @@ class AmericanSniffVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
                 illegal = acting & (out.errors != batch.OK)
                 points = np.where(acting, out.rewards[self._all, self.seats] + gains, 0.0)
             else:
-                # (Every slot at once where all act: no slot list to check.)
-                out = (
-                    matches.step(chosen) if len(slots) == n else matches.step(chosen[slots], slots)
-                )
-                illegal[slots] = out.errors != batch.OK
-                points[slots] = out.rewards[np.arange(len(slots)), self.seats[slots]]
+                early = self.autoreset_mode == AutoresetMode.NEXT_STEP and not acting.all()
+                if early:
+                    # The slots to restart are dealt first, so that one call of the
+                    # opponent plays them with the others (what their opponents
+                    # gain before the learner's first turn is not rewarded).
+                    self._restart_slots(self._all[restart], play=False)
+                if len(slots) == n or matches._step_whole:  # noqa: SLF001 - the batch's own engine
+                    # Every slot at once (one not acting refuses -1, its state kept):
+                    # no slot list to check.
+                    out = matches.step(np.where(acting, chosen, -1))
+                    illegal = acting & (out.errors != batch.OK)
+                    points = np.where(acting, out.rewards[self._all, self.seats], 0.0)
+                else:
+                    out = matches.step(chosen[slots], slots)
+                    illegal[slots] = out.errors != batch.OK
+                    points[slots] = out.rewards[np.arange(len(slots)), self.seats[slots]]
                 self._play_opponents(points)
+                if early:
+                    points[restart] = 0.0
+                    restart = np.zeros(n, np.bool_)  # (restarted above)
         self._steps[acting] += 1
         winner = matches.winner
         terminated = acting & (matches.done | illegal)
@@ -289,12 +302,17 @@ class AmericanSniffVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
         infos["_final_obs"] = ended
         return self._observe(), rewards, terminated, truncated, infos
 
-    def _restart_slots(self, slots: Any) -> None:
-        """Deal the slots ``slots`` a new match each and play the opponents up to the learner."""
+    def _restart_slots(self, slots: Any, *, play: bool = True) -> None:
+        """Deal the slots ``slots`` a new match each and play the opponents up to the learner.
+
+        With ``play=False`` the opponents are left to the caller.
+        """
         if not len(slots):
             return
         self.matches.reset_slots(slots, self._fresh_seeds(len(slots)))
         self._steps[slots] = 0
+        if not play:
+            return
         if self._random_opponent:
             self.matches.play_random(self.seats, self._streams, slots)
             return
