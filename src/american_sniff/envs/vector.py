@@ -257,26 +257,7 @@ class AmericanSniffVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
                 illegal = acting & (out.errors != batch.OK)
                 points = np.where(acting, out.rewards[self._all, self.seats] + gains, 0.0)
             else:
-                early = self.autoreset_mode == AutoresetMode.NEXT_STEP and not acting.all()
-                if early:
-                    # The slots to restart are dealt first, so that one call of the
-                    # opponent plays them with the others (what their opponents
-                    # gain before the learner's first turn is not rewarded).
-                    self._restart_slots(self._all[restart], play=False)
-                if len(slots) == n or matches._step_whole:  # noqa: SLF001 - the batch's own engine
-                    # Every slot at once (one not acting refuses -1, its state kept):
-                    # no slot list to check.
-                    out = matches.step(np.where(acting, chosen, -1))
-                    illegal = acting & (out.errors != batch.OK)
-                    points = np.where(acting, out.rewards[self._all, self.seats], 0.0)
-                else:
-                    out = matches.step(chosen[slots], slots)
-                    illegal[slots] = out.errors != batch.OK
-                    points[slots] = out.rewards[np.arange(len(slots)), self.seats[slots]]
-                self._play_opponents(points)
-                if early:
-                    points[restart] = 0.0
-                    restart = np.zeros(n, np.bool_)  # (restarted above)
+                points, illegal, restart = self._step_against_policy(chosen, acting, restart)
         self._steps[acting] += 1
         winner = matches.winner
         terminated = acting & (matches.done | illegal)
@@ -301,6 +282,37 @@ class AmericanSniffVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
         infos["final_obs"] = final
         infos["_final_obs"] = ended
         return self._observe(), rewards, terminated, truncated, infos
+
+    def _step_against_policy(self, chosen: Any, acting: Any, restart: Any) -> tuple[Any, ...]:
+        """The learner's actions where ``acting``, then the policy opponent.
+
+        Returns ``(points, illegal, restart)``, the slots still to restart last.
+        """
+        matches, n = self.matches, self.num_envs
+        early = self.autoreset_mode == AutoresetMode.NEXT_STEP and not acting.all()
+        if early:
+            # The slots to restart are dealt first, so that one call of the opponent
+            # plays them with the others (what their opponents gain before the
+            # learner's first turn is not rewarded).
+            self._restart_slots(self._all[restart], play=False)
+        if acting.all() or matches._step_whole:  # (the batch's own engine)
+            # Every slot at once (one not acting refuses -1, its state kept): no
+            # slot list to check.
+            out = matches.step(np.where(acting, chosen, -1))
+            illegal = acting & (out.errors != batch.OK)
+            points = np.where(acting, out.rewards[self._all, self.seats], 0.0)
+        else:
+            slots = self._all[acting]
+            points = np.zeros(n, np.float64)
+            illegal = np.zeros(n, np.bool_)
+            out = matches.step(chosen[slots], slots)
+            illegal[slots] = out.errors != batch.OK
+            points[slots] = out.rewards[np.arange(len(slots)), self.seats[slots]]
+        self._play_opponents(points)
+        if early:
+            points[restart] = 0.0
+            restart = np.zeros(n, np.bool_)  # (restarted above)
+        return points, illegal, restart
 
     def _restart_slots(self, slots: Any, *, play: bool = True) -> None:
         """Deal the slots ``slots`` a new match each and play the opponents up to the learner.
