@@ -290,6 +290,54 @@ def test_c_play_forced_refuses_wrong_buffers() -> None:
             C.play_forced_into(*bad)
 
 
+@needs_c
+@pytest.mark.parametrize("players", [2, 4])
+def test_c_play_waiting_is_forced_then_waiting(players: int) -> None:
+    """play_waiting_into = play_forced_into then observe_waiting_into, over the candidates alone."""
+    n = 64
+    generator = np.random.default_rng(players)
+    out = reset(np.arange(n, dtype=np.uint64), players)
+    state, facts, mask = out.state, start_facts(out.state), out.mask
+    seats = generator.integers(0, players, n).astype(np.int64)
+    for _ in range(30):
+        actions = (generator.random(mask.shape) * mask).argmax(axis=1).astype(np.int64)
+        C.step_facts_into(state, facts, actions, mask, np.zeros((n, 4), np.int32),
+                          np.zeros(n, np.bool_), np.zeros(n, np.uint8))  # fmt: skip
+        candidates = np.flatnonzero(generator.random(n) < 0.6).astype(np.int64)
+        results = []
+        for fused in (True, False):
+            s, f = state.copy(), facts.copy()
+            gains, done = np.zeros(n, np.int32), np.zeros(n, np.bool_)
+            rows = np.full(n, -5, np.int64)
+            seen = np.zeros((n, 375), np.float32)
+            masks = np.zeros((n, 450), np.bool_)
+            if fused:
+                rows[: len(candidates)] = candidates
+                m, forced = C.play_waiting_into(s, f, seats, rows, len(candidates), gains, done,
+                                                seen, masks)  # fmt: skip
+            else:
+                # the old way, on the candidates alone (the others' seats made their own)
+                own = seats.copy()
+                others = np.setdiff1d(np.arange(n), candidates)
+                own[others] = s[others, 2]  # (a slot whose seat is to move waits on nobody)
+                forced = C.play_forced_into(s, f, own, gains, done)
+                m = C.observe_waiting_into(s, f, own, rows, seen, masks)
+            results.append((s, f, gains, done, rows[:m].copy(), seen[:m], masks[:m], forced))
+        for a, b in zip(*results, strict=True):
+            assert np.array_equal(a, b)
+    with pytest.raises(ValueError, match="at most"):
+        C.play_waiting_into(state, facts, seats, np.zeros(n, np.int64), n + 1,
+                            np.zeros(n, np.int32), np.zeros(n, np.bool_), None, None)  # fmt: skip
+    with pytest.raises(ValueError, match="float32"):
+        C.play_waiting_into(state, facts, seats, np.zeros(n, np.int64), -1, np.zeros(n, np.int32),
+                            np.zeros(n, np.bool_), np.zeros((n, 375), np.int32), None)  # fmt: skip
+    # A candidate out of range is passed over.
+    rows = np.array([-1, n, 10**9] + [0] * (n - 3), np.int64)
+    m, _ = C.play_waiting_into(state, facts, seats, rows, 3, np.zeros(n, np.int32),
+                               np.zeros(n, np.bool_), None, None)  # fmt: skip
+    assert m == 0
+
+
 def test_play_policy_refuses_a_bad_policy() -> None:
     """A policy that gives too few actions, or an illegal one, is refused with ValueError."""
     matches = BatchedMatches(4, 2)

@@ -1084,6 +1084,12 @@ static PyMethodDef methods[] = {
      "Step slot rows[j] by actions[j] in place, its facts advanced; rewards and errors by row, "
      "mask (or None) and done by slot, gains[slot] += the reward of seats[slot]; return how "
      "many rows refused their action."},
+    {"play_waiting_into", py_play_waiting_into, METH_VARARGS,
+     "play_waiting_into(state, facts, seats, rows, k, gains, done, out, masks, history=None)"
+     "\n--\n\n"
+     "play_forced_into, then observe_waiting_into (float32), over the candidates rows[0..k) "
+     "alone (every slot if k < 0): one round of a policy opponent; return (m, forced actions "
+     "applied)."},
     {"information_state_into", py_information_state_into, METH_VARARGS,
      "information_state_into(state, facts, history, players, seats, out, rows=None)\n--\n\n"
      "Write the perfect-recall tensor of seat seats[j] of each slot (of slot rows[j], if "

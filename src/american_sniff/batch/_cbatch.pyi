@@ -64,6 +64,19 @@ def scale_into(out: Any, divisors: Any, low: Any, high: Any, target: int, /) -> 
 def play_forced_into(
     state: Any, facts: Any, seats: Any, gains: Any, done: Any, history: Any = None, /
 ) -> int: ...
+def play_waiting_into(
+    state: Any,
+    facts: Any,
+    seats: Any,
+    rows: Any,
+    k: int,
+    gains: Any,
+    done: Any,
+    out: Any,
+    masks: Any,
+    history: Any = None,
+    /,
+) -> tuple[int, int]: ...
 def information_state_into(
     state: Any, facts: Any, history: Any, players: int, seats: Any, out: Any, rows: Any = None, /
 ) -> int: ...

@@ -123,40 +123,94 @@ size_t as_batch_step_rows_history(int32_t *state, int64_t *facts, uint16_t *hist
  * match is over. A slot whose words are out of range is left as it is (the
  * calls that step it refuse it). Masks are not written. Returns the actions
  * applied. */
+/* The forced actions of one slot waiting on a seat other than seat (see
+ * as_batch_play_forced), its facts f and history h (may be NULL) noted, *gain
+ * gaining seat's rewards and *done set once the match is over if any was
+ * applied. Returns the actions applied. */
+static size_t forced_one(int32_t *s, int64_t *f, uint16_t *h, int64_t seat, int32_t *gain,
+                         uint8_t *done)
+{
+    size_t applied = 0;
+    int32_t reward[4];
+    int16_t legal[AS_ACTIONS_COUNT];
+    int steps = 0;
+    while (steps++ < AS_RANDOM_LIMIT && state_ok(s) && s[AS_WINNER] < 0 &&
+           (int64_t)s[AS_TURN] != seat) {
+        int error;
+        if (legal_ascending(s, legal) != 1) {
+            break;
+        }
+        error = step_noted(s, f, h, legal[0], reward);
+        if (error != AS_OK) {
+            break; /* (words no step made: the calls that step the slot refuse it) */
+        }
+        applied++;
+        if (seat >= 0 && seat < 4) {
+            *gain = (int32_t)((int64_t)*gain + reward[seat]);
+        }
+    }
+    if (applied) {
+        *done = (uint8_t)(s[AS_WINNER] >= 0);
+    }
+    return applied;
+}
+
 static size_t play_forced(int32_t *state, int64_t *facts, uint16_t *history, size_t n,
                           const int64_t *seats, int32_t *gains, uint8_t *done)
 {
     size_t i, applied = 0;
-    int32_t reward[4];
-    int16_t legal[AS_ACTIONS_COUNT];
     as_batch_init();
     for (i = 0; i < n; i++) {
-        int32_t *s = state + i * AS_WORDS;
-        int64_t *f = facts ? facts + i * AS_FACT_WORDS : NULL;
-        uint16_t *h = history ? history + i * AS_HISTORY_WORDS : NULL;
-        int64_t seat = seats[i];
-        int steps = 0, moved = 0;
-        while (steps++ < AS_RANDOM_LIMIT && state_ok(s) && s[AS_WINNER] < 0 &&
-               (int64_t)s[AS_TURN] != seat) {
-            int error;
-            if (legal_ascending(s, legal) != 1) {
-                break;
-            }
-            error = step_noted(s, f, h, legal[0], reward);
-            if (error != AS_OK) {
-                break; /* (words no step made: the calls that step the slot refuse it) */
-            }
-            applied++;
-            moved = 1;
-            if (seat >= 0 && seat < 4) {
-                gains[i] = (int32_t)((int64_t)gains[i] + reward[seat]);
-            }
-        }
-        if (moved) {
-            done[i] = (uint8_t)(s[AS_WINNER] >= 0);
-        }
+        applied += forced_one(state + i * AS_WORDS, facts ? facts + i * AS_FACT_WORDS : NULL,
+                              history ? history + i * AS_HISTORY_WORDS : NULL, seats[i], &gains[i],
+                              &done[i]);
     }
     return applied;
+}
+
+/* One round of a policy opponent, in one pass: as_batch_play_forced, then
+ * as_batch_observe_waiting, over the candidate slots alone: cand[0..k) (slot
+ * numbers; one out of 0..n-1 is passed over), or every slot when cand is
+ * NULL. A slot that waits on no policy before a round waits on none after it
+ * (only the policy's steps and the forced actions change a slot), so the
+ * rows of one round are the candidates of the next; cand may be rows itself
+ * (a row is written at or before the candidate it comes from). The forced
+ * actions applied are added to *applied. Returns m, the waiting rows; their
+ * observations (out_f32, may be NULL: none) and masks (may be NULL) are
+ * packed as as_batch_observe_waiting packs them. */
+long long as_batch_play_waiting(int32_t *state, int64_t *facts, uint16_t *history, size_t n,
+                                const int64_t *seats, const int64_t *cand, size_t k,
+                                int64_t *rows, int32_t *gains, uint8_t *done, float *out_f32,
+                                uint8_t *masks, size_t *applied)
+{
+    size_t j, m = 0, count = cand ? k : n;
+    as_batch_init();
+    if (out_f32 != NULL && facts == NULL) {
+        return -1;
+    }
+    for (j = 0; j < count; j++) {
+        int64_t slot = cand ? cand[j] : (int64_t)j;
+        int32_t *s;
+        if (slot < 0 || (uint64_t)slot >= (uint64_t)n) {
+            continue;
+        }
+        s = state + (size_t)slot * AS_WORDS;
+        *applied += forced_one(s, facts ? facts + (size_t)slot * AS_FACT_WORDS : NULL,
+                               history ? history + (size_t)slot * AS_HISTORY_WORDS : NULL,
+                               seats[slot], &gains[slot], &done[slot]);
+        if (s[AS_WINNER] < 0 && (int64_t)s[AS_TURN] != seats[slot]) {
+            rows[m++] = slot;
+        }
+    }
+    if (out_f32 != NULL) {
+        as_batch_observe(state, facts, n, rows, m, out_f32, NULL);
+    }
+    if (masks != NULL) {
+        for (j = 0; j < m; j++) {
+            mask_one(state + (size_t)rows[j] * AS_WORDS, masks + j * AS_ACTIONS_COUNT);
+        }
+    }
+    return (long long)m;
 }
 
 size_t as_batch_play_forced(int32_t *state, int64_t *facts, size_t n, const int64_t *seats,
@@ -298,6 +352,69 @@ static PyObject *py_play_forced_into(PyObject *self, PyObject *args)
     Py_END_ALLOW_THREADS
     release_all(objects, views, 6);
     return PyLong_FromSize_t(applied);
+}
+
+/* play_waiting_into(state, facts, seats, rows, k, gains, done, out, masks, history=None):
+ * the candidates are rows[0..k), or every slot if k < 0; out, masks and history may be
+ * None. Returns (m, forced actions applied). */
+static PyObject *py_play_waiting_into(PyObject *self, PyObject *args)
+{
+    /* state, facts, seats, rows, gains, done, masks, history (NULL: none); out apart. */
+    PyObject *objects[8], *out_obj;
+    Py_buffer views[8], out;
+    static const buffer_spec specs[8] = {
+        {"state", 1, 4, AS_WORDS, 0},        {"facts", 1, 8, AS_FACT_WORDS, 0},
+        {"seats", 0, 8, 1, 0},               {"rows", 1, 8, 1, 0},
+        {"gains", 1, 4, 1, 0},               {"done", 1, 1, 1, 0},
+        {"masks", 1, 1, AS_ACTIONS_COUNT, 0}, {"history", 1, 2, AS_HISTORY_WORDS, 0}};
+    Py_ssize_t n, k;
+    int floats = 0, have_out;
+    long long m;
+    size_t applied = 0;
+    (void)self;
+    objects[7] = Py_None;
+    if (!PyArg_ParseTuple(args, "OOOOnOOOO|O:play_waiting_into", &objects[0], &objects[1],
+                          &objects[2], &objects[3], &k, &objects[4], &objects[5], &out_obj,
+                          &objects[6], &objects[7])) {
+        return NULL;
+    }
+    if (objects[6] == Py_None) {
+        objects[6] = NULL;
+    }
+    if (objects[7] == Py_None) {
+        objects[7] = NULL;
+    }
+    have_out = out_obj != Py_None;
+    if (slots_of(objects[0], 1, &n) < 0 || take_all(objects, views, specs, 8, n, 0) < 0) {
+        return NULL;
+    }
+    if (k > n) {
+        release_all(objects, views, 8);
+        return PyErr_Format(PyExc_ValueError, "k must be at most the %zd slots, got %zd", n, k);
+    }
+    if (have_out && take_observations(out_obj, &out, n * AS_OBSERVATION, &floats) < 0) {
+        release_all(objects, views, 8);
+        return NULL;
+    }
+    if (have_out && !floats) {
+        PyBuffer_Release(&out);
+        release_all(objects, views, 8);
+        return PyErr_Format(PyExc_ValueError, "out must be float32");
+    }
+    Py_BEGIN_ALLOW_THREADS
+    m = as_batch_play_waiting((int32_t *)views[0].buf, (int64_t *)views[1].buf,
+                              objects[7] ? (uint16_t *)views[7].buf : NULL, (size_t)n,
+                              (const int64_t *)views[2].buf,
+                              k < 0 ? NULL : (const int64_t *)views[3].buf, k < 0 ? 0 : (size_t)k,
+                              (int64_t *)views[3].buf, (int32_t *)views[4].buf,
+                              (uint8_t *)views[5].buf, have_out ? (float *)out.buf : NULL,
+                              objects[6] ? (uint8_t *)views[6].buf : NULL, &applied);
+    Py_END_ALLOW_THREADS
+    release_all(objects, views, 8);
+    if (have_out) {
+        PyBuffer_Release(&out);
+    }
+    return Py_BuildValue("(Ln)", m, (Py_ssize_t)applied);
 }
 
 /* A C-contiguous float32 buffer of `count` numbers (count < 0: any whole number of

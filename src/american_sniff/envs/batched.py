@@ -592,14 +592,33 @@ class BatchedMatches:
         kernel: Any = self._kernel
         gains = np.zeros(n, np.int32)
         applied = calls = 0
+        fused = not ask_forced and hasattr(kernel, "play_waiting_into")
+        m = -1  # the candidates of the first round: every slot
         while True:
-            if not ask_forced:
-                applied += kernel.play_forced_into(
-                    self.state, self.facts, seats, gains, self.done, self.history
+            if fused:
+                # The forced actions and the waiting rows in one pass, over the rows
+                # of the round before alone (no other slot can wait).
+                m, forced = kernel.play_waiting_into(
+                    self.state,
+                    self.facts,
+                    seats,
+                    rows,
+                    m,
+                    gains,
+                    self.done,
+                    seen if looks else None,
+                    masks,
+                    self.history,
                 )
-            m = kernel.observe_waiting_into(
-                self.state, self.facts, seats, rows, seen if looks else None, masks
-            )
+                applied += forced
+            else:
+                if not ask_forced:
+                    applied += kernel.play_forced_into(
+                        self.state, self.facts, seats, gains, self.done, self.history
+                    )
+                m = kernel.observe_waiting_into(
+                    self.state, self.facts, seats, rows, seen if looks else None, masks
+                )
             if not m:
                 if applied:
                     # The masks of the slots stepped, written once at the end (the
