@@ -325,6 +325,14 @@ def test_c_play_waiting_is_forced_then_waiting(players: int) -> None:
             results.append((s, f, gains, done, rows[:m].copy(), seen[:m], masks[:m], forced))
         for a, b in zip(*results, strict=True):
             assert np.array_equal(a, b)
+        # scaled=True: the library's scaling, bit for bit
+        rows = np.empty(n, np.int64)
+        seen = np.zeros((n, 375), np.float32)
+        s, f = state.copy(), facts.copy()
+        m, _ = C.play_waiting_into(s, f, seats, rows, -1, np.zeros(n, np.int32),
+                                   np.zeros(n, np.bool_), seen, None, None, True)  # fmt: skip
+        expected = scale_observations(observe(s, f, rows[:m], dtype=np.float32), backend="numpy")
+        assert np.array_equal(seen[:m], expected)
     with pytest.raises(ValueError, match="at most"):
         C.play_waiting_into(state, facts, seats, np.zeros(n, np.int64), n + 1,
                             np.zeros(n, np.int32), np.zeros(n, np.bool_), None, None)  # fmt: skip

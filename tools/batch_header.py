@@ -31,6 +31,7 @@ import argparse
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from types import ModuleType
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Where the header is written, under the repository's root.
@@ -269,8 +270,36 @@ def render() -> str:
         "AS_MAX_END_SUM + 1",
         [rules.placement_points(end_sum) for end_sum in range(max_end_sum + 1)],
     )
+    lines += _scale_tables(observation)
     lines += ["#endif", ""]
     return "\n".join(lines)
+
+
+def _scale_tables(observation: ModuleType) -> list[str]:
+    """observation.SCALE_DIVISORS as a float table, and SCALE_CLIPS as two segments' bounds."""
+    divisors = observation.SCALE_DIVISORS
+    if set(observation.SCALE_CLIPS) != {"scores", "round"}:
+        raise ValueError("SCALE_CLIPS clips other segments than scores and round: add them here")
+    for value in divisors:
+        if value != float(int(value)):
+            raise ValueError(f"a divisor {value} is not a whole number: write it exactly here")
+    rows = [
+        "    " + ", ".join(f"{int(v)}.0f" for v in divisors[at : at + 10])
+        for at in range(0, len(divisors), 10)
+    ]
+    lines = [
+        "/* observation.SCALE_DIVISORS, by entry (0: the row's own target entry) */",
+        "static const float as_scale_divisors[AS_OBSERVATION] = {",
+        ",\n".join(rows),
+        "};",
+        "",
+        "/* observation.SCALE_CLIPS: the bounds of the scaled scores and round. */",
+    ]
+    for name in ("scores", "round"):
+        low, high = observation.SCALE_CLIPS[name]
+        lines.append(f"#define AS_SCALE_{name.upper()}_LOW {float(low)!r}f")
+        lines.append(f"#define AS_SCALE_{name.upper()}_HIGH {float(high)!r}f")
+    return [*lines, ""]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -24,6 +24,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #endif
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -55,6 +56,9 @@ static uint64_t value_codes[4][256];
  * Built byte by byte in memory, so that it reads the same on any byte order;
  * the row of a point is point_row (its own tile's other number). */
 static uint64_t point_bytes[7 * 128];
+/* The library's scaling (observation.scaled): each entry's bounds, infinite where
+ * it is not clipped (its divisors are as_scale_divisors, of _rules.h). */
+static float scale_low[AS_OBSERVATION], scale_high[AS_OBSERVATION];
 static uint16_t point_row[AS_POINTS];  /* 128 times the other number of the point's own tile */
 static uint8_t point_shift[AS_POINTS]; /* 8 times the point's number */
 
@@ -158,6 +162,13 @@ void as_batch_init(void)
             }
             memcpy(&point_bytes[128 * v + a], bytes, 8);
         }
+    }
+    for (a = 0; a < AS_OBSERVATION; a++) {
+        int scores = a >= OB_SCORES && a < OB_TARGET;
+        scale_low[a] = scores ? AS_SCALE_SCORES_LOW : a == OB_ROUND ? AS_SCALE_ROUND_LOW : -HUGE_VALF;
+        scale_high[a] = scores ? AS_SCALE_SCORES_HIGH
+                        : a == OB_ROUND ? AS_SCALE_ROUND_HIGH
+                                        : HUGE_VALF;
     }
     as_ready = 1;
 }
@@ -1085,11 +1096,11 @@ static PyMethodDef methods[] = {
      "mask (or None) and done by slot, gains[slot] += the reward of seats[slot]; return how "
      "many rows refused their action."},
     {"play_waiting_into", py_play_waiting_into, METH_VARARGS,
-     "play_waiting_into(state, facts, seats, rows, k, gains, done, out, masks, history=None)"
-     "\n--\n\n"
+     "play_waiting_into(state, facts, seats, rows, k, gains, done, out, masks, history=None, "
+     "scaled=False)\n--\n\n"
      "play_forced_into, then observe_waiting_into (float32), over the candidates rows[0..k) "
-     "alone (every slot if k < 0): one round of a policy opponent; return (m, forced actions "
-     "applied)."},
+     "alone (every slot if k < 0), the observations scaled with the library's scaling if "
+     "scaled: one round of a policy opponent; return (m, forced actions applied)."},
     {"information_state_into", py_information_state_into, METH_VARARGS,
      "information_state_into(state, facts, history, players, seats, out, rows=None)\n--\n\n"
      "Write the perfect-recall tensor of seat seats[j] of each slot (of slot rows[j], if "

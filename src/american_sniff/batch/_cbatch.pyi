@@ -75,6 +75,7 @@ def play_waiting_into(
     out: Any,
     masks: Any,
     history: Any = None,
+    scaled: bool = False,
     /,
 ) -> tuple[int, int]: ...
 def information_state_into(

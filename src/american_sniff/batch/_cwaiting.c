@@ -176,12 +176,17 @@ static size_t play_forced(int32_t *state, int64_t *facts, uint16_t *history, siz
  * rows of one round are the candidates of the next; cand may be rows itself
  * (a row is written at or before the candidate it comes from). The forced
  * actions applied are added to *applied. Returns m, the waiting rows; their
- * observations (out_f32, may be NULL: none) and masks (may be NULL) are
- * packed as as_batch_observe_waiting packs them. */
+ * observations (out_f32, may be NULL: none; scaled as observation.scaled
+ * scales them if scaled is not 0, the numbers of as_batch_scale with the
+ * library's tables) and masks (may be NULL) are packed as
+ * as_batch_observe_waiting packs them. */
+int as_batch_scale(float *out, size_t m, const float *divisors, const float *low,
+                   const float *high, int target); /* (below) */
+
 long long as_batch_play_waiting(int32_t *state, int64_t *facts, uint16_t *history, size_t n,
                                 const int64_t *seats, const int64_t *cand, size_t k,
                                 int64_t *rows, int32_t *gains, uint8_t *done, float *out_f32,
-                                uint8_t *masks, size_t *applied)
+                                int scaled, uint8_t *masks, size_t *applied)
 {
     size_t j, m = 0, count = cand ? k : n;
     as_batch_init();
@@ -204,6 +209,9 @@ long long as_batch_play_waiting(int32_t *state, int64_t *facts, uint16_t *histor
     }
     if (out_f32 != NULL) {
         as_batch_observe(state, facts, n, rows, m, out_f32, NULL);
+        if (scaled) {
+            (void)as_batch_scale(out_f32, m, as_scale_divisors, scale_low, scale_high, OB_TARGET);
+        }
     }
     if (masks != NULL) {
         for (j = 0; j < m; j++) {
@@ -354,7 +362,8 @@ static PyObject *py_play_forced_into(PyObject *self, PyObject *args)
     return PyLong_FromSize_t(applied);
 }
 
-/* play_waiting_into(state, facts, seats, rows, k, gains, done, out, masks, history=None):
+/* play_waiting_into(state, facts, seats, rows, k, gains, done, out, masks, history=None,
+ * scaled=False):
  * the candidates are rows[0..k), or every slot if k < 0; out, masks and history may be
  * None. Returns (m, forced actions applied). */
 static PyObject *py_play_waiting_into(PyObject *self, PyObject *args)
@@ -362,6 +371,7 @@ static PyObject *py_play_waiting_into(PyObject *self, PyObject *args)
     /* state, facts, seats, rows, gains, done, masks, history (NULL: none); out apart. */
     PyObject *objects[8], *out_obj;
     Py_buffer views[8], out;
+    int scaled = 0;
     static const buffer_spec specs[8] = {
         {"state", 1, 4, AS_WORDS, 0},        {"facts", 1, 8, AS_FACT_WORDS, 0},
         {"seats", 0, 8, 1, 0},               {"rows", 1, 8, 1, 0},
@@ -373,9 +383,9 @@ static PyObject *py_play_waiting_into(PyObject *self, PyObject *args)
     size_t applied = 0;
     (void)self;
     objects[7] = Py_None;
-    if (!PyArg_ParseTuple(args, "OOOOnOOOO|O:play_waiting_into", &objects[0], &objects[1],
+    if (!PyArg_ParseTuple(args, "OOOOnOOOO|Op:play_waiting_into", &objects[0], &objects[1],
                           &objects[2], &objects[3], &k, &objects[4], &objects[5], &out_obj,
-                          &objects[6], &objects[7])) {
+                          &objects[6], &objects[7], &scaled)) {
         return NULL;
     }
     if (objects[6] == Py_None) {
@@ -407,7 +417,7 @@ static PyObject *py_play_waiting_into(PyObject *self, PyObject *args)
                               (const int64_t *)views[2].buf,
                               k < 0 ? NULL : (const int64_t *)views[3].buf, k < 0 ? 0 : (size_t)k,
                               (int64_t *)views[3].buf, (int32_t *)views[4].buf,
-                              (uint8_t *)views[5].buf, have_out ? (float *)out.buf : NULL,
+                              (uint8_t *)views[5].buf, have_out ? (float *)out.buf : NULL, scaled,
                               objects[6] ? (uint8_t *)views[6].buf : NULL, &applied);
     Py_END_ALLOW_THREADS
     release_all(objects, views, 8);

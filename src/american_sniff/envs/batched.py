@@ -609,6 +609,7 @@ class BatchedMatches:
                     seen if looks else None,
                     masks,
                     self.history,
+                    scaled,
                 )
                 applied += forced
             else:
@@ -626,7 +627,7 @@ class BatchedMatches:
                     kernel.mask_into(self.state, self.mask)
                 return PolicyPlay(gains, applied, calls)
             observations = seen[:m] if looks else None
-            if scaled and observations is not None:
+            if scaled and observations is not None and not fused:
                 scale_observations(observations, out=observations)
             actions = self._policy_actions(policy, observations, masks[:m])
             calls += 1
