@@ -483,3 +483,24 @@ def test_the_kernel_lets_other_threads_run_while_it_loops() -> None:
         if halfway:
             break
     assert halfway
+
+
+@pytest.mark.parametrize("backend", sorted(BACKENDS))
+def test_step_then_play_policy_is_step_then_play_policy(backend: str) -> None:
+    """The one call gives what step and play_policy give one after the other, masks included."""
+    pair = [BatchedMatches(16, 4, backend=backend) for _ in range(2)]
+    seats = np.zeros(16, np.int64)
+    for matches in pair:
+        matches.reset(9)
+        matches.play_policy(RandomPolicy(3), seats)
+    for turn in range(20):
+        actions = np.where(pair[0].done, -1, pair[0].mask.argmax(axis=1))
+        actions[turn % 16] = -1  # (a slot that does not act)
+        first, played = pair[0].step_then_play_policy(actions, RandomPolicy(turn), seats)
+        second = pair[1].step(actions)
+        gains = pair[1].play_policy(RandomPolicy(turn), seats).gains
+        assert np.array_equal(first.rewards, second.rewards)
+        assert np.array_equal(first.errors, second.errors)
+        assert np.array_equal(played.gains, gains)
+        for name in ("state", "facts", "mask", "done"):
+            assert np.array_equal(getattr(pair[0], name), getattr(pair[1], name)), name

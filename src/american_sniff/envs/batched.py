@@ -230,6 +230,8 @@ class BatchedMatches:
         self._ready = False
         # play_policy's buffers, made at its first call (the waiting rows packed).
         self._waiting: tuple[Any, ...] | None = None
+        # Whether the masks wait to be written (step_then_play_policy steps without them).
+        self._stale = False
 
     @property
     def turn(self) -> Any:
@@ -499,6 +501,45 @@ class BatchedMatches:
         out = BatchedStep(self._rewards.copy(), self._errors.copy())
         return out, self.play_random(seats, streams).gains
 
+    def step_then_play_policy(
+        self, actions: Any, policy: Policy, seats: Any, *, scaled: bool = False
+    ) -> tuple[BatchedStep, PolicyPlay]:
+        """:meth:`step` every slot by ``actions``, then :meth:`play_policy` up to ``seats``.
+
+        The same as the two calls (a slot given -1 refuses it and keeps its
+        state); where the kernel is C the masks are written once, after the
+        policy has played, instead of after each.
+
+        :raises RuntimeError: before :meth:`reset`.
+        :raises ValueError: as :meth:`step` and :meth:`play_policy` raise.
+        """
+        if not self._step_whole:
+            out = self.step(actions)
+            return out, self.play_policy(policy, seats, scaled=scaled)
+        if not self._ready:
+            raise RuntimeError("call reset() before step()")
+        chosen = np.asarray(actions)
+        if chosen.dtype.kind not in "iu" or chosen.shape != (self.num_matches,):
+            raise ValueError(
+                f"give one integer action a slot: {self.num_matches}, "
+                f"got {chosen.dtype} of shape {chosen.shape}"
+            )
+        checked = self._check_seats(seats)
+        kernel: Any = self._kernel
+        kernel.step_facts_into(
+            self.state,
+            self.facts,
+            chosen.astype(np.int64),
+            None,
+            self._rewards,
+            self.done,
+            self._errors,
+            self.history,
+        )
+        out = BatchedStep(self._rewards.copy(), self._errors.copy())
+        self._stale = True
+        return out, self.play_policy(policy, checked, scaled=scaled)
+
     def play_policy(
         self, policy: Policy, seats: Any, *, scaled: bool = False, ask_forced: bool = False
     ) -> PolicyPlay:
@@ -621,10 +662,11 @@ class BatchedMatches:
                     self.state, self.facts, seats, rows, seen if looks else None, masks
                 )
             if not m:
-                if applied:
+                if applied or self._stale:
                     # The masks of the slots stepped, written once at the end (the
                     # waiting slots' masks were made fresh for the policy).
                     kernel.mask_into(self.state, self.mask)
+                    self._stale = False
                 return PolicyPlay(gains, applied, calls)
             observations = seen[:m] if looks else None
             if scaled and observations is not None and not fused:

@@ -297,10 +297,17 @@ class AmericanSniffVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
             self._restart_slots(self._all[restart], play=False)
         if acting.all() or matches._step_whole:  # (the batch's own engine)
             # Every slot at once (one not acting refuses -1, its state kept): no
-            # slot list to check.
-            out = matches.step(np.where(acting, chosen, -1))
+            # slot list to check; the opponents then play, the masks written once.
+            opponent = self.opponent
+            assert callable(opponent)  # (set_opponent and __init__ see to it)
+            try:
+                out, played = matches.step_then_play_policy(
+                    np.where(acting, chosen, -1), opponent, self.seats, scaled=self.scaled
+                )
+            except ValueError as error:
+                raise ValueError(str(error).replace("the policy", "the opponent")) from None
             illegal = acting & (out.errors != batch.OK)
-            points = np.where(acting, out.rewards[self._all, self.seats], 0.0)
+            points = np.where(acting, out.rewards[self._all, self.seats], 0.0) + played.gains
         else:
             slots = self._all[acting]
             points = np.zeros(n, np.float64)
@@ -308,7 +315,7 @@ class AmericanSniffVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
             out = matches.step(chosen[slots], slots)
             illegal[slots] = out.errors != batch.OK
             points[slots] = out.rewards[np.arange(len(slots)), self.seats[slots]]
-        self._play_opponents(points)
+            self._play_opponents(points)
         if early:
             points[restart] = 0.0
             restart = np.zeros(n, np.bool_)  # (restarted above)
