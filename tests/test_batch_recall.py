@@ -450,3 +450,47 @@ def test_redraw_marginals_match_the_determiniser(players: int, steps: int) -> No
         assert sorted(view.voids[other]) == [
             v for v in range(7) if facts[slot, k.F_VOIDS + other] >> v & 1
         ]
+
+
+@needs_c
+@pytest.mark.sweep
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_c_recall_calls_on_random_broken_words(players: int) -> None:
+    """Words, facts and records broken at random: zeros or refusals, never a read out of bounds.
+
+    CI runs this under ASan and UBSan; a row the kernel writes must be one it
+    would write for sound words (the tensor of a slot it accepts equals numpy's).
+    """
+    generator = np.random.default_rng(players + 40)
+    odd = np.array([-(2**31), -2, -1, 0, 1, 2, 3, 13, 27, 28, 29, 127, 128, 449, 450, 2**31 - 1])
+    state, facts, history, _ = midgame(players, players, 25)
+    n = len(state)
+    size = information_state_size(players)
+    for _ in range(60):
+        s, f, h = state.copy(), facts.copy(), history.copy()
+        for _ in range(int(generator.integers(1, 4))):
+            slot = int(generator.integers(0, n))
+            where = int(generator.integers(0, 3))
+            if where == 0:
+                s[slot, int(generator.integers(0, k.STATE_WORDS))] = generator.choice(odd)
+            elif where == 1:
+                f[slot, int(generator.integers(0, 14))] = generator.choice(odd)
+            else:
+                h[slot, int(generator.integers(0, HISTORY_WORDS))] = generator.integers(0, 2**16)
+        seats = generator.integers(-1, players + 1, n).astype(np.int64)
+        out = np.full((n, size), 7, np.int32)
+        zeros = C.information_state_into(s, f, h, players, seats, out)
+        assert zeros == int((~out.any(axis=1)).sum())
+        for row in np.flatnonzero(out.any(axis=1)):
+            expected = information_state(s, f, h, int(seats[row]), [row], backend="numpy")
+            assert (out[row] == expected[0]).all()
+        slots = generator.integers(-1, n + 1, 6).astype(np.int64)
+        into = generator.integers(-1, n + 1, 6).astype(np.int64)
+        seeds = generator.integers(0, 2**63, 6).astype(np.uint64)
+        errors = np.zeros(6, np.uint8)
+        worlds = s.copy(), f.copy(), h.copy()
+        C.redraw_into(*worlds, slots, seats[:6], seeds, into, errors)
+        python = s.copy(), f.copy(), h.copy()
+        assert (redraw(*python, slots, seats[:6], seeds, into, backend="python") == errors).all()
+        for a, b in zip(worlds, python, strict=True):
+            assert (a == b).all()
