@@ -504,3 +504,22 @@ def test_step_then_play_policy_is_step_then_play_policy(backend: str) -> None:
         assert np.array_equal(played.gains, gains)
         for name in ("state", "facts", "mask", "done"):
             assert np.array_equal(getattr(pair[0], name), getattr(pair[1], name)), name
+
+
+@pytest.mark.parametrize("how", OBSERVERS)
+def test_observe_scaled_is_observe_then_scale(how: str) -> None:
+    """observe(scaled=True) gives scale_observations(observe(...)) bit for bit, rows or not."""
+    matches = BatchedMatches(12, 3)
+    matches.reset(4)
+    for _ in range(9):
+        matches.step(np.where(matches.done, -1, matches.mask.argmax(axis=1)))
+    state, facts = matches.state, matches.facts
+    for rows in (None, np.array([3, -1, 0, 3])):
+        raw = observe(state, facts, rows, dtype=np.float32, backend="numpy")
+        expected = scale_observations(raw, backend="numpy")
+        got = observe(state, facts, rows, scaled=True, backend=how)
+        assert got.dtype == np.float32
+        assert np.array_equal(got, expected)
+    if how == "c":
+        with pytest.raises(ValueError, match="float32"):
+            C.observe_into(state, facts, np.zeros((12, 375), np.int32), None, True)

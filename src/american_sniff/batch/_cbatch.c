@@ -1072,9 +1072,10 @@ static PyMethodDef methods[] = {
      "bots.endgame.endgame_values finds it; return (values, spent), or None if that takes "
      "more than nodes nodes."},
     {"observe_into", py_observe_into, METH_VARARGS,
-     "observe_into(state, facts, out, rows=None)\n--\n\n"
+     "observe_into(state, facts, out, rows=None, scaled=False)\n--\n\n"
      "Write the observation of each slot's seat to move (of slots rows[j], if given) "
-     "into out, float32 or int32; return how many rows are zeros (bad words or facts)."},
+     "into out, float32 or int32 (float32 scaled with the library's scaling if scaled); "
+     "return how many rows are zeros (bad words or facts)."},
     {"observe_waiting_into", py_observe_waiting_into, METH_VARARGS,
      "observe_waiting_into(state, facts, seats, rows, out, masks)\n--\n\n"
      "Write the numbers of the slots whose match goes on with a seat other than seats[i] to "

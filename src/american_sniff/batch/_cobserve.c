@@ -143,8 +143,14 @@ static void observe_checked(const int32_t *s, const int64_t *f, int32_t *o)
  * of range (no reset, step or advance_facts made them), is written as zeros.
  * Returns how many rows were written as zeros, or -1 (and writes nothing) if
  * not exactly one output is given or rows is NULL and m is not n. */
-long long as_batch_observe(const int32_t *state, const int64_t *facts, size_t n,
-                           const int64_t *rows, size_t m, float *out_f32, int32_t *out_i32)
+int as_batch_scale(float *out, size_t m, const float *divisors, const float *low,
+                   const float *high, int target); /* (in _cwaiting.c) */
+
+/* as_batch_observe, each float32 row scaled as observation.scaled scales it
+ * (as_batch_scale with the library's tables) if scaled is not 0. */
+static long long observe_rows(const int32_t *state, const int64_t *facts, size_t n,
+                              const int64_t *rows, size_t m, float *out_f32, int32_t *out_i32,
+                              int scaled)
 {
     size_t j;
     long long zeros = 0;
@@ -173,7 +179,16 @@ long long as_batch_observe(const int32_t *state, const int64_t *facts, size_t n,
             }
         }
     }
+    if (scaled && out_f32) {
+        (void)as_batch_scale(out_f32, m, as_scale_divisors, scale_low, scale_high, OB_TARGET);
+    }
     return zeros;
+}
+
+long long as_batch_observe(const int32_t *state, const int64_t *facts, size_t n,
+                           const int64_t *rows, size_t m, float *out_f32, int32_t *out_i32)
+{
+    return observe_rows(state, facts, n, rows, m, out_f32, out_i32, 0);
 }
 
 /* How many numbers a slot's observation has (375), and how many int64 words its facts. */
@@ -217,13 +232,13 @@ static PyObject *py_observe_into(PyObject *self, PyObject *args)
     static const buffer_spec specs[3] = {
         {"state", 0, 4, AS_WORDS, 0}, {"facts", 0, 8, AS_FACT_WORDS, 0}, {"rows", 0, 8, 0, 1}};
     Py_ssize_t n, m;
-    int floats = 0;
+    int floats = 0, scaled = 0;
     long long zeros;
     const int64_t *slots;
     (void)self;
     objects[2] = Py_None;
-    if (!PyArg_ParseTuple(args, "OOO|O:observe_into", &objects[0], &objects[1], &out_obj,
-                          &objects[2])) {
+    if (!PyArg_ParseTuple(args, "OOO|Op:observe_into", &objects[0], &objects[1], &out_obj,
+                          &objects[2], &scaled)) {
         return NULL;
     }
     /* The number of slots (the state need not be writable). */
@@ -245,10 +260,15 @@ static PyObject *py_observe_into(PyObject *self, PyObject *args)
         release_all(objects, views, 3);
         return NULL;
     }
+    if (scaled && !floats) {
+        PyBuffer_Release(&out);
+        release_all(objects, views, 3);
+        return PyErr_Format(PyExc_ValueError, "scaled observations are float32: out is int32");
+    }
     Py_BEGIN_ALLOW_THREADS
-    zeros = as_batch_observe((const int32_t *)views[0].buf, (const int64_t *)views[1].buf,
-                             (size_t)n, slots, (size_t)m, floats ? (float *)out.buf : NULL,
-                             floats ? NULL : (int32_t *)out.buf);
+    zeros = observe_rows((const int32_t *)views[0].buf, (const int64_t *)views[1].buf, (size_t)n,
+                         slots, (size_t)m, floats ? (float *)out.buf : NULL,
+                         floats ? NULL : (int32_t *)out.buf, scaled);
     Py_END_ALLOW_THREADS
     release_all(objects, views, 3);
     PyBuffer_Release(&out);

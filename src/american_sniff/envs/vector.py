@@ -83,7 +83,7 @@ from gymnasium.vector.utils import batch_space
 
 from .. import batch
 from ..actions import NUM_ACTIONS
-from ..batch.observe import observe, scale_observations
+from ..batch.observe import observe
 from ..observation import OBSERVATION_SIZE, SCALED_BOUNDS
 from ..rules import side_of
 from ..state import check_seat
@@ -358,8 +358,7 @@ class AmericanSniffVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
 
     def _observe(self) -> Any:
         # float32 straight from the C kernel where it is built (numpy converts otherwise).
-        seen = observe(self.matches.state, self.matches.facts, dtype=np.float32)
-        return scale_observations(seen, out=seen) if self.scaled else seen
+        return observe(self.matches.state, self.matches.facts, dtype=np.float32, scaled=self.scaled)
 
     def _infos(self, illegal: Any) -> dict[str, Any]:
         return {"action_mask": self.matches.mask.copy(), "illegal_action": illegal}
