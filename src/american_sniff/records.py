@@ -26,9 +26,11 @@ evaluation, strict types, a bounded size (:data:`~american_sniff.records.MAX_REC
 :class:`~american_sniff.InvalidRecord` naming the first problem.
 
 Reading checks the *shape* of a record, exactly what the schema checks; it
-does not check the record against the rules. A record whose claims are wrong
-(a wrong end sum, a tile dealt twice, an illegal move) loads, so that the
-referee can say what is wrong with it.
+does not check the record against the rules, but for one count that bounds
+the reader: a round before the last holds at least a hand's worth of actions
+(:func:`~american_sniff.rules.fewest_actions`), as every round that ended
+does. A record whose claims are wrong (a wrong end sum, a tile dealt twice,
+an illegal move) loads, so that the referee can say what is wrong with it.
 """
 
 from __future__ import annotations
@@ -415,8 +417,11 @@ class MatchRecord:
         values must have the documented types (integers, never floats or
         booleans, at most 2**53 - 1 in size), tiles and moves must be written in the
         notation, and no key may repeat. At most
-        :data:`~american_sniff.records.MAX_RECORD_BYTES` are read. The record is
-        not checked against the rules (see :func:`~american_sniff.check_record`).
+        :data:`~american_sniff.records.MAX_RECORD_BYTES` are read, no list may
+        be longer than play needs, and a round before the last must hold at
+        least a hand's worth of actions (no round ends sooner). The record is
+        not checked against the rules otherwise (see
+        :func:`~american_sniff.check_record`).
 
         :raises InvalidRecord: naming the first problem and where it is,
             e.g. ``$.rounds[0].actions[3].move: 'drew' is not a move ...``.
@@ -490,7 +495,8 @@ def record_schema() -> dict[str, Any]:
     A document is valid against it exactly when :meth:`~american_sniff.MatchRecord.from_json`
     reads it, but for what JSON Schema cannot say: numbers written without a
     fraction or exponent, at most
-    :data:`~american_sniff.records.MAX_RECORD_BYTES`, and no repeated key.
+    :data:`~american_sniff.records.MAX_RECORD_BYTES`, no repeated key, and a
+    hand's worth of actions at least in every round before the last.
     """
     text = resources.files(__package__).joinpath("schemas/record.schema.json").read_text("utf-8")
     schema: dict[str, Any] = json.loads(text)
