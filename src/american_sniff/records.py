@@ -58,7 +58,6 @@ from .serial import (
     check_header,
     document_header,
     move_text,
-    read_json,
     structure,
     tile_text,
 )
@@ -68,12 +67,14 @@ from .serial.parsing import (
     MOST_ROUNDS,
     RECORD_LIMITS,
     check_limits,
+    checked_text,
     long_number,
+    parse_checked,
     plain_action,
     refuse_float,
     register_plain,
+    strings_in,
     structure_at,
-    too_dense,
 )
 from .state import Action, Deal, MatchState, RoundEnd, RoundResult
 from .tiles import Tile, parse_tile
@@ -426,10 +427,24 @@ class MatchRecord:
         :raises InvalidRecord: naming the first problem and where it is,
             e.g. ``$.rounds[0].actions[3].move: 'drew' is not a move ...``.
         """
-        quick = _quick_record(text)
-        if quick is not None:
-            return quick
-        data = read_json(text, max_bytes=MAX_RECORD_BYTES, error=InvalidRecord, what="the record")
+        written = checked_text(
+            text, max_bytes=MAX_RECORD_BYTES, error=InvalidRecord, what="the record"
+        )
+        long_numbers = long_number(written)
+        if not long_numbers:
+            quotes = written.count('"')
+            plain = _plain_document(written)
+            if plain is not _NOT_PARSED:
+                quick = _quick_record(plain, quotes)
+                if quick is not None:
+                    return quick
+                # The strict parser's document (see below), unless a list is
+                # too long: the strict parser is then quicker than the count.
+                if _within_limits(plain) and quotes == 2 * strings_in(plain):
+                    return cls.from_dict(plain)
+        data = parse_checked(
+            written, error=InvalidRecord, what="the record", long_numbers=long_numbers
+        )
         return cls.from_dict(data)
 
 
@@ -928,43 +943,43 @@ def _unchecked_round(  # noqa: PLR0913 - one argument a field
     return record
 
 
-def _quick_document(text: str | bytes) -> tuple[Any, str] | None:
-    """The plain parser's document of ``text`` and the text; None where the strict one must read it.
+#: What :func:`_plain_document` gives for a text the plain parser refuses.
+_NOT_PARSED: Any = object()
 
-    The strict reader's checks before its parser (the type, the length, UTF-8,
-    the density) are made first, and a text that may hold a number of 16
-    digits or more is left to it.
+
+def _plain_document(text: str) -> Any:
+    """The plain parser's document of ``text`` (refusing floats as the strict one does).
+
+    :data:`_NOT_PARSED` if it refuses the text: the strict parser then names
+    the problem. ``text`` holds no number of 16 digits or more.
     """
-    if isinstance(text, bytes | bytearray):
-        if len(text) > MAX_RECORD_BYTES:
-            return None
-        try:
-            text = bytes(text).decode("utf-8")
-        except UnicodeDecodeError:
-            return None
-    if type(text) is not str or len(text) > MAX_RECORD_BYTES or too_dense(text) is not None:
-        return None
-    if long_number(text):
-        return None
     try:
-        return json.loads(text, parse_float=refuse_float, parse_constant=refuse_float), text
+        return json.loads(text, parse_float=refuse_float, parse_constant=refuse_float)
     except Exception:  # the strict reader names every problem
-        return None
+        return _NOT_PARSED
 
 
-def _quick_record(text: str | bytes) -> MatchRecord | None:
-    """The record of ``text`` as the strict reader reads it; None: the strict reader reads it."""
-    parsed = _quick_document(text)
-    if parsed is None:
-        return None
-    data, written = parsed
+def _within_limits(data: object) -> bool:
+    """Whether no list of ``data`` is longer than :data:`RECORD_LIMITS` allow."""
+    try:
+        check_limits(data, RECORD_LIMITS, InvalidRecord)
+    except InvalidRecord:
+        return False
+    return True
+
+
+def _quick_record(data: object, quotes: int) -> MatchRecord | None:
+    """The record of the plain parser's ``data``, as the strict reader reads it; or None.
+
+    ``quotes`` is the count of quotes in the text. None: the strict reader
+    reads the document (a repeated key, an escaped quote, anything not as
+    the writers give it, or a problem it names).
+    """
     try:
         record, strings = _quick_read(data)
     except (_NotQuick, KeyError, TypeError):
         return None
-    if 2 * strings != written.count('"'):  # a repeated key, or an escaped quote: see above
-        return None
-    return record
+    return record if 2 * strings == quotes else None  # a repeated key, an escaped quote
 
 
 def _quick_read(data: object) -> tuple[MatchRecord, int]:
