@@ -432,16 +432,9 @@ class MatchRecord:
         )
         long_numbers = long_number(written)
         if not long_numbers:
-            quotes = written.count('"')
-            plain = _plain_document(written)
-            if plain is not _NOT_PARSED:
-                quick = _quick_record(plain, quotes)
-                if quick is not None:
-                    return quick
-                # The strict parser's document (see below), unless a list is
-                # too long: the strict parser is then quicker than the count.
-                if _within_limits(plain) and quotes == 2 * strings_in(plain):
-                    return cls.from_dict(plain)
+            record = _read_plainly(written)
+            if record is not None:
+                return record
         data = parse_checked(
             written, error=InvalidRecord, what="the record", long_numbers=long_numbers
         )
@@ -957,6 +950,28 @@ def _plain_document(text: str) -> Any:
         return json.loads(text, parse_float=refuse_float, parse_constant=refuse_float)
     except Exception:  # the strict reader names every problem
         return _NOT_PARSED
+
+
+def _read_plainly(text: str) -> MatchRecord | None:
+    """The record of ``text`` (no number of 16 digits or more) from the plain parser's document.
+
+    Read by the quick reader, or else by the strict reader from that very
+    document when it is the strict parser's (every quote a string's) and no
+    list is too long (the strict parser is then quicker than the count);
+    None if the strict parser must read ``text``, which names the problem.
+
+    :raises InvalidRecord: as :meth:`MatchRecord.from_dict`.
+    """
+    quotes = text.count('"')
+    plain = _plain_document(text)
+    if plain is _NOT_PARSED:
+        return None
+    quick = _quick_record(plain, quotes)
+    if quick is not None:
+        return quick
+    if _within_limits(plain) and quotes == 2 * strings_in(plain):
+        return MatchRecord.from_dict(plain)
+    return None
 
 
 def _within_limits(data: object) -> bool:
