@@ -58,6 +58,7 @@ from .serial import (
     check_header,
     document_header,
     move_text,
+    read_json,
     structure,
     tile_text,
 )
@@ -67,13 +68,8 @@ from .serial.parsing import (
     MOST_ROUNDS,
     RECORD_LIMITS,
     check_limits,
-    checked_text,
-    long_number,
-    parse_checked,
     plain_action,
-    refuse_float,
     register_plain,
-    strings_in,
     structure_at,
 )
 from .state import Action, Deal, MatchState, RoundEnd, RoundResult
@@ -427,18 +423,10 @@ class MatchRecord:
         :raises InvalidRecord: naming the first problem and where it is,
             e.g. ``$.rounds[0].actions[3].move: 'drew' is not a move ...``.
         """
-        written = checked_text(
-            text, max_bytes=MAX_RECORD_BYTES, error=InvalidRecord, what="the record"
-        )
-        long_numbers = long_number(written)
-        if not long_numbers:
-            record = _read_plainly(written)
-            if record is not None:
-                return record
-        data = parse_checked(
-            written, error=InvalidRecord, what="the record", long_numbers=long_numbers
-        )
-        return cls.from_dict(data)
+        data = read_json(text, max_bytes=MAX_RECORD_BYTES, error=InvalidRecord, what="the record")
+        # read_json bounds every integer, which the quick reader relies on.
+        quick = _quick_record(data)
+        return quick if quick is not None else cls.from_dict(data)
 
 
 # -- writing ------------------------------------------------------------------------------
@@ -776,23 +764,14 @@ def _record_from(doc: _RecordDoc) -> MatchRecord:
 
 
 # -- the quick reader ------------------------------------------------------------------------
-# A record the library wrote (and every record in the format with no escaped
-# quote) is read by the plain JSON parser, in C with no Python call per
-# object, and one pass of plain tests over the parsed document, which builds
-# the record as it goes. It takes only a document that the strict reader
-# above reads, and builds the very record that reader builds; on anything
-# else it gives way to the strict reader, which names the problem.
-#
-# What the strict parser refuses, the plain one must not let through unseen:
-# floats and constants are refused by the same hooks; an integer of 16 digits
-# or more may be beyond 2**53 - 1, so a text that may hold one
-# (``long_number``) is left to the strict reader, and every other integer is
-# within bounds; a key repeated in an object, which the plain parser keeps
-# once, is caught by counting quotes: in JSON text a quote only delimits a
-# string or is escaped inside one, so a text holds exactly two quotes per
-# string of its parsed document (keys included) if no string was dropped, as
-# a repeated key and the value it replaced would be. The pass counts the
-# strings it takes.
+# A record the library wrote (and every record in the format) is read from
+# the parsed document by one pass of plain tests, which builds the record as
+# it goes: no converter, no intermediate document objects, no constructor
+# checking again what the pass checked. It takes only a document that the
+# strict reader below reads, and builds the very record that reader builds;
+# on anything else it gives way to the strict reader, which names the
+# problem. The document is read_json's, so every integer in it is within
+# 2**53 - 1 in size and no key repeats.
 
 #: The keys of a record and of its result, every one required.
 _RECORD_KEYS = frozenset(attrs.fields_dict(_RecordDoc))
@@ -811,7 +790,7 @@ class _NotQuick(Exception):
 
 
 def _quick_ints(values: object, most: int) -> tuple[int, ...]:
-    """A list of at most ``most`` integers (any integer the plain parser gave is within bounds)."""
+    """A list of at most ``most`` integers (read_json bounds every integer's size)."""
     if type(values) is not list or len(values) > most or not all(type(v) is int for v in values):
         raise _NotQuick
     return tuple(values)
@@ -825,14 +804,11 @@ def _quick_tiles(texts: object) -> tuple[Tile, ...]:
     return tuple([tiles[text] for text in texts])
 
 
-def _quick_actions(
-    items: object, made: dict[_Fields, ActionRecord]
-) -> tuple[tuple[ActionRecord, ...], int]:
-    """A round's actions (shared through ``made``, as :func:`_actions_from`), and their strings."""
+def _quick_actions(items: object, made: dict[_Fields, ActionRecord]) -> tuple[ActionRecord, ...]:
+    """A round's actions, shared through ``made`` as :func:`_actions_from` shares them."""
     if type(items) is not list or len(items) > MOST_ACTIONS:
         raise _NotQuick
     actions = []
-    strings = 0
     for item in items:
         fields = plain_action(item)
         if fields is None:
@@ -850,14 +826,11 @@ def _quick_actions(
                 raise _NotQuick from None
             made[fields] = action
         actions.append(action)
-        strings += 6 if fields[2] is None else 7  # five keys, the move, the tile
-    return tuple(actions), strings
+    return tuple(actions)
 
 
-def _quick_round(
-    doc: object, least: int, made: dict[_Fields, ActionRecord]
-) -> tuple[RoundRecord, int]:
-    """One round (as :func:`_round_from`), and how many strings it holds.
+def _quick_round(doc: object, least: int, made: dict[_Fields, ActionRecord]) -> RoundRecord:
+    """One round, as :func:`_round_from` reads it.
 
     ``least`` is the fewest actions it may hold (:func:`_check_round_floor`).
     """
@@ -882,10 +855,10 @@ def _quick_round(
     opener_by = get("opener_by")
     if type(opener_by) is not str:
         raise _NotQuick
-    actions, strings = _quick_actions(get("actions"), made)
+    actions = _quick_actions(get("actions"), made)
     if len(actions) < least:
         raise _NotQuick
-    record = _unchecked_round(
+    return _unchecked_round(
         number=number,
         hands=hands,
         stock=stock,
@@ -897,9 +870,6 @@ def _quick_round(
         deductions=None if deductions is None else _quick_ints(deductions, _MOST_SEATS),
         scores=_quick_ints(get("scores"), _MOST_SIDES),
     )
-    # The ten keys, the tiles, opener_by and end.
-    strings += len(_ROUND_KEYS) + sum(map(len, hands)) + len(stock) + 1 + (end is not None)
-    return record, strings
 
 
 def _unchecked_round(  # noqa: PLR0913 - one argument a field
@@ -936,69 +906,20 @@ def _unchecked_round(  # noqa: PLR0913 - one argument a field
     return record
 
 
-#: What :func:`_plain_document` gives for a text the plain parser refuses.
-_NOT_PARSED: Any = object()
+def _quick_record(data: object) -> MatchRecord | None:
+    """The record of ``data`` (read_json's document) as the strict reader reads it; or None.
 
-
-def _plain_document(text: str) -> Any:
-    """The plain parser's document of ``text`` (refusing floats as the strict one does).
-
-    :data:`_NOT_PARSED` if it refuses the text: the strict parser then names
-    the problem. ``text`` holds no number of 16 digits or more.
+    None: the strict reader reads the document (anything not as the writers
+    give it, or a problem, which it names).
     """
     try:
-        return json.loads(text, parse_float=refuse_float, parse_constant=refuse_float)
-    except Exception:  # the strict reader names every problem
-        return _NOT_PARSED
-
-
-def _read_plainly(text: str) -> MatchRecord | None:
-    """The record of ``text`` (no number of 16 digits or more) from the plain parser's document.
-
-    Read by the quick reader, or else by the strict reader from that very
-    document when it is the strict parser's (every quote a string's) and no
-    list is too long (the strict parser is then quicker than the count);
-    None if the strict parser must read ``text``, which names the problem.
-
-    :raises InvalidRecord: as :meth:`MatchRecord.from_dict`.
-    """
-    quotes = text.count('"')
-    plain = _plain_document(text)
-    if plain is _NOT_PARSED:
-        return None
-    quick = _quick_record(plain, quotes)
-    if quick is not None:
-        return quick
-    if _within_limits(plain) and quotes == 2 * strings_in(plain):
-        return MatchRecord.from_dict(plain)
-    return None
-
-
-def _within_limits(data: object) -> bool:
-    """Whether no list of ``data`` is longer than :data:`RECORD_LIMITS` allow."""
-    try:
-        check_limits(data, RECORD_LIMITS, InvalidRecord)
-    except InvalidRecord:
-        return False
-    return True
-
-
-def _quick_record(data: object, quotes: int) -> MatchRecord | None:
-    """The record of the plain parser's ``data``, as the strict reader reads it; or None.
-
-    ``quotes`` is the count of quotes in the text. None: the strict reader
-    reads the document (a repeated key, an escaped quote, anything not as
-    the writers give it, or a problem it names).
-    """
-    try:
-        record, strings = _quick_read(data)
+        return _quick_read(data)
     except (_NotQuick, KeyError, TypeError):
         return None
-    return record if 2 * strings == quotes else None  # a repeated key, an escaped quote
 
 
-def _quick_read(data: object) -> tuple[MatchRecord, int]:
-    """The record of the parsed ``data``, and how many strings it holds; else :class:`_NotQuick`.
+def _quick_read(data: object) -> MatchRecord:
+    """The record of the parsed ``data``; else :class:`_NotQuick`.
 
     A ``KeyError`` or ``TypeError`` (a text that is no tile, an unhashable
     value) means the same.
@@ -1041,14 +962,11 @@ def _quick_read(data: object) -> tuple[MatchRecord, int]:
     least = fewest_actions(players)
     last = len(rounds) - 1
     made: dict[_Fields, ActionRecord] = {}
-    # The eight keys, format, rules_version, the names, the seed, the result's two keys.
-    strings = len(_RECORD_KEYS) + 2 + len(names) + (seed is not None) + len(_RESULT_KEYS)
-    read = []
-    for index, round_doc in enumerate(rounds):
-        round_record, held = _quick_round(round_doc, least if index < last else 0, made)
-        read.append(round_record)
-        strings += held
-    record = MatchRecord(
+    read = [
+        _quick_round(round_doc, least if index < last else 0, made)
+        for index, round_doc in enumerate(rounds)
+    ]
+    return MatchRecord(
         players=players,
         names=tuple(names),
         seed=number,
@@ -1056,7 +974,6 @@ def _quick_read(data: object) -> tuple[MatchRecord, int]:
         scores=scores,
         winner=winner,
     )
-    return record, strings
 
 
 # -- building a record from a match played with the library ---------------------------------

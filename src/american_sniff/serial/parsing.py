@@ -115,17 +115,7 @@ def read_json(text: object, *, max_bytes: int, error: type[_E], what: str) -> An
     ``max_bytes`` bytes, text denser in values than any document
     (``too_dense``), invalid JSON, floats, ``NaN`` and infinities, integers
     beyond :data:`MAX_SAFE_INTEGER` in size, repeated keys, and nesting too deep
-    to parse. The same as :func:`parse_checked` of :func:`checked_text`.
-    """
-    checked = checked_text(text, max_bytes=max_bytes, error=error, what=what)
-    return parse_checked(checked, error=error, what=what)
-
-
-def checked_text(text: object, *, max_bytes: int, error: type[_E], what: str) -> str:
-    """``text`` as ``str``, if :func:`read_json` would parse it; else raise ``error`` saying why.
-
-    The checks before the parser: the type, the length, UTF-8 and the
-    density (``too_dense``).
+    to parse.
     """
     if isinstance(text, bytes | bytearray):
         if len(text) > max_bytes:
@@ -141,21 +131,9 @@ def checked_text(text: object, *, max_bytes: int, error: type[_E], what: str) ->
     dense = too_dense(text)
     if dense is not None:
         raise error(f"{what} is refused unread: {dense}")
-    return text
-
-
-def parse_checked(
-    text: str, *, error: type[_E], what: str, long_numbers: bool | None = None
-) -> Any:
-    """Parse ``text`` that :func:`checked_text` gave, strictly, or raise ``error`` saying why.
-
-    ``long_numbers`` is :func:`long_number` of ``text``, if the caller knows it.
-    """
     # An integer of fewer digits than MAX_SAFE_INTEGER's 16 is always within
     # bounds: only a text with a longer one pays for a Python call per integer.
-    if long_numbers is None:
-        long_numbers = long_number(text)
-    parse_int = _parse_int if long_numbers else None
+    parse_int = _parse_int if long_number(text) else None
     try:
         return json.loads(
             text,
@@ -194,35 +172,6 @@ def _parse_int(text: str) -> int:
 def refuse_float(text: str) -> float:
     """Refuse a float, NaN or an infinity (the parser's hook; the quick reader's too)."""
     raise _Refused(f"{text} is not an integer; the formats use only integers")
-
-
-_CONTAINERS = frozenset((dict, list))
-
-
-def strings_in(data: Any) -> int:
-    """How many strings the parsed JSON ``data`` holds, the keys of its objects included.
-
-    A text holds exactly two quotes per string of its parsed document, unless
-    the plain parser dropped a string (a key repeated in an object, and the
-    value it replaced) or a string holds an escaped quote: with
-    ``text.count('"') == 2 * strings_in(data)`` the plain parser's document
-    is the strict one's (:func:`read_json`), but for its integers' size.
-    """
-    if type(data) is str:
-        return 1
-    count = 0
-    stack = [data] if type(data) in _CONTAINERS else []
-    while stack:
-        value = stack.pop()
-        if type(value) is dict:
-            count += len(value)
-            value = list(value.values())
-        # A long list of one kind (a hostile text's) is counted at the speed of C.
-        kinds = list(map(type, value))
-        count += kinds.count(str)
-        if kinds.count(dict) + kinds.count(list):
-            stack.extend(itertools.compress(value, map(_CONTAINERS.__contains__, kinds)))
-    return count
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

@@ -6,6 +6,7 @@ builds, or gives way to it; see the notes below.
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 
@@ -42,7 +43,6 @@ from .parsing import (
     check_lengths,
     long_number,
     refuse_float,
-    strings_in,
     too_dense,
 )
 from .writing import (
@@ -409,7 +409,7 @@ def quick_read(text: object) -> tuple[MatchState | None, Any]:
             return state, NOT_PARSED
     state, data = _quick_checked(text, quotes, None)
     if state is None:
-        if data is not NOT_PARSED and (quotes != 2 * strings_in(data) or long_number(text)):
+        if data is not NOT_PARSED and (quotes != 2 * _strings(data) or long_number(text)):
             data = NOT_PARSED
         return None, data
     result = state.info.last_round
@@ -419,6 +419,28 @@ def quick_read(text: object) -> tuple[MatchState | None, Any]:
             _ROUNDS_READ.clear()
         _ROUNDS_READ[written] = (result, state.info.players, written.count('"') // 2)
     return state, NOT_PARSED
+
+
+def _strings(data: Any) -> int:
+    """How many strings the parsed JSON ``data`` holds, the keys of its objects included."""
+    if type(data) is str:
+        return 1
+    count = 0
+    stack = [data] if type(data) in _CONTAINERS else []
+    while stack:
+        value = stack.pop()
+        if type(value) is dict:
+            count += len(value)
+            value = list(value.values())
+        # A long list of one kind (a hostile text's) is counted at the speed of C.
+        kinds = list(map(type, value))
+        count += kinds.count(str)
+        if kinds.count(dict) + kinds.count(list):
+            stack.extend(itertools.compress(value, map(_CONTAINERS.__contains__, kinds)))
+    return count
+
+
+_CONTAINERS = frozenset((dict, list))
 
 
 def _quick_checked(
