@@ -260,7 +260,7 @@ def _reset_one(seed: int, players: int) -> list[int]:
     return s
 
 
-def _state_ok(s: list[int]) -> bool:
+def state_ok(s: list[int]) -> bool:
     players = s[PLAYERS]
     if players not in PLAYER_COUNTS:
         return False
@@ -359,7 +359,7 @@ def _draw(s: list[int]) -> None:
 
 
 def _step_one(s: list[int], action: int, reward: list[int]) -> int:
-    if not _state_ok(s):
+    if not state_ok(s):
         return BAD_STATE
     if s[WINNER] >= 0:
         return MATCH_OVER
@@ -386,11 +386,11 @@ def _step_one(s: list[int], action: int, reward: list[int]) -> int:
 
 
 def _mask_one(s: list[int]) -> list[int]:
-    return _mask_checked(s) if _state_ok(s) else [0] * NUM_ACTIONS
+    return _mask_checked(s) if state_ok(s) else [0] * NUM_ACTIONS
 
 
 def _mask_checked(s: list[int]) -> list[int]:
-    """The legal mask of a slot whose words :func:`_state_ok` has accepted."""
+    """The legal mask of a slot whose words :func:`state_ok` has accepted."""
     mask = [0] * NUM_ACTIONS
     if s[WINNER] >= 0:
         return mask
@@ -488,7 +488,7 @@ def step_into(  # noqa: PLR0913, PLR0917 - the C function's six buffers
         codes[i] = error
         over[i] = int(error != BAD_STATE and s[WINNER] >= 0)
         gains[4 * i : 4 * i + 4] = _ints("i", reward)
-        # (A step leaves a state that _state_ok accepts; a refusal leaves it as it was.)
+        # (A step leaves a state that state_ok accepts; a refusal leaves it as it was.)
         row = [0] * NUM_ACTIONS if error == BAD_STATE else _mask_checked(s)
         flags[i * NUM_ACTIONS : (i + 1) * NUM_ACTIONS] = _ints("B", row)
     return refused

@@ -153,7 +153,7 @@ def observe(  # noqa: PLR0913 (the options are keyword-only, each with a default
     if into is None or s.dtype != np.int32 or f.dtype != np.int64:
         if index is not None:
             s, f = s[index], f[index]
-        seen = _observe_numpy(s, f).astype(kind, copy=False)
+        seen = observe_numpy(s, f).astype(kind, copy=False)
         return scale_observations(seen, out=seen, backend="numpy") if scaled else seen
     s = np.ascontiguousarray(s)
     f = np.ascontiguousarray(f)
@@ -240,7 +240,7 @@ def observe_waiting(  # noqa: PLR0913 (the options are keyword-only, each with a
 
         if len(rows):
             BACKENDS["numpy"].mask_into(np.ascontiguousarray(s[rows]), masks)
-        seen = _observe_numpy(s[rows], f[rows]).astype(kind) if observations else None
+        seen = observe_numpy(s[rows], f[rows]).astype(kind) if observations else None
         return Waiting(rows, seen, masks)
     rows = np.empty(len(s), np.int64)
     masks = np.empty((len(s), NUM_ACTIONS), np.bool_)
@@ -264,7 +264,7 @@ def _c_observe_into() -> Any:
     return getattr(BACKENDS.get("c"), "observe_into", None)
 
 
-def _observe_numpy(state: Any, facts: Any, seats: Any = None) -> Any:
+def observe_numpy(state: Any, facts: Any, seats: Any = None) -> Any:
     """The observations in numpy: an (N, 375) int32 array, of ``seats[i]`` (None: the turn's)."""
     s = np.asarray(state).reshape(-1, k.STATE_WORDS).astype(np.int64)
     n = len(s)

@@ -56,7 +56,7 @@ from ..rng import below, next_u64
 from ..rules import PLAYER_COUNTS
 from ..tiles import ALL_TILES
 from . import _pybatch as k
-from .observe import FACT_WORDS, _observe_numpy
+from .observe import FACT_WORDS, observe_numpy
 
 __all__ = [
     "HISTORY_WORDS",
@@ -187,7 +187,7 @@ def _information_numpy(s: Any, f: Any, h: Any, seats: Any, players: int) -> Any:
     """The tensors in numpy: an (M, size) int32 array (rows of the player count ``players``)."""
     m = len(s)
     out = np.zeros((m, information_state_size(players)), np.int32)
-    out[:, :OBSERVATION_SIZE] = _observe_numpy(s, f, seats)
+    out[:, :OBSERVATION_SIZE] = observe_numpy(s, f, seats)
     slots = action_slots(players)
     count = np.clip(s[:, k.ROUND_ACTIONS].astype(np.int64), 0, slots)
     records = h[:, :slots].astype(np.int64)
@@ -315,7 +315,7 @@ def _redraw_python(  # noqa: PLR0913, PLR0917 - the C function's arguments, one 
     s = [int(x) for x in state[slot]]
     f = [int(x) for x in facts[slot]]
     players = s[k.PLAYERS]
-    if not k._state_ok(s) or not 0 <= seat < players or not _facts_ok(s, f):
+    if not k.state_ok(s) or not 0 <= seat < players or not _facts_ok(s, f):
         return k.BAD_STATE
     if history is not None and not _history_ok(s, history[slot], players):
         return k.BAD_STATE

@@ -295,7 +295,7 @@ class AmericanSniffVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
             # plays them with the others (what their opponents gain before the
             # learner's first turn is not rewarded).
             self._restart_slots(self._all[restart], play=False)
-        if acting.all() or matches._step_whole:  # (the batch's own engine)
+        if acting.all() or matches.backend == "c":  # (the batch's own engine: every slot at once)
             # Every slot at once (one not acting refuses -1, its state kept): no
             # slot list to check; the opponents then play, the masks written once.
             opponent = self.opponent
