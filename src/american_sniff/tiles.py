@@ -9,11 +9,9 @@ import attrs
 
 from ._native import COMPILED, attrs_fields
 from .errors import IllegalMove
+from .rules import MAX_PIPS
 
 __all__ = ["ALL_TILES", "MAX_PIPS", "Tile", "parse_tile"]
-
-#: The highest number of pips on one half of a tile in a double-six set.
-MAX_PIPS = 6
 
 _TILE_TEXT = re.compile(r"\s*\[\s*([0-9])\s*\|\s*([0-9])\s*\]\s*")
 

@@ -35,7 +35,7 @@ __all__ = [
 ]
 
 #: How many tiles the set holds.
-_SET_SIZE = 28
+_SET_SIZE = rules.TILE_COUNT
 
 #: The most one settlement can take from a side: the hands left hold at most
 #: the set's 168 pips, each hand rounds up by at most 2, a side holds at most
@@ -77,7 +77,7 @@ def _fits(layout: Layout, tile: Tile) -> bool:
 
 
 def _sorted_values(mask: int) -> list[int]:
-    return [v for v in range(7) if mask >> v & 1]
+    return [v for v in range(rules.MAX_PIPS + 1) if mask >> v & 1]
 
 
 def _start_scores(view: SpectatorView, where: str) -> tuple[int, ...]:
@@ -136,7 +136,7 @@ def _check_result(result: RoundResult, view: SpectatorView, where: str) -> None:
         before[rules.side_of(players, seat)] += amount
     least = -(view.round - 1) * _MOST_DEDUCTED
     for side, score in enumerate(result.scores):
-        if score % 5 or before[side] >= view.target or score < least:
+        if not rules.is_score(score) or before[side] >= view.target or score < least:
             raise InvalidView(
                 f"{where}.scores[{side}] is {score}: scores are multiples of five, below the "
                 f"target {view.target} before settlement, and no lower than {least} "

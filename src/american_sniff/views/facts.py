@@ -24,7 +24,8 @@ __all__ = [
 
 #: The set of values of each 7-bit mask (bit ``v`` for value ``v``).
 _VALUES_OF_MASK: tuple[frozenset[int], ...] = tuple(
-    frozenset(v for v in range(7) if mask >> v & 1) for mask in range(128)
+    frozenset(v for v in range(rules.MAX_PIPS + 1) if mask >> v & 1)
+    for mask in range(1 << rules.MAX_PIPS + 1)
 )
 
 

@@ -45,7 +45,7 @@ function seatName(seat, withKind) {
   if (seat === current.you) return "you";
   const given = (current.names || [])[seat];
   const notes = given ? [`seat ${seat}`] : [];
-  if (view.players === 4 && typeof current.you === "number" && (current.you + 2) % 4 === seat) {
+  if (typeof current.you === "number" && partnerOf(view.players, current.you) === seat) {
     notes.push("your partner");
   } else if (withKind && !given) {  // a name is a person's: no need to say so
     notes.push(kindName(kind));
@@ -61,8 +61,8 @@ function capital(text) {
 function sideLabel(side) {
   const players = current.view.players;
   if (typeof current.you === "number") {
-    const mine = players === 4 ? current.you % 2 : current.you;
-    if (side === mine) return players === 4 ? "you and your partner" : "you";
+    const mine = sideOf(players, current.you);
+    if (side === mine) return hasPartners(players) ? "you and your partner" : "you";
   }
   return sideName(players, side);
 }
@@ -751,7 +751,7 @@ function drawSeats(view) {
   view.hand_sizes.forEach((size, seat) => {
     const backs = el("span", { class: "backs", "aria-hidden": "true" });
     for (let i = 0; i < Math.min(size, 12); i++) backs.append(backSvg(9));
-    const side = view.players === 4 ? seat % 2 : seat;
+    const side = sideOf(view.players, seat);
     const colour = SEAT_COLOURS[seat % SEAT_COLOURS.length];
     const badge = el("span", { class: "seat-mark", "aria-hidden": "true", text: String(seat) });
     badge.style.background = colour;
@@ -887,7 +887,7 @@ function drawSettlement(view, last) {
 // "You lost: " before the news of a match you lost (nothing for a spectator).
 function verdict(view) {
   if (typeof current.you !== "number") return "";
-  const mine = view.players === 4 ? current.you % 2 : current.you;
+  const mine = sideOf(view.players, current.you);
   // A win already reads "You won" ("You and your partner won"): only a loss needs saying.
   return mine === view.winner ? "" : "You lost: ";
 }
