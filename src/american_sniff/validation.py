@@ -34,6 +34,7 @@ from .rng import MASK64, below
 from .rules import (
     HAND_SIZE,
     PLAYER_COUNTS,
+    SCORE_UNIT,
     TARGET,
     TILE_COUNT,
     fewest_actions,
@@ -320,7 +321,7 @@ def _plain_node(
     if len(scores) != sides:
         return False
     for score in scores:
-        if type(score) is not int or not is_score(score) or not -MAX_SCORE <= score <= MAX_SCORE:
+        if type(score) is not int or score % SCORE_UNIT or not -MAX_SCORE <= score <= MAX_SCORE:
             return False
     return True
 
