@@ -371,6 +371,24 @@ static int state_ok(const int32_t *s)
     return 1;
 }
 
+/* The one action of a seat that can place nothing: draw while the stock lasts, else pass. */
+static int16_t unplaced_action(const int32_t *s)
+{
+    return (int16_t)(s[AS_STOCK_SIZE] > s[AS_DRAWN_COUNT] ? AS_DRAW : AS_PASS);
+}
+
+/* The openings of the hand `tiles` (each tile's own action), in increasing
+ * order, into out; returns their count. */
+static int opening_actions(uint32_t tiles, int16_t *out)
+{
+    int count = 0;
+    while (tiles) {
+        out[count++] = (int16_t)ctz32(tiles);
+        tiles &= tiles - 1u;
+    }
+    return count;
+}
+
 static int is_legal(const int32_t *s, int action)
 {
     uint32_t table = (uint32_t)s[AS_TABLE] & AS_HAND_BITS;
@@ -565,12 +583,12 @@ static void mask_checked(const int32_t *s, uint8_t *mask)
             int p = 32 * k + ctz32(word);
             uint64_t bytes = point_bytes[point_row[p] + (codes >> point_shift[p] & 0x7Fu)];
             word &= word - 1u;
-            memcpy(mask + AS_TILES + 6 * p, &bytes, 8);
+            memcpy(mask + AS_TILES + AS_PLACES_PER_POINT * p, &bytes, 8);
             placed |= bytes;
         }
     }
     if (!placed) {
-        mask[s[AS_STOCK_SIZE] > s[AS_DRAWN_COUNT] ? AS_DRAW : AS_PASS] = 1;
+        mask[unplaced_action(s)] = 1;
     }
 }
 
