@@ -84,15 +84,9 @@ def twin_constructor(
         "    twin.__class__ = cls\n"
         "    return twin\n"
     )
-    # The twin has the bases of ``cls`` (the same layout, slots inherited too)
-    # and object's assignment, past a base's that refuses it: both of object's
-    # methods, so that the interpreter keeps its own fast store for the type.
-    namespace_of_twin = {
-        "__slots__": vars(cls)["__slots__"],
-        "__setattr__": object.__setattr__,
-        "__delattr__": object.__delattr__,
-    }
-    twin_class = type(f"_{cls.__name__}Twin", cls.__bases__, namespace_of_twin)
+    # The twin has the bases of ``cls``, so the same layout (the slots of a
+    # base too), and none of its methods: it assigns as object does.
+    twin_class = type(f"_{cls.__name__}Twin", cls.__bases__, {"__slots__": vars(cls)["__slots__"]})
     namespace: dict[str, Any] = {"new": object.__new__, "Twin": twin_class, "cls": cls}
     exec(source, namespace)  # the names in it were checked above
     constructor: Callable[..., Any] = namespace[like.__name__]

@@ -255,9 +255,11 @@ class _FrozenValue:
 
     A subclass lists its fields in :meth:`_fields` (in its constructor's
     order) and keeps ``__attrs_attrs__``; this class gives it equality and a
-    hash by those fields (the hash kept in ``_hash`` once worked out), a
-    ``FrozenInstanceError`` on any assignment, ``evolve`` and ``copy.replace``,
-    pickling by the constructor, and attrs' repr.
+    hash by those fields (the hash kept in ``_hash`` once worked out),
+    ``evolve`` and ``copy.replace``, pickling by the constructor, and attrs'
+    repr. Each subclass refuses assignment itself (its own ``__setattr__``
+    and ``__delattr__``): mypyc compiles a native class's stores in its own
+    constructor past the ``__setattr__`` it defines, not past one it inherits.
     """
 
     __slots__ = ("_hash",)
@@ -265,12 +267,6 @@ class _FrozenValue:
 
     def _fields(self) -> tuple[object, ...]:
         raise NotImplementedError
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise _frozen()
-
-    def __delattr__(self, name: str) -> None:
-        raise _frozen()
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
@@ -411,6 +407,12 @@ class RoundResult(_FrozenValue):
             self.given,
         )
 
+    def __setattr__(self, name: str, value: object) -> None:
+        raise _frozen()
+
+    def __delattr__(self, name: str) -> None:
+        raise _frozen()
+
     @property
     def history(self) -> tuple[Action, ...]:
         """Every action of the round, oldest first; the last one ended it.
@@ -533,6 +535,12 @@ class RoundInfo(_FrozenValue):
             self.given,
         )
 
+    def __setattr__(self, name: str, value: object) -> None:
+        raise _frozen()
+
+    def __delattr__(self, name: str) -> None:
+        raise _frozen()
+
 
 class MatchState(_FrozenValue):
     """A whole match at one moment: the hands, the stock, the table and the scores.
@@ -641,6 +649,12 @@ class MatchState(_FrozenValue):
             self.drawn_count,
             self._log,
         )
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise _frozen()
+
+    def __delattr__(self, name: str) -> None:
+        raise _frozen()
 
     def __reduce__(self) -> tuple[object, ...]:
         # The legal-move cache travels too: it is still right for the equal state.
