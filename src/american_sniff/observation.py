@@ -87,6 +87,7 @@ from .moves import Draw, Move, Pass, Place
 from .rules import MAX_PIPS, PLAYER_COUNTS, TARGET, TILE_COUNT, side_count, side_of, stock_size
 from .state import MatchState
 from .views import PlayerView
+from .views.facts import void_at_turn_end
 
 __all__ = [
     "ACTION_SLOT_FIELDS",
@@ -381,8 +382,7 @@ class RoundFacts:
         elif kind is Place and draws == 0:
             return RoundFacts(self.round, played, voids)  # a placement by choice tells nothing
         else:
-            kept = draws if kind is Pass else draws - 1  # the placed tile was just drawn
-            void = shown | (known if kept == 0 else 0)
+            void = void_at_turn_end(kind is Pass, draws, known, shown)
             mover = -1
         if void != voids[seat]:
             voids = voids[:seat] + (void,) + voids[seat + 1 :]
