@@ -74,6 +74,18 @@ def test_the_checked_in_header_is_the_one_the_tool_writes() -> None:
     )
 
 
+def test_the_checked_in_script_is_the_one_the_tool_writes() -> None:
+    """``web/static/rules.js`` equals a fresh one, and holds ``rules``' sides and partners."""
+    tool = _tool()
+    script = (ROOT / tool.SCRIPT).read_text(encoding="utf-8")
+    assert script == tool.render_script(), (
+        "src/american_sniff/web/static/rules.js is stale: run python tools/batch_header.py"
+    )
+    assert '"4": [0, 1, 0, 1],' in script
+    assert '"4": [2, 3, 0, 1],' in script
+    assert '"3": [null, null, null],' in script
+
+
 def test_the_tool_refuses_a_number_its_table_cannot_hold() -> None:
     """A rule grown past a table's C type is an error naming the table, not a wrapped number."""
     tool = _tool()

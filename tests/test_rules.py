@@ -186,6 +186,39 @@ def test_four_players_play_in_two_partnerships(players: int, sides: int) -> None
     assert [rules.side_of(players, seat) for seat in range(players)] == expected
 
 
+@pytest.mark.parametrize(
+    ("players", "partners", "stock"),
+    [(2, [None, None], 14), (3, [None, None, None], 10), (4, [2, 3, 0, 1], 8)],
+)
+def test_partners_and_the_stock_follow_the_number_of_players(
+    players: int, partners: list[int | None], stock: int
+) -> None:
+    """Partners sit opposite with 4 players, none with 2 or 3; the stock is what the deal leaves.
+
+    Kills the mutants of ``rules.has_partners``, ``rules.partner_of`` and ``rules.stock_size``.
+    """
+    assert rules.has_partners(players) is (players == 4)
+    assert [rules.partner_of(players, seat) for seat in range(players)] == partners
+    assert rules.stock_size(players) == stock == new_match(players, seed=1).stock_size
+    for seat, partner in enumerate(partners):
+        if partner is not None:
+            assert rules.side_of(players, seat) == rules.side_of(players, partner)
+
+
+def test_the_set_and_the_scoring_unit() -> None:
+    """The double-six set: numbers 0 to 6, 28 tiles; every score a multiple of five.
+
+    Kills the mutants of ``rules.MAX_PIPS``, ``rules.TILE_COUNT``, ``rules.SCORE_UNIT``
+    and ``rules.is_score``.
+    """
+    assert rules.MAX_PIPS == max(tile.high for tile in ALL_TILES) == 6
+    assert rules.TILE_COUNT == len(ALL_TILES) == 28
+    assert rules.SCORE_UNIT == 5
+    assert [n for n in range(-10, 11) if rules.is_score(n)] == [-10, -5, 0, 5, 10]
+    assert all(rules.is_score(placement_points(n)) for n in range(60))
+    assert all(rules.is_score(round_hand(n)) for n in range(60))
+
+
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_play_goes_round_the_table_in_seat_order(players: int) -> None:
     """After the last seat comes seat 0 again.

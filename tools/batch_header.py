@@ -1,5 +1,10 @@
 """Write the C kernel's header of numbers, ``batch/_rules.h``, from the Python sources.
 
+It writes the browser's table of the rules too, ``web/static/rules.js``:
+the side and the partner of every seat, for each number of players, that the
+pages' scripts read (``common.js`` names them ``sideOf``, ``partnerOf`` and
+``hasPartners``), so that no script writes a rule of its own.
+
 The C kernel (``batch/_cbatch.c`` and the files it includes) writes no rule
 number, no word of a slot's layout, no action id and no observation offset of
 its own: it includes this header, and this script writes the header from the
@@ -17,8 +22,8 @@ modules that own them:
 
 Run it from the repository's root after changing any of them::
 
-    python tools/batch_header.py          # write the header
-    python tools/batch_header.py --check  # exit 1 if the checked-in header is stale
+    python tools/batch_header.py          # write the header and the script
+    python tools/batch_header.py --check  # exit 1 if either checked-in file is stale
 
 ``tests/test_batch_rules.py`` fails while the checked-in header differs from
 a fresh one. The script imports the package from the ``src`` beside it (not
@@ -28,6 +33,7 @@ an installed copy), so a scratch copy of the repository writes its own header.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -36,6 +42,8 @@ from types import ModuleType
 ROOT = Path(__file__).resolve().parent.parent
 #: Where the header is written, under the repository's root.
 HEADER = Path("src/american_sniff/batch/_rules.h")
+#: Where the browser's table of the rules is written, under the repository's root.
+SCRIPT = Path("src/american_sniff/web/static/rules.js")
 
 #: The words of a slot's state: the C name (``AS_`` prefixed) and the name in ``_pybatch``.
 _STATE_WORDS = (
@@ -166,9 +174,13 @@ def render() -> str:
         [(f"AS_{c}", getattr(_pybatch, py)) for c, py in _ERRORS],
     )
     lines += _enum(
-        "The tiles, the points and the actions (american_sniff.actions).",
+        "The tiles, their numbers 0 to AS_TOP and sets of them, the points and the actions.",
         [
             ("AS_TILES", len(ALL_TILES)),
+            ("AS_TOP", rules.MAX_PIPS),
+            ("AS_PIP_VALUES", rules.MAX_PIPS + 1),
+            ("AS_VALUE_SETS", 1 << rules.MAX_PIPS + 1),
+            ("AS_PLACES_PER_POINT", actions.PLACES_PER_POINT),
             ("AS_POINTS", len(actions.POINTS)),
             ("AS_ACTIONS_COUNT", actions.NUM_ACTIONS),
             ("AS_DRAW", actions.DRAW_ACTION),
@@ -302,24 +314,53 @@ def _scale_tables(observation: ModuleType) -> list[str]:
     return [*lines, ""]
 
 
+def render_script() -> str:
+    """The browser's table of the rules, from the package under ``src/`` (as :func:`render`)."""
+    from american_sniff import rules  # noqa: PLC0415
+
+    def table(rule: Callable[[int, int], int | None]) -> str:
+        rows = []
+        for players in rules.PLAYER_COUNTS:
+            seats = ", ".join(json.dumps(rule(players, seat)) for seat in range(players))
+            rows.append(f'    "{players}": [{seats}],')
+        return "\n".join(["{", *rows, "  }"])
+
+    lines = [
+        "// The rules the browser's pages read, written by tools/batch_header.py from",
+        "// american_sniff.rules. Do not edit: change rules.py and run the tool again",
+        "// (tests/test_batch_rules.py fails while this file is stale).",
+        '"use strict";',
+        "",
+        "// By number of players, each seat's scoring side (rules.side_of) and its",
+        "// partner (rules.partner_of: null where every seat is its own side).",
+        "const RULES = Object.freeze({",
+        f"  sideOf: {table(rules.side_of)},",
+        f"  partnerOf: {table(rules.partner_of)},",
+        "});",
+        "",
+    ]
+    return "\n".join(lines)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Write the header, or with ``--check`` say whether the checked-in one is fresh."""
+    """Write the header and the script, or with ``--check`` say whether both are fresh."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument(
-        "--check", action="store_true", help="write nothing; exit 1 if the header is stale"
+        "--check", action="store_true", help="write nothing; exit 1 if a written file is stale"
     )
     options = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT / "src"))
-    fresh = render()
-    path = ROOT / HEADER
-    if options.check:
-        stale = not path.is_file() or path.read_text(encoding="utf-8") != fresh
-        if stale:
-            print(f"{HEADER} is stale: run python tools/batch_header.py", file=sys.stderr)
-        return int(stale)
-    path.write_text(fresh, encoding="utf-8", newline="\n")
-    print(f"wrote {HEADER}")
-    return 0
+    stale = False
+    for target, fresh in ((HEADER, render()), (SCRIPT, render_script())):
+        path = ROOT / target
+        if options.check:
+            if not path.is_file() or path.read_text(encoding="utf-8") != fresh:
+                print(f"{target} is stale: run python tools/batch_header.py", file=sys.stderr)
+                stale = True
+            continue
+        path.write_text(fresh, encoding="utf-8", newline="\n")
+        print(f"wrote {target}")
+    return int(stale)
 
 
 if __name__ == "__main__":

@@ -54,7 +54,7 @@ def twin_constructor(
     ``like``, or ``None``, or ``""`` to leave it unset (a cache filled later).
     The generated function takes the arguments as ``like`` does (by position
     or by keyword, or by keyword only), creates an instance of a plain class
-    with ``cls``'s slots, stores every slot, and switches the instance's class
+    with ``cls``'s slots and bases, stores every slot, and switches the instance's class
     to ``cls``. Its docstring is ``like``'s.
 
     :raises TypeError: if ``slots`` does not name every slot of ``cls`` once,
@@ -84,7 +84,9 @@ def twin_constructor(
         "    twin.__class__ = cls\n"
         "    return twin\n"
     )
-    twin_class = type(f"_{cls.__name__}Twin", (), {"__slots__": vars(cls)["__slots__"]})
+    # The twin has the bases of ``cls``, so the same layout (the slots of a
+    # base too), and none of its methods: it assigns as object does.
+    twin_class = type(f"_{cls.__name__}Twin", cls.__bases__, {"__slots__": vars(cls)["__slots__"]})
     namespace: dict[str, Any] = {"new": object.__new__, "Twin": twin_class, "cls": cls}
     exec(source, namespace)  # the names in it were checked above
     constructor: Callable[..., Any] = namespace[like.__name__]
@@ -102,6 +104,7 @@ def _first_keyword_only(signature: inspect.Signature) -> list[bool]:
 def same_names(cls: type) -> dict[str, str]:
     """Each slot of ``cls`` set from the argument of its name (``_log`` from ``log``).
 
-    The slot ``_hash``, where a class keeps its hash once computed, is left unset.
+    Only the class's own slots: the slot ``_hash`` of its base, where it keeps
+    its hash once computed, is no constructor's.
     """
-    return {slot: "" if slot == "_hash" else slot.lstrip("_") for slot in vars(cls)["__slots__"]}
+    return {slot: slot.lstrip("_") for slot in vars(cls)["__slots__"]}

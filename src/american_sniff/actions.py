@@ -53,6 +53,7 @@ from .engine import apply, legal_moves
 from .errors import IllegalMove
 from .moves import Draw, Move, Pass, Place
 from .points import Point, Side
+from .rules import MAX_PIPS
 from .state import MatchState
 from .tiles import ALL_TILES, Tile
 
@@ -63,6 +64,7 @@ __all__ = [
     "NUM_POINTS",
     "OPENING_ACTIONS",
     "PASS_ACTION",
+    "PLACES_PER_POINT",
     "POINTS",
     "action_mask",
     "action_of",
@@ -88,8 +90,12 @@ NUM_POINTS = len(POINTS)
 #: How many opening actions there are (one per tile: 28); they come first.
 OPENING_ACTIONS = len(ALL_TILES)
 
+#: How many placements each point has: one for each tile that shows its
+#: number, but for the tile it belongs to (6, the top number).
+PLACES_PER_POINT = MAX_PIPS
+
 #: The action that draws a tile.
-DRAW_ACTION = OPENING_ACTIONS + 6 * NUM_POINTS
+DRAW_ACTION = OPENING_ACTIONS + PLACES_PER_POINT * NUM_POINTS
 
 #: The action that passes.
 PASS_ACTION = DRAW_ACTION + 1
@@ -102,7 +108,7 @@ def _point_tiles(point: Point) -> tuple[Tile, ...]:
     """The six tiles that can be placed on ``point``, in ``j`` order."""
     value = point.value
     own = point.tile.high if point.tile.low == value else point.tile.low
-    return tuple(Tile(value, w) for w in range(7) if w != own)
+    return tuple(Tile(value, w) for w in range(MAX_PIPS + 1) if w != own)
 
 
 def _build() -> tuple[tuple[Move, ...], dict[tuple[int, int], int]]:

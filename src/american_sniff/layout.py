@@ -50,6 +50,7 @@ from .points import (
     parse_point,
     point_of_key,
 )
+from .rules import MAX_PIPS
 from .tiles import ALL_TILES, Tile
 
 __all__ = [
@@ -381,7 +382,7 @@ TILE_VALUES: Final = tuple(1 << tile.low | 1 << tile.high for tile in ALL_TILES)
 #: those numbers takes those tiles).
 FITTING_TILES: Final = tuple(
     sum([1 << tile.index for tile in ALL_TILES if TILE_VALUES[tile.index] & values])
-    for values in range(1 << 7)
+    for values in range(1 << MAX_PIPS + 1)
 )
 #: The tiles by index, as a compiled-module constant.
 TILES: Final = ALL_TILES

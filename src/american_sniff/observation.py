@@ -84,9 +84,10 @@ import attrs
 from .actions import POINTS
 from .layout import Layout
 from .moves import Draw, Move, Pass, Place
-from .rules import HAND_SIZE, PLAYER_COUNTS, TARGET, side_count, side_of
+from .rules import MAX_PIPS, PLAYER_COUNTS, TARGET, TILE_COUNT, side_count, side_of, stock_size
 from .state import MatchState
 from .views import PlayerView
+from .views.facts import void_at_turn_end
 
 __all__ = [
     "ACTION_SLOT_FIELDS",
@@ -109,26 +110,30 @@ __all__ = [
     "segment",
 ]
 
+_VALUES = MAX_PIPS + 1  # the numbers a half can show: 0 to 6
+_SEATS = max(PLAYER_COUNTS)
+_SIDES = max(side_count(players) for players in PLAYER_COUNTS)
+
 #: The segments of the vector in order, as (name, size); see the module's table.
 OBSERVATION_FIELDS: tuple[tuple[str, int], ...] = (
-    ("hand", 28),
-    ("drawn", 28),
-    ("played", 4 * 28),
+    ("hand", TILE_COUNT),
+    ("drawn", TILE_COUNT),
+    ("played", _SEATS * TILE_COUNT),
     ("open", 70),
     ("counts", 70),
     ("end_sum", 1),
-    ("values", 7),
-    ("sniff", 7),
-    ("hand_sizes", 4),
+    ("values", _VALUES),
+    ("sniff", _VALUES),
+    ("hand_sizes", _SEATS),
     ("stock", 1),
-    ("voids", 4 * 7),
-    ("scores", 3),
+    ("voids", _SEATS * _VALUES),
+    ("scores", _SIDES),
     ("target", 1),
-    ("players", 3),
-    ("turn", 4),
-    ("opener", 4),
+    ("players", len(PLAYER_COUNTS)),
+    ("turn", _SEATS),
+    ("opener", _SEATS),
     ("round", 1),
-    ("winner", 3),
+    ("winner", _SIDES),
 )
 
 #: The length of every observation vector (375).
@@ -139,9 +144,9 @@ _INF = float("inf")
 _RANGES = {
     "counts": (0, 12),  # a terminal [6|6]
     "end_sum": (0, 36),
-    "values": (0, 28),
-    "hand_sizes": (0, 28),
-    "stock": (0, 28),
+    "values": (0, TILE_COUNT),
+    "hand_sizes": (0, TILE_COUNT),
+    "stock": (0, TILE_COUNT),
     "scores": (-_INF, _INF),  # scores have no floor, and the winning placement may pass the target
     "target": (0, max(TARGET.values())),
     "round": (0, _INF),
@@ -212,7 +217,7 @@ def encode(view: PlayerView) -> tuple[int, ...]:
     for action in view.history:
         move = action.move
         if isinstance(move, Place):
-            out[played + (action.seat - seat) % players * 28 + move.tile.index] = 1
+            out[played + (action.seat - seat) % players * TILE_COUNT + move.tile.index] = 1
     layout = view.layout
     opened, values = _AT["open"], _AT["values"]
     for key in layout.open_keys:
@@ -230,7 +235,7 @@ def encode(view: PlayerView) -> tuple[int, ...]:
         other = (seat + k) % players
         out[sizes + k] = view.hand_sizes[other]
         for value in view.voids[other]:
-            out[voids + 7 * k + value] = 1
+            out[voids + _VALUES * k + value] = 1
     out[_AT["stock"]] = view.stock_size
     scores = _AT["scores"]
     for r in range(sides):
@@ -377,8 +382,7 @@ class RoundFacts:
         elif kind is Place and draws == 0:
             return RoundFacts(self.round, played, voids)  # a placement by choice tells nothing
         else:
-            kept = draws if kind is Pass else draws - 1  # the placed tile was just drawn
-            void = shown | (known if kept == 0 else 0)
+            void = void_at_turn_end(kind is Pass, draws, known, shown)
             mover = -1
         if void != voids[seat]:
             voids = voids[:seat] + (void,) + voids[seat + 1 :]
@@ -401,7 +405,7 @@ def _table_entries(layout: Layout) -> list[tuple[int, int]]:
     opened, values, counts = _AT["open"], _AT["values"], _AT["counts"]
     keys = layout.open_keys
     worth = _WORTH if layout.tile_mask & (layout.tile_mask - 1) else {}
-    shown = [0] * 7
+    shown = [0] * _VALUES
     pairs = []
     for key in keys:
         p = _P_OF_ORDER[key]
@@ -487,11 +491,11 @@ def encode_list(state: MatchState, seat: int, facts: RoundFacts, one: float) -> 
     played_masks, void_masks = facts.played, facts.voids
     for k in range(players):
         other = (seat + k) % players
-        at = _PLAYED + 28 * k
+        at = _PLAYED + TILE_COUNT * k
         for t in _bits(played_masks[other]):
             out[at + t] = one
         out[_HAND_SIZES + k] = len(hands[other]) * one
-        at = _VOIDS + 7 * k
+        at = _VOIDS + _VALUES * k
         for v in _bits(void_masks[other]):
             out[at + v] = one
     out[_STOCK] = (len(info.deck) - state.drawn_count) * one
@@ -522,7 +526,7 @@ _TURN, _WINNER, _OPENER, _ROUND = _AT["turn"], _AT["winner"], _AT["opener"], _AT
 ACTION_SLOT_FIELDS: tuple[tuple[str, int], ...] = (
     ("actor", 4),
     ("kind", 3),
-    ("tile", 28),
+    ("tile", TILE_COUNT),
     ("point", 70),
 )
 _SLOT = sum(size for _, size in ACTION_SLOT_FIELDS)  # 105
@@ -543,7 +547,7 @@ def action_slots(players: int) -> int:
     """
     if players not in PLAYER_COUNTS:
         raise ValueError(f"players must be 2, 3 or 4, got {players!r}")
-    return 28 + (28 - players * HAND_SIZE[players]) + (players - 1) * 29
+    return TILE_COUNT + stock_size(players) + (players - 1) * (TILE_COUNT + 1)
 
 
 def information_state_size(players: int) -> int:
@@ -554,7 +558,7 @@ def information_state_size(players: int) -> int:
 
     :raises ValueError: if ``players`` is not 2, 3 or 4.
     """
-    return OBSERVATION_SIZE + 28 + _SLOT * action_slots(players)
+    return OBSERVATION_SIZE + TILE_COUNT + _SLOT * action_slots(players)
 
 
 def encode_information_state(view: PlayerView) -> tuple[int, ...]:
@@ -592,7 +596,7 @@ def encode_information_state(view: PlayerView) -> tuple[int, ...]:
     out.extend([0] * (information_state_size(players) - OBSERVATION_SIZE))
     held = {tile.index for tile in view.hand}
     drew = set()
-    base = OBSERVATION_SIZE + 28
+    base = OBSERVATION_SIZE + TILE_COUNT
     for i, action in enumerate(view.history):
         at = base + _SLOT * i
         move = action.move
@@ -623,9 +627,9 @@ _DIVISORS = {
     "counts": 12.0,  # a terminal [6|6] adds 12, the most one point adds
     "end_sum": 35.0,  # the best scoring sum (36 scores nothing)
     "values": 8.0,  # a number can offer at most 8 open points
-    "hand_sizes": 28.0,
-    "stock": 28.0,
-    "target": 250.0,  # the larger target
+    "hand_sizes": float(TILE_COUNT),
+    "stock": float(TILE_COUNT),
+    "target": float(max(TARGET.values())),  # the larger target
     "round": 100.0,
 }
 #: The segments that :func:`scaled` clips, with the bounds it clips them to

@@ -36,22 +36,29 @@ from typing import Final, Literal
 
 __all__ = [
     "HAND_SIZE",
+    "MAX_PIPS",
     "PLAYER_COUNTS",
     "RULES_VERSION",
+    "SCORE_UNIT",
     "TARGET",
+    "TILE_COUNT",
     "Required",
     "hand_size",
+    "has_partners",
     "has_won",
     "is_blocked",
+    "is_score",
     "lot_is_due",
     "next_seat",
     "opener",
+    "partner_of",
     "placement_points",
     "required_action",
     "round_hand",
     "settle",
     "side_count",
     "side_of",
+    "stock_size",
     "target",
 ]
 
@@ -61,6 +68,17 @@ RULES_VERSION: Final = "1"
 
 #: The supported numbers of players.
 PLAYER_COUNTS: Final = (2, 3, 4)
+
+#: The highest number of pips on one half of a tile: the set is double-six.
+MAX_PIPS: Final = 6
+
+#: How many tiles the set holds: one for each pair of numbers from 0 to
+#: :data:`MAX_PIPS`, doubles included (28).
+TILE_COUNT: Final = (MAX_PIPS + 1) * (MAX_PIPS + 2) // 2
+
+#: The scoring unit: a placement scores only a multiple of it, a hand is
+#: rounded to one, and so every score is one (five).
+SCORE_UNIT: Final = 5
 
 #: What a player must do on their turn: ``"place"``, ``"draw"`` or ``"pass"``.
 Required = Literal["place", "draw", "pass"]
@@ -98,9 +116,28 @@ HAND_SIZE: Mapping[int, int] = MappingProxyType({n: hand_size(n) for n in PLAYER
 TARGET: Mapping[int, int] = MappingProxyType({n: target(n) for n in PLAYER_COUNTS})
 
 
+def stock_size(players: int) -> int:
+    """The tiles left to draw after the deal: 14 with 2 players, 10 with 3, 8 with 4."""
+    return TILE_COUNT - players * hand_size(players)
+
+
+def has_partners(players: int) -> bool:
+    """Whether the seats play in partnerships: with 4 players, two sides of two."""
+    return players == 4
+
+
+def partner_of(players: int, seat: int) -> int | None:
+    """The seat that plays on ``seat``'s side, or None where every seat is its own side.
+
+    >>> partner_of(4, 1), partner_of(3, 1)
+    (3, None)
+    """
+    return (seat + 2) % players if has_partners(players) else None
+
+
 def side_count(players: int) -> int:
     """How many scoring sides there are: two partnerships with 4 players, else one per seat."""
-    return 2 if players == 4 else players
+    return 2 if has_partners(players) else players
 
 
 def side_of(players: int, seat: int) -> int:
@@ -109,7 +146,7 @@ def side_of(players: int, seat: int) -> int:
     With 4 players seats 0 and 2 are side 0 and seats 1 and 3 are side 1;
     otherwise every seat is its own side.
     """
-    return seat % 2 if players == 4 else seat
+    return seat % 2 if has_partners(players) else seat
 
 
 def next_seat(players: int, seat: int) -> int:
@@ -161,7 +198,19 @@ def placement_points(end_sum: int) -> int:
     >>> placement_points(15), placement_points(16), placement_points(0)
     (15, 0, 0)
     """
-    return end_sum if end_sum > 0 and end_sum % 5 == 0 else 0
+    return end_sum if end_sum > 0 and end_sum % SCORE_UNIT == 0 else 0
+
+
+def is_score(points: int) -> bool:
+    """Whether ``points`` is a number the game can score: a multiple of :data:`SCORE_UNIT`.
+
+    Every score is one, since a placement scores a multiple and a hand is
+    rounded to one; a score below zero is one too.
+
+    >>> is_score(-15), is_score(12)
+    (True, False)
+    """
+    return points % SCORE_UNIT == 0
 
 
 def has_won(players: int, score: int) -> bool:
@@ -199,7 +248,7 @@ def round_hand(pips: object) -> int:
     """
     if type(pips) is not int or pips < 0:
         raise ValueError(f"a hand holds a whole number of pips, 0 or more, got {pips!r}")
-    return (pips + 2) // 5 * 5
+    return (pips + SCORE_UNIT // 2) // SCORE_UNIT * SCORE_UNIT
 
 
 def settle(

@@ -8,7 +8,7 @@ very same objects in both states, so a move costs little memory.
 from __future__ import annotations
 
 import enum
-from typing import TYPE_CHECKING, Any, ClassVar, cast, overload
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast, overload
 
 import attrs
 
@@ -247,7 +247,70 @@ def _frozen() -> attrs.exceptions.FrozenInstanceError:
     return attrs.exceptions.FrozenInstanceError()
 
 
-class RoundResult:
+_V = TypeVar("_V", bound="_FrozenValue")
+
+
+class _FrozenValue:
+    """The surface of a frozen attrs class, shared by the hand-written native classes.
+
+    A subclass lists its fields in :meth:`_fields` (in its constructor's
+    order) and keeps ``__attrs_attrs__``; this class gives it equality and a
+    hash by those fields (the hash kept in ``_hash`` once worked out),
+    ``evolve`` and ``copy.replace``, pickling by the constructor, and attrs'
+    repr. Each subclass refuses assignment itself (its own ``__setattr__``
+    and ``__delattr__``): mypyc compiles a native class's stores in its own
+    constructor past the ``__setattr__`` it defines, not past one it inherits.
+    """
+
+    __slots__ = ("_hash",)
+    _hash: int
+
+    def _fields(self) -> tuple[object, ...]:
+        raise NotImplementedError
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        assert isinstance(other, _FrozenValue)
+        return self is other or self._fields() == other._fields()
+
+    def __ne__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        assert isinstance(other, _FrozenValue)
+        return self is not other and self._fields() != other._fields()
+
+    def __hash__(self) -> int:
+        try:
+            return self._hash
+        except AttributeError:
+            pass
+        value = hash(self._fields())
+        object.__setattr__(self, "_hash", value)
+        return value
+
+    def __replace__(self: _V, **changes: Any) -> _V:
+        """``copy.replace(value, ...)`` (Python 3.13 on): the same as :meth:`evolve`."""
+        return self.evolve(**changes)
+
+    def evolve(self: _V, **changes: Any) -> _V:
+        """A copy with the fields named in ``changes`` replaced, as ``attrs.evolve(self, ...)``.
+
+        Fields are named as the constructor names them (``log`` for the action
+        log). ``attrs.evolve`` works too; this method is its typed equivalent
+        (mypy's attrs plugin knows only classes that attrs built).
+        """
+        evolved: _V = _evolve(self, changes)
+        return evolved
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), self._fields())
+
+    def __repr__(self) -> str:
+        return _attrs_repr(self)
+
+
+class RoundResult(_FrozenValue):
     """What happened at the end of a round, kept for display in the next state.
 
     It behaves as a frozen attrs class: it compares, hashes, pickles and
@@ -266,7 +329,6 @@ class RoundResult:
     """
 
     __slots__ = (
-        "_hash",
         "_log",
         "deductions",
         "end",
@@ -302,7 +364,6 @@ class RoundResult:
     # loosely, as Layout's, so that validate_state can report a malformed one.
     _log: Any
     given: bool
-    _hash: int
 
     def __init__(
         self,
@@ -352,45 +413,6 @@ class RoundResult:
     def __delattr__(self, name: str) -> None:
         raise _frozen()
 
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not RoundResult:
-            return NotImplemented
-        return self is other or self._fields() == other._fields()
-
-    def __ne__(self, other: object) -> bool:
-        if type(other) is not RoundResult:
-            return NotImplemented
-        return self is not other and self._fields() != other._fields()
-
-    def __hash__(self) -> int:
-        try:
-            return self._hash
-        except AttributeError:
-            pass
-        value = hash(self._fields())
-        object.__setattr__(self, "_hash", value)
-        return value
-
-    def __replace__(self, **changes: Any) -> RoundResult:
-        """``copy.replace(value, ...)`` (Python 3.13 on): the same as :meth:`evolve`."""
-        return self.evolve(**changes)
-
-    def evolve(self, **changes: Any) -> RoundResult:
-        """A copy with the fields named in ``changes`` replaced, as ``attrs.evolve(self, ...)``.
-
-        Fields are named as the constructor names them (``log`` for the action
-        log). ``attrs.evolve`` works too; this method is its typed equivalent
-        (mypy's attrs plugin knows only classes that attrs built).
-        """
-        evolved: RoundResult = _evolve(self, changes)
-        return evolved
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return (RoundResult, self._fields())
-
-    def __repr__(self) -> str:
-        return _attrs_repr(self)
-
     @property
     def history(self) -> tuple[Action, ...]:
         """Every action of the round, oldest first; the last one ended it.
@@ -410,7 +432,7 @@ class RoundResult:
         return seat
 
 
-class RoundInfo:
+class RoundInfo(_FrozenValue):
     """What stays fixed for a whole round; shared by every state of the round.
 
     It behaves as a frozen attrs class: it compares, hashes, pickles and
@@ -433,7 +455,6 @@ class RoundInfo:
     """
 
     __slots__ = (
-        "_hash",
         "actions_before",
         "deals",
         "deck",
@@ -470,7 +491,6 @@ class RoundInfo:
     last_round: RoundResult | None
     actions_before: int
     given: bool
-    _hash: int
 
     def __init__(
         self,
@@ -521,47 +541,8 @@ class RoundInfo:
     def __delattr__(self, name: str) -> None:
         raise _frozen()
 
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not RoundInfo:
-            return NotImplemented
-        return self is other or self._fields() == other._fields()
 
-    def __ne__(self, other: object) -> bool:
-        if type(other) is not RoundInfo:
-            return NotImplemented
-        return self is not other and self._fields() != other._fields()
-
-    def __hash__(self) -> int:
-        try:
-            return self._hash
-        except AttributeError:
-            pass
-        value = hash(self._fields())
-        object.__setattr__(self, "_hash", value)
-        return value
-
-    def __replace__(self, **changes: Any) -> RoundInfo:
-        """``copy.replace(value, ...)`` (Python 3.13 on): the same as :meth:`evolve`."""
-        return self.evolve(**changes)
-
-    def evolve(self, **changes: Any) -> RoundInfo:
-        """A copy with the fields named in ``changes`` replaced, as ``attrs.evolve(self, ...)``.
-
-        Fields are named as the constructor names them (``log`` for the action
-        log). ``attrs.evolve`` works too; this method is its typed equivalent
-        (mypy's attrs plugin knows only classes that attrs built).
-        """
-        evolved: RoundInfo = _evolve(self, changes)
-        return evolved
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return (RoundInfo, self._fields())
-
-    def __repr__(self) -> str:
-        return _attrs_repr(self)
-
-
-class MatchState:
+class MatchState(_FrozenValue):
     """A whole match at one moment: the hands, the stock, the table and the scores.
 
     Make one with :func:`~american_sniff.new_match` and advance it with
@@ -589,7 +570,6 @@ class MatchState:
     """
 
     __slots__ = (
-        "_hash",
         "_legal",
         "_log",
         "drawn",
@@ -628,7 +608,6 @@ class MatchState:
     _log: Any
     # Cache of the legal moves, filled on first use; not part of the value.
     _legal: tuple[Move, ...] | None
-    _hash: int
 
     def __init__(
         self,
@@ -676,39 +655,6 @@ class MatchState:
 
     def __delattr__(self, name: str) -> None:
         raise _frozen()
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not MatchState:
-            return NotImplemented
-        return self is other or self._fields() == other._fields()
-
-    def __ne__(self, other: object) -> bool:
-        if type(other) is not MatchState:
-            return NotImplemented
-        return self is not other and self._fields() != other._fields()
-
-    def __hash__(self) -> int:
-        try:
-            return self._hash
-        except AttributeError:
-            pass
-        value = hash(self._fields())
-        object.__setattr__(self, "_hash", value)
-        return value
-
-    def __replace__(self, **changes: Any) -> MatchState:
-        """``copy.replace(value, ...)`` (Python 3.13 on): the same as :meth:`evolve`."""
-        return self.evolve(**changes)
-
-    def evolve(self, **changes: Any) -> MatchState:
-        """A copy with the fields named in ``changes`` replaced, as ``attrs.evolve(self, ...)``.
-
-        Fields are named as the constructor names them (``log`` for the action
-        log). ``attrs.evolve`` works too; this method is its typed equivalent
-        (mypy's attrs plugin knows only classes that attrs built).
-        """
-        evolved: MatchState = _evolve(self, changes)
-        return evolved
 
     def __reduce__(self) -> tuple[object, ...]:
         # The legal-move cache travels too: it is still right for the equal state.

@@ -7,13 +7,15 @@ from typing import Any, ClassVar, cast, overload
 
 import attrs
 
+from . import rules
 from ._native import COMPILED, attrs_fields
 from .errors import IllegalMove
 
 __all__ = ["ALL_TILES", "MAX_PIPS", "Tile", "parse_tile"]
 
-#: The highest number of pips on one half of a tile in a double-six set.
-MAX_PIPS = 6
+#: The highest number of pips on one half of a tile in a double-six set
+#: (:data:`american_sniff.rules.MAX_PIPS`, where the number is written).
+MAX_PIPS = rules.MAX_PIPS
 
 _TILE_TEXT = re.compile(r"\s*\[\s*([0-9])\s*\|\s*([0-9])\s*\]\s*")
 

@@ -34,8 +34,11 @@ from .rng import MASK64, below
 from .rules import (
     HAND_SIZE,
     PLAYER_COUNTS,
+    SCORE_UNIT,
     TARGET,
+    TILE_COUNT,
     fewest_actions,
+    is_score,
     lot_is_due,
     side_count,
     side_of,
@@ -58,6 +61,8 @@ __all__ = ["validate_state"]
 _MOST_ACTIONS = 4 * len(ALL_TILES)
 #: The set of tiles as a bit mask, bit ``tile.index`` for each tile.
 _ALL_TILES_MASK = (1 << len(ALL_TILES)) - 1
+#: The generator's outputs a seeded round's shuffle draws: one less than the tiles.
+_SHUFFLE_DRAWS = TILE_COUNT - 1
 
 #: A node of an action log (see :func:`american_sniff.state.action_node`):
 #: seat, move, tile drawn, end sum, points, scores after, previous node. The
@@ -178,7 +183,7 @@ def _scores(value: object, players: int, what: str) -> tuple[int, ...]:
     scores = _ints(value, side_count(players), what)
     for score in scores:
         # Placements score multiples of five and settlement deducts them.
-        if score % 5 or abs(score) > MAX_SCORE:
+        if not is_score(score) or abs(score) > MAX_SCORE:
             raise InvalidState(
                 f"{what} must be multiples of 5 of at most 2**53 - 1 in size, got {scores}"
             )
@@ -316,7 +321,7 @@ def _plain_node(
     if len(scores) != sides:
         return False
     for score in scores:
-        if type(score) is not int or score % 5 or not -MAX_SCORE <= score <= MAX_SCORE:
+        if type(score) is not int or score % SCORE_UNIT or not -MAX_SCORE <= score <= MAX_SCORE:
             return False
     return True
 
@@ -579,7 +584,9 @@ def _check_deal(
         # The fewest outputs first: a redraw is all but unheard of. The deal
         # draws 27 outputs at least, and a lot one more, so with a lot due the
         # state 27 outputs back cannot be the start.
-        candidates = _starts(info.rng, 27)[1:] if lot_due else _starts(info.rng, 27)
+        candidates = (
+            _starts(info.rng, _SHUFFLE_DRAWS)[1:] if lot_due else _starts(info.rng, _SHUFFLE_DRAWS)
+        )
         first = next((s for s in candidates if _deals(info, s, start_hands, lot_due)), None)
         starts = [] if first is None else [first]
         if not starts:
@@ -601,11 +608,12 @@ def _check_deal(
 #: Every count of outputs a previous round's deal may have drawn, without a lot
 #: and with one, the two without a redraw first (the one with a lot first after
 #: the first round, which always drew one).
-_TRIES = ((False, 27), (True, 28)) + tuple(
+_FIRST_TRIES = ((False, _SHUFFLE_DRAWS), (True, _SHUFFLE_DRAWS + 1))
+_TRIES = _FIRST_TRIES + tuple(
     (lot, count)
     for lot in (False, True)
-    for count in range(27 + lot, 33 + lot)
-    if (lot, count) not in ((False, 27), (True, 28))
+    for count in range(_SHUFFLE_DRAWS + lot, _SHUFFLE_DRAWS + 6 + lot)
+    if (lot, count) not in _FIRST_TRIES
 )
 _TRIES_AFTER_A_LOT = (_TRIES[1], _TRIES[0], *_TRIES[2:])
 
@@ -672,11 +680,11 @@ def _could_have_drawn(
     # 27 * s + extra, where extra (the lots and redraws) is smallest for the
     # most seeded rounds that fit: that s, or one fewer if it leaves no lot
     # for a seeded round 1.
-    most = min(most_seeded, rounds, outputs // 27)
+    most = min(most_seeded, rounds, outputs // _SHUFFLE_DRAWS)
     for seeded in (most, most - 1):
         if seeded < least_seeded:
             continue
-        extra = outputs - 27 * seeded
+        extra = outputs - _SHUFFLE_DRAWS * seeded
         if (1 if seeded == rounds else 0) <= extra <= rounds + redraws:
             return True
     return False

@@ -280,34 +280,40 @@ def _slot_count(state: object) -> int:
     return size // (4 * STATE_WORDS)
 
 
-def _seed_array(seeds: object) -> object:
-    """``seeds`` as a buffer of uint64: a buffer of 8-byte integers as it is, else checked ints."""
+def _sequence_unless_buffer(value: object, what: str) -> Sequence[Any] | None:
+    """None if ``value`` is a buffer (the kernel checks its items), else ``value`` as a sequence.
+
+    :raises TypeError: if it is neither; ``what`` names it.
+    """
     try:
-        memoryview(seeds)  # type: ignore[arg-type]
+        memoryview(value)  # type: ignore[arg-type]
     except TypeError:
         pass
     else:
+        return None
+    if not isinstance(value, Sequence):
+        raise TypeError(f"{what} must be a sequence of integers or a buffer, got {value!r}")
+    return value
+
+
+def _seed_array(seeds: object) -> object:
+    """``seeds`` as a buffer of uint64: a buffer of 8-byte integers as it is, else checked ints."""
+    sequence = _sequence_unless_buffer(seeds, "seeds")
+    if sequence is None:
         return seeds
-    if not isinstance(seeds, Sequence):
-        raise TypeError(f"seeds must be a sequence of integers or a buffer, got {seeds!r}")
-    for seed in seeds:
+    for seed in sequence:
         if type(seed) is not int or not 0 <= seed <= MASK64:
             raise ValueError(f"a seed must be an integer from 0 to 2**64 - 1, got {seed!r}")
-    return array("Q", seeds)
+    return array("Q", sequence)
 
 
 def _action_array(actions: object) -> object:
     """``actions`` as a buffer of int64 or int32; ints out of any range become -1 (refused)."""
-    try:
-        memoryview(actions)  # type: ignore[arg-type]
-    except TypeError:
-        pass
-    else:
+    sequence = _sequence_unless_buffer(actions, "actions")
+    if sequence is None:
         return actions
-    if not isinstance(actions, Sequence):
-        raise TypeError(f"actions must be a sequence of integers or a buffer, got {actions!r}")
     values = []
-    for action in actions:
+    for action in sequence:
         if isinstance(action, bool):
             raise TypeError(f"an action is an integer, got {action!r}")
         try:

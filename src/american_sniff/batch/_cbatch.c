@@ -41,8 +41,8 @@ static int tile_low[AS_TILES], tile_high[AS_TILES];
 static int first_point[AS_TILES];           /* the tile's first point (p) */
 static int point_tile[AS_POINTS], point_rank[AS_POINTS], point_value[AS_POINTS];
 static int point_worth[AS_POINTS];          /* what the point adds to the end sum while open */
-static uint32_t tiles_showing[7];           /* bit t for each tile showing the number */
-static uint32_t tiles_fitting[128];         /* bit t for each tile showing a number of the mask */
+static uint32_t tiles_showing[AS_PIP_VALUES];           /* bit t for each tile showing the number */
+static uint32_t tiles_fitting[AS_VALUE_SETS];         /* bit t for each tile showing a number of the mask */
 static int16_t place_action[AS_POINTS][AS_TILES]; /* the action placing t on p, or -1 */
 static int8_t free_point[AS_POINTS][AS_TILES];    /* the point t leaves open on p */
 static int8_t action_tile[AS_ACTIONS_COUNT], action_point[AS_ACTIONS_COUNT];
@@ -55,7 +55,7 @@ static uint64_t value_codes[4][256];
  * it is held (the tiles [v|w], w != own, in the order of w), then two 0 bytes.
  * Built byte by byte in memory, so that it reads the same on any byte order;
  * the row of a point is point_row (its own tile's other number). */
-static uint64_t point_bytes[7 * 128];
+static uint64_t point_bytes[AS_PIP_VALUES * AS_VALUE_SETS];
 /* The library's scaling (observation.scaled): each entry's bounds, infinite where
  * it is not clipped (its divisors are as_scale_divisors, of _rules.h). */
 static float scale_low[AS_OBSERVATION], scale_high[AS_OBSERVATION];
@@ -72,8 +72,8 @@ void as_batch_init(void)
         return;
     }
     t = 0;
-    for (a = 0; a <= 6; a++) {
-        for (v = a; v <= 6; v++) {
+    for (a = 0; a <= AS_TOP; a++) {
+        for (v = a; v <= AS_TOP; v++) {
             int r, ranks = a == v ? 4 : 2;
             tile_low[t] = a;
             tile_high[t] = v;
@@ -89,7 +89,7 @@ void as_batch_init(void)
             t++;
         }
     }
-    for (v = 0; v <= 6; v++) {
+    for (v = 0; v <= AS_TOP; v++) {
         tiles_showing[v] = 0;
         for (t = 0; t < AS_TILES; t++) {
             if (tile_low[t] == v || tile_high[t] == v) {
@@ -97,9 +97,9 @@ void as_batch_init(void)
             }
         }
     }
-    for (a = 0; a < 128; a++) {
+    for (a = 0; a < AS_VALUE_SETS; a++) {
         tiles_fitting[a] = 0;
-        for (v = 0; v <= 6; v++) {
+        for (v = 0; v <= AS_TOP; v++) {
             if (a >> v & 1) {
                 tiles_fitting[a] |= tiles_showing[v];
             }
@@ -117,7 +117,7 @@ void as_batch_init(void)
             place_action[p][t] = -1;
             free_point[p][t] = -1;
         }
-        for (v = 0; v <= 6; v++) {
+        for (v = 0; v <= AS_TOP; v++) {
             int w = v, j, lo, hi;
             if (w == own) {
                 continue;
@@ -125,8 +125,8 @@ void as_batch_init(void)
             j = w < own ? w : w - 1;
             lo = value < w ? value : w;
             hi = value < w ? w : value;
-            t = lo * (15 - lo) / 2 + hi - lo;
-            a = 28 + 6 * p + j;
+            t = lo * (2 * AS_TOP + 3 - lo) / 2 + hi - lo;
+            a = AS_TILES + AS_PLACES_PER_POINT * p + j;
             place_action[p][t] = (int16_t)a;
             action_tile[a] = (int8_t)t;
             action_point[a] = (int8_t)p;
@@ -137,7 +137,7 @@ void as_batch_init(void)
                 free_point[p][t] = (int8_t)(first_point[t] + (lo == value ? 1 : 0));
             }
         }
-        point_row[p] = (uint16_t)(128 * own);
+        point_row[p] = (uint16_t)(AS_VALUE_SETS * own);
         point_shift[p] = (uint8_t)(8 * value);
     }
     for (a = 0; a < 4 * 256; a++) {
@@ -151,16 +151,16 @@ void as_batch_init(void)
         }
         value_codes[k][b] = codes;
     }
-    for (v = 0; v < 7; v++) { /* v: the own tile's other number */
-        for (a = 0; a < 128; a++) {
+    for (v = 0; v < AS_PIP_VALUES; v++) { /* v: the own tile's other number */
+        for (a = 0; a < AS_VALUE_SETS; a++) {
             uint8_t bytes[8] = {0, 0, 0, 0, 0, 0, 0, 0};
             int w, j = 0;
-            for (w = 0; w <= 6; w++) {
+            for (w = 0; w <= AS_TOP; w++) {
                 if (w != v) {
                     bytes[j++] = (uint8_t)(a >> w & 1);
                 }
             }
-            memcpy(&point_bytes[128 * v + a], bytes, 8);
+            memcpy(&point_bytes[AS_VALUE_SETS * v + a], bytes, 8);
         }
     }
     for (a = 0; a < AS_OBSERVATION; a++) {
@@ -383,6 +383,24 @@ static int state_ok(const int32_t *s)
     return 1;
 }
 
+/* The one action of a seat that can place nothing: draw while the stock lasts, else pass. */
+static int16_t unplaced_action(const int32_t *s)
+{
+    return (int16_t)(s[AS_STOCK_SIZE] > s[AS_DRAWN_COUNT] ? AS_DRAW : AS_PASS);
+}
+
+/* The openings of the hand `tiles` (each tile's own action), in increasing
+ * order, into out; returns their count. */
+static int opening_actions(uint32_t tiles, int16_t *out)
+{
+    int count = 0;
+    while (tiles) {
+        out[count++] = (int16_t)ctz32(tiles);
+        tiles &= tiles - 1u;
+    }
+    return count;
+}
+
 static int is_legal(const int32_t *s, int action)
 {
     uint32_t table = (uint32_t)s[AS_TABLE] & AS_HAND_BITS;
@@ -577,12 +595,12 @@ static void mask_checked(const int32_t *s, uint8_t *mask)
             int p = 32 * k + ctz32(word);
             uint64_t bytes = point_bytes[point_row[p] + (codes >> point_shift[p] & 0x7Fu)];
             word &= word - 1u;
-            memcpy(mask + AS_TILES + 6 * p, &bytes, 8);
+            memcpy(mask + AS_TILES + AS_PLACES_PER_POINT * p, &bytes, 8);
             placed |= bytes;
         }
     }
     if (!placed) {
-        mask[s[AS_STOCK_SIZE] > s[AS_DRAWN_COUNT] ? AS_DRAW : AS_PASS] = 1;
+        mask[unplaced_action(s)] = 1;
     }
 }
 

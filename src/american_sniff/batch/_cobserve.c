@@ -44,11 +44,12 @@ static const int32_t nibble_bits[16][4] = {
     {0, 1, 1, 0}, {1, 1, 1, 0}, {0, 0, 0, 1}, {1, 0, 0, 1}, {0, 1, 0, 1}, {1, 1, 0, 1},
     {0, 0, 1, 1}, {1, 0, 1, 1}, {0, 1, 1, 1}, {1, 1, 1, 1}};
 
-/* o[t] = bit t of bits, for t < 28. */
-static void spread28(int32_t *o, uint32_t bits)
+/* o[t] = bit t of bits, for t < AS_TILES (a whole number of nibbles). */
+typedef char as_tiles_in_nibbles[AS_TILES % 4 == 0 ? 1 : -1];
+static void spread_tiles(int32_t *o, uint32_t bits)
 {
     int k;
-    for (k = 0; k < 7; k++) {
+    for (k = 0; k < AS_TILES / 4; k++) {
         memcpy(o + 4 * k, nibble_bits[bits >> (4 * k) & 0xFu], sizeof nibble_bits[0]);
     }
 }
@@ -73,7 +74,7 @@ static void observe_seat(const int32_t *s, const int64_t *f, int seat, int32_t *
     int r, t, k, count = 0, first = -1;
     uint32_t hand = hand_of(s, seat);
     memset(o, 0, sizeof(int32_t) * AS_OBSERVATION);
-    spread28(o + OB_HAND, hand);
+    spread_tiles(o + OB_HAND, hand);
     if (winner < 0 && turn == seat && s[AS_DRAWN] >= 0) {
         o[OB_DRAWN + s[AS_DRAWN]] = 1;
     }
@@ -82,9 +83,9 @@ static void observe_seat(const int32_t *s, const int64_t *f, int seat, int32_t *
         int other = (seat + r) % players;
         uint32_t played = (uint32_t)f[AS_F_PLAYED + other];
         uint32_t voids = (uint32_t)f[AS_F_VOIDS + other];
-        spread28(o + OB_PLAYED + 28 * r, played);
-        for (t = 0; t < 7; t++) {
-            o[OB_VOIDS + 7 * r + t] = (int32_t)(voids >> t & 1u);
+        spread_tiles(o + OB_PLAYED + AS_TILES * r, played);
+        for (t = 0; t < AS_PIP_VALUES; t++) {
+            o[OB_VOIDS + AS_PIP_VALUES * r + t] = (int32_t)(voids >> t & 1u);
         }
         o[OB_HAND_SIZES + r] = popcount32(hand_of(s, other));
     }

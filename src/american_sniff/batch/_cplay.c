@@ -25,11 +25,7 @@ static int legal_in_order(const int32_t *s, int16_t *out)
         return 0;
     }
     if (table == 0) {
-        while (tiles) {
-            out[count++] = (int16_t)ctz32(tiles);
-            tiles &= tiles - 1u;
-        }
-        return count;
+        return opening_actions(tiles, out);
     }
     tiles &= fitting((uint32_t)s[AS_VALUES] & 0x7Fu);
     while (tiles) {
@@ -47,7 +43,7 @@ static int legal_in_order(const int32_t *s, int16_t *out)
         }
     }
     if (count == 0) {
-        out[count++] = (int16_t)(s[AS_STOCK_SIZE] > s[AS_DRAWN_COUNT] ? AS_DRAW : AS_PASS);
+        out[count++] = unplaced_action(s);
     }
     return count;
 }

@@ -121,18 +121,14 @@ size_t as_batch_step_history(int32_t *state, int64_t *facts, uint16_t *history,
 
 /* The legal actions of a state_ok slot whose match goes on, in increasing
  * order (the order of its mask); returns their count. Placements are
- * 28 + 6p + j, j growing with the tile, so open points in increasing order,
+ * AS_TILES + AS_PLACES_PER_POINT * p + j, j growing with the tile, so open points in increasing order,
  * and on each the fitting tiles in increasing order, give increasing actions. */
 static int legal_ascending(const int32_t *s, int16_t *out)
 {
     uint32_t tiles = tiles_to_place(s), table = (uint32_t)s[AS_TABLE] & AS_HAND_BITS;
     int count = 0, k;
     if (table == 0) {
-        while (tiles) {
-            out[count++] = (int16_t)ctz32(tiles);
-            tiles &= tiles - 1u;
-        }
-        return count;
+        return opening_actions(tiles, out);
     }
     for (k = 0; k < 3; k++) {
         uint32_t word = open_word(s, k);
@@ -150,7 +146,7 @@ static int legal_ascending(const int32_t *s, int16_t *out)
         }
     }
     if (count == 0) {
-        out[count++] = (int16_t)(s[AS_STOCK_SIZE] > s[AS_DRAWN_COUNT] ? AS_DRAW : AS_PASS);
+        out[count++] = unplaced_action(s);
     }
     return count;
 }

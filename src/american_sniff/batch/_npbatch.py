@@ -29,6 +29,7 @@ import numpy as np
 from ..actions import DRAW_ACTION, NUM_ACTIONS, PASS_ACTION
 from ..rng import MASK64, shuffled
 from ..rules import (
+    MAX_PIPS,
     PLAYER_COUNTS,
     hand_size,
     next_seat,
@@ -330,7 +331,7 @@ def _mask_tables() -> tuple[Any, Any]:
     ``p``'s six mask bytes (the low 48 bits of a uint64) for a hand whose
     code for the point's value is ``code``.
     """
-    showing = [[t for t in range(_TILES) if ALL_TILES[t].has(v)] for v in range(7)]
+    showing = [[t for t in range(_TILES) if ALL_TILES[t].has(v)] for v in range(MAX_PIPS + 1)]
     codes = np.zeros((2, 1 << 14), dtype=np.uint64)
     for v, tiles in enumerate(showing):
         for k, t in enumerate(tiles):
@@ -340,7 +341,7 @@ def _mask_tables() -> tuple[Any, Any]:
     for p, tiles in enumerate(_POINT_TILES.tolist()):
         order = showing[py.POINT_VALUE[p]]
         for j, t in enumerate(tiles):
-            held = ((np.arange(128) >> order.index(t)) & 1).astype(np.uint64)
+            held = ((np.arange(1 << MAX_PIPS + 1) >> order.index(t)) & 1).astype(np.uint64)
             six[p] |= held << np.uint64(8 * j)
     return codes.ravel(), six.ravel()
 

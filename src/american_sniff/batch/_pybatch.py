@@ -17,7 +17,9 @@ from ..actions import ACTION_MOVES, DRAW_ACTION, NUM_ACTIONS, PASS_ACTION, POINT
 from ..moves import Place
 from ..rng import below, shuffled
 from ..rules import (
+    MAX_PIPS,
     PLAYER_COUNTS,
+    TILE_COUNT,
     hand_size,
     has_won,
     next_seat,
@@ -68,7 +70,7 @@ RNG: Final = 22
 SEED: Final = 24
 ACTIONS: Final = 26
 ROUND_ACTIONS: Final = 27
-STOCK: Final = 28
+STOCK: Final = TILE_COUNT
 #: How many int32 words a slot's state has.
 STATE_WORDS: Final = 48
 
@@ -113,10 +115,10 @@ _POINT_WORTH = [2 * v if r in (2, 3) else v for v, r in zip(_POINT_VALUE, _POINT
 _FIRST_POINT = [
     min(p for p, point in enumerate(POINTS) if point.tile is tile) for tile in ALL_TILES
 ]
-_TILES_SHOWING = [sum(1 << t.index for t in ALL_TILES if t.has(v)) for v in range(7)]
+_TILES_SHOWING = [sum(1 << t.index for t in ALL_TILES if t.has(v)) for v in range(MAX_PIPS + 1)]
 _FITTING = [
     sum(1 << t.index for t in ALL_TILES if values >> t.low & 1 or values >> t.high & 1)
-    for values in range(1 << 7)
+    for values in range(1 << MAX_PIPS + 1)
 ]
 
 

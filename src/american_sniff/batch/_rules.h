@@ -55,9 +55,13 @@ enum {
     AS_BAD_STATE = 4
 };
 
-/* The tiles, the points and the actions (american_sniff.actions). */
+/* The tiles, their numbers 0 to AS_TOP and sets of them, the points and the actions. */
 enum {
     AS_TILES = 28,
+    AS_TOP = 6,
+    AS_PIP_VALUES = 7,
+    AS_VALUE_SETS = 128,
+    AS_PLACES_PER_POINT = 6,
     AS_POINTS = 70,
     AS_ACTIONS_COUNT = 450,
     AS_DRAW = 448,

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..actions import NUM_ACTIONS, POINTS
 from ..observation import OBSERVATION_FIELDS, OBSERVATION_SIZE, SCALE_CLIPS, SCALE_DIVISORS
-from ..rules import PLAYER_COUNTS, side_count, side_of, target
+from ..rules import MAX_PIPS, PLAYER_COUNTS, TILE_COUNT, side_count, side_of, target
 from ..tiles import ALL_TILES
 from . import _pybatch as k
 
@@ -52,8 +52,9 @@ for _name, _size in OBSERVATION_FIELDS:
     _start += _size
 
 _TILE_OF = np.array(k.ACTION_TILE, np.int64)
-_BIT28 = np.arange(28, dtype=np.int64)
-_BIT7 = np.arange(7, dtype=np.int64)
+_BIT28 = np.arange(TILE_COUNT, dtype=np.int64)
+_VALUES = MAX_PIPS + 1  # the numbers a half can show
+_BIT7 = np.arange(_VALUES, dtype=np.int64)
 _VALUE = np.array([p.value for p in POINTS], np.int64)
 _WORTH = np.array(k.POINT_WORTH, np.int64)
 _RANK = np.array(k.POINT_RANK, np.int64)
@@ -273,7 +274,7 @@ def observe_numpy(state: Any, facts: Any, seats: Any = None) -> Any:
     players, turn, winner = s[:, k.PLAYERS], s[:, k.TURN], s[:, k.WINNER]
     seat = turn if seats is None else np.asarray(seats, np.int64).reshape(n)
     hands = s[:, k.HANDS : k.HANDS + 4] & k.HAND_BITS
-    out[:, 0:28] = (hands[rows, seat][:, None] >> _BIT28) & 1
+    out[:, 0:TILE_COUNT] = (hands[rows, seat][:, None] >> _BIT28) & 1
     drawn = (winner < 0) & (turn == seat) & (s[:, k.DRAWN] >= 0)
     out[rows[drawn], _AT["drawn"] + s[drawn, k.DRAWN]] = 1
     sides = _SIDES[players & 7]
@@ -281,11 +282,11 @@ def observe_numpy(state: Any, facts: Any, seats: Any = None) -> Any:
     for r in range(4):
         other = (seat + r) % players
         live = r < players
-        out[:, _AT["played"] + 28 * r : _AT["played"] + 28 * r + 28] = np.where(
+        out[:, _AT["played"] + TILE_COUNT * r : _AT["played"] + TILE_COUNT * (r + 1)] = np.where(
             live[:, None], (facts[rows, _PLAYED + other][:, None] >> _BIT28) & 1, 0
         )
         out[:, _AT["hand_sizes"] + r] = np.where(live, _popcount(hands[rows, other]), 0)
-        out[:, _AT["voids"] + 7 * r : _AT["voids"] + 7 * r + 7] = np.where(
+        out[:, _AT["voids"] + _VALUES * r : _AT["voids"] + _VALUES * (r + 1)] = np.where(
             live[:, None], (facts[rows, _VOIDS + other][:, None] >> _BIT7) & 1, 0
         )
     words = s[:, k.OPEN : k.OPEN + 3] & 0xFFFFFFFF
@@ -305,7 +306,7 @@ def observe_numpy(state: Any, facts: Any, seats: Any = None) -> Any:
     counts[rows[lone], first[lone] + 1] = 0
     out[:, _AT["counts"] : _AT["counts"] + 70] = counts
     out[:, _AT["end_sum"]] = s[:, k.END_SUM]
-    out[:, _AT["values"] : _AT["values"] + 7] = bits @ (_VALUE[:, None] == _BIT7)
+    out[:, _AT["values"] : _AT["values"] + _VALUES] = bits @ (_VALUE[:, None] == _BIT7)
     sniff = s[:, k.SNIFF] >= 0
     out[rows[sniff], _AT["sniff"] + _LOW[s[sniff, k.SNIFF]]] = 1
     out[:, _AT["stock"]] = s[:, k.STOCK_SIZE] - s[:, k.DRAWN_COUNT]

@@ -53,7 +53,7 @@ from typing import Final
 from ..layout import FREE_KEY, TILE_VALUES, Layout, end_sum_after, placed
 from ..moves import Draw, Move, Place
 from ..rng import next_u64
-from ..rules import placement_points
+from ..rules import SCORE_UNIT, placement_points
 from ..state import Action, MatchState
 from ..tiles import ALL_TILES, Tile
 from ..views import PlayerView
@@ -88,14 +88,14 @@ def _tile_worth(layout: Layout, index: int, weights: list[float]) -> float:
     """The sum of the model's weights over the placements tile ``index`` has on ``layout``."""
     tile = ALL_TILES[index]
     if not layout.tile_mask:  # the opening: any tile, at no point
-        return weights[placement_points(end_sum_after(layout, tile, None)) // 5]
+        return weights[placement_points(end_sum_after(layout, tile, None)) // SCORE_UNIT]
     if not TILE_VALUES[index] & layout.value_mask:
         return 0.0
     row = FREE_KEY[index]
     total = 0.0
     for key in layout.open_keys:
         if row[key] >= 0:
-            total += weights[placement_points(end_sum_after(layout, tile, key)) // 5]
+            total += weights[placement_points(end_sum_after(layout, tile, key)) // SCORE_UNIT]
     return total
 
 
@@ -112,7 +112,7 @@ def choice_tables(
     placed since (the chosen one included), and ``worth[d * 28 + t]`` the sum
     ``S_d(t)`` of hidden tile ``t`` (0 for the tiles not hidden).
     """
-    weights = [math.exp(beta * 5 * step) for step in range(_STEPS)]
+    weights = [math.exp(beta * SCORE_UNIT * step) for step in range(_STEPS)]
     # For each seat: its placements read so far, as (table then, how many
     # tiles it had placed before, what the choice scored).
     records: list[list[tuple[Layout, int, int]]] = [[] for _ in range(players)]
@@ -145,7 +145,7 @@ def choice_tables(
     for seat in range(players):
         for then, before, points in records[seat]:
             seats.append(seat)
-            chosen.append(weights[points // 5])
+            chosen.append(weights[points // SCORE_UNIT])
             since = placed_by[seat]
             total = 0.0
             for position in range(before, len(since)):

@@ -33,7 +33,7 @@ from ..engine import apply, legal_moves
 from ..layout import TILE_VALUES, Layout, end_sum_after, placed
 from ..moves import Draw, Move, Place
 from ..rng import below, next_u64
-from ..rules import HAND_SIZE, placement_points, round_hand, side_of
+from ..rules import HAND_SIZE, MAX_PIPS, placement_points, round_hand, side_of
 from ..state import Action, MatchState, RoundInfo
 from ..tiles import ALL_TILES, Tile
 from ..views import PlayerView
@@ -59,7 +59,9 @@ _DRAW: Final = Draw
 #: The empty set of values.
 _NOTHING: Final[frozenset[int]] = frozenset()
 #: ``_SET_OF[mask]``: the set of values whose bits ``mask`` sets.
-_SET_OF: Final = tuple(frozenset(v for v in range(7) if mask >> v & 1) for mask in range(128))
+_SET_OF: Final = tuple(
+    frozenset(v for v in range(MAX_PIPS + 1) if mask >> v & 1) for mask in range(1 << MAX_PIPS + 1)
+)
 #: The mask of each set of values (the inverse of ``_SET_OF``).
 _MASK_OF: Final = {values: mask for mask, values in enumerate(_SET_OF)}
 

@@ -29,7 +29,7 @@ from typing import Any, Final
 
 from ..actions import DRAW_ACTION, PASS_ACTION, POINTS, placement_action
 from ..moves import Draw, Move, Place
-from ..rules import HAND_SIZE, side_count
+from ..rules import PLAYER_COUNTS, TILE_COUNT, side_count, stock_size
 from ..state import MatchState
 
 __all__ = [
@@ -79,7 +79,7 @@ def use_c_endgame() -> bool:
 
 
 _POINT_OF_KEY: Final = {point.order: index for index, point in enumerate(POINTS)}
-_STOCK_SIZE: Final = {players: 28 - players * HAND_SIZE[players] for players in (2, 3, 4)}
+_STOCK_SIZE: Final = {players: stock_size(players) for players in PLAYER_COUNTS}
 # The last layout turned into words, and its words: every deal of a decision
 # shares the view's layout, so it is read once a decision.
 _last_layout: list[Any] = [None, None]
@@ -148,7 +148,7 @@ def world_words(world: MatchState) -> array[int]:
     words[22] = _signed(rng & 0xFFFFFFFF)
     words[23] = _signed(rng >> 32)
     for position in range(left):
-        words[28 + start + position] = deck[world.drawn_count + position].index
+        words[TILE_COUNT + start + position] = deck[world.drawn_count + position].index
     return words
 
 

@@ -31,7 +31,7 @@ import attrs
 
 from ..moves import Move, Place
 from ..rng import check_seed
-from ..rules import placement_points, side_of
+from ..rules import placement_points, side_count, side_of
 from ..state import Action, MatchState
 from ..views import PlayerView
 from ._infer import DealPool, inferred_deals, play_deals, view_tables
@@ -434,7 +434,11 @@ class SearchBot:
         # decision_rng(seed, view), from the history already read:
         rng = decision_rng_of(self.seed, view.round, len(actions), view.seat)
         deadline = None if self.seconds is None else time.monotonic() + self.seconds
-        if self.endgame_nodes(view.players) and view.stock_size == 0 and view.players != 3:
+        if (
+            self.endgame_nodes(view.players)
+            and view.stock_size == 0
+            and side_count(view.players) == 2
+        ):
             exact = self._endgame(view, moves, determiniser, rng, deadline)
             if exact is not None:
                 return exact
@@ -553,7 +557,9 @@ class SearchBot:
         the ``deadline`` of a time budget.
         """
         left = self.playouts * self.endgame_nodes(view.players)
-        worlds = 1 if view.players == 2 else self.playouts
+        # With one other hand and no stock, the unseen tiles are that hand: one world.
+        opponents = view.players - 1
+        worlds = 1 if opponents == 1 else self.playouts
         totals = [0.0] * len(moves)
         searched = 0
         for _ in range(worlds):

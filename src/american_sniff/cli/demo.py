@@ -13,7 +13,7 @@ from ..bots import random_match, random_match_bots
 from ..layout import Point
 from ..records import Recorder
 from ..render.text import end_words
-from ..rules import RULES_VERSION
+from ..rules import RULES_VERSION, has_partners
 from ..state import MatchState
 from .narrate import (
     Writer,
@@ -88,7 +88,7 @@ def _print_start(state: MatchState, out: Writer) -> None:
         f"seed {state.seed}, target {state.target}",
         file=out,
     )
-    if state.players == 4:
+    if has_partners(state.players):
         print("Partnerships: seats 0+2 against seats 1+3", file=out)
     print(f"\n{round_start_line(state)}", file=out)
 

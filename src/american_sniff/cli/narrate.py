@@ -13,6 +13,7 @@ from typing import Protocol
 
 from ..layout import Point
 from ..moves import Draw, Pass
+from ..rules import has_partners, partner_of
 from ..state import Action, MatchState, RoundEnd, RoundResult
 from ..tiles import Tile
 
@@ -45,15 +46,16 @@ def seat_name(seat: int, players: int, you: int | None = None) -> str:
     """
     if seat == you:
         return "you"
-    if you is not None and players == 4 and seat == (you + 2) % 4:
+    if you is not None and seat == partner_of(players, you):
         return f"partner {seat}"
     return f"seat {seat}"
 
 
 def side_name(players: int, side: int) -> str:
     """``"seat 1"``, or ``"seats 1+3"`` for a partnership of the four-player game."""
-    if players == 4:
-        return f"seats {side}+{side + 2}"
+    partner = partner_of(players, side)
+    if partner is not None:
+        return f"seats {side}+{partner}"
     return f"seat {side}"
 
 
@@ -155,7 +157,7 @@ def winner_line(players: int, winner: int, score: int, round_number: int) -> str
     >>> winner_line(2, 1, 250, 3)
     'Seat 1 reached 250 points and wins the match in round 3.'
     """
-    verb = "win" if players == 4 else "wins"
+    verb = "win" if has_partners(players) else "wins"
     return (
         f"{side_name(players, winner).capitalize()} reached {score} points "
         f"and {verb} the match in round {round_number}."

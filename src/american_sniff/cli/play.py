@@ -34,7 +34,7 @@ from ..records import MatchRecord, dump_record, load_record, record_match, repla
 from ..render import render_text, tally_text
 from ..render.compact import compact_drawing
 from ..render.text import compact_text, end_labels, end_words
-from ..rules import RULES_VERSION, placement_points
+from ..rules import RULES_VERSION, has_partners, partner_of, placement_points, side_of
 from ..session import Seeding, Session, SessionView, hint_reason
 from ..state import Action, MatchState, RoundResult
 from ..tiles import Tile
@@ -204,7 +204,7 @@ def _move_rows(texts: Sequence[str], width: int, rows: int) -> list[str]:
 
 def _score_line(view: PlayerView) -> str:
     """The round, every side's score (yours marked) and the target."""
-    mine = view.seat % 2 if view.players == 4 else view.seat
+    mine = side_of(view.players, view.seat)
     sides = []
     for side, score in enumerate(view.scores):
         you = " (you)" if side == mine else ""
@@ -506,7 +506,6 @@ def settlement_lines(
     'Seat 1: 10 -> 10 (-0)'
     """
     lines = textwrap.wrap(round_end_lines(result, players, you)[0], width, subsequent_indent="    ")
-    side_of = [seat % 2 if players == 4 else seat for seat in range(players)]
     for seat, (hand, deduction) in enumerate(zip(result.hands, result.deductions, strict=True)):
         pips = sum(tile.pips for tile in hand)
         if pips == deduction:
@@ -518,9 +517,9 @@ def settlement_lines(
         line = f"{seat_name(seat, players, you)}: {hand_text(hand)} = {count}{rounding}: {loses}"
         lines.extend(textwrap.wrap(line, width, initial_indent="    ", subsequent_indent=" " * 8))
     for side, after in enumerate(result.scores):
-        seats = [seat for seat in range(players) if side_of[seat] == side]
+        seats = [seat for seat in range(players) if side_of(players, seat) == side]
         before = after + sum(result.deductions[seat] for seat in seats)
-        if players == 4:
+        if has_partners(players):
             parts = ", ".join(
                 f"-{result.deductions[seat]} {seat_name(seat, players, you)}" for seat in seats
             )
@@ -659,9 +658,10 @@ class _Game(SessionView):
             style="1",
         )
         self.say_wrapped(f"Seed {state.seed}: --seed {state.seed} plays this match again.")
-        if players == 4:
+        partner = partner_of(players, you)
+        if partner is not None:
             self.say_wrapped(
-                f"You are seat {you}; your partner is seat {(you + 2) % 4}. "
+                f"You are seat {you}; your partner is seat {partner}. "
                 "Seats 0+2 play against seats 1+3."
             )
         else:
@@ -763,7 +763,7 @@ class _Game(SessionView):
         winner = view.winner
         assert winner is not None
         players = view.players
-        mine = view.seat % 2 if players == 4 else view.seat
+        mine = side_of(players, view.seat)
         verdict = "you win" if winner == mine else "you lose"
         self.say("", winner_line(players, winner, view.scores[winner], view.round))
         self.say(f"The match is over: {verdict}.", style="1")

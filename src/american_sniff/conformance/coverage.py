@@ -42,7 +42,7 @@ import attrs
 from ..engine import legal_moves
 from ..moves import Place
 from ..rng import MASK64, next_u64
-from ..rules import HAND_SIZE, PLAYER_COUNTS, TARGET, side_count, side_of
+from ..rules import HAND_SIZE, PLAYER_COUNTS, TARGET, has_partners, is_score, side_count, side_of
 from ..serial import MAX_SAFE_INTEGER
 from ..state import MatchState
 from ..tiles import ALL_TILES, parse_tile
@@ -224,20 +224,20 @@ def _classes() -> tuple[CoverageClass, ...]:
                     f"round-end/{players}p/{end}/seat-{seat}",
                     f"{players} players: seat {seat} {words}",
                 )
-            if players == 4:  # with 2 or 3 players a side is a seat
-                for side in range(2):
+            if has_partners(players):  # else a side is a seat
+                for side in range(side_count(players)):
                     add(
-                        f"round-end/4p/{end}/side-{side}",
-                        f"4 players: a seat of side {side} {words}",
+                        f"round-end/{players}p/{end}/side-{side}",
+                        f"{players} players: a seat of side {side} {words}",
                     )
     add("round-end/blocked-by-a-draw", "a draw that empties the stock blocks the round")
     add("round-end/blocked-by-a-placement", "a placement with the stock empty blocks the round")
     for players in PLAYER_COUNTS:
         for seat in range(players):
             add(f"win/{players}p/seat-{seat}", f"{players} players: seat {seat} wins the match")
-        if players == 4:
-            for side in range(2):
-                add(f"win/4p/side-{side}", f"4 players: side {side} wins the match")
+        if has_partners(players):
+            for side in range(side_count(players)):
+                add(f"win/{players}p/side-{side}", f"{players} players: side {side} wins the match")
     add("win/with-the-last-tile", "the winning placement empties the hand (no settlement follows)")
     add(
         "stock-empty/next-cannot-another-can",
@@ -445,8 +445,8 @@ def _move_classes(
     if end is not None:
         kind = end["end"]
         found.add(f"round-end/{players}p/{kind}/seat-{seat}")
-        if players == 4:
-            found.add(f"round-end/4p/{kind}/side-{side_of(players, seat)}")
+        if has_partners(players):
+            found.add(f"round-end/{players}p/{kind}/side-{side_of(players, seat)}")
         if kind == "blocked":
             placed = expect["move"] not in ("draw", "pass")
             found.add(f"round-end/blocked-by-a-{'placement' if placed else 'draw'}")
@@ -457,8 +457,8 @@ def _move_classes(
     winner = expect.get("winner")
     if winner is not None:
         found.add(f"win/{players}p/seat-{seat}")
-        if players == 4:
-            found.add(f"win/4p/side-{winner}")
+        if has_partners(players):
+            found.add(f"win/{players}p/side-{winner}")
         if after is not None and not after.hands[seat]:
             found.add("win/with-the-last-tile")
     elif end is None and after is not None and after.stock_size == 0 and after.turn != seat:
@@ -888,7 +888,7 @@ def _scores_cause(scores: Sequence[int] | None, players: int) -> str | None:
         return "scores-at-target"
     if min(scores) < MIN_SCORE:
         return "scores-below-lowest"
-    return "scores-not-multiple-of-5" if any(score % 5 for score in scores) else None
+    return "scores-not-multiple-of-5" if not all(map(is_score, scores)) else None
 
 
 # -- the generator's rejection step ------------------------------------------------------------

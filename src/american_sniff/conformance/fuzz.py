@@ -48,7 +48,7 @@ import attrs
 from ..engine import apply, legal_moves
 from ..layout import FITTING_TILES
 from ..rng import MASK64, below, shuffled
-from ..rules import TARGET, side_count
+from ..rules import HAND_SIZE, SCORE_UNIT, TARGET, has_partners, side_count
 from ..serial import move_text, tile_text
 from ..state import MatchState
 from ..tiles import ALL_TILES
@@ -75,7 +75,6 @@ RARE: Mapping[str, str] = MappingProxyType(
 )
 _T = TypeVar("_T")
 _SIDES = ("low", "high", "line_a", "line_b", "branch_a", "branch_b")
-_HAND = {2: 7, 3: 6, 4: 5}
 _HELLO_LINE = json.dumps({"cmd": "hello", "protocol_version": 1}, separators=(",", ":"))
 _EXTRA_LINES = (
     "[]",
@@ -495,20 +494,22 @@ class _Match:
         else:
             request["deals"] = [self.deal(players) for _ in range(count)]
         if win or rng.chance(50):
-            top = TARGET[players] // 5
+            top = TARGET[players] // SCORE_UNIT
             if win or (not self.bias and rng.chance(30)):  # near the target: wins come soon
                 request["scores"] = [
-                    5 * (top - 1 - rng.below(4)) for _ in range(side_count(players))
+                    SCORE_UNIT * (top - 1 - rng.below(4)) for _ in range(side_count(players))
                 ]
             else:
-                request["scores"] = [5 * rng.below(top) for _ in range(side_count(players))]
+                request["scores"] = [
+                    SCORE_UNIT * rng.below(top) for _ in range(side_count(players))
+                ]
             request["round"] = 1 + rng.below(20)
         return request
 
     def deal(self, players: int, *, optional: bool = False) -> dict[str, Any]:
         """A random deal; with ``optional``, its opener sometimes null or left out."""
         tiles, self.rng.state = shuffled(ALL_TILES, self.rng.state)
-        size = _HAND[players]
+        size = HAND_SIZE[players]
         hands = [list(tiles[k * size : (k + 1) * size]) for k in range(players)]
         if not self.rng.chance(30):  # else each hand as the shuffle left it: unsorted
             hands = [sorted(hand) for hand in hands]
@@ -640,7 +641,7 @@ class _Match:
             self.stock = -1  # unknown until the next state
             if end.get("end") == "blocked":
                 self.reached["blocked_round"] += 1
-        if answer.get("winner") is not None and self.players == 4 and answer["seat"] >= 2:
+        if answer.get("winner") is not None and has_partners(self.players) and answer["seat"] >= 2:
             self.reached["win_by_seat_2_or_3"] += 1
 
     def odd_text(self, legal: str) -> str:
@@ -741,7 +742,7 @@ class _Match:
         }
         if rng.chance(40):
             sides = side_count(players) + (rng.choice((-1, 1)) if rng.chance(25) else 0)
-            request["scores"] = [5 * rng.below(40) for _ in range(max(sides, 0))]
+            request["scores"] = [SCORE_UNIT * rng.below(40) for _ in range(max(sides, 0))]
         if rng.chance(5):
             request["hands"] = hands[:-1] if rng.chance(50) else [*hands, []]
         return request

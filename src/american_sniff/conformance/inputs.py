@@ -16,6 +16,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from ..rules import SCORE_UNIT, TARGET
 from ..serial import tile_text
 from ..tiles import ALL_TILES, Tile, parse_tile
 from .protocol import MAX_ROUND, MIN_SCORE
@@ -117,9 +118,9 @@ BAD_REQUESTS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("a deal with an opener off the table", {**NEW, "deals": [{**TABLE_DEAL, "opener": 2}]}),
     ("round 0", {**NEW, "round": 0}),
     ("round one past the highest", {**NEW, "round": MAX_ROUND + 1}),
-    ("scores at the target", {**NEW, "scores": [250, 0]}),
+    ("scores at the target", {**NEW, "scores": [TARGET[2], 0]}),
     ("scores not multiples of 5", {**NEW, "scores": [12, 0]}),
-    ("scores below the lowest", {**NEW, "scores": [MIN_SCORE - 5, 0]}),
+    ("scores below the lowest", {**NEW, "scores": [MIN_SCORE - SCORE_UNIT, 0]}),
     ("scores of the wrong length", {**NEW, "scores": [0, 0, 0]}),
     ("a draw in a table", {"cmd": "table", "moves": ["[1|4] opens", "draw"]}),
     (

@@ -41,7 +41,15 @@ from ..errors import IllegalMove, InvalidDeal, bounded_message
 from ..layout import Layout
 from ..moves import Move, Place, parse_move
 from ..replayer import IllegalPlacement, replay_table
-from ..rules import PLAYER_COUNTS, RULES_VERSION, TARGET, placement_points, settle, side_count
+from ..rules import (
+    PLAYER_COUNTS,
+    RULES_VERSION,
+    TARGET,
+    is_score,
+    placement_points,
+    settle,
+    side_count,
+)
 from ..serial import action_to_dict, move_text, read_json, structure, tile_text
 from ..serial.parsing import PROTOCOL_LIMITS, check_limits
 from ..state import Deal, MatchState, RoundResult
@@ -618,7 +626,7 @@ def _start_scores(given: Sequence[int], players: int) -> tuple[int, ...]:
             f"scores {list(scores)} go below the lowest starting score {MIN_SCORE}",
             "invalid_deal",
         )
-    if any(score % 5 for score in scores):
+    if not all(map(is_score, scores)):
         raise ProtocolError(
             f"scores {list(scores)} must be multiples of 5, as every score is",
             "invalid_deal",

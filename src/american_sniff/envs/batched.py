@@ -764,14 +764,7 @@ class BatchedMatches:
         :raises ValueError: otherwise.
         """
         n = self.num_matches
-        chosen = np.asarray(seats)
-        if chosen.shape != (n,) or chosen.dtype.kind not in "iu":
-            raise ValueError(
-                f"seats must be {n} integers, got {chosen.dtype} of shape {chosen.shape}"
-            )
-        chosen = chosen.astype(np.int64)
-        if ((chosen < 0) | (chosen >= self.players)).any():
-            raise ValueError(f"a seat is an integer from 0 to {self.players - 1}")
+        chosen = self._check_seats(seats)
         if (
             not isinstance(streams, np.ndarray)
             or streams.dtype != np.uint64

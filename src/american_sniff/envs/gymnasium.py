@@ -48,23 +48,24 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from ..actions import NUM_ACTIONS, legal_action_moves, legal_actions, move_of
+from ..actions import NUM_ACTIONS, legal_action_moves, legal_actions
 from ..bots import BOTS, Bot, make_bot
 from ..engine import apply, new_match
 from ..moves import Move
 from ..observation import RoundFacts
 from ..rng import MASK64
-from ..rules import PLAYER_COUNTS, side_of
+from ..rules import side_of
 from ..state import MatchState, check_seat
 from ..views import view_for
 from .pettingzoo import (
-    ILLEGAL_ACTIONS,
     action_of_input,
+    checked_options,
     encoded,
     observation_space,
-    render_state,
+    raise_if_raising,
+    rendered,
 )
-from .rewards import REWARDS, check_choice, match_seed, rewards
+from .rewards import check_choice, match_seed, rewards
 
 __all__ = ["ENV_ID", "AmericanSniffGymEnv"]
 
@@ -104,28 +105,23 @@ class AmericanSniffGymEnv(gymnasium.Env[dict[str, Any], Any]):
         render_mode: str | None = None,
         scaled: bool = False,
     ) -> None:
-        if players not in PLAYER_COUNTS:
-            raise ValueError(f"players must be 2, 3 or 4, got {players!r}")
+        options = checked_options(
+            players,
+            reward=reward,
+            illegal_action=illegal_action,
+            max_steps=max_steps,
+            render_mode=render_mode,
+            scaled=scaled,
+            render_modes=tuple(self.metadata["render_modes"]),
+        )
         check_seat(players, seat)
         check_choice("opponent", opponent, tuple(BOTS))
-        if max_steps is not None and (type(max_steps) is not int or max_steps < 1):
-            raise ValueError(f"max_steps must be a positive integer or None, got {max_steps!r}")
         self.players = players
         self.seat = seat
         self.opponent = opponent
         self.opponent_options = dict(opponent_options or {})
         make_bot(opponent, **self.opponent_options)  # refuses bad options now, not at reset
-        self.reward = check_choice("reward", reward, REWARDS)
-        self.illegal_action = check_choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
-        self.max_steps = max_steps
-        self.render_mode = (
-            None
-            if render_mode is None
-            else check_choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
-        )
-        if not isinstance(scaled, bool):
-            raise ValueError(f"scaled must be True or False, got {scaled!r}")
-        self.scaled = scaled
+        self.reward, self.illegal_action, self.max_steps, self.render_mode, self.scaled = options
         self.observation_space = observation_space(scaled=scaled)
         self.action_space = gymnasium.spaces.Discrete(NUM_ACTIONS)
         self.state_of_match: MatchState | None = None
@@ -161,9 +157,7 @@ class AmericanSniffGymEnv(gymnasium.Env[dict[str, Any], Any]):
         number = action_of_input(action)
         move = dict(legal_action_moves(state)).get(number)
         if move is None:
-            if self.illegal_action == "raise":
-                move_of(state, number)  # raises the IllegalMove that says why
-                raise AssertionError(f"action {number} is not legal, yet move_of() took it")
+            raise_if_raising(self.illegal_action, state, number)
             self._over = True
             return self._observe(), -1.0, True, False, {**self._info(), "illegal_action": True}
         after = self._play_bots(self._apply(state, move))
@@ -179,13 +173,7 @@ class AmericanSniffGymEnv(gymnasium.Env[dict[str, Any], Any]):
 
     def render(self) -> str | None:
         """The table and the scores as text (as in :mod:`american_sniff.envs.pettingzoo`)."""
-        if self.render_mode is None or self.state_of_match is None:
-            return None
-        text = render_state(self.state_of_match)
-        if self.render_mode == "human":
-            print(text, end="")
-            return None
-        return text
+        return rendered(self.render_mode, self.state_of_match)
 
     def _play_bots(self, state: MatchState) -> MatchState:
         """``state`` after the bots' actions up to the agent's turn or the end of the match."""

@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import array
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import gymnasium
 import numpy as np
@@ -147,6 +147,77 @@ def encoded(
     return {"observation": observation, "action_mask": mask}
 
 
+class Options(NamedTuple):
+    """An environment's checked options, as both environments take them.
+
+    :ivar reward: One of :data:`~american_sniff.envs.rewards.REWARDS`.
+    :ivar illegal_action: One of :data:`ILLEGAL_ACTIONS`.
+    :ivar max_steps: The steps after which an episode is truncated, or None.
+    :ivar render_mode: One of the environment's render modes, or None.
+    :ivar scaled: Whether observations are scaled.
+    """
+
+    reward: str
+    illegal_action: str
+    max_steps: int | None
+    render_mode: str | None
+    scaled: bool
+
+
+def checked_options(  # noqa: PLR0913 (the environments' options, each checked)
+    players: object,
+    *,
+    reward: str,
+    illegal_action: str,
+    max_steps: int | None,
+    render_mode: str | None,
+    scaled: bool,
+    render_modes: tuple[str, ...],
+) -> Options:
+    """The options an environment was given, each checked.
+
+    :raises ValueError: naming the first that is wrong.
+    """
+    if players not in PLAYER_COUNTS:
+        raise ValueError(f"players must be 2, 3 or 4, got {players!r}")
+    if max_steps is not None and (type(max_steps) is not int or max_steps < 1):
+        raise ValueError(f"max_steps must be a positive integer or None, got {max_steps!r}")
+    if not isinstance(scaled, bool):
+        raise ValueError(f"scaled must be True or False, got {scaled!r}")
+    return Options(
+        check_choice("reward", reward, REWARDS),
+        check_choice("illegal_action", illegal_action, ILLEGAL_ACTIONS),
+        max_steps,
+        None if render_mode is None else check_choice("render_mode", render_mode, render_modes),
+        scaled,
+    )
+
+
+def raise_if_raising(illegal_action: str, state: MatchState, number: int) -> None:
+    """Raise the IllegalMove saying why ``number`` is not legal, if ``illegal_action`` is "raise".
+
+    :raises IllegalMove: then; else nothing happens (the environment scores the loss).
+    """
+    if illegal_action == "raise":
+        move_of(state, number)  # raises the IllegalMove that says why
+        raise AssertionError(f"action {number} is not legal, yet move_of() took it")
+
+
+def rendered(render_mode: str | None, state: MatchState | None) -> str | None:
+    """What an environment's ``render()`` gives: :func:`render_state`'s text.
+
+    In the ``"human"`` mode the text is printed and None returned; with no
+    render mode, or before the first reset, it is None.
+    """
+    if render_mode is None or state is None:
+        return None
+    text = render_state(state)
+    if render_mode == "human":
+        print(text, end="")
+        return None
+    return text
+
+
 def render_state(state: MatchState) -> str:
     """The text ``render()`` shows: the table, then the scores, hands and stock."""
     status = (
@@ -190,24 +261,19 @@ class AmericanSniffEnv(AECEnv[str, dict[str, np.ndarray], int]):
         scaled: bool = False,
     ) -> None:
         super().__init__()
-        if players not in PLAYER_COUNTS:
-            raise ValueError(f"players must be 2, 3 or 4, got {players!r}")
-        if max_steps is not None and (type(max_steps) is not int or max_steps < 1):
-            raise ValueError(f"max_steps must be a positive integer or None, got {max_steps!r}")
-        self.players = players
-        self.reward = check_choice("reward", reward, REWARDS)
-        self.illegal_action = check_choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
-        self.max_steps = max_steps
-        self.render_mode = (
-            None
-            if render_mode is None
-            else check_choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
+        options = checked_options(
+            players,
+            reward=reward,
+            illegal_action=illegal_action,
+            max_steps=max_steps,
+            render_mode=render_mode,
+            scaled=scaled,
+            render_modes=tuple(self.metadata["render_modes"]),
         )
+        self.players = players
+        self.reward, self.illegal_action, self.max_steps, self.render_mode, self.scaled = options
         self.possible_agents = [f"player_{seat}" for seat in range(players)]
         self._seat = {agent: seat for seat, agent in enumerate(self.possible_agents)}
-        if not isinstance(scaled, bool):
-            raise ValueError(f"scaled must be True or False, got {scaled!r}")
-        self.scaled = scaled
         self.observation_spaces = {
             agent: observation_space(scaled=scaled) for agent in self.possible_agents
         }
@@ -279,9 +345,7 @@ class AmericanSniffEnv(AECEnv[str, dict[str, np.ndarray], int]):
         self._cumulative_rewards[agent] = 0.0
         move = self._legal_moves(state).get(number)
         if move is None:
-            if self.illegal_action == "raise":
-                move_of(state, number)  # raises the IllegalMove that says why
-                raise AssertionError(f"action {number} is not legal, yet move_of() took it")
+            raise_if_raising(self.illegal_action, state, number)
             self.rewards = {a: -1.0 if a == agent else 0.0 for a in self.agents}
             self.terminations = dict.fromkeys(self.agents, True)
             self.infos[agent] = {"illegal_action": True}
@@ -305,13 +369,7 @@ class AmericanSniffEnv(AECEnv[str, dict[str, np.ndarray], int]):
 
     def render(self) -> str | None:
         """The table and the scores as text (see the module)."""
-        if self.render_mode is None or self.state_of_match is None:
-            return None
-        text = render_state(self.state_of_match)
-        if self.render_mode == "human":
-            print(text, end="")
-            return None
-        return text
+        return rendered(self.render_mode, self.state_of_match)
 
     def close(self) -> None:
         """Nothing to release."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hmac
 import json
+from collections.abc import Callable
 from typing import Any
 
 from ..layout import Layout
@@ -82,38 +83,56 @@ def action_text(node: tuple[Any, ...]) -> str:
     )
 
 
-def log_text(log: ActionLog) -> str:
-    """The compact JSON list of a log's actions, oldest first, as ``action_to_json`` writes them.
+def chain_text(
+    texts: dict[int, tuple[Any, str]],
+    limit: int,
+    newest: Any,
+    previous: int,
+    piece: Callable[[Any], str],
+) -> str:
+    """The pieces of a chain of nodes, oldest first, joined by commas, kept by node.
 
-    Kept by node: the text of a log whose node before was already written
-    costs one action.
+    A chain is a tuple whose item ``previous`` is the node before (None at
+    the start), shared with the chains before it; ``piece`` writes one node.
+    ``texts`` keeps each chain's text by the id of its newest node (the entry
+    holds the node, so that the id cannot be reused while it lives), up to
+    ``limit`` entries, then starts afresh: the text of a chain whose node
+    before was already written costs one piece.
     """
-    if log is None:
-        return "[]"
-    entry = LOG_TEXTS.get(id(log))
-    if entry is not None and entry[0] is log:
-        return "[" + entry[1] + "]"
     pending = []
-    node: ActionLog = log
+    node = newest
     text = ""
     while node is not None:
-        entry = LOG_TEXTS.get(id(node))
+        entry = texts.get(id(node))
         if entry is not None and entry[0] is node:
             text = entry[1]
             break
         pending.append(node)
-        node = node[6]
-    if len(pending) == 1:  # the history before was written: one action more
-        piece = action_text(pending[0])
-        text = f"{text},{piece}" if text else piece
+        node = node[previous]
+    if not pending:
+        return text
+    if len(pending) == 1:  # the chain before was written: one piece more
+        last = piece(pending[0])
+        text = f"{text},{last}" if text else last
     else:
         pieces = [text] if text else []
-        pieces.extend([action_text(pending[index]) for index in range(len(pending) - 1, -1, -1)])
+        pieces.extend([piece(pending[index]) for index in range(len(pending) - 1, -1, -1)])
         text = ",".join(pieces)
-    if len(LOG_TEXTS) >= SAVES_KEPT:
-        LOG_TEXTS.clear()
-    LOG_TEXTS[id(log)] = (log, text)
-    return "[" + text + "]"
+    if len(texts) >= limit:
+        texts.clear()
+    texts[id(newest)] = (newest, text)
+    return text
+
+
+def log_text(log: ActionLog) -> str:
+    """The compact JSON list of a log's actions, oldest first, as ``action_to_json`` writes them.
+
+    Kept by node (:func:`chain_text`): the text of a log whose node before
+    was already written costs one action.
+    """
+    if log is None:
+        return "[]"
+    return "[" + chain_text(LOG_TEXTS, SAVES_KEPT, log, 6, action_text) + "]"
 
 
 #: The table after each action of each history a load read (a signed load's,
@@ -135,6 +154,24 @@ def _hands_text(hands: tuple[tuple[Tile, ...], ...]) -> str:
     return "[" + ",".join([tiles_text(hand) for hand in hands]) + "]"
 
 
+def round_head_text(result: RoundResult) -> str:
+    """The first keys of a finished round's JSON object, as a state and a view write it.
+
+    From ``{"round"`` to the ``"scores"`` after settlement, with no comma after.
+    """
+    finisher = "null" if result.finisher is None else str(result.finisher)
+    return (
+        f'{{"round":{result.round},"end":"{result.end.value}","finisher":{finisher},'
+        f'"hands":{_hands_text(result.hands)},"deductions":{ints_text(result.deductions)},'
+        f'"scores":{ints_text(result.scores)}'
+    )
+
+
+def round_tail_text(result: RoundResult) -> str:
+    """The last key of a finished round's JSON object, ``"dealt_from"``, and its closing brace."""
+    return f'"dealt_from":"{"deal" if result.given else "seed"}"}}'
+
+
 #: The text of each finished round's object met, by the result's id (the entry
 #: holds the result, so that the id cannot be reused while it lives).
 ROUND_TEXTS: dict[int, tuple[RoundResult, str]] = {}
@@ -149,12 +186,9 @@ def round_text(result: RoundResult | None) -> str:
         return entry[1]
     if len(ROUND_TEXTS) >= SAVES_KEPT:
         ROUND_TEXTS.clear()
-    finisher = "null" if result.finisher is None else str(result.finisher)
     text = (
-        f'{{"round":{result.round},"end":"{result.end.value}","finisher":{finisher},'
-        f'"hands":{_hands_text(result.hands)},"deductions":{ints_text(result.deductions)},'
-        f'"scores":{ints_text(result.scores)},"history":{log_text(round_log_of(result))},'
-        f'"dealt_from":"{"deal" if result.given else "seed"}"}}'
+        f"{round_head_text(result)},"
+        f'"history":{log_text(round_log_of(result))},{round_tail_text(result)}'
     )
     ROUND_TEXTS[id(result)] = (result, text)
     return text

@@ -12,7 +12,50 @@ from contextlib import contextmanager
 from ._base import LogEntry
 from ._sql import SQLStore
 
-__all__ = ["SQLiteStore"]
+__all__ = ["SQLiteStore", "locked_transaction", "open_database"]
+
+
+def open_database(path: str | pathlib.Path, *, timeout: float = 5.0) -> sqlite3.Connection:
+    """A connection to the SQLite database at ``path``, as this package's stores keep one.
+
+    Transactions are begun by hand (:func:`locked_transaction`), the
+    connection may serve several threads (behind a lock), foreign keys are
+    enforced, and a file (not ``":memory:"``) is kept in write-ahead-log mode
+    (WAL), where reads go on during a write. A writer waits up to ``timeout``
+    seconds for another's lock.
+
+    :raises sqlite3.Error: if the file cannot be opened or is not a database
+        (the connection is closed then).
+    """
+    db = sqlite3.connect(str(path), timeout=timeout, isolation_level=None, check_same_thread=False)
+    try:
+        db.execute("PRAGMA foreign_keys = ON")
+        if str(path) != ":memory:":
+            db.execute("PRAGMA journal_mode = WAL")
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+@contextmanager
+def locked_transaction(
+    db: sqlite3.Connection, lock: threading.Lock, begin: str = "BEGIN IMMEDIATE"
+) -> Iterator[sqlite3.Connection]:
+    """A transaction on ``db``, holding ``lock``: committed at the end, rolled back on any error.
+
+    ``begin`` is the statement that opens it: ``BEGIN IMMEDIATE`` (the
+    default) takes the file's write lock at once, before anything is read.
+    """
+    with lock:
+        db.execute(begin)
+        try:
+            yield db
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sniff_matches (
@@ -66,13 +109,8 @@ class SQLiteStore(SQLStore):
 
     def __init__(self, path: str | pathlib.Path = ":memory:", *, timeout: float = 30.0) -> None:
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(
-            str(path), timeout=timeout, isolation_level=None, check_same_thread=False
-        )
+        self._db = open_database(path, timeout=timeout)
         try:
-            self._db.execute("PRAGMA foreign_keys = ON")
-            if str(path) != ":memory:":
-                self._db.execute("PRAGMA journal_mode = WAL")
             with self._transaction() as db:
                 for statement in _SCHEMA.split(";"):
                     if statement.strip():
@@ -84,14 +122,10 @@ class SQLiteStore(SQLStore):
     @contextmanager
     def _transaction(self, *, write: bool = True) -> Iterator[sqlite3.Connection]:
         # A write takes the file's write lock at BEGIN, before it reads anything.
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE" if write else "BEGIN DEFERRED")
-            try:
-                yield self._db
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+        with locked_transaction(
+            self._db, self._lock, "BEGIN IMMEDIATE" if write else "BEGIN DEFERRED"
+        ) as db:
+            yield db
 
     def _append(self, match_id: str, expected: int, entry: LogEntry) -> None:
         with self._transaction() as db:

@@ -35,7 +35,7 @@ __all__ = [
 ]
 
 #: How many tiles the set holds.
-_SET_SIZE = 28
+_SET_SIZE = rules.TILE_COUNT
 
 #: The most one settlement can take from a side: the hands left hold at most
 #: the set's 168 pips, each hand rounds up by at most 2, a side holds at most
@@ -77,7 +77,28 @@ def _fits(layout: Layout, tile: Tile) -> bool:
 
 
 def _sorted_values(mask: int) -> list[int]:
-    return [v for v in range(7) if mask >> v & 1]
+    return [v for v in range(rules.MAX_PIPS + 1) if mask >> v & 1]
+
+
+def _placed_as_claimed(
+    layout: Layout, tile: Tile, move: Place, action: Action, where: str
+) -> tuple[Layout, int]:
+    """The table after ``move`` places ``tile``, and what it scores, as ``action`` claims them.
+
+    :raises InvalidView: if the table refuses the placement, or the action
+        claims another end sum or other points; ``where`` names it.
+    """
+    try:
+        layout = layout.place(tile, move.at)
+    except ValueError as exc:
+        raise InvalidView(f"{where} ({move}) is illegal: {exc}") from None
+    points = rules.placement_points(layout.end_sum)
+    if action.end_sum != layout.end_sum or action.points != points:
+        raise InvalidView(
+            f"{where} claims end sum {action.end_sum} and {action.points} points; "
+            f"the table gives {layout.end_sum} and {points}"
+        )
+    return layout, points
 
 
 def _start_scores(view: SpectatorView, where: str) -> tuple[int, ...]:
@@ -136,7 +157,7 @@ def _check_result(result: RoundResult, view: SpectatorView, where: str) -> None:
         before[rules.side_of(players, seat)] += amount
     least = -(view.round - 1) * _MOST_DEDUCTED
     for side, score in enumerate(result.scores):
-        if score % 5 or before[side] >= view.target or score < least:
+        if not rules.is_score(score) or before[side] >= view.target or score < least:
             raise InvalidView(
                 f"{where}.scores[{side}] is {score}: scores are multiples of five, below the "
                 f"target {view.target} before settlement, and no lower than {least} "
@@ -322,16 +343,7 @@ def check_view(view: SpectatorView, where: str = "$") -> None:  # noqa: PLR0915
                     f"{at}: seat {seat} is known to hold none of "
                     f"{_sorted_values(seen.voids[seat])}, so it cannot place {tile}"
                 )
-            try:
-                layout = layout.place(tile, move.at)
-            except ValueError as exc:
-                raise InvalidView(f"{at} ({move}) is illegal: {exc}") from None
-            points = rules.placement_points(layout.end_sum)
-            if action.end_sum != layout.end_sum or action.points != points:
-                raise InvalidView(
-                    f"{at} claims end sum {action.end_sum} and {action.points} points; "
-                    f"the table gives {layout.end_sum} and {points}"
-                )
+            layout, points = _placed_as_claimed(layout, tile, move, action, at)
             side = rules.side_of(players, seat)
             scores[side] += points
             sizes[seat] -= 1
@@ -520,16 +532,7 @@ def check_event_on(view: SpectatorView, event: ViewEvent, log: Node) -> Layout: 
             raise InvalidView(f"seat {seat} just drew {drawn}, which fits: it must place it")
         if action.tile is not None:
             raise InvalidView("a placement shows no drawn tile")
-        try:
-            layout = layout.place(tile, move.at)
-        except ValueError as exc:
-            raise InvalidView(f"the event's placement ({move}) is illegal: {exc}") from None
-        points = rules.placement_points(layout.end_sum)
-        if action.end_sum != layout.end_sum or action.points != points:
-            raise InvalidView(
-                f"the event claims end sum {action.end_sum} and {action.points} points; "
-                f"the table gives {layout.end_sum} and {points}"
-            )
+        layout, points = _placed_as_claimed(layout, tile, move, action, "the event's placement")
         scores[rules.side_of(players, seat)] += points
     else:
         if layout.is_empty:

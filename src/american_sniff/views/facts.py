@@ -24,7 +24,8 @@ __all__ = [
 
 #: The set of values of each 7-bit mask (bit ``v`` for value ``v``).
 _VALUES_OF_MASK: tuple[frozenset[int], ...] = tuple(
-    frozenset(v for v in range(7) if mask >> v & 1) for mask in range(128)
+    frozenset(v for v in range(rules.MAX_PIPS + 1) if mask >> v & 1)
+    for mask in range(1 << rules.MAX_PIPS + 1)
 )
 
 
@@ -102,6 +103,20 @@ _STARTS = {
 }
 
 
+def void_at_turn_end(passed: bool, draws: int, known: int, shown: int) -> int:
+    """The values a seat is known to lack once its turn ends by a pass or by a placement.
+
+    ``draws`` is how many tiles it drew this turn (a placement after none
+    tells nothing, and is not asked about), ``known`` the values it was known
+    to lack before the turn, ``shown`` the values the table showed when the
+    turn began. Its hand held none of the values shown; the tiles it kept from
+    the turn's draws show none of them either, but may show values known
+    before, so ``known`` still holds only if it kept no drawn tile.
+    """
+    kept = draws if passed else draws - 1  # a placed tile was just drawn
+    return shown | (known if kept == 0 else 0)
+
+
 def round_start_facts(players: int) -> _Seen:
     """What is known before a round's first action (for the views' checks)."""
     return _STARTS[players]
@@ -135,10 +150,7 @@ def _step(before: _Seen, node: Node, layout: Layout | None) -> _Seen:
         draws += 1
         void = 0
     else:
-        kept = draws if kind is Pass else draws - 1  # the placed tile was just drawn
-        # The hand held none of the values shown. Tiles it kept from this turn's
-        # draws show none of them either, but may show values known before.
-        void = shown | (known if kept == 0 else 0)
+        void = void_at_turn_end(kind is Pass, draws, known, shown)
         current = -1
     if void != voids[seat]:
         voids = voids[:seat] + (void,) + voids[seat + 1 :]

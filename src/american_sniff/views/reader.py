@@ -148,7 +148,7 @@ def _voids(docs: list[list[int]], players: int, where: str) -> tuple[frozenset[i
     if len(docs) != players:
         raise InvalidView(f"{where} must hold {players} lists, one per seat")
     for seat, values in enumerate(docs):
-        if values != sorted(set(values)) or any(not 0 <= v <= 6 for v in values):
+        if values != sorted(set(values)) or any(not 0 <= v <= rules.MAX_PIPS for v in values):
             raise InvalidView(f"{where}[{seat}] must be distinct values from 0 to 6, in order")
     return tuple(frozenset(values) for values in docs)
 

@@ -17,8 +17,11 @@ from ..serial.writing import (
     LOG_TEXTS,
     SIGNED_PLACEMENTS,
     action_text,
+    chain_text,
     ints_text,
     log_text,
+    round_head_text,
+    round_tail_text,
     tiles_text,
 )
 from ..serial.writing import kept_move_text as _move_text
@@ -252,27 +255,15 @@ def _placements_text(layout: Layout) -> str:
             _PLACEMENT_TEXTS.clear()
         _PLACEMENT_TEXTS[id(log)] = (log, signed[1])
         return "[" + signed[1] + "]"
-    pending: list[tuple[Tile, int | None, Any]] = []
-    node = log
-    text = ""
-    while node is not None:
-        entry = _PLACEMENT_TEXTS.get(id(node))
-        if entry is not None and entry[0] is node:
-            text = entry[1]
-            break
-        pending.append(node)
-        node = node[2]
-    pieces = [text] if text else []
-    for index in range(len(pending) - 1, -1, -1):
-        tile, key, _ = pending[index]
-        move = OPEN[tile.index] if key is None else PLACE[tile.index][key]
-        assert move is not None  # the key of a placement on the table
-        pieces.append(f'"{_move_text(move)}"')
-    text = ",".join(pieces)
-    if len(_PLACEMENT_TEXTS) >= _TEXTS_LIMIT:
-        _PLACEMENT_TEXTS.clear()
-    _PLACEMENT_TEXTS[id(log)] = (log, text)
-    return "[" + text + "]"
+    return "[" + chain_text(_PLACEMENT_TEXTS, _TEXTS_LIMIT, log, 2, _placement_text) + "]"
+
+
+def _placement_text(node: tuple[Tile, int | None, Any]) -> str:
+    """One placement of a table's chain (its tile, its point's key), as a JSON string."""
+    tile, key, _ = node
+    move = OPEN[tile.index] if key is None else PLACE[tile.index][key]
+    assert move is not None  # the key of a placement on the table
+    return f'"{_move_text(move)}"'
 
 
 def _table_text(layout: Layout) -> str:
@@ -307,14 +298,9 @@ def _view_round_text(result: RoundResult | None) -> str:
     if len(_VIEW_ROUND_TEXTS) >= _TEXTS_LIMIT:
         _VIEW_ROUND_TEXTS.clear()
     log: Node = round_log_of(result)
-    finisher = "null" if result.finisher is None else str(result.finisher)
-    hands = ",".join([tiles_text(hand) for hand in result.hands])
     text = (
-        f'{{"round":{result.round},"end":"{result.end.value}","finisher":{finisher},'
-        f'"hands":[{hands}],"deductions":{ints_text(result.deductions)},'
-        f'"scores":{ints_text(result.scores)},"placements":{_placements_text(result.layout)},'
-        f'"history":{"null" if log is None else log_text(log)},'
-        f'"dealt_from":"{"deal" if result.given else "seed"}"}}'
+        f'{round_head_text(result)},"placements":{_placements_text(result.layout)},'
+        f'"history":{"null" if log is None else log_text(log)},{round_tail_text(result)}'
     )
     _VIEW_ROUND_TEXTS[id(result)] = (result, text)
     return text

@@ -44,6 +44,8 @@ from typing import Any, Protocol
 
 import attrs
 
+from ..store.sqlite import locked_transaction, open_database
+
 __all__ = [
     "BATCH",
     "LOG_KINDS",
@@ -179,10 +181,7 @@ class Store:
 
     def __init__(self, path: str | Path) -> None:
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA foreign_keys = ON")
-        if str(path) != ":memory:":
-            self._db.execute("PRAGMA journal_mode = WAL")
+        self._db = open_database(path)
         with self._lock:
             self._db.executescript(_SCHEMA)
 
@@ -201,14 +200,8 @@ class Store:
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._db
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+        with locked_transaction(self._db, self._lock) as db:
+            yield db
 
     def meta_of(self, key: str) -> str | None:
         """The stored value of ``key``, or None if there is none (nothing is stored)."""

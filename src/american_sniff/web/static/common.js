@@ -70,8 +70,23 @@ function backSvg(size) {
   return svg;
 }
 
+// The rules by seat, from rules.js (which tools/batch_header.py writes from
+// american_sniff.rules): a seat's scoring side, its partner (null without
+// partnerships), and whether the seats play in partnerships.
+function sideOf(players, seat) {
+  return RULES.sideOf[players][seat];
+}
+
+function partnerOf(players, seat) {
+  return RULES.partnerOf[players][seat];
+}
+
+function hasPartners(players) {
+  return partnerOf(players, 0) !== null;
+}
+
 function sideName(players, side) {
-  if (players === 4) return side === 0 ? "seats 0 + 2" : "seats 1 + 3";
+  if (hasPartners(players)) return `seats ${side} + ${partnerOf(players, side)}`;
   return `seat ${side}`;
 }
 

@@ -23,7 +23,7 @@ function seatRows() {
     const showName = () => { name.hidden = select.value !== "human"; };
     select.addEventListener("change", showName);
     showName();
-    const team = players === 4 ? ` (partner of seat ${(seat + 2) % 4})` : "";
+    const team = hasPartners(players) ? ` (partner of seat ${partnerOf(players, seat)})` : "";
     box.append(el("div", { class: "row" },
       el("label", { for: `seat-${seat}`, text: `Seat ${seat}${team}` }), select, name));
   }

@@ -45,7 +45,7 @@ function seatName(seat, withKind) {
   if (seat === current.you) return "you";
   const given = (current.names || [])[seat];
   const notes = given ? [`seat ${seat}`] : [];
-  if (view.players === 4 && typeof current.you === "number" && (current.you + 2) % 4 === seat) {
+  if (typeof current.you === "number" && partnerOf(view.players, current.you) === seat) {
     notes.push("your partner");
   } else if (withKind && !given) {  // a name is a person's: no need to say so
     notes.push(kindName(kind));
@@ -61,8 +61,8 @@ function capital(text) {
 function sideLabel(side) {
   const players = current.view.players;
   if (typeof current.you === "number") {
-    const mine = players === 4 ? current.you % 2 : current.you;
-    if (side === mine) return players === 4 ? "you and your partner" : "you";
+    const mine = sideOf(players, current.you);
+    if (side === mine) return hasPartners(players) ? "you and your partner" : "you";
   }
   return sideName(players, side);
 }
@@ -163,20 +163,22 @@ function placedTiles(view) {
   return view.table.placements.map((p) => p.split(" ")[0]);
 }
 
+// Where "what just happened" starts in the history: at the start of your last
+// turn (its draws included); for a spectator, at the last turn of every seat.
+function lastTurnStart(view) {
+  const history = view.history;
+  if (typeof current.you !== "number") return Math.max(0, history.length - view.players);
+  let at = history.length - 1;
+  while (at >= 0 && !(history[at].seat === current.you && history[at].move !== "draw")) at--;
+  // back over the draws of that turn
+  while (at > 0 && history[at - 1].seat === current.you && history[at - 1].move === "draw") at--;
+  return Math.max(at, 0);
+}
+
 // What just happened: the placements since the start of your last turn (for
 // a spectator, of the last turn of every seat), as {tile, seat, points}.
 function recentPlacements(view) {
-  const history = view.history;
-  let start = Math.max(0, history.length - view.players);
-  if (typeof current.you === "number") {
-    start = 0;
-    let at = history.length - 1;
-    while (at >= 0 && !(history[at].seat === current.you && history[at].move !== "draw")) at--;
-    // back over the draws of that turn
-    while (at > 0 && history[at - 1].seat === current.you && history[at - 1].move === "draw") at--;
-    if (at >= 0) start = at;
-  }
-  return history.slice(start)
+  return view.history.slice(lastTurnStart(view))
     .filter((a) => a.move !== "draw" && a.move !== "pass")
     .map((a) => ({ tile: a.move.split(" ")[0], seat: a.seat, points: a.points || 0 }));
 }
@@ -707,17 +709,8 @@ function seatPlaces(players, me) {
 // What each seat did since the start of your last turn (as the table's
 // marks show it), in words: "placed [3|4] (+10)", "drew 2", "passed".
 function sinceYourTurn(view) {
-  const history = view.history;
-  let start = Math.max(0, history.length - view.players);
-  if (typeof current.you === "number") {
-    start = 0;
-    let at = history.length - 1;
-    while (at >= 0 && !(history[at].seat === current.you && history[at].move !== "draw")) at--;
-    while (at > 0 && history[at - 1].seat === current.you && history[at - 1].move === "draw") at--;
-    if (at >= 0) start = at;
-  }
   const done = new Map();
-  for (const action of history.slice(start)) {
+  for (const action of view.history.slice(lastTurnStart(view))) {
     const parts = done.get(action.seat) || { placed: [], drew: 0, passed: false };
     if (action.move === "draw") parts.drew++;
     else if (action.move === "pass") parts.passed = true;
@@ -751,7 +744,7 @@ function drawSeats(view) {
   view.hand_sizes.forEach((size, seat) => {
     const backs = el("span", { class: "backs", "aria-hidden": "true" });
     for (let i = 0; i < Math.min(size, 12); i++) backs.append(backSvg(9));
-    const side = view.players === 4 ? seat % 2 : seat;
+    const side = sideOf(view.players, seat);
     const colour = SEAT_COLOURS[seat % SEAT_COLOURS.length];
     const badge = el("span", { class: "seat-mark", "aria-hidden": "true", text: String(seat) });
     badge.style.background = colour;
@@ -887,7 +880,7 @@ function drawSettlement(view, last) {
 // "You lost: " before the news of a match you lost (nothing for a spectator).
 function verdict(view) {
   if (typeof current.you !== "number") return "";
-  const mine = view.players === 4 ? current.you % 2 : current.you;
+  const mine = sideOf(view.players, current.you);
   // A win already reads "You won" ("You and your partner won"): only a loss needs saying.
   return mine === view.winner ? "" : "You lost: ";
 }
