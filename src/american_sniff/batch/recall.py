@@ -53,7 +53,7 @@ from ..observation import (
     information_state_size,
 )
 from ..rng import below, next_u64
-from ..rules import PLAYER_COUNTS
+from ..rules import PLAYER_COUNTS, TILE_COUNT
 from ..tiles import ALL_TILES
 from . import _pybatch as k
 from .observe import FACT_WORDS, observe_numpy
@@ -196,7 +196,7 @@ def _information_numpy(s: Any, f: Any, h: Any, seats: Any, players: int) -> Any:
     tile = records >> _TILE_SHIFT & 0x1F
     actor = records >> _SEAT_SHIFT
     row, at = np.nonzero(live)
-    base = OBSERVATION_SIZE + 28 + _SLOT * at
+    base = OBSERVATION_SIZE + TILE_COUNT + _SLOT * at
     a, t, who, seat = action[row, at], tile[row, at], actor[row, at], seats[row]
     out[row, base + (who - seat) % players] = 1
     place = a < _DRAW
@@ -210,11 +210,11 @@ def _information_numpy(s: Any, f: Any, h: Any, seats: Any, players: int) -> Any:
     out[row[mine], base[mine] + _TILE + t[mine]] = 1
     out[row[a == _PASS], base[a == _PASS] + _KIND + 2] = 1
     hands = s[np.arange(m), k.HANDS + seats].astype(np.int64) & k.HAND_BITS
-    held = (hands[:, None] >> np.arange(28)) & 1
+    held = (hands[:, None] >> np.arange(TILE_COUNT)) & 1
     placed_mine = place & (who == seat)
     held[row[placed_mine], _TILE_OF[a[placed_mine]]] = 1
     held[row[mine], t[mine]] = 0
-    out[:, OBSERVATION_SIZE : OBSERVATION_SIZE + 28] = held
+    out[:, OBSERVATION_SIZE : OBSERVATION_SIZE + TILE_COUNT] = held
     return out
 
 

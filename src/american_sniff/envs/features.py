@@ -66,6 +66,7 @@ from ..actions import ACTION_MOVES, DRAW_ACTION, NUM_ACTIONS, PASS_ACTION, POINT
 from ..moves import Place
 from ..observation import OBSERVATION_FIELDS, OBSERVATION_SIZE, SCALE_DIVISORS
 from ..points import Side
+from ..rules import MAX_PIPS, SCORE_UNIT, TILE_COUNT
 from ..tiles import ALL_TILES
 
 __all__ = ["FEATURE_NAMES", "action_features", "greedy_policy", "points_now"]
@@ -147,11 +148,14 @@ _ACTION_TILE, _ACTION_POINT, _ACTION_ADD, _ACTION_OUTWARD = _action_tables()
 _ACTION_RANK = np.where(
     _ACTION_TILE >= 0, _ACTION_TILE * 71 + _ACTION_POINT + 1, NUM_ACTIONS * 71
 ).astype(np.int64)
-_REPLY_ADD = np.array([[2 * u if y == u else y for y in range(7)] for u in range(7)], np.int64)
+_VALUES = MAX_PIPS + 1
+_REPLY_ADD = np.array(
+    [[2 * u if y == u else y for y in range(_VALUES)] for u in range(_VALUES)], np.int64
+)
 
 
 def _scores(total: Any) -> Any:
-    return np.where((total > 0) & (total % 5 == 0), total, 0)
+    return np.where((total > 0) & (total % SCORE_UNIT == 0), total, 0)
 
 
 def _check(observations: Any, masks: Any) -> tuple[Any, Any]:
@@ -237,10 +241,10 @@ def action_features(observations: Any, masks: Any) -> tuple[Any, Any, Any]:
     numbers, takes = _left(rows, actions, table)
 
     hand = (observations[:, _AT["hand"]] > 0.5) | (observations[:, _AT["drawn"]] > 0.5)
-    played = (observations[:, _AT["played"]].reshape(-1, 4, 28) > 0.5).any(axis=1)
-    voids = observations[:, _AT["voids"]].reshape(-1, 4, 7)[:, 1] > 0.5
+    played = (observations[:, _AT["played"]].reshape(-1, 4, TILE_COUNT) > 0.5).any(axis=1)
+    voids = observations[:, _AT["voids"]].reshape(-1, 4, _VALUES)[:, 1] > 0.5
     unseen = ~hand & ~played
-    this = np.zeros((count, 28), np.bool_)
+    this = np.zeros((count, TILE_COUNT), np.bool_)
     this[np.arange(count)[placing], tile[placing]] = True
     theirs = (unseen & ~(voids[:, _TILE_LOW] | voids[:, _TILE_HIGH]))[rows] & ~this
     reply, replies = _best(after, numbers, takes, theirs)
