@@ -1,7 +1,11 @@
 """``american-sniff serve``: the browser game, served on this machine.
 
 It needs the ``web`` extra (``pip install 'american-sniff[web]'``: Starlette
-and uvicorn). Matches are kept in a SQLite file and survive a restart.
+and uvicorn). Matches are kept in a SQLite file and survive a restart, or in
+a PostgreSQL database (``--db postgresql://...``, the ``postgres`` extra),
+which any number of ``serve`` processes share: ``--workers N`` starts N of
+them on one listening socket (:mod:`american_sniff.web.workers`), and their
+rate limits are counted together (:mod:`american_sniff.web.buckets`).
 """
 
 from __future__ import annotations
@@ -9,6 +13,7 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -16,6 +21,9 @@ from urllib.parse import urlsplit
 from .options import Command, read_number
 
 if TYPE_CHECKING:
+    import socket
+
+    from ..web.buckets import SharedBuckets
     from ..web.store import MatchBook
 
 __all__ = ["COMMAND", "NAME", "is_loopback", "server_url"]
@@ -59,6 +67,17 @@ def _delay(text: str) -> float:
     value = read_number(text, float, "a number of seconds")
     if not 0 <= value <= 10:
         raise argparse.ArgumentTypeError(f"the delay is from 0 to 10 seconds, got {value}")
+    return value
+
+
+#: The most workers ``--workers`` may start.
+MAX_WORKERS = 64
+
+
+def _workers(text: str) -> int:
+    value = read_number(text, int, "a whole number")
+    if not 1 <= value <= MAX_WORKERS:
+        raise argparse.ArgumentTypeError(f"workers are from 1 to {MAX_WORKERS}, got {value}")
     return value
 
 
@@ -147,6 +166,29 @@ def _postgres(url: str) -> MatchBook:
     return LibraryStore(PostgresStore(url))
 
 
+def _shared_buckets(url: str) -> SharedBuckets:
+    """The rate limits that every worker on the PostgreSQL database at ``url`` counts together."""
+    from ..web.buckets import SharedBuckets  # noqa: PLC0415
+
+    return SharedBuckets(url)
+
+
+def _refusal_of_workers(args: argparse.Namespace) -> str | None:
+    """Why ``--workers`` cannot be what it is here, or None."""
+    if args.workers == 1:
+        return None
+    if not is_postgres_url(args.db):
+        return (
+            "--workers needs the matches in PostgreSQL (--db postgresql://...): "
+            "processes on one SQLite file do not hear each other's moves"
+        )
+    from ..web.workers import can_fork  # noqa: PLC0415
+
+    if not can_fork():
+        return "--workers needs a system that can fork processes (not Windows)"
+    return None
+
+
 def _run(args: argparse.Namespace) -> int:
     try:
         import uvicorn  # noqa: PLC0415 - the extra is needed by this command only
@@ -161,10 +203,16 @@ def _run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    refusal = _refusal_of_workers(args)
+    if refusal is not None:
+        print(f"american-sniff serve: {refusal}", file=sys.stderr)
+        return 2
     store: MatchBook
+    buckets: SharedBuckets | None = None
     if is_postgres_url(args.db):
         try:
             store = _postgres(args.db)
+            buckets = _shared_buckets(args.db)
         except ImportError:
             print(
                 "american-sniff serve: keeping the matches in PostgreSQL needs psycopg 3: "
@@ -206,21 +254,52 @@ def _run(args: argparse.Namespace) -> int:
     # The Host names the server answers for: the public URL's, or on loopback
     # this machine's (a page of another site cannot rebind them); else any.
     hosts = None if args.public_url or not is_loopback(args.host) else LOOPBACK_NAMES
-    app = create_app(
-        store,
-        bot_delay=args.bot_delay,
-        max_actions=args.max_actions,
-        max_rounds=args.max_rounds,
-        public_url=args.public_url,
-        hosts=hosts,
-    )
-    key = app.state.server.key
+
+    def serve(store: MatchBook, buckets: SharedBuckets | None) -> None:
+        app = create_app(
+            store,
+            bot_delay=args.bot_delay,
+            max_actions=args.max_actions,
+            max_rounds=args.max_rounds,
+            public_url=args.public_url,
+            hosts=hosts,
+            buckets=buckets,
+        )
+        server = uvicorn.Server(server_config(app, trusted_proxies=args.trusted_proxy))
+        tune_collector()
+        server.run(sockets=[listener])
+
+    from ..web.app import operator_key  # noqa: PLC0415
+
+    key = operator_key(store)
     print(f"American Sniff is served at {server_url(args.host, port, key)}", flush=True)
     print(f"Matches are kept in {where}. Ctrl-C stops the server.", flush=True)
-    server = uvicorn.Server(server_config(app, trusted_proxies=args.trusted_proxy))
-    tune_collector()
-    server.run(sockets=[listener])
-    return 0
+    if args.workers == 1:
+        serve(store, buckets)
+        return 0
+    # Each worker opens its own connections: none may cross the fork.
+    store.close()
+    if buckets is not None:
+        buckets.close()
+    return _supervised(listener, args, serve)
+
+
+def _supervised(
+    listener: socket.socket,
+    args: argparse.Namespace,
+    serve: Callable[[MatchBook, SharedBuckets | None], None],
+) -> int:
+    """Serve on ``args.workers`` forked workers, each on its own connections to the database."""
+    from ..web.workers import supervise  # noqa: PLC0415
+
+    def work(number: int) -> None:
+        serve(_postgres(args.db), _shared_buckets(args.db))
+
+    print(f"{args.workers} workers serve on one socket.", flush=True)
+    try:
+        return supervise(listener, args.workers, work)
+    finally:
+        listener.close()
 
 
 def _options(parser: argparse.ArgumentParser) -> None:
@@ -239,6 +318,15 @@ def _options(parser: argparse.ArgumentParser) -> None:
         default=DEFAULT_DB,
         help=f"the SQLite file of the matches (default {DEFAULT_DB}), or a PostgreSQL URL "
         "(postgresql://user@host/dbname, with the postgres extra) that several servers share",
+    )
+    parser.add_argument(
+        "--workers",
+        type=_workers,
+        default=1,
+        metavar="N",
+        help="serve on N worker processes that share the listening socket (default 1); "
+        "more than one needs a PostgreSQL --db. A worker that dies is started again, "
+        "and Ctrl-C (or SIGTERM) stops them all",
     )
     parser.add_argument(
         "--bot-delay",
@@ -302,6 +390,7 @@ COMMAND = Command(
         "american-sniff serve --port 8080 --db games.sqlite3",
         "american-sniff serve --public-url https://sniff.example/ --trusted-proxy ::1",
         "american-sniff serve --db postgresql://127.0.0.1/sniff --port 8001",
+        "american-sniff serve --db postgresql://127.0.0.1/sniff --workers 4",
     ),
     options=_options,
     run=_run,

@@ -117,13 +117,17 @@ from ..render import render_svg, tally_svg
 from ..session import hint_reason
 from ..state import MatchState
 from ..views import event_for, spectator_view, view_for
+from .buckets import SharedBuckets
 from .frames import MAX_REPLAY_ACTIONS, NARROW_PAGE, PAGE, Stopped, record_actions, record_frames
 from .game import BOT_KINDS, HUMAN, Change, Game, GameError, new_setup
 from .limits import (
+    CREATE_BURST,
+    CREATE_EVERY,
     MAX_DEPTH,
     MAX_HEADER_BYTES,
     MAX_MESSAGE,
     Bucket,
+    Limit,
     Rate,
     RateLimit,
     SocketLimits,
@@ -148,6 +152,7 @@ __all__ = [
     "Connection",
     "Server",
     "create_app",
+    "operator_key",
 ]
 
 #: The directory of the pages, scripts and styles.
@@ -326,6 +331,11 @@ class Server:
         from each request's own address.
     :param lease: How long this worker's lease on driving a bot seat lasts
         (:data:`LEASE`), where the store has leases (the library's store).
+    :param buckets: Token buckets shared by every worker on the database
+        (:class:`~american_sniff.web.buckets.SharedBuckets`): the limits on
+        new matches, on new WebSockets of an address and of a seat, and on
+        an address's hints are then counted for all the workers together
+        (it is closed with the server). None: each counted by this process.
 
     **Several workers.** On the library's store
     (:class:`~american_sniff.web.shared.LibraryStore`), a bot seat is driven
@@ -347,8 +357,10 @@ class Server:
         max_rounds: int | None = MAX_ROUNDS,
         public_url: str | None = None,
         lease: float = LEASE,
+        buckets: SharedBuckets | None = None,
     ) -> None:
         self.store = store
+        self.buckets = buckets
         self.lease = lease
         #: This worker's name in the bot seats' leases.
         self.worker = _token()[:12]
@@ -357,19 +369,26 @@ class Server:
         self._leases: set[tuple[str, int]] = set()  # the bot seats this worker drove
         self.bot_delay = bot_delay
         self.forget_after = forget_after
-        self.creations = RateLimit() if creations is None else creations
         self.limits = SocketLimits() if limits is None else limits
+        self.creations: Limit = RateLimit() if creations is None else creations
+        if buckets is not None:
+            rate = (
+                Rate(CREATE_BURST, CREATE_EVERY)
+                if creations is None
+                else Rate(creations.burst, creations.every)
+            )
+            self.creations = buckets.limit("create", rate)
         self.max_actions = max_actions
         self.max_rounds = max_rounds
         self.public_url = None if public_url is None else public_url.rstrip("/") + "/"
-        self._address_messages = self.limits.address_messages.limit()
-        self._address_hints = self.limits.address_hints.limit()
-        self._reconnects = self.limits.reconnects.limit()
-        self._seat_reconnects = self.limits.seat_reconnects.limit()
+        self._address_messages = self.limits.address_messages.limit()  # per message: local
+        self._address_hints = self._limit("hints", self.limits.address_hints)
+        self._reconnects = self._limit("reconnects", self.limits.reconnects)
+        self._seat_reconnects = self._limit("seat reconnects", self.limits.seat_reconnects)
         self._per_address: collections.Counter[str] = collections.Counter()  # open sockets
         self._per_seat: collections.Counter[str] = collections.Counter()  # open sockets
         self._ended: dict[str, str] = {}  # why a match ended with no winner, by match
-        self.key = store.meta("key", _token())
+        self.key = operator_key(store)
         self._games: dict[str, Game] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._sockets: dict[str, dict[Connection, asyncio.Task[None]]] = {}
@@ -385,6 +404,10 @@ class Server:
         self._arriving: collections.Counter[str] = collections.Counter()  # hellos awaited
         self._forgetting: dict[str, asyncio.TimerHandle] = {}
         self.writer = Writer(store)
+
+    def _limit(self, name: str, rate: Rate) -> Limit:
+        """The limit ``name``: shared by the workers if the server has :attr:`buckets`."""
+        return rate.limit() if self.buckets is None else self.buckets.limit(name, rate)
 
     # -- games -------------------------------------------------------------------------
 
@@ -895,6 +918,8 @@ class Server:
             for match_id, seat in self._leases:
                 with contextlib.suppress(Exception):
                     await asyncio.to_thread(self.store.library.release, match_id, seat, self.worker)
+        if self.buckets is not None:
+            await asyncio.to_thread(self.buckets.close)
         self.store.close()
 
     # -- the WebSocket -----------------------------------------------------------------
@@ -907,7 +932,7 @@ class Server:
             await socket.close(code=4403)
             return
         address = socket.client.host if socket.client is not None else ""
-        refusal = self._address_refusal(address)
+        refusal = await self._address_refusal(address)
         if refusal is not None:
             await _refuse_socket(socket, refusal)
             return
@@ -917,30 +942,30 @@ class Server:
         finally:
             _done_one(self._per_address, address)
 
-    def _address_refusal(self, address: str) -> str | None:
-        """Why a new socket from ``address`` is refused (too many open, or too often), or None."""
+    async def _address_refusal(self, address: str) -> str | None:
+        """Why a new socket from ``address`` is refused (too often, or too many open), or None."""
         limits = self.limits
+        wait = await _take(self._reconnects, address)
+        if wait:
+            return _too_often("new connections from this address", limits.reconnects, wait)
         if self._per_address[address] >= limits.per_address:
             return (
                 f"this address has {limits.per_address} connections open, the most it may "
                 "have at once: close some pages of this server"
             )
-        wait = self._reconnects.take(address)
-        if wait:
-            return _too_often("new connections from this address", limits.reconnects, wait)
         return None
 
-    def _seat_refusal(self, seat: str) -> str | None:
-        """Why a new socket of ``seat`` is refused (too many open, or too often), or None."""
+    async def _seat_refusal(self, seat: str) -> str | None:
+        """Why a new socket of ``seat`` is refused (too often, or too many open), or None."""
         limits = self.limits
+        wait = await _take(self._seat_reconnects, seat)
+        if wait:
+            return _too_often("new connections of this seat", limits.seat_reconnects, wait)
         if self._per_seat[seat] >= limits.per_seat:
             return (
                 f"this seat has {limits.per_seat} connections open, the most it may have at "
                 "once: close another page of it"
             )
-        wait = self._seat_reconnects.take(seat)
-        if wait:
-            return _too_often("new connections of this seat", limits.seat_reconnects, wait)
         return None
 
     async def _serve_socket(self, socket: WebSocket, address: str) -> None:
@@ -996,7 +1021,7 @@ class Server:
 
     async def _admitted(self, socket: WebSocket, seat: str, match_id: str) -> bool:
         """Count one more socket of ``seat`` (a spectator's is ""), or refuse it if over a limit."""
-        refusal = self._seat_refusal(seat) if seat else None
+        refusal = await self._seat_refusal(seat) if seat else None
         if refusal is None:
             self._per_seat[seat] += 1
             return True
@@ -1029,7 +1054,7 @@ class Server:
                 problem = str(error)
             else:
                 if message.get("type") == "hint":
-                    refusal = self._hint_refusal(connection, address)
+                    refusal = await self._hint_refusal(connection, address)
         if refusal is not None:
             connection.refused += 1
             if connection.refused >= self.limits.persist:
@@ -1051,12 +1076,12 @@ class Server:
             return _too_often("messages from this address", self.limits.address_messages, wait)
         return None
 
-    def _hint_refusal(self, connection: Connection, address: str) -> str | None:
+    async def _hint_refusal(self, connection: Connection, address: str) -> str | None:
         """Why one more hint of ``connection`` is refused for a rate, or None."""
         wait = connection.hints.take()
         if wait:
             return _too_often("hints on this connection", self.limits.hints, wait)
-        wait = self._address_hints.take(address)
+        wait = await _take(self._address_hints, address)
         if wait:
             return _too_often("hints from this address", self.limits.address_hints, wait)
         return None
@@ -1149,7 +1174,7 @@ class Server:
         if not same_origin(request.headers):
             return _refuse(_CROSS_SITE, 403)
         address = request.client.host if request.client is not None else ""
-        wait = self.creations.take(address)
+        wait = await _take(self.creations, address)
         if wait:
             return JSONResponse(
                 {
@@ -1464,6 +1489,13 @@ def _viewer(game: Game, token: object) -> int | str | None:
     return game.viewer(token)
 
 
+async def _take(limit: Limit, key: str) -> float:
+    """``limit.take(key)``: at once for this process's own limit, in a thread for a shared one."""
+    if isinstance(limit, RateLimit):
+        return limit.take(key)
+    return await asyncio.to_thread(limit.take, key)
+
+
 def _too_often(what: str, rate: Rate, wait: float) -> str:
     """The refusal of one more of ``what`` over ``rate``, with the time to wait."""
     pace = f"one every {rate.every:g} s" if rate.every >= 1 else f"{rate.per_second:g} a second"
@@ -1485,6 +1517,14 @@ async def _close(socket: WebSocket, code: int, reason: str) -> None:
 
 def _token() -> str:
     return secrets.token_urlsafe(16)
+
+
+def operator_key(store: MatchBook) -> str:
+    """The operator's key of the matches in ``store``, made and kept there the first time.
+
+    Every server on one database gives the same key (the first one stored).
+    """
+    return store.meta("key", _token())
 
 
 def _refuse(message: str, status: int = 400) -> Response:
@@ -1517,6 +1557,7 @@ def create_app(  # noqa: PLR0913 (the options are keyword-only, each with a defa
     public_url: str | None = None,
     hosts: Collection[str] | None = None,
     lease: float = LEASE,
+    buckets: SharedBuckets | None = None,
 ) -> Starlette:
     """The application serving the matches of ``store``.
 
@@ -1525,8 +1566,9 @@ def create_app(  # noqa: PLR0913 (the options are keyword-only, each with a defa
     match nobody is connected to stays in memory; ``limits`` what each
     WebSocket, address and seat may do; ``max_actions`` and ``max_rounds``
     the cap on a match's length; ``public_url`` the address the links start
-    with; ``lease`` how long a worker's lease on a bot seat lasts (see
-    :class:`Server`). The :class:`Server` is ``app.state.server``.
+    with; ``lease`` how long a worker's lease on a bot seat lasts, and
+    ``buckets`` the rate limits shared by the workers (see :class:`Server`).
+    The :class:`Server` is ``app.state.server``.
 
     ``hosts`` are the names a request's ``Host`` may give (an IP address is
     always let through, see :func:`~american_sniff.web.limits.host_allowed`);
@@ -1545,6 +1587,7 @@ def create_app(  # noqa: PLR0913 (the options are keyword-only, each with a defa
         max_rounds=max_rounds,
         public_url=public_url,
         lease=lease,
+        buckets=buckets,
     )
     if hosts is None and public_url is not None:
         name = urlsplit(public_url).hostname

@@ -29,6 +29,7 @@ import math
 import re
 import time
 from collections.abc import Callable, Collection, Mapping
+from typing import Protocol
 from urllib.parse import urlsplit
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
     "SOCKETS_PER_ADDRESS",
     "SOCKETS_PER_SEAT",
     "Bucket",
+    "Limit",
     "Rate",
     "RateLimit",
     "SocketLimits",
@@ -162,6 +164,23 @@ def host_allowed(host: str, names: Collection[str]) -> bool:
     except ValueError:
         return name in {n.lower() for n in names}
     return True
+
+
+class Limit(Protocol):
+    """A rate limit with a token bucket per key: a :class:`RateLimit`, or one shared by workers.
+
+    (:class:`~american_sniff.web.buckets.SharedRateLimit` keeps its buckets
+    in PostgreSQL, for every worker on the database.)
+    """
+
+    #: How many may be taken at once.
+    burst: int
+    #: Seconds for one more to come back.
+    every: float
+
+    def take(self, key: str) -> float:
+        """Take one for ``key``: 0 if it may go on, else the seconds until it may."""
+        ...  # pragma: no cover - a protocol
 
 
 class RateLimit:
