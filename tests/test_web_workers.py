@@ -15,12 +15,14 @@ import functools
 import json
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any, cast
 
 import pytest
 
+from american_sniff.engine import legal_moves
 from american_sniff.web.game import Game, new_setup
 from american_sniff.web.store import LogEntry, MatchBook
 from pg_testing import POSTGRES_URL, Opener, library, postgres_schema
@@ -454,3 +456,45 @@ def test_a_killed_workers_bot_seat_moves_again_on_another_within_5_seconds(
     assert stored is not None
     assert Game(stored, store).seq >= 3  # the log still replays
     store.close()
+
+
+def test_a_move_announced_while_a_worker_reads_the_match_is_not_lost(postgres: Opener) -> None:
+    """Another worker's move lands after this one read the match, before it holds it: caught up."""
+    store = postgres()
+    game = Game.create(store, new_setup(2, ["human", "human"], seed=0))
+    move = str(legal_moves(game.state)[0])
+    store.close()
+
+    async def scenario() -> None:
+        reader = Server(postgres(), bot_delay=0, limits=SocketLimits.lifted())
+        writer = postgres()
+        heard = threading.Event()
+        announced = reader._announced
+        read = reader._read
+
+        def hearing(match_id: str, length: int) -> None:
+            announced(match_id, length)
+            heard.set()
+
+        def read_then_another_moves(match_id: str) -> Any:
+            stored = read(match_id)  # the match as it was: no move yet
+            if not heard.is_set():  # the first read only
+                writer.append(match_id, LogEntry("move", move), expected=0)
+                assert heard.wait(10)  # announced while this read is not yet held
+            return stored
+
+        reader._announced = hearing  # type: ignore[method-assign]
+        reader._read = read_then_another_moves  # type: ignore[method-assign]
+        try:
+            reader.start()
+            loaded = await reader.load(game.id)
+            assert loaded is not None
+            deadline = time.monotonic() + 5
+            while loaded.seq < 1:
+                assert time.monotonic() < deadline, "the move announced during the read was lost"
+                await asyncio.sleep(0.02)
+        finally:
+            writer.close()
+            await reader.close()
+
+    asyncio.run(scenario())

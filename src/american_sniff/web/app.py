@@ -91,6 +91,7 @@ import contextlib
 import functools
 import json
 import math
+import os
 import secrets
 import sqlite3
 import threading
@@ -362,8 +363,8 @@ class Server:
         self.store = store
         self.buckets = buckets
         self.lease = lease
-        #: This worker's name in the bot seats' leases.
-        self.worker = _token()[:12]
+        #: This worker's name in the bot seats' leases: its process id, a dash, a random part.
+        self.worker = f"{os.getpid()}-{secrets.token_hex(4)}"
         self._listening: threading.Thread | None = None
         self._stop_listening = threading.Event()
         self._leases: set[tuple[str, int]] = set()  # the bot seats this worker drove
@@ -403,6 +404,7 @@ class Server:
         self._unwritten: collections.Counter[str] = collections.Counter()  # writes, by match
         self._arriving: collections.Counter[str] = collections.Counter()  # hellos awaited
         self._forgetting: dict[str, asyncio.TimerHandle] = {}
+        self._heard: dict[str, int] = {}  # appends announced while a match is read
         self.writer = Writer(store)
 
     def _limit(self, name: str, rate: Rate) -> Limit:
@@ -425,10 +427,18 @@ class Server:
         game = self._games.get(match_id)
         if game is not None:
             return game
-        stored = await asyncio.to_thread(self._read, match_id)
+        # An append announced while the match is read is kept, so as not to be lost.
+        self._heard.setdefault(match_id, 0)
+        try:
+            stored = await asyncio.to_thread(self._read, match_id)
+        finally:
+            heard = self._heard.pop(match_id, 0)
         if stored is None:
             return None
-        return self._games.get(match_id) or self._loaded(*stored)
+        game = self._games.get(match_id) or self._loaded(*stored)
+        if heard > game.logged:  # written by another worker after it was read
+            self._announced(match_id, heard)
+        return game
 
     def _read(self, match_id: str) -> tuple[StoredMatch, str | None, str | None] | None:
         """The stored match, the id of its rematch and why it ended at a cap; None for none."""
@@ -858,6 +868,8 @@ class Server:
     def _announced(self, match_id: str, length: int) -> None:
         """A worker appended to ``match_id``'s log, which holds ``length`` entries now."""
         game = self._games.get(match_id)
+        if game is None and match_id in self._heard:  # being read: see after
+            self._heard[match_id] = max(self._heard[match_id], length)
         if game is None or game.logged >= length:
             return  # not held here, or this worker's own append
         task = asyncio.create_task(self._catch_up(game))
