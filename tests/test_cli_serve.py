@@ -162,3 +162,24 @@ def test_several_workers_on_a_sqlite_file_are_refused(
     error = capsys.readouterr().err
     assert "--workers needs the matches in PostgreSQL (--db postgresql://...)" in error
     assert not database.exists()  # refused before anything was opened
+
+
+def test_serve_holds_the_connections_it_is_told_and_opens_the_files_they_need(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--max-connections``: the server's limit, and enough open files for it (up to the hard)."""
+    resource = pytest.importorskip("resource")
+    assert _served(monkeypatch, []).limit_concurrency == 1000
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    lowered = min(hard, 256)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (lowered, hard))
+    try:
+        config = _served(monkeypatch, ["--max-connections", "3000"])
+        assert config.limit_concurrency == 3000
+        now = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        assert now == (3100 if hard == resource.RLIM_INFINITY else min(hard, 3100))
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    with pytest.raises(SystemExit):
+        main(["serve", "--max-connections", "5"])
+    assert "from 10 to 1000000" in capsys.readouterr().err

@@ -81,6 +81,15 @@ def _workers(text: str) -> int:
     return value
 
 
+def _connections(text: str) -> int:
+    value = read_number(text, int, "a whole number")
+    if not 10 <= value <= 1_000_000:
+        raise argparse.ArgumentTypeError(
+            f"the connections at once are from 10 to 1000000, got {value}"
+        )
+    return value
+
+
 def _cap(text: str) -> int | None:
     value = read_number(text, int, "a whole number")
     if value < 0:
@@ -189,12 +198,56 @@ def _refusal_of_workers(args: argparse.Namespace) -> str | None:
     return None
 
 
+def _open_store(
+    db: str, sqlite: Callable[[Path], MatchBook]
+) -> tuple[MatchBook, SharedBuckets | None, str] | int:
+    """The store of ``--db``, the shared rate limits (PostgreSQL), and where the matches are.
+
+    An exit code instead if it cannot be opened (after one line saying why).
+    """
+    if not is_postgres_url(db):
+        path = Path(db)
+        try:
+            return sqlite(path), None, str(path.resolve())
+        except Exception as error:  # sqlite3 errors, a directory, no permission
+            print(
+                f"american-sniff serve: cannot open the database {path}: {error}", file=sys.stderr
+            )
+            return 1
+    try:
+        store = _postgres(db)
+        try:
+            buckets = _shared_buckets(db)
+        except BaseException:
+            store.close()
+            raise
+    except ImportError:
+        print(
+            "american-sniff serve: keeping the matches in PostgreSQL needs psycopg 3: "
+            "pip install 'american-sniff[web,postgres]'",
+            file=sys.stderr,
+        )
+        return 2
+    except Exception as error:  # psycopg's errors: no server, refused, bad URL
+        print(
+            f"american-sniff serve: cannot open the database {_without_password(db)}: {error}",
+            file=sys.stderr,
+        )
+        return 1
+    return store, buckets, f"the PostgreSQL database {_without_password(db)}"
+
+
 def _run(args: argparse.Namespace) -> int:
     try:
         import uvicorn  # noqa: PLC0415 - the extra is needed by this command only
 
         from ..web.app import create_app  # noqa: PLC0415
-        from ..web.serving import listen, server_config, tune_collector  # noqa: PLC0415
+        from ..web.serving import (  # noqa: PLC0415
+            listen,
+            raise_file_limit,
+            server_config,
+            tune_collector,
+        )
         from ..web.store import Store  # noqa: PLC0415
     except ImportError as error:
         print(
@@ -207,37 +260,11 @@ def _run(args: argparse.Namespace) -> int:
     if refusal is not None:
         print(f"american-sniff serve: {refusal}", file=sys.stderr)
         return 2
-    store: MatchBook
-    buckets: SharedBuckets | None = None
-    if is_postgres_url(args.db):
-        try:
-            store = _postgres(args.db)
-            buckets = _shared_buckets(args.db)
-        except ImportError:
-            print(
-                "american-sniff serve: keeping the matches in PostgreSQL needs psycopg 3: "
-                "pip install 'american-sniff[web,postgres]'",
-                file=sys.stderr,
-            )
-            return 2
-        except Exception as error:  # psycopg's errors: no server, refused, bad URL
-            print(
-                f"american-sniff serve: cannot open the database {_without_password(args.db)}: "
-                f"{error}",
-                file=sys.stderr,
-            )
-            return 1
-        where = f"the PostgreSQL database {_without_password(args.db)}"
-    else:
-        path = Path(args.db)
-        try:
-            store = Store(path)
-        except Exception as error:  # sqlite3 errors, a directory, no permission
-            print(
-                f"american-sniff serve: cannot open the database {path}: {error}", file=sys.stderr
-            )
-            return 1
-        where = str(path.resolve())
+    opened = _open_store(args.db, Store)
+    if isinstance(opened, int):
+        return opened
+    store, buckets, where = opened
+    raise_file_limit(args.max_connections)
     # Bind the socket here, so that the address printed is the one served
     # (with --port 0, the port the system chose) and a port in use is one line.
     try:
@@ -265,7 +292,10 @@ def _run(args: argparse.Namespace) -> int:
             hosts=hosts,
             buckets=buckets,
         )
-        server = uvicorn.Server(server_config(app, trusted_proxies=args.trusted_proxy))
+        config = server_config(
+            app, max_connections=args.max_connections, trusted_proxies=args.trusted_proxy
+        )
+        server = uvicorn.Server(config)
         tune_collector()
         server.run(sockets=[listener])
 
@@ -327,6 +357,14 @@ def _options(parser: argparse.ArgumentParser) -> None:
         help="serve on N worker processes that share the listening socket (default 1); "
         "more than one needs a PostgreSQL --db. A worker that dies is started again, "
         "and Ctrl-C (or SIGTERM) stops them all",
+    )
+    parser.add_argument(
+        "--max-connections",
+        type=_connections,
+        default=1000,
+        metavar="N",
+        help="the most connections and requests each worker holds at once (default 1000); "
+        "WebSockets may take nine tenths of them, so that HTTP always has room",
     )
     parser.add_argument(
         "--bot-delay",
