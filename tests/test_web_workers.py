@@ -23,6 +23,8 @@ from typing import Any, cast
 import pytest
 
 from american_sniff.engine import legal_moves
+from american_sniff.moves import Place
+from american_sniff.views import view_for
 from american_sniff.web.game import Game, new_setup
 from american_sniff.web.store import LogEntry, MatchBook
 from pg_testing import POSTGRES_URL, Opener, library, postgres_schema
@@ -498,3 +500,44 @@ def test_a_move_announced_while_a_worker_reads_the_match_is_not_lost(postgres: O
             await reader.close()
 
     asyncio.run(scenario())
+
+
+def test_two_seats_going_on_through_two_servers_both_go_on(opener: Opener) -> None:
+    """At a settlement, each seat says ``continue`` to its own server: both are logged.
+
+    The second server's copy is behind (the first seat's entry is new): the
+    seat's going on does not depend on it, so it is planned again, not refused.
+    """
+    store = opener()
+    game = Game.create(store, new_setup(2, ["human", "human"], seed=5))
+    while game.state.round == 1:
+        state = game.state
+        forced = game.forced()
+        if forced is not None:
+            game.play(forced)
+            continue
+        move = next(m for m in view_for(state, state.turn).legal_moves if isinstance(m, Place))
+        game.commit(game.plan_move(state.turn, str(move), game.seq))
+    assert game.waiting_for() == [0, 1]
+    store.close()
+    tokens = [seat.token for seat in game.setup.seats]
+    with (
+        TestClient(_app(opener())) as one,
+        TestClient(_app(opener())) as two,
+        one.websocket_connect(f"/ws/{game.id}") as first,
+        two.websocket_connect(f"/ws/{game.id}") as second,
+    ):
+        for ws, token in ((first, tokens[0]), (second, tokens[1])):
+            ws.send_text(json.dumps({"type": "hello", "token": token}))
+            assert _state(ws)["waiting_for"] == [0, 1]
+        first.send_text(json.dumps({"type": "continue"}))
+        assert _state(first)["waiting_for"] == [1]
+        second.send_text(json.dumps({"type": "continue"}))
+        while (message := second.receive_json())["type"] != "state" or message["waiting_for"]:
+            assert message["type"] == "state", message  # no error: it went on
+    store = opener()
+    stored = store.load(game.id)
+    assert stored is not None
+    assert [e.kind for e in stored.log[-2:]] == ["continue", "continue"]
+    assert Game(stored, store).waiting_for() == []
+    store.close()

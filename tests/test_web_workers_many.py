@@ -59,6 +59,7 @@ class Served:
         )
         assert self.process.stdout is not None
         self.lines: list[str] = []
+        self.seen: set[int] = set()  # every worker seen, to be killed if the test fails
         first = self.process.stdout.readline()
         assert "is served at http://" in first, first
         self.address = first.split("http://", 1)[1].split("/", 1)[0]
@@ -76,9 +77,11 @@ class Served:
         pid = self.process.pid
         try:
             with open(f"/proc/{pid}/task/{pid}/children") as children:
-                return [int(p) for p in children.read().split()]
+                workers = [int(p) for p in children.read().split()]
         except FileNotFoundError:
             return []
+        self.seen.update(workers)
+        return workers
 
     def until(self, condition: Any, what: str, seconds: float = 15) -> None:
         """Wait until ``condition()``; fail with ``what`` after ``seconds``."""
@@ -93,26 +96,28 @@ class Served:
         self.process.send_signal(signal.SIGTERM)
         code = self.process.wait(20)
         for pid in workers:
-            assert not os.path.exists(f"/proc/{pid}/stat") or _zombie(pid), f"{pid} still runs"
+            assert not os.path.exists(f"/proc/{pid}/stat") or _ended(pid), f"{pid} still runs"
         return code
 
     def kill(self) -> None:
         """Kill the supervisor and its workers (after a failed test)."""
-        for pid in [*self.workers(), self.process.pid]:
+        for pid in [*self.workers(), *self.seen, self.process.pid]:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
         self.process.wait(10)
 
     def close(self) -> None:
         """Kill what still runs, and close the pipe once everything printed is read."""
-        if self.process.poll() is None:
+        if self.process.poll() is None or any(not _ended(pid) for pid in self.seen):
             self.kill()
         self._reader.join(10)
         assert self.process.stdout is not None
-        self.process.stdout.close()
+        if not self._reader.is_alive():  # (closing a pipe being read would wait for ever)
+            self.process.stdout.close()
 
 
-def _zombie(pid: int) -> bool:
+def _ended(pid: int) -> bool:
+    """Whether the process ``pid`` has ended (gone, or a zombie not yet waited for)."""
     try:
         with open(f"/proc/{pid}/stat") as stat:
             return stat.read().rsplit(")", 1)[1].split()[0] == "Z"
@@ -354,7 +359,4 @@ def test_the_workers_stop_when_their_supervisor_is_killed(schema: str) -> None:
             assert time.monotonic() < deadline, "the workers outlived their supervisor"
             time.sleep(0.05)
     finally:
-        for pid in served.workers():
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
         served.close()

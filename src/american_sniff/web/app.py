@@ -1168,7 +1168,16 @@ class Server:
                         "the messages are move, hint, undo, continue, speed and rematch"
                     )
                 if change is not None:
-                    await self.commit(game, change)
+                    try:
+                        await self.commit(game, change)
+                    except _Stale:
+                        if kind != "continue":
+                            raise
+                        # Going on does not depend on what others did meanwhile (such
+                        # as the other seat going on through another worker): again.
+                        change = game.plan_go_on(viewer)
+                        if change is not None:
+                            await self.commit(game, change)
                     ended = self._cap(game)
         except GameError as error:
             self._error(game.id, connection, str(error))

@@ -134,13 +134,14 @@ class _Supervisor:
         self.stopping = True
 
     def _start(self, number: int) -> None:
+        supervisor = os.getpid()
         try:
             pid = os.fork()
         except OSError:
             self.due[number] = time.monotonic() + 1.0
             raise
         if pid == 0:  # the worker
-            os._exit(_child(self.listener, self.work, number))
+            os._exit(_child(self.listener, self.work, number, supervisor))
         self.running[pid] = (number, time.monotonic())
         self.say(f"worker {number} is process {pid}")
 
@@ -195,16 +196,18 @@ def _ended(status: int) -> str:
     return f"exited with code {os.waitstatus_to_exitcode(status)}"
 
 
-def _child(listener: socket.socket, work: Callable[[int], None], number: int) -> int:
-    """Run ``work(number)`` in a forked worker; its exit code."""
+def _child(
+    listener: socket.socket, work: Callable[[int], None], number: int, supervisor: int
+) -> int:
+    """Run ``work(number)`` in a forked worker of ``supervisor``; its exit code."""
     # Its own process group: Ctrl-C reaches the parent alone, which stops the
     # workers in order. The signals' handlers are the server's to set.
     with contextlib.suppress(OSError):
         os.setpgid(0, 0)
     for number_of in (signal.SIGTERM, signal.SIGINT):
         signal.signal(number_of, signal.SIG_DFL)
-    parent = os.getppid()
-    threading.Thread(target=_orphaned, args=(parent,), daemon=True).start()
+    # (The supervisor's id is the one it had before the fork: it may be gone already.)
+    threading.Thread(target=_orphaned, args=(supervisor,), daemon=True).start()
     try:
         work(number)
     except SystemExit as leaving:  # the server could not start (it said why)
