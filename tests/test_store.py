@@ -139,6 +139,27 @@ def test_undo_and_continue_entries_replay_as_the_browser_games(store: MatchStore
             loaded.after(entry)
 
 
+def test_the_entries_since_a_number_are_the_logs_tail_as_stored(store: MatchStore) -> None:
+    """``entries(id, n)``: the log from entry n on, what a host that holds n entries lacks."""
+    match = _play(store, store.create(2, seed=4), 6)
+    store.append(match.id, match.length, LogEntry("undo", "2"))
+    loaded = store.load(match.id)
+    assert isinstance(loaded, Match)
+    assert store.entries(match.id) == loaded.log
+    assert store.entries(match.id, 4) == loaded.log[4:]
+    assert store.entries(match.id, 6) == (LogEntry("undo", "2"),)
+    assert store.entries(match.id, 7) == store.entries(match.id, MAX_LOG) == ()
+    fresh = store.create(2)
+    assert store.entries(fresh.id) == ()
+    with pytest.raises(NoSuchMatch):
+        store.entries("nobody")
+    for start in (-1, MAX_LOG + 1, "0", 1.0, True):
+        with pytest.raises(ValueError, match="start is a whole number"):
+            store.entries(match.id, start)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="match id"):
+        store.entries("' OR 1=1 --")
+
+
 def test_a_fresh_match_gets_a_random_id_and_seed(store: MatchStore) -> None:
     """Without an id or a seed the store draws them; two matches differ."""
     first, second = store.create(2), store.create(2)

@@ -541,3 +541,47 @@ def test_two_seats_going_on_through_two_servers_both_go_on(opener: Opener) -> No
     assert [e.kind for e in stored.log[-2:]] == ["continue", "continue"]
     assert Game(stored, store).waiting_for() == []
     store.close()
+
+
+def test_a_worker_catching_up_reads_only_the_new_entries(postgres: Opener) -> None:
+    """An announced move is read as one entry, replayed on the states held: no whole load."""
+    store = postgres()
+    game = Game.create(store, new_setup(2, ["human", "human"], seed=0))
+    store.close()
+
+    async def scenario() -> None:
+        mover = Server(postgres(), bot_delay=0, limits=SocketLimits.lifted())
+        follower = Server(postgres(), bot_delay=0, limits=SocketLimits.lifted())
+        try:
+            follower.start()
+            held = await follower.load(game.id)
+            moving = await mover.load(game.id)
+            assert held is not None
+            assert moving is not None
+            library = follower.store.library  # type: ignore[attr-defined]
+            loads: list[str] = []
+            whole = library.load
+
+            def load(match_id: str) -> Any:
+                loads.append(match_id)
+                return whole(match_id)
+
+            library.load = load
+            states = list(held.states)
+            for seq in range(2):
+                async with mover.lock(game.id):
+                    state = moving.state
+                    move = str(legal_moves(state)[0])
+                    await mover.commit(moving, moving.plan_move(state.turn, move, seq))
+                deadline = time.monotonic() + 10
+                while held.seq < seq + 1:
+                    assert time.monotonic() < deadline, "the move was never heard"
+                    await asyncio.sleep(0.01)
+            assert loads == []  # only the new entries were read
+            assert held.states[:1] == states  # the states held were kept, not replayed
+            assert held.state == moving.state
+        finally:
+            await mover.close()
+            await follower.close()
+
+    asyncio.run(scenario())

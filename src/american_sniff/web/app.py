@@ -496,6 +496,12 @@ class Server:
         self._ended[game.id] = reason
         return True
 
+    def _at_cap(self, game: Game) -> bool:
+        """Whether ``game`` reached this server's cap on a match's length."""
+        return (self.max_actions is not None and game.seq >= self.max_actions) or (
+            self.max_rounds is not None and game.state.round > self.max_rounds
+        )
+
     def _announce_end(self, game: Game) -> None:
         """Tell every browser of ``game`` why it ended (the page shows it as a message)."""
         reason = self._ended[game.id]
@@ -895,12 +901,23 @@ class Server:
         :raises GameError: if it cannot be read (the message says so).
         """
         try:
-            stored = await asyncio.to_thread(self._read, game.id)
+            if isinstance(self.store, LibraryStore):  # only the new entries
+                new = await asyncio.to_thread(self.store.entries_since, game.id, game.logged)
+                if not new:
+                    return  # nothing new
+                game.catch_up(new)
+                if game.state.winner is None and not self._at_cap(game):
+                    await self.broadcast(game)  # (no rematch, and not ended at a cap)
+                    return
+                stored = await asyncio.to_thread(self._read, game.id)
+            else:
+                stored = await asyncio.to_thread(self._read, game.id)
+                if stored is not None and len(stored[0].log) == game.logged:
+                    return  # nothing new
+                if stored is not None:
+                    game.reload(stored[0])
             if stored is None:  # pragma: no cover - matches are never deleted
                 raise GameError("this match is no longer stored")
-            if len(stored[0].log) == game.logged:
-                return  # nothing new
-            game.reload(stored[0])
         except (sqlite3.Error, ValueError) as error:
             raise GameError(
                 f"the match changed on another server and could not be read again ({error})"
