@@ -107,14 +107,16 @@ def test_a_bot_driver_on_a_stale_copy_reads_the_match_again_and_moves_not_twice(
         ahead = Server(opener(), bot_delay=0, limits=SocketLimits.lifted())
         behind = Server(opener(), bot_delay=0, limits=SocketLimits.lifted())
         try:
-            fast, slow = await ahead.load(made.id), await behind.load(made.id)
-            assert fast is not None
-            assert slow is not None
-            async with ahead.lock(made.id):
-                await ahead.commit(fast, fast.plan_play(fast.bot_move()))
+            front, back = await ahead.rooms.load(made.id), await behind.rooms.load(made.id)
+            assert front is not None
+            assert back is not None
+            fast, slow = front.game, back.game
+            async with front.lock:
+                await ahead.flow.commit(front, fast.plan_play(fast.bot_move()))
             assert slow.seq == 0  # its copy is behind
-            behind.drive(slow)
-            await behind._drivers[made.id]
+            behind.driver.drive(back)
+            assert back.driver is not None
+            await back.driver
             assert slow.seq == 1
             assert slow.state == fast.state
             assert not slow.bot_to_move()
@@ -220,7 +222,7 @@ def _until_seq(app: Starlette, match_id: str, seq: int) -> None:
     """Wait (at most 10 s) until the server of ``app`` holds ``match_id`` at ``seq``."""
     server = app.state.server
     deadline = time.monotonic() + 10
-    while server.game(match_id).seq < seq:
+    while server.rooms.game(match_id).seq < seq:
         assert time.monotonic() < deadline, "the other worker's move was never heard"
         time.sleep(0.01)
 
@@ -269,14 +271,16 @@ def test_one_worker_drives_a_bot_seat_and_another_takes_over_when_it_dies(
         dead = Server(postgres(), bot_delay=0, limits=SocketLimits.lifted(), lease=0.6)
         alive = Server(postgres(), bot_delay=0, limits=SocketLimits.lifted(), lease=0.6)
         try:
-            assert await dead._holds(made.id, 0)  # it drives the bot, then dies
-            game = await alive.load(made.id)
-            assert game is not None
+            assert await dead.driver.holds(made.id, 0)  # it drives the bot, then dies
+            room = await alive.rooms.load(made.id)
+            assert room is not None
+            game = room.game
             started = time.monotonic()
-            alive.drive(game)
+            alive.driver.drive(room)
             await asyncio.sleep(0.3)
             assert game.seq == 0  # the lease is the dead worker's still
-            await asyncio.wait_for(alive._drivers[made.id], 5)
+            assert room.driver is not None
+            await asyncio.wait_for(room.driver, 5)
             assert game.seq == 1  # taken over, and moved once
             assert 0.5 < time.monotonic() - started < 5
         finally:
@@ -402,10 +406,10 @@ def test_a_worker_that_stops_gives_its_bot_seats_up_at_once(postgres: Opener) ->
         leaving = Server(postgres(), bot_delay=0, limits=SocketLimits.lifted(), lease=60)
         staying = Server(postgres(), bot_delay=0, limits=SocketLimits.lifted(), lease=60)
         try:
-            assert await leaving._holds(made.id, 0)
-            assert not await staying._holds(made.id, 0)
+            assert await leaving.driver.holds(made.id, 0)
+            assert not await staying.driver.holds(made.id, 0)
             await leaving.close()
-            assert await staying._holds(made.id, 0)  # not 60 s later: now
+            assert await staying.driver.holds(made.id, 0)  # not 60 s later: now
         finally:
             await staying.close()
 
@@ -471,11 +475,12 @@ def test_a_move_announced_while_a_worker_reads_the_match_is_not_lost(postgres: O
         reader = Server(postgres(), bot_delay=0, limits=SocketLimits.lifted())
         writer = postgres()
         heard = threading.Event()
-        announced = reader._announced
-        read = reader._read
+        rooms = reader.rooms
+        noted = rooms.heard
+        read = rooms.read
 
         def hearing(match_id: str, length: int) -> None:
-            announced(match_id, length)
+            noted(match_id, length)
             heard.set()
 
         def read_then_another_moves(match_id: str) -> Any:
@@ -485,12 +490,13 @@ def test_a_move_announced_while_a_worker_reads_the_match_is_not_lost(postgres: O
                 assert heard.wait(10)  # announced while this read is not yet held
             return stored
 
-        reader._announced = hearing  # type: ignore[method-assign]
-        reader._read = read_then_another_moves  # type: ignore[method-assign]
+        rooms.heard = hearing  # type: ignore[method-assign]
+        rooms.read = read_then_another_moves  # type: ignore[method-assign]
         try:
             reader.start()
-            loaded = await reader.load(game.id)
-            assert loaded is not None
+            room = await rooms.load(game.id)
+            assert room is not None
+            loaded = room.game
             deadline = time.monotonic() + 5
             while loaded.seq < 1:
                 assert time.monotonic() < deadline, "the move announced during the read was lost"
@@ -554,10 +560,11 @@ def test_a_worker_catching_up_reads_only_the_new_entries(postgres: Opener) -> No
         follower = Server(postgres(), bot_delay=0, limits=SocketLimits.lifted())
         try:
             follower.start()
-            held = await follower.load(game.id)
-            moving = await mover.load(game.id)
-            assert held is not None
-            assert moving is not None
+            follows = await follower.rooms.load(game.id)
+            moves = await mover.rooms.load(game.id)
+            assert follows is not None
+            assert moves is not None
+            held, moving = follows.game, moves.game
             library = follower.store.library  # type: ignore[attr-defined]
             loads: list[str] = []
             whole = library.load
@@ -569,10 +576,10 @@ def test_a_worker_catching_up_reads_only_the_new_entries(postgres: Opener) -> No
             library.load = load
             states = list(held.states)
             for seq in range(2):
-                async with mover.lock(game.id):
+                async with moves.lock:
                     state = moving.state
                     move = str(legal_moves(state)[0])
-                    await mover.commit(moving, moving.plan_move(state.turn, move, seq))
+                    await mover.flow.commit(moves, moving.plan_move(state.turn, move, seq))
                 deadline = time.monotonic() + 10
                 while held.seq < seq + 1:
                     assert time.monotonic() < deadline, "the move was never heard"

@@ -22,6 +22,7 @@ where the server is made: :mod:`american_sniff.web.serving`.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import ipaddress
 import itertools
@@ -49,6 +50,7 @@ __all__ = [
     "host_allowed",
     "json_depth",
     "same_origin",
+    "taken",
 ]
 
 #: The most bytes of headers a request may have (names and values).
@@ -183,6 +185,18 @@ class Limit(Protocol):
         ...  # pragma: no cover - a protocol
 
 
+async def taken(limit: Limit, key: str) -> float:
+    """``limit.take(key)``: at once for a :class:`RateLimit`, in a thread for another.
+
+    A limit shared by several workers
+    (:class:`~american_sniff.web.buckets.SharedRateLimit`) asks the
+    database, which the event loop must not wait on.
+    """
+    if isinstance(limit, RateLimit):
+        return limit.take(key)
+    return await asyncio.to_thread(limit.take, key)
+
+
 class RateLimit:
     """A token bucket per client address: ``burst`` at once, then one every ``every`` seconds.
 
@@ -201,6 +215,15 @@ class RateLimit:
         self.every = every
         self._clock = clock
         self._buckets: dict[str, tuple[float, float]] = {}
+
+    @property
+    def size(self) -> tuple[int, float]:
+        """Its ``burst`` and ``every``.
+
+        >>> RateLimit(burst=3, every=2.0).size
+        (3, 2.0)
+        """
+        return self.burst, self.every
 
     def take(self, address: str) -> float:
         """Take one for ``address``: 0 if it may go on, else the seconds until it may.
