@@ -10,6 +10,7 @@ told the fresh state.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import functools
 import json
@@ -590,5 +591,56 @@ def test_a_worker_catching_up_reads_only_the_new_entries(postgres: Opener) -> No
         finally:
             await mover.close()
             await follower.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_change_written_after_its_match_was_read_back_is_not_made_twice(
+    opener: Opener,
+) -> None:
+    """The browser leaves while its move is written; the match is read back; then the write ends.
+
+    The move is in the copy read back: taking it again (on a version that
+    moved on) would fail in the loop's callback.
+    """
+    store = opener()
+    game = Game.create(store, new_setup(2, ["human", "human"], seed=0))
+    store.close()
+
+    async def scenario() -> None:
+        server = Server(opener(), bot_delay=0, limits=SocketLimits.lifted())
+        failures: list[dict[str, Any]] = []
+        asyncio.get_running_loop().set_exception_handler(lambda loop, c: failures.append(c))
+        pending: concurrent.futures.Future[int] = concurrent.futures.Future()
+
+        def submit(match_id: str, entry: LogEntry, *, expected: int | None = None) -> Any:
+            server.store.append(match_id, entry, expected=expected)  # written now,
+            return pending  # and said so later
+
+        server.writer.submit = submit  # type: ignore[method-assign]
+        try:
+            room = await server.rooms.load(game.id)
+            assert room is not None
+            held = room.game
+            change = held.plan_move(held.state.turn, str(legal_moves(held.state)[0]), 0)
+
+            async def move() -> None:
+                async with room.lock:
+                    await server.flow.commit(room, change)
+
+            task = asyncio.create_task(move())
+            await asyncio.sleep(0.05)
+            task.cancel()  # the browser went away: the lock is free, the write goes on
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            async with room.lock:
+                await server.flow.reload(room)  # the match read back, with the move
+            assert held.seq == 1
+            pending.set_result(0)  # the write is said to be done only now
+            await asyncio.sleep(0.05)
+            assert failures == []
+            assert (held.seq, held.logged) == (1, 1)
+        finally:
+            await server.close()
 
     asyncio.run(scenario())

@@ -187,8 +187,13 @@ class Flow:
             # Made when written, even if the task that waits is cancelled meanwhile:
             # the memory never falls behind the log.
             room.unwritten -= 1
-            if not future.cancelled() and future.exception() is None:
-                game.take(change)
+            if future.cancelled() or future.exception() is not None:
+                return
+            # Its waiter was cancelled (the browser left), the lock freed, and the
+            # match read back from the store meanwhile: this entry is in it already.
+            if game.logged > change.logged:
+                return
+            game.take(change)
 
         written.add_done_callback(made)
         try:
