@@ -644,3 +644,60 @@ def test_a_change_written_after_its_match_was_read_back_is_not_made_twice(
             await server.close()
 
     asyncio.run(scenario())
+
+
+def test_the_forced_actions_after_a_change_are_made_by_the_worker_that_made_it(
+    postgres: Opener,
+) -> None:
+    """After one worker's move, the next seat's forced draw is its; the other does not race it."""
+    from american_sniff.engine import apply
+    from american_sniff.session import lone_move
+
+    store = postgres()
+    game = Game.create(store, new_setup(2, ["human", "human"], seed=0))
+    while True:  # up to the move after which the next seat must draw
+        forced = game.forced()
+        if forced is not None:
+            game.play(forced)
+            continue
+        state = game.state
+        move = next(m for m in view_for(state, state.turn).legal_moves if isinstance(m, Place))
+        if lone_move(apply(state, move)) is not None:
+            break
+        game.commit(game.plan_move(state.turn, str(move), game.seq))
+    seq = game.seq
+    store.close()
+
+    async def scenario() -> None:
+        leader = Server(postgres(), bot_delay=0, limits=SocketLimits.lifted())
+        follower = Server(postgres(), bot_delay=0, limits=SocketLimits.lifted())
+        writes: list[LogEntry] = []
+        submit = follower.writer.submit
+
+        def counted(match_id: str, entry: LogEntry, *, expected: int | None = None) -> Any:
+            writes.append(entry)
+            return submit(match_id, entry, expected=expected)
+
+        follower.writer.submit = counted  # type: ignore[method-assign]
+        try:
+            follower.start()
+            ahead = await leader.rooms.load(game.id)
+            behind = await follower.rooms.load(game.id)
+            assert ahead is not None
+            assert behind is not None
+            async with ahead.lock:
+                change = ahead.game.plan_move(ahead.game.state.turn, str(move), seq)
+                await leader.flow.commit(ahead, change)
+            leader.driver.drive(ahead)  # the forced draw (and any after it)
+            deadline = time.monotonic() + 10
+            while behind.game.seq < seq + 2 or behind.game.forced() is not None:
+                assert time.monotonic() < deadline, "the forced draw was never heard"
+                await asyncio.sleep(0.01)
+            await asyncio.sleep(0.8)  # past the follower's wait
+            assert writes == []  # the follower left them to the leader
+            assert behind.game.state == ahead.game.state
+        finally:
+            await leader.close()
+            await follower.close()
+
+    asyncio.run(scenario())

@@ -194,6 +194,7 @@ class Flow:
             if game.logged > change.logged:
                 return
             game.take(change)
+            room.written = game.logged
 
         written.add_done_callback(made)
         try:
