@@ -71,6 +71,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
+import collections
 import functools
 import hashlib
 import inspect
@@ -249,6 +250,7 @@ class Stats:
             "trip_p99_ms": quantile(0.99),
             "trip_mean_ms": None if not trips else round(statistics.fmean(trips) * 1000, 1),
             "errors": len(self.errors),
+            "error_kinds": dict(collections.Counter(e[:60] for e in self.errors).most_common(3)),
         }
 
 

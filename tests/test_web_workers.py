@@ -701,3 +701,52 @@ def test_the_forced_actions_after_a_change_are_made_by_the_worker_that_made_it(
             await follower.close()
 
     asyncio.run(scenario())
+
+
+def test_a_move_through_a_server_that_missed_only_a_going_on_lands(opener: Opener) -> None:
+    """At a settlement, one seat goes on through one server, the other opens through another.
+
+    The second server's copy lacks the first seat's ``continue``, which adds
+    no action: the move is planned on the same table, so it is planned again
+    and lands, instead of being refused as stale.
+    """
+    store = opener()
+    game = Game.create(store, new_setup(2, ["human", "human"], seed=5))
+    while game.state.round == 1:
+        state = game.state
+        forced = game.forced()
+        if forced is not None:
+            game.play(forced)
+            continue
+        move = next(m for m in view_for(state, state.turn).legal_moves if isinstance(m, Place))
+        game.commit(game.plan_move(state.turn, str(move), game.seq))
+    opener_seat = game.state.turn
+    other = 1 - opener_seat
+    seq, round_now = game.seq, game.state.round
+    opening = next(m for m in view_for(game.state, opener_seat).legal_moves if isinstance(m, Place))
+    store.close()
+    tokens = [seat.token for seat in game.setup.seats]
+    with (
+        TestClient(_app(opener())) as one,
+        TestClient(_app(opener())) as two,
+        one.websocket_connect(f"/ws/{game.id}") as going_on,
+        two.websocket_connect(f"/ws/{game.id}") as opening_ws,
+    ):
+        for ws, seat in ((going_on, other), (opening_ws, opener_seat)):
+            ws.send_text(json.dumps({"type": "hello", "token": tokens[seat]}))
+            assert _state(ws)["view"]["seq"] == seq
+        going_on.send_text(json.dumps({"type": "continue"}))
+        assert other not in _state(going_on)["waiting_for"]
+        opening_ws.send_text(json.dumps({"type": "move", "move": str(opening), "seq": seq}))
+        while (message := opening_ws.receive_json())["type"] != "state" or (
+            message["view"]["seq"] == seq
+        ):
+            assert message["type"] == "state", message  # no error: it landed
+    store = opener()
+    stored = store.load(game.id)
+    assert stored is not None
+    assert stored.log[-2:] == (
+        LogEntry("continue", f"{other} {round_now}"),
+        LogEntry("move", str(opening)),
+    )
+    store.close()

@@ -294,11 +294,16 @@ class Flow:
                     try:
                         await self.commit(room, change)
                     except Stale:
-                        if kind != "continue":
+                        # Planned again on the match read back, where nothing it
+                        # depends on changed: going on never depends on the others,
+                        # and a move only on the actions (another seat going on, on
+                        # another worker, adds none).
+                        if kind == "continue":
+                            change = game.plan_go_on(viewer)
+                        elif kind == "move" and game.seq == message.get("seq"):
+                            change = game.plan_move(viewer, message.get("move"), game.seq)
+                        else:
                             raise
-                        # Going on does not depend on what others did meanwhile (such
-                        # as the other seat going on through another worker): again.
-                        change = game.plan_go_on(viewer)
                         if change is not None:
                             await self.commit(room, change)
                     ended = self.cap(room)

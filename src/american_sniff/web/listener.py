@@ -92,9 +92,10 @@ class Listener:
                 heard = None
                 self._stop_listening.wait(1.0)
                 continue
-            try:
-                for note in appended:
-                    loop.call_soon_threadsafe(self._announced, note.match_id, note.length)
+            if not appended:
+                continue
+            try:  # one wake of the event loop for all that came together
+                loop.call_soon_threadsafe(self._announced_all, appended)
             except RuntimeError:  # pragma: no cover - the event loop closed first
                 break
         if heard is not None:
@@ -105,6 +106,11 @@ class Listener:
         """Read again every match held here whose log grew (after a lost listening connection)."""
         for room in self.rooms:
             self._announced(room.id, room.game.logged + 1)
+
+    def _announced_all(self, appended: Any) -> None:
+        """Each announced append of a batch, in order (``Appended`` values)."""
+        for note in appended:
+            self._announced(note.match_id, note.length)
 
     def _announced(self, match_id: str, length: int) -> None:
         """A worker appended to ``match_id``'s log, which holds ``length`` entries now."""
