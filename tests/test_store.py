@@ -616,6 +616,10 @@ def test_every_append_is_announced_to_listeners_in_commit_order(postgres_target:
                 assert batch
                 got += batch
             assert got == [Appended("one", 1), Appended("one", 2), Appended("two", 1)]
+            one, two = store.load("one"), store.load("two")
+            assert isinstance(one, Match)
+            assert isinstance(two, Match)
+            assert [a.entry for a in got] == [*one.log, *two.log]  # each carries its entry
             assert heard.wait(0.1) == ()
             with pytest.raises(ValueError, match="timeout"):
                 heard.wait(-1)
@@ -637,9 +641,13 @@ def test_a_listener_drops_what_another_program_sent_on_its_channel(
         with store.listen() as heard, psycopg.connect(POSTGRES_URL, autocommit=True) as other:
             for junk in ("", "one", "one x", "bad id 3", "one 99999999999", "one 4"):
                 other.execute("SELECT pg_notify(%s, %s)", (channel, junk))
+            for odd in ("one 5 move", "one 6 shout hello", "one 7 continue 0 1"):
+                other.execute("SELECT pg_notify(%s, %s)", (channel, odd))
             got: list[Appended] = []
             deadline = time.monotonic() + 10
-            while not got and time.monotonic() < deadline:
+            while len(got) < 4 and time.monotonic() < deadline:
                 got += heard.wait(1)
             got += heard.wait(0.1)
-            assert got == [Appended("one", 4)]
+            assert got == [Appended("one", n) for n in (4, 5, 6, 7)]
+            # An entry of the wrong form is none: the listener reads the log instead.
+            assert [a.entry for a in got] == [None, None, None, LogEntry("continue", "0 1")]

@@ -550,8 +550,10 @@ def test_two_seats_going_on_through_two_servers_both_go_on(opener: Opener) -> No
     store.close()
 
 
-def test_a_worker_catching_up_reads_only_the_new_entries(postgres: Opener) -> None:
-    """An announced move is read as one entry, replayed on the states held: no whole load."""
+def test_a_worker_catching_up_takes_the_announced_entry_without_a_read(
+    postgres: Opener,
+) -> None:
+    """An announced move is taken from the announcement, replayed on the states held: no read."""
     store = postgres()
     game = Game.create(store, new_setup(2, ["human", "human"], seed=0))
     store.close()
@@ -575,6 +577,14 @@ def test_a_worker_catching_up_reads_only_the_new_entries(postgres: Opener) -> No
                 return whole(match_id)
 
             library.load = load
+            tails: list[int] = []
+            tail = library.entries
+
+            def entries(match_id: str, start: int = 0) -> Any:
+                tails.append(start)
+                return tail(match_id, start)
+
+            library.entries = entries
             states = list(held.states)
             for seq in range(2):
                 async with moves.lock:
@@ -585,7 +595,8 @@ def test_a_worker_catching_up_reads_only_the_new_entries(postgres: Opener) -> No
                 while held.seq < seq + 1:
                     assert time.monotonic() < deadline, "the move was never heard"
                     await asyncio.sleep(0.01)
-            assert loads == []  # only the new entries were read
+            assert loads == []  # not the whole match,
+            assert tails == []  # nor its tail: the announcement carried the entry
             assert held.states[:1] == states  # the states held were kept, not replayed
             assert held.state == moving.state
         finally:
@@ -750,3 +761,48 @@ def test_a_move_through_a_server_that_missed_only_a_going_on_lands(opener: Opene
         LogEntry("move", str(opening)),
     )
     store.close()
+
+
+def test_a_worker_that_missed_an_announcement_reads_only_the_logs_tail(postgres: Opener) -> None:
+    """Two entries announced as one, without its entry: the tail is read, not the whole match."""
+    store = postgres()
+    game = Game.create(store, new_setup(2, ["human", "human"], seed=0))
+    store.close()
+
+    async def scenario() -> None:
+        follower = Server(postgres(), bot_delay=0, limits=SocketLimits.lifted())
+        writer = postgres()
+        try:
+            room = await follower.rooms.load(game.id)
+            assert room is not None
+            moved = Game(await asyncio.to_thread(_stored, writer, game.id), writer)
+            for _ in range(2):
+                state = moved.state
+                moved.commit(moved.plan_move(state.turn, str(legal_moves(state)[0]), moved.seq))
+            library = follower.store.library  # type: ignore[attr-defined]
+            loads: list[str] = []
+            whole = library.load
+
+            def load(match_id: str) -> Any:
+                loads.append(match_id)
+                return whole(match_id)
+
+            library.load = load
+            follower.listener._announced(game.id, 2, None)
+            deadline = time.monotonic() + 10
+            while room.game.seq < 2:
+                assert time.monotonic() < deadline, "the tail was never read"
+                await asyncio.sleep(0.01)
+            assert loads == []
+            assert room.game.state == moved.state
+        finally:
+            writer.close()
+            await follower.close()
+
+    asyncio.run(scenario())
+
+
+def _stored(store: MatchBook, match_id: str) -> Any:
+    stored = store.load(match_id)
+    assert stored is not None
+    return stored

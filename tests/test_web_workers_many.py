@@ -248,7 +248,14 @@ def test_workers_on_one_socket_lose_nothing_when_one_is_killed(schema: str) -> N
                 at_kill[game.id] = max((s for c in logs[game.id][-1].seen for s in c), default=0)
             os.kill(victim, signal.SIGKILL)
             killed_at.append(time.monotonic())
-            await asyncio.sleep(5.5)
+            # Played on until every bot has moved again (or 5.5 s), and a little more.
+            while time.monotonic() - killed_at[0] < 5.5 and not all(
+                logs[g.id][-1].finished
+                or any(seq > at_kill[g.id] for _, seq in logs[g.id][-1].bot_moves)
+                for g in bots
+            ):
+                await asyncio.sleep(0.1)
+            await asyncio.sleep(0.5)
             calm.set()  # no more moves: the last states come to every socket
             games = [*people, *bots]
             deadline = time.monotonic() + 15

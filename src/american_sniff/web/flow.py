@@ -33,7 +33,7 @@ from .connection import Connection
 from .game import Change, Game, GameError
 from .rooms import Room
 from .shared import LibraryStore
-from .store import MatchBook, StaleLog, Writer
+from .store import LogEntry, MatchBook, StaleLog, Writer
 
 __all__ = [
     "BOT_SPEEDS",
@@ -204,6 +204,42 @@ class Flow:
         except StaleLog:
             await self.reload(room)
             raise Stale(_STALE) from None
+
+    async def follow(self, room: Room, length: int, entry: LogEntry | None) -> None:
+        """Take ``entry``, another worker's append (the log's ``length``-th), and tell the browsers.
+
+        Called under the match's lock, when the append was announced. If this
+        copy holds the entries before it, the entry is replayed at once (no
+        read); else, or if it does not replay, the match is read again
+        (:meth:`reload`).
+
+        :raises GameError: if it cannot be read (the message says so).
+        """
+        game = room.game
+        if game.logged >= length:
+            return  # taken already (read with an earlier one)
+        if entry is None or game.logged != length - 1:
+            await self.reload(room)
+            return
+        try:
+            game.catch_up((entry,))
+        except ValueError:  # not the log's (the channel carried another's text)
+            await self.reload(room)
+            return
+        if game.state.winner is not None or self._at_cap(game):
+            await self._read_settings(room)
+        room.broadcast()
+
+    async def _read_settings(self, room: Room) -> None:
+        """Read the match's rematch and why it ended at a cap, which another worker may have set."""
+        try:
+            stored = await asyncio.to_thread(self.rooms.read, room.id)
+        except (sqlite3.Error, ValueError) as error:
+            raise GameError(f"the match could not be read again ({error})") from None
+        if stored is not None:
+            _, rematch, ended = stored
+            room.rematch = rematch if rematch is not None else room.rematch
+            room.ended = ended if ended is not None else room.ended
 
     async def reload(self, room: Room) -> None:
         """Read the match again from the store (another process wrote to it), and tell its browsers.
