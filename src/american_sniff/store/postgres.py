@@ -66,7 +66,8 @@ class PostgresStore(SQLStore):
     if missing.
 
     **Announcements.** Every append is announced on the database's own
-    channel (``NOTIFY``), sent when it commits, in the order of the commits:
+    channel (``NOTIFY``), with its entry, sent when it commits, in the order
+    of the commits:
     :meth:`listen` opens a connection that receives them, so each worker
     learns of every move any worker makes.
 
