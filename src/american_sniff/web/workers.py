@@ -10,9 +10,10 @@ the bot seats' leases and the shared rate limits are in PostgreSQL).
 The parent serves nothing; it supervises:
 
 * a worker that ends while the server runs (it crashed, or was killed) is
-  started again at once, and if it ends again within :data:`SHORT_LIFE`
-  seconds, after a pause that doubles each time up to :data:`MAX_PAUSE`
-  seconds (a database that is down does not make it spin);
+  started again: at once if it had run :data:`SHORT_LIFE` seconds or more,
+  else after a pause of half a second that doubles with each short life in
+  a row, up to :data:`MAX_PAUSE` seconds (a database that is down does not
+  make it spin);
 * ``SIGTERM`` or ``SIGINT`` (Ctrl-C) to the parent stops every worker in good
   order (``SIGTERM``: each closes its sockets and gives its bot seats up),
   and kills those still running after :data:`GRACE` seconds;
