@@ -197,16 +197,20 @@ async def _play(  # noqa: PLR0913 - one seat's whole client, reconnecting
                         move = {"type": "move", "move": placements[0], "seq": seq}
                         await ws.send(json.dumps(move))
         except (OSError, TimeoutError, exceptions.WebSocketException):
-            await asyncio.sleep(0.05)  # the worker went away: through the socket again
+            # The worker went away: through the socket again (after a second if
+            # this address opened too many: the limit all the workers share).
+            refused = log.errors and log.errors[-1].startswith("too many new connections")
+            await asyncio.sleep(1.0 if refused else 0.05)
 
 
 def test_workers_on_one_socket_lose_nothing_when_one_is_killed(schema: str) -> None:
     """Three workers, people's and bots' matches at once, one worker killed with ``kill -9``."""
     store = library(schema)
-    # 21 sockets, and the reconnections after the kill: within the 30 new
-    # sockets at once an address may open (a limit the workers share).
+    # 15 sockets, and the reconnections after the kill (and of sockets dropped
+    # for reading too slowly on a busy machine): within the 30 new sockets at
+    # once, then one a second, that an address may open (the workers share it).
     people = [Game.create(store, new_setup(2, ["human", "human"])) for _ in range(3)]
-    bots = [Game.create(store, new_setup(2, ["greedy", "human"])) for _ in range(4)]
+    bots = [Game.create(store, new_setup(2, ["greedy", "human"])) for _ in range(3)]
     store.close()
     url = f"{POSTGRES_URL}?options=-csearch_path%3D{schema}"
     served = Served(url, 3, "--bot-delay", "0.1")
@@ -303,8 +307,9 @@ def test_workers_on_one_socket_lose_nothing_when_one_is_killed(schema: str) -> N
                     game.id,
                     log.seat,
                     final,
-                    [(g.seat, g.seen, g.errors, g.sent) for g in logs[game.id]],
-                    stored.log[-5:],
+                    [(g.seat, g.seen[-1][-4:], g.errors) for g in logs[game.id]],
+                    stored.log[-3:],
+                    served.lines[-30:],  # what the server printed (a traceback?)
                 )
                 assert not [e for e in log.errors if "could not" in e], log.errors
         # The bots of every match moved again within 5 s of the kill.
