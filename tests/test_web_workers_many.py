@@ -262,16 +262,20 @@ def test_workers_on_one_socket_lose_nothing_when_one_is_killed(schema: str) -> N
             await asyncio.sleep(0.5)
             calm.set()  # no more moves: the last states come to every socket
             games = [*people, *bots]
+            # Quiet: the stored matches did not change for a second (a forced draw
+            # may wait FOLLOW seconds), and every socket has their last state.
             deadline = time.monotonic() + 15
+            before: dict[str, int] = {}
             while time.monotonic() < deadline:
-                await asyncio.sleep(0.3)
+                await asyncio.sleep(1.0)
                 finals = await asyncio.to_thread(_finals, schema, [g.id for g in games])
-                if all(
+                if finals == before and all(
                     log.seen and log.seen[-1] and log.seen[-1][-1] == finals[game.id]
                     for game in games
                     for log in logs[game.id]
                 ):
                     break
+                before = finals
             stop.set()
             await asyncio.gather(*tasks)
 
