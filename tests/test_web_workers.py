@@ -223,7 +223,7 @@ def _until_seq(app: Starlette, match_id: str, seq: int) -> None:
     """Wait (at most 10 s) until the server of ``app`` holds ``match_id`` at ``seq``."""
     server = app.state.server
     deadline = time.monotonic() + 10
-    while server.rooms.game(match_id).seq < seq:
+    while server.rooms.get(match_id).game.seq < seq:
         assert time.monotonic() < deadline, "the other worker's move was never heard"
         time.sleep(0.01)
 
@@ -521,7 +521,7 @@ def test_two_seats_going_on_through_two_servers_both_go_on(opener: Opener) -> No
         state = game.state
         forced = game.forced()
         if forced is not None:
-            game.play(forced)
+            game.commit(game.plan_play(forced))
             continue
         move = next(m for m in view_for(state, state.turn).legal_moves if isinstance(m, Place))
         game.commit(game.plan_move(state.turn, str(move), game.seq))
@@ -669,7 +669,7 @@ def test_the_forced_actions_after_a_change_are_made_by_the_worker_that_made_it(
     while True:  # up to the move after which the next seat must draw
         forced = game.forced()
         if forced is not None:
-            game.play(forced)
+            game.commit(game.plan_play(forced))
             continue
         state = game.state
         move = next(m for m in view_for(state, state.turn).legal_moves if isinstance(m, Place))
@@ -727,7 +727,7 @@ def test_a_move_through_a_server_that_missed_only_a_going_on_lands(opener: Opene
         state = game.state
         forced = game.forced()
         if forced is not None:
-            game.play(forced)
+            game.commit(game.plan_play(forced))
             continue
         move = next(m for m in view_for(state, state.turn).legal_moves if isinstance(m, Place))
         game.commit(game.plan_move(state.turn, str(move), game.seq))
