@@ -34,6 +34,24 @@ Each also gives the server process's CPU time per action (from
 ``/proc``), which a machine shared with other work slows far less than the
 wall-clock numbers.
 
+**Several workers on PostgreSQL.** With ``--db postgresql://...`` the
+matches are kept in a fresh schema of that database (dropped afterwards), and
+the server is ``american-sniff serve --workers N`` as it runs (``--workers``,
+default 1: the supervisor of :mod:`american_sniff.web.workers`, the rate
+limits shared in the database, each still checked), and every client's
+socket goes through the one listening socket to whichever worker the system
+hands it. The server's CPU per action is then summed over the supervisor and
+all its workers, and the CPU of the database's own processes that serve them
+(found by their ``application_name``) is given beside it.
+
+**Idle sockets.** ``--idle-sockets N`` measures the ``--few`` matches and a
+stream of HTTP requests (the start page and ``/api/kinds``, each timed from
+the connection to the end of the answer) twice: alone, then while ``N``
+WebSockets are open and idle (each said hello as a spectator of one match,
+and then only answers pings). The script raises its open-files limit to the
+hard limit (the server, its child, inherits it); ``N`` needs about ``N + 200``
+files in each process.
+
 Usage (from the repository root)::
 
     PYTHONPATH=src python benchmarks/serve.py              # about 90 s
@@ -41,6 +59,9 @@ Usage (from the repository root)::
     PYTHONPATH=src python benchmarks/serve.py --json serve.json
     PYTHONPATH=src python benchmarks/serve.py --pictures     # clients that draw, like browsers
     PYTHONPATH=src python benchmarks/serve.py --load-only --profile serve.prof  # cProfile, CPU
+    PYTHONPATH=src python benchmarks/serve.py --load-only --db postgresql://127.0.0.1/test \
+        --workers 3                     # three workers on PostgreSQL, one socket
+    PYTHONPATH=src python benchmarks/serve.py --idle-sockets 5000   # HTTP and play beside them
 
 The results are in ``benchmarks/README.md``.
 """
@@ -50,6 +71,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
+import collections
 import functools
 import hashlib
 import inspect
@@ -57,6 +79,7 @@ import json
 import os
 import platform
 import random
+import resource
 import socket
 import statistics
 import subprocess
@@ -67,6 +90,41 @@ import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+#: The name the benchmark's connections give PostgreSQL (to find their processes).
+_APPLICATION = "american-sniff-bench"
+
+
+def _serve_postgres(url: str, schema: str, workers: int, default_gc: bool) -> None:
+    """The child on PostgreSQL: ``workers`` workers on one socket, as ``serve --workers`` runs."""
+    import uvicorn  # noqa: PLC0415 - the child's own imports
+
+    from american_sniff.store import PostgresStore  # noqa: PLC0415
+    from american_sniff.web.app import create_app  # noqa: PLC0415
+    from american_sniff.web.buckets import SharedBuckets  # noqa: PLC0415
+    from american_sniff.web.limits import RateLimit, SocketLimits  # noqa: PLC0415
+    from american_sniff.web.serving import listen, server_config, tune_collector  # noqa: PLC0415
+    from american_sniff.web.shared import LibraryStore  # noqa: PLC0415
+    from american_sniff.web.workers import supervise  # noqa: PLC0415
+
+    PostgresStore(url, schema=schema).close()  # the tables, made once before the fork
+    listener = listen("127.0.0.1", 0)
+    print(f"PORT {listener.getsockname()[1]}", flush=True)
+
+    def work(number: int) -> None:
+        app = create_app(
+            LibraryStore(PostgresStore(url, schema=schema)),
+            bot_delay=0,
+            creations=RateLimit(burst=10**9, every=1e-9),
+            limits=SocketLimits.lifted(),
+            buckets=SharedBuckets(url, schema=schema),
+        )
+        server = uvicorn.Server(server_config(app, max_connections=10_000))
+        if not default_gc:
+            tune_collector()
+        server.run(sockets=[listener])
+
+    supervise(listener, workers, work, say=lambda line: None)
 
 
 def _serve(db: str, profile: str | None = None, default_gc: bool = False) -> None:
@@ -192,13 +250,39 @@ class Stats:
             "trip_p99_ms": quantile(0.99),
             "trip_mean_ms": None if not trips else round(statistics.fmean(trips) * 1000, 1),
             "errors": len(self.errors),
+            "error_kinds": dict(collections.Counter(e[:60] for e in self.errors).most_common(3)),
         }
 
 
 def _cpu(pid: int) -> float:
     """The CPU seconds (user and system) the process ``pid`` has used (Linux)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except FileNotFoundError:  # it ended meanwhile
+        return 0.0
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _server_cpu() -> float:
+    """The CPU seconds of the server: its process and its workers (``--workers``), if any."""
+    try:
+        children = Path(f"/proc/{_SERVER}/task/{_SERVER}/children").read_text().split()
+    except FileNotFoundError:
+        children = []
+    return _cpu(_SERVER) + sum(_cpu(int(pid)) for pid in children)
+
+
+def _database_cpu() -> float | None:
+    """The CPU seconds of the PostgreSQL processes serving the benchmark's server (or None)."""
+    if _DATABASE is None:
+        return None
+    import psycopg  # noqa: PLC0415 - only with --db postgresql://...
+
+    with psycopg.connect(_DATABASE, autocommit=True) as db:
+        pids = db.execute(
+            "SELECT pid FROM pg_stat_activity WHERE application_name = %s", (_APPLICATION,)
+        ).fetchall()
+    return sum(_cpu(pid) for (pid,) in pids)
 
 
 #: The server's process id (set by :func:`main`).
@@ -206,6 +290,9 @@ _SERVER = 0
 
 #: Whether the clients ask for the pictures, as the browser's page does (``--pictures``).
 _PICTURES = False
+
+#: The PostgreSQL database of ``--db`` (None: a SQLite file).
+_DATABASE: str | None = None
 
 
 def _post(base: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -555,10 +642,63 @@ async def _watched(  # noqa: PLR0913, PLR0917 - the watched table's settings
             watcher.close()
 
 
+async def _get(base: str, path: str) -> int:
+    """The status of ``GET path`` on a connection of its own, read to the end."""
+    host, port = _address(base)
+    reader, writer = await asyncio.open_connection(host, port)
+    try:
+        writer.write(
+            f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nConnection: close\r\n\r\n".encode()
+        )
+        answer = await reader.read()
+    finally:
+        writer.close()
+    return int(answer.split(b" ", 2)[1]) if answer.startswith(b"HTTP/") else 0
+
+
+async def _probe(
+    base: str, stop: asyncio.Future[None], times: list[float], codes: list[int]
+) -> None:
+    """Time a request every 20 ms (the start page and ``/api/kinds`` in turn) until ``stop``."""
+    paths = ("/", "/api/kinds")
+    n = 0
+    while not stop.done():
+        started = time.perf_counter()
+        try:
+            code = await asyncio.wait_for(_get(base, paths[n % 2]), 30)
+        except (OSError, TimeoutError):
+            code = 0
+        times.append(time.perf_counter() - started)
+        codes.append(code)
+        n += 1
+        await asyncio.sleep(0.02)
+
+
+def _quantiles(values: list[float]) -> dict[str, float | None]:
+    ordered = sorted(values)
+    if not ordered:
+        return {"p50_ms": None, "p99_ms": None}
+    return {
+        f"p{round(q * 100)}_ms": round(
+            ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000, 1
+        )
+        for q in (0.50, 0.99)
+    }
+
+
 async def _measure(  # noqa: PLR0913, PLR0917 - one measurement's settings
-    base: str, tables: int, seconds: float, extra: str | None, spectators: int, think: float
+    base: str,
+    tables: int,
+    seconds: float,
+    extra: str | None,
+    spectators: int,
+    think: float,
+    http: bool = False,
 ) -> dict[str, Any]:
-    """``tables`` matches for ``seconds``, with an extra match watched (``extra``) or not."""
+    """``tables`` matches for ``seconds``, with an extra match watched (``extra``) or not.
+
+    With ``http``, a request is timed every 20 ms meanwhile (:func:`_probe`).
+    """
     stats = Stats()
     loop = asyncio.get_running_loop()
     stop: asyncio.Future[None] = loop.create_future()
@@ -583,10 +723,26 @@ async def _measure(  # noqa: PLR0913, PLR0917 - one measurement's settings
     tasks = [asyncio.create_task(_table(base, stats, stop, think, rng)) for _ in range(tables)]
     await asyncio.sleep(min(2.0, seconds / 5))  # everyone connected and playing
     stats.actions, stats.trips = 0, []
-    started, cpu = time.perf_counter(), _cpu(_SERVER)
+    times: list[float] = []
+    codes: list[int] = []
+    if http:
+        side.append(asyncio.create_task(_probe(base, stop, times, codes)))
+    database = await asyncio.to_thread(_database_cpu)
+    started, cpu = time.perf_counter(), _server_cpu()
     await asyncio.sleep(seconds)
-    elapsed, cpu = time.perf_counter() - started, _cpu(_SERVER) - cpu
+    elapsed, cpu = time.perf_counter() - started, _server_cpu() - cpu
+    after = await asyncio.to_thread(_database_cpu)
     report = stats.report(elapsed)
+    if database is not None and after is not None and stats.actions:
+        report["database_cpu_ms_per_action"] = round((after - database) / stats.actions * 1000, 2)
+    if http:
+        report["http"] = {
+            "requests": len(codes),
+            "ok": codes.count(200),
+            "refused_503": codes.count(503),
+            "failed": codes.count(0),
+            **_quantiles(times),
+        }
     # What a busy machine cannot hide: the server's own CPU time per action.
     report["server_cpu_share"] = round(cpu / elapsed, 2)
     if stats.actions:
@@ -609,7 +765,52 @@ async def _measure(  # noqa: PLR0913, PLR0917 - one measurement's settings
     return report
 
 
+async def _idle_sockets(base: str, args: argparse.Namespace) -> dict[str, Any]:
+    """The ``--few`` matches and HTTP, alone and beside ``--idle-sockets`` idle WebSockets."""
+    results: dict[str, Any] = {}
+    print(f"alone: {args.few} matches and HTTP for {args.seconds} s", flush=True)
+    results["alone"] = await _measure(base, args.few, args.seconds, None, 0, args.few_think, True)
+    print(f"  {results['alone']}", flush=True)
+    made = await _new_match(base)
+    token = made["spectator"].split("#", 1)[1]
+    idle: list[Watcher] = []
+    gate = asyncio.Semaphore(100)
+    opened_at = time.perf_counter()
+
+    async def one() -> None:
+        async with gate:
+            watcher = await _open(base, made["id"], Watcher)
+            watcher.send({"type": "hello", "token": token, "pictures": False})
+            await asyncio.wait_for(watcher.ready, 60)
+            idle.append(watcher)
+
+    failures = [
+        r
+        for r in await asyncio.gather(
+            *(one() for _ in range(args.idle_sockets)), return_exceptions=True
+        )
+        if r is not None
+    ]
+    opening = time.perf_counter() - opened_at
+    print(f"{len(idle)} idle sockets open ({len(failures)} failed) in {opening:.1f} s", flush=True)
+    results["beside"] = await _measure(base, args.few, args.seconds, None, 0, args.few_think, True)
+    results["beside"]["idle_sockets"] = len(idle)
+    results["beside"]["idle_sockets_still_open"] = sum(1 for w in idle if not w.closed.done())
+    results["beside"]["idle_sockets_failed"] = len(failures)
+    results["beside"]["opening_s"] = round(opening, 1)
+    print(f"  {results['beside']}", flush=True)
+    for watcher in idle:
+        watcher.close()
+    for q in ("p50", "p99"):
+        before, after = results["alone"][f"trip_{q}_ms"], results["beside"][f"trip_{q}_ms"]
+        if before and after:
+            results["beside"][f"slowdown_{q}"] = round(after / before, 2)
+    return results
+
+
 async def _run(base: str, args: argparse.Namespace) -> dict[str, Any]:
+    if args.idle_sockets:
+        return await _idle_sockets(base, args)
     results: dict[str, Any] = {}
     print(f"load: {args.matches} matches for {args.seconds} s", flush=True)
     results["load"] = await _measure(base, args.matches, args.seconds, None, 0, args.think)
@@ -676,7 +877,31 @@ def main() -> int:
         action="store_true",
         help="leave the server's garbage collector as Python sets it (not tune_collector)",
     )
+    parser.add_argument(
+        "--db",
+        metavar="URL",
+        help="keep the matches in this PostgreSQL database (postgresql://...), in a fresh "
+        "schema, instead of a SQLite file",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="with --db: N workers on one listening socket, as serve --workers N",
+    )
+    parser.add_argument(
+        "--idle-sockets",
+        type=int,
+        default=0,
+        metavar="N",
+        help="only: the --few matches and HTTP requests, alone and beside N idle WebSockets",
+    )
+    parser.add_argument("--schema", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.serve and args.schema:
+        _serve_postgres(args.serve, args.schema, args.workers, args.default_gc)
+        return 0
     if args.serve:
         _serve(args.serve, args.profile, args.default_gc)
         return 0
@@ -689,14 +914,25 @@ def main() -> int:
         return 0
     if args.quick:
         args.matches, args.few, args.spectators, args.seconds = 10, 4, 10, 2.0
+    if args.workers != 1 and not args.db:
+        parser.error("--workers needs --db postgresql://...")
+    # Every socket is a file, in this process and in the server's.
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    schema = f"bench_{os.getpid()}" if args.db else None
     with tempfile.TemporaryDirectory() as directory:
         db = str(Path(directory) / "serve.sqlite3")
+        if args.db:
+            joiner = "&" if "?" in args.db else "?"
+            db = f"{args.db}{joiner}application_name={_APPLICATION}"
         child = subprocess.Popen(
             [
                 sys.executable,
                 __file__,
                 "--serve",
                 db,
+                *(["--schema", schema, "--workers", str(args.workers)] if schema else []),
                 *(["--profile", str(Path(args.profile).resolve())] if args.profile else []),
                 *(["--default-gc"] if args.default_gc else []),
             ],
@@ -711,12 +947,15 @@ def main() -> int:
                 print("the server did not start", file=sys.stderr)
                 return 1
             base = f"http://127.0.0.1:{int(line.split()[1])}/"
-            global _SERVER, _PICTURES
+            global _SERVER, _PICTURES, _DATABASE  # noqa: PLW0603 - read by the measurements
+            _DATABASE = args.db
             _SERVER, _PICTURES = child.pid, args.pictures
             results = asyncio.run(_run(base, args))
         finally:
             child.terminate()
             child.wait(30)
+            if schema is not None:
+                _drop(args.db, schema)
     results["meta"] = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "python": platform.python_version(),
@@ -726,8 +965,20 @@ def main() -> int:
     print(json.dumps(results, indent=2))
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
-    broken = [name for name in ("load", "base") if name in results and not results[name]["moves"]]
+    broken = [
+        name
+        for name in ("load", "base", "alone", "beside")
+        if name in results and not results[name]["moves"]
+    ]
     return 1 if broken else 0
+
+
+def _drop(url: str, schema: str) -> None:
+    """Drop the benchmark's schema from the database at ``url``."""
+    import psycopg  # noqa: PLC0415 - only with --db postgresql://...
+
+    with psycopg.connect(url, autocommit=True) as db:
+        db.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
 
 
 if __name__ == "__main__":

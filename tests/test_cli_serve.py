@@ -29,6 +29,8 @@ def test_serve_is_listed_with_its_options(capsys: pytest.CaptureFixture[str]) ->
         (["--port", "x"], "not a port number"),
         (["--bot-delay", "99"], "from 0 to 10 seconds"),
         (["--bot-delay", "soon"], "not a number of seconds"),
+        (["--workers", "0"], "workers are from 1 to 64"),
+        (["--workers", "many"], "not a whole number"),
     ],
 )
 def test_bad_options_are_usage_errors(
@@ -147,3 +149,37 @@ def test_serve_passes_the_hosting_options_on(
         assert client.get("/", headers={"host": "sniff.example.org"}).status_code == 200
         assert client.get("/", headers={"host": "localhost"}).status_code == 421
     capsys.readouterr()
+
+
+def test_several_workers_on_a_sqlite_file_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--workers 2`` needs PostgreSQL: on a SQLite file, one line says so, and nothing serves."""
+    pytest.importorskip("uvicorn")
+    pytest.importorskip("starlette")
+    database = tmp_path / "games.sqlite3"
+    assert main(["serve", "--port", "0", "--workers", "2", "--db", str(database)]) == 2
+    error = capsys.readouterr().err
+    assert "--workers needs the matches in PostgreSQL (--db postgresql://...)" in error
+    assert not database.exists()  # refused before anything was opened
+
+
+def test_serve_holds_the_connections_it_is_told_and_opens_the_files_they_need(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--max-connections``: the server's limit, and enough open files for it (up to the hard)."""
+    resource = pytest.importorskip("resource")
+    assert _served(monkeypatch, []).limit_concurrency == 1000
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    lowered = min(hard, 256)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (lowered, hard))
+    try:
+        config = _served(monkeypatch, ["--max-connections", "3000"])
+        assert config.limit_concurrency == 3000
+        now = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        assert now == (3100 if hard == resource.RLIM_INFINITY else min(hard, 3100))
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    with pytest.raises(SystemExit):
+        main(["serve", "--max-connections", "5"])
+    assert "from 10 to 1000000" in capsys.readouterr().err

@@ -139,6 +139,27 @@ def test_undo_and_continue_entries_replay_as_the_browser_games(store: MatchStore
             loaded.after(entry)
 
 
+def test_the_entries_since_a_number_are_the_logs_tail_as_stored(store: MatchStore) -> None:
+    """``entries(id, n)``: the log from entry n on, what a host that holds n entries lacks."""
+    match = _play(store, store.create(2, seed=4), 6)
+    store.append(match.id, match.length, LogEntry("undo", "2"))
+    loaded = store.load(match.id)
+    assert isinstance(loaded, Match)
+    assert store.entries(match.id) == loaded.log
+    assert store.entries(match.id, 4) == loaded.log[4:]
+    assert store.entries(match.id, 6) == (LogEntry("undo", "2"),)
+    assert store.entries(match.id, 7) == store.entries(match.id, MAX_LOG) == ()
+    fresh = store.create(2)
+    assert store.entries(fresh.id) == ()
+    with pytest.raises(NoSuchMatch):
+        store.entries("nobody")
+    for start in (-1, MAX_LOG + 1, "0", 1.0, True):
+        with pytest.raises(ValueError, match="start is a whole number"):
+            store.entries(match.id, start)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="match id"):
+        store.entries("' OR 1=1 --")
+
+
 def test_a_fresh_match_gets_a_random_id_and_seed(store: MatchStore) -> None:
     """Without an id or a seed the store draws them; two matches differ."""
     first, second = store.create(2), store.create(2)
@@ -595,6 +616,10 @@ def test_every_append_is_announced_to_listeners_in_commit_order(postgres_target:
                 assert batch
                 got += batch
             assert got == [Appended("one", 1), Appended("one", 2), Appended("two", 1)]
+            one, two = store.load("one"), store.load("two")
+            assert isinstance(one, Match)
+            assert isinstance(two, Match)
+            assert [a.entry for a in got] == [*one.log, *two.log]  # each carries its entry
             assert heard.wait(0.1) == ()
             with pytest.raises(ValueError, match="timeout"):
                 heard.wait(-1)
@@ -616,9 +641,13 @@ def test_a_listener_drops_what_another_program_sent_on_its_channel(
         with store.listen() as heard, psycopg.connect(POSTGRES_URL, autocommit=True) as other:
             for junk in ("", "one", "one x", "bad id 3", "one 99999999999", "one 4"):
                 other.execute("SELECT pg_notify(%s, %s)", (channel, junk))
+            for odd in ("one 5 move", "one 6 shout hello", "one 7 continue 0 1"):
+                other.execute("SELECT pg_notify(%s, %s)", (channel, odd))
             got: list[Appended] = []
             deadline = time.monotonic() + 10
-            while not got and time.monotonic() < deadline:
+            while len(got) < 4 and time.monotonic() < deadline:
                 got += heard.wait(1)
             got += heard.wait(0.1)
-            assert got == [Appended("one", 4)]
+            assert got == [Appended("one", n) for n in (4, 5, 6, 7)]
+            # An entry of the wrong form is none: the listener reads the log instead.
+            assert [a.entry for a in got] == [None, None, None, LogEntry("continue", "0 1")]

@@ -75,8 +75,13 @@ def test_the_library_store_on_sqlite_and_its_failures(tmp_path: Path) -> None:
         store.load(game.id)
     with pytest.raises(ValueError, match="one expected length per entry"):
         store.append_many([(game.id, LogEntry("continue", "0 1"))], [])
+    assert store.entries_since(game.id, 1) == (LogEntry("move", move),)  # as stored
+    assert store.entries_since(game.id, 2) == ()
+    with pytest.raises(ValueError, match="no match 'nobody'"):
+        store.entries_since("nobody", 0)
     store.close()
     for call in (
+        lambda: store.entries_since(game.id, 0),
         lambda: store.meta_of("key"),
         lambda: store.meta("key", "x"),
         store.ids,
@@ -122,3 +127,28 @@ def test_a_reload_replays_only_the_new_entries_and_a_bad_log_changes_nothing(
             game.reload(broken)
         assert game.states is before
         assert (game.seq, game.logged) == (3, 3)
+
+
+def test_a_game_catches_up_on_the_new_entries_alone(tmp_path: Path) -> None:
+    """``catch_up``: the entries another process appended, replayed on the states held."""
+    from american_sniff import legal_moves
+    from american_sniff.store import SQLiteStore
+
+    store = LibraryStore(SQLiteStore(tmp_path / "m.sqlite3"))
+    game = Game.create(store, new_setup(2, ["human", "human"], seed=0))
+    stored = store.load(game.id)
+    assert stored is not None
+    other = Game(stored, store)
+    for _ in range(3):
+        other.commit(other.plan_move(other.state.turn, str(legal_moves(other.state)[0]), other.seq))
+    first = game.states[0]
+    game.catch_up(store.entries_since(game.id, game.logged))
+    assert game.states[0] is first
+    assert game.state == other.state
+    assert (game.seq, game.logged, game.version) == (3, 3, 1)
+    before = game.states
+    with pytest.raises(ValueError, match=r"\[6\|6\]"):
+        game.catch_up([LogEntry("move", "[6|6] opens")])
+    assert game.states is before  # a bad entry changes nothing
+    assert (game.seq, game.logged, game.version) == (3, 3, 1)
+    store.close()

@@ -10,17 +10,22 @@ told the fresh state.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import functools
 import json
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any, cast
 
 import pytest
 
+from american_sniff.engine import legal_moves
+from american_sniff.moves import Place
+from american_sniff.views import view_for
 from american_sniff.web.game import Game, new_setup
 from american_sniff.web.store import LogEntry, MatchBook
 from pg_testing import POSTGRES_URL, Opener, library, postgres_schema
@@ -458,3 +463,346 @@ def test_a_killed_workers_bot_seat_moves_again_on_another_within_5_seconds(
     assert stored is not None
     assert Game(stored, store).seq >= 3  # the log still replays
     store.close()
+
+
+def test_a_move_announced_while_a_worker_reads_the_match_is_not_lost(postgres: Opener) -> None:
+    """Another worker's move lands after this one read the match, before it holds it: caught up."""
+    store = postgres()
+    game = Game.create(store, new_setup(2, ["human", "human"], seed=0))
+    move = str(legal_moves(game.state)[0])
+    store.close()
+
+    async def scenario() -> None:
+        reader = Server(postgres(), bot_delay=0, limits=SocketLimits.lifted())
+        writer = postgres()
+        heard = threading.Event()
+        rooms = reader.rooms
+        noted = rooms.heard
+        read = rooms.read
+
+        def hearing(match_id: str, length: int) -> None:
+            noted(match_id, length)
+            heard.set()
+
+        def read_then_another_moves(match_id: str) -> Any:
+            stored = read(match_id)  # the match as it was: no move yet
+            if not heard.is_set():  # the first read only
+                writer.append(match_id, LogEntry("move", move), expected=0)
+                assert heard.wait(10)  # announced while this read is not yet held
+            return stored
+
+        rooms.heard = hearing  # type: ignore[method-assign]
+        rooms.read = read_then_another_moves  # type: ignore[method-assign]
+        try:
+            reader.start()
+            room = await rooms.load(game.id)
+            assert room is not None
+            loaded = room.game
+            deadline = time.monotonic() + 5
+            while loaded.seq < 1:
+                assert time.monotonic() < deadline, "the move announced during the read was lost"
+                await asyncio.sleep(0.02)
+        finally:
+            writer.close()
+            await reader.close()
+
+    asyncio.run(scenario())
+
+
+def test_two_seats_going_on_through_two_servers_both_go_on(opener: Opener) -> None:
+    """At a settlement, each seat says ``continue`` to its own server: both are logged.
+
+    The second server's copy is behind (the first seat's entry is new): the
+    seat's going on does not depend on it, so it is planned again, not refused.
+    """
+    store = opener()
+    game = Game.create(store, new_setup(2, ["human", "human"], seed=5))
+    while game.state.round == 1:
+        state = game.state
+        forced = game.forced()
+        if forced is not None:
+            game.commit(game.plan_play(forced))
+            continue
+        move = next(m for m in view_for(state, state.turn).legal_moves if isinstance(m, Place))
+        game.commit(game.plan_move(state.turn, str(move), game.seq))
+    assert game.waiting_for() == [0, 1]
+    store.close()
+    tokens = [seat.token for seat in game.setup.seats]
+    with (
+        TestClient(_app(opener())) as one,
+        TestClient(_app(opener())) as two,
+        one.websocket_connect(f"/ws/{game.id}") as first,
+        two.websocket_connect(f"/ws/{game.id}") as second,
+    ):
+        for ws, token in ((first, tokens[0]), (second, tokens[1])):
+            ws.send_text(json.dumps({"type": "hello", "token": token}))
+            assert _state(ws)["waiting_for"] == [0, 1]
+        first.send_text(json.dumps({"type": "continue"}))
+        assert _state(first)["waiting_for"] == [1]
+        second.send_text(json.dumps({"type": "continue"}))
+        while (message := second.receive_json())["type"] != "state" or message["waiting_for"]:
+            assert message["type"] == "state", message  # no error: it went on
+    store = opener()
+    stored = store.load(game.id)
+    assert stored is not None
+    assert [e.kind for e in stored.log[-2:]] == ["continue", "continue"]
+    assert Game(stored, store).waiting_for() == []
+    store.close()
+
+
+def test_a_worker_catching_up_takes_the_announced_entry_without_a_read(
+    postgres: Opener,
+) -> None:
+    """An announced move is taken from the announcement, replayed on the states held: no read."""
+    store = postgres()
+    game = Game.create(store, new_setup(2, ["human", "human"], seed=0))
+    store.close()
+
+    async def scenario() -> None:
+        mover = Server(postgres(), bot_delay=0, limits=SocketLimits.lifted())
+        follower = Server(postgres(), bot_delay=0, limits=SocketLimits.lifted())
+        try:
+            follower.start()
+            follows = await follower.rooms.load(game.id)
+            moves = await mover.rooms.load(game.id)
+            assert follows is not None
+            assert moves is not None
+            held, moving = follows.game, moves.game
+            library = follower.store.library  # type: ignore[attr-defined]
+            loads: list[str] = []
+            whole = library.load
+
+            def load(match_id: str) -> Any:
+                loads.append(match_id)
+                return whole(match_id)
+
+            library.load = load
+            tails: list[int] = []
+            tail = library.entries
+
+            def entries(match_id: str, start: int = 0) -> Any:
+                tails.append(start)
+                return tail(match_id, start)
+
+            library.entries = entries
+            states = list(held.states)
+            for seq in range(2):
+                async with moves.lock:
+                    state = moving.state
+                    move = str(legal_moves(state)[0])
+                    await mover.flow.commit(moves, moving.plan_move(state.turn, move, seq))
+                deadline = time.monotonic() + 10
+                while held.seq < seq + 1:
+                    assert time.monotonic() < deadline, "the move was never heard"
+                    await asyncio.sleep(0.01)
+            assert loads == []  # not the whole match,
+            assert tails == []  # nor its tail: the announcement carried the entry
+            assert held.states[:1] == states  # the states held were kept, not replayed
+            assert held.state == moving.state
+        finally:
+            await mover.close()
+            await follower.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_change_written_after_its_match_was_read_back_is_not_made_twice(
+    opener: Opener,
+) -> None:
+    """The browser leaves while its move is written; the match is read back; then the write ends.
+
+    The move is in the copy read back: taking it again (on a version that
+    moved on) would fail in the loop's callback.
+    """
+    store = opener()
+    game = Game.create(store, new_setup(2, ["human", "human"], seed=0))
+    store.close()
+
+    async def scenario() -> None:
+        server = Server(opener(), bot_delay=0, limits=SocketLimits.lifted())
+        failures: list[dict[str, Any]] = []
+        asyncio.get_running_loop().set_exception_handler(lambda loop, c: failures.append(c))
+        pending: concurrent.futures.Future[int] = concurrent.futures.Future()
+
+        def submit(match_id: str, entry: LogEntry, *, expected: int | None = None) -> Any:
+            server.store.append(match_id, entry, expected=expected)  # written now,
+            return pending  # and said so later
+
+        server.writer.submit = submit  # type: ignore[method-assign]
+        try:
+            room = await server.rooms.load(game.id)
+            assert room is not None
+            held = room.game
+            change = held.plan_move(held.state.turn, str(legal_moves(held.state)[0]), 0)
+
+            async def move() -> None:
+                async with room.lock:
+                    await server.flow.commit(room, change)
+
+            task = asyncio.create_task(move())
+            await asyncio.sleep(0.05)
+            task.cancel()  # the browser went away: the lock is free, the write goes on
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            async with room.lock:
+                await server.flow.reload(room)  # the match read back, with the move
+            assert held.seq == 1
+            pending.set_result(0)  # the write is said to be done only now
+            await asyncio.sleep(0.05)
+            assert failures == []
+            assert (held.seq, held.logged) == (1, 1)
+        finally:
+            await server.close()
+
+    asyncio.run(scenario())
+
+
+def test_the_forced_actions_after_a_change_are_made_by_the_worker_that_made_it(
+    postgres: Opener,
+) -> None:
+    """After one worker's move, the next seat's forced draw is its; the other does not race it."""
+    from american_sniff.engine import apply
+    from american_sniff.session import lone_move
+
+    store = postgres()
+    game = Game.create(store, new_setup(2, ["human", "human"], seed=0))
+    while True:  # up to the move after which the next seat must draw
+        forced = game.forced()
+        if forced is not None:
+            game.commit(game.plan_play(forced))
+            continue
+        state = game.state
+        move = next(m for m in view_for(state, state.turn).legal_moves if isinstance(m, Place))
+        if lone_move(apply(state, move)) is not None:
+            break
+        game.commit(game.plan_move(state.turn, str(move), game.seq))
+    seq = game.seq
+    store.close()
+
+    async def scenario() -> None:
+        leader = Server(postgres(), bot_delay=0, limits=SocketLimits.lifted())
+        follower = Server(postgres(), bot_delay=0, limits=SocketLimits.lifted())
+        writes: list[LogEntry] = []
+        submit = follower.writer.submit
+
+        def counted(match_id: str, entry: LogEntry, *, expected: int | None = None) -> Any:
+            writes.append(entry)
+            return submit(match_id, entry, expected=expected)
+
+        follower.writer.submit = counted  # type: ignore[method-assign]
+        try:
+            follower.start()
+            ahead = await leader.rooms.load(game.id)
+            behind = await follower.rooms.load(game.id)
+            assert ahead is not None
+            assert behind is not None
+            async with ahead.lock:
+                change = ahead.game.plan_move(ahead.game.state.turn, str(move), seq)
+                await leader.flow.commit(ahead, change)
+            leader.driver.drive(ahead)  # the forced draw (and any after it)
+            deadline = time.monotonic() + 10
+            while behind.game.seq < seq + 2 or behind.game.forced() is not None:
+                assert time.monotonic() < deadline, "the forced draw was never heard"
+                await asyncio.sleep(0.01)
+            await asyncio.sleep(0.8)  # past the follower's wait
+            assert writes == []  # the follower left them to the leader
+            assert behind.game.state == ahead.game.state
+        finally:
+            await leader.close()
+            await follower.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_move_through_a_server_that_missed_only_a_going_on_lands(opener: Opener) -> None:
+    """At a settlement, one seat goes on through one server, the other opens through another.
+
+    The second server's copy lacks the first seat's ``continue``, which adds
+    no action: the move is planned on the same table, so it is planned again
+    and lands, instead of being refused as stale.
+    """
+    store = opener()
+    game = Game.create(store, new_setup(2, ["human", "human"], seed=5))
+    while game.state.round == 1:
+        state = game.state
+        forced = game.forced()
+        if forced is not None:
+            game.commit(game.plan_play(forced))
+            continue
+        move = next(m for m in view_for(state, state.turn).legal_moves if isinstance(m, Place))
+        game.commit(game.plan_move(state.turn, str(move), game.seq))
+    opener_seat = game.state.turn
+    other = 1 - opener_seat
+    seq, round_now = game.seq, game.state.round
+    opening = next(m for m in view_for(game.state, opener_seat).legal_moves if isinstance(m, Place))
+    store.close()
+    tokens = [seat.token for seat in game.setup.seats]
+    with (
+        TestClient(_app(opener())) as one,
+        TestClient(_app(opener())) as two,
+        one.websocket_connect(f"/ws/{game.id}") as going_on,
+        two.websocket_connect(f"/ws/{game.id}") as opening_ws,
+    ):
+        for ws, seat in ((going_on, other), (opening_ws, opener_seat)):
+            ws.send_text(json.dumps({"type": "hello", "token": tokens[seat]}))
+            assert _state(ws)["view"]["seq"] == seq
+        going_on.send_text(json.dumps({"type": "continue"}))
+        assert other not in _state(going_on)["waiting_for"]
+        opening_ws.send_text(json.dumps({"type": "move", "move": str(opening), "seq": seq}))
+        while (message := opening_ws.receive_json())["type"] != "state" or (
+            message["view"]["seq"] == seq
+        ):
+            assert message["type"] == "state", message  # no error: it landed
+    store = opener()
+    stored = store.load(game.id)
+    assert stored is not None
+    assert stored.log[-2:] == (
+        LogEntry("continue", f"{other} {round_now}"),
+        LogEntry("move", str(opening)),
+    )
+    store.close()
+
+
+def test_a_worker_that_missed_an_announcement_reads_only_the_logs_tail(postgres: Opener) -> None:
+    """Two entries announced as one, without its entry: the tail is read, not the whole match."""
+    store = postgres()
+    game = Game.create(store, new_setup(2, ["human", "human"], seed=0))
+    store.close()
+
+    async def scenario() -> None:
+        follower = Server(postgres(), bot_delay=0, limits=SocketLimits.lifted())
+        writer = postgres()
+        try:
+            room = await follower.rooms.load(game.id)
+            assert room is not None
+            moved = Game(await asyncio.to_thread(_stored, writer, game.id), writer)
+            for _ in range(2):
+                state = moved.state
+                moved.commit(moved.plan_move(state.turn, str(legal_moves(state)[0]), moved.seq))
+            library = follower.store.library  # type: ignore[attr-defined]
+            loads: list[str] = []
+            whole = library.load
+
+            def load(match_id: str) -> Any:
+                loads.append(match_id)
+                return whole(match_id)
+
+            library.load = load
+            follower.listener._announced(game.id, 2, None)
+            deadline = time.monotonic() + 10
+            while room.game.seq < 2:
+                assert time.monotonic() < deadline, "the tail was never read"
+                await asyncio.sleep(0.01)
+            assert loads == []
+            assert room.game.state == moved.state
+        finally:
+            writer.close()
+            await follower.close()
+
+    asyncio.run(scenario())
+
+
+def _stored(store: MatchBook, match_id: str) -> Any:
+    stored = store.load(match_id)
+    assert stored is not None
+    return stored

@@ -1,7 +1,11 @@
 """``american-sniff serve``: the browser game, served on this machine.
 
 It needs the ``web`` extra (``pip install 'american-sniff[web]'``: Starlette
-and uvicorn). Matches are kept in a SQLite file and survive a restart.
+and uvicorn). Matches are kept in a SQLite file and survive a restart, or in
+a PostgreSQL database (``--db postgresql://...``, the ``postgres`` extra),
+which any number of ``serve`` processes share: ``--workers N`` starts N of
+them on one listening socket (:mod:`american_sniff.web.workers`), and their
+rate limits are counted together (:mod:`american_sniff.web.buckets`).
 """
 
 from __future__ import annotations
@@ -9,6 +13,7 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -16,6 +21,9 @@ from urllib.parse import urlsplit
 from .options import Command, read_number
 
 if TYPE_CHECKING:
+    import socket
+
+    from ..web.buckets import SharedBuckets
     from ..web.store import MatchBook
 
 __all__ = ["COMMAND", "NAME", "is_loopback", "server_url"]
@@ -59,6 +67,26 @@ def _delay(text: str) -> float:
     value = read_number(text, float, "a number of seconds")
     if not 0 <= value <= 10:
         raise argparse.ArgumentTypeError(f"the delay is from 0 to 10 seconds, got {value}")
+    return value
+
+
+#: The most workers ``--workers`` may start.
+MAX_WORKERS = 64
+
+
+def _workers(text: str) -> int:
+    value = read_number(text, int, "a whole number")
+    if not 1 <= value <= MAX_WORKERS:
+        raise argparse.ArgumentTypeError(f"workers are from 1 to {MAX_WORKERS}, got {value}")
+    return value
+
+
+def _connections(text: str) -> int:
+    value = read_number(text, int, "a whole number")
+    if not 10 <= value <= 1_000_000:
+        raise argparse.ArgumentTypeError(
+            f"the connections at once are from 10 to 1000000, got {value}"
+        )
     return value
 
 
@@ -147,12 +175,79 @@ def _postgres(url: str) -> MatchBook:
     return LibraryStore(PostgresStore(url))
 
 
+def _shared_buckets(url: str) -> SharedBuckets:
+    """The rate limits that every worker on the PostgreSQL database at ``url`` counts together."""
+    from ..web.buckets import SharedBuckets  # noqa: PLC0415
+
+    return SharedBuckets(url)
+
+
+def _refusal_of_workers(args: argparse.Namespace) -> str | None:
+    """Why ``--workers`` cannot be what it is here, or None."""
+    if args.workers == 1:
+        return None
+    if not is_postgres_url(args.db):
+        return (
+            "--workers needs the matches in PostgreSQL (--db postgresql://...): "
+            "processes on one SQLite file do not hear each other's moves"
+        )
+    from ..web.workers import can_fork  # noqa: PLC0415
+
+    if not can_fork():
+        return "--workers needs a system that can fork processes (not Windows)"
+    return None
+
+
+def _open_store(
+    db: str, sqlite: Callable[[Path], MatchBook]
+) -> tuple[MatchBook, SharedBuckets | None, str] | int:
+    """The store of ``--db``, the shared rate limits (PostgreSQL), and where the matches are.
+
+    An exit code instead if it cannot be opened (after one line saying why).
+    """
+    if not is_postgres_url(db):
+        path = Path(db)
+        try:
+            return sqlite(path), None, str(path.resolve())
+        except Exception as error:  # sqlite3 errors, a directory, no permission
+            print(
+                f"american-sniff serve: cannot open the database {path}: {error}", file=sys.stderr
+            )
+            return 1
+    try:
+        store = _postgres(db)
+        try:
+            buckets = _shared_buckets(db)
+        except BaseException:
+            store.close()
+            raise
+    except ImportError:
+        print(
+            "american-sniff serve: keeping the matches in PostgreSQL needs psycopg 3: "
+            "pip install 'american-sniff[web,postgres]'",
+            file=sys.stderr,
+        )
+        return 2
+    except Exception as error:  # psycopg's errors: no server, refused, bad URL
+        print(
+            f"american-sniff serve: cannot open the database {_without_password(db)}: {error}",
+            file=sys.stderr,
+        )
+        return 1
+    return store, buckets, f"the PostgreSQL database {_without_password(db)}"
+
+
 def _run(args: argparse.Namespace) -> int:
     try:
         import uvicorn  # noqa: PLC0415 - the extra is needed by this command only
 
         from ..web.app import create_app  # noqa: PLC0415
-        from ..web.serving import listen, server_config, tune_collector  # noqa: PLC0415
+        from ..web.serving import (  # noqa: PLC0415
+            listen,
+            raise_file_limit,
+            server_config,
+            tune_collector,
+        )
         from ..web.store import Store  # noqa: PLC0415
     except ImportError as error:
         print(
@@ -161,35 +256,15 @@ def _run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    store: MatchBook
-    if is_postgres_url(args.db):
-        try:
-            store = _postgres(args.db)
-        except ImportError:
-            print(
-                "american-sniff serve: keeping the matches in PostgreSQL needs psycopg 3: "
-                "pip install 'american-sniff[web,postgres]'",
-                file=sys.stderr,
-            )
-            return 2
-        except Exception as error:  # psycopg's errors: no server, refused, bad URL
-            print(
-                f"american-sniff serve: cannot open the database {_without_password(args.db)}: "
-                f"{error}",
-                file=sys.stderr,
-            )
-            return 1
-        where = f"the PostgreSQL database {_without_password(args.db)}"
-    else:
-        path = Path(args.db)
-        try:
-            store = Store(path)
-        except Exception as error:  # sqlite3 errors, a directory, no permission
-            print(
-                f"american-sniff serve: cannot open the database {path}: {error}", file=sys.stderr
-            )
-            return 1
-        where = str(path.resolve())
+    refusal = _refusal_of_workers(args)
+    if refusal is not None:
+        print(f"american-sniff serve: {refusal}", file=sys.stderr)
+        return 2
+    opened = _open_store(args.db, Store)
+    if isinstance(opened, int):
+        return opened
+    store, buckets, where = opened
+    raise_file_limit(args.max_connections)
     # Bind the socket here, so that the address printed is the one served
     # (with --port 0, the port the system chose) and a port in use is one line.
     try:
@@ -206,21 +281,55 @@ def _run(args: argparse.Namespace) -> int:
     # The Host names the server answers for: the public URL's, or on loopback
     # this machine's (a page of another site cannot rebind them); else any.
     hosts = None if args.public_url or not is_loopback(args.host) else LOOPBACK_NAMES
-    app = create_app(
-        store,
-        bot_delay=args.bot_delay,
-        max_actions=args.max_actions,
-        max_rounds=args.max_rounds,
-        public_url=args.public_url,
-        hosts=hosts,
-    )
-    key = app.state.server.key
+
+    def serve(store: MatchBook, buckets: SharedBuckets | None) -> None:
+        app = create_app(
+            store,
+            bot_delay=args.bot_delay,
+            max_actions=args.max_actions,
+            max_rounds=args.max_rounds,
+            public_url=args.public_url,
+            hosts=hosts,
+            buckets=buckets,
+        )
+        config = server_config(
+            app, max_connections=args.max_connections, trusted_proxies=args.trusted_proxy
+        )
+        server = uvicorn.Server(config)
+        tune_collector()
+        server.run(sockets=[listener])
+
+    from ..web.app import operator_key  # noqa: PLC0415
+
+    key = operator_key(store)
     print(f"American Sniff is served at {server_url(args.host, port, key)}", flush=True)
     print(f"Matches are kept in {where}. Ctrl-C stops the server.", flush=True)
-    server = uvicorn.Server(server_config(app, trusted_proxies=args.trusted_proxy))
-    tune_collector()
-    server.run(sockets=[listener])
-    return 0
+    if args.workers == 1:
+        serve(store, buckets)
+        return 0
+    # Each worker opens its own connections: none may cross the fork.
+    store.close()
+    if buckets is not None:
+        buckets.close()
+    return _supervised(listener, args, serve)
+
+
+def _supervised(
+    listener: socket.socket,
+    args: argparse.Namespace,
+    serve: Callable[[MatchBook, SharedBuckets | None], None],
+) -> int:
+    """Serve on ``args.workers`` forked workers, each on its own connections to the database."""
+    from ..web.workers import supervise  # noqa: PLC0415
+
+    def work(number: int) -> None:
+        serve(_postgres(args.db), _shared_buckets(args.db))
+
+    print(f"{args.workers} workers serve on one socket.", flush=True)
+    try:
+        return supervise(listener, args.workers, work)
+    finally:
+        listener.close()
 
 
 def _options(parser: argparse.ArgumentParser) -> None:
@@ -239,6 +348,23 @@ def _options(parser: argparse.ArgumentParser) -> None:
         default=DEFAULT_DB,
         help=f"the SQLite file of the matches (default {DEFAULT_DB}), or a PostgreSQL URL "
         "(postgresql://user@host/dbname, with the postgres extra) that several servers share",
+    )
+    parser.add_argument(
+        "--workers",
+        type=_workers,
+        default=1,
+        metavar="N",
+        help="serve on N worker processes that share the listening socket (default 1); "
+        "more than one needs a PostgreSQL --db. A worker that dies is started again, "
+        "and Ctrl-C (or SIGTERM) stops them all",
+    )
+    parser.add_argument(
+        "--max-connections",
+        type=_connections,
+        default=1000,
+        metavar="N",
+        help="the most connections and requests each worker holds at once (default 1000); "
+        "WebSockets may take nine tenths of them, so that HTTP always has room",
     )
     parser.add_argument(
         "--bot-delay",
@@ -302,6 +428,7 @@ COMMAND = Command(
         "american-sniff serve --port 8080 --db games.sqlite3",
         "american-sniff serve --public-url https://sniff.example/ --trusted-proxy ::1",
         "american-sniff serve --db postgresql://127.0.0.1/sniff --port 8001",
+        "american-sniff serve --db postgresql://127.0.0.1/sniff --workers 4",
     ),
     options=_options,
     run=_run,

@@ -459,6 +459,26 @@ class MatchStore(abc.ABC):
         self._append(match_id, expected, entry)
         return expected + 1
 
+    def entries(self, match_id: str, start: int = 0) -> tuple[LogEntry, ...]:
+        """The entries of the match's log from number ``start`` on, as stored (not replayed).
+
+        What a host that holds a match's first ``start`` entries reads when
+        it learns that the log grew (another process appended): it replays
+        the new entries itself, on the states it holds, instead of loading
+        the whole match again. Empty if the log holds ``start`` entries or
+        fewer.
+
+        :raises NoSuchMatch: if there is no match with that id.
+        :raises ValueError: if ``match_id`` is not a match id, or ``start`` is
+            not a whole number from 0 to :data:`MAX_LOG`.
+        """
+        if type(start) is not int or not 0 <= start <= MAX_LOG:
+            raise ValueError(f"start is a whole number from 0 to {MAX_LOG}, got {start!r}")
+        rows = self._entries(check_id(match_id), start)
+        if rows is None:
+            raise NoSuchMatch(f"there is no match {match_id!r}")
+        return tuple(LogEntry(kind, value) for _, kind, value in rows)
+
     def matches(self, limit: int = 50, cursor: str | None = None) -> Page:
         """One page of matches, newest first, each replayed or reported broken.
 
@@ -534,6 +554,10 @@ class MatchStore(abc.ABC):
     @abc.abstractmethod
     def _fetch(self, match_id: str) -> tuple[float, str, list[tuple[Any, Any, Any]]] | None:
         """The match's created time, setup text and log rows (n, kind, value), or None."""
+
+    @abc.abstractmethod
+    def _entries(self, match_id: str, start: int) -> list[tuple[Any, Any, Any]] | None:
+        """The log rows (n, kind, value) from number ``start`` on, or None if no such match."""
 
     @abc.abstractmethod
     def _append(self, match_id: str, expected: int, entry: LogEntry) -> None:

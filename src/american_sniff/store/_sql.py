@@ -66,6 +66,19 @@ class SQLStore(MatchStore):
                 return None
             return float(row[0]), row[1], self._log_rows(db, match_id)
 
+    def _entries(self, match_id: str, start: int) -> list[tuple[Any, Any, Any]] | None:
+        with self._transaction(write=False) as db:
+            rows: list[tuple[Any, Any, Any]] = db.execute(
+                self._sql(
+                    "SELECT n, kind, value FROM sniff_log WHERE match_id = ? AND n >= ? ORDER BY n"
+                ),
+                (match_id, start),
+            ).fetchall()
+            if rows:
+                return rows
+            found = db.execute(self._sql("SELECT 1 FROM sniff_matches WHERE id = ?"), (match_id,))
+            return None if found.fetchone() is None else []
+
     def _append_entry(self, db: Any, match_id: str, expected: int, entry: LogEntry) -> None:
         """Insert ``entry`` at number ``expected`` of the log, inside the caller's transaction.
 

@@ -66,7 +66,8 @@ class PostgresStore(SQLStore):
     if missing.
 
     **Announcements.** Every append is announced on the database's own
-    channel (``NOTIFY``), sent when it commits, in the order of the commits:
+    channel (``NOTIFY``), with its entry, sent when it commits, in the order
+    of the commits:
     :meth:`listen` opens a connection that receives them, so each worker
     learns of every move any worker makes.
 
@@ -137,8 +138,10 @@ class PostgresStore(SQLStore):
             with self._transaction() as db:
                 self._append_entry(db, match_id, expected, entry)
                 # Sent when the transaction commits, in commit order.
+                # (The entry goes with it: a follower need not read it back.)
                 db.execute(
-                    "SELECT pg_notify(%s, %s)", (self._channel, f"{match_id} {expected + 1}")
+                    "SELECT pg_notify(%s, %s)",
+                    (self._channel, f"{match_id} {expected + 1} {entry.kind} {entry.value}"),
                 )
         except self._errors.UniqueViolation:
             # Another transaction wrote this number after we read the length.
@@ -177,10 +180,25 @@ class Appended:
 
     :ivar match_id: The match.
     :ivar length: How many entries its log holds after the append.
+    :ivar entry: The entry appended (number ``length - 1``), as the
+        announcement carries it; None if it carries none of the right form.
+        A follower that holds the ``length - 1`` entries before it replays it
+        at once; one that holds fewer reads the log's tail
+        (:meth:`~american_sniff.store.MatchStore.entries`). Not compared.
     """
 
     match_id: str
     length: int
+    entry: LogEntry | None = attrs.field(default=None, eq=False)
+
+
+def _entry(text: str) -> LogEntry | None:
+    """The entry an announcement carries (``kind value``), or None if it is not one."""
+    kind, _, value = text.partition(" ")
+    try:
+        return LogEntry(kind, value)
+    except (TypeError, ValueError):
+        return None
 
 
 class Announcements:
@@ -226,10 +244,11 @@ class Announcements:
             notes += self._db.notifies(timeout=0)
         appended = []
         for note in notes:
-            match_id, _, length = note.payload.partition(" ")
+            match_id, _, rest = note.payload.partition(" ")
+            length, _, written = rest.partition(" ")
             # Another program may notify the channel too: only the store's own are kept.
             if ID_PATTERN.fullmatch(match_id) and length.isdigit() and len(length) < 10:
-                appended.append(Appended(match_id, int(length)))
+                appended.append(Appended(match_id, int(length), _entry(written)))
         return tuple(appended)
 
     def close(self) -> None:

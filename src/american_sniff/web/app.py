@@ -99,12 +99,22 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
+from .buckets import SharedBuckets
 from .cache import FORGET_AFTER, Rooms
 from .connection import SEND_QUEUE, Connection
 from .driver import LEASE, Driver
 from .flow import BOT_SPEEDS, MAX_ACTIONS, MAX_ROUNDS, Flow, token
 from .game import Game
-from .limits import MAX_HEADER_BYTES, RateLimit, SocketLimits, host_allowed
+from .limits import (
+    CREATE_BURST,
+    CREATE_EVERY,
+    MAX_HEADER_BYTES,
+    Limit,
+    Rate,
+    RateLimit,
+    SocketLimits,
+    host_allowed,
+)
 from .listener import Listener
 from .routes import LIST_PAGE, MAX_REPLAY_BYTES, STATIC, Routes, page, refuse
 from .store import MatchBook, Writer
@@ -124,6 +134,7 @@ __all__ = [
     "Connection",
     "Server",
     "create_app",
+    "operator_key",
 ]
 
 #: The headers every answer carries. The pages load their scripts and
@@ -182,6 +193,11 @@ class Server:
         from each request's own address.
     :param lease: How long this worker's lease on driving a bot seat lasts
         (:data:`LEASE`), where the store has leases (the library's store).
+    :param buckets: Token buckets shared by every worker on the database
+        (:class:`~american_sniff.web.buckets.SharedBuckets`): the limits on
+        new matches, on new WebSockets of an address and of a seat, and on
+        an address's hints are then counted for all the workers together
+        (it is closed with the server). None: each counted by this process.
 
     **Several workers.** On the library's store
     (:class:`~american_sniff.web.shared.LibraryStore`), a bot seat is driven
@@ -203,11 +219,14 @@ class Server:
         max_rounds: int | None = MAX_ROUNDS,
         public_url: str | None = None,
         lease: float = LEASE,
+        buckets: SharedBuckets | None = None,
     ) -> None:
         #: Where the matches are kept.
         self.store = store
+        #: The rate limits shared by the workers on the database, or None.
+        self.buckets = buckets
         #: The operator's key (kept in the store, so that it outlives a restart).
-        self.key = store.meta("key", token())
+        self.key = operator_key(store)
         #: The thread that writes every change to the store.
         self.writer = Writer(store)
         #: The matches held in memory, each in its room.
@@ -220,10 +239,14 @@ class Server:
         #: The other workers' appends.
         self.listener = Listener(self.flow, self.driver)
         #: The WebSockets.
-        self.sockets = Sockets(self.flow, self.driver, limits)
+        self.sockets = Sockets(self.flow, self.driver, limits, buckets)
         public = None if public_url is None else public_url.rstrip("/") + "/"
+        shared: Limit | None = creations
+        if buckets is not None:
+            size = (CREATE_BURST, CREATE_EVERY) if creations is None else creations.size
+            shared = buckets.limit("create", Rate(*size))
         #: The HTTP endpoints.
-        self.routes = Routes(self.rooms, self.key, creations, public)
+        self.routes = Routes(self.rooms, self.key, shared, public)
 
     @property
     def public_url(self) -> str | None:
@@ -272,6 +295,8 @@ class Server:
         await asyncio.to_thread(self.writer.close)
         # Hand the bot seats this worker drove to the others at once.
         await self.driver.release()
+        if self.buckets is not None:
+            await asyncio.to_thread(self.buckets.close)
         self.store.close()
 
 
@@ -287,6 +312,7 @@ def create_app(  # noqa: PLR0913 (the options are keyword-only, each with a defa
     public_url: str | None = None,
     hosts: Collection[str] | None = None,
     lease: float = LEASE,
+    buckets: SharedBuckets | None = None,
 ) -> Starlette:
     """The application serving the matches of ``store``.
 
@@ -295,8 +321,9 @@ def create_app(  # noqa: PLR0913 (the options are keyword-only, each with a defa
     match nobody is connected to stays in memory; ``limits`` what each
     WebSocket, address and seat may do; ``max_actions`` and ``max_rounds``
     the cap on a match's length; ``public_url`` the address the links start
-    with; ``lease`` how long a worker's lease on a bot seat lasts (see
-    :class:`Server`). The :class:`Server` is ``app.state.server``.
+    with; ``lease`` how long a worker's lease on a bot seat lasts, and
+    ``buckets`` the rate limits shared by the workers (see :class:`Server`).
+    The :class:`Server` is ``app.state.server``.
 
     ``hosts`` are the names a request's ``Host`` may give (an IP address is
     always let through, see :func:`~american_sniff.web.limits.host_allowed`);
@@ -315,6 +342,7 @@ def create_app(  # noqa: PLR0913 (the options are keyword-only, each with a defa
         max_rounds=max_rounds,
         public_url=public_url,
         lease=lease,
+        buckets=buckets,
     )
     if hosts is None and public_url is not None:
         name = urlsplit(public_url).hostname
@@ -344,6 +372,14 @@ def create_app(  # noqa: PLR0913 (the options are keyword-only, each with a defa
     app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(_Guard, hosts=hosts)])
     app.state.server = server
     return app
+
+
+def operator_key(store: MatchBook) -> str:
+    """The operator's key of the matches in ``store``, made and kept there the first time.
+
+    Every server on one database gives the same key (the first one stored).
+    """
+    return store.meta("key", token())
 
 
 class _Guard:

@@ -56,8 +56,12 @@ class Rooms:
         self.arrived = arrived
         #: The tasks that close dropped sockets or catch up, kept until they are done.
         self.closing: set[asyncio.Task[None]] = set()
+        #: Called with a room loaded from the store whose log another worker
+        #: announced longer while it was read (its copy is behind).
+        self.behind: Callable[[Room], object] | None = None
         self._rooms: dict[str, Room] = {}
         self._forgetting: dict[str, asyncio.TimerHandle] = {}  # when each is looked at again
+        self._heard: dict[str, int] = {}  # appends announced while a match is read
 
     def __iter__(self) -> Iterator[Room]:
         """The rooms held now (a copy: the caller may load or forget meanwhile)."""
@@ -82,10 +86,28 @@ class Rooms:
         room = self._rooms.get(match_id)
         if room is not None:
             return room
-        stored = await asyncio.to_thread(self.read, match_id)
+        # An append announced while the match is read is kept (:meth:`heard`),
+        # so as not to be lost: the copy read may be older.
+        self._heard.setdefault(match_id, 0)
+        try:
+            stored = await asyncio.to_thread(self.read, match_id)
+        finally:
+            heard = self._heard.pop(match_id, 0)
         if stored is None:
             return None
-        return self._rooms.get(match_id) or self.loaded(stored)
+        room = self._rooms.get(match_id) or self.loaded(stored)
+        if heard > room.game.logged and self.behind is not None:
+            self.behind(room)
+        return room
+
+    def heard(self, match_id: str, length: int) -> None:
+        """Another worker made the log of ``match_id``, not held here, ``length`` entries long.
+
+        Kept only while the match is being read (:meth:`load`), which then
+        catches up if what it read is shorter.
+        """
+        if match_id in self._heard:
+            self._heard[match_id] = max(self._heard[match_id], length)
 
     def read(self, match_id: str) -> Stored | None:
         """The stored match, the id of its rematch and why it ended at a cap; None for none."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import sqlite3
 
 from starlette.concurrency import run_in_threadpool
@@ -25,7 +26,13 @@ from .game import GameError
 from .rooms import Room
 from .shared import LibraryStore
 
-__all__ = ["LEASE", "Driver"]
+__all__ = ["FOLLOW", "LEASE", "Driver"]
+
+#: Seconds a worker on the library's store (PostgreSQL) waits, beyond the
+#: bots' delay, before it makes a forced draw or pass after another worker's
+#: change: the worker that made the change makes the forced actions that
+#: follow at once, and this one only if it did not (it died).
+FOLLOW = 0.5
 
 #: How long a worker's lease on driving a bot seat lasts, in seconds, when
 #: the matches are in the library's store (PostgreSQL): a worker renews it at
@@ -53,10 +60,11 @@ class Driver:
         self.bot_delay = bot_delay
         #: How long this worker's lease on driving a bot seat lasts, in seconds.
         self.lease = lease
-        #: This worker's name in the bot seats' leases.
-        self.worker = token()[:12]
+        #: This worker's name in the bot seats' leases: its process id, a dash, a random part.
+        self.worker = f"{os.getpid()}-{token()[:8]}"
         self._leases: set[tuple[str, int]] = set()  # the bot seats this worker drove
         self._tasks: set[asyncio.Task[None]] = set()  # every task it started, done or not
+        self._shared = isinstance(flow.store, LibraryStore)  # other workers may drive too
 
     def bot_wait(self, room: Room) -> float:
         """How long a bot of the match waits before each action, in seconds."""
@@ -79,12 +87,23 @@ class Driver:
     async def _drive(self, room: Room) -> None:
         game = room.game
         flow = self.flow
+        waited = -1  # the log's length at which this task last left a forced action
         while True:
             async with room.lock:
                 forced = game.forced()
                 if forced is None and not game.bot_to_move():
                     return
                 seat = game.state.turn
+                elsewhere = self._shared and room.written < game.logged != waited
+            if forced is not None and elsewhere:
+                # Another worker wrote last: the forced actions that follow are its
+                # to make (it goes on at once). Make them only if it does not.
+                waited = game.logged
+                await asyncio.sleep(self.bot_wait(room) + FOLLOW)
+                async with room.lock:
+                    with contextlib.suppress(GameError):
+                        await flow.reload(room)
+                continue
             if forced is None and not await self.holds(room.id, seat):
                 # Another worker drives this bot: look again once it may have
                 # moved, or its lease lapsed (it died).

@@ -32,7 +32,8 @@ from .cache import Rooms
 from .connection import Connection
 from .game import Change, Game, GameError
 from .rooms import Room
-from .store import MatchBook, StaleLog, Writer
+from .shared import LibraryStore
+from .store import LogEntry, MatchBook, StaleLog, Writer
 
 __all__ = [
     "BOT_SPEEDS",
@@ -105,6 +106,12 @@ class Flow:
         return self.rooms.store
 
     # -- the host's cap on a match's length ---------------------------------------------
+
+    def _at_cap(self, game: Game) -> bool:
+        """Whether ``game`` reached this server's cap on a match's length."""
+        return (self.max_actions is not None and game.seq >= self.max_actions) or (
+            self.max_rounds is not None and game.state.round > self.max_rounds
+        )
 
     def cap(self, room: Room) -> str | None:
         """End the match if it has no winner and reached the cap; why, if it ended just now.
@@ -180,8 +187,14 @@ class Flow:
             # Made when written, even if the task that waits is cancelled meanwhile:
             # the memory never falls behind the log.
             room.unwritten -= 1
-            if not future.cancelled() and future.exception() is None:
-                game.take(change)
+            if future.cancelled() or future.exception() is not None:
+                return
+            # Its waiter was cancelled (the browser left), the lock freed, and the
+            # match read back from the store meanwhile: this entry is in it already.
+            if game.logged > change.logged:
+                return
+            game.take(change)
+            room.written = game.logged
 
         written.add_done_callback(made)
         try:
@@ -191,6 +204,42 @@ class Flow:
         except StaleLog:
             await self.reload(room)
             raise Stale(_STALE) from None
+
+    async def follow(self, room: Room, length: int, entry: LogEntry | None) -> None:
+        """Take ``entry``, another worker's append (the log's ``length``-th), and tell the browsers.
+
+        Called under the match's lock, when the append was announced. If this
+        copy holds the entries before it, the entry is replayed at once (no
+        read); else, or if it does not replay, the match is read again
+        (:meth:`reload`).
+
+        :raises GameError: if it cannot be read (the message says so).
+        """
+        game = room.game
+        if game.logged >= length:
+            return  # taken already (read with an earlier one)
+        if entry is None or game.logged != length - 1:
+            await self.reload(room)
+            return
+        try:
+            game.catch_up((entry,))
+        except ValueError:  # not the log's (the channel carried another's text)
+            await self.reload(room)
+            return
+        if game.state.winner is not None or self._at_cap(game):
+            await self._read_settings(room)
+        room.broadcast()
+
+    async def _read_settings(self, room: Room) -> None:
+        """Read the match's rematch and why it ended at a cap, which another worker may have set."""
+        try:
+            stored = await asyncio.to_thread(self.rooms.read, room.id)
+        except (sqlite3.Error, ValueError) as error:
+            raise GameError(f"the match could not be read again ({error})") from None
+        if stored is not None:
+            _, rematch, ended = stored
+            room.rematch = rematch if rematch is not None else room.rematch
+            room.ended = ended if ended is not None else room.ended
 
     async def reload(self, room: Room) -> None:
         """Read the match again from the store (another process wrote to it), and tell its browsers.
@@ -202,13 +251,25 @@ class Flow:
         :raises GameError: if it cannot be read (the message says so).
         """
         game = room.game
+        store = self.store
         try:
-            stored = await asyncio.to_thread(self.rooms.read, game.id)
+            if isinstance(store, LibraryStore):  # only the new entries
+                new = await asyncio.to_thread(store.entries_since, game.id, game.logged)
+                if not new:
+                    return  # nothing new
+                game.catch_up(new)
+                if game.state.winner is None and not self._at_cap(game):
+                    room.broadcast()  # (no rematch yet, and not ended at a cap)
+                    return
+                stored = await asyncio.to_thread(self.rooms.read, game.id)
+            else:
+                stored = await asyncio.to_thread(self.rooms.read, game.id)
+                if stored is not None and len(stored[0].log) == game.logged:
+                    return  # nothing new
+                if stored is not None:
+                    game.reload(stored[0])
             if stored is None:  # pragma: no cover - matches are never deleted
                 raise GameError("this match is no longer stored")
-            if len(stored[0].log) == game.logged:
-                return  # nothing new
-            game.reload(stored[0])
         except (sqlite3.Error, ValueError) as error:
             raise GameError(
                 f"the match changed on another server and could not be read again ({error})"
@@ -266,7 +327,21 @@ class Flow:
                         "the messages are move, hint, undo, continue, speed and rematch"
                     )
                 if change is not None:
-                    await self.commit(room, change)
+                    try:
+                        await self.commit(room, change)
+                    except Stale:
+                        # Planned again on the match read back, where nothing it
+                        # depends on changed: going on never depends on the others,
+                        # and a move only on the actions (another seat going on, on
+                        # another worker, adds none).
+                        if kind == "continue":
+                            change = game.plan_go_on(viewer)
+                        elif kind == "move" and game.seq == message.get("seq"):
+                            change = game.plan_move(viewer, message.get("move"), game.seq)
+                        else:
+                            raise
+                        if change is not None:
+                            await self.commit(room, change)
                     ended = self.cap(room)
         except GameError as error:
             room.error(connection, str(error))

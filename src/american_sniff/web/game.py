@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
@@ -267,6 +267,16 @@ class Game(SessionView):
         if stored.id != self.id:
             raise ValueError(f"this is the match {self.id!r}, not {stored.id!r}")
         self._rebuild(stored.log)
+        self.version += 1
+
+    def catch_up(self, entries: Sequence[LogEntry]) -> None:
+        """Take ``entries``, which another process appended after the ones this game holds.
+
+        Like :meth:`reload`, with only the new entries read from the store.
+
+        :raises IllegalMove: if they do not replay (the game is left as it was).
+        """
+        self._rebuild((*self._log, *entries))
         self.version += 1
 
     @classmethod

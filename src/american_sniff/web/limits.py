@@ -22,6 +22,7 @@ where the server is made: :mod:`american_sniff.web.serving`.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import ipaddress
 import itertools
@@ -29,6 +30,7 @@ import math
 import re
 import time
 from collections.abc import Callable, Collection, Mapping
+from typing import Protocol
 from urllib.parse import urlsplit
 
 __all__ = [
@@ -41,12 +43,14 @@ __all__ = [
     "SOCKETS_PER_ADDRESS",
     "SOCKETS_PER_SEAT",
     "Bucket",
+    "Limit",
     "Rate",
     "RateLimit",
     "SocketLimits",
     "host_allowed",
     "json_depth",
     "same_origin",
+    "taken",
 ]
 
 #: The most bytes of headers a request may have (names and values).
@@ -164,6 +168,35 @@ def host_allowed(host: str, names: Collection[str]) -> bool:
     return True
 
 
+class Limit(Protocol):
+    """A rate limit with a token bucket per key: a :class:`RateLimit`, or one shared by workers.
+
+    (:class:`~american_sniff.web.buckets.SharedRateLimit` keeps its buckets
+    in PostgreSQL, for every worker on the database.)
+    """
+
+    #: How many may be taken at once.
+    burst: int
+    #: Seconds for one more to come back.
+    every: float
+
+    def take(self, key: str) -> float:
+        """Take one for ``key``: 0 if it may go on, else the seconds until it may."""
+        ...  # pragma: no cover - a protocol
+
+
+async def taken(limit: Limit, key: str) -> float:
+    """``limit.take(key)``: at once for a :class:`RateLimit`, in a thread for another.
+
+    A limit shared by several workers
+    (:class:`~american_sniff.web.buckets.SharedRateLimit`) asks the
+    database, which the event loop must not wait on.
+    """
+    if isinstance(limit, RateLimit):
+        return limit.take(key)
+    return await asyncio.to_thread(limit.take, key)
+
+
 class RateLimit:
     """A token bucket per client address: ``burst`` at once, then one every ``every`` seconds.
 
@@ -182,6 +215,15 @@ class RateLimit:
         self.every = every
         self._clock = clock
         self._buckets: dict[str, tuple[float, float]] = {}
+
+    @property
+    def size(self) -> tuple[int, float]:
+        """Its ``burst`` and ``every``.
+
+        >>> RateLimit(burst=3, every=2.0).size
+        (3, 2.0)
+        """
+        return self.burst, self.every
 
     def take(self, address: str) -> float:
         """Take one for ``address``: 0 if it may go on, else the seconds until it may.

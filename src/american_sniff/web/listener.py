@@ -21,6 +21,7 @@ from .flow import Flow
 from .game import GameError
 from .rooms import Room
 from .shared import LibraryStore
+from .store import LogEntry
 
 __all__ = ["Listener"]
 
@@ -39,6 +40,7 @@ class Listener:
         self.driver = driver
         self._listening: threading.Thread | None = None
         self._stop_listening = threading.Event()
+        flow.rooms.behind = self._read_again
 
     @property
     def rooms(self) -> Rooms:
@@ -91,9 +93,10 @@ class Listener:
                 heard = None
                 self._stop_listening.wait(1.0)
                 continue
-            try:
-                for note in appended:
-                    loop.call_soon_threadsafe(self._announced, note.match_id, note.length)
+            if not appended:
+                continue
+            try:  # one wake of the event loop for all that came together
+                loop.call_soon_threadsafe(self._announced_all, appended)
             except RuntimeError:  # pragma: no cover - the event loop closed first
                 break
         if heard is not None:
@@ -105,21 +108,41 @@ class Listener:
         for room in self.rooms:
             self._announced(room.id, room.game.logged + 1)
 
-    def _announced(self, match_id: str, length: int) -> None:
-        """A worker appended to ``match_id``'s log, which holds ``length`` entries now."""
+    def _announced_all(self, appended: Any) -> None:
+        """Each announced append of a batch, in order (``Appended`` values)."""
+        for note in appended:
+            entry = None if note.entry is None else LogEntry(note.entry.kind, note.entry.value)
+            self._announced(note.match_id, note.length, entry)
+
+    def _announced(self, match_id: str, length: int, entry: LogEntry | None = None) -> None:
+        """A worker appended ``entry`` to ``match_id``'s log, which holds ``length`` entries now."""
         room = self.rooms.get(match_id)
-        if room is None or room.game.logged >= length:
-            return  # not held here, or this worker's own append
-        task = asyncio.create_task(self._catch_up(room))
+        if room is None:
+            self.rooms.heard(match_id, length)  # not held here (or being read)
+            return
+        if room.game.logged < length:  # (else this worker's own append)
+            self._behind(room, length, entry)
+
+    def _read_again(self, room: Room) -> None:
+        """The log of ``room``'s match grew by an unknown number of entries: read it again."""
+        self._behind(room, room.game.logged + 1, None)
+
+    def _behind(self, room: Room, length: int, entry: LogEntry | None) -> None:
+        """The copy of ``room``'s match is behind its log: catch up, in a task of its own.
+
+        The tasks take the match's lock in the order they were made, which is
+        the order of the announcements.
+        """
+        task = asyncio.create_task(self._catch_up(room, length, entry))
         closing = self.rooms.closing
         closing.add(task)
         task.add_done_callback(closing.discard)
 
-    async def _catch_up(self, room: Room) -> None:
-        """Read the match again, tell its browsers here, and let the bots go on."""
+    async def _catch_up(self, room: Room, length: int, entry: LogEntry | None) -> None:
+        """Take the entry announced (or read the match again), tell its browsers, let bots go on."""
         async with room.lock:
             try:
-                await self.flow.reload(room)
+                await self.flow.follow(room, length, entry)
             except GameError:
                 return
         self.driver.drive(room)

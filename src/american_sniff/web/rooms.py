@@ -53,6 +53,9 @@ class Room:
         self.speed = "normal"
         #: How many of its writes are waiting for the database.
         self.unwritten = 0
+        #: How long the log was after this worker's last own write to it (0:
+        #: none): where it is shorter than the log, another worker wrote last.
+        self.written = 0
         #: How many browsers' hellos are awaited.
         self.arriving = 0
         #: The drawings of its state.

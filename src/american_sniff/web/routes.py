@@ -33,7 +33,7 @@ from .connection import CROSS_SITE
 from .flow import storage_failure
 from .frames import MAX_REPLAY_ACTIONS, PAGE, Stopped, record_actions, record_frames
 from .game import BOT_KINDS, HUMAN, Game, GameError, new_setup
-from .limits import RateLimit, same_origin
+from .limits import Limit, RateLimit, same_origin, taken
 from .rooms import viewer_of
 from .store import MatchBook
 
@@ -57,7 +57,9 @@ class Routes:
 
     :param rooms: The matches held in memory (and so the store).
     :param key: The operator's key.
-    :param creations: The rate limit on new matches per client address.
+    :param creations: The rate limit on new matches per client address (a
+        :class:`~american_sniff.web.limits.RateLimit`, or one the workers
+        share, :class:`~american_sniff.web.buckets.SharedRateLimit`).
     :param public_url: The address the links start with (ending with
         ``/``), or None: each request's own address.
     """
@@ -66,7 +68,7 @@ class Routes:
         self,
         rooms: Rooms,
         key: str,
-        creations: RateLimit | None = None,
+        creations: Limit | None = None,
         public_url: str | None = None,
     ) -> None:
         #: The matches held in memory.
@@ -74,7 +76,7 @@ class Routes:
         #: The operator's key.
         self.key = key
         #: The rate limit on new matches per client address.
-        self.creations = RateLimit() if creations is None else creations
+        self.creations: Limit = RateLimit() if creations is None else creations
         #: The address the links start with, or None.
         self.public_url = public_url
         self._replays = asyncio.Semaphore(_REPLAYS_AT_ONCE)
@@ -107,7 +109,7 @@ class Routes:
         if not same_origin(request.headers):
             return refuse(CROSS_SITE, 403)
         address = request.client.host if request.client is not None else ""
-        wait = self.creations.take(address)
+        wait = await taken(self.creations, address)
         if wait:
             return JSONResponse(
                 {

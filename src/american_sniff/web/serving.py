@@ -57,6 +57,7 @@ __all__ = [
     "MAX_FRAME",
     "HeaderTimeout",
     "listen",
+    "raise_file_limit",
     "server_config",
     "socket_limit",
     "tune_collector",
@@ -86,6 +87,29 @@ def socket_limit(max_connections: int) -> int:
     (900, 4)
     """
     return max_connections - max(1, max_connections // 10)
+
+
+def raise_file_limit(connections: int) -> int:
+    """Let this process open enough files for ``connections`` connections; the limit now.
+
+    Each connection is a file, and so is each database connection; many
+    systems let a process open only 1,024 unless it asks for more. The soft
+    limit is raised towards ``connections`` and a hundred more, up to the hard
+    limit (which only the system's administrator raises). Where there is no
+    such limit (Windows), nothing is done and 0 is returned.
+    """
+    try:
+        import resource  # noqa: PLC0415 - not on Windows
+    except ImportError:  # pragma: no cover - Windows
+        return 0
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = connections + 100
+    if hard != resource.RLIM_INFINITY:
+        wanted = min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+        soft = wanted
+    return int(soft)
 
 
 def tune_collector() -> None:

@@ -173,6 +173,20 @@ class LibraryStore:
         except Exception as error:
             raise self._failure(error) from None
 
+    def entries_since(self, match_id: str, start: int) -> tuple[LogEntry, ...]:
+        """The entries of the match's log from number ``start`` on (a worker catching up).
+
+        :raises ValueError: if there is no such match.
+        :raises StorageFailure: if the database cannot be read.
+        """
+        try:
+            found = self.library.entries(match_id, start)
+        except NoSuchMatch:
+            raise ValueError(f"there is no match {match_id!r}") from None
+        except Exception as error:
+            raise self._failure(error) from None
+        return tuple(LogEntry(e.kind, e.value) for e in found)
+
     def _length(self, match_id: str) -> int:
         found = self.library.load(match_id)
         return found.length

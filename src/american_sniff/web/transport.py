@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
@@ -25,8 +25,11 @@ from .connection import CROSS_SITE, TOO_SLOW, Connection, parse, receive, refuse
 from .driver import Driver
 from .flow import BOT_SPEEDS, Flow
 from .game import GameError
-from .limits import Rate, SocketLimits, same_origin
+from .limits import Limit, Rate, SocketLimits, same_origin, taken
 from .rooms import Room, viewer_of
+
+if TYPE_CHECKING:
+    from .buckets import SharedBuckets
 
 __all__ = ["Sockets"]
 
@@ -39,21 +42,38 @@ class Sockets:
     :param driver: The bot driver, woken when a browser comes or acts.
     :param limits: What each WebSocket, client address and seat may do
         (:class:`~american_sniff.web.limits.SocketLimits`).
+    :param buckets: The token buckets shared by every worker on the database
+        (:class:`~american_sniff.web.buckets.SharedBuckets`), or None: each
+        limit counted by this process alone. Shared: the new sockets of an
+        address (``reconnects``) and of a seat (``seat_reconnects``), and an
+        address's hints; each socket's own rates, an address's messages and
+        the counts of sockets open at once stay this worker's.
     """
 
-    def __init__(self, flow: Flow, driver: Driver, limits: SocketLimits | None = None) -> None:
+    def __init__(
+        self,
+        flow: Flow,
+        driver: Driver,
+        limits: SocketLimits | None = None,
+        buckets: SharedBuckets | None = None,
+    ) -> None:
         #: The game flow.
         self.flow = flow
         #: The bot driver.
         self.driver = driver
         #: What each WebSocket, client address and seat may do.
         self.limits = limits = SocketLimits() if limits is None else limits
-        self._address_messages = limits.address_messages.limit()
-        self._address_hints = limits.address_hints.limit()
-        self._reconnects = limits.reconnects.limit()
-        self._seat_reconnects = limits.seat_reconnects.limit()
+        self._buckets = buckets
+        self._address_messages = limits.address_messages.limit()  # per message: this worker's
+        self._address_hints = self._limit("hints", limits.address_hints)
+        self._reconnects = self._limit("reconnects", limits.reconnects)
+        self._seat_reconnects = self._limit("seat reconnects", limits.seat_reconnects)
         self._per_address: collections.Counter[str] = collections.Counter()  # open sockets
         self._per_seat: collections.Counter[str] = collections.Counter()  # open sockets
+
+    def _limit(self, name: str, rate: Rate) -> Limit:
+        """The limit ``name`` of size ``rate``: shared by the workers if there are buckets."""
+        return rate.limit() if self._buckets is None else self._buckets.limit(name, rate)
 
     @property
     def rooms(self) -> Rooms:
@@ -68,7 +88,7 @@ class Sockets:
             await socket.close(code=4403)
             return
         address = socket.client.host if socket.client is not None else ""
-        refusal = self._address_refusal(address)
+        refusal = await self._address_refusal(address)
         if refusal is not None:
             await refuse_socket(socket, refusal)
             return
@@ -78,30 +98,30 @@ class Sockets:
         finally:
             _done_one(self._per_address, address)
 
-    def _address_refusal(self, address: str) -> str | None:
-        """Why a new socket from ``address`` is refused (too many open, or too often), or None."""
+    async def _address_refusal(self, address: str) -> str | None:
+        """Why a new socket from ``address`` is refused (too often, or too many open), or None."""
         limits = self.limits
+        wait = await taken(self._reconnects, address)
+        if wait:
+            return _too_often("new connections from this address", limits.reconnects, wait)
         if self._per_address[address] >= limits.per_address:
             return (
                 f"this address has {limits.per_address} connections open, the most it may "
                 "have at once: close some pages of this server"
             )
-        wait = self._reconnects.take(address)
-        if wait:
-            return _too_often("new connections from this address", limits.reconnects, wait)
         return None
 
-    def _seat_refusal(self, seat: str) -> str | None:
-        """Why a new socket of ``seat`` is refused (too many open, or too often), or None."""
+    async def _seat_refusal(self, seat: str) -> str | None:
+        """Why a new socket of ``seat`` is refused (too often, or too many open), or None."""
         limits = self.limits
+        wait = await taken(self._seat_reconnects, seat)
+        if wait:
+            return _too_often("new connections of this seat", limits.seat_reconnects, wait)
         if self._per_seat[seat] >= limits.per_seat:
             return (
                 f"this seat has {limits.per_seat} connections open, the most it may have at "
                 "once: close another page of it"
             )
-        wait = self._seat_reconnects.take(seat)
-        if wait:
-            return _too_often("new connections of this seat", limits.seat_reconnects, wait)
         return None
 
     async def _serve_socket(self, socket: WebSocket, address: str) -> None:
@@ -157,7 +177,7 @@ class Sockets:
 
     async def _admitted(self, socket: WebSocket, seat: str, room: Room) -> bool:
         """Count one more socket of ``seat`` (a spectator's is ""), or refuse it if over a limit."""
-        refusal = self._seat_refusal(seat) if seat else None
+        refusal = await self._seat_refusal(seat) if seat else None
         if refusal is None:
             self._per_seat[seat] += 1
             return True
@@ -191,7 +211,7 @@ class Sockets:
                 problem = str(error)
             else:
                 if message.get("type") == "hint":
-                    refusal = self._hint_refusal(connection, address)
+                    refusal = await self._hint_refusal(connection, address)
         if refusal is not None:
             connection.refused += 1
             if connection.refused >= self.limits.persist:
@@ -213,12 +233,12 @@ class Sockets:
             return _too_often("messages from this address", self.limits.address_messages, wait)
         return None
 
-    def _hint_refusal(self, connection: Connection, address: str) -> str | None:
+    async def _hint_refusal(self, connection: Connection, address: str) -> str | None:
         """Why one more hint of ``connection`` is refused for a rate, or None."""
         wait = connection.hints.take()
         if wait:
             return _too_often("hints on this connection", self.limits.hints, wait)
-        wait = self._address_hints.take(address)
+        wait = await taken(self._address_hints, address)
         if wait:
             return _too_often("hints from this address", self.limits.address_hints, wait)
         return None
