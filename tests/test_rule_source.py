@@ -60,6 +60,7 @@ NOT_RULES = {
     ("batch/_npbatch.py", "assert py . STATE_WORDS % 2 == 0"): "a slot is 8-byte aligned",
     ("cli/serve.py", "DEFAULT_MAX_ROUNDS = 200"): "a server's bound on a match's rounds",
     ("web/flow.py", "MAX_ROUNDS = 200"): "a server's bound on a match's rounds",
+    ("web/buckets.py", "_MAX_KEY = 200"): "the longest rate-limit key kept (an address or a seat)",
     ("store/_base.py", "MAX_PAGE = 200"): "a store's page of matches",
     ("web/limits.py", "address_messages : Rate = Rate ( burst = 200 , every = 0.02 )"): (
         "a rate limit's burst"
