@@ -220,14 +220,7 @@ def observe_waiting(  # noqa: PLR0913 (the options are keyword-only, each with a
     :raises ValueError: for another ``dtype`` or ``backend``, ``"c"`` where
         the C kernel is not built, or ``seats`` not one integer a slot.
     """
-    kind = np.dtype(dtype)
-    if kind not in _DTYPES:
-        raise ValueError(f"dtype must be int32 or float32, got {dtype!r}")
-    if backend not in {None, "c", "numpy"}:
-        raise ValueError(f"backend must be 'c', 'numpy' or None, got {backend!r}")
-    kernel = None if backend == "numpy" else _c_kernel()
-    if backend == "c" and kernel is None:
-        raise ValueError("the C kernel is not built here")
+    kind, kernel = chosen_kernel(dtype, backend, "scale_into")
     s = np.ascontiguousarray(np.asarray(state).reshape(-1, k.STATE_WORDS), np.int32)
     f = np.ascontiguousarray(np.asarray(facts).reshape(len(s), -1), np.int64)
     chosen = np.asarray(seats)
@@ -250,12 +243,32 @@ def observe_waiting(  # noqa: PLR0913 (the options are keyword-only, each with a
     return Waiting(rows[:m], None if out is None else out[:m], masks[:m])
 
 
-def _c_kernel() -> Any:
-    """The C kernel, if it is built with the calls of ``_cwaiting.c``; else None."""
+def chosen_kernel(dtype: Any, backend: str | None, call: str) -> tuple[Any, Any]:
+    """The checked ``dtype`` and the kernel of a batched call: C's, or None for numpy.
+
+    ``backend`` is ``"c"``, ``"numpy"`` or None (C where it is built); a C
+    kernel built without ``call`` counts as not built.
+
+    :raises ValueError: for another ``dtype`` or ``backend``, or ``"c"``
+        where the C kernel is not built.
+    """
+    kind = np.dtype(dtype)
+    if kind not in _DTYPES:
+        raise ValueError(f"dtype must be int32 or float32, got {dtype!r}")
+    if backend not in {None, "c", "numpy"}:
+        raise ValueError(f"backend must be 'c', 'numpy' or None, got {backend!r}")
+    kernel = None if backend == "numpy" else _c_kernel(call)
+    if backend == "c" and kernel is None:
+        raise ValueError("the C kernel is not built here")
+    return kind, kernel
+
+
+def _c_kernel(call: str = "scale_into") -> Any:
+    """The C kernel if it is built with ``call`` (by default ``_cwaiting.c``'s); else None."""
     from . import BACKENDS  # noqa: PLC0415 - the package imports no submodule of its own
 
     kernel = BACKENDS.get("c")
-    return kernel if hasattr(kernel, "scale_into") else None
+    return kernel if hasattr(kernel, call) else None
 
 
 def _c_observe_into() -> Any:

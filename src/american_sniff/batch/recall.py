@@ -56,7 +56,7 @@ from ..rng import below, next_u64
 from ..rules import PLAYER_COUNTS, TILE_COUNT
 from ..tiles import ALL_TILES
 from . import _pybatch as k
-from .observe import FACT_WORDS, observe_numpy
+from .observe import FACT_WORDS, chosen_kernel, observe_numpy
 
 __all__ = [
     "HISTORY_WORDS",
@@ -78,7 +78,6 @@ _POINT_OF = np.array(
     [-1] * len(ALL_TILES) + [p for p in range(len(POINTS)) for _ in range(6)] + [-1, -1],
     np.int64,
 )
-_DTYPES = (np.dtype(np.int32), np.dtype(np.float32))
 _SHOWS = tuple(1 << t.low | 1 << t.high for t in ALL_TILES)
 
 
@@ -146,14 +145,7 @@ def information_state(  # noqa: PLR0913 (the options are keyword-only, each with
         seats not one a row, or ``"c"`` where the C kernel is not built.
     :raises IndexError: if a row is not a slot of ``state``.
     """
-    kind = np.dtype(dtype)
-    if kind not in _DTYPES:
-        raise ValueError(f"dtype must be int32 or float32, got {dtype!r}")
-    if backend not in {None, "c", "numpy"}:
-        raise ValueError(f"backend must be 'c', 'numpy' or None, got {backend!r}")
-    kernel = None if backend == "numpy" else _c_kernel()
-    if backend == "c" and kernel is None:
-        raise ValueError("the C kernel is not built here")
+    kind, kernel = chosen_kernel(dtype, backend, "redraw_into")
     s = np.ascontiguousarray(np.asarray(state).reshape(-1, k.STATE_WORDS), np.int32)
     f = np.ascontiguousarray(np.asarray(facts).reshape(len(s), FACT_WORDS), np.int64)
     h = np.ascontiguousarray(np.asarray(history).reshape(len(s), HISTORY_WORDS), np.uint16)

@@ -463,6 +463,33 @@ class BatchedMatches:
         self.facts[index] = facts
         return BatchedStep(rewards, errors)
 
+    def _whole_actions(self, actions: Any) -> Any:
+        """``actions`` checked as one integer a slot, for a step of the whole batch in C."""
+        if not self._ready:
+            raise RuntimeError("call reset() before step()")
+        chosen = np.asarray(actions)
+        if chosen.dtype.kind not in "iu" or chosen.shape != (self.num_matches,):
+            raise ValueError(
+                f"give one integer action a slot: {self.num_matches}, "
+                f"got {chosen.dtype} of shape {chosen.shape}"
+            )
+        return chosen.astype(np.int64)
+
+    def _step_whole_batch(self, chosen: Any) -> BatchedStep:
+        """Every slot stepped by the checked ``chosen`` in one C call (facts and history too)."""
+        kernel: Any = self._kernel
+        kernel.step_facts_into(
+            self.state,
+            self.facts,
+            chosen,
+            None,
+            self._rewards,
+            self.done,
+            self._errors,
+            self.history,
+        )
+        return BatchedStep(self._rewards.copy(), self._errors.copy())
+
     def step_then_play_random(
         self, actions: Any, seats: Any, streams: Any
     ) -> tuple[BatchedStep, Any]:
@@ -478,27 +505,9 @@ class BatchedMatches:
         if not self._step_whole:
             out = self.step(actions)
             return out, self.play_random(seats, streams).gains
-        if not self._ready:
-            raise RuntimeError("call reset() before step()")
-        chosen = np.asarray(actions)
-        if chosen.dtype.kind not in "iu" or chosen.shape != (self.num_matches,):
-            raise ValueError(
-                f"give one integer action a slot: {self.num_matches}, "
-                f"got {chosen.dtype} of shape {chosen.shape}"
-            )
+        chosen = self._whole_actions(actions)
         self._check_random(seats, streams)
-        kernel: Any = self._kernel
-        kernel.step_facts_into(
-            self.state,
-            self.facts,
-            chosen.astype(np.int64),
-            None,
-            self._rewards,
-            self.done,
-            self._errors,
-            self.history,
-        )
-        out = BatchedStep(self._rewards.copy(), self._errors.copy())
+        out = self._step_whole_batch(chosen)
         return out, self.play_random(seats, streams).gains
 
     def step_then_play_policy(
@@ -516,27 +525,9 @@ class BatchedMatches:
         if not self._step_whole:
             out = self.step(actions)
             return out, self.play_policy(policy, seats, scaled=scaled)
-        if not self._ready:
-            raise RuntimeError("call reset() before step()")
-        chosen = np.asarray(actions)
-        if chosen.dtype.kind not in "iu" or chosen.shape != (self.num_matches,):
-            raise ValueError(
-                f"give one integer action a slot: {self.num_matches}, "
-                f"got {chosen.dtype} of shape {chosen.shape}"
-            )
+        chosen = self._whole_actions(actions)
         checked = self._check_seats(seats)
-        kernel: Any = self._kernel
-        kernel.step_facts_into(
-            self.state,
-            self.facts,
-            chosen.astype(np.int64),
-            None,
-            self._rewards,
-            self.done,
-            self._errors,
-            self.history,
-        )
-        out = BatchedStep(self._rewards.copy(), self._errors.copy())
+        out = self._step_whole_batch(chosen)
         self._stale = True
         return out, self.play_policy(policy, checked, scaled=scaled)
 
