@@ -41,6 +41,8 @@ Usage (from the repository root)::
     PYTHONPATH=src python benchmarks/serve.py --json serve.json
     PYTHONPATH=src python benchmarks/serve.py --pictures     # clients that draw, like browsers
     PYTHONPATH=src python benchmarks/serve.py --load-only --profile serve.prof  # cProfile, CPU
+    PYTHONPATH=src python benchmarks/serve.py --messages 3000  # the server's own work per action
+    PYTHONPATH=src python benchmarks/serve.py --messages 1000 --callgrind  # its instructions
 
 The results are in ``benchmarks/README.md``.
 """
@@ -57,6 +59,7 @@ import json
 import os
 import platform
 import random
+import re
 import socket
 import statistics
 import subprocess
@@ -115,15 +118,27 @@ def _serve(db: str, profile: str | None = None, default_gc: bool = False) -> Non
         profiler.dump_stats(profile)
 
 
-def _messages(actions: int, pictures: bool) -> dict[str, Any]:
+def _messages(
+    actions: int,
+    pictures: bool,
+    *,
+    seed: int = 1,
+    warm: int = 0,
+    bracket: Any = None,
+) -> dict[str, Any]:
     """The server's work per action without the network: the change and every message.
 
     20 two-person matches are played in this process through the server's
     own code (:meth:`Game.plan_move` or :meth:`Game.plan_play`, then
     :meth:`Game.take`) and each action's message is made for both seats
     (:meth:`Server.text`), with or without the pictures; no socket and no
-    database write. The CPU time per action (``time.process_time``) is what
-    a busy machine changes least.
+    database write. The matches are dealt from ``seed``, so that every run
+    plays the same actions. The first ``warm`` actions are played before the
+    measurement starts (the server's caches fill, as in a server that has
+    run for a while). The CPU time per action (``time.process_time``) is what
+    a busy machine changes least; with ``bracket`` (the callgrind helper
+    library, see :func:`_callgrind`) the instructions of the measured actions
+    are counted too, between callgrind's client requests.
     """
     from american_sniff.engine import legal_moves  # noqa: PLC0415 - the child's imports
     from american_sniff.web.app import Server  # noqa: PLC0415
@@ -132,15 +147,27 @@ def _messages(actions: int, pictures: bool) -> dict[str, Any]:
 
     if not pictures and "pictures" not in inspect.signature(Server.text).parameters:
         return {"actions": 0, "note": "this server always sends the pictures"}
+    deals = random.Random(seed)
+
+    def new_game() -> Game:
+        setup = new_setup(2, ["human", "human"], seed=deals.randrange(2**64))
+        return Game.create(server.store, setup)
+
     server = Server(Store(":memory:"), bot_delay=0)
-    games = [Game.create(server.store, new_setup(2, ["human", "human"])) for _ in range(20)]
+    games = [new_game() for _ in range(20)]
     done = 0
-    started = time.process_time()
-    while done < actions:
+    first: int | None = None  # the actions done when the measurement started
+    started = 0.0
+    while done < warm + actions:
+        if first is None and done >= warm:
+            first = done
+            if bracket is not None:
+                bracket.cg_start()
+            started = time.process_time()
         for game in games:
             state = game.state
             if state.winner is not None:
-                game = Game.create(server.store, new_setup(2, ["human", "human"]))  # noqa: PLW2901
+                game = new_game()  # noqa: PLW2901
                 games.append(game)
                 continue
             waiting = game.waiting_for()
@@ -163,7 +190,62 @@ def _messages(actions: int, pictures: bool) -> dict[str, Any]:
                 else:
                     server.text(game, seat, pictures=False)
     cpu = time.process_time() - started
-    return {"actions": done, "cpu_ms_per_action": round(cpu / done * 1000, 3)}
+    measured = done - (first or 0)
+    if bracket is not None:
+        bracket.cg_stop(f"{'with' if pictures else 'without'}:{measured}".encode())
+    return {"actions": measured, "cpu_ms_per_action": round(cpu / measured * 1000, 3)}
+
+
+def _callgrind(actions: int, seed: int) -> dict[str, Any]:
+    """Instructions per action of :func:`_messages`, with and without the pictures, by callgrind.
+
+    One child process runs under valgrind's callgrind with the counting off,
+    and turns it on around the measured actions alone through callgrind's
+    client requests (a small library compiled from valgrind's
+    ``callgrind.h``, as ``hosting.py`` does): the interpreter's start, the
+    imports and the warm-up are not counted. String hashing is fixed
+    (``PYTHONHASHSEED=0``), so a run repeats its count.
+    """
+    from hosting import helper  # noqa: PLC0415 - the bracket library, shared
+
+    results: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as folder:
+        library = helper(folder)
+        if library is None:
+            return {"note": "no C compiler for callgrind's client requests"}
+        out = str(Path(folder) / "callgrind.out")
+        child = subprocess.run(
+            [
+                "valgrind",
+                "--tool=callgrind",
+                "--instr-atstart=no",
+                f"--callgrind-out-file={out}",
+                sys.executable,
+                __file__,
+                "--messages",
+                str(actions),
+                "--seed",
+                str(seed),
+                "--bracketed",
+                library,
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": "0"},
+        )
+        for dump in Path(folder).glob("callgrind.out.*"):
+            text = dump.read_text()
+            named = re.search(r"^desc: Trigger: Client Request: (\S+)", text, re.MULTILINE)
+            summed = re.search(r"^(?:summary|totals): (\d+)", text, re.MULTILINE)
+            if named and summed:
+                kind, count = named.group(1).split(":")
+                results[f"{kind} pictures"] = {
+                    "actions": int(count),
+                    "instructions_per_action": round(int(summed.group(1)) / int(count)),
+                }
+        results["timed under callgrind"] = json.loads(child.stdout)
+    return results
 
 
 class Stats:
@@ -666,6 +748,15 @@ def main() -> int:
         help="only the server's own work for N actions, in this process (no network)",
     )
     parser.add_argument(
+        "--seed", type=int, default=1, help="--messages: the seed the matches are dealt from"
+    )
+    parser.add_argument(
+        "--callgrind",
+        action="store_true",
+        help="--messages: count the instructions per action under valgrind's callgrind",
+    )
+    parser.add_argument("--bracketed", metavar="LIBRARY", help=argparse.SUPPRESS)
+    parser.add_argument(
         "--load-only", action="store_true", help="only the load measurement (200 matches)"
     )
     parser.add_argument(
@@ -680,10 +771,24 @@ def main() -> int:
     if args.serve:
         _serve(args.serve, args.profile, args.default_gc)
         return 0
+    if args.messages and args.callgrind:
+        print(json.dumps(_callgrind(args.messages, args.seed), indent=2))
+        return 0
     if args.messages:
+        bracket = None
+        if args.bracketed:
+            import ctypes  # noqa: PLC0415 - only under callgrind
+
+            bracket = ctypes.CDLL(args.bracketed)
+            bracket.cg_stop.argtypes = [ctypes.c_char_p]
+        warm = args.messages // 5
         results = {
-            "without pictures": _messages(args.messages, pictures=False),
-            "with pictures": _messages(args.messages, pictures=True),
+            "without pictures": _messages(
+                args.messages, pictures=False, seed=args.seed, warm=warm, bracket=bracket
+            ),
+            "with pictures": _messages(
+                args.messages, pictures=True, seed=args.seed, warm=warm, bracket=bracket
+            ),
         }
         print(json.dumps(results, indent=2))
         return 0
