@@ -13,7 +13,9 @@ seat's first legal placement as soon as its state comes (or after a
 person's thinking time, with ``--think``), and goes on after each
 settlement. The clients do not draw, so their hello says
 ``"pictures": false`` and the server draws no table for them; with
-``--pictures`` they ask for the pictures as the browser's page does. Every
+``--pictures`` their hello is the browser's page's own (``play.js``: the
+seat's token, the bots' speed and the drawing of the table the page shows,
+``--table wide`` on a desktop, the default, or ``narrow`` on a phone). Every
 match is between two people (two sockets), so every action is a person's
 move or a draw the server makes for them.
 
@@ -118,20 +120,23 @@ def _serve(db: str, profile: str | None = None, default_gc: bool = False) -> Non
         profiler.dump_stats(profile)
 
 
-def _messages(
+def _messages(  # noqa: PLR0913 - the measurement's settings, keyword-only
     actions: int,
     pictures: bool,
     *,
     seed: int = 1,
     warm: int = 0,
     bracket: Any = None,
+    table: str = "wide",
 ) -> dict[str, Any]:
     """The server's work per action without the network: the change and every message.
 
     20 two-person matches are played in this process through the server's
     own code (:meth:`Game.plan_move` or :meth:`Game.plan_play`, then
     :meth:`Game.take`) and each action's message is made for both seats
-    (:meth:`Server.text`), with or without the pictures; no socket and no
+    (:meth:`Server.text`), with or without the pictures (with them, the
+    drawing of the table a page shows, ``table``; a server from before
+    sockets chose theirs sends every page both); no socket and no
     database write. The matches are dealt from ``seed``, so that every run
     plays the same actions. The first ``warm`` actions are played before the
     measurement starts (the server's caches fill, as in a server that has
@@ -148,6 +153,9 @@ def _messages(
     if not pictures and "pictures" not in inspect.signature(Server.text).parameters:
         return {"actions": 0, "note": "this server always sends the pictures"}
     deals = random.Random(seed)
+    shown: dict[str, Any] = (
+        {"table": table} if "table" in inspect.signature(Server.text).parameters else {}
+    )
 
     def new_game() -> Game:
         setup = new_setup(2, ["human", "human"], seed=deals.randrange(2**64))
@@ -186,7 +194,7 @@ def _messages(
             done += 1
             for seat in (0, 1):
                 if pictures:
-                    server.text(game, seat)
+                    server.text(game, seat, **shown)
                 else:
                     server.text(game, seat, pictures=False)
     cpu = time.process_time() - started
@@ -196,7 +204,7 @@ def _messages(
     return {"actions": measured, "cpu_ms_per_action": round(cpu / measured * 1000, 3)}
 
 
-def _callgrind(actions: int, seed: int) -> dict[str, Any]:
+def _callgrind(actions: int, seed: int, table: str) -> dict[str, Any]:
     """Instructions per action of :func:`_messages`, with and without the pictures, by callgrind.
 
     One child process runs under valgrind's callgrind with the counting off,
@@ -226,6 +234,8 @@ def _callgrind(actions: int, seed: int) -> dict[str, Any]:
                 str(actions),
                 "--seed",
                 str(seed),
+                "--table",
+                table,
                 "--bracketed",
                 library,
             ],
@@ -288,6 +298,16 @@ _SERVER = 0
 
 #: Whether the clients ask for the pictures, as the browser's page does (``--pictures``).
 _PICTURES = False
+
+#: The drawing of the table a page shows (``--table``): ``wide`` on a desktop.
+_TABLE = "wide"
+
+
+def _hello(token: str) -> dict[str, Any]:
+    """A client's hello: the page's own (``play.js``) with ``--pictures``, else no pictures."""
+    if _PICTURES:
+        return {"type": "hello", "token": token, "speed": "normal", "table": _TABLE}
+    return {"type": "hello", "token": token, "pictures": False}
 
 
 def _post(base: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -591,7 +611,7 @@ async def _table(  # noqa: PLR0913, PLR0917 - one table's settings
         for n in (0, 1):
             token = made["seats"][n]["url"].split("#", 1)[1]
             seat = await _open(base, made["id"], functools.partial(_seat_of, n, stats, think, rng))
-            seat.send({"type": "hello", "token": token, "pictures": _PICTURES})
+            seat.send(_hello(token))
             seats.append(seat)
         await asyncio.wait(
             [stop, *(s.finished for s in seats)], return_when=asyncio.FIRST_COMPLETED
@@ -624,7 +644,7 @@ async def _watched(  # noqa: PLR0913, PLR0917 - the watched table's settings
         watchers = []
         for _ in range(spectators):
             watcher = await _open(base, made["id"], Watcher)
-            watcher.send({"type": "hello", "token": token, "pictures": _PICTURES})
+            watcher.send(_hello(token))
             watchers.append(watcher)
         await asyncio.gather(*(w.ready for w in watchers))
         if not watching.done():
@@ -660,7 +680,7 @@ async def _measure(  # noqa: PLR0913, PLR0917 - one measurement's settings
         first.set_result(made)
         token = made["spectator"].split("#", 1)[1]
         stuck = await _open(base, made["id"], lambda p, h: Watcher(p, h, stuck=True), small=True)
-        stuck.send({"type": "hello", "token": token, "pictures": _PICTURES})
+        stuck.send(_hello(token))
         side.append(asyncio.create_task(_table(base, None, stop, think, rng, first)))
     tasks = [asyncio.create_task(_table(base, stats, stop, think, rng)) for _ in range(tables)]
     await asyncio.sleep(min(2.0, seconds / 5))  # everyone connected and playing
@@ -742,6 +762,13 @@ def main() -> int:
         help="the clients ask for the pictures (the tables drawn as SVG), as a browser does",
     )
     parser.add_argument(
+        "--table",
+        choices=("wide", "narrow"),
+        default="wide",
+        help="with --pictures (and --messages): the drawing of the table the pages show"
+        " (wide: a desktop's, narrow: a phone's)",
+    )
+    parser.add_argument(
         "--messages",
         type=int,
         metavar="N",
@@ -772,7 +799,7 @@ def main() -> int:
         _serve(args.serve, args.profile, args.default_gc)
         return 0
     if args.messages and args.callgrind:
-        print(json.dumps(_callgrind(args.messages, args.seed), indent=2))
+        print(json.dumps(_callgrind(args.messages, args.seed, args.table), indent=2))
         return 0
     if args.messages:
         bracket = None
@@ -787,7 +814,12 @@ def main() -> int:
                 args.messages, pictures=False, seed=args.seed, warm=warm, bracket=bracket
             ),
             "with pictures": _messages(
-                args.messages, pictures=True, seed=args.seed, warm=warm, bracket=bracket
+                args.messages,
+                pictures=True,
+                seed=args.seed,
+                warm=warm,
+                bracket=bracket,
+                table=args.table,
             ),
         }
         print(json.dumps(results, indent=2))
@@ -816,8 +848,8 @@ def main() -> int:
                 print("the server did not start", file=sys.stderr)
                 return 1
             base = f"http://127.0.0.1:{int(line.split()[1])}/"
-            global _SERVER, _PICTURES
-            _SERVER, _PICTURES = child.pid, args.pictures
+            global _SERVER, _PICTURES, _TABLE
+            _SERVER, _PICTURES, _TABLE = child.pid, args.pictures, args.table
             results = asyncio.run(_run(base, args))
         finally:
             child.terminate()

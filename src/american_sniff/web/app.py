@@ -38,7 +38,12 @@ Routes:
   (:func:`~american_sniff.views.event_for`), and pictures made from the view
   (the table and the tallies), and nothing else. A hello with
   ``"pictures": false`` (a scripted client that does not draw) gets the
-  messages without the pictures, which are then not drawn for it. The browser sends ``move``
+  messages without the pictures, which are then not drawn for it. The table
+  comes in the one drawing the page shows: the wide one as ``table``, or,
+  when the hello says ``"table": "narrow"`` (a box under 560 pixels wide),
+  the narrow one as ``table_narrow`` (see :mod:`american_sniff.web.pictures`);
+  ``{"type": "table", "table": "wide"}`` (or ``"narrow"``) switches, and the
+  state comes again with that drawing. The browser sends ``move``
   (with the ``seq`` it saw), ``hint``, ``undo``, ``continue``, ``speed`` and,
   once the match is over, ``rematch``: a new match with the same seats, links
   and names and a fresh seed (one per match, however many ask), whose id every
@@ -88,7 +93,6 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-import functools
 import json
 import math
 import secrets
@@ -111,13 +115,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..errors import InvalidRecord
-from ..layout import Layout
 from ..records import MatchRecord
-from ..render import render_svg, tally_svg
 from ..session import hint_reason
-from ..state import MatchState
 from ..views import event_for, spectator_view, view_for
-from .frames import MAX_REPLAY_ACTIONS, NARROW_PAGE, PAGE, Stopped, record_actions, record_frames
+from .frames import MAX_REPLAY_ACTIONS, PAGE, Stopped, record_actions, record_frames
 from .game import BOT_KINDS, HUMAN, Change, Game, GameError, new_setup
 from .limits import (
     MAX_DEPTH,
@@ -131,6 +132,7 @@ from .limits import (
     json_depth,
     same_origin,
 )
+from .pictures import TABLES, WIDE, Pictures
 from .shared import LibraryStore
 from .store import MatchBook, StaleLog, StoredMatch, Writer
 
@@ -237,13 +239,6 @@ _TOO_MANY = 4429
 _PLAY = frozenset({"move", "undo", "continue", "hint"})
 
 
-def _svg(document: str) -> str:
-    """An SVG document without its XML declaration, to go inline in a page."""
-    if document.startswith("<?xml"):
-        document = document.split("\n", 1)[1]
-    return document
-
-
 class Connection:
     """One browser's open WebSocket: who it is and its bounded queue of messages to send.
 
@@ -257,22 +252,27 @@ class Connection:
     :param limit: The most messages that may wait (:data:`SEND_QUEUE`).
     :param pictures: Whether its messages carry the pictures (the browser's
         page draws them; a scripted client may say it does not want them).
+    :param table: Which drawing of the table they carry
+        (:data:`~american_sniff.web.pictures.WIDE` or
+        :data:`~american_sniff.web.pictures.NARROW`): the one the page shows.
     :param limits: How fast it may send messages and ask for hints (its own
         token buckets, :attr:`messages` and :attr:`hints`).
     """
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 (the options are keyword-only, each with a default)
         self,
         socket: WebSocket,
         viewer: int | str,
         limit: int = SEND_QUEUE,
         *,
         pictures: bool = True,
+        table: str = WIDE,
         limits: SocketLimits | None = None,
     ) -> None:
         self.socket = socket
         self.viewer = viewer
         self.pictures = pictures
+        self.table = table
         self.dropped = False
         limits = SocketLimits() if limits is None else limits
         #: The socket's own bucket of messages.
@@ -376,8 +376,7 @@ class Server:
         self._drivers: dict[str, asyncio.Task[None]] = {}
         self._rematches: dict[str, str] = {}
         self._closing: set[asyncio.Task[None]] = set()
-        self._pictures: dict[str, tuple[MatchState, dict[str, Any], str]] = {}
-        self._tables: dict[str, dict[str, tuple[Layout, str]]] = {}
+        self._pictures = Pictures()
         self._texts: dict[str, tuple[Game, int, dict[int | str, tuple[str, str]]]] = {}
         self._replays = asyncio.Semaphore(_REPLAYS_AT_ONCE)
         self._speeds: dict[str, str] = {}  # the bots' speed a seat chose, by match
@@ -510,12 +509,11 @@ class Server:
             self._drivers,
             self._rematches,
             self._ended,
-            self._pictures,
-            self._tables,
             self._texts,
             self._speeds,
         ):
             table.pop(match_id, None)
+        self._pictures.forget(match_id)
 
     def speed(self, match_id: str) -> str:
         """The bots' speed of the match ``match_id``: the last a seat chose, else ``normal``."""
@@ -583,34 +581,19 @@ class Server:
             )
         return made
 
-    def pictures(self, game: Game) -> dict[str, Any]:
-        """The pictures of ``game``'s state (the tables and the tallies), drawn once per state.
+    def pictures(self, game: Game, table: str = WIDE) -> dict[str, Any]:
+        """The pictures of ``game``'s state with the ``table`` asked for, drawn once per state.
 
-        They show only what every viewer sees, so every browser gets the same.
+        They show only what every viewer sees, so every browser that shows
+        that table gets the same (:class:`~american_sniff.web.pictures.Pictures`).
         A table is drawn again only when it changed: a draw or a pass keeps
         the table, and the last round's table stays for a whole round.
         """
-        return self._drawn(game)[0]
+        return self._pictures.drawn(game.id, game.state, table)[0]
 
-    def _drawn(self, game: Game) -> tuple[dict[str, Any], str]:
-        """:meth:`pictures`, and their JSON text (the members of an object, no braces)."""
-        state = game.state
-        cached = self._pictures.get(game.id)
-        if cached is not None and cached[0] is state:
-            return cached[1], cached[2]
-        tables = self._tables.setdefault(game.id, {})
-        last = state.last_round
-        pictures = {
-            "table": _table(tables, "table", state.layout),
-            "table_narrow": _table(tables, "narrow", state.layout, NARROW_PAGE),
-            "last_table": None if last is None else _table(tables, "last", last.layout),
-            "tallies": [_tally(score) for score in state.scores],
-        }
-        text = json.dumps(pictures)[1:-1]
-        self._pictures[game.id] = (state, pictures, text)
-        return pictures, text
-
-    def text(self, game: Game, viewer: int | str, *, pictures: bool = True) -> str:
+    def text(
+        self, game: Game, viewer: int | str, *, pictures: bool = True, table: str = WIDE
+    ) -> str:
         """The message that tells ``viewer`` how the match stands, as JSON text.
 
         It holds the viewer's view and nothing more: ``type`` (``"state"``),
@@ -618,12 +601,14 @@ class Server:
         ``can_undo``, ``rematch`` (the rematch's id, or null), ``ended`` (why
         the match ended at the server's cap, or null), ``view`` (the view
         document), ``event`` (the last action as the viewer sees it),
-        ``settled``, and the :meth:`pictures` unless ``pictures`` is false.
+        ``settled``, and the :meth:`pictures` with ``table`` (the wide
+        drawing, or the narrow one as ``table_narrow``) unless ``pictures``
+        is false.
 
         The view and the event are made once per change of the match and
-        viewer, the pictures once per state (the same for every viewer) and
-        only if some browser wants them; only the small members are made for
-        each message.
+        viewer, the pictures once per state and table (the same for every
+        viewer) and only if some browser shows them; only the small members
+        are made for each message.
         """
         head, seen = self._seen(game, viewer)
         rematch = self._rematches.get(game.id)
@@ -632,7 +617,8 @@ class Server:
         why = "null" if ended is None else json.dumps(ended)
         if not pictures:
             return f'{head}, "rematch": {link}, "ended": {why}, {seen}}}'
-        return f'{head}, "rematch": {link}, "ended": {why}, {seen}, {self._drawn(game)[1]}}}'
+        drawn = self._pictures.drawn(game.id, game.state, table)[1]
+        return f'{head}, "rematch": {link}, "ended": {why}, {seen}, {drawn}}}'
 
     def rematch(self, game: Game) -> str:
         """The id of ``game``'s rematch, made the first time it is asked for (under its lock).
@@ -661,7 +647,9 @@ class Server:
             self.send(
                 game.id,
                 connection,
-                self.text(game, connection.viewer, pictures=connection.pictures),
+                self.text(
+                    game, connection.viewer, pictures=connection.pictures, table=connection.table
+                ),
             )
 
     def send(self, match_id: str, connection: Connection, text: str) -> None:
@@ -948,10 +936,10 @@ class Server:
         match_id = socket.path_params["match_id"]
         game = await self.load(match_id)
         viewer = None
-        pictures = True
+        pictures, table = True, WIDE
         if game is not None:
             try:
-                viewer, pictures = await self._greeted(socket, game)
+                viewer, pictures, table = await self._greeted(socket, game)
             except WebSocketDisconnect:
                 return
             except asyncio.TimeoutError:
@@ -965,11 +953,11 @@ class Server:
         seat = f"{viewer} {match_id}" if isinstance(viewer, int) else ""
         if not await self._admitted(socket, seat, match_id):
             return
-        connection = Connection(socket, viewer, pictures=pictures, limits=self.limits)
+        connection = Connection(socket, viewer, pictures=pictures, table=table, limits=self.limits)
         pump = asyncio.create_task(connection.pump())
         self._sockets.setdefault(match_id, {})[connection] = pump
         try:
-            self.send(match_id, connection, self.text(game, viewer, pictures=pictures))
+            self.send(match_id, connection, self.text(game, viewer, pictures=pictures, table=table))
             ended = self._ended.get(match_id)
             if ended is not None:
                 self._error(match_id, connection, ended)
@@ -1061,8 +1049,11 @@ class Server:
             return _too_often("hints from this address", self.limits.address_hints, wait)
         return None
 
-    async def _greeted(self, socket: WebSocket, game: Game) -> tuple[int | str | None, bool]:
-        """The viewer whose token the browser's hello gives (None: none), and whether it draws.
+    async def _greeted(self, socket: WebSocket, game: Game) -> tuple[int | str | None, bool, str]:
+        """The viewer whose token the hello gives (None: none), whether it draws, and what.
+
+        What it draws is the hello's ``table`` (one of
+        :data:`~american_sniff.web.pictures.TABLES`; anything else is the wide one).
 
         The browser counts as connected while its hello is awaited, so that
         the match is not forgotten meanwhile (the browser would keep a game
@@ -1083,9 +1074,14 @@ class Server:
             speed = hello.get("speed")
             if isinstance(viewer, int) and isinstance(speed, str) and speed in BOT_SPEEDS:
                 self._speeds[match_id] = speed
-            return viewer, hello.get("pictures", True) is not False
+            table = hello.get("table")
+            return (
+                viewer,
+                hello.get("pictures", True) is not False,
+                table if isinstance(table, str) and table in TABLES else WIDE,
+            )
         except GameError:
-            return None, True
+            return None, True, WIDE
         finally:
             _done_one(self._arriving, match_id)
             if viewer is None and not self._arriving[match_id] and not self._sockets.get(match_id):
@@ -1094,12 +1090,26 @@ class Server:
     def _error(self, match_id: str, connection: Connection, message: str) -> None:
         self.send(match_id, connection, json.dumps({"type": "error", "message": message}))
 
+    def _show(self, game: Game, connection: Connection, table: object) -> None:
+        """Send ``connection`` its state again with the ``table`` its page now shows.
+
+        :raises GameError: if ``table`` is not one of :data:`~american_sniff.web.pictures.TABLES`.
+        """
+        if not isinstance(table, str) or table not in TABLES:
+            raise GameError(f"a table is one of {', '.join(TABLES)}")
+        connection.table = table
+        if connection.pictures:
+            self.send(game.id, connection, self.text(game, connection.viewer, table=table))
+
     async def _message(self, game: Game, connection: Connection, message: dict[str, Any]) -> None:
         """Carry out one message of a browser and answer it."""
         viewer = connection.viewer
         ended = False
         try:
             kind = message.get("type")
+            if kind == "table":
+                self._show(game, connection, message.get("table"))
+                return
             if not isinstance(viewer, int):
                 raise GameError("a spectator watches: only the seats play")
             async with self.lock(game.id):
@@ -1128,7 +1138,7 @@ class Server:
                     return
                 else:
                     raise GameError(
-                        "the messages are move, hint, undo, continue, speed and rematch"
+                        "the messages are move, hint, undo, continue, speed, table and rematch"
                     )
                 if change is not None:
                     await self.commit(game, change)
@@ -1377,33 +1387,6 @@ def _parse(text: str) -> dict[str, Any]:
     if not isinstance(message, dict):
         raise GameError("a message is a JSON object")
     return message
-
-
-def _table(
-    tables: dict[str, tuple[Layout, str]],
-    name: str,
-    layout: Layout,
-    page: tuple[int, int] | None = None,
-) -> str:
-    """The picture of ``layout`` on ``page`` (or the default page), drawn only when new.
-
-    It is not drawn again when ``tables[name]`` was drawn from the same layout.
-    """
-    cached = tables.get(name)
-    if cached is not None and cached[0] is layout:
-        return cached[1]
-    picture = _svg(
-        render_svg(layout, caption=False)
-        if page is None
-        else render_svg(layout, caption=False, page=page)
-    )
-    tables[name] = (layout, picture)
-    return picture
-
-
-@functools.lru_cache(maxsize=4096)
-def _tally(score: int) -> str:
-    return _svg(tally_svg(score))
 
 
 def _storage_failure(error: sqlite3.Error) -> str:
