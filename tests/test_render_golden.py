@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from american_sniff import Layout, apply, legal_moves, new_match
-from american_sniff.render import geometry, render_svg, render_text
+from american_sniff.render import geometry, render_svg, render_text, svg
 
 #: Where the digests are kept.
 GOLDEN = Path(__file__).with_name("render_golden.json")
@@ -84,12 +84,15 @@ def _drawn(forget: bool) -> dict[str, list[str]]:
 
 
 def _forget() -> None:
-    """Forget every search and placement the geometry keeps."""
+    """Forget every search, table, choice, placement and tile's drawing the renderer keeps."""
     geometry._MEMORY.clear()
-    for kept in vars(geometry).values():
-        clear = getattr(kept, "cache_clear", None)
-        if clear is not None:
-            clear()
+    for module in (geometry, svg):
+        for name, kept in vars(module).items():
+            clear = getattr(kept, "cache_clear", None)
+            if clear is not None:
+                clear()
+            elif name in {"_SHAPES", "_CHOICES", "_TILE_TEXTS"}:
+                kept.clear()
 
 
 def _golden() -> dict[str, list[str]]:

@@ -376,7 +376,7 @@ class Server:
         self._drivers: dict[str, asyncio.Task[None]] = {}
         self._rematches: dict[str, str] = {}
         self._closing: set[asyncio.Task[None]] = set()
-        self._pictures = Pictures()
+        self._pictures: dict[str, Pictures] = {}  # each match's, see web.pictures
         self._texts: dict[str, tuple[Game, int, dict[int | str, tuple[str, str]]]] = {}
         self._replays = asyncio.Semaphore(_REPLAYS_AT_ONCE)
         self._speeds: dict[str, str] = {}  # the bots' speed a seat chose, by match
@@ -509,11 +509,11 @@ class Server:
             self._drivers,
             self._rematches,
             self._ended,
+            self._pictures,
             self._texts,
             self._speeds,
         ):
             table.pop(match_id, None)
-        self._pictures.forget(match_id)
 
     def speed(self, match_id: str) -> str:
         """The bots' speed of the match ``match_id``: the last a seat chose, else ``normal``."""
@@ -589,7 +589,14 @@ class Server:
         A table is drawn again only when it changed: a draw or a pass keeps
         the table, and the last round's table stays for a whole round.
         """
-        return self._pictures.drawn(game.id, game.state, table)[0]
+        return self._drawn(game, table)[0]
+
+    def _drawn(self, game: Game, table: str) -> tuple[dict[str, Any], str]:
+        """:meth:`pictures`, and their JSON text (the members of an object, no braces)."""
+        pictures = self._pictures.get(game.id)
+        if pictures is None:
+            pictures = self._pictures[game.id] = Pictures()
+        return pictures.drawn(game.state, table)
 
     def text(
         self, game: Game, viewer: int | str, *, pictures: bool = True, table: str = WIDE
@@ -617,8 +624,7 @@ class Server:
         why = "null" if ended is None else json.dumps(ended)
         if not pictures:
             return f'{head}, "rematch": {link}, "ended": {why}, {seen}}}'
-        drawn = self._pictures.drawn(game.id, game.state, table)[1]
-        return f'{head}, "rematch": {link}, "ended": {why}, {seen}, {drawn}}}'
+        return f'{head}, "rematch": {link}, "ended": {why}, {seen}, {self._drawn(game, table)[1]}}}'
 
     def rematch(self, game: Game) -> str:
         """The id of ``game``'s rematch, made the first time it is asked for (under its lock).
