@@ -407,16 +407,16 @@ def _protocol_reader() -> Reader:
 
 
 def _frame_reader() -> Reader:
-    from american_sniff.web.app import _parse  # noqa: PLC0415 - the server's own parser
+    from american_sniff.web.connection import parse as served  # noqa: PLC0415 - the server's
     from american_sniff.web.game import GameError  # noqa: PLC0415
     from american_sniff.web.limits import MAX_MESSAGE  # noqa: PLC0415
 
     def parse(text: str) -> object:
-        # What the server does with a browser's message: web/app.py's _receive
-        # refuses one over MAX_MESSAGE characters, then _parse reads it.
+        # What the server does with a browser's message: web/connection.py's receive
+        # refuses one over MAX_MESSAGE characters, then its parse reads it.
         if len(text) > MAX_MESSAGE:
             raise GameError("the message is too long")
-        return _parse(text)
+        return served(text)
 
     move = {"type": "move", "move": "[1|2] on [2|2] high"}
 

@@ -167,6 +167,42 @@ def test_render_has_no_import_cycle_even_inside_functions() -> None:
     assert _cycle(graph) is None, " -> ".join(_cycle(graph) or [])
 
 
+#: The browser game's modules in the order of docs/architecture.md's table:
+#: each imports only modules before it (in a function too).
+WEB = tuple(
+    f"{PACKAGE}.web.{name}"
+    for name in (
+        "store",
+        "shared",
+        "hosting",
+        "frames",
+        "game",
+        "limits",
+        "connection",
+        "pictures",
+        "rooms",
+        "cache",
+        "flow",
+        "driver",
+        "listener",
+        "transport",
+        "routes",
+        "app",
+        "serving",
+    )
+)
+
+
+def test_the_browser_games_modules_import_one_way() -> None:
+    """Each module of ``web`` imports only the modules before it in :data:`WEB`."""
+    found = {m for m in MODULES if m.startswith(f"{PACKAGE}.web.")}
+    assert set(WEB) == found  # a new module takes its place in the order
+    graph = _graph(frozenset(WEB))
+    for n, module in enumerate(WEB):
+        later = graph[module] - set(WEB[:n])
+        assert not later, f"{module} imports {sorted(later)}, which come after it"
+
+
 def test_the_core_imports_nothing_of_the_package_beyond_the_core() -> None:
     """Core modules import only core modules, save the listed function-level imports."""
     outside = {

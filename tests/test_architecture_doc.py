@@ -130,6 +130,14 @@ def test_every_module_of_the_package_is_in_the_tables() -> None:
     assert missing == [], f"docs/architecture.md does not name {missing}"
 
 
+def test_every_module_of_the_browser_game_is_in_its_table() -> None:
+    """Each module of ``web`` (but its ``__init__``) has its row in the browser server's table."""
+    section = _page().split("## The browser server", 1)[-1].split("\n## ", 1)[0]
+    named = set(re.findall(r"`web\.(\w+)`", section))
+    modules = {path.stem for path in (SOURCE / "web").glob("*.py") if path.stem != "__init__"}
+    assert modules == named
+
+
 def test_the_table_of_caches_is_every_cache_with_its_writers_and_bound() -> None:
     """Every module-level cache has a row: its owner, its other writers, and a bound in use."""
     rows = documented()

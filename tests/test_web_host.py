@@ -24,6 +24,7 @@ from starlette.websockets import WebSocket
 from american_sniff.web.app import SEND_QUEUE, Server
 from american_sniff.web.game import Game, new_setup
 from american_sniff.web.limits import RateLimit, SocketLimits, json_depth, same_origin
+from american_sniff.web.rooms import Room
 from american_sniff.web.store import Store
 
 #: How long a test waits for the server before it calls the server stuck (never reached
@@ -109,8 +110,16 @@ def _connect(server: Server, socket: FakeSocket) -> asyncio.Task[None]:
 
 def _people(server: Server, players: int = 2) -> Game:
     game = Game.create(server.store, new_setup(players, ["human"] * players))
-    server._games[game.id] = game
+    server.rooms.hold(game)
     return game
+
+
+def _room(server: Server, game: Game) -> Room:
+    """The room that holds ``game`` on ``server``."""
+    room = server.rooms.get(game.id)
+    assert room is not None
+    assert room.game is game
+    return room
 
 
 async def _until(condition: Callable[[], bool]) -> None:
@@ -158,7 +167,7 @@ def test_a_spectator_that_never_reads_is_dropped_and_freezes_nobody() -> None:
         assert game.seq > SEND_QUEUE
         # The stuck spectator was dropped (closed, no longer sent to); the other saw every state.
         assert stuck.closed == 4408
-        assert all(c.socket is not cast(Any, stuck) for c in server._sockets[game.id])
+        assert all(c.socket is not cast(Any, stuck) for c in _room(server, game).sockets)
         seen = [json.loads(t)["view"]["seq"] for t in watcher.seen if '"state"' in t[:20]]
         await watcher.state(game.seq)  # the other spectator sees every state
         assert seen == sorted(seen)
@@ -179,7 +188,7 @@ def test_a_socket_that_reads_is_never_dropped() -> None:
             socket.say(type="hello", token=game.setup.seats[n].token)
         await _placements(game, seats, 3 * SEND_QUEUE)
         assert all(s.closed is None for s in seats.values())
-        assert len(server._sockets[game.id]) == 2
+        assert len(_room(server, game).sockets) == 2
         for task in tasks:
             task.cancel()
 
@@ -384,11 +393,11 @@ def _payload(server: Server, game: Game, viewer: int | str) -> dict[str, Any]:
         "waiting_for": game.waiting_for(),
         "can_undo": seat is not None and game.undo_point(seat) is not None,
         "rematch": None,
-        "ended": server.ended(game),
+        "ended": _room(server, game).ended,
         "view": doc,
         "event": None if game.seq == 0 else event_to_dict(event_for(state, seat)),
         "settled": doc["last_round"] is not None,
-        **server.pictures(game),
+        **_room(server, game).pictures.drawn(state)[0],
     }
 
 
@@ -495,7 +504,7 @@ def test_a_bot_move_the_database_cannot_save_is_told_to_everyone(tmp_path: Any) 
                 message = await socket.next()
             assert "could not save" in message["message"]
             assert "try again when someone acts" in message["message"]
-        assert server.game(game.id).seq == 0  # type: ignore[union-attr]
+        assert server.rooms.game(game.id).seq == 0  # type: ignore[union-attr]
         _read_only(store, False)
         seat.say(type="hint")  # any message wakes the bots
         assert (await seat.state(1))["view"]["seq"] >= 1

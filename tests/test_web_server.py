@@ -22,8 +22,8 @@ pytest.importorskip("httpx2")  # TestClient's transport (Starlette 1 and later)
 from starlette.applications import Starlette
 from starlette.testclient import TestClient, WebSocketTestSession
 
-import american_sniff.web.app as app_module
 import american_sniff.web.frames as frames_module
+import american_sniff.web.routes as routes_module
 from american_sniff.web.app import MAX_REPLAY_BYTES, create_app
 from american_sniff.web.frames import PAGE
 from american_sniff.web.limits import RateLimit, SocketLimits
@@ -69,7 +69,7 @@ def _token(url: str) -> str:
 
 
 def _game(client: TestClient, match_id: str) -> Game:
-    game = cast(Any, client.app).state.server.game(match_id)
+    game = cast(Any, client.app).state.server.rooms.game(match_id)
     assert isinstance(game, Game)
     return game
 
@@ -453,7 +453,7 @@ def test_the_replay_endpoint_is_bounded_and_needs_a_key_or_a_link(
         answer = client.post(f"/api/replay?key={key}&{page}", content=text)
         assert answer.status_code == 400, page
         assert "start" in answer.json()["error"]
-    monkeypatch.setattr(app_module, "MAX_REPLAY_ACTIONS", 10)
+    monkeypatch.setattr(routes_module, "MAX_REPLAY_ACTIONS", 10)
     long = client.post(f"/api/replay?key={key}", content=text)
     assert long.status_code == 413
     assert "at most 10" in long.json()["error"]
@@ -473,7 +473,7 @@ def test_a_replay_stops_when_its_client_goes_away(
         finally:
             drawn.append(count)
 
-    monkeypatch.setattr(app_module, "record_frames", watched)
+    monkeypatch.setattr(routes_module, "record_frames", watched)
     monkeypatch.setattr(frames_module, "_frame", lambda *a: pytest.fail("a frame was drawn"))
     app = _app(db)
     text = json.dumps(json.loads(_record_text())).encode()
@@ -681,7 +681,7 @@ def test_a_match_nobody_is_connected_to_is_forgotten_then_loaded_again(db: Path)
             with client.websocket_connect(f"/ws/{made['id']}") as ws:
                 view = _hello(ws, tokens[turn])["view"]
                 time.sleep(0.3)  # browsers are connected: kept however long
-                assert server.in_memory(made["id"])
+                assert server.rooms.in_memory(made["id"])
                 move = next(m for m in view["legal_moves"] if " " in m)
                 ws.send_text(json.dumps({"type": "move", "move": move, "seq": view["seq"]}))
                 after = ws.receive_json()
@@ -690,7 +690,7 @@ def test_a_match_nobody_is_connected_to_is_forgotten_then_loaded_again(db: Path)
         _until_forgotten(server, made["id"])
         with client.websocket_connect(f"/ws/{made['id']}") as ws:
             again = _hello(ws, tokens[turn])
-            assert server.in_memory(made["id"])
+            assert server.rooms.in_memory(made["id"])
         assert again["view"]["seq"] >= after["view"]["seq"]
     # Nothing was lost: what it gives is what a server started again on the store gives.
     with (
@@ -705,9 +705,9 @@ def _until_forgotten(server: Any, match_id: str) -> None:
     import time
 
     deadline = time.monotonic() + 5
-    while server.in_memory(match_id) and time.monotonic() < deadline:
+    while server.rooms.in_memory(match_id) and time.monotonic() < deadline:
         time.sleep(0.02)
-    assert not server.in_memory(match_id)
+    assert not server.rooms.in_memory(match_id)
 
 
 def test_a_browser_slow_to_say_hello_keeps_its_match_in_memory(db: Path) -> None:
@@ -721,7 +721,7 @@ def test_a_browser_slow_to_say_hello_keeps_its_match_in_memory(db: Path) -> None
         tokens = [_token(seat["url"]) for seat in made["seats"]]
         with client.websocket_connect(f"/ws/{made['id']}") as slow:
             time.sleep(0.4)  # the match's first forgetting is due meanwhile
-            assert server.in_memory(made["id"])
+            assert server.rooms.in_memory(made["id"])
             first = _hello(slow, tokens[0])["view"]
             game = _game(client, made["id"])
             with client.websocket_connect(f"/ws/{made['id']}") as other:

@@ -16,6 +16,7 @@ pytest.importorskip("httpx2")  # TestClient's transport (Starlette 1 and later)
 from starlette.testclient import TestClient, WebSocketTestSession
 
 from american_sniff.web.app import BOT_SPEEDS, Server, create_app
+from american_sniff.web.rooms import Room
 from american_sniff.web.store import Store
 
 
@@ -50,6 +51,12 @@ def _server(client: TestClient) -> Server:
     return server
 
 
+def _room(server: Server, match_id: str) -> Room:
+    room = server.rooms.get(match_id)
+    assert room is not None
+    return room
+
+
 def test_the_speeds_are_factors_of_the_servers_delay() -> None:
     """Instant waits nothing, normal the server's delay (0.7 s by default), slow twice it."""
     assert BOT_SPEEDS == {"instant": 0.0, "normal": 1.0, "slow": 2.0}
@@ -68,8 +75,8 @@ def test_a_seat_sets_the_speed_by_its_hello_or_a_message_and_a_bad_one_is_refuse
         ),
     ):
         server = _server(client)
-        assert server.bot_wait(match_id) == 0  # (slow of no delay is no delay)
-        assert server.speed(match_id) == "slow"
+        assert server.driver.bot_wait(_room(server, match_id)) == 0  # (slow of no delay: none)
+        assert _room(server, match_id).speed == "slow"
         ws.send_text(json.dumps({"type": "speed", "speed": "instant"}))
         ws.send_text(json.dumps({"type": "speed", "speed": "fast"}))
         answer = _until(ws, "error")
@@ -77,13 +84,13 @@ def test_a_seat_sets_the_speed_by_its_hello_or_a_message_and_a_bad_one_is_refuse
             "type": "error",
             "message": "a bots' speed is one of instant, normal, slow",
         }
-        assert server.speed(match_id) == "instant"
+        assert _room(server, match_id).speed == "instant"
         ws.send_text(json.dumps({"type": "speed", "speed": ["slow"]}))
         assert _until(ws, "error")["message"].startswith("a bots' speed is one of")
-        assert server.speed(match_id) == "instant"
+        assert _room(server, match_id).speed == "instant"
         # A hello with a speed not in the list leaves the speed as it was.
         with _seat_socket(client, "warp") as (other, _):
-            assert server.speed(other) == "normal"
+            assert _room(server, other).speed == "normal"
 
 
 def test_the_wait_is_the_delay_times_the_speeds_factor(tmp_path: Path) -> None:
@@ -97,11 +104,11 @@ def test_the_wait_is_the_delay_times_the_speeds_factor(tmp_path: Path) -> None:
         ),
     ):
         server = _server(client)
-        waits = {"normal": server.bot_wait(match_id)}
+        waits = {"normal": server.driver.bot_wait(_room(server, match_id))}
         for speed in ("instant", "slow"):
             ws.send_text(json.dumps({"type": "speed", "speed": speed}))
             # (a wrong message's answer comes once the one before it is carried out)
             ws.send_text(json.dumps({"type": "speed"}))
             _until(ws, "error")
-            waits[speed] = server.bot_wait(match_id)
+            waits[speed] = server.driver.bot_wait(_room(server, match_id))
         assert waits == {"normal": 0.5, "instant": 0.0, "slow": 1.0}

@@ -103,14 +103,16 @@ def test_a_bot_driver_on_a_stale_copy_reads_the_match_again_and_moves_not_twice(
         ahead = Server(opener(), bot_delay=0, limits=SocketLimits.lifted())
         behind = Server(opener(), bot_delay=0, limits=SocketLimits.lifted())
         try:
-            fast, slow = await ahead.load(made.id), await behind.load(made.id)
-            assert fast is not None
-            assert slow is not None
-            async with ahead.lock(made.id):
-                await ahead.commit(fast, fast.plan_play(fast.bot_move()))
+            front, back = await ahead.rooms.load(made.id), await behind.rooms.load(made.id)
+            assert front is not None
+            assert back is not None
+            fast, slow = front.game, back.game
+            async with front.lock:
+                await ahead.flow.commit(front, fast.plan_play(fast.bot_move()))
             assert slow.seq == 0  # its copy is behind
-            behind.drive(slow)
-            await behind._drivers[made.id]
+            behind.driver.drive(back)
+            assert back.driver is not None
+            await back.driver
             assert slow.seq == 1
             assert slow.state == fast.state
             assert not slow.bot_to_move()
@@ -216,7 +218,7 @@ def _until_seq(app: Starlette, match_id: str, seq: int) -> None:
     """Wait (at most 10 s) until the server of ``app`` holds ``match_id`` at ``seq``."""
     server = app.state.server
     deadline = time.monotonic() + 10
-    while server.game(match_id).seq < seq:
+    while server.rooms.game(match_id).seq < seq:
         assert time.monotonic() < deadline, "the other worker's move was never heard"
         time.sleep(0.01)
 
@@ -265,14 +267,16 @@ def test_one_worker_drives_a_bot_seat_and_another_takes_over_when_it_dies(
         dead = Server(postgres(), bot_delay=0, limits=SocketLimits.lifted(), lease=0.6)
         alive = Server(postgres(), bot_delay=0, limits=SocketLimits.lifted(), lease=0.6)
         try:
-            assert await dead._holds(made.id, 0)  # it drives the bot, then dies
-            game = await alive.load(made.id)
-            assert game is not None
+            assert await dead.driver.holds(made.id, 0)  # it drives the bot, then dies
+            room = await alive.rooms.load(made.id)
+            assert room is not None
+            game = room.game
             started = time.monotonic()
-            alive.drive(game)
+            alive.driver.drive(room)
             await asyncio.sleep(0.3)
             assert game.seq == 0  # the lease is the dead worker's still
-            await asyncio.wait_for(alive._drivers[made.id], 5)
+            assert room.driver is not None
+            await asyncio.wait_for(room.driver, 5)
             assert game.seq == 1  # taken over, and moved once
             assert 0.5 < time.monotonic() - started < 5
         finally:
@@ -398,10 +402,10 @@ def test_a_worker_that_stops_gives_its_bot_seats_up_at_once(postgres: Opener) ->
         leaving = Server(postgres(), bot_delay=0, limits=SocketLimits.lifted(), lease=60)
         staying = Server(postgres(), bot_delay=0, limits=SocketLimits.lifted(), lease=60)
         try:
-            assert await leaving._holds(made.id, 0)
-            assert not await staying._holds(made.id, 0)
+            assert await leaving.driver.holds(made.id, 0)
+            assert not await staying.driver.holds(made.id, 0)
             await leaving.close()
-            assert await staying._holds(made.id, 0)  # not 60 s later: now
+            assert await staying.driver.holds(made.id, 0)  # not 60 s later: now
         finally:
             await staying.close()
 

@@ -695,7 +695,7 @@ def _shape(layout: Layout) -> _Shape:
 #: placements as the search of the table before. At most this many are kept,
 #: then all are forgotten.
 _CHOICES_KEPT = 1 << 14
-_CHOICES: dict[tuple[object, ...], tuple[TilePlacement, tuple[TilePlacement, ...]]] = {}
+_CHOICES: dict[tuple[int, tuple[object, ...]], tuple[TilePlacement, tuple[TilePlacement, ...]]] = {}
 
 
 # What _Problem.save gives: the occupied boxes, their owners, whether each is
@@ -759,13 +759,13 @@ class _Problem:
             return iter(self._choices(step, None))
         joins = placed[step.parent]
         key = self.shape.keys[level]
-        kept = _CHOICES.get((id(joins), *key))
+        kept = _CHOICES.get((id(joins), key))
         if kept is not None and kept[0] is joins:
             return iter(kept[1])
         choices = self._choices(step, joins)
         if len(_CHOICES) >= _CHOICES_KEPT:
             _CHOICES.clear()
-        _CHOICES[(id(joins), *key)] = (joins, choices)
+        _CHOICES[id(joins), key] = (joins, choices)
         return iter(choices)
 
     def _choices(self, step: _Step, joins: TilePlacement | None) -> tuple[TilePlacement, ...]:

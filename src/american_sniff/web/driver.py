@@ -1,0 +1,150 @@
+"""The bot driver: the bots' moves, and the forced draws and passes, until a person is to choose.
+
+:meth:`Driver.drive` starts one task per match (at most) whenever a bot or a
+forced action is next; the task waits the bots' speed before each action,
+asks the bot in a thread, and saves the move through
+:meth:`Flow.commit <american_sniff.web.flow.Flow.commit>` like a person's.
+
+**Several workers.** On the library's store
+(:class:`~american_sniff.web.shared.LibraryStore`), a bot seat is driven
+only by the worker that holds its lease (:data:`LEASE`, renewed at each
+move); another waits, and takes the seat over if the lease lapses. A
+worker that stops gives its leases up at once (:meth:`Driver.close`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sqlite3
+
+from starlette.concurrency import run_in_threadpool
+
+from .flow import BOT_SPEEDS, Flow, Stale, token
+from .game import GameError
+from .rooms import Room
+from .shared import LibraryStore
+
+__all__ = ["LEASE", "Driver"]
+
+#: How long a worker's lease on driving a bot seat lasts, in seconds, when
+#: the matches are in the library's store (PostgreSQL): a worker renews it at
+#: each move, and a worker that dies lets it pass to another after this long.
+LEASE = 3.0
+
+#: What the players are told when a bot's move could not be saved.
+_BOTS_WAIT = "The bots try again when someone acts or reconnects."
+
+
+class Driver:
+    """The task of each match that plays its bots, and this worker's leases on bot seats.
+
+    :param flow: How a change is saved and made.
+    :param bot_delay: Seconds a bot waits before each action at the
+        ``normal`` speed, so that a person can follow the play (0 in tests).
+    :param lease: How long this worker's lease on driving a bot seat lasts
+        (:data:`LEASE`), where the store has leases (the library's store).
+    """
+
+    def __init__(self, flow: Flow, bot_delay: float = 0.7, lease: float = LEASE) -> None:
+        #: How a change is saved and made.
+        self.flow = flow
+        #: Seconds a bot waits before each action at the ``normal`` speed.
+        self.bot_delay = bot_delay
+        #: How long this worker's lease on driving a bot seat lasts, in seconds.
+        self.lease = lease
+        #: This worker's name in the bot seats' leases.
+        self.worker = token()[:12]
+        self._leases: set[tuple[str, int]] = set()  # the bot seats this worker drove
+        self._tasks: set[asyncio.Task[None]] = set()  # every task it started, done or not
+
+    def bot_wait(self, room: Room) -> float:
+        """How long a bot of the match waits before each action, in seconds."""
+        return self.bot_delay * BOT_SPEEDS[room.speed]
+
+    def drive(self, room: Room) -> None:
+        """Let the bots (and forced draws and passes) play until a person is to choose."""
+        task = room.driver
+        if (task is not None and not task.done()) or room.ended is not None:
+            return
+        game = room.game
+        # A person is to choose (the usual case after a person's move): no task.
+        # Every later change is followed by a call here, or made by the task.
+        if game.forced() is None and not game.bot_to_move():
+            return
+        room.driver = task = asyncio.create_task(self._drive(room))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _drive(self, room: Room) -> None:
+        game = room.game
+        flow = self.flow
+        while True:
+            async with room.lock:
+                forced = game.forced()
+                if forced is None and not game.bot_to_move():
+                    return
+                seat = game.state.turn
+            if forced is None and not await self.holds(room.id, seat):
+                # Another worker drives this bot: look again once it may have
+                # moved, or its lease lapsed (it died).
+                await asyncio.sleep(self.lease / 3)
+                async with room.lock:
+                    with contextlib.suppress(GameError):
+                        await flow.reload(room)
+                continue
+            delay = self.bot_wait(room)
+            if delay:
+                await asyncio.sleep(delay)
+            async with room.lock:
+                move = game.forced()
+                if move is None:
+                    if not game.bot_to_move():
+                        return
+                    move = await run_in_threadpool(game.bot_move)
+                try:
+                    await flow.commit(room, game.plan_play(move))
+                except Stale:
+                    continue  # another server moved: look again at the fresh state
+                except GameError as error:
+                    room.tell_all(f"{error} {_BOTS_WAIT}")
+                    return
+                ended = flow.cap(room)
+            room.broadcast()
+            if ended is not None:
+                room.tell_all(ended)
+                return
+
+    async def holds(self, match_id: str, seat: int) -> bool:
+        """Whether this worker may drive ``seat``'s bot: it holds (or took) its lease.
+
+        Always, where the store has no leases (one SQLite file); never while
+        the database cannot be reached.
+        """
+        store = self.flow.store
+        if not isinstance(store, LibraryStore):
+            return True
+        try:
+            held = await asyncio.to_thread(store.lease, match_id, seat, self.worker, self.lease)
+        except sqlite3.Error:
+            return False
+        if held:
+            self._leases.add((match_id, seat))
+        return held
+
+    async def stop(self) -> None:
+        """Stop every bot's task (and wait until each has stopped)."""
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+    async def release(self) -> None:
+        """Give up the bot seats' leases this worker took, so that others drive them at once."""
+        store = self.flow.store
+        if isinstance(store, LibraryStore):
+            for match_id, seat in self._leases:
+                with contextlib.suppress(Exception):
+                    await asyncio.to_thread(store.library.release, match_id, seat, self.worker)

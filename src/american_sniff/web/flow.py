@@ -1,0 +1,295 @@
+"""The game flow of a server: a browser's message carried out, a change saved then made.
+
+:class:`Flow` is where a match changes. A seat's message (``move``,
+``undo``, ``continue``, ``hint``, ``speed``, ``rematch``) is carried out
+under the match's lock (:meth:`Flow.message`); each change is first written
+to the store by the :class:`~american_sniff.web.store.Writer`'s thread and
+made in memory only once written (:meth:`Flow.commit`), so a failed write
+changes nothing and a change planned on a stale copy (another server wrote
+meanwhile) is refused and the match read again (:meth:`Flow.reload`). The
+host's cap on a match's length (:data:`MAX_ACTIONS`, :data:`MAX_ROUNDS`)
+ends a match with no winner and says why (:meth:`Flow.cap`), and a match
+that is over offers one rematch (:meth:`Flow.rematch`).
+
+Who moves for the bots is :class:`~american_sniff.web.driver.Driver`'s
+concern; it makes its changes through :meth:`Flow.commit` too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import secrets
+import sqlite3
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+
+from ..session import hint_reason
+from ..views import view_for
+from .cache import Rooms
+from .connection import Connection
+from .game import Change, Game, GameError
+from .rooms import Room
+from .store import MatchBook, StaleLog, Writer
+
+__all__ = [
+    "BOT_SPEEDS",
+    "MAX_ACTIONS",
+    "MAX_ROUNDS",
+    "Flow",
+    "Stale",
+    "storage_failure",
+    "token",
+]
+
+#: The bots' speeds a seat may choose, each as the factor of the server's
+#: ``bot_delay`` that a bot waits before each action: ``instant`` does not
+#: wait, ``normal`` waits ``bot_delay`` (0.7 s unless the server says
+#: otherwise), ``slow`` twice as long.
+BOT_SPEEDS: dict[str, float] = {"instant": 0.0, "normal": 1.0, "slow": 2.0}
+
+#: The most actions a match may have: at this many, a match with no winner
+#: ends, and says why (a match between people who never finish, or a script
+#: that stalls, would otherwise grow for ever). Matches played out by random
+#: moves take 1,434 actions at the most in 90 seeds; a real one, a few hundred.
+MAX_ACTIONS = 5000
+
+#: The most rounds a match may have: a match with no winner that would
+#: start round ``MAX_ROUNDS + 1`` ends instead, and says why.
+MAX_ROUNDS = 200
+
+#: What a browser is told when its change was planned on a stale copy of the
+#: match (another server wrote to it meanwhile); it is sent the fresh state.
+_STALE = "the table has changed since: look again and choose"
+
+#: The messages that change a match (refused once it ended at the cap).
+_PLAY = frozenset({"move", "undo", "continue", "hint"})
+
+
+class Stale(GameError):
+    """A change refused because another server changed the match first (it was read again)."""
+
+
+class Flow:
+    """How the matches of one server change: messages, writes, the cap and the rematch.
+
+    :param rooms: The matches held in memory.
+    :param writer: The thread that writes every change to the store.
+    :param max_actions: The most actions a match may have (:data:`MAX_ACTIONS`;
+        None: no cap).
+    :param max_rounds: The most rounds a match may have (:data:`MAX_ROUNDS`;
+        None: no cap).
+    """
+
+    def __init__(
+        self,
+        rooms: Rooms,
+        writer: Writer,
+        max_actions: int | None = MAX_ACTIONS,
+        max_rounds: int | None = MAX_ROUNDS,
+    ) -> None:
+        #: The matches held in memory.
+        self.rooms = rooms
+        #: The thread that writes every change to the store.
+        self.writer = writer
+        #: The most actions a match may have (None: no cap).
+        self.max_actions = max_actions
+        #: The most rounds a match may have (None: no cap).
+        self.max_rounds = max_rounds
+
+    @property
+    def store(self) -> MatchBook:
+        """Where the matches are kept."""
+        return self.rooms.store
+
+    # -- the host's cap on a match's length ---------------------------------------------
+
+    def cap(self, room: Room) -> str | None:
+        """End the match if it has no winner and reached the cap; why, if it ended just now.
+
+        Such a match takes no more moves, undos or hints; its record is given
+        to its links, as a finished match's is, and a rematch may be asked.
+        The reason (:attr:`Room.ended <american_sniff.web.rooms.Room.ended>`)
+        is kept in the store, so that it stays ended after a restart.
+        """
+        game = room.game
+        state = game.state
+        if room.ended is not None or state.winner is not None:
+            return None
+        if self.max_actions is not None and game.seq >= self.max_actions:
+            what = f"{self.max_actions} actions"
+        elif self.max_rounds is not None and state.round > self.max_rounds:
+            what = f"{self.max_rounds} rounds"
+        else:
+            return None
+        reason = (
+            f"The match is over with no winner: it reached this server's cap of {what} "
+            f"(the scores stand at {', '.join(map(str, state.scores))})."
+        )
+        # If it cannot be kept, it is kept in memory: the cap is met again when loaded.
+        with contextlib.suppress(sqlite3.Error):
+            reason = self.store.meta(f"ended {game.id}", reason)
+        room.ended = reason
+        return reason
+
+    def rematch(self, room: Room) -> str:
+        """The id of the match's rematch, made the first time it is asked for (under its lock).
+
+        The link is kept in the store's meta table, so that a restarted server
+        gives the same rematch.
+
+        :raises GameError: if the match is not over.
+        """
+        game = room.game
+        if game.state.winner is None and room.ended is None:
+            raise GameError("a rematch is offered once the match is over")
+        candidate = token()[:12]
+        chosen = self.store.meta(f"rematch {game.id}", candidate)
+        if chosen == candidate:
+            self.rooms.hold(Game.create(self.store, game.setup.again(), chosen))
+        room.rematch = chosen
+        return chosen
+
+    # -- a change, written then made ----------------------------------------------------
+
+    async def commit(self, room: Room, change: Change) -> None:
+        """Write ``change`` to the store, then make it in the game; a failed write changes nothing.
+
+        The write is the :class:`~american_sniff.web.store.Writer`'s, in its
+        thread: the event loop goes on meanwhile.
+
+        The change is logged only if the stored log is as long as the one it
+        was planned on. If another process (another server on the same
+        database) wrote meanwhile, nothing is written: the game is read again
+        from the store, its browsers here are sent the fresh state, and
+        :class:`Stale` says that the table changed.
+
+        :raises GameError: if the store cannot write (full disk, read-only
+            file, a broken database), or the match changed meanwhile: the
+            message says so, for the players.
+        """
+        game = room.game
+        room.unwritten += 1
+        written = asyncio.wrap_future(
+            self.writer.submit(game.id, change.entry, expected=change.logged)
+        )
+
+        def made(future: asyncio.Future[int]) -> None:
+            # Made when written, even if the task that waits is cancelled meanwhile:
+            # the memory never falls behind the log.
+            room.unwritten -= 1
+            if not future.cancelled() and future.exception() is None:
+                game.take(change)
+
+        written.add_done_callback(made)
+        try:
+            await asyncio.shield(written)
+        except sqlite3.Error as error:
+            raise GameError(storage_failure(error)) from None
+        except StaleLog:
+            await self.reload(room)
+            raise Stale(_STALE) from None
+
+    async def reload(self, room: Room) -> None:
+        """Read the match again from the store (another process wrote to it), and tell its browsers.
+
+        Called under the match's lock, when a write was refused because the
+        log had grown, or another worker announced an append: this server's
+        copy was behind. Every browser of the match here gets the fresh state.
+
+        :raises GameError: if it cannot be read (the message says so).
+        """
+        game = room.game
+        try:
+            stored = await asyncio.to_thread(self.rooms.read, game.id)
+            if stored is None:  # pragma: no cover - matches are never deleted
+                raise GameError("this match is no longer stored")
+            if len(stored[0].log) == game.logged:
+                return  # nothing new
+            game.reload(stored[0])
+        except (sqlite3.Error, ValueError) as error:
+            raise GameError(
+                f"the match changed on another server and could not be read again ({error})"
+            ) from None
+        _, rematch, ended = stored
+        if rematch is not None:
+            room.rematch = rematch
+        if ended is not None:
+            room.ended = ended
+        room.broadcast()
+
+    # -- a browser's message ------------------------------------------------------------
+
+    async def message(self, room: Room, connection: Connection, message: dict[str, Any]) -> bool:
+        """Carry out one message of a browser and answer it; whether the bots may have to go on.
+
+        A refused message is answered with an ``error`` message that says
+        why; a change is followed by every browser's new state, and by the
+        reason if it ended the match at the cap. A hint is answered to its
+        asker alone, a speed sets the bots' speed of the match, and a table
+        (the drawing of the table the page now shows) is answered with the
+        asker's message again, with that drawing.
+        """
+        game = room.game
+        viewer = connection.viewer
+        ended = None
+        try:
+            kind = message.get("type")
+            if kind == "table":  # the drawing of the table the page now shows
+                room.show(connection, message.get("table"))
+                return False
+            if not isinstance(viewer, int):
+                raise GameError("a spectator watches: only the seats play")
+            async with room.lock:
+                change = None
+                if kind == "rematch":
+                    self.rematch(room)
+                elif kind in _PLAY and room.ended is not None:
+                    raise GameError(room.ended)
+                elif kind == "move":
+                    change = game.plan_move(viewer, message.get("move"), message.get("seq"))
+                elif kind == "undo":
+                    change = game.plan_undo(viewer)
+                elif kind == "continue":
+                    change = game.plan_go_on(viewer)
+                elif kind == "speed":
+                    speed = message.get("speed")
+                    if not isinstance(speed, str) or speed not in BOT_SPEEDS:
+                        raise GameError(f"a bots' speed is one of {', '.join(BOT_SPEEDS)}")
+                    room.speed = speed
+                    return False
+                elif kind == "hint":
+                    move = await run_in_threadpool(game.hint, viewer)
+                    reason = hint_reason(view_for(game.state, viewer), move)
+                    hint = {"type": "hint", "move": str(move), "reason": reason, "seq": game.seq}
+                    room.send(connection, json.dumps(hint))
+                    return False
+                else:
+                    raise GameError(
+                        "the messages are move, hint, undo, continue, speed, table and rematch"
+                    )
+                if change is not None:
+                    await self.commit(room, change)
+                    ended = self.cap(room)
+        except GameError as error:
+            room.error(connection, str(error))
+            return True  # bots stopped by a failed write try again
+        room.broadcast()
+        if ended is not None:
+            room.tell_all(ended)
+        return True
+
+
+def storage_failure(error: sqlite3.Error) -> str:
+    """What a sender is told when the store could not save its change."""
+    return (
+        f"the server could not save this ({error}): nothing was changed, "
+        "and the match is as it was; try again"
+    )
+
+
+def token() -> str:
+    """A new secret: 16 random bytes as URL-safe text (for keys, and the rematch's id)."""
+    return secrets.token_urlsafe(16)

@@ -1,0 +1,125 @@
+"""The appends of other workers, heard on PostgreSQL, brought to this worker's rooms.
+
+Where the store announces each append (the library's store on PostgreSQL,
+``LISTEN/NOTIFY``), a :class:`Listener` thread waits for the announcements
+and passes each to the event loop: a match held here whose log grew is read
+again (:meth:`Flow.reload <american_sniff.web.flow.Flow.reload>`), its
+browsers here are sent the fresh state, and its bots go on. A lost
+connection is opened again, and then every match held here is read again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from typing import Any
+
+from .cache import Rooms
+from .driver import Driver
+from .flow import Flow
+from .game import GameError
+from .rooms import Room
+from .shared import LibraryStore
+
+__all__ = ["Listener"]
+
+
+class Listener:
+    """The thread that hears the other workers' appends, and what it does with them.
+
+    :param flow: How a match is read again (and so the rooms and the store).
+    :param driver: The bot driver, to let the bots go on after an append.
+    """
+
+    def __init__(self, flow: Flow, driver: Driver) -> None:
+        #: How a match is read again.
+        self.flow = flow
+        #: The bot driver.
+        self.driver = driver
+        self._listening: threading.Thread | None = None
+        self._stop_listening = threading.Event()
+
+    @property
+    def rooms(self) -> Rooms:
+        """The matches held in memory."""
+        return self.flow.rooms
+
+    def start(self) -> None:
+        """Listen for the appends of other workers, where the store announces them (PostgreSQL).
+
+        Called when the application starts; :meth:`stop` stops it.
+
+        :raises sqlite3.Error: if the database cannot be reached.
+        """
+        store = self.flow.store
+        if not isinstance(store, LibraryStore) or self._listening is not None:
+            return
+        heard = store.listen()
+        if heard is None:
+            return
+        loop = asyncio.get_running_loop()
+        self._listening = threading.Thread(
+            target=self._listen, args=(heard, loop), name="american-sniff-listener", daemon=True
+        )
+        self._listening.start()
+
+    async def stop(self) -> None:
+        """Stop listening (and wait for the thread to end)."""
+        self._stop_listening.set()
+        if self._listening is not None:
+            await asyncio.to_thread(self._listening.join)
+
+    def _listen(self, heard: Any, loop: asyncio.AbstractEventLoop) -> None:
+        """Pass each announced append to the event loop, until :meth:`stop` (in a thread).
+
+        A lost connection is opened again (every second until it opens), and
+        then every match held here is read again: what was announced
+        meanwhile was lost with the connection.
+        """
+        while not self._stop_listening.is_set():
+            try:
+                if heard is None:
+                    heard = self.flow.store.listen()  # type: ignore[attr-defined]
+                    loop.call_soon_threadsafe(self._catch_up_all)
+                appended = heard.wait(0.25)
+            except RuntimeError:  # pragma: no cover - the event loop closed first
+                break
+            except Exception:  # the connection was lost: listen again, then catch up
+                with contextlib.suppress(Exception):
+                    heard.close()
+                heard = None
+                self._stop_listening.wait(1.0)
+                continue
+            try:
+                for note in appended:
+                    loop.call_soon_threadsafe(self._announced, note.match_id, note.length)
+            except RuntimeError:  # pragma: no cover - the event loop closed first
+                break
+        if heard is not None:
+            with contextlib.suppress(Exception):
+                heard.close()
+
+    def _catch_up_all(self) -> None:
+        """Read again every match held here whose log grew (after a lost listening connection)."""
+        for room in self.rooms:
+            self._announced(room.id, room.game.logged + 1)
+
+    def _announced(self, match_id: str, length: int) -> None:
+        """A worker appended to ``match_id``'s log, which holds ``length`` entries now."""
+        room = self.rooms.get(match_id)
+        if room is None or room.game.logged >= length:
+            return  # not held here, or this worker's own append
+        task = asyncio.create_task(self._catch_up(room))
+        closing = self.rooms.closing
+        closing.add(task)
+        task.add_done_callback(closing.discard)
+
+    async def _catch_up(self, room: Room) -> None:
+        """Read the match again, tell its browsers here, and let the bots go on."""
+        async with room.lock:
+            try:
+                await self.flow.reload(room)
+            except GameError:
+                return
+        self.driver.drive(room)
