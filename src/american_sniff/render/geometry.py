@@ -42,7 +42,7 @@ from typing import cast
 
 import attrs
 
-from ..layout import Layout, placements_of
+from ..layout import WORTH_OF_KEY, Layout, is_lone_double, placements_of
 from ..points import Point, Side, point_of_key
 from ..tiles import Tile
 from ._solver import Box, Extent, Memory, Recall, backjump
@@ -593,7 +593,11 @@ class _Shape:
         for point in self.points:
             open_sides.setdefault(point.tile, set()).add(point.side)
         self.open: dict[Tile, frozenset[Side]] = {t: frozenset(s) for t, s in open_sides.items()}
-        self.values = {c.point: c.value for c in layout.contributions()}
+        # What each counted point adds (Layout.contributions, without making them).
+        keys = layout.open_keys
+        self.values = {p: WORTH_OF_KEY[key] for p, key in zip(self.points, keys, strict=True)}
+        if is_lone_double(keys):
+            del self.values[self.points[1]]  # a lone opening double counts once, at line_a
         # Where a later table differs first: a step with an open side (the next
         # tile may join it), and the Sniff (whose branches open).
         index = self.index

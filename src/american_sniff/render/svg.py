@@ -23,6 +23,7 @@ import math
 from xml.sax.saxutils import escape, quoteattr
 
 from ..layout import Layout
+from ..points import Point
 from ..rules import placement_points
 from ..tiles import ALL_TILES, Tile
 from .geometry import DEFAULT_PAGE, Geometry, Orientation, Rect, TilePlacement, table_geometry
@@ -238,29 +239,39 @@ def _markers(geometry: Geometry, ox: float, oy: float) -> list[str]:
     """
     lone = len(geometry.tiles) == 1 and geometry.tiles[0].tile.is_double
     shared = sum(anchor.value or 0 for anchor in geometry.anchors)
-    lines = []
+    lines: list[str] = []
     for anchor in geometry.anchors:
         cx, cy = anchor.marker.center
         x, y = ox + cx * _SCALE, oy + cy * _SCALE
-        point = quoteattr(str(anchor.point))
-        circle = f'<circle cx="{_num(x)}" cy="{_num(y)}" r="{_num(_MARKER_RADIUS)}"'
-        value = shared if lone else anchor.value
-        kind = "point counted shared" if lone else "point counted"
-        lines.append(f'<g class="{kind}" data-point={point} data-value="{value}">')
-        lines.append(f'{circle} fill="{_MARKER}"/>')
-        if lone:
-            ring = _MARKER_RADIUS + 3
-            lines.append(
-                f'<circle cx="{_num(x)}" cy="{_num(y)}" r="{_num(ring)}" fill="none"'
-                f' stroke="{_MARKER}" stroke-width="1" stroke-dasharray="3 2"/>'
-            )
-        lines.append(
-            f'<text x="{_num(x)}" y="{_num(y + 4)}" text-anchor="middle"'
-            f' font-family="{_FONT}" font-size="12" font-weight="bold"'
-            f' fill="#ffffff">{value}</text>'
-        )
-        lines.append("</g>")
+        lines.extend(_marker(anchor.point, shared if lone else anchor.value, lone, x, y))
     return lines
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _marker(point: Point, value: int | None, lone: bool, x: float, y: float) -> tuple[str, ...]:
+    """The lines of one marker: its circle at ``(x, y)`` (ringed if ``lone``), its value.
+
+    Kept: a table's markers mostly stay where they were on the table before.
+    """
+    circle = f'<circle cx="{_num(x)}" cy="{_num(y)}" r="{_num(_MARKER_RADIUS)}"'
+    kind = "point counted shared" if lone else "point counted"
+    lines = [
+        f'<g class="{kind}" data-point={quoteattr(str(point))} data-value="{value}">',
+        f'{circle} fill="{_MARKER}"/>',
+    ]
+    if lone:
+        ring = _MARKER_RADIUS + 3
+        lines.append(
+            f'<circle cx="{_num(x)}" cy="{_num(y)}" r="{_num(ring)}" fill="none"'
+            f' stroke="{_MARKER}" stroke-width="1" stroke-dasharray="3 2"/>'
+        )
+    lines.append(
+        f'<text x="{_num(x)}" y="{_num(y + 4)}" text-anchor="middle"'
+        f' font-family="{_FONT}" font-size="12" font-weight="bold"'
+        f' fill="#ffffff">{value}</text>'
+    )
+    lines.append("</g>")
+    return tuple(lines)
 
 
 def _caption_lines(layout: Layout) -> list[str]:
