@@ -137,7 +137,8 @@ def _messages(  # noqa: PLR0913 - the measurement's settings, keyword-only
     (:meth:`Server.text`), with or without the pictures (with them, the
     drawing of the table a page shows, ``table``; a server from before
     sockets chose theirs sends every page both); no socket and no
-    database write. The matches are dealt from ``seed``, so that every run
+    database write; the collector is tuned as ``american-sniff serve`` tunes
+    it, unless ``--default-gc``. The matches are dealt from ``seed``, so that every run
     plays the same actions. The first ``warm`` actions are played before the
     measurement starts (the server's caches fill, as in a server that has
     run for a while). The CPU time per action (``time.process_time``) is what
@@ -204,7 +205,7 @@ def _messages(  # noqa: PLR0913 - the measurement's settings, keyword-only
     return {"actions": measured, "cpu_ms_per_action": round(cpu / measured * 1000, 3)}
 
 
-def _callgrind(actions: int, seed: int, table: str) -> dict[str, Any]:
+def _callgrind(actions: int, seed: int, table: str, default_gc: bool) -> dict[str, Any]:
     """Instructions per action of :func:`_messages`, with and without the pictures, by callgrind.
 
     One child process runs under valgrind's callgrind with the counting off,
@@ -236,6 +237,7 @@ def _callgrind(actions: int, seed: int, table: str) -> dict[str, Any]:
                 str(seed),
                 "--table",
                 table,
+                *(["--default-gc"] if default_gc else []),
                 "--bracketed",
                 library,
             ],
@@ -792,16 +794,22 @@ def main() -> int:
     parser.add_argument(
         "--default-gc",
         action="store_true",
-        help="leave the server's garbage collector as Python sets it (not tune_collector)",
+        help="leave the server's garbage collector as Python sets it (not tune_collector;"
+        " also for --messages)",
     )
     args = parser.parse_args()
     if args.serve:
         _serve(args.serve, args.profile, args.default_gc)
         return 0
     if args.messages and args.callgrind:
-        print(json.dumps(_callgrind(args.messages, args.seed, args.table), indent=2))
+        results = _callgrind(args.messages, args.seed, args.table, args.default_gc)
+        print(json.dumps(results, indent=2))
         return 0
     if args.messages:
+        if not args.default_gc:  # as american-sniff serve does
+            from american_sniff.web.serving import tune_collector  # noqa: PLC0415
+
+            tune_collector()
         bracket = None
         if args.bracketed:
             import ctypes  # noqa: PLC0415 - only under callgrind

@@ -612,6 +612,32 @@ def test_a_client_that_does_not_draw_gets_no_pictures_and_none_are_drawn_for_it(
     _run(scenario)
 
 
+def test_the_pictures_text_is_the_json_of_the_pictures_through_whole_matches() -> None:
+    """Each state's pictures text, spliced from texts written once, is ``json.dumps`` of them.
+
+    Through whole random matches of 2 to 4 players (so with a last round's
+    table for most states), for both drawings of the table.
+    """
+    import random
+
+    from american_sniff import apply, legal_moves, new_match
+    from american_sniff.web.pictures import NARROW, WIDE, Pictures
+
+    rng = random.Random(7)
+    for players in (2, 3, 4):
+        pictures = Pictures()
+        state = new_match(players, seed=players)
+        checked = 0
+        while not state.is_over and checked < 400:
+            for table in (WIDE, NARROW):
+                drawn, text = pictures.drawn(state, table)
+                assert text == json.dumps(drawn)[1:-1]
+                checked += 1
+            state = apply(state, rng.choice(legal_moves(state)))
+        assert checked >= 100
+        assert state.last_round is not None
+
+
 def test_the_narrow_table_is_drawn_and_sent_only_to_the_sockets_that_show_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

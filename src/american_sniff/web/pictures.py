@@ -51,8 +51,10 @@ class Pictures:
         self._state: MatchState | None = None
         # Per drawing of the table asked for: the pictures of ``_state`` and their text.
         self._drawn: dict[str, tuple[dict[str, Any], str]] = {}
-        # Per drawing (``wide``, ``narrow``, ``last``): the layout last drawn, and its picture.
-        self._tables: dict[str, tuple[Layout, str]] = {}
+        # Per drawing (``wide``, ``narrow``, ``last``): the layout last drawn, its
+        # picture, and the picture as JSON text (the last round's table stays a
+        # whole round: it is written once).
+        self._tables: dict[str, tuple[Layout, str, str]] = {}
 
     def drawn(self, state: MatchState, table: str = WIDE) -> tuple[dict[str, Any], str]:
         """The pictures of ``state`` with the ``table`` asked for, and their JSON text.
@@ -75,29 +77,38 @@ class Pictures:
             return made
         last = state.last_round
         if table == WIDE:
-            pictures: dict[str, Any] = {"table": self._table(WIDE, state.layout)}
+            member, (picture, text) = "table", self._table(WIDE, state.layout)
         else:
-            pictures = {"table_narrow": self._table(NARROW, state.layout, NARROW_PAGE)}
-        pictures["last_table"] = None if last is None else self._table("last", last.layout)
-        pictures["tallies"] = [_tally(score) for score in state.scores]
-        made = self._drawn[table] = (pictures, json.dumps(pictures)[1:-1])
+            member, (picture, text) = "table_narrow", self._table(NARROW, state.layout, NARROW_PAGE)
+        if last is None:
+            last_picture, last_text = None, "null"
+        else:
+            last_picture, last_text = self._table("last", last.layout)
+        tallies = [_tally(score) for score in state.scores]
+        pictures = {member: picture, "last_table": last_picture, "tallies": tallies}
+        # json.dumps(pictures)[1:-1], from the tables' texts written once.
+        text = f'"{member}": {text}, "last_table": {last_text}, "tallies": {json.dumps(tallies)}'
+        made = self._drawn[table] = (pictures, text)
         return made
 
-    def _table(self, name: str, layout: Layout, page: tuple[int, int] | None = None) -> str:
-        """The picture of ``layout`` on ``page`` (or the default page), drawn only when new.
+    def _table(
+        self, name: str, layout: Layout, page: tuple[int, int] | None = None
+    ) -> tuple[str, str]:
+        """The picture of ``layout`` on ``page`` (or the default page), and its JSON text.
 
-        It is not drawn again when the drawing ``name`` was made from the same layout.
+        They are made only when new: not again when the drawing ``name`` was
+        made from the same layout.
         """
         cached = self._tables.get(name)
         if cached is not None and cached[0] is layout:
-            return cached[1]
+            return cached[1], cached[2]
         picture = _svg(
             render_svg(layout, caption=False)
             if page is None
             else render_svg(layout, caption=False, page=page)
         )
-        self._tables[name] = (layout, picture)
-        return picture
+        self._tables[name] = (layout, picture, json.dumps(picture))
+        return picture, self._tables[name][2]
 
 
 def _svg(document: str) -> str:
