@@ -6,9 +6,11 @@ it; the step of ``.ci/run`` that installs each extra tests its modules.
 
 * ``american_sniff.envs``: the ``rl`` and ``openspiel`` extras;
 * ``american_sniff.batch.observe``: numpy (the ``rl`` extra);
-* ``american_sniff.web.app`` and ``american_sniff.web.serving``: the ``web``
-  extra (Starlette, uvicorn). The rest of
-  ``american_sniff.web`` needs nothing beyond the base install;
+* ``american_sniff.web.app``, the modules its server is made of that import
+  Starlette (``cache``, ``connection``, ``driver``, ``flow``, ``listener``,
+  ``rooms``, ``routes``, ``transport``) and ``american_sniff.web.serving``:
+  the ``web`` extra (Starlette, uvicorn). The rest of ``american_sniff.web``
+  needs nothing beyond the base install;
 * ``tests/cdp.py``, the browser tests' driver: the ``web-test`` extra.
 
 A test marked ``sweep`` repeats its checks over many matches, deals or
@@ -37,6 +39,14 @@ _NEEDS = {
     "src/american_sniff/envs/vector.py": ("gymnasium", "numpy"),
     "src/american_sniff/envs/sb3.py": ("gymnasium", "numpy"),
     "src/american_sniff/web/app.py": ("starlette",),
+    "src/american_sniff/web/cache.py": ("starlette",),
+    "src/american_sniff/web/connection.py": ("starlette",),
+    "src/american_sniff/web/driver.py": ("starlette",),
+    "src/american_sniff/web/flow.py": ("starlette",),
+    "src/american_sniff/web/listener.py": ("starlette",),
+    "src/american_sniff/web/rooms.py": ("starlette",),
+    "src/american_sniff/web/routes.py": ("starlette",),
+    "src/american_sniff/web/transport.py": ("starlette",),
     "src/american_sniff/web/serving.py": ("uvicorn", "h11"),
     # The batched engine's observations (docs/ai.md skips its example of them).
     "src/american_sniff/batch/observe.py": ("numpy",),

@@ -205,6 +205,14 @@ def _most_rounds() -> int:
     return most
 
 
+def _fewest_actions(players: int) -> int:
+    """The fewest actions a record's round before its last holds (a hand's worth; also before)."""
+    from american_sniff import rules  # noqa: PLC0415
+
+    fewest: Callable[[int], int] | None = getattr(rules, "fewest_actions", None)
+    return 1 if fewest is None else fewest(players)
+
+
 def _most_deals(players: int) -> str:
     """A valid save of a match given as many deals as it may be, a few actions in."""
     from american_sniff import Deal, apply, legal_moves, new_match  # noqa: PLC0415
@@ -369,14 +377,35 @@ def _record_reader() -> Reader:
         most = json.loads(_compact(doc))
         most["rounds"] = [first] * _most_rounds()  # as many as a record may hold
         made["most-one-action-rounds"] = _compact(most)
+        # The shortest rounds a record may hold before its last (a hand's
+        # worth of actions, issue 42's floor), as many as it may hold: with
+        # the round's hands, and bare (no tile, the shortest action object).
+        least = _fewest_actions(doc["players"])
+        fewest = json.loads(_compact(doc["rounds"][0]))
+        fewest["actions"] = fewest["actions"][:least]
+        most = json.loads(_compact(doc))
+        most["rounds"] = [fewest] * _most_rounds()
+        made["fewest-action-rounds"] = _compact(most)
+        bare = {
+            **fewest,
+            "hands": [[] for _ in fewest["hands"]],
+            "stock": [],
+            "actions": [{**HIDDEN_DRAW, "tile": None}] * least,
+            "end": None,
+            "finisher": None,
+            "deductions": None,
+        }
+        most["rounds"] = [bare] * _most_rounds()
+        made["bare-fewest-rounds"] = _compact(most)
         made["valid-rounds"] = _fill(json.loads(_compact(doc)), ("rounds",), doc["rounds"][1], size)
         made["round-hands"] = _fill(
             json.loads(_compact(doc)), ("rounds", 0, "hands"), doc["rounds"][0]["hands"][0], size
         )
-        # Valid rounds, as many as fit: a long record the reader accepts.
+        # Valid rounds, as many as fit: a long record the reader accepts (the
+        # finished rounds repeated, then the one the record stops in).
         rounds = doc["rounds"]
         copies = size // len(_compact(rounds)) - 1
-        doc["rounds"] = rounds * max(1, copies)
+        doc["rounds"] = rounds[:-1] * max(1, copies) + rounds[-1:]
         made["long-valid-record"] = _compact(doc)
         return made
 

@@ -203,6 +203,63 @@ def test_the_browser_games_modules_import_one_way() -> None:
         assert not later, f"{module} imports {sorted(later)}, which come after it"
 
 
+def _imports_starlette(tree: ast.Module) -> bool:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            names = [node.module or ""]
+        else:
+            continue
+        if any(name.split(".")[0] == "starlette" for name in names):
+            return True
+    return False
+
+
+def test_every_module_that_needs_starlette_is_left_out_where_starlette_is_missing() -> None:
+    """A module that imports Starlette (or a module that does) is in both lists of the extras.
+
+    The root ``conftest.py`` leaves its doctests out of the collection, and
+    the main run's coverage (``pyproject.toml``) leaves it out, where the
+    ``web`` extra is not installed: else the main run would fail on it.
+    """
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    root = Path(__file__).resolve().parents[1]
+    if not (root / "conftest.py").is_file() or not (root / "pyproject.toml").is_file():
+        pytest.skip("the repository's configuration is not beside the tests")
+    graph: dict[str, set[str]] = {}  # what a module's loading loads (its top-level imports)
+    needs = set()
+    for module, tree in MODULES.items():
+        top = ast.Module(
+            body=[s for s in tree.body if isinstance(s, ast.ImportFrom | ast.Import)],
+            type_ignores=[],
+        )
+        graph[module] = {t for t, _ in _imports(module, top) if t not in (module, PACKAGE)}
+        if _imports_starlette(top):
+            needs.add(module)
+    grown = True
+    while grown:
+        more = {module for module, targets in graph.items() if targets & needs} - needs
+        needs |= more
+        grown = bool(more)
+    paths = {
+        "src/" + module.replace(".", "/") + ".py"
+        for module in needs
+        if module.startswith(f"{PACKAGE}.")
+    }
+    assert f"src/{PACKAGE}/web/app.py" in paths  # the check read the imports
+    conftest = ast.parse((root / "conftest.py").read_text(encoding="utf-8"))
+    listed = next(
+        ast.literal_eval(node.value)
+        for node in conftest.body
+        if isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == "_NEEDS"
+    )
+    assert paths <= set(listed), sorted(paths - set(listed))
+    config = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    omitted = {path.removeprefix("*/") for path in config["tool"]["coverage"]["run"]["omit"]}
+    assert {path.removeprefix("src/") for path in paths} <= omitted
+
+
 def test_the_core_imports_nothing_of_the_package_beyond_the_core() -> None:
     """Core modules import only core modules, save the listed function-level imports."""
     outside = {

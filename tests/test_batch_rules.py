@@ -46,6 +46,8 @@ KERNELS_AND_ENCODERS = (
     "batch/_cendgame.c",
     "batch/_cvector.c",
     "batch/_cwaiting.c",
+    "batch/_crecall.c",
+    "batch/recall.py",
     "bots/_kernel.py",
     "envs/_kernel.py",
 )

@@ -290,6 +290,62 @@ def test_c_play_forced_refuses_wrong_buffers() -> None:
             C.play_forced_into(*bad)
 
 
+@needs_c
+@pytest.mark.parametrize("players", [2, 4])
+def test_c_play_waiting_is_forced_then_waiting(players: int) -> None:
+    """play_waiting_into = play_forced_into then observe_waiting_into, over the candidates alone."""
+    n = 64
+    generator = np.random.default_rng(players)
+    out = reset(np.arange(n, dtype=np.uint64), players)
+    state, facts, mask = out.state, start_facts(out.state), out.mask
+    seats = generator.integers(0, players, n).astype(np.int64)
+    for _ in range(30):
+        actions = (generator.random(mask.shape) * mask).argmax(axis=1).astype(np.int64)
+        C.step_facts_into(state, facts, actions, mask, np.zeros((n, 4), np.int32),
+                          np.zeros(n, np.bool_), np.zeros(n, np.uint8))  # fmt: skip
+        candidates = np.flatnonzero(generator.random(n) < 0.6).astype(np.int64)
+        results = []
+        for fused in (True, False):
+            s, f = state.copy(), facts.copy()
+            gains, done = np.zeros(n, np.int32), np.zeros(n, np.bool_)
+            rows = np.full(n, -5, np.int64)
+            seen = np.zeros((n, 375), np.float32)
+            masks = np.zeros((n, 450), np.bool_)
+            if fused:
+                rows[: len(candidates)] = candidates
+                m, forced = C.play_waiting_into(s, f, seats, rows, len(candidates), gains, done,
+                                                seen, masks)  # fmt: skip
+            else:
+                # the old way, on the candidates alone (the others' seats made their own)
+                own = seats.copy()
+                others = np.setdiff1d(np.arange(n), candidates)
+                own[others] = s[others, 2]  # (a slot whose seat is to move waits on nobody)
+                forced = C.play_forced_into(s, f, own, gains, done)
+                m = C.observe_waiting_into(s, f, own, rows, seen, masks)
+            results.append((s, f, gains, done, rows[:m].copy(), seen[:m], masks[:m], forced))
+        for a, b in zip(*results, strict=True):
+            assert np.array_equal(a, b)
+        # scaled=True: the library's scaling, bit for bit
+        rows = np.empty(n, np.int64)
+        seen = np.zeros((n, 375), np.float32)
+        s, f = state.copy(), facts.copy()
+        m, _ = C.play_waiting_into(s, f, seats, rows, -1, np.zeros(n, np.int32),
+                                   np.zeros(n, np.bool_), seen, None, None, True)  # fmt: skip
+        expected = scale_observations(observe(s, f, rows[:m], dtype=np.float32), backend="numpy")
+        assert np.array_equal(seen[:m], expected)
+    with pytest.raises(ValueError, match="at most"):
+        C.play_waiting_into(state, facts, seats, np.zeros(n, np.int64), n + 1,
+                            np.zeros(n, np.int32), np.zeros(n, np.bool_), None, None)  # fmt: skip
+    with pytest.raises(ValueError, match="float32"):
+        C.play_waiting_into(state, facts, seats, np.zeros(n, np.int64), -1, np.zeros(n, np.int32),
+                            np.zeros(n, np.bool_), np.zeros((n, 375), np.int32), None)  # fmt: skip
+    # A candidate out of range is passed over.
+    rows = np.array([-1, n, 10**9] + [0] * (n - 3), np.int64)
+    m, _ = C.play_waiting_into(state, facts, seats, rows, 3, np.zeros(n, np.int32),
+                               np.zeros(n, np.bool_), None, None)  # fmt: skip
+    assert m == 0
+
+
 def test_play_policy_refuses_a_bad_policy() -> None:
     """A policy that gives too few actions, or an illegal one, is refused with ValueError."""
     matches = BatchedMatches(4, 2)
@@ -427,3 +483,43 @@ def test_the_kernel_lets_other_threads_run_while_it_loops() -> None:
         if halfway:
             break
     assert halfway
+
+
+@pytest.mark.parametrize("backend", sorted(BACKENDS))
+def test_step_then_play_policy_is_step_then_play_policy(backend: str) -> None:
+    """The one call gives what step and play_policy give one after the other, masks included."""
+    pair = [BatchedMatches(16, 4, backend=backend) for _ in range(2)]
+    seats = np.zeros(16, np.int64)
+    for matches in pair:
+        matches.reset(9)
+        matches.play_policy(RandomPolicy(3), seats)
+    for turn in range(20):
+        actions = np.where(pair[0].done, -1, pair[0].mask.argmax(axis=1))
+        actions[turn % 16] = -1  # (a slot that does not act)
+        first, played = pair[0].step_then_play_policy(actions, RandomPolicy(turn), seats)
+        second = pair[1].step(actions)
+        gains = pair[1].play_policy(RandomPolicy(turn), seats).gains
+        assert np.array_equal(first.rewards, second.rewards)
+        assert np.array_equal(first.errors, second.errors)
+        assert np.array_equal(played.gains, gains)
+        for name in ("state", "facts", "mask", "done"):
+            assert np.array_equal(getattr(pair[0], name), getattr(pair[1], name)), name
+
+
+@pytest.mark.parametrize("how", OBSERVERS)
+def test_observe_scaled_is_observe_then_scale(how: str) -> None:
+    """observe(scaled=True) gives scale_observations(observe(...)) bit for bit, rows or not."""
+    matches = BatchedMatches(12, 3)
+    matches.reset(4)
+    for _ in range(9):
+        matches.step(np.where(matches.done, -1, matches.mask.argmax(axis=1)))
+    state, facts = matches.state, matches.facts
+    for rows in (None, np.array([3, -1, 0, 3])):
+        raw = observe(state, facts, rows, dtype=np.float32, backend="numpy")
+        expected = scale_observations(raw, backend="numpy")
+        got = observe(state, facts, rows, scaled=True, backend=how)
+        assert got.dtype == np.float32
+        assert np.array_equal(got, expected)
+    if how == "c":
+        with pytest.raises(ValueError, match="float32"):
+            C.observe_into(state, facts, np.zeros((12, 375), np.int32), None, True)

@@ -18,6 +18,8 @@ import sys
 from collections.abc import Callable
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import generate_vectors as generate
 from american_sniff.conformance.kit import Engine, LocalEngine, SubprocessEngine, run_kit
@@ -196,6 +198,30 @@ def test_nesting_counts_arrays_and_objects() -> None:
     for _ in range(MAX_DEPTH - 1):
         deep = [deep]
     assert nesting(deep) == MAX_DEPTH
+
+
+def _depth(value: object) -> int:
+    """The nesting, by the definition: a container is one more than its deepest member."""
+    if isinstance(value, dict):
+        return 1 + max(map(_depth, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(_depth, value), default=0)
+    return 0
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=2), inner, max_size=4)
+    ),
+    max_leaves=30,
+)
+
+
+@given(_JSON)
+def test_nesting_is_the_depth_of_the_deepest_member(value: object) -> None:
+    """The layer-by-layer count agrees with the recursive definition on any parsed JSON."""
+    assert nesting(value) == _depth(value)
 
 
 def test_unmix_inverts_the_mixer() -> None:

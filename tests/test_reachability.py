@@ -133,6 +133,34 @@ def test_only_a_seed_that_passes_a_redrawn_state_may_have_a_redraw() -> None:
     assert _redraws_possible(12345, 10**6) == 0
 
 
+def test_the_kept_positions_count_as_the_states_do() -> None:
+    """_redraws_possible (positions kept per seed) counts as a direct walk of the 25 states.
+
+    Seeds placed so that several redrawn states fall early, at position 0
+    (the seed itself, no output) and at small counts, each asked twice (the
+    second answer comes from what was kept).
+    """
+    states = _REDRAWN_STATES
+    seeds = [
+        12345,
+        states[3],  # position 0 for one state: the seed, which gives no output
+        (states[0] - 5 * GAMMA) & MASK64,
+        (states[7] - 40 * GAMMA) & MASK64,
+    ]
+
+    def direct(seed: int, outputs: int) -> int:
+        return sum(
+            1 <= ((state - seed) * pow(GAMMA, -1, 1 << 64)) & MASK64 <= outputs for state in states
+        )
+
+    for seed in seeds:
+        for outputs in (0, 1, 4, 5, 39, 40, 41, 10**6, 2**64 - 1):
+            expected = direct(seed, outputs)
+            assert _redraws_possible(seed, outputs) == expected
+            assert _redraws_possible(seed, outputs) == expected
+    assert _redraws_possible(states[3], 2**64 - 1) == len(states) - 1
+
+
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_a_match_with_a_redraw_in_its_first_deal_loads_in_round_three(players: int) -> None:
     """Round 1's first draw, below(28), meets the top output, drawn again: round 2 starts 29 in."""

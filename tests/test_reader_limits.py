@@ -187,6 +187,35 @@ def test_a_record_of_too_many_rounds_is_refused_unread() -> None:
     )
 
 
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_round_before_the_last_holds_at_least_a_hands_worth_of_actions(players: int) -> None:
+    """No round ends in fewer actions than a hand holds; only a record's last may stop sooner.
+
+    The adversary's record of rounds of one action each (no play gives one)
+    is refused on the lists' lengths, before a round is built; a round of a
+    hand's worth reads, and so does a last round of any length.
+    """
+    least = {2: 7, 3: 6, 4: 5}[players]
+    states = _played(players, 600)
+    doc: Doc = json.loads(record_match(states).to_json())
+    assert len(doc["rounds"]) >= 2
+    first = doc["rounds"][0]
+    assert len(first["actions"]) >= least  # a played record
+    short = {**first, "actions": first["actions"][: least - 1]}
+    for rounds in ([short, first], [first, short, first], [short] * 1000):
+        message = _refused(MatchRecord.from_json, InvalidRecord, {**doc, "rounds": rounds})
+        index = rounds.index(short)
+        assert message == (
+            f"$.rounds[{index}].actions holds {least - 1} actions, but round {index + 1} is not "
+            f"the record's last, so it ended, and no round of {players} players ends in fewer "
+            f"than {least} (a hand's worth)"
+        )
+    enough = {**first, "actions": first["actions"][:least]}
+    for rounds in ([enough, first], [first, short], [first, {**first, "actions": []}]):
+        record = MatchRecord.from_json(json.dumps({**doc, "rounds": rounds}))
+        assert [len(r.actions) for r in record.rounds] == [len(r["actions"]) for r in rounds]
+
+
 # -- the protocol -------------------------------------------------------------------------------
 
 

@@ -13,7 +13,13 @@ import pytest
 from american_sniff import Place, new_match, view_for
 from american_sniff.web.game import Game, GameError, Setup, bot_seed, new_setup
 from american_sniff.web.hosting import SPECTATOR, viewer_document
-from american_sniff.web.store import LogEntry, Store, Writer
+from american_sniff.web.store import LogEntry, MatchBook, Store, Writer
+
+
+def _load(store: MatchBook, match_id: str) -> Game | None:
+    """The stored match ``match_id``, resumed, or None if there is none."""
+    stored = store.load(match_id)
+    return None if stored is None else Game(stored, store)
 
 
 def _go_on(game: Game, seat: int) -> None:
@@ -28,12 +34,12 @@ def _to_a_placement_of_seat_0(game: Game) -> None:
     while True:
         state = game.state
         if state.turn != 0:
-            game.play(game.bot_move())
+            game.commit(game.plan_play(game.bot_move()))
             continue
         moves = view_for(state, 0).legal_moves
         if any(isinstance(m, Place) for m in moves):
             return
-        game.play(moves[0])
+        game.commit(game.plan_play(moves[0]))
 
 
 Stores = Callable[[str | Path], Store]
@@ -62,20 +68,20 @@ def test_the_log_is_append_only_and_replays(tmp_path: Path, stores: Stores) -> N
     game.commit(game.plan_move(0, str(move), game.seq))
     point = game.undo_point(0)
     assert point == game.seq - 1
-    game.undo(0)
+    game.commit(game.plan_undo(0))
     stored = store.load(game.id)
     assert stored is not None
     kinds = [entry.kind for entry in stored.log]
     assert kinds[-1] == "undo"
     assert kinds.count("move") == point + 1
-    again = Game.load(store, game.id)
+    again = _load(store, game.id)
     assert again is not None
     assert again.states == game.states
     with pytest.raises(ValueError, match="one of move"):
         store.append(game.id, LogEntry("erase", "0"))
     with pytest.raises(ValueError, match="no match"):
         store.append("nope", LogEntry("move", "draw"))
-    assert Game.load(store, "nope") is None
+    assert _load(store, "nope") is None
 
 
 def test_bots_choose_the_same_after_a_restart(stores: Stores) -> None:
@@ -86,8 +92,8 @@ def test_bots_choose_the_same_after_a_restart(stores: Stores) -> None:
     one, two = Game.create(store, setup), Game.create(store, setup)
     while one.state.turn != 1:
         move = view_for(one.state, 0).legal_moves[0]
-        one.play(move)
-        two.play(move)
+        one.commit(one.plan_play(move))
+        two.commit(two.plan_play(move))
     assert one.bot_move() == two.bot_move()
 
 
@@ -175,11 +181,11 @@ def test_a_match_of_one_person_and_a_bot_from_start_to_end(stores: Stores) -> No
             assert game.bot_to_move()
             with pytest.raises(GameError, match="turn"):
                 game.hint(0)
-            game.play(game.bot_move())
+            game.commit(game.plan_play(game.bot_move()))
             continue
         forced = game.forced()
         if forced is not None:
-            game.play(forced)
+            game.commit(game.plan_play(forced))
             continue
         hint = game.hint(0)
         assert hint in view_for(state, 0).legal_moves
@@ -194,13 +200,13 @@ def test_a_match_of_one_person_and_a_bot_from_start_to_end(stores: Stores) -> No
     assert game.forced() is None
     assert game.undo_point(0) is None  # the match is over
     with pytest.raises(GameError, match="undo"):
-        game.undo(0)
+        game.commit(game.plan_undo(0))
     with pytest.raises(GameError, match="over"):
         game.commit(game.plan_move(0, "draw", game.seq))
     record = game.record()
     assert record.winner == game.state.winner
     assert record.names[0] == "seat 0 (person)"
-    resumed = Game.load(store, game.id)
+    resumed = _load(store, game.id)
     assert resumed is not None
     assert resumed.states == game.states
     assert resumed.waiting_for() == game.waiting_for() == []
@@ -220,11 +226,11 @@ def test_the_seat_that_goes_out_waits_to_see_that_rounds_settlement(stores: Stor
             continue
         state = game.state
         if state.turn == 1:
-            game.play(game.bot_move())
+            game.commit(game.plan_play(game.bot_move()))
             continue
         forced = game.forced()
         if forced is not None:
-            game.play(forced)
+            game.commit(game.plan_play(forced))
             continue
         game.commit(game.plan_move(0, str(game.hint(0)), game.seq))
         if game.state.round != state.round and game.state.winner is None:
@@ -257,7 +263,7 @@ def test_names_are_trimmed_and_survive_a_reload(stores: Stores) -> None:
     setup = new_setup(3, ["human", "greedy", "human"], 1, ["  Ana  Maria ", "", "Bo"])
     assert [s.name for s in setup.seats] == ["Ana Maria", "", "Bo"]
     game = Game.create(store, setup)
-    again = Game.load(store, game.id)
+    again = _load(store, game.id)
     assert again is not None
     assert [s.name for s in again.setup.seats] == ["Ana Maria", "", "Bo"]
     old = setup.to_dict()
@@ -349,7 +355,7 @@ def test_who_went_on_survives_a_restart(stores: Stores) -> None:
     game = Game.create(store, new_setup(2, ["human", "greedy"], seed=4))
     ended = opened = 0
     while game.state.winner is None:
-        resumed = Game.load(store, game.id)
+        resumed = _load(store, game.id)
         assert resumed is not None
         assert resumed.waiting_for() == game.waiting_for(), game.seq
         state = game.state
@@ -359,7 +365,7 @@ def test_who_went_on_survives_a_restart(stores: Stores) -> None:
             if state.turn == 0 and place is not None and not opened:
                 # Open the round without going on first, then take it back.
                 game.commit(game.plan_move(0, str(place), game.seq))
-                game.undo(0)
+                game.commit(game.plan_undo(0))
                 assert game.state == state
                 assert game.waiting_for() == []
                 opened += 1
@@ -367,18 +373,18 @@ def test_who_went_on_survives_a_restart(stores: Stores) -> None:
                 _go_on(game, 0)
             continue
         if state.turn == 1:
-            game.play(game.bot_move())
+            game.commit(game.plan_play(game.bot_move()))
             continue
         forced = game.forced()
         if forced is not None:
-            game.play(forced)
+            game.commit(game.plan_play(forced))
             continue
         game.commit(game.plan_move(0, str(game.hint(0)), game.seq))
         if game.state.round != state.round and game.state.winner is None:
             ended += 1
             assert game.waiting_for() == [0]
             _go_on(game, 0)
-            again = Game.load(store, game.id)
+            again = _load(store, game.id)
             assert again is not None
             assert again.waiting_for() == []  # not asked again
     assert ended
@@ -394,13 +400,13 @@ def test_between_people_who_went_on_survives_a_restart(tmp_path: Path, stores: S
         state = game.state
         forced = game.forced()
         if forced is not None:
-            game.play(forced)
+            game.commit(game.plan_play(forced))
             continue
         move = next(m for m in view_for(state, state.turn).legal_moves if isinstance(m, Place))
         game.commit(game.plan_move(state.turn, str(move), game.seq))
     assert game.waiting_for() == [0, 1]
     _go_on(game, 0)
-    restarted = Game.load(stores(path), game.id)
+    restarted = _load(stores(path), game.id)
     assert restarted is not None
     assert restarted.waiting_for() == [1]
     assert restarted.states == game.states

@@ -381,7 +381,7 @@ def test_the_operators_list_comes_in_pages_read_in_a_thread(
         assert pages == 3
         assert sorted(seen) == sorted(made)
         assert len(set(seen)) == 5
-        assert not any(server.rooms.in_memory(m) for m in made)
+        assert not any(server.rooms.get(m) is not None for m in made)
         assert calls.count("load") == 5
         for params, words in [
             ({"limit": "0"}, "limit is from 1 to 100"),
@@ -555,7 +555,9 @@ def test_a_match_ends_at_the_hosts_cap_with_its_reason(
             seq = last["view"]["seq"]
         if "max_actions" in cap:
             assert seq == cap["max_actions"]
-        game = _server(client).rooms.game(made["id"])
+        room = _server(client).rooms.get(made["id"])
+        assert room is not None
+        game = room.game
         assert game.seq == seq  # no bot moved on
         record = client.get(f"/api/matches/{made['id']}/record", params={"token": token})
         assert record.status_code == 200  # as a finished match's
@@ -573,7 +575,7 @@ def test_a_match_ends_at_the_hosts_cap_with_its_reason(
     with TestClient(_app(db)) as client:  # listed as over before anyone opens it
         listed = client.get("/api/matches", params={"key": key}).json()["matches"]
         assert {m["id"]: m["ended"] for m in listed}[made["id"]] == last["ended"]
-        assert not _server(client).rooms.in_memory(made["id"])
+        assert _server(client).rooms.get(made["id"]) is None
 
 
 def test_a_match_under_the_cap_is_not_touched(db: Path) -> None:

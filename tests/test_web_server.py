@@ -69,7 +69,9 @@ def _token(url: str) -> str:
 
 
 def _game(client: TestClient, match_id: str) -> Game:
-    game = cast(Any, client.app).state.server.rooms.game(match_id)
+    room = cast(Any, client.app).state.server.rooms.get(match_id)
+    assert room is not None
+    game = room.game
     assert isinstance(game, Game)
     return game
 
@@ -395,7 +397,7 @@ def _round_one_record(client: TestClient) -> tuple[Game, str]:
         if move is None:
             state = game.state
             move = next(m for m in view_for(state, state.turn).legal_moves)
-        game.play(move)
+        game.commit(game.plan_play(move))
     return game, game.record().to_json()
 
 
@@ -583,7 +585,7 @@ def test_a_rematch_keeps_the_seats_links_and_names(client: TestClient, db: Path)
             "message": "a rematch is offered once the match is over",
         }
     while game.state.winner is None:  # both people's moves: the first legal one each time
-        game.play(view_for(game.state, game.state.turn).legal_moves[0])
+        game.commit(game.plan_play(view_for(game.state, game.state.turn).legal_moves[0]))
     with client.websocket_connect(f"/ws/{made['id']}") as ws:
         assert _hello(ws, tokens[1])["rematch"] is None
         ws.send_text(json.dumps({"type": "rematch"}))
@@ -681,7 +683,7 @@ def test_a_match_nobody_is_connected_to_is_forgotten_then_loaded_again(db: Path)
             with client.websocket_connect(f"/ws/{made['id']}") as ws:
                 view = _hello(ws, tokens[turn])["view"]
                 time.sleep(0.3)  # browsers are connected: kept however long
-                assert server.rooms.in_memory(made["id"])
+                assert server.rooms.get(made["id"]) is not None
                 move = next(m for m in view["legal_moves"] if " " in m)
                 ws.send_text(json.dumps({"type": "move", "move": move, "seq": view["seq"]}))
                 after = ws.receive_json()
@@ -690,7 +692,7 @@ def test_a_match_nobody_is_connected_to_is_forgotten_then_loaded_again(db: Path)
         _until_forgotten(server, made["id"])
         with client.websocket_connect(f"/ws/{made['id']}") as ws:
             again = _hello(ws, tokens[turn])
-            assert server.rooms.in_memory(made["id"])
+            assert server.rooms.get(made["id"]) is not None
         assert again["view"]["seq"] >= after["view"]["seq"]
     # Nothing was lost: what it gives is what a server started again on the store gives.
     with (
@@ -705,9 +707,9 @@ def _until_forgotten(server: Any, match_id: str) -> None:
     import time
 
     deadline = time.monotonic() + 5
-    while server.rooms.in_memory(match_id) and time.monotonic() < deadline:
+    while (server.rooms.get(match_id) is not None) and time.monotonic() < deadline:
         time.sleep(0.02)
-    assert not server.rooms.in_memory(match_id)
+    assert not (server.rooms.get(match_id) is not None)
 
 
 def test_a_browser_slow_to_say_hello_keeps_its_match_in_memory(db: Path) -> None:
@@ -721,7 +723,7 @@ def test_a_browser_slow_to_say_hello_keeps_its_match_in_memory(db: Path) -> None
         tokens = [_token(seat["url"]) for seat in made["seats"]]
         with client.websocket_connect(f"/ws/{made['id']}") as slow:
             time.sleep(0.4)  # the match's first forgetting is due meanwhile
-            assert server.rooms.in_memory(made["id"])
+            assert server.rooms.get(made["id"]) is not None
             first = _hello(slow, tokens[0])["view"]
             game = _game(client, made["id"])
             with client.websocket_connect(f"/ws/{made['id']}") as other:

@@ -97,8 +97,9 @@ def test_a_reload_replays_only_the_new_entries_and_a_bad_log_changes_nothing(
 
     with Store(tmp_path / "m.sqlite3") as store:
         game = Game.create(store, new_setup(2, ["human", "human"], seed=0))
-        other = Game.load(store, game.id)
-        assert other is not None
+        stored = store.load(game.id)
+        assert stored is not None
+        other = Game(stored, store)
         for _ in range(3):
             other.commit(
                 other.plan_move(other.state.turn, str(legal_moves(other.state)[0]), other.seq)

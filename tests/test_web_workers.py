@@ -218,7 +218,7 @@ def _until_seq(app: Starlette, match_id: str, seq: int) -> None:
     """Wait (at most 10 s) until the server of ``app`` holds ``match_id`` at ``seq``."""
     server = app.state.server
     deadline = time.monotonic() + 10
-    while server.rooms.game(match_id).seq < seq:
+    while server.rooms.get(match_id).game.seq < seq:
         assert time.monotonic() < deadline, "the other worker's move was never heard"
         time.sleep(0.01)
 

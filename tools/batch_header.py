@@ -31,6 +31,7 @@ import argparse
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from types import ModuleType
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Where the header is written, under the repository's root.
@@ -181,6 +182,20 @@ def render() -> str:
         "",
     ]
     lines += _enum("Where each segment of the observation starts (OBSERVATION_FIELDS).", offsets)
+    slot_at, slot_start = [], 0
+    for name, width in observation.ACTION_SLOT_FIELDS:
+        slot_at.append((f"IS_{name.upper()}", slot_start))
+        slot_start += width
+    lines += _enum(
+        "The history's uint16 records; an action's slot in the recall tensor (ACTION_SLOT_FIELDS).",
+        [
+            ("AS_H_TILE_SHIFT", _pybatch.H_TILE_SHIFT),
+            ("AS_H_SEAT_SHIFT", _pybatch.H_SEAT_SHIFT),
+            ("AS_HISTORY_WORDS", _pybatch.HISTORY_WORDS),
+            *slot_at,
+            ("IS_SLOT", slot_start),
+        ],
+    )
     lines += _enum(
         "The player counts (rules.PLAYER_COUNTS), a hand's most pips, the greatest end sum.",
         [
@@ -228,6 +243,20 @@ def render() -> str:
         per_seat(rules.next_seat),
     )
     lines += _table(
+        "observation.action_slots, by number of players",
+        "int16_t",
+        "as_rule_action_slots",
+        size,
+        per_count(observation.action_slots),
+    )
+    lines += _table(
+        "observation.information_state_size, by number of players",
+        "int32_t",
+        "as_rule_information_size",
+        size,
+        per_count(observation.information_state_size),
+    )
+    lines += _table(
         "rules.round_hand, by a hand's pips",
         "int16_t",
         "as_rule_round_hand",
@@ -241,8 +270,36 @@ def render() -> str:
         "AS_MAX_END_SUM + 1",
         [rules.placement_points(end_sum) for end_sum in range(max_end_sum + 1)],
     )
+    lines += _scale_tables(observation)
     lines += ["#endif", ""]
     return "\n".join(lines)
+
+
+def _scale_tables(observation: ModuleType) -> list[str]:
+    """observation.SCALE_DIVISORS as a float table, and SCALE_CLIPS as two segments' bounds."""
+    divisors = observation.SCALE_DIVISORS
+    if set(observation.SCALE_CLIPS) != {"scores", "round"}:
+        raise ValueError("SCALE_CLIPS clips other segments than scores and round: add them here")
+    for value in divisors:
+        if value != float(int(value)):
+            raise ValueError(f"a divisor {value} is not a whole number: write it exactly here")
+    rows = [
+        "    " + ", ".join(f"{int(v)}.0f" for v in divisors[at : at + 10])
+        for at in range(0, len(divisors), 10)
+    ]
+    lines = [
+        "/* observation.SCALE_DIVISORS, by entry (0: the row's own target entry) */",
+        "static const float as_scale_divisors[AS_OBSERVATION] = {",
+        ",\n".join(rows),
+        "};",
+        "",
+        "/* observation.SCALE_CLIPS: the bounds of the scaled scores and round. */",
+    ]
+    for name in ("scores", "round"):
+        low, high = observation.SCALE_CLIPS[name]
+        lines.append(f"#define AS_SCALE_{name.upper()}_LOW {float(low)!r}f")
+        lines.append(f"#define AS_SCALE_{name.upper()}_HIGH {float(high)!r}f")
+    return [*lines, ""]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -2618,7 +2618,8 @@ def power_of_two_vectors() -> list[dict[str, Any]]:
         if _dealt_order(players, seed, redraw=True) == wrong:
             raise AssertionError(f"seeds/power-of-two-{ident}: MAX - MAX % n deals the same")
         script = Script()
-        script.ok({"cmd": "new", "players": players, "seed": str(seed)}, "new")
+        # The step says what the seed shows: a wrong limit fails at once, here.
+        script.ok({"cmd": "new", "players": players, "seed": str(seed)}, f"new: {shows}")
         for index in range(4):
             moves = sorted(
                 script.ok({"cmd": "legal"}, f"round 1, action {index + 1}: legal")["moves"]

@@ -26,9 +26,11 @@ evaluation, strict types, a bounded size (:data:`~american_sniff.records.MAX_REC
 :class:`~american_sniff.InvalidRecord` naming the first problem.
 
 Reading checks the *shape* of a record, exactly what the schema checks; it
-does not check the record against the rules. A record whose claims are wrong
-(a wrong end sum, a tile dealt twice, an illegal move) loads, so that the
-referee can say what is wrong with it.
+does not check the record against the rules, but for one count that bounds
+the reader: a round before the last holds at least a hand's worth of actions
+(:func:`~american_sniff.rules.fewest_actions`), as every round that ended
+does. A record whose claims are wrong (a wrong end sum, a tile dealt twice,
+an illegal move) loads, so that the referee can say what is wrong with it.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ from .engine import new_match
 from .errors import InvalidDeal, InvalidRecord
 from .moves import Draw, Move, Pass, Place, parse_move
 from .replayer import IllegalAction, ReplayError, deal_difference, hands_as_dealt, replay_actions
-from .rules import PLAYER_COUNTS
+from .rules import PLAYER_COUNTS, RULES_VERSION, fewest_actions
 from .serial import (
     MAX_SAFE_INTEGER,
     ActionDoc,
@@ -60,8 +62,10 @@ from .serial import (
     structure,
     tile_text,
 )
-from .serial.conventions import TILE_OF_TEXT
+from .serial.conventions import FORMAT_VERSION, TILE_OF_TEXT
 from .serial.parsing import (
+    MOST_ACTIONS,
+    MOST_ROUNDS,
     RECORD_LIMITS,
     check_limits,
     plain_action,
@@ -396,6 +400,7 @@ class MatchRecord:
         if isinstance(data, dict):
             check_header(data, RECORD_FORMAT, InvalidRecord)
             check_limits(data, RECORD_LIMITS, InvalidRecord)
+            _check_round_floor(data)
         _read_rounds_plainly()
         doc = structure(data, _RecordDoc, InvalidRecord, "the record")
         return _record_from(doc)
@@ -409,14 +414,19 @@ class MatchRecord:
         values must have the documented types (integers, never floats or
         booleans, at most 2**53 - 1 in size), tiles and moves must be written in the
         notation, and no key may repeat. At most
-        :data:`~american_sniff.records.MAX_RECORD_BYTES` are read. The record is
-        not checked against the rules (see :func:`~american_sniff.check_record`).
+        :data:`~american_sniff.records.MAX_RECORD_BYTES` are read, no list may
+        be longer than play needs, and a round before the last must hold at
+        least a hand's worth of actions (no round ends sooner). The record is
+        not checked against the rules otherwise (see
+        :func:`~american_sniff.check_record`).
 
         :raises InvalidRecord: naming the first problem and where it is,
             e.g. ``$.rounds[0].actions[3].move: 'drew' is not a move ...``.
         """
         data = read_json(text, max_bytes=MAX_RECORD_BYTES, error=InvalidRecord, what="the record")
-        return cls.from_dict(data)
+        # read_json bounds every integer, which the quick reader relies on.
+        quick = _quick_record(data)
+        return quick if quick is not None else cls.from_dict(data)
 
 
 # -- writing ------------------------------------------------------------------------------
@@ -481,7 +491,8 @@ def record_schema() -> dict[str, Any]:
     A document is valid against it exactly when :meth:`~american_sniff.MatchRecord.from_json`
     reads it, but for what JSON Schema cannot say: numbers written without a
     fraction or exponent, at most
-    :data:`~american_sniff.records.MAX_RECORD_BYTES`, and no repeated key.
+    :data:`~american_sniff.records.MAX_RECORD_BYTES`, no repeated key, and a
+    hand's worth of actions at least in every round before the last.
     """
     text = resources.files(__package__).joinpath("schemas/record.schema.json").read_text("utf-8")
     schema: dict[str, Any] = json.loads(text)
@@ -489,6 +500,32 @@ def record_schema() -> dict[str, Any]:
 
 
 # -- reading ------------------------------------------------------------------------------
+
+
+def _check_round_floor(data: dict[str, Any]) -> None:
+    """Refuse a round before the last that holds fewer actions than any round does.
+
+    A round ends only after a hand's worth of actions at least
+    (:func:`~american_sniff.rules.fewest_actions`: the finisher places every
+    tile dealt to it, and a block needs the stock drawn out first), and a
+    round before a record's last one ended, since another followed it. Read
+    before any round is built, on the parsed lists' lengths alone, so that a
+    record of many short rounds costs no more a MiB than a played one. A
+    record whose ``players`` or ``rounds`` is not in the format is left for
+    the reader to name.
+    """
+    players, rounds = data.get("players"), data.get("rounds")
+    if type(players) is not int or players not in PLAYER_COUNTS or type(rounds) is not list:
+        return
+    least = fewest_actions(players)
+    for index, round_doc in enumerate(rounds[:-1]):
+        actions = round_doc.get("actions") if type(round_doc) is dict else None
+        if type(actions) is list and len(actions) < least:
+            raise InvalidRecord(
+                f"$.rounds[{index}].actions holds {len(actions)} actions, but round"
+                f" {index + 1} is not the record's last, so it ended, and no round of"
+                f" {players} players ends in fewer than {least} (a hand's worth)"
+            )
 
 
 @attrs.frozen
@@ -723,6 +760,219 @@ def _record_from(doc: _RecordDoc) -> MatchRecord:
         rounds=rounds,
         scores=doc.result.scores,
         winner=None if winner is None else _located(winner, "$.result.winner"),
+    )
+
+
+# -- the quick reader ------------------------------------------------------------------------
+# A record the library wrote (and every record in the format) is read from
+# the parsed document by one pass of plain tests, which builds the record as
+# it goes: no converter, no intermediate document objects, no constructor
+# checking again what the pass checked. It takes only a document that the
+# strict reader below reads, and builds the very record that reader builds;
+# on anything else it gives way to the strict reader, which names the
+# problem. The document is read_json's, so every integer in it is within
+# 2**53 - 1 in size and no key repeats.
+
+#: The keys of a record and of its result, every one required.
+_RECORD_KEYS = frozenset(attrs.fields_dict(_RecordDoc))
+_RESULT_KEYS = frozenset(attrs.fields_dict(_ResultDoc))
+#: Each ``opener_by`` and ``end`` by its text.
+_OPENERS_BY = {member.value: member for member in OpenerBy}
+_ENDS = {member.value: member for member in RoundEnd}
+#: The lists' limits (RECORD_LIMITS): seats, sides and tiles.
+_MOST_SEATS = max(PLAYER_COUNTS)
+_MOST_SIDES = 3
+_MOST_TILES = len(TILE_OF_TEXT)
+
+
+class _NotQuick(Exception):
+    """The quick reader leaves this record to the strict one."""
+
+
+def _quick_ints(values: object, most: int) -> tuple[int, ...]:
+    """A list of at most ``most`` integers (read_json bounds every integer's size)."""
+    if type(values) is not list or len(values) > most or not all(type(v) is int for v in values):
+        raise _NotQuick
+    return tuple(values)
+
+
+def _quick_tiles(texts: object) -> tuple[Tile, ...]:
+    """A list of at most 28 tile texts, each as the library's tile (a KeyError for any other)."""
+    if type(texts) is not list or len(texts) > _MOST_TILES:
+        raise _NotQuick
+    tiles = TILE_OF_TEXT
+    return tuple([tiles[text] for text in texts])
+
+
+def _quick_actions(items: object, made: dict[_Fields, ActionRecord]) -> tuple[ActionRecord, ...]:
+    """A round's actions, shared through ``made`` as :func:`_actions_from` shares them."""
+    if type(items) is not list or len(items) > MOST_ACTIONS:
+        raise _NotQuick
+    actions = []
+    for item in items:
+        fields = plain_action(item)
+        if fields is None:
+            raise _NotQuick
+        action = made.get(fields)
+        if action is None:
+            seat, written, tile_written = fields[0], fields[1], fields[2]
+            if seat < 0:
+                raise _NotQuick
+            try:
+                move = parse_move(written, strict=True)
+                tile = None if tile_written is None else TILE_OF_TEXT[tile_written]
+                action = ActionRecord(seat, move, tile, fields[3], fields[4])
+            except (ValueError, KeyError):  # InvalidRecord is a ValueError
+                raise _NotQuick from None
+            made[fields] = action
+        actions.append(action)
+    return tuple(actions)
+
+
+def _quick_round(doc: object, least: int, made: dict[_Fields, ActionRecord]) -> RoundRecord:
+    """One round, as :func:`_round_from` reads it.
+
+    ``least`` is the fewest actions it may hold (:func:`_check_round_floor`).
+    """
+    if type(doc) is not dict or doc.keys() != _ROUND_KEYS:
+        raise _NotQuick
+    get = doc.__getitem__
+    number, opener, finisher, end = get("round"), get("opener"), get("finisher"), get("end")
+    hand_docs, deductions = get("hands"), get("deductions")
+    if (
+        type(number) is not int
+        or number < 1
+        or type(opener) is not int
+        or opener < 0
+        or (finisher is not None and (type(finisher) is not int or finisher < 0))
+        or type(hand_docs) is not list
+        or len(hand_docs) > _MOST_SEATS
+        or (end is not None and type(end) is not str)
+    ):
+        raise _NotQuick
+    hands = tuple([_quick_tiles(hand) for hand in hand_docs])
+    stock = _quick_tiles(get("stock"))
+    opener_by = get("opener_by")
+    if type(opener_by) is not str:
+        raise _NotQuick
+    actions = _quick_actions(get("actions"), made)
+    if len(actions) < least:
+        raise _NotQuick
+    return _unchecked_round(
+        number=number,
+        hands=hands,
+        stock=stock,
+        opener=opener,
+        opener_by=_OPENERS_BY[opener_by],  # a KeyError for any other text
+        actions=actions,
+        end=None if end is None else _ENDS[end],
+        finisher=finisher,
+        deductions=None if deductions is None else _quick_ints(deductions, _MOST_SEATS),
+        scores=_quick_ints(get("scores"), _MOST_SIDES),
+    )
+
+
+def _unchecked_round(  # noqa: PLR0913 - one argument a field
+    *,
+    number: int,
+    hands: tuple[tuple[Tile, ...], ...],
+    stock: tuple[Tile, ...],
+    opener: int,
+    opener_by: OpenerBy,
+    actions: tuple[ActionRecord, ...],
+    end: RoundEnd | None,
+    finisher: int | None,
+    deductions: tuple[int, ...] | None,
+    scores: tuple[int, ...],
+) -> RoundRecord:
+    """A :class:`RoundRecord` of fields the quick reader checked as its constructor does.
+
+    Its fields are set as the generated ``__init__`` sets them (the class is
+    frozen), without the converters, which would copy the tuples, or the
+    checks, which :func:`_quick_round` made.
+    """
+    record = object.__new__(RoundRecord)
+    put = object.__setattr__
+    put(record, "round", number)
+    put(record, "hands", hands)
+    put(record, "stock", stock)
+    put(record, "opener", opener)
+    put(record, "opener_by", opener_by)
+    put(record, "actions", actions)
+    put(record, "end", end)
+    put(record, "finisher", finisher)
+    put(record, "deductions", deductions)
+    put(record, "scores", scores)
+    return record
+
+
+def _quick_record(data: object) -> MatchRecord | None:
+    """The record of ``data`` (read_json's document) as the strict reader reads it; or None.
+
+    None: the strict reader reads the document (anything not as the writers
+    give it, or a problem, which it names).
+    """
+    try:
+        return _quick_read(data)
+    except (_NotQuick, KeyError, TypeError):
+        return None
+
+
+def _quick_read(data: object) -> MatchRecord:
+    """The record of the parsed ``data``; else :class:`_NotQuick`.
+
+    A ``KeyError`` or ``TypeError`` (a text that is no tile, an unhashable
+    value) means the same.
+    """
+    if type(data) is not dict or data.keys() != _RECORD_KEYS:
+        raise _NotQuick
+    players, names, seed, rounds, result = (
+        data["players"],
+        data["names"],
+        data["seed"],
+        data["rounds"],
+        data["result"],
+    )
+    version = data["format_version"]
+    if (
+        data["format"] != RECORD_FORMAT
+        or type(version) is not int
+        or version != FORMAT_VERSION
+        or data["rules_version"] != RULES_VERSION
+        or type(players) is not int
+        or players not in PLAYER_COUNTS
+        or type(names) is not list
+        or len(names) != players
+        or not all(type(name) is str for name in names)
+        or not (seed is None or type(seed) is str)
+        or type(rounds) is not list
+        or not 0 < len(rounds) <= MOST_ROUNDS
+        or type(result) is not dict
+        or result.keys() != _RESULT_KEYS
+    ):
+        raise _NotQuick
+    winner = result["winner"]
+    if winner is not None and (type(winner) is not int or winner < 0):
+        raise _NotQuick
+    scores = _quick_ints(result["scores"], _MOST_SIDES)
+    try:
+        number = None if seed is None else _seed_from(seed)
+    except InvalidRecord:
+        raise _NotQuick from None
+    least = fewest_actions(players)
+    last = len(rounds) - 1
+    made: dict[_Fields, ActionRecord] = {}
+    read = [
+        _quick_round(round_doc, least if index < last else 0, made)
+        for index, round_doc in enumerate(rounds)
+    ]
+    return MatchRecord(
+        players=players,
+        names=tuple(names),
+        seed=number,
+        rounds=tuple(read),
+        scores=scores,
+        winner=winner,
     )
 
 

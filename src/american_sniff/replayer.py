@@ -411,20 +411,25 @@ def dealt_from_log(
     dealt = [[tile.index for tile in hand] for hand in hands]
     placed = [0] * len(dealt)
     drew = [0] * len(dealt)
+    # One pass over the actions: every placement is counted in before any
+    # draw is taken out, so the draws (in order) are checked after it.
+    draws: list[tuple[int, Tile]] = []
     for action in actions:
         move = action[1]
-        if type(move) is Place:
-            dealt[action[0]].append(move.tile.index)
-            placed[action[0]] += 1
-    for action in actions:
-        seat, tile = action[0], action[2]
-        if type(action[1]) is Draw and tile is not None:
-            drew[seat] += 1
-            if tile.index not in dealt[seat]:
-                raise ValueError(
-                    f"seat {seat} drew {tile}{round_name}, but neither holds it nor placed it"
-                )
-            dealt[seat].remove(tile.index)
+        kind = type(move)
+        if kind is Place:
+            seat = action[0]
+            dealt[seat].append(move.tile.index)
+            placed[seat] += 1
+        elif kind is Draw and action[2] is not None:
+            draws.append((action[0], action[2]))
+    for seat, tile in draws:
+        drew[seat] += 1
+        if tile.index not in dealt[seat]:
+            raise ValueError(
+                f"seat {seat} drew {tile}{round_name}, but neither holds it nor placed it"
+            )
+        dealt[seat].remove(tile.index)
     if hand_size is not None:
         for seat, hand in enumerate(hands):
             count = len(hand) + placed[seat] - drew[seat]

@@ -506,15 +506,42 @@ _REDRAWN_STATES = tuple(
 )
 
 
-def _redraws_possible(seed: int, outputs: int) -> int:
-    """How many of the first ``outputs`` outputs of ``seed``'s generator a draw could redraw.
+#: For each seed met, the positions of :func:`_redraw_positions`. Every load
+#: of a match's states asks about the same seed, several times a load.
+_REDRAW_POSITIONS: dict[int, tuple[int, ...]] = {}
+#: How many seeds' positions are kept (25 integers each); all are let go when
+#: there are more.
+_REDRAW_POSITIONS_LIMIT = 1024
+
+
+def _redraw_positions(seed: int) -> tuple[int, ...]:
+    """Which outputs of ``seed``'s generator (counted from 0, in order) a draw could redraw.
 
     Output ``k`` (from 1) comes from the state ``seed + k * gamma``; only the
-    few states of ``_REDRAWN_STATES`` give an output any draw of a match redraws.
+    few states of ``_REDRAWN_STATES`` give an output any draw of a match
+    redraws, each at one position of the seed's sequence (0 is the seed
+    itself, which gives no output).
     """
-    return sum(
-        1 <= ((state - seed) * _GAMMA_INVERSE) & MASK64 <= outputs for state in _REDRAWN_STATES
-    )
+    positions = _REDRAW_POSITIONS.get(seed)
+    if positions is None:
+        positions = tuple(
+            sorted([((state - seed) * _GAMMA_INVERSE) & MASK64 for state in _REDRAWN_STATES])
+        )
+        if len(_REDRAW_POSITIONS) >= _REDRAW_POSITIONS_LIMIT:
+            _REDRAW_POSITIONS.clear()
+        _REDRAW_POSITIONS[seed] = positions
+    return positions
+
+
+def _redraws_possible(seed: int, outputs: int) -> int:
+    """How many of the first ``outputs`` outputs of ``seed``'s generator a draw could redraw."""
+    count = 0
+    for position in _redraw_positions(seed):  # in order: almost always past outputs at once
+        if position > outputs:
+            break
+        if position >= 1:
+            count += 1
+    return count
 
 
 def _check_deal(

@@ -24,8 +24,10 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #endif
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The layout of a slot's state and facts, the action ids, the observation's
@@ -54,6 +56,9 @@ static uint64_t value_codes[4][256];
  * Built byte by byte in memory, so that it reads the same on any byte order;
  * the row of a point is point_row (its own tile's other number). */
 static uint64_t point_bytes[7 * 128];
+/* The library's scaling (observation.scaled): each entry's bounds, infinite where
+ * it is not clipped (its divisors are as_scale_divisors, of _rules.h). */
+static float scale_low[AS_OBSERVATION], scale_high[AS_OBSERVATION];
 static uint16_t point_row[AS_POINTS];  /* 128 times the other number of the point's own tile */
 static uint8_t point_shift[AS_POINTS]; /* 8 times the point's number */
 
@@ -157,6 +162,13 @@ void as_batch_init(void)
             }
             memcpy(&point_bytes[128 * v + a], bytes, 8);
         }
+    }
+    for (a = 0; a < AS_OBSERVATION; a++) {
+        int scores = a >= OB_SCORES && a < OB_TARGET;
+        scale_low[a] = scores ? AS_SCALE_SCORES_LOW : a == OB_ROUND ? AS_SCALE_ROUND_LOW : -HUGE_VALF;
+        scale_high[a] = scores ? AS_SCALE_SCORES_HIGH
+                        : a == OB_ROUND ? AS_SCALE_ROUND_HIGH
+                                        : HUGE_VALF;
     }
     as_ready = 1;
 }
@@ -611,8 +623,26 @@ int as_batch_reset(int32_t *state, const uint64_t *seeds, int players, size_t n,
 static void facts_advance(int64_t *f, int seat, int32_t values, long long action,
                           const int32_t *after, int error); /* (in _cvector.c) */
 
-/* step_one, with the slot's facts f (NULL: none kept) advanced over the step. */
-static int step_noted(int32_t *s, int64_t *f, long long action, int32_t *reward)
+/* Note an applied action in the slot's history h (AS_HISTORY_WORDS uint16
+ * records): record k is the round's (k+1)-th action, as the state's
+ * round_actions word counts them (a round's end sets it to 0: nothing to
+ * keep). A draw's record holds the tile drawn, the stock's word just passed. */
+static void history_note(uint16_t *h, const int32_t *after, int seat, long long action)
+{
+    int count = after[AS_ROUND_ACTIONS], tile = 0;
+    if (count < 1 || count > AS_HISTORY_WORDS) {
+        return;
+    }
+    if (action == AS_DRAW) {
+        /* (a draw that kept the round has drawn_count >= 1, and step_one checked the tile) */
+        tile = after[AS_STOCK + after[AS_DRAWN_COUNT] - 1];
+    }
+    h[count - 1] = (uint16_t)((unsigned)action | (unsigned)tile << AS_H_TILE_SHIFT |
+                              (unsigned)seat << AS_H_SEAT_SHIFT);
+}
+
+/* step_one, with the slot's facts f and history h (NULL: none kept) advanced over the step. */
+static int step_noted(int32_t *s, int64_t *f, uint16_t *h, long long action, int32_t *reward)
 {
     int seat = s[AS_TURN];
     int32_t values = s[AS_VALUES];
@@ -620,19 +650,23 @@ static int step_noted(int32_t *s, int64_t *f, long long action, int32_t *reward)
     if (f) {
         facts_advance(f, seat, values, action, s, error);
     }
+    if (h && error == AS_OK) {
+        history_note(h, s, seat, action);
+    }
     return error;
 }
 
 static size_t step_slots(int32_t *state, const int64_t *wide, const int32_t *narrow, size_t n,
                          uint8_t *mask, int32_t *rewards, uint8_t *done, uint8_t *errors,
-                         int64_t *facts)
+                         int64_t *facts, uint16_t *history)
 {
     size_t i, refused = 0;
     as_batch_init();
     for (i = 0; i < n; i++) {
         int32_t *s = state + i * AS_WORDS;
         long long action = wide ? (long long)wide[i] : (long long)narrow[i];
-        int error = step_noted(s, facts ? facts + i * AS_FACT_WORDS : NULL, action,
+        int error = step_noted(s, facts ? facts + i * AS_FACT_WORDS : NULL,
+                               history ? history + i * AS_HISTORY_WORDS : NULL, action,
                                rewards + 4 * i);
         errors[i] = (uint8_t)error;
         refused += error != AS_OK;
@@ -652,14 +686,14 @@ static size_t step_slots(int32_t *state, const int64_t *wide, const int32_t *nar
 size_t as_batch_step(int32_t *state, const int64_t *actions, size_t n, uint8_t *mask,
                      int32_t *rewards, uint8_t *done, uint8_t *errors)
 {
-    return step_slots(state, actions, NULL, n, mask, rewards, done, errors, NULL);
+    return step_slots(state, actions, NULL, n, mask, rewards, done, errors, NULL, NULL);
 }
 
 /* as_batch_step with the actions as int32. */
 size_t as_batch_step32(int32_t *state, const int32_t *actions, size_t n, uint8_t *mask,
                        int32_t *rewards, uint8_t *done, uint8_t *errors)
 {
-    return step_slots(state, NULL, actions, n, mask, rewards, done, errors, NULL);
+    return step_slots(state, NULL, actions, n, mask, rewards, done, errors, NULL, NULL);
 }
 
 /* The legal mask of n slots (n * 450 bytes): 1 for each legal action. */
@@ -819,6 +853,10 @@ static int take_all(PyObject *const *objects, Py_buffer *views, const buffer_spe
  * observations (as_batch_scale), and their bindings. */
 #include "_cwaiting.c"
 
+/* The round's history beside each slot, the perfect-recall tensor and the worlds
+ * redrawn for search (as_batch_information_state, as_batch_redraw), and their bindings. */
+#include "_crecall.c"
+
 /* ============================ Python binding ============================== */
 #ifndef AMERICAN_SNIFF_BATCH_NO_PYTHON
 static PyObject *py_reset_into(PyObject *self, PyObject *args)
@@ -884,7 +922,7 @@ static PyObject *py_step_into(PyObject *self, PyObject *args)
     refused = step_slots((int32_t *)views[0].buf, narrow ? NULL : (const int64_t *)views[1].buf,
                          narrow ? (const int32_t *)views[1].buf : NULL, (size_t)n,
                          (uint8_t *)views[2].buf, (int32_t *)views[3].buf, (uint8_t *)views[4].buf,
-                         (uint8_t *)views[5].buf, NULL);
+                         (uint8_t *)views[5].buf, NULL, NULL);
     Py_END_ALLOW_THREADS
     release_all(objects, views, 6);
     return PyLong_FromSize_t(refused);
@@ -932,65 +970,76 @@ static PyObject *py_start_facts_into(PyObject *self, PyObject *args)
 
 static PyObject *py_step_facts_into(PyObject *self, PyObject *args)
 {
-    /* The buffers in the order of the call, the mask last: it may be None. */
-    PyObject *objects[7];
-    Py_buffer views[7];
-    static const buffer_spec specs[7] = {
+    /* The buffers in the order of the call, the mask last but the history: they may be None. */
+    PyObject *objects[8];
+    Py_buffer views[8];
+    static const buffer_spec specs[8] = {
         {"state", 1, 4, AS_WORDS, 0}, {"facts", 1, 8, AS_FACT_WORDS, 0}, {"actions", 0, 8, 1, 0},
         {"rewards", 1, 4, 4, 0},      {"done", 1, 1, 1, 0},              {"errors", 1, 1, 1, 0},
-        {"mask", 1, 1, AS_ACTIONS_COUNT, 0}};
+        {"mask", 1, 1, AS_ACTIONS_COUNT, 0}, {"history", 1, 2, AS_HISTORY_WORDS, 0}};
     Py_ssize_t n;
     size_t refused;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOOOO:step_facts_into", &objects[0], &objects[1], &objects[2],
-                          &objects[6], &objects[3], &objects[4], &objects[5])) {
+    objects[7] = Py_None;
+    if (!PyArg_ParseTuple(args, "OOOOOOO|O:step_facts_into", &objects[0], &objects[1], &objects[2],
+                          &objects[6], &objects[3], &objects[4], &objects[5], &objects[7])) {
         return NULL;
     }
     /* (None for the mask: the caller has it written later, as play_random_into does.) */
     if (objects[6] == Py_None) {
         objects[6] = NULL;
     }
-    if (slots_of(objects[0], 1, &n) < 0 || take_all(objects, views, specs, 7, n, 0) < 0) {
-        return NULL;
-    }
-    Py_BEGIN_ALLOW_THREADS
-    refused = as_batch_step_facts((int32_t *)views[0].buf, (int64_t *)views[1].buf,
-                                  (const int64_t *)views[2].buf, (size_t)n,
-                                  objects[6] ? (uint8_t *)views[6].buf : NULL,
-                                  (int32_t *)views[3].buf, (uint8_t *)views[4].buf,
-                                  (uint8_t *)views[5].buf);
-    Py_END_ALLOW_THREADS
-    release_all(objects, views, 7);
-    return PyLong_FromSize_t(refused);
-}
-
-static PyObject *py_play_random_into(PyObject *self, PyObject *args)
-{
-    PyObject *objects[8];
-    Py_buffer views[8];
-    static const buffer_spec specs[8] = {
-        {"state", 1, 4, AS_WORDS, 0}, {"facts", 1, 8, AS_FACT_WORDS, 0},
-        {"seats", 0, 8, 1, 0},        {"rng", 1, 8, 1, 0},
-        {"mask", 1, 1, AS_ACTIONS_COUNT, 0}, {"gains", 1, 4, 1, 0},
-        {"done", 1, 1, 1, 0},         {"errors", 1, 1, 1, 0}};
-    Py_ssize_t n;
-    size_t applied;
-    (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOOOOO:play_random_into", &objects[0], &objects[1],
-                          &objects[2], &objects[3], &objects[4], &objects[5], &objects[6],
-                          &objects[7])) {
-        return NULL;
+    if (objects[7] == Py_None) {
+        objects[7] = NULL;
     }
     if (slots_of(objects[0], 1, &n) < 0 || take_all(objects, views, specs, 8, n, 0) < 0) {
         return NULL;
     }
     Py_BEGIN_ALLOW_THREADS
-    applied = as_batch_play_random((int32_t *)views[0].buf, (int64_t *)views[1].buf,
-                                   (const int64_t *)views[2].buf, (uint64_t *)views[3].buf,
-                                   (size_t)n, (uint8_t *)views[4].buf, (int32_t *)views[5].buf,
-                                   (uint8_t *)views[6].buf, (uint8_t *)views[7].buf);
+    refused = as_batch_step_history((int32_t *)views[0].buf, (int64_t *)views[1].buf,
+                                    objects[7] ? (uint16_t *)views[7].buf : NULL,
+                                    (const int64_t *)views[2].buf, (size_t)n,
+                                    objects[6] ? (uint8_t *)views[6].buf : NULL,
+                                    (int32_t *)views[3].buf, (uint8_t *)views[4].buf,
+                                    (uint8_t *)views[5].buf);
     Py_END_ALLOW_THREADS
     release_all(objects, views, 8);
+    return PyLong_FromSize_t(refused);
+}
+
+static PyObject *py_play_random_into(PyObject *self, PyObject *args)
+{
+    PyObject *objects[9];
+    Py_buffer views[9];
+    static const buffer_spec specs[9] = {
+        {"state", 1, 4, AS_WORDS, 0}, {"facts", 1, 8, AS_FACT_WORDS, 0},
+        {"seats", 0, 8, 1, 0},        {"rng", 1, 8, 1, 0},
+        {"mask", 1, 1, AS_ACTIONS_COUNT, 0}, {"gains", 1, 4, 1, 0},
+        {"done", 1, 1, 1, 0},         {"errors", 1, 1, 1, 0},
+        {"history", 1, 2, AS_HISTORY_WORDS, 0}};
+    Py_ssize_t n;
+    size_t applied;
+    (void)self;
+    objects[8] = Py_None;
+    if (!PyArg_ParseTuple(args, "OOOOOOOO|O:play_random_into", &objects[0], &objects[1],
+                          &objects[2], &objects[3], &objects[4], &objects[5], &objects[6],
+                          &objects[7], &objects[8])) {
+        return NULL;
+    }
+    if (objects[8] == Py_None) {
+        objects[8] = NULL;
+    }
+    if (slots_of(objects[0], 1, &n) < 0 || take_all(objects, views, specs, 9, n, 0) < 0) {
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    applied = play_random((int32_t *)views[0].buf, (int64_t *)views[1].buf,
+                          objects[8] ? (uint16_t *)views[8].buf : NULL,
+                          (const int64_t *)views[2].buf, (uint64_t *)views[3].buf, (size_t)n,
+                          (uint8_t *)views[4].buf, (int32_t *)views[5].buf,
+                          (uint8_t *)views[6].buf, (uint8_t *)views[7].buf);
+    Py_END_ALLOW_THREADS
+    release_all(objects, views, 9);
     return PyLong_FromSize_t(applied);
 }
 
@@ -1007,11 +1056,11 @@ static PyMethodDef methods[] = {
      "start_facts_into(state, facts)\n--\n\n"
      "Write every slot's facts fresh from its state (at a round's start)."},
     {"step_facts_into", py_step_facts_into, METH_VARARGS,
-     "step_facts_into(state, facts, actions, mask, rewards, done, errors)\n--\n\n"
-     "step_into with int64 actions, each slot's facts advanced over its step; mask may be "
-     "None (not written)."},
+     "step_facts_into(state, facts, actions, mask, rewards, done, errors, history=None)\n--\n\n"
+     "step_into with int64 actions, each slot's facts advanced over its step (and its "
+     "history, if given); mask may be None (not written)."},
     {"play_random_into", py_play_random_into, METH_VARARGS,
-     "play_random_into(state, facts, seats, rng, mask, gains, done, errors)\n--\n\n"
+     "play_random_into(state, facts, seats, rng, mask, gains, done, errors, history=None)\n--\n\n"
      "Every seat but seats[i] plays at random in slot i until seats[i] is to move or the match "
      "is over; return the number of actions applied."},
     {"playout_values", py_playout_values, METH_VARARGS,
@@ -1023,16 +1072,17 @@ static PyMethodDef methods[] = {
      "bots.endgame.endgame_values finds it; return (values, spent), or None if that takes "
      "more than nodes nodes."},
     {"observe_into", py_observe_into, METH_VARARGS,
-     "observe_into(state, facts, out, rows=None)\n--\n\n"
+     "observe_into(state, facts, out, rows=None, scaled=False)\n--\n\n"
      "Write the observation of each slot's seat to move (of slots rows[j], if given) "
-     "into out, float32 or int32; return how many rows are zeros (bad words or facts)."},
+     "into out, float32 or int32 (float32 scaled with the library's scaling if scaled); "
+     "return how many rows are zeros (bad words or facts)."},
     {"observe_waiting_into", py_observe_waiting_into, METH_VARARGS,
      "observe_waiting_into(state, facts, seats, rows, out, masks)\n--\n\n"
      "Write the numbers of the slots whose match goes on with a seat other than seats[i] to "
      "move into rows, and (out, masks not None) their observations and masks, packed; "
      "return how many."},
     {"play_forced_into", py_play_forced_into, METH_VARARGS,
-     "play_forced_into(state, facts, seats, gains, done)\n--\n\n"
+     "play_forced_into(state, facts, seats, gains, done, history=None)\n--\n\n"
      "Play every forced action (the one legal action) of the slots waiting on a seat other "
      "than seats[i], gains[i] += the reward of seats[i]; return the actions applied (masks "
      "not written)."},
@@ -1042,10 +1092,24 @@ static PyMethodDef methods[] = {
      "target), kept within [low[k], high[k]]."},
     {"step_rows_into", py_step_rows_into, METH_VARARGS,
      "step_rows_into(state, facts, rows, actions, mask, rewards, done, errors, seats=None, "
-     "gains=None)\n--\n\n"
+     "gains=None, history=None)\n--\n\n"
      "Step slot rows[j] by actions[j] in place, its facts advanced; rewards and errors by row, "
      "mask (or None) and done by slot, gains[slot] += the reward of seats[slot]; return how "
      "many rows refused their action."},
+    {"play_waiting_into", py_play_waiting_into, METH_VARARGS,
+     "play_waiting_into(state, facts, seats, rows, k, gains, done, out, masks, history=None, "
+     "scaled=False)\n--\n\n"
+     "play_forced_into, then observe_waiting_into (float32), over the candidates rows[0..k) "
+     "alone (every slot if k < 0), the observations scaled with the library's scaling if "
+     "scaled: one round of a policy opponent; return (m, forced actions applied)."},
+    {"information_state_into", py_information_state_into, METH_VARARGS,
+     "information_state_into(state, facts, history, players, seats, out, rows=None)\n--\n\n"
+     "Write the perfect-recall tensor of seat seats[j] of each slot (of slot rows[j], if "
+     "given) into out, float32 or int32; return how many rows are zeros."},
+    {"redraw_into", py_redraw_into, METH_VARARGS,
+     "redraw_into(state, facts, history, slots, seats, seeds, into, errors)\n--\n\n"
+     "Write into slot into[j] a world of slot slots[j] as seat seats[j] sees it, its hidden "
+     "tiles dealt again from seeds[j]; return how many rows were refused."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {

@@ -20,7 +20,15 @@ def endgame_values(
 ) -> tuple[list[float], int] | None: ...
 def start_facts_into(state: Any, facts: Any, /) -> None: ...
 def step_facts_into(
-    state: Any, facts: Any, actions: Any, mask: Any, rewards: Any, done: Any, errors: Any, /
+    state: Any,
+    facts: Any,
+    actions: Any,
+    mask: Any,
+    rewards: Any,
+    done: Any,
+    errors: Any,
+    history: Any = None,
+    /,
 ) -> int: ...
 def play_random_into(
     state: Any,
@@ -31,9 +39,12 @@ def play_random_into(
     gains: Any,
     done: Any,
     errors: Any,
+    history: Any = None,
     /,
 ) -> int: ...
-def observe_into(state: Any, facts: Any, out: Any, rows: Any = None, /) -> int: ...
+def observe_into(
+    state: Any, facts: Any, out: Any, rows: Any = None, scaled: bool = False, /
+) -> int: ...
 def observe_waiting_into(
     state: Any, facts: Any, seats: Any, rows: Any, out: Any, masks: Any, /
 ) -> int: ...
@@ -48,7 +59,38 @@ def step_rows_into(
     errors: Any,
     seats: Any = None,
     gains: Any = None,
+    history: Any = None,
     /,
 ) -> int: ...
 def scale_into(out: Any, divisors: Any, low: Any, high: Any, target: int, /) -> None: ...
-def play_forced_into(state: Any, facts: Any, seats: Any, gains: Any, done: Any, /) -> int: ...
+def play_forced_into(
+    state: Any, facts: Any, seats: Any, gains: Any, done: Any, history: Any = None, /
+) -> int: ...
+def play_waiting_into(
+    state: Any,
+    facts: Any,
+    seats: Any,
+    rows: Any,
+    k: int,
+    gains: Any,
+    done: Any,
+    out: Any,
+    masks: Any,
+    history: Any = None,
+    scaled: bool = False,
+    /,
+) -> tuple[int, int]: ...
+def information_state_into(
+    state: Any, facts: Any, history: Any, players: int, seats: Any, out: Any, rows: Any = None, /
+) -> int: ...
+def redraw_into(
+    state: Any,
+    facts: Any,
+    history: Any,
+    slots: Any,
+    seats: Any,
+    seeds: Any,
+    into: Any,
+    errors: Any,
+    /,
+) -> int: ...

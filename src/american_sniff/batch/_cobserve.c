@@ -63,20 +63,21 @@ static int popcount32(uint32_t x)
     return count;
 }
 
-/* The observation of one slot that observe_ok has accepted, into o[0..374]. */
-static void observe_checked(const int32_t *s, const int64_t *f, int32_t *o)
+/* The observation of seat (0..players-1) of one slot that observe_ok has accepted, into
+ * o[0..374]: encode(view_for(state, seat)). */
+static void observe_seat(const int32_t *s, const int64_t *f, int seat, int32_t *o)
 {
-    int players = s[AS_PLAYERS], seat = s[AS_TURN], winner = s[AS_WINNER];
+    int players = s[AS_PLAYERS], turn = s[AS_TURN], winner = s[AS_WINNER];
     int sides = side_count(players), mine = side_of(players, seat);
     int opener = (int)f[AS_F_OPENER];
     int r, t, k, count = 0, first = -1;
     uint32_t hand = hand_of(s, seat);
     memset(o, 0, sizeof(int32_t) * AS_OBSERVATION);
     spread28(o + OB_HAND, hand);
-    if (winner < 0 && s[AS_DRAWN] >= 0) {
+    if (winner < 0 && turn == seat && s[AS_DRAWN] >= 0) {
         o[OB_DRAWN + s[AS_DRAWN]] = 1;
     }
-    /* By relative seat: r = 0 is the seat to move. */
+    /* By relative seat: r = 0 is the viewer. */
     for (r = 0; r < players; r++) {
         int other = (seat + r) % players;
         uint32_t played = (uint32_t)f[AS_F_PLAYED + other];
@@ -111,19 +112,25 @@ static void observe_checked(const int32_t *s, const int64_t *f, int32_t *o)
         o[OB_SNIFF + tile_low[s[AS_SNIFF]]] = 1;
     }
     o[OB_STOCK] = s[AS_STOCK_SIZE] - s[AS_DRAWN_COUNT];
-    /* Scores by relative side: r = 0 is the side of the seat to move. */
+    /* Scores by relative side: r = 0 is the viewer's side. */
     for (r = 0; r < sides; r++) {
         o[OB_SCORES + r] = s[AS_SCORES + (mine + r) % sides];
     }
     o[OB_TARGET] = target_of(players);
     o[OB_PLAYERS + players - 2] = 1;
     if (winner < 0) {
-        o[OB_TURN] = 1;
+        o[OB_TURN + (turn - seat + players) % players] = 1;
     } else {
         o[OB_WINNER + (winner - mine + sides) % sides] = 1;
     }
     o[OB_OPENER + (opener - seat + players) % players] = 1;
     o[OB_ROUND] = s[AS_ROUND];
+}
+
+/* The observation of the seat to move of one slot that observe_ok has accepted. */
+static void observe_checked(const int32_t *s, const int64_t *f, int32_t *o)
+{
+    observe_seat(s, f, s[AS_TURN], o);
 }
 
 /* The observation of the seat to move of m slots, AS_OBSERVATION (375) numbers each.
@@ -136,8 +143,14 @@ static void observe_checked(const int32_t *s, const int64_t *f, int32_t *o)
  * of range (no reset, step or advance_facts made them), is written as zeros.
  * Returns how many rows were written as zeros, or -1 (and writes nothing) if
  * not exactly one output is given or rows is NULL and m is not n. */
-long long as_batch_observe(const int32_t *state, const int64_t *facts, size_t n,
-                           const int64_t *rows, size_t m, float *out_f32, int32_t *out_i32)
+int as_batch_scale(float *out, size_t m, const float *divisors, const float *low,
+                   const float *high, int target); /* (in _cwaiting.c) */
+
+/* as_batch_observe, each float32 row scaled as observation.scaled scales it
+ * (as_batch_scale with the library's tables) if scaled is not 0. */
+static long long observe_rows(const int32_t *state, const int64_t *facts, size_t n,
+                              const int64_t *rows, size_t m, float *out_f32, int32_t *out_i32,
+                              int scaled)
 {
     size_t j;
     long long zeros = 0;
@@ -166,7 +179,16 @@ long long as_batch_observe(const int32_t *state, const int64_t *facts, size_t n,
             }
         }
     }
+    if (scaled && out_f32) {
+        (void)as_batch_scale(out_f32, m, as_scale_divisors, scale_low, scale_high, OB_TARGET);
+    }
     return zeros;
+}
+
+long long as_batch_observe(const int32_t *state, const int64_t *facts, size_t n,
+                           const int64_t *rows, size_t m, float *out_f32, int32_t *out_i32)
+{
+    return observe_rows(state, facts, n, rows, m, out_f32, out_i32, 0);
 }
 
 /* How many numbers a slot's observation has (375), and how many int64 words its facts. */
@@ -210,13 +232,13 @@ static PyObject *py_observe_into(PyObject *self, PyObject *args)
     static const buffer_spec specs[3] = {
         {"state", 0, 4, AS_WORDS, 0}, {"facts", 0, 8, AS_FACT_WORDS, 0}, {"rows", 0, 8, 0, 1}};
     Py_ssize_t n, m;
-    int floats = 0;
+    int floats = 0, scaled = 0;
     long long zeros;
     const int64_t *slots;
     (void)self;
     objects[2] = Py_None;
-    if (!PyArg_ParseTuple(args, "OOO|O:observe_into", &objects[0], &objects[1], &out_obj,
-                          &objects[2])) {
+    if (!PyArg_ParseTuple(args, "OOO|Op:observe_into", &objects[0], &objects[1], &out_obj,
+                          &objects[2], &scaled)) {
         return NULL;
     }
     /* The number of slots (the state need not be writable). */
@@ -238,10 +260,15 @@ static PyObject *py_observe_into(PyObject *self, PyObject *args)
         release_all(objects, views, 3);
         return NULL;
     }
+    if (scaled && !floats) {
+        PyBuffer_Release(&out);
+        release_all(objects, views, 3);
+        return PyErr_Format(PyExc_ValueError, "scaled observations are float32: out is int32");
+    }
     Py_BEGIN_ALLOW_THREADS
-    zeros = as_batch_observe((const int32_t *)views[0].buf, (const int64_t *)views[1].buf,
-                             (size_t)n, slots, (size_t)m, floats ? (float *)out.buf : NULL,
-                             floats ? NULL : (int32_t *)out.buf);
+    zeros = observe_rows((const int32_t *)views[0].buf, (const int64_t *)views[1].buf, (size_t)n,
+                         slots, (size_t)m, floats ? (float *)out.buf : NULL,
+                         floats ? NULL : (int32_t *)out.buf, scaled);
     Py_END_ALLOW_THREADS
     release_all(objects, views, 3);
     PyBuffer_Release(&out);

@@ -107,7 +107,16 @@ void as_batch_start_facts(const int32_t *state, size_t n, int64_t *facts)
 size_t as_batch_step_facts(int32_t *state, int64_t *facts, const int64_t *actions, size_t n,
                            uint8_t *mask, int32_t *rewards, uint8_t *done, uint8_t *errors)
 {
-    return step_slots(state, actions, NULL, n, mask, rewards, done, errors, facts);
+    return step_slots(state, actions, NULL, n, mask, rewards, done, errors, facts, NULL);
+}
+
+/* as_batch_step_facts, each slot's history (AS_HISTORY_WORDS uint16 records a
+ * slot, see american_sniff.batch.recall) noted too. */
+size_t as_batch_step_history(int32_t *state, int64_t *facts, uint16_t *history,
+                             const int64_t *actions, size_t n, uint8_t *mask, int32_t *rewards,
+                             uint8_t *done, uint8_t *errors)
+{
+    return step_slots(state, actions, NULL, n, mask, rewards, done, errors, facts, history);
 }
 
 /* The legal actions of a state_ok slot whose match goes on, in increasing
@@ -154,9 +163,9 @@ static int legal_ascending(const int32_t *s, int16_t *out)
  * a seat that is not the slot's, or after AS_RANDOM_LIMIT actions), and the
  * mask of the state reached (mask may be NULL). Facts (may be NULL) are
  * advanced over every action. Returns the number of actions applied. */
-size_t as_batch_play_random(int32_t *state, int64_t *facts, const int64_t *seats, uint64_t *rng,
-                            size_t n, uint8_t *mask, int32_t *gains, uint8_t *done,
-                            uint8_t *errors)
+static size_t play_random(int32_t *state, int64_t *facts, uint16_t *history,
+                          const int64_t *seats, uint64_t *rng, size_t n, uint8_t *mask,
+                          int32_t *gains, uint8_t *done, uint8_t *errors)
 {
     size_t i, applied = 0;
     int32_t reward[4];
@@ -165,6 +174,7 @@ size_t as_batch_play_random(int32_t *state, int64_t *facts, const int64_t *seats
     for (i = 0; i < n; i++) {
         int32_t *s = state + i * AS_WORDS;
         int64_t *f = facts ? facts + i * AS_FACT_WORDS : NULL;
+        uint16_t *h = history ? history + i * AS_HISTORY_WORDS : NULL;
         int64_t seat = seats[i];
         int error = AS_OK, steps = 0;
         gains[i] = 0;
@@ -183,7 +193,7 @@ size_t as_batch_play_random(int32_t *state, int64_t *facts, const int64_t *seats
                 break;
             }
             action = legal[rng_below(&rng[i], (uint32_t)count)];
-            error = step_noted(s, f, action, reward);
+            error = step_noted(s, f, h, action, reward);
             if (error != AS_OK) {
                 /* (An action of its own legal list refused: words no step made,
                  * such as a broken values word.) */
@@ -205,4 +215,19 @@ size_t as_batch_play_random(int32_t *state, int64_t *facts, const int64_t *seats
         }
     }
     return applied;
+}
+
+size_t as_batch_play_random(int32_t *state, int64_t *facts, const int64_t *seats, uint64_t *rng,
+                            size_t n, uint8_t *mask, int32_t *gains, uint8_t *done,
+                            uint8_t *errors)
+{
+    return play_random(state, facts, NULL, seats, rng, n, mask, gains, done, errors);
+}
+
+/* as_batch_play_random, each slot's history (may be NULL) noted too. */
+size_t as_batch_play_random_history(int32_t *state, int64_t *facts, uint16_t *history,
+                                    const int64_t *seats, uint64_t *rng, size_t n, uint8_t *mask,
+                                    int32_t *gains, uint8_t *done, uint8_t *errors)
+{
+    return play_random(state, facts, history, seats, rng, n, mask, gains, done, errors);
 }

@@ -67,9 +67,10 @@ long long as_batch_observe_waiting(const int32_t *state, const int64_t *facts, s
  * seats[slot] (a seat outside 0..3 gains nothing). A row that names no slot
  * is refused with AS_BAD_STATE and rewards of 0; a slot named twice is
  * stepped twice, in order. Returns how many rows refused their action. */
-size_t as_batch_step_rows(int32_t *state, int64_t *facts, size_t n, const int64_t *rows,
-                          const int64_t *actions, size_t m, uint8_t *mask, int32_t *rewards,
-                          uint8_t *done, uint8_t *errors, const int64_t *seats, int32_t *gains)
+static size_t step_rows(int32_t *state, int64_t *facts, uint16_t *history, size_t n,
+                        const int64_t *rows, const int64_t *actions, size_t m, uint8_t *mask,
+                        int32_t *rewards, uint8_t *done, uint8_t *errors, const int64_t *seats,
+                        int32_t *gains)
 {
     size_t j, refused = 0;
     as_batch_init();
@@ -85,12 +86,32 @@ size_t as_batch_step_rows(int32_t *state, int64_t *facts, size_t n, const int64_
         at = (size_t)slot;
         refused += step_slots(state + at * AS_WORDS, actions + j, NULL, 1,
                               mask ? mask + at * AS_ACTIONS_COUNT : NULL, rewards + 4 * j,
-                              done + at, errors + j, facts ? facts + at * AS_FACT_WORDS : NULL);
+                              done + at, errors + j, facts ? facts + at * AS_FACT_WORDS : NULL,
+                              history ? history + at * AS_HISTORY_WORDS : NULL);
         if (gains != NULL && seats != NULL && seats[at] >= 0 && seats[at] < 4) {
             gains[at] += rewards[4 * j + (size_t)seats[at]];
         }
     }
     return refused;
+}
+
+size_t as_batch_step_rows(int32_t *state, int64_t *facts, size_t n, const int64_t *rows,
+                          const int64_t *actions, size_t m, uint8_t *mask, int32_t *rewards,
+                          uint8_t *done, uint8_t *errors, const int64_t *seats, int32_t *gains)
+{
+    return step_rows(state, facts, NULL, n, rows, actions, m, mask, rewards, done, errors, seats,
+                     gains);
+}
+
+/* as_batch_step_rows, each slot's history (AS_HISTORY_WORDS uint16 records a slot; may be
+ * NULL) noted too. */
+size_t as_batch_step_rows_history(int32_t *state, int64_t *facts, uint16_t *history, size_t n,
+                                  const int64_t *rows, const int64_t *actions, size_t m,
+                                  uint8_t *mask, int32_t *rewards, uint8_t *done,
+                                  uint8_t *errors, const int64_t *seats, int32_t *gains)
+{
+    return step_rows(state, facts, history, n, rows, actions, m, mask, rewards, done, errors,
+                     seats, gains);
 }
 
 /* Play the forced actions of the slots that wait on a seat other than
@@ -102,39 +123,115 @@ size_t as_batch_step_rows(int32_t *state, int64_t *facts, size_t n, const int64_
  * match is over. A slot whose words are out of range is left as it is (the
  * calls that step it refuse it). Masks are not written. Returns the actions
  * applied. */
+/* The forced actions of one slot waiting on a seat other than seat (see
+ * as_batch_play_forced), its facts f and history h (may be NULL) noted, *gain
+ * gaining seat's rewards and *done set once the match is over if any was
+ * applied. Returns the actions applied. */
+static size_t forced_one(int32_t *s, int64_t *f, uint16_t *h, int64_t seat, int32_t *gain,
+                         uint8_t *done)
+{
+    size_t applied = 0;
+    int32_t reward[4];
+    int16_t legal[AS_ACTIONS_COUNT];
+    int steps = 0;
+    while (steps++ < AS_RANDOM_LIMIT && state_ok(s) && s[AS_WINNER] < 0 &&
+           (int64_t)s[AS_TURN] != seat) {
+        int error;
+        if (legal_ascending(s, legal) != 1) {
+            break;
+        }
+        error = step_noted(s, f, h, legal[0], reward);
+        if (error != AS_OK) {
+            break; /* (words no step made: the calls that step the slot refuse it) */
+        }
+        applied++;
+        if (seat >= 0 && seat < 4) {
+            *gain = (int32_t)((int64_t)*gain + reward[seat]);
+        }
+    }
+    if (applied) {
+        *done = (uint8_t)(s[AS_WINNER] >= 0);
+    }
+    return applied;
+}
+
+static size_t play_forced(int32_t *state, int64_t *facts, uint16_t *history, size_t n,
+                          const int64_t *seats, int32_t *gains, uint8_t *done)
+{
+    size_t i, applied = 0;
+    as_batch_init();
+    for (i = 0; i < n; i++) {
+        applied += forced_one(state + i * AS_WORDS, facts ? facts + i * AS_FACT_WORDS : NULL,
+                              history ? history + i * AS_HISTORY_WORDS : NULL, seats[i], &gains[i],
+                              &done[i]);
+    }
+    return applied;
+}
+
+/* One round of a policy opponent, in one pass: as_batch_play_forced, then
+ * as_batch_observe_waiting, over the candidate slots alone: cand[0..k) (slot
+ * numbers; one out of 0..n-1 is passed over), or every slot when cand is
+ * NULL. A slot that waits on no policy before a round waits on none after it
+ * (only the policy's steps and the forced actions change a slot), so the
+ * rows of one round are the candidates of the next; cand may be rows itself
+ * (a row is written at or before the candidate it comes from). The forced
+ * actions applied are added to *applied. Returns m, the waiting rows; their
+ * observations (out_f32, may be NULL: none; scaled as observation.scaled
+ * scales them if scaled is not 0, the numbers of as_batch_scale with the
+ * library's tables) and masks (may be NULL) are packed as
+ * as_batch_observe_waiting packs them. */
+int as_batch_scale(float *out, size_t m, const float *divisors, const float *low,
+                   const float *high, int target); /* (below) */
+
+long long as_batch_play_waiting(int32_t *state, int64_t *facts, uint16_t *history, size_t n,
+                                const int64_t *seats, const int64_t *cand, size_t k,
+                                int64_t *rows, int32_t *gains, uint8_t *done, float *out_f32,
+                                int scaled, uint8_t *masks, size_t *applied)
+{
+    size_t j, m = 0, count = cand ? k : n;
+    as_batch_init();
+    if (out_f32 != NULL && facts == NULL) {
+        return -1;
+    }
+    for (j = 0; j < count; j++) {
+        int64_t slot = cand ? cand[j] : (int64_t)j;
+        int32_t *s;
+        if (slot < 0 || (uint64_t)slot >= (uint64_t)n) {
+            continue;
+        }
+        s = state + (size_t)slot * AS_WORDS;
+        *applied += forced_one(s, facts ? facts + (size_t)slot * AS_FACT_WORDS : NULL,
+                               history ? history + (size_t)slot * AS_HISTORY_WORDS : NULL,
+                               seats[slot], &gains[slot], &done[slot]);
+        if (s[AS_WINNER] < 0 && (int64_t)s[AS_TURN] != seats[slot]) {
+            rows[m++] = slot;
+        }
+    }
+    if (out_f32 != NULL) {
+        as_batch_observe(state, facts, n, rows, m, out_f32, NULL);
+        if (scaled) {
+            (void)as_batch_scale(out_f32, m, as_scale_divisors, scale_low, scale_high, OB_TARGET);
+        }
+    }
+    if (masks != NULL) {
+        for (j = 0; j < m; j++) {
+            mask_one(state + (size_t)rows[j] * AS_WORDS, masks + j * AS_ACTIONS_COUNT);
+        }
+    }
+    return (long long)m;
+}
+
 size_t as_batch_play_forced(int32_t *state, int64_t *facts, size_t n, const int64_t *seats,
                             int32_t *gains, uint8_t *done)
 {
-    size_t i, applied = 0;
-    int32_t reward[4];
-    int16_t legal[AS_ACTIONS_COUNT];
-    as_batch_init();
-    for (i = 0; i < n; i++) {
-        int32_t *s = state + i * AS_WORDS;
-        int64_t *f = facts ? facts + i * AS_FACT_WORDS : NULL;
-        int64_t seat = seats[i];
-        int steps = 0, moved = 0;
-        while (steps++ < AS_RANDOM_LIMIT && state_ok(s) && s[AS_WINNER] < 0 &&
-               (int64_t)s[AS_TURN] != seat) {
-            int error;
-            if (legal_ascending(s, legal) != 1) {
-                break;
-            }
-            error = step_noted(s, f, legal[0], reward);
-            if (error != AS_OK) {
-                break; /* (words no step made: the calls that step the slot refuse it) */
-            }
-            applied++;
-            moved = 1;
-            if (seat >= 0 && seat < 4) {
-                gains[i] = (int32_t)((int64_t)gains[i] + reward[seat]);
-            }
-        }
-        if (moved) {
-            done[i] = (uint8_t)(s[AS_WINNER] >= 0);
-        }
-    }
-    return applied;
+    return play_forced(state, facts, NULL, n, seats, gains, done);
+}
+
+/* as_batch_play_forced, each slot's history (may be NULL) noted too. */
+size_t as_batch_play_forced_history(int32_t *state, int64_t *facts, uint16_t *history, size_t n,
+                                    const int64_t *seats, int32_t *gains, uint8_t *done)
+{
+    return play_forced(state, facts, history, n, seats, gains, done);
 }
 
 /* Scale m observations (375 float32 numbers each) in place, as
@@ -232,31 +329,102 @@ static PyObject *py_observe_waiting_into(PyObject *self, PyObject *args)
     return PyLong_FromLongLong(m);
 }
 
-/* play_forced_into(state, facts, seats, gains, done). */
+/* play_forced_into(state, facts, seats, gains, done, history=None). */
 static PyObject *py_play_forced_into(PyObject *self, PyObject *args)
 {
-    PyObject *objects[5];
-    Py_buffer views[5];
-    static const buffer_spec specs[5] = {
+    PyObject *objects[6];
+    Py_buffer views[6];
+    static const buffer_spec specs[6] = {
         {"state", 1, 4, AS_WORDS, 0}, {"facts", 1, 8, AS_FACT_WORDS, 0}, {"seats", 0, 8, 1, 0},
-        {"gains", 1, 4, 1, 0},        {"done", 1, 1, 1, 0}};
+        {"gains", 1, 4, 1, 0},        {"done", 1, 1, 1, 0},
+        {"history", 1, 2, AS_HISTORY_WORDS, 0}};
     Py_ssize_t n;
     size_t applied;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOO:play_forced_into", &objects[0], &objects[1], &objects[2],
-                          &objects[3], &objects[4])) {
+    objects[5] = Py_None;
+    if (!PyArg_ParseTuple(args, "OOOOO|O:play_forced_into", &objects[0], &objects[1], &objects[2],
+                          &objects[3], &objects[4], &objects[5])) {
         return NULL;
     }
-    if (slots_of(objects[0], 1, &n) < 0 || take_all(objects, views, specs, 5, n, 0) < 0) {
+    if (objects[5] == Py_None) {
+        objects[5] = NULL;
+    }
+    if (slots_of(objects[0], 1, &n) < 0 || take_all(objects, views, specs, 6, n, 0) < 0) {
         return NULL;
     }
     Py_BEGIN_ALLOW_THREADS
-    applied = as_batch_play_forced((int32_t *)views[0].buf, (int64_t *)views[1].buf, (size_t)n,
-                                   (const int64_t *)views[2].buf, (int32_t *)views[3].buf,
-                                   (uint8_t *)views[4].buf);
+    applied = play_forced((int32_t *)views[0].buf, (int64_t *)views[1].buf,
+                          objects[5] ? (uint16_t *)views[5].buf : NULL, (size_t)n,
+                          (const int64_t *)views[2].buf, (int32_t *)views[3].buf,
+                          (uint8_t *)views[4].buf);
     Py_END_ALLOW_THREADS
-    release_all(objects, views, 5);
+    release_all(objects, views, 6);
     return PyLong_FromSize_t(applied);
+}
+
+/* play_waiting_into(state, facts, seats, rows, k, gains, done, out, masks, history=None,
+ * scaled=False):
+ * the candidates are rows[0..k), or every slot if k < 0; out, masks and history may be
+ * None. Returns (m, forced actions applied). */
+static PyObject *py_play_waiting_into(PyObject *self, PyObject *args)
+{
+    /* state, facts, seats, rows, gains, done, masks, history (NULL: none); out apart. */
+    PyObject *objects[8], *out_obj;
+    Py_buffer views[8], out;
+    int scaled = 0;
+    static const buffer_spec specs[8] = {
+        {"state", 1, 4, AS_WORDS, 0},        {"facts", 1, 8, AS_FACT_WORDS, 0},
+        {"seats", 0, 8, 1, 0},               {"rows", 1, 8, 1, 0},
+        {"gains", 1, 4, 1, 0},               {"done", 1, 1, 1, 0},
+        {"masks", 1, 1, AS_ACTIONS_COUNT, 0}, {"history", 1, 2, AS_HISTORY_WORDS, 0}};
+    Py_ssize_t n, k;
+    int floats = 0, have_out;
+    long long m;
+    size_t applied = 0;
+    (void)self;
+    objects[7] = Py_None;
+    if (!PyArg_ParseTuple(args, "OOOOnOOOO|Op:play_waiting_into", &objects[0], &objects[1],
+                          &objects[2], &objects[3], &k, &objects[4], &objects[5], &out_obj,
+                          &objects[6], &objects[7], &scaled)) {
+        return NULL;
+    }
+    if (objects[6] == Py_None) {
+        objects[6] = NULL;
+    }
+    if (objects[7] == Py_None) {
+        objects[7] = NULL;
+    }
+    have_out = out_obj != Py_None;
+    if (slots_of(objects[0], 1, &n) < 0 || take_all(objects, views, specs, 8, n, 0) < 0) {
+        return NULL;
+    }
+    if (k > n) {
+        release_all(objects, views, 8);
+        return PyErr_Format(PyExc_ValueError, "k must be at most the %zd slots, got %zd", n, k);
+    }
+    if (have_out && take_observations(out_obj, &out, n * AS_OBSERVATION, &floats) < 0) {
+        release_all(objects, views, 8);
+        return NULL;
+    }
+    if (have_out && !floats) {
+        PyBuffer_Release(&out);
+        release_all(objects, views, 8);
+        return PyErr_Format(PyExc_ValueError, "out must be float32");
+    }
+    Py_BEGIN_ALLOW_THREADS
+    m = as_batch_play_waiting((int32_t *)views[0].buf, (int64_t *)views[1].buf,
+                              objects[7] ? (uint16_t *)views[7].buf : NULL, (size_t)n,
+                              (const int64_t *)views[2].buf,
+                              k < 0 ? NULL : (const int64_t *)views[3].buf, k < 0 ? 0 : (size_t)k,
+                              (int64_t *)views[3].buf, (int32_t *)views[4].buf,
+                              (uint8_t *)views[5].buf, have_out ? (float *)out.buf : NULL, scaled,
+                              objects[6] ? (uint8_t *)views[6].buf : NULL, &applied);
+    Py_END_ALLOW_THREADS
+    release_all(objects, views, 8);
+    if (have_out) {
+        PyBuffer_Release(&out);
+    }
+    return Py_BuildValue("(Ln)", m, (Py_ssize_t)applied);
 }
 
 /* A C-contiguous float32 buffer of `count` numbers (count < 0: any whole number of
@@ -329,45 +497,48 @@ static PyObject *py_scale_into(PyObject *self, PyObject *args)
  * gains=None): mask may be None (not written); seats and gains come together. */
 static PyObject *py_step_rows_into(PyObject *self, PyObject *args)
 {
-    PyObject *objects[10];
-    Py_buffer views[10];
+    PyObject *objects[11];
+    Py_buffer views[11];
     /* rewards, errors, rows and actions by row; the rest by slot. */
-    static const buffer_spec specs[10] = {
+    static const buffer_spec specs[11] = {
         {"state", 1, 4, AS_WORDS, 0}, {"facts", 1, 8, AS_FACT_WORDS, 0},
         {"rows", 0, 8, 0, 1},         {"actions", 0, 8, 0, 1},
         {"mask", 1, 1, AS_ACTIONS_COUNT, 0}, {"rewards", 1, 4, 0, 4},
         {"done", 1, 1, 1, 0},         {"errors", 1, 1, 0, 1},
-        {"seats", 0, 8, 1, 0},        {"gains", 1, 4, 1, 0}};
-    static const int optional[3] = {4, 8, 9}; /* mask, seats and gains: None is not taken */
+        {"seats", 0, 8, 1, 0},        {"gains", 1, 4, 1, 0},
+        {"history", 1, 2, AS_HISTORY_WORDS, 0}};
+    /* mask, seats, gains and history: None is not taken */
+    static const int optional[4] = {4, 8, 9, 10};
     Py_ssize_t n, m;
     int k, ok;
     size_t refused = 0;
     const int64_t *slots;
     (void)self;
-    objects[8] = objects[9] = Py_None;
-    if (!PyArg_ParseTuple(args, "OOOOOOOO|OO:step_rows_into", &objects[0], &objects[1],
+    objects[8] = objects[9] = objects[10] = Py_None;
+    if (!PyArg_ParseTuple(args, "OOOOOOOO|OOO:step_rows_into", &objects[0], &objects[1],
                           &objects[2], &objects[3], &objects[4], &objects[5], &objects[6],
-                          &objects[7], &objects[8], &objects[9])) {
+                          &objects[7], &objects[8], &objects[9], &objects[10])) {
         return NULL;
     }
     if ((objects[8] == Py_None) != (objects[9] == Py_None)) {
         return PyErr_Format(PyExc_ValueError, "give both seats and gains, or neither");
     }
-    for (k = 0; k < 3; k++) {
+    for (k = 0; k < 4; k++) {
         if (objects[optional[k]] == Py_None) {
             objects[optional[k]] = NULL;
         }
     }
     if (slots_of(objects[0], 1, &n) < 0 || rows_of(objects[2], &m) < 0 ||
-        take_all(objects, views, specs, 10, n, m) < 0) {
+        take_all(objects, views, specs, 11, n, m) < 0) {
         return NULL;
     }
     slots = (const int64_t *)views[2].buf;
     ok = rows_in_range(slots, m, n) == 0;
     if (ok) {
         Py_BEGIN_ALLOW_THREADS
-        refused = as_batch_step_rows(
-            (int32_t *)views[0].buf, (int64_t *)views[1].buf, (size_t)n, slots,
+        refused = step_rows(
+            (int32_t *)views[0].buf, (int64_t *)views[1].buf,
+            objects[10] ? (uint16_t *)views[10].buf : NULL, (size_t)n, slots,
             (const int64_t *)views[3].buf, (size_t)m,
             objects[4] ? (uint8_t *)views[4].buf : NULL, (int32_t *)views[5].buf,
             (uint8_t *)views[6].buf, (uint8_t *)views[7].buf,
@@ -375,7 +546,7 @@ static PyObject *py_step_rows_into(PyObject *self, PyObject *args)
             objects[9] ? (int32_t *)views[9].buf : NULL);
         Py_END_ALLOW_THREADS
     }
-    release_all(objects, views, 10);
+    release_all(objects, views, 11);
     return ok ? PyLong_FromSize_t(refused) : NULL;
 }
 #endif

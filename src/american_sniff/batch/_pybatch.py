@@ -84,6 +84,15 @@ F_OPENER: Final = 13
 #: How many int64 words of facts a slot has.
 FACT_WORDS: Final = 14
 
+# The round's history beside a slot's state (american_sniff.batch.recall): one
+# uint16 record per action of the round, in order, as many as the state's
+# round_actions word says: the action id (bits 0-8), the tile drawn (bits
+# 9-13, a draw's alone), and the seat that acted (bits 14-15).
+H_TILE_SHIFT: Final = 9
+H_SEAT_SHIFT: Final = 14
+#: How many uint16 records of history a slot has: room for the longest round (123 actions).
+HISTORY_WORDS: Final = 128
+
 OK: Final = 0
 ILLEGAL: Final = 1
 OUT_OF_RANGE: Final = 2

@@ -91,6 +91,18 @@ enum {
     AS_OBSERVATION = 375
 };
 
+/* The history's uint16 records; an action's slot in the recall tensor (ACTION_SLOT_FIELDS). */
+enum {
+    AS_H_TILE_SHIFT = 9,
+    AS_H_SEAT_SHIFT = 14,
+    AS_HISTORY_WORDS = 128,
+    IS_ACTOR = 0,
+    IS_KIND = 4,
+    IS_TILE = 7,
+    IS_POINT = 35,
+    IS_SLOT = 105
+};
+
 /* The player counts (rules.PLAYER_COUNTS), a hand's most pips, the greatest end sum. */
 enum {
     AS_MIN_PLAYERS = 2,
@@ -124,6 +136,16 @@ static const int8_t as_rule_side_of[(AS_MAX_PLAYERS + 1) * AS_MAX_PLAYERS] = {
 static const int8_t as_rule_next_seat[(AS_MAX_PLAYERS + 1) * AS_MAX_PLAYERS] = {
     0, 0, 0, 0, 0, 0, 0, 0, 1, 0,
     1, 0, 1, 2, 0, 1, 1, 2, 3, 0
+};
+
+/* observation.action_slots, by number of players */
+static const int16_t as_rule_action_slots[AS_MAX_PLAYERS + 1] = {
+    0, 0, 71, 96, 123
+};
+
+/* observation.information_state_size, by number of players */
+static const int32_t as_rule_information_size[AS_MAX_PLAYERS + 1] = {
+    0, 0, 7858, 10483, 13318
 };
 
 /* rules.round_hand, by a hand's pips */
@@ -176,5 +198,53 @@ static const int16_t as_rule_placement_points[AS_MAX_END_SUM + 1] = {
     240, 0, 0, 0, 0, 245, 0, 0, 0, 0,
     250, 0, 0
 };
+
+/* observation.SCALE_DIVISORS, by entry (0: the row's own target entry) */
+static const float as_scale_divisors[AS_OBSERVATION] = {
+    1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f,
+    1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f,
+    1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f,
+    1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f,
+    1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f,
+    1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f,
+    1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f,
+    1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f,
+    1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f,
+    1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f,
+    1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f,
+    1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f,
+    1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f,
+    1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f,
+    1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f,
+    1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f,
+    1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f,
+    1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f,
+    1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f,
+    1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f,
+    1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f,
+    1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f,
+    1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f,
+    1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 12.0f, 12.0f,
+    12.0f, 12.0f, 12.0f, 12.0f, 12.0f, 12.0f, 12.0f, 12.0f, 12.0f, 12.0f,
+    12.0f, 12.0f, 12.0f, 12.0f, 12.0f, 12.0f, 12.0f, 12.0f, 12.0f, 12.0f,
+    12.0f, 12.0f, 12.0f, 12.0f, 12.0f, 12.0f, 12.0f, 12.0f, 12.0f, 12.0f,
+    12.0f, 12.0f, 12.0f, 12.0f, 12.0f, 12.0f, 12.0f, 12.0f, 12.0f, 12.0f,
+    12.0f, 12.0f, 12.0f, 12.0f, 12.0f, 12.0f, 12.0f, 12.0f, 12.0f, 12.0f,
+    12.0f, 12.0f, 12.0f, 12.0f, 12.0f, 12.0f, 12.0f, 12.0f, 12.0f, 12.0f,
+    12.0f, 12.0f, 12.0f, 12.0f, 12.0f, 12.0f, 12.0f, 12.0f, 35.0f, 8.0f,
+    8.0f, 8.0f, 8.0f, 8.0f, 8.0f, 8.0f, 1.0f, 1.0f, 1.0f, 1.0f,
+    1.0f, 1.0f, 1.0f, 28.0f, 28.0f, 28.0f, 28.0f, 28.0f, 1.0f, 1.0f,
+    1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f,
+    1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f,
+    1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 0.0f, 0.0f, 0.0f, 250.0f,
+    1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f,
+    1.0f, 100.0f, 1.0f, 1.0f, 1.0f
+};
+
+/* observation.SCALE_CLIPS: the bounds of the scaled scores and round. */
+#define AS_SCALE_SCORES_LOW -2.0f
+#define AS_SCALE_SCORES_HIGH 1.2f
+#define AS_SCALE_ROUND_LOW 0.0f
+#define AS_SCALE_ROUND_HIGH 1.0f
 
 #endif

@@ -114,19 +114,22 @@ def advance_facts(facts: Any, before: Any, actions: Any, after: Any, errors: Any
     facts[fresh] = start_facts(s1[fresh])
 
 
-def observe(
+def observe(  # noqa: PLR0913 (the options are keyword-only, each with a default)
     state: Any,
     facts: Any,
     rows: Any = None,
     *,
     dtype: Any = np.int32,
     backend: str | None = None,
+    scaled: bool = False,
 ) -> Any:
     """The observation of each slot's seat to move: an (N, 375) ``int32`` array.
 
     With ``rows`` (an index array, numpy's indexing: -1 is the last slot),
     only those slots' rows, in that order. ``dtype`` is ``np.int32`` or
-    ``np.float32`` (the same numbers). ``backend`` is ``"c"``, ``"numpy"``,
+    ``np.float32`` (the same numbers); with ``scaled``, a ``float32`` array
+    scaled as :func:`scale_observations` scales it (in the same call of the
+    C kernel where it is built). ``backend`` is ``"c"``, ``"numpy"``,
     or None: the C kernel where it is built, else numpy. The C kernel gives
     a row of zeros for a slot whose words or facts no reset, step or
     :func:`advance_facts` made (a word out of its range); numpy reads them as
@@ -136,7 +139,7 @@ def observe(
         where the C kernel is not built.
     :raises IndexError: if a row is not a slot of ``state``.
     """
-    kind = np.dtype(dtype)
+    kind = np.dtype(np.float32 if scaled else dtype)
     if kind not in _DTYPES:
         raise ValueError(f"dtype must be int32 or float32, got {dtype!r}")
     if backend not in {None, "c", "numpy"}:
@@ -150,19 +153,20 @@ def observe(
     if into is None or s.dtype != np.int32 or f.dtype != np.int64:
         if index is not None:
             s, f = s[index], f[index]
-        return _observe_numpy(s, f).astype(kind, copy=False)
+        seen = _observe_numpy(s, f).astype(kind, copy=False)
+        return scale_observations(seen, out=seen, backend="numpy") if scaled else seen
     s = np.ascontiguousarray(s)
     f = np.ascontiguousarray(f)
     if index is None:
         out = np.empty((len(s), OBSERVATION_SIZE), kind)
-        into(s, f, out)
+        into(s, f, out, None, scaled)
         return out
     if len(index) and (index.min() < -len(s) or index.max() >= len(s)):
         bad = index[(index < -len(s)) | (index >= len(s))][0]
         raise IndexError(f"index {bad} is out of bounds for axis 0 with size {len(s)}")
     index = np.where(index < 0, index + len(s), index).astype(np.int64)
     out = np.empty((len(index), OBSERVATION_SIZE), kind)
-    into(s, f, out, index)
+    into(s, f, out, index, scaled)
     return out
 
 
@@ -260,16 +264,17 @@ def _c_observe_into() -> Any:
     return getattr(BACKENDS.get("c"), "observe_into", None)
 
 
-def _observe_numpy(state: Any, facts: Any) -> Any:
-    """The observations in numpy: an (N, 375) int32 array."""
+def _observe_numpy(state: Any, facts: Any, seats: Any = None) -> Any:
+    """The observations in numpy: an (N, 375) int32 array, of ``seats[i]`` (None: the turn's)."""
     s = np.asarray(state).reshape(-1, k.STATE_WORDS).astype(np.int64)
     n = len(s)
     out = np.zeros((n, OBSERVATION_SIZE), np.int32)
     rows = np.arange(n)
-    players, seat, winner = s[:, k.PLAYERS], s[:, k.TURN], s[:, k.WINNER]
+    players, turn, winner = s[:, k.PLAYERS], s[:, k.TURN], s[:, k.WINNER]
+    seat = turn if seats is None else np.asarray(seats, np.int64).reshape(n)
     hands = s[:, k.HANDS : k.HANDS + 4] & k.HAND_BITS
     out[:, 0:28] = (hands[rows, seat][:, None] >> _BIT28) & 1
-    drawn = (winner < 0) & (s[:, k.DRAWN] >= 0)
+    drawn = (winner < 0) & (turn == seat) & (s[:, k.DRAWN] >= 0)
     out[rows[drawn], _AT["drawn"] + s[drawn, k.DRAWN]] = 1
     sides = _SIDES[players & 7]
     my_side = _SIDE_OF[(players & 7) * 4 + (seat & 3)]
@@ -311,7 +316,7 @@ def _observe_numpy(state: Any, facts: Any) -> Any:
     out[:, _AT["target"]] = _TARGET[players & 7]
     out[rows, _AT["players"] + players - 2] = 1
     going = winner < 0
-    out[rows[going], _AT["turn"]] = 1
+    out[rows[going], _AT["turn"] + (turn[going] - seat[going]) % players[going]] = 1
     out[rows[~going], _AT["winner"] + (winner[~going] - my_side[~going]) % sides[~going]] = 1
     out[rows, _AT["opener"] + (facts[:, _OPENER] - seat) % players] = 1
     out[:, _AT["round"]] = s[:, k.ROUND]

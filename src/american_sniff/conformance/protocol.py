@@ -26,6 +26,7 @@ settlement.
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from types import MappingProxyType
@@ -132,19 +133,22 @@ def nesting(value: object) -> int:
     >>> nesting({"cmd": "table", "moves": []}), nesting([[1], [[2]]]), nesting("x")
     (2, 3, 0)
     """
-    # One layer at a time, each in one comprehension: no Python step per scalar
-    # beyond the filter.
+    # One layer at a time, its members filtered by their types in C loops:
+    # no Python step per scalar (a parsed document holds exact dicts and lists).
     deepest = 0
-    layer: list[Any] = [value] if isinstance(value, dict | list) else []
+    layer: list[Any] = [value] if type(value) in _CONTAINERS else []
     while layer:
         deepest += 1
-        layer = [
-            member
-            for item in layer
-            for member in (item.values() if isinstance(item, dict) else item)
-            if isinstance(member, dict | list)
-        ]
+        members = list(
+            itertools.chain.from_iterable(
+                item.values() if type(item) is dict else item for item in layer
+            )
+        )
+        layer = list(itertools.compress(members, map(_CONTAINERS.__contains__, map(type, members))))
     return deepest
+
+
+_CONTAINERS = frozenset((dict, list))
 
 
 class ProtocolError(ValueError):

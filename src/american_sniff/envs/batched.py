@@ -52,6 +52,7 @@ from ..batch.observe import (
     scale_observations,
     start_facts,
 )
+from ..batch.recall import advance_history, information_state, redraw, start_history
 from ..observation import OBSERVATION_SIZE
 from ..rng import MASK64
 from ..rules import PLAYER_COUNTS
@@ -189,9 +190,19 @@ class BatchedMatches:
     :ivar mask: Each slot's legal mask, an (N, 450) ``bool`` array (all False once done).
     :ivar done: Each slot's done flag, an (N,) ``bool`` array.
     :ivar seeds: Each slot's match seed, an (N,) ``uint64`` array.
+    :ivar history: Each slot's round so far, an (N, 128) ``uint16`` array
+        (:mod:`american_sniff.batch.recall`), kept with ``history=True``;
+        else None. :meth:`information_state` and :meth:`redraw` read it.
     """
 
-    def __init__(self, num_matches: int, players: int = 2, *, backend: str | None = None) -> None:
+    def __init__(
+        self,
+        num_matches: int,
+        players: int = 2,
+        *,
+        backend: str | None = None,
+        history: bool = False,
+    ) -> None:
         if type(num_matches) is not int or num_matches < 1:
             raise ValueError(f"num_matches must be a positive integer, got {num_matches!r}")
         if type(players) is not int or players not in PLAYER_COUNTS:
@@ -213,11 +224,14 @@ class BatchedMatches:
         self.mask = np.zeros((n, NUM_ACTIONS), np.bool_)
         self.done = np.ones(n, np.bool_)
         self.seeds = np.zeros(n, np.uint64)
+        self.history: Any = start_history(n) if history else None
         self._rewards = np.zeros((n, 4), np.int32)
         self._errors = np.zeros(n, np.uint8)
         self._ready = False
         # play_policy's buffers, made at its first call (the waiting rows packed).
         self._waiting: tuple[Any, ...] | None = None
+        # Whether the masks wait to be written (step_then_play_policy steps without them).
+        self._stale = False
 
     @property
     def turn(self) -> Any:
@@ -288,6 +302,77 @@ class BatchedMatches:
             return observe(self.state, self.facts)
         return observe(self.state, self.facts, np.asarray(slots, np.intp))
 
+    def information_state(self, seats: Any, slots: Any = None, *, dtype: Any = np.int32) -> Any:
+        """The perfect-recall tensor of a seat of each slot: an (N, size) array.
+
+        Row ``j`` is ``encode_information_state(view_for(state, seat))`` of
+        slot ``slots[j]`` (every slot in order without ``slots``), ``seat``
+        being ``seats`` (one integer) or ``seats[j]``; ``size`` is
+        :func:`~american_sniff.observation.information_state_size` of the
+        players. Needs ``history=True``; see
+        :func:`american_sniff.batch.recall.information_state`.
+
+        >>> matches = BatchedMatches(2, players=3, history=True)
+        >>> matches.reset(1)
+        >>> _ = matches.step(matches.mask.argmax(axis=1))
+        >>> matches.information_state(0).shape
+        (2, 10483)
+
+        :raises RuntimeError: if the batch keeps no history.
+        """
+        if self.history is None:
+            raise RuntimeError("the tensor needs the history: make the batch with history=True")
+        rows = None if slots is None else self._slots(slots)
+        return information_state(
+            self.state, self.facts, self.history, seats, rows, players=self.players, dtype=dtype
+        )
+
+    def redraw(self, slots: Any, seats: Any, seeds: Any, *, into: Any = None) -> Any:
+        """Deal again the hidden tiles of slots ``slots`` as seats ``seats`` see them, for search.
+
+        Slot ``into[j]`` (by default ``slots[j]`` itself) becomes a world of
+        slot ``slots[j]`` that seat ``seats[j]`` cannot tell from it: its
+        hand, the table, the facts and the history kept, the other hands and
+        the stock dealt again uniformly among the deals that break no known
+        void, from the SplitMix64 seed ``seeds[j]`` (see
+        :func:`american_sniff.batch.recall.redraw`). Each argument is one
+        integer a row, or one for all; the masks and done flags of the slots
+        written are brought up to date. Returns each row's error code (a
+        refused row writes nothing).
+
+        >>> matches = BatchedMatches(4, players=2)
+        >>> matches.reset(3)
+        >>> matches.redraw(0, 0, seeds=[1, 2, 3], into=[1, 2, 3]).tolist()
+        [0, 0, 0]
+        >>> bool((matches.state[1:, 14] == matches.state[0, 14]).all())   # seat 0's hand kept
+        True
+
+        :raises RuntimeError: before :meth:`reset`.
+        :raises ValueError: if the arguments are not integers of fitting sizes.
+        """
+        if not self._ready:
+            raise RuntimeError("call reset() before redraw()")
+        errors = redraw(
+            self.state,
+            self.facts,
+            self.history,
+            slots,
+            seats,
+            seeds,
+            slots if into is None else into,
+            backend="c" if self.backend == "c" else "python",
+        )
+        written = np.asarray(slots if into is None else into, np.int64).reshape(-1)
+        if len(written) == 1 and len(errors) > 1:
+            written = np.repeat(written, len(errors))
+        written = np.unique(written[errors == batch.OK])
+        if len(written):
+            mask = np.zeros((len(written), NUM_ACTIONS), np.bool_)
+            self._kernel.mask_into(np.ascontiguousarray(self.state[written]), mask)
+            self.mask[written] = mask
+            self.done[written] = self.state[written, batch.WINNER] >= 0
+        return errors
+
     def step(self, actions: Any, slots: Any = None) -> BatchedStep:
         """Each slot's seat to move plays its action: ``actions[i]`` in slot ``i``.
 
@@ -320,6 +405,7 @@ class BatchedMatches:
                     self._rewards,
                     self.done,
                     self._errors,
+                    self.history,
                 )
                 return BatchedStep(self._rewards.copy(), self._errors.copy())
             before = self.state.copy()
@@ -327,6 +413,8 @@ class BatchedMatches:
                 self.state, chosen, self.mask, self._rewards, self.done, self._errors
             )
             advance_facts(self.facts, before, chosen, self.state, self._errors)
+            if self.history is not None:
+                advance_history(self.history, before, chosen, self.state, self._errors)
             return BatchedStep(self._rewards.copy(), self._errors.copy())
         index = self._slots(slots)
         if len(chosen) != len(index):
@@ -344,6 +432,9 @@ class BatchedMatches:
                 rewards,
                 self.done,
                 errors,
+                None,
+                None,
+                self.history,
             )
             return BatchedStep(rewards, errors)
         if self._step_whole and 2 * len(index) > self.num_matches:
@@ -362,6 +453,10 @@ class BatchedMatches:
         self._kernel.step_into(state, chosen, mask, rewards, done, errors)
         facts = self.facts[index]
         advance_facts(facts, before, chosen, state, errors)
+        if self.history is not None:
+            history = self.history[index]
+            advance_history(history, before, chosen, state, errors)
+            self.history[index] = history
         self.state[index] = state
         self.mask[index] = mask
         self.done[index] = done
@@ -401,9 +496,49 @@ class BatchedMatches:
             self._rewards,
             self.done,
             self._errors,
+            self.history,
         )
         out = BatchedStep(self._rewards.copy(), self._errors.copy())
         return out, self.play_random(seats, streams).gains
+
+    def step_then_play_policy(
+        self, actions: Any, policy: Policy, seats: Any, *, scaled: bool = False
+    ) -> tuple[BatchedStep, PolicyPlay]:
+        """:meth:`step` every slot by ``actions``, then :meth:`play_policy` up to ``seats``.
+
+        The same as the two calls (a slot given -1 refuses it and keeps its
+        state); where the kernel is C the masks are written once, after the
+        policy has played, instead of after each.
+
+        :raises RuntimeError: before :meth:`reset`.
+        :raises ValueError: as :meth:`step` and :meth:`play_policy` raise.
+        """
+        if not self._step_whole:
+            out = self.step(actions)
+            return out, self.play_policy(policy, seats, scaled=scaled)
+        if not self._ready:
+            raise RuntimeError("call reset() before step()")
+        chosen = np.asarray(actions)
+        if chosen.dtype.kind not in "iu" or chosen.shape != (self.num_matches,):
+            raise ValueError(
+                f"give one integer action a slot: {self.num_matches}, "
+                f"got {chosen.dtype} of shape {chosen.shape}"
+            )
+        checked = self._check_seats(seats)
+        kernel: Any = self._kernel
+        kernel.step_facts_into(
+            self.state,
+            self.facts,
+            chosen.astype(np.int64),
+            None,
+            self._rewards,
+            self.done,
+            self._errors,
+            self.history,
+        )
+        out = BatchedStep(self._rewards.copy(), self._errors.copy())
+        self._stale = True
+        return out, self.play_policy(policy, checked, scaled=scaled)
 
     def play_policy(
         self, policy: Policy, seats: Any, *, scaled: bool = False, ask_forced: bool = False
@@ -498,20 +633,43 @@ class BatchedMatches:
         kernel: Any = self._kernel
         gains = np.zeros(n, np.int32)
         applied = calls = 0
+        fused = not ask_forced and hasattr(kernel, "play_waiting_into")
+        m = -1  # the candidates of the first round: every slot
         while True:
-            if not ask_forced:
-                applied += kernel.play_forced_into(self.state, self.facts, seats, gains, self.done)
-            m = kernel.observe_waiting_into(
-                self.state, self.facts, seats, rows, seen if looks else None, masks
-            )
+            if fused:
+                # The forced actions and the waiting rows in one pass, over the rows
+                # of the round before alone (no other slot can wait).
+                m, forced = kernel.play_waiting_into(
+                    self.state,
+                    self.facts,
+                    seats,
+                    rows,
+                    m,
+                    gains,
+                    self.done,
+                    seen if looks else None,
+                    masks,
+                    self.history,
+                    scaled,
+                )
+                applied += forced
+            else:
+                if not ask_forced:
+                    applied += kernel.play_forced_into(
+                        self.state, self.facts, seats, gains, self.done, self.history
+                    )
+                m = kernel.observe_waiting_into(
+                    self.state, self.facts, seats, rows, seen if looks else None, masks
+                )
             if not m:
-                if applied:
+                if applied or self._stale:
                     # The masks of the slots stepped, written once at the end (the
                     # waiting slots' masks were made fresh for the policy).
                     kernel.mask_into(self.state, self.mask)
+                    self._stale = False
                 return PolicyPlay(gains, applied, calls)
             observations = seen[:m] if looks else None
-            if scaled and observations is not None:
+            if scaled and observations is not None and not fused:
                 scale_observations(observations, out=observations)
             actions = self._policy_actions(policy, observations, masks[:m])
             calls += 1
@@ -527,6 +685,7 @@ class BatchedMatches:
                 errors[:m],
                 seats,
                 gains,
+                self.history,
             )
             if refused:
                 self._refused(actions, some, errors[:m])
@@ -576,6 +735,7 @@ class BatchedMatches:
     def _play_random_some(self, seats: Any, streams: Any, index: Any, gains: Any) -> RandomPlay:
         """:meth:`play_random` of the slots ``index`` alone, in C, on copies of their rows."""
         state, facts = self.state[index], self.facts[index]
+        history = None if self.history is None else self.history[index]
         mask = np.empty((len(index), NUM_ACTIONS), np.bool_)
         done = np.empty(len(index), np.bool_)
         errors = np.empty(len(index), np.uint8)
@@ -583,13 +743,15 @@ class BatchedMatches:
         some_gains = np.zeros(len(index), np.int32)
         kernel: Any = self._kernel
         applied = kernel.play_random_into(
-            state, facts, seats[index], some_streams, mask, some_gains, done, errors
+            state, facts, seats[index], some_streams, mask, some_gains, done, errors, history
         )
         if (errors != batch.OK).any():
             first = int(index[np.argmax(errors != batch.OK)])
             raise ValueError(f"slot {first} holds words no step made: it cannot be played")
         self.state[index] = state
         self.facts[index] = facts
+        if history is not None:
+            self.history[index] = history
         self.mask[index] = mask
         self.done[index] = done
         streams[index] = some_streams
@@ -677,6 +839,7 @@ class BatchedMatches:
                 gains,
                 self.done,
                 self._errors,
+                self.history,
             )
             if (self._errors != batch.OK).any():
                 first = int(np.argmax(self._errors != batch.OK))

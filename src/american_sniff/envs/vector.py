@@ -83,7 +83,7 @@ from gymnasium.vector.utils import batch_space
 
 from .. import batch
 from ..actions import NUM_ACTIONS
-from ..batch.observe import observe, scale_observations
+from ..batch.observe import observe
 from ..observation import OBSERVATION_SIZE, SCALED_BOUNDS
 from ..rules import side_of
 from ..state import check_seat
@@ -257,13 +257,7 @@ class AmericanSniffVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
                 illegal = acting & (out.errors != batch.OK)
                 points = np.where(acting, out.rewards[self._all, self.seats] + gains, 0.0)
             else:
-                # (Every slot at once where all act: no slot list to check.)
-                out = (
-                    matches.step(chosen) if len(slots) == n else matches.step(chosen[slots], slots)
-                )
-                illegal[slots] = out.errors != batch.OK
-                points[slots] = out.rewards[np.arange(len(slots)), self.seats[slots]]
-                self._play_opponents(points)
+                points, illegal, restart = self._step_against_policy(chosen, acting, restart)
         self._steps[acting] += 1
         winner = matches.winner
         terminated = acting & (matches.done | illegal)
@@ -289,12 +283,55 @@ class AmericanSniffVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
         infos["_final_obs"] = ended
         return self._observe(), rewards, terminated, truncated, infos
 
-    def _restart_slots(self, slots: Any) -> None:
-        """Deal the slots ``slots`` a new match each and play the opponents up to the learner."""
+    def _step_against_policy(self, chosen: Any, acting: Any, restart: Any) -> tuple[Any, ...]:
+        """The learner's actions where ``acting``, then the policy opponent.
+
+        Returns ``(points, illegal, restart)``, the slots still to restart last.
+        """
+        matches, n = self.matches, self.num_envs
+        early = self.autoreset_mode == AutoresetMode.NEXT_STEP and not acting.all()
+        if early:
+            # The slots to restart are dealt first, so that one call of the opponent
+            # plays them with the others (what their opponents gain before the
+            # learner's first turn is not rewarded).
+            self._restart_slots(self._all[restart], play=False)
+        if acting.all() or matches._step_whole:  # (the batch's own engine)
+            # Every slot at once (one not acting refuses -1, its state kept): no
+            # slot list to check; the opponents then play, the masks written once.
+            opponent = self.opponent
+            assert callable(opponent)  # (set_opponent and __init__ see to it)
+            try:
+                out, played = matches.step_then_play_policy(
+                    np.where(acting, chosen, -1), opponent, self.seats, scaled=self.scaled
+                )
+            except ValueError as error:
+                raise ValueError(str(error).replace("the policy", "the opponent")) from None
+            illegal = acting & (out.errors != batch.OK)
+            points = np.where(acting, out.rewards[self._all, self.seats], 0.0) + played.gains
+        else:
+            slots = self._all[acting]
+            points = np.zeros(n, np.float64)
+            illegal = np.zeros(n, np.bool_)
+            out = matches.step(chosen[slots], slots)
+            illegal[slots] = out.errors != batch.OK
+            points[slots] = out.rewards[np.arange(len(slots)), self.seats[slots]]
+            self._play_opponents(points)
+        if early:
+            points[restart] = 0.0
+            restart = np.zeros(n, np.bool_)  # (restarted above)
+        return points, illegal, restart
+
+    def _restart_slots(self, slots: Any, *, play: bool = True) -> None:
+        """Deal the slots ``slots`` a new match each and play the opponents up to the learner.
+
+        With ``play=False`` the opponents are left to the caller.
+        """
         if not len(slots):
             return
         self.matches.reset_slots(slots, self._fresh_seeds(len(slots)))
         self._steps[slots] = 0
+        if not play:
+            return
         if self._random_opponent:
             self.matches.play_random(self.seats, self._streams, slots)
             return
@@ -321,8 +358,7 @@ class AmericanSniffVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
 
     def _observe(self) -> Any:
         # float32 straight from the C kernel where it is built (numpy converts otherwise).
-        seen = observe(self.matches.state, self.matches.facts, dtype=np.float32)
-        return scale_observations(seen, out=seen) if self.scaled else seen
+        return observe(self.matches.state, self.matches.facts, dtype=np.float32, scaled=self.scaled)
 
     def _infos(self, illegal: Any) -> dict[str, Any]:
         return {"action_mask": self.matches.mask.copy(), "illegal_action": illegal}

@@ -64,12 +64,8 @@ class Rooms:
         return iter(list(self._rooms.values()))
 
     def get(self, match_id: str) -> Room | None:
-        """The room of ``match_id`` if it is held now, else None (nothing is loaded)."""
+        """The room of ``match_id`` if it is held in memory now, else None (nothing is loaded)."""
         return self._rooms.get(match_id)
-
-    def in_memory(self, match_id: str) -> bool:
-        """Whether the match ``match_id`` is held in memory now (see :data:`FORGET_AFTER`)."""
-        return match_id in self._rooms
 
     def room(self, game: Game) -> Room:
         """The room of ``game``, the match held here or one that is held from now on."""
@@ -80,14 +76,6 @@ class Rooms:
         room = self._rooms[game.id] = Room(game, self.closing)
         self.idle(room)
         return room
-
-    def game(self, match_id: str) -> Game | None:
-        """The match ``match_id``, loaded from the store the first time."""
-        room = self._rooms.get(match_id)
-        if room is None:
-            stored = self.read(match_id)
-            room = None if stored is None else self.loaded(stored)
-        return None if room is None else room.game
 
     async def load(self, match_id: str) -> Room | None:
         """The room of ``match_id``, its match read from the store in a thread if not held."""

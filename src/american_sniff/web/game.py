@@ -202,8 +202,8 @@ def _names(names: object, kinds: list[Any] | tuple[Any, ...]) -> list[str]:
 class Game(SessionView):
     """A match being played: its setup, every state from the first, the seats that went on.
 
-    Made from a stored match (:meth:`load`) or a new one (:meth:`create`);
-    each change goes to ``store`` first. Not safe to share between threads
+    Made from a stored match (``Game(store.load(match_id), store)``) or a new
+    one (:meth:`create`); each change goes to ``store`` first. Not safe to share between threads
     without a lock (the server holds one per game).
     """
 
@@ -276,12 +276,6 @@ class Game(SessionView):
         created = time.time()
         store.create(match_id, created, setup.to_dict())
         return cls(StoredMatch(match_id, created, setup.to_dict(), ()), store)
-
-    @classmethod
-    def load(cls, store: MatchBook, match_id: str) -> Game | None:
-        """The stored match ``match_id``, resumed, or None if there is none."""
-        stored = store.load(match_id)
-        return None if stored is None else cls(stored, store)
 
     # -- what it is now ----------------------------------------------------------------
 
@@ -384,28 +378,19 @@ class Game(SessionView):
         """
         return self.session.hint(seat)
 
-    def play(self, move: Move) -> None:
-        """Apply ``move`` (a bot's or a forced one), and log it."""
-        self.commit(self.plan_play(move))
-
     def plan_play(self, move: Move) -> Change:
-        """:meth:`play`, not yet made: see :meth:`commit`.
+        """Apply ``move`` (a bot's or a forced one), not yet made: see :meth:`commit`.
 
         :raises IllegalMove: if ``move`` is not legal now.
         """
         return Change(LogEntry("move", str(move)), self, move=move, state=apply(self.state, move))
 
-    def undo(self, seat: int) -> None:
-        """Take back ``seat``'s last placement and every action after it.
+    def plan_undo(self, seat: int) -> Change:
+        """Take back ``seat``'s last placement and every action after it: checked, not yet made.
+
+        See :meth:`commit`.
 
         :raises GameError: if it may not (see :meth:`undo_point`).
-        """
-        self.commit(self.plan_undo(seat))
-
-    def plan_undo(self, seat: int) -> Change:
-        """:meth:`undo`, checked and not yet made: see :meth:`commit`.
-
-        :raises GameError: as :meth:`undo` does.
         """
         point = self.session.checked_undo_point(seat)
         return Change(LogEntry("undo", str(point)), self, undo_to=point)

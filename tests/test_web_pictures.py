@@ -1,0 +1,95 @@
+"""The browser game's pictures on their own: drawn once per state, a kept table not drawn again.
+
+:mod:`american_sniff.web.pictures` needs no Starlette, so these run in the
+main suite; ``tests/test_web_host.py`` checks the same through the server.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from typing import Any
+
+import pytest
+
+import american_sniff.web.pictures as pictures_module
+from american_sniff import Draw, MatchState, Place, apply, legal_moves, new_match
+from american_sniff.render import render_svg, tally_svg
+from american_sniff.web.frames import NARROW_PAGE
+
+
+def _counted(monkeypatch: pytest.MonkeyPatch) -> list[tuple[object, object]]:
+    """Count the tables drawn (the layout and the page of each)."""
+    drawn: list[tuple[object, object]] = []
+
+    def counted(layout: Any, **options: Any) -> str:
+        drawn.append((layout, options.get("page")))
+        return render_svg(layout, **options)
+
+    monkeypatch.setattr(pictures_module, "render_svg", counted)
+    return drawn
+
+
+def _states(seed: int, count: int) -> list[MatchState]:
+    """The first ``count`` states of a 2-player match, each seat playing its first legal move."""
+    states = [new_match(2, seed=seed)]
+    while len(states) < count and states[-1].winner is None:
+        states.append(apply(states[-1], legal_moves(states[-1])[0]))
+    return states
+
+
+def test_the_pictures_of_a_state_are_drawn_once_and_read_back_as_their_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Asked twice for one state: the same pictures, no second drawing; the text is their JSON."""
+    drawn = _counted(monkeypatch)
+    state = _states(1, 1)[0]
+    pictures = pictures_module.Pictures()
+    first, text = pictures.drawn(state)
+    again, same = pictures.drawn(state)
+    assert again is first
+    assert same is text
+    assert json.loads("{" + text + "}") == first
+    assert drawn == [(state.layout, None), (state.layout, NARROW_PAGE)]
+    assert first["last_table"] is None  # no round settled yet
+    assert first["tallies"] == [tally_svg(score).split("\n", 1)[1] for score in state.scores]
+    assert not first["table"].startswith("<?xml")
+    assert first["table"] == render_svg(state.layout, caption=False).split("\n", 1)[1]
+
+
+def test_a_table_is_drawn_again_only_when_it_changed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A draw keeps the table (nothing drawn); a placement draws the wide and narrow tables.
+
+    A settled round's table is drawn once, when it is new.
+    """
+    drawn = _counted(monkeypatch)
+    pictures = pictures_module.Pictures()
+    kinds: set[type] = set()
+    states = _states(5, 80)
+    for before, after in itertools.pairwise(states):
+        pictures.drawn(before)
+        count = len(drawn)
+        pictures.drawn(after)
+        kinds.add(type(legal_moves(before)[0]))  # the move that made ``after``
+        new = [] if after.layout is before.layout else [after.layout]
+        expected = [(layout, page) for layout in new for page in (None, NARROW_PAGE)]
+        last, was = after.last_round, before.last_round
+        if last is not None and (was is None or last.layout is not was.layout):
+            expected.append((last.layout, None))  # the round just settled
+        assert drawn[count:] == expected
+    assert {Draw, Place} <= kinds  # the match had both kinds of action
+
+
+def test_the_last_rounds_table_is_drawn_once_for_the_round_after_it() -> None:
+    """Once a round is settled, its table goes with every state of the next round."""
+    states = _states(3, 2000)
+    settled = [s for s in states if s.last_round is not None]
+    assert settled  # the match reached a second round
+    pictures = pictures_module.Pictures()
+    last = settled[0].last_round
+    assert last is not None
+    first = pictures.drawn(settled[0])[0]["last_table"]
+    assert first == render_svg(last.layout, caption=False).split("\n", 1)[1]
+    for state in settled[1:5]:
+        if state.last_round is last:
+            assert pictures.drawn(state)[0]["last_table"] is first
