@@ -51,6 +51,8 @@ _NEEDS = {
     # The batched engine's observations (docs/ai.md skips its example of them).
     "src/american_sniff/batch/observe.py": ("numpy",),
     "src/american_sniff/batch/_npbatch.py": ("numpy",),
+    "src/american_sniff/batch/recall.py": ("numpy",),
+    "src/american_sniff/envs/features.py": ("numpy",),
     # The browser tests' DevTools driver (the web-test extra).
     "tests/cdp.py": ("websocket",),
 }

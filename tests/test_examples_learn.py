@@ -31,7 +31,15 @@ def _load(name: str) -> ModuleType:
 
 def _run(**changes: object) -> argparse.Namespace:
     run = argparse.Namespace(
-        horizon=12, gamma=0.99, lam=0.95, epochs=2, minibatch=64, clip=0.2, entropy=0.01
+        horizon=12,
+        gamma=0.99,
+        lam=0.95,
+        epochs=2,
+        minibatch=64,
+        clip=0.2,
+        entropy=0.01,
+        reward="zero-sum",
+        win=1.0,
     )
     for key, value in changes.items():
         setattr(run, key, value)
@@ -95,6 +103,57 @@ def test_an_update_moves_the_policy_and_a_frozen_copy_does_not_follow() -> None:
     masks[0, 7] = masks[1, 448] = masks[2, [30, 31]] = True
     chosen = frozen(np.zeros((3, 375), np.float32), masks)
     assert masks[np.arange(3), chosen].all()
+
+
+@pytest.mark.parametrize("head", ["actions", "plain"])
+def test_the_heads_give_logits_to_the_legal_actions_alone(head: str) -> None:
+    """Both heads: finite logits on the legal actions, -1e9 elsewhere; an unknown head raises."""
+    example = _load("selfplay_ppo")
+    torch.manual_seed(0)
+    network = example.Network(16, head)
+    env = AmericanSniffVectorEnv(6, 2, opponent="random", scaled=True)
+    observations, infos = env.reset(seed=4)
+    masks = infos["action_mask"]
+    logits, values = network(torch.as_tensor(observations), torch.as_tensor(masks))
+    assert logits.shape == (6, 450)
+    assert values.shape == (6,)
+    assert (logits[torch.as_tensor(masks)] > -1e8).all()
+    assert (logits[~torch.as_tensor(masks)] == -1e9).all()
+    with pytest.raises(ValueError, match="head must be"):
+        example.Network(16, "linear")
+
+
+def test_the_zero_sum_reward_counts_the_match_won_or_lost() -> None:
+    """Zero-sum: a match's last step carries +-win (|r| >= 0.6); no other step, nor "points"."""
+    example = _load("selfplay_ppo")
+    torch.manual_seed(0)
+    network = example.Network(16)
+    env = AmericanSniffVectorEnv(8, 2, opponent=example.greedy_policy, scaled=True)
+    observations, infos = env.reset(seed=9)
+    rollout, _ = example.collect(
+        network,
+        env,
+        (observations, infos["action_mask"], np.zeros(len(observations), bool)),
+        torch.Generator().manual_seed(1),
+        _run(horizon=150),
+    )
+    ends = rollout["ends"].reshape(-1)
+    rewards = rollout["rewards"].reshape(-1)
+    assert ends.sum() >= 4
+    assert (np.abs(rewards[ends]) >= 0.6).all()
+    assert (np.abs(rewards[~ends]) < 1).all()
+    assert (rewards[~ends] < 0).any()  # the opponents' points count against the learner
+    points = _run(horizon=150, reward="points")
+    observations, infos = env.reset(seed=9)
+    rollout, _ = example.collect(
+        network,
+        env,
+        (observations, infos["action_mask"], np.zeros(len(observations), bool)),
+        torch.Generator().manual_seed(1),
+        points,
+    )
+    assert rollout["ends"].any()
+    assert (np.abs(rollout["rewards"]) < 1).all()  # no bonus for the match
 
 
 @pytest.mark.parametrize("name", ["selfplay_ppo", "maskable_ppo"])
