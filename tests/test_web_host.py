@@ -674,8 +674,9 @@ def test_the_narrow_table_is_drawn_and_sent_only_to_the_sockets_that_show_it(
         assert pages
         assert NARROW_PAGE not in pages
         for socket in seats.values():
-            for text in socket.seen:
-                message = json.loads(text)
+            states = [m for m in map(json.loads, socket.seen) if m["type"] == "state"]
+            assert states
+            for message in states:
                 assert "table" in message
                 assert "table_narrow" not in message
         phone = FakeSocket(game.id)
