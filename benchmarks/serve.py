@@ -13,7 +13,9 @@ seat's first legal placement as soon as its state comes (or after a
 person's thinking time, with ``--think``), and goes on after each
 settlement. The clients do not draw, so their hello says
 ``"pictures": false`` and the server draws no table for them; with
-``--pictures`` they ask for the pictures as the browser's page does. Every
+``--pictures`` their hello is the browser's page's own (``play.js``: the
+seat's token, the bots' speed and the drawing of the table the page shows,
+``--table wide`` on a desktop, the default, or ``narrow`` on a phone). Every
 match is between two people (two sockets), so every action is a person's
 move or a draw the server makes for them.
 
@@ -62,6 +64,8 @@ Usage (from the repository root)::
     PYTHONPATH=src python benchmarks/serve.py --load-only --db postgresql://127.0.0.1/test \
         --workers 3                     # three workers on PostgreSQL, one socket
     PYTHONPATH=src python benchmarks/serve.py --idle-sockets 5000   # HTTP and play beside them
+    PYTHONPATH=src python benchmarks/serve.py --messages 3000  # the server's own work per action
+    PYTHONPATH=src python benchmarks/serve.py --messages 1000 --callgrind  # its instructions
 
 The results are in ``benchmarks/README.md``.
 """
@@ -79,6 +83,7 @@ import json
 import os
 import platform
 import random
+import re
 import resource
 import socket
 import statistics
@@ -173,15 +178,31 @@ def _serve(db: str, profile: str | None = None, default_gc: bool = False) -> Non
         profiler.dump_stats(profile)
 
 
-def _messages(actions: int, pictures: bool) -> dict[str, Any]:
+def _messages(  # noqa: PLR0913 - the measurement's settings, keyword-only
+    actions: int,
+    pictures: bool,
+    *,
+    seed: int = 1,
+    warm: int = 0,
+    bracket: Any = None,
+    table: str = "wide",
+) -> dict[str, Any]:
     """The server's work per action without the network: the change and every message.
 
     20 two-person matches are played in this process through the server's
     own code (:meth:`Game.plan_move` or :meth:`Game.plan_play`, then
     :meth:`Game.take`) and each action's message is made for both seats
-    (:meth:`Server.text`), with or without the pictures; no socket and no
-    database write. The CPU time per action (``time.process_time``) is what
-    a busy machine changes least.
+    (:meth:`Server.text`), with or without the pictures (with them, the
+    drawing of the table a page shows, ``table``; a server from before
+    sockets chose theirs sends every page both); no socket and no
+    database write; the collector is tuned as ``american-sniff serve`` tunes
+    it, unless ``--default-gc``. The matches are dealt from ``seed``, so that every run
+    plays the same actions. The first ``warm`` actions are played before the
+    measurement starts (the server's caches fill, as in a server that has
+    run for a while). The CPU time per action (``time.process_time``) is what
+    a busy machine changes least; with ``bracket`` (the callgrind helper
+    library, see :func:`_callgrind`) the instructions of the measured actions
+    are counted too, between callgrind's client requests.
     """
     from american_sniff.engine import legal_moves  # noqa: PLC0415 - the child's imports
     from american_sniff.web.app import Server  # noqa: PLC0415
@@ -190,15 +211,30 @@ def _messages(actions: int, pictures: bool) -> dict[str, Any]:
 
     if not pictures and "pictures" not in inspect.signature(Server.text).parameters:
         return {"actions": 0, "note": "this server always sends the pictures"}
+    deals = random.Random(seed)
+    shown: dict[str, Any] = (
+        {"table": table} if "table" in inspect.signature(Server.text).parameters else {}
+    )
+
+    def new_game() -> Game:
+        setup = new_setup(2, ["human", "human"], seed=deals.randrange(2**64))
+        return Game.create(server.store, setup)
+
     server = Server(Store(":memory:"), bot_delay=0)
-    games = [Game.create(server.store, new_setup(2, ["human", "human"])) for _ in range(20)]
+    games = [new_game() for _ in range(20)]
     done = 0
-    started = time.process_time()
-    while done < actions:
+    first: int | None = None  # the actions done when the measurement started
+    started = 0.0
+    while done < warm + actions:
+        if first is None and done >= warm:
+            first = done
+            if bracket is not None:
+                bracket.cg_start()
+            started = time.process_time()
         for game in games:
             state = game.state
             if state.winner is not None:
-                game = Game.create(server.store, new_setup(2, ["human", "human"]))  # noqa: PLW2901
+                game = new_game()  # noqa: PLW2901
                 games.append(game)
                 continue
             waiting = game.waiting_for()
@@ -217,11 +253,69 @@ def _messages(actions: int, pictures: bool) -> dict[str, Any]:
             done += 1
             for seat in (0, 1):
                 if pictures:
-                    server.text(game, seat)
+                    server.text(game, seat, **shown)
                 else:
                     server.text(game, seat, pictures=False)
     cpu = time.process_time() - started
-    return {"actions": done, "cpu_ms_per_action": round(cpu / done * 1000, 3)}
+    measured = done - (first or 0)
+    if bracket is not None:
+        bracket.cg_stop(f"{'with' if pictures else 'without'}:{measured}".encode())
+    return {"actions": measured, "cpu_ms_per_action": round(cpu / measured * 1000, 3)}
+
+
+def _callgrind(actions: int, seed: int, table: str, default_gc: bool) -> dict[str, Any]:
+    """Instructions per action of :func:`_messages`, with and without the pictures, by callgrind.
+
+    One child process runs under valgrind's callgrind with the counting off,
+    and turns it on around the measured actions alone through callgrind's
+    client requests (a small library compiled from valgrind's
+    ``callgrind.h``, as ``hosting.py`` does): the interpreter's start, the
+    imports and the warm-up are not counted. String hashing is fixed
+    (``PYTHONHASHSEED=0``), so a run repeats its count.
+    """
+    from hosting import helper  # noqa: PLC0415 - the bracket library, shared
+
+    results: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as folder:
+        library = helper(folder)
+        if library is None:
+            return {"note": "no C compiler for callgrind's client requests"}
+        out = str(Path(folder) / "callgrind.out")
+        child = subprocess.run(
+            [
+                "valgrind",
+                "--tool=callgrind",
+                "--instr-atstart=no",
+                f"--callgrind-out-file={out}",
+                sys.executable,
+                __file__,
+                "--messages",
+                str(actions),
+                "--seed",
+                str(seed),
+                "--table",
+                table,
+                *(["--default-gc"] if default_gc else []),
+                "--bracketed",
+                library,
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": "0"},
+        )
+        for dump in Path(folder).glob("callgrind.out.*"):
+            text = dump.read_text()
+            named = re.search(r"^desc: Trigger: Client Request: (\S+)", text, re.MULTILINE)
+            summed = re.search(r"^(?:summary|totals): (\d+)", text, re.MULTILINE)
+            if named and summed:
+                kind, count = named.group(1).split(":")
+                results[f"{kind} pictures"] = {
+                    "actions": int(count),
+                    "instructions_per_action": round(int(summed.group(1)) / int(count)),
+                }
+        results["timed under callgrind"] = json.loads(child.stdout)
+    return results
 
 
 class Stats:
@@ -293,6 +387,16 @@ _PICTURES = False
 
 #: The PostgreSQL database of ``--db`` (None: a SQLite file).
 _DATABASE: str | None = None
+
+#: The drawing of the table a page shows (``--table``): ``wide`` on a desktop.
+_TABLE = "wide"
+
+
+def _hello(token: str) -> dict[str, Any]:
+    """A client's hello: the page's own (``play.js``) with ``--pictures``, else no pictures."""
+    if _PICTURES:
+        return {"type": "hello", "token": token, "speed": "normal", "table": _TABLE}
+    return {"type": "hello", "token": token, "pictures": False}
 
 
 def _post(base: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -596,7 +700,7 @@ async def _table(  # noqa: PLR0913, PLR0917 - one table's settings
         for n in (0, 1):
             token = made["seats"][n]["url"].split("#", 1)[1]
             seat = await _open(base, made["id"], functools.partial(_seat_of, n, stats, think, rng))
-            seat.send({"type": "hello", "token": token, "pictures": _PICTURES})
+            seat.send(_hello(token))
             seats.append(seat)
         await asyncio.wait(
             [stop, *(s.finished for s in seats)], return_when=asyncio.FIRST_COMPLETED
@@ -629,7 +733,7 @@ async def _watched(  # noqa: PLR0913, PLR0917 - the watched table's settings
         watchers = []
         for _ in range(spectators):
             watcher = await _open(base, made["id"], Watcher)
-            watcher.send({"type": "hello", "token": token, "pictures": _PICTURES})
+            watcher.send(_hello(token))
             watchers.append(watcher)
         await asyncio.gather(*(w.ready for w in watchers))
         if not watching.done():
@@ -718,7 +822,7 @@ async def _measure(  # noqa: PLR0913, PLR0917 - one measurement's settings
         first.set_result(made)
         token = made["spectator"].split("#", 1)[1]
         stuck = await _open(base, made["id"], lambda p, h: Watcher(p, h, stuck=True), small=True)
-        stuck.send({"type": "hello", "token": token, "pictures": _PICTURES})
+        stuck.send(_hello(token))
         side.append(asyncio.create_task(_table(base, None, stop, think, rng, first)))
     tasks = [asyncio.create_task(_table(base, stats, stop, think, rng)) for _ in range(tables)]
     await asyncio.sleep(min(2.0, seconds / 5))  # everyone connected and playing
@@ -861,11 +965,27 @@ def main() -> int:
         help="the clients ask for the pictures (the tables drawn as SVG), as a browser does",
     )
     parser.add_argument(
+        "--table",
+        choices=("wide", "narrow"),
+        default="wide",
+        help="with --pictures (and --messages): the drawing of the table the pages show"
+        " (wide: a desktop's, narrow: a phone's)",
+    )
+    parser.add_argument(
         "--messages",
         type=int,
         metavar="N",
         help="only the server's own work for N actions, in this process (no network)",
     )
+    parser.add_argument(
+        "--seed", type=int, default=1, help="--messages: the seed the matches are dealt from"
+    )
+    parser.add_argument(
+        "--callgrind",
+        action="store_true",
+        help="--messages: count the instructions per action under valgrind's callgrind",
+    )
+    parser.add_argument("--bracketed", metavar="LIBRARY", help=argparse.SUPPRESS)
     parser.add_argument(
         "--load-only", action="store_true", help="only the load measurement (200 matches)"
     )
@@ -875,7 +995,8 @@ def main() -> int:
     parser.add_argument(
         "--default-gc",
         action="store_true",
-        help="leave the server's garbage collector as Python sets it (not tune_collector)",
+        help="leave the server's garbage collector as Python sets it (not tune_collector;"
+        " also for --messages)",
     )
     parser.add_argument(
         "--db",
@@ -905,10 +1026,34 @@ def main() -> int:
     if args.serve:
         _serve(args.serve, args.profile, args.default_gc)
         return 0
+    if args.messages and args.callgrind:
+        results = _callgrind(args.messages, args.seed, args.table, args.default_gc)
+        print(json.dumps(results, indent=2))
+        return 0
     if args.messages:
+        if not args.default_gc:  # as american-sniff serve does
+            from american_sniff.web.serving import tune_collector  # noqa: PLC0415
+
+            tune_collector()
+        bracket = None
+        if args.bracketed:
+            import ctypes  # noqa: PLC0415 - only under callgrind
+
+            bracket = ctypes.CDLL(args.bracketed)
+            bracket.cg_stop.argtypes = [ctypes.c_char_p]
+        warm = args.messages // 5
         results = {
-            "without pictures": _messages(args.messages, pictures=False),
-            "with pictures": _messages(args.messages, pictures=True),
+            "without pictures": _messages(
+                args.messages, pictures=False, seed=args.seed, warm=warm, bracket=bracket
+            ),
+            "with pictures": _messages(
+                args.messages,
+                pictures=True,
+                seed=args.seed,
+                warm=warm,
+                bracket=bracket,
+                table=args.table,
+            ),
         }
         print(json.dumps(results, indent=2))
         return 0
@@ -947,9 +1092,9 @@ def main() -> int:
                 print("the server did not start", file=sys.stderr)
                 return 1
             base = f"http://127.0.0.1:{int(line.split()[1])}/"
-            global _SERVER, _PICTURES, _DATABASE  # noqa: PLW0603 - read by the measurements
+            global _SERVER, _PICTURES, _DATABASE, _TABLE  # noqa: PLW0603 - read by the measurements
             _DATABASE = args.db
-            _SERVER, _PICTURES = child.pid, args.pictures
+            _SERVER, _PICTURES, _TABLE = child.pid, args.pictures, args.table
             results = asyncio.run(_run(base, args))
         finally:
             child.terminate()

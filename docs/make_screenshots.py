@@ -56,6 +56,12 @@ def _shoot(page: Page, name: str) -> None:
             "typeof draw === 'function' && typeof current !== 'undefined' && current ? draw()"
             " : typeof show === 'function' && typeof index !== 'undefined' ? show(index) : null"
         )
+        # The game page is sent the one drawing of the table its box shows: it
+        # asks for the other when the box crosses 560 px, and draws it when it comes.
+        page.wait(
+            "!document.body.dataset.table || document.body.dataset.table"
+            " === tableWanted(document.getElementById('table'))"
+        )
         page.screenshot(path, width, height)
         if shutil.which("optipng"):
             subprocess.run(["optipng", "-quiet", "-o2", "-strip", "all", str(path)], check=True)

@@ -715,6 +715,12 @@ def test_the_table_keeps_its_tiles_readable_from_a_rounds_start_to_its_end(
         for width, height in ((1280, 800), (390, 844)):
             page.size(width, height, mobile=width < 500)
             page.js("draw()")  # as the page's resize handler does
+            # The page asks for the drawing its box shows (the narrow one in a box
+            # under 560 px: a phone's, and a desktop's with four seats around
+            # the table), and draws it when it comes.
+            page.wait(
+                "document.body.dataset.table === tableWanted(document.getElementById('table'))"
+            )
             sides = page.js(_TILE_SIDES.replace("SCOPE", "#table"))
             if sides:
                 smallest[width] = min(smallest[width], *sides)

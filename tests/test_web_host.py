@@ -542,8 +542,9 @@ def test_pictures_are_drawn_once_per_state_whatever_the_watchers(
         tasks = [_connect(server, s) for s in (*seats.values(), *spectators)]
         for n, socket in seats.items():
             socket.say(type="hello", token=game.setup.seats[n].token)
-        for socket in spectators:
-            socket.say(type="hello", token=game.setup.spectator)
+        for number, socket in enumerate(spectators):  # two of them on a phone
+            table = "narrow" if number < 2 else "wide"
+            socket.say(type="hello", token=game.setup.spectator, table=table)
         await _placements(game, seats, 6)
         for socket in spectators:
             await socket.state(game.seq)
@@ -555,9 +556,11 @@ def test_pictures_are_drawn_once_per_state_whatever_the_watchers(
         assert len(drawn) == 2 * len(tables)
         assert len({(id(layout), page) for layout, page in drawn}) == len(drawn)
         assert {id(layout) for layout, _ in drawn} == tables
-        # Every spectator got the same texts, one per state.
+        # Every spectator on one page got the same texts, one per state.
         assert len(spectators[0].seen) == game.seq + 1
-        assert all(s.seen == spectators[0].seen for s in spectators)
+        assert spectators[1].seen == spectators[0].seen
+        assert all(s.seen == spectators[2].seen for s in spectators[2:])
+        assert spectators[2].seen != spectators[0].seen
         for task in tasks:
             task.cancel()
 
@@ -604,8 +607,94 @@ def test_a_client_that_does_not_draw_gets_no_pictures_and_none_are_drawn_for_it(
         tasks.append(_connect(server, watcher))
         watcher.say(type="hello", token=game.setup.spectator)
         first = await watcher.state(game.seq)
-        assert set(pictures) <= set(first)
-        assert len(drawn) == 2  # this state's table, on the wide page and the narrow one
+        assert set(pictures) - {"table_narrow"} <= set(first)
+        assert len(drawn) == 1  # this state's table, on the wide page (the page's own)
+        for task in tasks:
+            task.cancel()
+
+    _run(scenario)
+
+
+def test_the_pictures_text_is_the_json_of_the_pictures_through_whole_matches() -> None:
+    """Each state's pictures text, spliced from texts written once, is ``json.dumps`` of them.
+
+    Through whole random matches of 2 to 4 players (so with a last round's
+    table for most states), for both drawings of the table.
+    """
+    import random
+
+    from american_sniff import apply, legal_moves, new_match
+    from american_sniff.web.pictures import NARROW, WIDE, Pictures
+
+    rng = random.Random(7)
+    for players in (2, 3, 4):
+        pictures = Pictures()
+        state = new_match(players, seed=players)
+        checked = 0
+        while not state.is_over and checked < 400:
+            for table in (WIDE, NARROW):
+                drawn, text = pictures.drawn(state, table)
+                assert text == json.dumps(drawn)[1:-1]
+                checked += 1
+            state = apply(state, rng.choice(legal_moves(state)))
+        assert checked >= 100
+        assert state.last_round is not None
+
+
+def test_the_narrow_table_is_drawn_and_sent_only_to_the_sockets_that_show_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A page shows one drawing of the table: it gets that one alone, and only it is drawn.
+
+    Two seats on a desktop (no ``table`` in their hello, or ``"wide"``) get
+    ``table`` and never ``table_narrow``, and no table is drawn on the narrow
+    page. A spectator on a phone (``"table": "narrow"``) gets ``table_narrow``
+    alone, drawn on the narrow page, the same as the replay's; a ``table``
+    message switches a socket to the other drawing, and the state comes again.
+    """
+    import american_sniff.web.pictures as pictures_module
+    from american_sniff.render import render_svg as real
+    from american_sniff.web.frames import NARROW_PAGE
+
+    pages: list[object] = []
+
+    def counted(layout: Any, **options: Any) -> str:
+        pages.append(options.get("page"))
+        return real(layout, **options)
+
+    monkeypatch.setattr(pictures_module, "render_svg", counted)
+
+    async def scenario(server: Server) -> None:
+        game = _people(server)
+        seats = {n: FakeSocket(game.id) for n in (0, 1)}
+        tasks = [_connect(server, s) for s in seats.values()]
+        seats[0].say(type="hello", token=game.setup.seats[0].token)
+        seats[1].say(type="hello", token=game.setup.seats[1].token, table="wide")
+        await _placements(game, seats, 6)
+        assert pages
+        assert NARROW_PAGE not in pages
+        for socket in seats.values():
+            states = [m for m in map(json.loads, socket.seen) if m["type"] == "state"]
+            assert states
+            for message in states:
+                assert "table" in message
+                assert "table_narrow" not in message
+        phone = FakeSocket(game.id)
+        tasks.append(_connect(server, phone))
+        phone.say(type="hello", token=game.setup.spectator, table="narrow")
+        first = await phone.state(game.seq)
+        assert "table" not in first
+        narrow = real(game.state.layout, caption=False, page=NARROW_PAGE).split("\n", 1)[1]
+        assert first["table_narrow"] == narrow
+        assert pages.count(NARROW_PAGE) == 1
+        # Turned to a desktop's width: the page asks for the wide table.
+        phone.say(type="table", table="wide")
+        again = await phone.state(game.seq)
+        assert "table_narrow" not in again
+        assert again["table"] == real(game.state.layout, caption=False).split("\n", 1)[1]
+        phone.say(type="table", table="round")
+        error = await phone.next()
+        assert error == {"type": "error", "message": "a table is one of wide, narrow"}
         for task in tasks:
             task.cancel()
 

@@ -16,6 +16,7 @@ import american_sniff.web.pictures as pictures_module
 from american_sniff import Draw, MatchState, Place, apply, legal_moves, new_match
 from american_sniff.render import render_svg, tally_svg
 from american_sniff.web.frames import NARROW_PAGE
+from american_sniff.web.pictures import NARROW, WIDE
 
 
 def _counted(monkeypatch: pytest.MonkeyPatch) -> list[tuple[object, object]]:
@@ -41,7 +42,11 @@ def _states(seed: int, count: int) -> list[MatchState]:
 def test_the_pictures_of_a_state_are_drawn_once_and_read_back_as_their_text(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Asked twice for one state: the same pictures, no second drawing; the text is their JSON."""
+    """Asked twice for one state: the same pictures, no second drawing; the text is their JSON.
+
+    Only the drawing of the table asked for is made: the wide one unless the
+    narrow one is asked for (a page on a narrow screen).
+    """
     drawn = _counted(monkeypatch)
     state = _states(1, 1)[0]
     pictures = pictures_module.Pictures()
@@ -50,15 +55,24 @@ def test_the_pictures_of_a_state_are_drawn_once_and_read_back_as_their_text(
     assert again is first
     assert same is text
     assert json.loads("{" + text + "}") == first
-    assert drawn == [(state.layout, None), (state.layout, NARROW_PAGE)]
+    assert drawn == [(state.layout, None)]
+    assert "table_narrow" not in first
     assert first["last_table"] is None  # no round settled yet
     assert first["tallies"] == [tally_svg(score).split("\n", 1)[1] for score in state.scores]
     assert not first["table"].startswith("<?xml")
     assert first["table"] == render_svg(state.layout, caption=False).split("\n", 1)[1]
+    narrow, narrow_text = pictures.drawn(state, NARROW)
+    assert drawn == [(state.layout, None), (state.layout, NARROW_PAGE)]
+    assert "table" not in narrow
+    assert json.loads("{" + narrow_text + "}") == narrow
+    expected = render_svg(state.layout, caption=False, page=NARROW_PAGE).split("\n", 1)[1]
+    assert narrow["table_narrow"] == expected
+    with pytest.raises(ValueError, match="a table is one of wide, narrow"):
+        pictures.drawn(state, "round")
 
 
 def test_a_table_is_drawn_again_only_when_it_changed(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A draw keeps the table (nothing drawn); a placement draws the wide and narrow tables.
+    """A draw keeps the table (nothing drawn); a placement draws the table asked for.
 
     A settled round's table is drawn once, when it is new.
     """
@@ -67,15 +81,19 @@ def test_a_table_is_drawn_again_only_when_it_changed(monkeypatch: pytest.MonkeyP
     kinds: set[type] = set()
     states = _states(5, 80)
     for before, after in itertools.pairwise(states):
-        pictures.drawn(before)
+        pictures.drawn(before, WIDE)
+        pictures.drawn(before, NARROW)
         count = len(drawn)
-        pictures.drawn(after)
+        pictures.drawn(after, WIDE)
+        pictures.drawn(after, NARROW)
         kinds.add(type(legal_moves(before)[0]))  # the move that made ``after``
         new = [] if after.layout is before.layout else [after.layout]
-        expected = [(layout, page) for layout in new for page in (None, NARROW_PAGE)]
+        # The wide table, the round just settled (once), then the narrow table.
+        expected: list[tuple[object, object]] = [(layout, None) for layout in new]
         last, was = after.last_round, before.last_round
         if last is not None and (was is None or last.layout is not was.layout):
-            expected.append((last.layout, None))  # the round just settled
+            expected.append((last.layout, None))
+        expected += [(layout, NARROW_PAGE) for layout in new]
         assert drawn[count:] == expected
     assert {Draw, Place} <= kinds  # the match had both kinds of action
 

@@ -305,7 +305,7 @@ def _carry_on(  # noqa: PLR0913 (the parts of a search's state)
     for level, taken in enumerate(reached.tried):
         pending.append(_skipping(problem, level, placed, taken))
     tried.extend(reached.tried)
-    conflicts.extend(set(refused) for refused in reached.conflicts)
+    conflicts.extend(map(set, reached.conflicts))
 
 
 def _keep(  # noqa: PLR0913 (the parts of a search's state)
@@ -325,7 +325,7 @@ def _keep(  # noqa: PLR0913 (the parts of a search's state)
         placed=tuple(placed),
         saved=problem.save(),
         tried=tuple(tried),
-        conflicts=tuple(frozenset(refused) for refused in conflicts),
+        conflicts=tuple(map(frozenset, conflicts)),
         left=left,
     )
     recall.memory.keep(recall.context, level, chain, reached)

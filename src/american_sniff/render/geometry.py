@@ -42,7 +42,8 @@ from typing import cast
 
 import attrs
 
-from ..layout import Layout, Point, Side
+from ..layout import WORTH_OF_KEY, Layout, is_lone_double, placements_of
+from ..points import Point, Side, point_of_key
 from ..tiles import Tile
 from ._solver import Box, Extent, Memory, Recall, backjump
 
@@ -357,7 +358,7 @@ def table_geometry(layout: Layout, *, page: tuple[int, int] | None = DEFAULT_PAG
         or any(type(side) is not int or side <= 0 for side in page)
     ):
         raise ValueError(f"a page is (width, height) in positive whole units, got {page!r}")
-    if not layout.tiles:
+    if layout.is_empty:
         return Geometry((), (), Rect(0, 0, 0, 0), page)
     return _geometry(layout, page, _MEMORY)
 
@@ -551,7 +552,9 @@ class _Shape:
 
     It depends only on the layout, so the drawings of one table on several
     pages (the wide and the narrow one of the browser) share it: see
-    :func:`_shape`. It is never changed once made.
+    :func:`_shape`. It is never changed once made. A table one tile larger
+    than one already read is read from that one (:meth:`grown`): only the new
+    step and the steps whose open sides changed are read again.
     """
 
     def __init__(self, layout: Layout) -> None:
@@ -569,53 +572,134 @@ class _Shape:
         self.index = index
         # The tiles each tile may touch: those joined to it or to the tile it joins.
         neighbours: list[frozenset[int]] = []
-        children: dict[int, list[int]] = {}
+        children: dict[int, tuple[int, ...]] = {}
         for number, step in enumerate(steps):
-            parent = step.parent
-            near: set[int] = set()
-            if parent >= 0:
-                near.update((parent, steps[parent].parent))
-                near.update(children.get(parent, ()))
-                children.setdefault(parent, []).append(number)
-            neighbours.append(frozenset(near))
+            neighbours.append(_neighbours(steps, children, step.parent))
+            if step.parent >= 0:
+                children[step.parent] = (*children.get(step.parent, ()), number)
         self.neighbours: tuple[frozenset[int], ...] = tuple(neighbours)
+        self.children = children
+        self._read(layout)
+        # What the search reads of each step (see _solver.Memory).
+        self.tokens = tuple(self._token(step) for step in steps)
+        # What each step's choices depend on, beside the placement it joins.
+        self.keys = tuple(self._key(step) for step in steps)
+
+    def _read(self, layout: Layout) -> None:
+        """Read what stays open on ``layout``: the Sniff, the points, their sides and worth."""
         self.sniff = layout.sniff
         self.points = layout.points()
         open_sides: dict[Tile, set[Side]] = {}
         for point in self.points:
             open_sides.setdefault(point.tile, set()).add(point.side)
         self.open: dict[Tile, frozenset[Side]] = {t: frozenset(s) for t, s in open_sides.items()}
-        self.values = {c.point: c.value for c in layout.contributions()}
-        # What the search reads of each step (see _solver.Memory): the tile, whom
-        # it joins and how, whether it is the Sniff, and which sides stay open.
-        self.tokens = tuple(
-            (
-                step.tile.index,
-                step.parent,
-                None if step.at is None else step.at.side.value,
-                step.joined.value,
-                step.tile.is_double,
-                step.tile == self.sniff,
-                tuple(sorted(side.value for side in self.open.get(step.tile, ()))),
-            )
-            for step in steps
-        )
+        # What each counted point adds (Layout.contributions, without making them).
+        keys = layout.open_keys
+        self.values = {p: WORTH_OF_KEY[key] for p, key in zip(self.points, keys, strict=True)}
+        if is_lone_double(keys):
+            del self.values[self.points[1]]  # a lone opening double counts once, at line_a
         # Where a later table differs first: a step with an open side (the next
         # tile may join it), and the Sniff (whose branches open).
+        index = self.index
         self.keep_at = frozenset(index[point.tile] for point in self.points) | (
             frozenset() if self.sniff is None else frozenset({index[self.sniff]})
         )
 
+    def _token(self, step: _Step) -> tuple[object, ...]:
+        """All that the search reads of ``step`` (see :class:`~._solver.Memory`).
 
-#: How many layouts' shapes are kept: the last few tables drawn, so that a
-#: table drawn on two pages one after the other is read once.
-_SHAPES_KEPT = 8
+        That is the tile, whom it joins and how, whether it is the Sniff, and
+        which sides stay open.
+        """
+        return (
+            step.tile.index,
+            step.parent,
+            None if step.at is None else step.at.side.value,
+            step.joined.value,
+            step.tile.is_double,
+            step.tile == self.sniff,
+            tuple(sorted(side.value for side in self.open.get(step.tile, ()))),
+        )
+
+    def _key(self, step: _Step) -> tuple[int, str | None, str, bool]:
+        """What the choices of ``step`` depend on, beside the placement of the tile it joins.
+
+        (A step is the Sniff from the table it is placed on: the first double.)
+        """
+        side = None if step.at is None else step.at.side.value
+        return (step.tile.index, side, step.joined.value, step.tile == self.sniff)
+
+    def grown(self, layout: Layout, tile: Tile, at: Point) -> _Shape:
+        """The shape of ``layout``: this shape's table with ``tile`` placed on ``at``."""
+        grown = object.__new__(_Shape)
+        parent = self.index[at.tile]
+        joined = Side.LINE_A if tile.is_double else Side.LOW if tile.low == at.value else Side.HIGH
+        step = _Step(tile, at, joined, parent)
+        steps = self.steps
+        grown.steps = (*steps, step)
+        grown.index = {**self.index, tile: len(steps)}
+        grown.neighbours = (*self.neighbours, _neighbours(steps, self.children, parent))
+        grown.children = {**self.children, parent: (*self.children.get(parent, ()), len(steps))}
+        grown._read(layout)
+        # Only the steps whose open sides or Sniff changed are read again.
+        changed = {
+            t for t in self.open.keys() | grown.open.keys() if self.open.get(t) != grown.open.get(t)
+        }
+        if self.sniff != grown.sniff:
+            changed.update(t for t in (self.sniff, grown.sniff) if t is not None)
+        tokens = [*self.tokens, grown._token(step)]
+        for changed_tile in changed:
+            number = grown.index[changed_tile]
+            if number < len(steps):
+                tokens[number] = grown._token(steps[number])
+        grown.tokens = tuple(tokens)
+        grown.keys = (*self.keys, grown._key(step))
+        return grown
 
 
-@functools.lru_cache(maxsize=_SHAPES_KEPT)
+def _neighbours(
+    steps: Sequence[_Step], children: dict[int, tuple[int, ...]], parent: int
+) -> frozenset[int]:
+    """The steps a new step joining ``parent`` may touch: its parent's, and its siblings so far."""
+    if parent < 0:
+        return frozenset()
+    return frozenset((parent, steps[parent].parent, *children.get(parent, ())))
+
+
+#: The shapes read, by the id of the table's chain of placements (see
+#: :func:`~american_sniff.layout.placements_of`; the entry holds the chain): a
+#: table drawn on two pages is read once, and a table one tile larger than
+#: one read before is read from it. At most this many are kept, then all are
+#: forgotten (a few KB each: enough for a server drawing 200 matches).
+_SHAPES_KEPT = 1024
+_SHAPES: dict[int, tuple[object, _Shape]] = {}
+
+
 def _shape(layout: Layout) -> _Shape:
-    """The shape of ``layout`` (a non-empty one), kept for the next few drawings."""
-    return _Shape(layout)
+    """The shape of ``layout`` (a non-empty one), read once (see :data:`_SHAPES`)."""
+    node = placements_of(layout)
+    kept = _SHAPES.get(id(node))
+    if kept is not None and kept[0] is node:
+        return kept[1]
+    tile, key, before = node
+    older = None if before is None else _SHAPES.get(id(before))
+    if older is not None and older[0] is before and key is not None:
+        shape = older[1].grown(layout, tile, point_of_key(key))
+    else:
+        shape = _Shape(layout)
+    if len(_SHAPES) >= _SHAPES_KEPT:
+        _SHAPES.clear()
+    _SHAPES[id(node)] = (node, shape)
+    return shape
+
+
+#: Each step's choices, by the id of the placement of the tile it joins (the
+#: entry holds that placement) and what else they depend on (see
+#: :meth:`_Shape._key`): a table's search lays most of its tiles from the same
+#: placements as the search of the table before. At most this many are kept,
+#: then all are forgotten.
+_CHOICES_KEPT = 1 << 14
+_CHOICES: dict[tuple[int, tuple[object, ...]], tuple[TilePlacement, tuple[TilePlacement, ...]]] = {}
 
 
 # What _Problem.save gives: the occupied boxes, their owners, whether each is
@@ -650,7 +734,8 @@ class _Problem:
         self.owners: list[int] = []  # ... the step that laid out each ...
         self.tiles: list[bool] = []  # ... and whether it is a tile
         self.extents: list[Extent] = []  # per step laid out: the extent with it
-        self.checked: tuple[TilePlacement | None, list[Rect]] = (None, [])
+        # The choice last checked: its rectangles and their span.
+        self.checked: tuple[TilePlacement | None, list[Rect], Box] = (None, [], (0, 0, 0, 0))
 
     def solve(
         self, page: tuple[int, int] | None, memory: Memory | None
@@ -674,36 +759,59 @@ class _Problem:
     def candidates(self, level: int, placed: Sequence[TilePlacement]) -> Iterator[TilePlacement]:
         """The ways to lay out step ``level``, best first, given the tiles laid out before it."""
         step = self.steps[level]
+        if step.at is None:
+            return iter(self._choices(step, None))
+        joins = placed[step.parent]
+        key = self.shape.keys[level]
+        kept = _CHOICES.get((id(joins), key))
+        if kept is not None and kept[0] is joins:
+            return iter(kept[1])
+        choices = self._choices(step, joins)
+        if len(_CHOICES) >= _CHOICES_KEPT:
+            _CHOICES.clear()
+        _CHOICES[id(joins), key] = (joins, choices)
+        return iter(choices)
+
+    def _choices(self, step: _Step, joins: TilePlacement | None) -> tuple[TilePlacement, ...]:
+        """The ways to lay out ``step`` joining the tile placed as ``joins``, best first."""
         tile = step.tile
         is_sniff = tile == self.sniff
-        if step.at is None:
+        if step.at is None or joins is None:
             # The opening tile lies across the page, centred on the origin.
             start = -_Q if tile.is_double else -_H
-            yield _straight(tile, step.joined, start, 0, Direction.EAST, is_sniff)
-            return
-        edge = placed[step.parent].edge(step.at.side)
+            return (_straight(tile, step.joined, start, 0, Direction.EAST, is_sniff),)
+        edge = joins.edge(step.at.side)
         mx, my = edge.midpoint
         out = edge.facing
-        yield _straight(tile, step.joined, mx, my, out, is_sniff)
-        if not tile.is_double:
-            yield _turned(tile, step.joined, mx, my, out, out.right)
-            yield _turned(tile, step.joined, mx, my, out, out.left)
+        straight = _straight(tile, step.joined, mx, my, out, is_sniff)
+        if tile.is_double:
+            return (straight,)
+        return (
+            straight,
+            _turned(tile, step.joined, mx, my, out, out.right),
+            _turned(tile, step.joined, mx, my, out, out.left),
+        )
 
     def markers(self, placement: TilePlacement) -> list[Rect]:
         """The marker squares of the sides of ``placement`` still open at the end."""
         sides = self.open.get(placement.tile, ())
         return [_marker_square(edge) for edge in placement.edges if edge.side in sides]
 
-    def _rects(self, choice: TilePlacement) -> list[Rect]:
-        """The tile's rectangle and its marker squares (the last checked, kept)."""
-        if self.checked[0] is not choice:
-            self.checked = (choice, [choice.rect, *self.markers(choice)])
-        return self.checked[1]
+    def _rects(self, choice: TilePlacement) -> tuple[list[Rect], Box]:
+        """The tile's rectangle and its marker squares, and their span (the last checked, kept)."""
+        checked = self.checked
+        if checked[0] is not choice:
+            rect = choice.rect
+            if choice.tile in self.open:
+                new = [rect, *self.markers(choice)]
+                checked = self.checked = (choice, new, _span(new))
+            else:  # no open side: the tile alone (most tiles)
+                checked = self.checked = (choice, [rect], (rect.x0, rect.y0, rect.x1, rect.y1))
+        return checked[1], checked[2]
 
     def lay(self, level: int, choice: TilePlacement) -> None:
         """Lay ``choice`` out as step ``level``."""
-        new = self._rects(choice)
-        box = _span(new)
+        new, box = self._rects(choice)
         self.extents.append(
             self.extents[-1].grown(box, level) if self.extents else Extent(box, (level,) * 4)
         )
@@ -731,7 +839,7 @@ class _Problem:
 
     def refusal(self, level: int, choice: TilePlacement) -> set[int]:
         """The earlier steps that keep step ``level``'s ``choice`` out (empty if none)."""
-        new = self._rects(choice)
+        new, span = self._rects(choice)
         occupied, owners, tiles, page = self.occupied, self.owners, self.tiles, self.page
         # A tile or a marker square may not overlap anything laid out before it.
         # On a page, a tile also keeps clear of the tiles it is not joined to, so
@@ -761,16 +869,14 @@ class _Problem:
         if page is None or not self.extents:
             return set()
         # The table must fit on the page: the steps reaching its far sides refuse.
-        return self.extents[-1].overflow(_span(new), page)[1]
+        return self.extents[-1].overflow(span, page)[1]
 
     def geometry(
         self, placements: Sequence[TilePlacement], page: tuple[int, int] | None
     ) -> Geometry:
-        """The result for a solved table."""
-        bounds = placements[0].rect
-        for placement in placements:
-            for rect in (placement.rect, *self.markers(placement)):
-                bounds = bounds.union(rect)
+        """The result for a solved table (whose steps are all laid out)."""
+        # Every tile and marker square is laid out: their bounds are the extent's.
+        bounds = Rect(*self.extents[-1].box)
         anchors = []
         for point in self.points:
             edge = placements[self.index[point.tile]].edge(point.side)

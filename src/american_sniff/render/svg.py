@@ -23,9 +23,10 @@ import math
 from xml.sax.saxutils import escape, quoteattr
 
 from ..layout import Layout
+from ..points import Point
 from ..rules import placement_points
-from ..tiles import Tile
-from .geometry import DEFAULT_PAGE, Geometry, Orientation, Rect, table_geometry
+from ..tiles import ALL_TILES, Tile
+from .geometry import DEFAULT_PAGE, Geometry, Orientation, Rect, TilePlacement, table_geometry
 
 __all__ = ["PIP_SPOTS", "render_svg"]
 
@@ -77,7 +78,7 @@ def render_svg(
     geometry = table_geometry(layout, page=page)
     bounds = geometry.bounds
     drawing_width = bounds.width * _SCALE + 2 * _MARGIN
-    drawing_height = bounds.height * _SCALE + 2 * _MARGIN if layout.tiles else 0
+    drawing_height = bounds.height * _SCALE + 2 * _MARGIN if geometry.tiles else 0
     # The page is as wide as the drawing, or as the caption's longest line.
     text = _caption_lines(layout) if caption else []
     longest = max((len(line) for line in text), default=0)
@@ -92,28 +93,17 @@ def render_svg(
         '<?xml version="1.0" encoding="UTF-8"?>',
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{_num(width)}" height="{_num(height)}"'
         f' viewBox="0 0 {_num(width)} {_num(height)}">',
-        f"<title>{escape(_title(layout))}</title>",
+        f"<title>{escape(_title(geometry))}</title>",
         f'<rect class="background" width="{_num(width)}" height="{_num(height)}" fill="#ffffff"/>',
     ]
-    for placed in geometry.tiles:
-        out.extend(
-            _tile(
-                placed.tile,
-                placed.rect,
-                placed.low_half,
-                placed.high_half,
-                placed.orientation is Orientation.HORIZONTAL,
-                placed.tile == layout.sniff,
-                ox,
-                oy,
-            )
-        )
+    sniff = layout.sniff
+    out.extend(_tile_text(placed, placed.tile == sniff, ox, oy) for placed in geometry.tiles)
     out.extend(_markers(geometry, ox, oy))
     if text:
         out.append(
             f'<g class="caption" font-family="{_FONT}" font-size="{_CAPTION_FONT}" fill="{_INK}">'
         )
-        top = drawing_height + (_CAPTION_LINE if not layout.tiles else _CAPTION_LINE * 0.8)
+        top = drawing_height + (_CAPTION_LINE if not geometry.tiles else _CAPTION_LINE * 0.8)
         for number, line in enumerate(text):
             y = top + number * _CAPTION_LINE
             out.append(f'<text x="{_num(_MARGIN)}" y="{_num(y)}">{escape(line)}</text>')
@@ -122,11 +112,49 @@ def render_svg(
     return "\n".join(out) + "\n"
 
 
-def _title(layout: Layout) -> str:
+def _title(geometry: Geometry) -> str:
     """The document's title: the tiles in the order they were placed."""
-    if not layout.tiles:
+    if not geometry.tiles:
         return "American Sniff: the empty table"
-    return "American Sniff table: " + " ".join(str(tile) for tile in layout.tiles)
+    names = [_NAMES[placed.tile.index] for placed in geometry.tiles]
+    return "American Sniff table: " + " ".join(names)
+
+
+#: Each tile's name (``[1|4]``), by its index.
+_NAMES = tuple(str(tile) for tile in ALL_TILES)
+
+
+#: Each tile's drawing as one piece of text, by the id of its placement (the
+#: entry holds the placement), whether it is the Sniff and the drawing's
+#: origin: the placements of a table drawn before are the same objects (the
+#: geometry keeps them), so most of a table's tiles are found here without
+#: reading their rectangles. At most this many are kept, then all are forgotten.
+_TILE_TEXTS_KEPT = 1 << 12
+_TILE_TEXTS: dict[tuple[int, bool, float, float], tuple[TilePlacement, str]] = {}
+
+
+def _tile_text(placed: TilePlacement, sniff: bool, ox: float, oy: float) -> str:
+    """The lines of :func:`_tile` for ``placed``, joined (see :data:`_TILE_TEXTS`)."""
+    key = (id(placed), sniff, ox, oy)
+    kept = _TILE_TEXTS.get(key)
+    if kept is not None and kept[0] is placed:
+        return kept[1]
+    text = "\n".join(
+        _tile(
+            placed.tile,
+            placed.rect,
+            placed.low_half,
+            placed.high_half,
+            placed.orientation is Orientation.HORIZONTAL,
+            sniff,
+            ox,
+            oy,
+        )
+    )
+    if len(_TILE_TEXTS) >= _TILE_TEXTS_KEPT:
+        _TILE_TEXTS.clear()
+    _TILE_TEXTS[id(placed), sniff, ox, oy] = (placed, text)
+    return text
 
 
 @functools.lru_cache(maxsize=1 << 14)
@@ -211,29 +239,39 @@ def _markers(geometry: Geometry, ox: float, oy: float) -> list[str]:
     """
     lone = len(geometry.tiles) == 1 and geometry.tiles[0].tile.is_double
     shared = sum(anchor.value or 0 for anchor in geometry.anchors)
-    lines = []
+    lines: list[str] = []
     for anchor in geometry.anchors:
         cx, cy = anchor.marker.center
         x, y = ox + cx * _SCALE, oy + cy * _SCALE
-        point = quoteattr(str(anchor.point))
-        circle = f'<circle cx="{_num(x)}" cy="{_num(y)}" r="{_num(_MARKER_RADIUS)}"'
-        value = shared if lone else anchor.value
-        kind = "point counted shared" if lone else "point counted"
-        lines.append(f'<g class="{kind}" data-point={point} data-value="{value}">')
-        lines.append(f'{circle} fill="{_MARKER}"/>')
-        if lone:
-            ring = _MARKER_RADIUS + 3
-            lines.append(
-                f'<circle cx="{_num(x)}" cy="{_num(y)}" r="{_num(ring)}" fill="none"'
-                f' stroke="{_MARKER}" stroke-width="1" stroke-dasharray="3 2"/>'
-            )
-        lines.append(
-            f'<text x="{_num(x)}" y="{_num(y + 4)}" text-anchor="middle"'
-            f' font-family="{_FONT}" font-size="12" font-weight="bold"'
-            f' fill="#ffffff">{value}</text>'
-        )
-        lines.append("</g>")
+        lines.extend(_marker(anchor.point, shared if lone else anchor.value, lone, x, y))
     return lines
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _marker(point: Point, value: int | None, lone: bool, x: float, y: float) -> tuple[str, ...]:
+    """The lines of one marker: its circle at ``(x, y)`` (ringed if ``lone``), its value.
+
+    Kept: a table's markers mostly stay where they were on the table before.
+    """
+    circle = f'<circle cx="{_num(x)}" cy="{_num(y)}" r="{_num(_MARKER_RADIUS)}"'
+    kind = "point counted shared" if lone else "point counted"
+    lines = [
+        f'<g class="{kind}" data-point={quoteattr(str(point))} data-value="{value}">',
+        f'{circle} fill="{_MARKER}"/>',
+    ]
+    if lone:
+        ring = _MARKER_RADIUS + 3
+        lines.append(
+            f'<circle cx="{_num(x)}" cy="{_num(y)}" r="{_num(ring)}" fill="none"'
+            f' stroke="{_MARKER}" stroke-width="1" stroke-dasharray="3 2"/>'
+        )
+    lines.append(
+        f'<text x="{_num(x)}" y="{_num(y + 4)}" text-anchor="middle"'
+        f' font-family="{_FONT}" font-size="12" font-weight="bold"'
+        f' fill="#ffffff">{value}</text>'
+    )
+    lines.append("</g>")
+    return tuple(lines)
 
 
 def _caption_lines(layout: Layout) -> list[str]:

@@ -38,7 +38,12 @@ Routes:
   (:func:`~american_sniff.views.event_for`), and pictures made from the view
   (the table and the tallies), and nothing else. A hello with
   ``"pictures": false`` (a scripted client that does not draw) gets the
-  messages without the pictures, which are then not drawn for it. The browser sends ``move``
+  messages without the pictures, which are then not drawn for it. The table
+  comes in the one drawing the page shows: the wide one as ``table``, or,
+  when the hello says ``"table": "narrow"`` (a box under 560 pixels wide),
+  the narrow one as ``table_narrow`` (see :mod:`american_sniff.web.pictures`);
+  ``{"type": "table", "table": "wide"}`` (or ``"narrow"``) switches, and the
+  state comes again with that drawing. The browser sends ``move``
   (with the ``seq`` it saw), ``hint``, ``undo``, ``continue``, ``speed`` and,
   once the match is over, ``rematch``: a new match with the same seats, links
   and names and a fresh seed (one per match, however many ask), whose id every
@@ -116,6 +121,7 @@ from .limits import (
     host_allowed,
 )
 from .listener import Listener
+from .pictures import WIDE
 from .routes import LIST_PAGE, MAX_REPLAY_BYTES, STATIC, Routes, page, refuse
 from .store import MatchBook, Writer
 from .transport import Sockets
@@ -263,13 +269,15 @@ class Server:
         """The most rounds a match may have (None: no cap)."""
         return self.flow.max_rounds
 
-    def text(self, game: Game, viewer: int | str, *, pictures: bool = True) -> str:
+    def text(
+        self, game: Game, viewer: int | str, *, pictures: bool = True, table: str = WIDE
+    ) -> str:
         """The message that tells ``viewer`` how ``game`` stands, as JSON text.
 
         See :meth:`Room.text <american_sniff.web.rooms.Room.text>`; a match
         that was not held in memory is held from now on.
         """
-        return self.rooms.room(game).text(viewer, pictures=pictures)
+        return self.rooms.room(game).text(viewer, pictures=pictures, table=table)
 
     async def socket(self, socket: WebSocket) -> None:
         """``WS /ws/{id}``: one browser's connection to one match.

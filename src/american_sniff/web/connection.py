@@ -64,17 +64,21 @@ class Connection:
     :param limit: The most messages that may wait (:data:`SEND_QUEUE`).
     :param pictures: Whether its messages carry the pictures (the browser's
         page draws them; a scripted client may say it does not want them).
+    :param table: Which drawing of the table they carry
+        (:data:`~american_sniff.web.pictures.WIDE` or
+        :data:`~american_sniff.web.pictures.NARROW`): the one the page shows.
     :param limits: How fast it may send messages and ask for hints (its own
         token buckets, :attr:`messages` and :attr:`hints`).
     """
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 (the options are keyword-only, each with a default)
         self,
         socket: WebSocket,
         viewer: int | str,
         limit: int = SEND_QUEUE,
         *,
         pictures: bool = True,
+        table: str = "wide",  # web.pictures.WIDE (pictures comes after this module)
         limits: SocketLimits | None = None,
     ) -> None:
         #: The WebSocket.
@@ -83,6 +87,8 @@ class Connection:
         self.viewer = viewer
         #: Whether its messages carry the pictures.
         self.pictures = pictures
+        #: Which drawing of the table they carry (the page's, which may change).
+        self.table = table
         #: Whether it was dropped (its queue filled, or its socket failed).
         self.dropped = False
         limits = SocketLimits() if limits is None else limits

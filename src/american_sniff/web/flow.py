@@ -283,19 +283,49 @@ class Flow:
 
     # -- a browser's message ------------------------------------------------------------
 
+    async def _commit_or_replan(
+        self, room: Room, change: Change, viewer: int, message: dict[str, Any]
+    ) -> None:
+        """Commit ``change``; if the log grew meanwhile, plan the message again where it still holds.
+
+        Planned again on the match read back, where nothing it depends on
+        changed: going on never depends on the others, and a move only on the
+        actions (another seat going on, on another worker, adds none).
+
+        :raises Stale: where the message no longer holds.
+        """
+        game, kind = room.game, message.get("type")
+        try:
+            await self.commit(room, change)
+        except Stale:
+            again: Change | None
+            if kind == "continue":
+                again = game.plan_go_on(viewer)
+            elif kind == "move" and game.seq == message.get("seq"):
+                again = game.plan_move(viewer, message.get("move"), game.seq)
+            else:
+                raise
+            if again is not None:
+                await self.commit(room, again)
+
     async def message(self, room: Room, connection: Connection, message: dict[str, Any]) -> bool:
         """Carry out one message of a browser and answer it; whether the bots may have to go on.
 
         A refused message is answered with an ``error`` message that says
         why; a change is followed by every browser's new state, and by the
         reason if it ended the match at the cap. A hint is answered to its
-        asker alone, and a speed sets the bots' speed of the match.
+        asker alone, a speed sets the bots' speed of the match, and a table
+        (the drawing of the table the page now shows) is answered with the
+        asker's message again, with that drawing.
         """
         game = room.game
         viewer = connection.viewer
         ended = None
         try:
             kind = message.get("type")
+            if kind == "table":  # the drawing of the table the page now shows
+                room.show(connection, message.get("table"))
+                return False
             if not isinstance(viewer, int):
                 raise GameError("a spectator watches: only the seats play")
             async with room.lock:
@@ -324,24 +354,10 @@ class Flow:
                     return False
                 else:
                     raise GameError(
-                        "the messages are move, hint, undo, continue, speed and rematch"
+                        "the messages are move, hint, undo, continue, speed, table and rematch"
                     )
                 if change is not None:
-                    try:
-                        await self.commit(room, change)
-                    except Stale:
-                        # Planned again on the match read back, where nothing it
-                        # depends on changed: going on never depends on the others,
-                        # and a move only on the actions (another seat going on, on
-                        # another worker, adds none).
-                        if kind == "continue":
-                            change = game.plan_go_on(viewer)
-                        elif kind == "move" and game.seq == message.get("seq"):
-                            change = game.plan_move(viewer, message.get("move"), game.seq)
-                        else:
-                            raise
-                        if change is not None:
-                            await self.commit(room, change)
+                    await self._commit_or_replan(room, change, viewer, message)
                     ended = self.cap(room)
         except GameError as error:
             room.error(connection, str(error))

@@ -21,8 +21,8 @@ from typing import Any
 
 from ..views import event_for, spectator_view, view_for
 from .connection import TOO_SLOW, Connection, close
-from .game import Game
-from .pictures import Pictures
+from .game import Game, GameError
+from .pictures import TABLES, WIDE, Pictures
 
 __all__ = ["Room", "viewer_of"]
 
@@ -123,7 +123,7 @@ class Room:
             )
         return made
 
-    def text(self, viewer: int | str, *, pictures: bool = True) -> str:
+    def text(self, viewer: int | str, *, pictures: bool = True, table: str = WIDE) -> str:
         """The message that tells ``viewer`` how the match stands, as JSON text.
 
         It holds the viewer's view and nothing more: ``type`` (``"state"``),
@@ -131,14 +131,14 @@ class Room:
         ``can_undo``, ``rematch`` (the rematch's id, or null), ``ended`` (why
         the match ended at the server's cap, or null), ``view`` (the view
         document), ``event`` (the last action as the viewer sees it),
-        ``settled``, and the pictures (:meth:`Pictures.drawn
-        <american_sniff.web.pictures.Pictures.drawn>`) unless ``pictures`` is
-        false.
+        ``settled``, and the pictures with the drawing ``table`` of the table
+        (:meth:`Pictures.drawn <american_sniff.web.pictures.Pictures.drawn>`)
+        unless ``pictures`` is false.
 
         The view and the event are made once per change of the match and
-        viewer, the pictures once per state (the same for every viewer) and
-        only if some browser wants them; only the small members are made for
-        each message.
+        viewer, the pictures once per state and drawing (the same for every
+        viewer) and only if some browser shows them; only the small members
+        are made for each message.
         """
         head, seen = self._seen(viewer)
         rematch = self.rematch
@@ -147,7 +147,7 @@ class Room:
         why = "null" if ended is None else json.dumps(ended)
         if not pictures:
             return f'{head}, "rematch": {link}, "ended": {why}, {seen}}}'
-        drawn = self.pictures.drawn(self.game.state)[1]
+        drawn = self.pictures.drawn(self.game.state, table)[1]
         return f'{head}, "rematch": {link}, "ended": {why}, {seen}, {drawn}}}'
 
     # -- the fan-out ---------------------------------------------------------------------
@@ -158,7 +158,23 @@ class Room:
         Nothing here waits on a browser: each has its own queue and sender.
         """
         for connection in list(self.sockets):
-            self.send(connection, self.text(connection.viewer, pictures=connection.pictures))
+            self.send(connection, self._text_for(connection))
+
+    def _text_for(self, connection: Connection) -> str:
+        """:meth:`text` as ``connection`` asked for it."""
+        return self.text(connection.viewer, pictures=connection.pictures, table=connection.table)
+
+    def show(self, connection: Connection, table: object) -> None:
+        """Send ``connection`` its message again, with the drawing ``table`` its page now shows.
+
+        :raises GameError: if ``table`` is not one of
+            :data:`~american_sniff.web.pictures.TABLES`.
+        """
+        if not isinstance(table, str) or table not in TABLES:
+            raise GameError(f"a table is one of {', '.join(TABLES)}")
+        connection.table = table
+        if connection.pictures:
+            self.send(connection, self._text_for(connection))
 
     def send(self, connection: Connection, text: str) -> None:
         """Queue ``text`` for ``connection``, and drop it if its queue is full."""

@@ -26,6 +26,7 @@ from .driver import Driver
 from .flow import BOT_SPEEDS, Flow
 from .game import GameError
 from .limits import Limit, Rate, SocketLimits, same_origin, taken
+from .pictures import TABLES, WIDE
 from .rooms import Room, viewer_of
 
 if TYPE_CHECKING:
@@ -130,10 +131,10 @@ class Sockets:
         rooms = self.rooms
         room = await rooms.load(match_id)
         viewer = None
-        pictures = True
+        pictures, table = True, WIDE
         if room is not None:
             try:
-                viewer, pictures = await self._greeted(socket, room)
+                viewer, pictures, table = await self._greeted(socket, room)
             except WebSocketDisconnect:
                 return
             except asyncio.TimeoutError:
@@ -147,11 +148,11 @@ class Sockets:
         seat = f"{viewer} {match_id}" if isinstance(viewer, int) else ""
         if not await self._admitted(socket, seat, room):
             return
-        connection = Connection(socket, viewer, pictures=pictures, limits=self.limits)
+        connection = Connection(socket, viewer, pictures=pictures, table=table, limits=self.limits)
         pump = asyncio.create_task(connection.pump())
         room.sockets[connection] = pump
         try:
-            room.send(connection, room.text(viewer, pictures=pictures))
+            room.send(connection, room.text(viewer, pictures=pictures, table=table))
             if room.ended is not None:
                 room.error(connection, room.ended)
             self.driver.drive(room)
@@ -243,8 +244,11 @@ class Sockets:
             return _too_often("hints from this address", self.limits.address_hints, wait)
         return None
 
-    async def _greeted(self, socket: WebSocket, room: Room) -> tuple[int | str | None, bool]:
-        """The viewer whose token the browser's hello gives (None: none), and whether it draws.
+    async def _greeted(self, socket: WebSocket, room: Room) -> tuple[int | str | None, bool, str]:
+        """The viewer whose token the hello gives (None: none), whether it draws, and what.
+
+        What it draws is the hello's ``table`` (one of
+        :data:`~american_sniff.web.pictures.TABLES`; anything else is the wide one).
 
         The browser counts as connected while its hello is awaited, so that
         the match is not forgotten meanwhile (the browser would keep a game
@@ -263,9 +267,14 @@ class Sockets:
             speed = hello.get("speed")
             if isinstance(viewer, int) and isinstance(speed, str) and speed in BOT_SPEEDS:
                 room.speed = speed
-            return viewer, hello.get("pictures", True) is not False
+            table = hello.get("table")
+            return (
+                viewer,
+                hello.get("pictures", True) is not False,
+                table if isinstance(table, str) and table in TABLES else WIDE,
+            )
         except GameError:
-            return None, True
+            return None, True, WIDE
         finally:
             room.arriving -= 1
             if viewer is None and not room.arriving and not room.sockets:

@@ -101,10 +101,18 @@ async function fetchJson(url, options) {
   return body;
 }
 
-// The table's figure for a box: the portrait one (drawn on a narrow page) when
-// the box is narrow, so that the arms turn sooner and the tiles stay large.
+// Which of the table's figures a box shows: the portrait one (drawn on a narrow
+// page) when the box is narrow, so that the arms turn sooner and the tiles stay
+// large. Before the box is laid out, the window's width decides.
+function tableWanted(box) {
+  return (box.clientWidth || window.innerWidth) < 560 ? "narrow" : "wide";
+}
+
+// The figure for a box, of those given (the game page is sent only the one it
+// asked for; the replay gets both).
 function tableFor(box, wide, narrow) {
-  return narrow && box.clientWidth < 560 ? narrow : wide;
+  if (!wide || !narrow) return wide || narrow || "";
+  return box.clientWidth < 560 ? narrow : wide;
 }
 
 // Fit a table figure to its box: as large as the box's width and `maxHeight`

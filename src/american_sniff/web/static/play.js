@@ -18,6 +18,7 @@ let freshTiles = new Set();  // tiles new on the table in the last state receive
 let askedRematch = false;    // this page asked for the rematch: it goes there when made
 let parked = null;      // the control the page itself last moved the focus to
 let returnTo = null;    // where the focus was when a dialog opened: it goes back there
+let askedTable = null;  // the drawing of the table the server sends: "wide" or "narrow"
 const SPEEDS = ["instant", "normal", "slow"];
 let speed = SPEEDS.includes(localStorage.getItem("sniff-speed")) ? localStorage.getItem("sniff-speed") : "normal";
 
@@ -86,7 +87,10 @@ function actionText(action) {
 function connect() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
   socket = new WebSocket(`${scheme}://${location.host}/ws/${matchId}`);
-  socket.onopen = () => socket.send(JSON.stringify({ type: "hello", token, speed }));
+  socket.onopen = () => {
+    askedTable = tableWanted($("table"));
+    socket.send(JSON.stringify({ type: "hello", token, speed, table: askedTable }));
+  };
   socket.onmessage = (event) => receive(JSON.parse(event.data));
   socket.onclose = (event) => {
     document.body.dataset.connected = "no";
@@ -95,6 +99,17 @@ function connect() {
     $("status").textContent = "The connection was lost: reconnecting…";
     setTimeout(connect, 1000);
   };
+}
+
+// The server sends the one drawing of the table the page shows (the narrow one
+// for a box under 560 px): ask for the other when the box crosses that width.
+function askForTable(box) {
+  const wanted = tableWanted(box);
+  if (askedTable === null || wanted === askedTable) return;
+  if (socket && socket.readyState === WebSocket.OPEN) {
+    askedTable = wanted;
+    socket.send(JSON.stringify({ type: "table", table: wanted }));
+  }
 }
 
 function send(message) {
@@ -343,6 +358,8 @@ function drawTable(moves) {
   const box = $("table");
   const view = current.view;
   box.innerHTML = tableFor(box, current.table, current.table_narrow);
+  document.body.dataset.table = current.table_narrow ? "narrow" : "wide";
+  askForTable(box);
   const svg = box.querySelector("svg");
   words = pointWordsOf(svg);
   if (svg) {
