@@ -286,7 +286,7 @@ class Flow:
     async def _commit_or_replan(
         self, room: Room, change: Change, viewer: int, message: dict[str, Any]
     ) -> None:
-        """Commit ``change``; if the log grew meanwhile, plan the message again where it still holds.
+        """Commit ``change``; if the log grew meanwhile, plan the message again if it still holds.
 
         Planned again on the match read back, where nothing it depends on
         changed: going on never depends on the others, and a move only on the
