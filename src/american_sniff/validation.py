@@ -328,14 +328,7 @@ def _plain_node(
 
 def _explain_node(action: _Node, index: int, players: int, what: str) -> None:
     """Raise the InvalidState that names what is wrong with a node that is not plain."""
-    seat, move, tile, end_sum, points, scores = (
-        action[0],
-        action[1],
-        action[2],
-        action[3],
-        action[4],
-        action[5],
-    )
+    seat, move, tile, end_sum, points, scores = action[:6]
     where = f"action {index} of {what}"
     _seat(seat, players, f"the seat of {where}")
     if type(move) not in (Place, Draw, Pass):
