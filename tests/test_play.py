@@ -572,7 +572,6 @@ def test_the_table_at_a_rounds_end_is_its_picture() -> None:
         assert re.search(r"[\]}][\[{]\d\|\d[\]}]", table), table
 
 
-@pytest.mark.sweep
 def test_a_crowded_screen_names_the_arm_alone_before_it_falls_back_to_the_notation() -> None:
     """With more moves than room, the moves name the arm alone ("on the right").
 

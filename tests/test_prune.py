@@ -300,7 +300,6 @@ def _deals_played(bot: SearchBot, view: PlayerView, monkeypatch: pytest.MonkeyPa
     return played
 
 
-@pytest.mark.sweep
 def test_a_clear_choice_ends_early_and_no_choice_plays_more_than_the_budget(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

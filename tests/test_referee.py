@@ -589,7 +589,6 @@ def _short_text() -> str:
     return record_match(states[: end + 3]).to_json()
 
 
-@pytest.mark.sweep
 @given(data=st.data())
 def test_any_changed_document_is_refused_or_refereed(data: st.DataObject) -> None:
     """Values replaced by any JSON, or by values alike: InvalidRecord, or a report; nothing else."""
