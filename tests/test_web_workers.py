@@ -806,3 +806,78 @@ def _stored(store: MatchBook, match_id: str) -> Any:
     stored = store.load(match_id)
     assert stored is not None
     return stored
+
+
+def test_a_seat_going_on_refused_twice_through_a_server_behind_still_goes_on(
+    opener: Opener,
+) -> None:
+    """A seat's ``continue``, refused as stale twice in a row, is planned again until it lands.
+
+    Issue 41, as seen with two workers: one seat goes on through one worker
+    and, at once, opens the round; the other seat goes on through another
+    worker, whose copy lacks the first ``continue`` (refused, read again,
+    planned again), then the opening (refused again). Going on depends on
+    neither, so it lands, and its seat is told no "the table has changed".
+    """
+    store = opener()
+    game = Game.create(store, new_setup(2, ["human", "human"], seed=5))
+    while game.state.round == 1:
+        state = game.state
+        forced = game.forced()
+        if forced is not None:
+            game.commit(game.plan_play(forced))
+            continue
+        move = next(m for m in view_for(state, state.turn).legal_moves if isinstance(m, Place))
+        game.commit(game.plan_move(state.turn, str(move), game.seq))
+    opener_seat = game.state.turn
+    other = 1 - opener_seat
+    seq, round_now = game.seq, game.state.round
+    opening = next(m for m in view_for(game.state, opener_seat).legal_moves if isinstance(m, Place))
+    store.close()
+    token = game.setup.seats[other].token
+    writer = opener()
+    ahead = Game(_stored(writer, game.id), writer)
+    # What lands through the other worker just before each of this server's writes.
+    going_on = ahead.plan_go_on(opener_seat)
+    assert going_on is not None
+    meanwhile = [
+        lambda: ahead.commit(going_on),
+        lambda: ahead.commit(ahead.plan_move(opener_seat, str(opening), seq)),
+    ]
+    app = _app(opener())
+    server: Server = app.state.server
+    commit = server.flow.commit
+
+    async def racing(room: Any, change: Any) -> None:
+        if meanwhile:
+            meanwhile.pop(0)()
+        await commit(room, change)
+
+    server.flow.commit = racing  # type: ignore[method-assign]
+    try:
+        with TestClient(app) as client, client.websocket_connect(f"/ws/{game.id}") as ws:
+            ws.send_text(json.dumps({"type": "hello", "token": token}))
+            assert _state(ws)["view"]["seq"] == seq
+            ws.send_text(json.dumps({"type": "continue"}))
+            # Refused after the continue is carried out: any error of it comes first.
+            ws.send_text(json.dumps({"type": "speed", "speed": "marker"}))
+            states = []
+            while (message := ws.receive_json())["type"] != "error" or (
+                "speed" not in message["message"]
+            ):
+                assert message["type"] == "state", message  # no error: it went on
+                states.append(message)
+            assert states[-1]["view"]["seq"] == seq + 1
+            assert states[-1]["waiting_for"] == []
+    finally:
+        writer.close()
+    assert meanwhile == []  # refused twice
+    store = opener()
+    stored = store.load(game.id)
+    assert stored is not None
+    assert stored.log[-3:] == (
+        LogEntry("continue", f"{opener_seat} {round_now}"),
+        LogEntry("move", str(opening)),
+        LogEntry("continue", f"{other} {round_now}"),
+    )
+    store.close()
