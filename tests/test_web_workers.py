@@ -19,6 +19,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, cast
 
 import pytest
@@ -26,8 +27,8 @@ import pytest
 from american_sniff.engine import legal_moves
 from american_sniff.moves import Place
 from american_sniff.views import view_for
-from american_sniff.web.game import Game, new_setup
-from american_sniff.web.store import LogEntry, MatchBook
+from american_sniff.web.game import Change, Game, new_setup
+from american_sniff.web.store import LogEntry, MatchBook, Store
 from pg_testing import POSTGRES_URL, Opener, library, postgres_schema
 
 pytest.importorskip("starlette")
@@ -37,6 +38,7 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient, WebSocketTestSession
 
 from american_sniff.web.app import Server, create_app
+from american_sniff.web.flow import Flow, Stale
 from american_sniff.web.limits import SocketLimits
 
 
@@ -880,4 +882,41 @@ def test_a_seat_going_on_refused_twice_through_a_server_behind_still_goes_on(
         LogEntry("move", str(opening)),
         LogEntry("continue", f"{other} {round_now}"),
     )
+    store.close()
+
+
+def test_a_refused_message_is_planned_again_only_where_what_it_depends_on_is_unchanged(
+    tmp_path: Path,
+) -> None:
+    """``Flow._replan``: a move or an undo on its table, a going on in its round; else Stale."""
+    store = Store(tmp_path / "matches.sqlite3")
+    game = Game.create(store, new_setup(2, ["human", "greedy"], seed=3))
+    while not game.session.is_human(game.state.turn) or game.forced() is not None:
+        game.commit(game.plan_play(game.forced() or game.bot_move()))
+    seat, table = game.state.turn, game.state
+    move = next(m for m in view_for(table, seat).legal_moves if isinstance(m, Place))
+    planned = game.plan_move(seat, str(move), game.seq)
+    again = Flow._replan(game, planned, seat, "move", table)
+    assert again is not None
+    assert again.move == move
+    assert again.logged == game.logged
+    with pytest.raises(Stale, match="the table has changed since"):
+        Flow._replan(game, planned, seat, "move", game.states[-2])  # another table
+    game.commit(planned)  # a placement of the person's: it may be undone
+    undo = game.plan_undo(seat)
+    again = Flow._replan(game, undo, seat, "undo", game.state)
+    assert again is not None
+    assert again.undo_to == undo.undo_to
+    with pytest.raises(Stale):
+        Flow._replan(game, undo, seat, "undo", table)
+    # (The person's move marked them gone on in this round: the other seat goes on.)
+    other, round_now = 1 - seat, game.state.round
+    going_on = game.plan_go_on(other)
+    assert going_on is not None
+    again = Flow._replan(game, going_on, other, "continue", table)  # (on any table)
+    assert again is not None
+    assert again.continued == (other, round_now)
+    past = Change(LogEntry("continue", f"{other} 0"), game, continued=(other, round_now - 1))
+    with pytest.raises(Stale):
+        Flow._replan(game, past, other, "continue", game.state)  # its round is over
     store.close()
