@@ -19,6 +19,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, cast
 
 import pytest
@@ -26,8 +27,8 @@ import pytest
 from american_sniff.engine import legal_moves
 from american_sniff.moves import Place
 from american_sniff.views import view_for
-from american_sniff.web.game import Game, new_setup
-from american_sniff.web.store import LogEntry, MatchBook
+from american_sniff.web.game import Change, Game, new_setup
+from american_sniff.web.store import LogEntry, MatchBook, Store
 from pg_testing import POSTGRES_URL, Opener, library, postgres_schema
 
 pytest.importorskip("starlette")
@@ -37,6 +38,7 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient, WebSocketTestSession
 
 from american_sniff.web.app import Server, create_app
+from american_sniff.web.flow import Flow, Stale
 from american_sniff.web.limits import SocketLimits
 
 
@@ -806,3 +808,115 @@ def _stored(store: MatchBook, match_id: str) -> Any:
     stored = store.load(match_id)
     assert stored is not None
     return stored
+
+
+def test_a_seat_going_on_refused_twice_through_a_server_behind_still_goes_on(
+    opener: Opener,
+) -> None:
+    """A seat's ``continue``, refused as stale twice in a row, is planned again until it lands.
+
+    Issue 41, as seen with two workers: one seat goes on through one worker
+    and, at once, opens the round; the other seat goes on through another
+    worker, whose copy lacks the first ``continue`` (refused, read again,
+    planned again), then the opening (refused again). Going on depends on
+    neither, so it lands, and its seat is told no "the table has changed".
+    """
+    store = opener()
+    game = Game.create(store, new_setup(2, ["human", "human"], seed=5))
+    while game.state.round == 1:
+        state = game.state
+        forced = game.forced()
+        if forced is not None:
+            game.commit(game.plan_play(forced))
+            continue
+        move = next(m for m in view_for(state, state.turn).legal_moves if isinstance(m, Place))
+        game.commit(game.plan_move(state.turn, str(move), game.seq))
+    opener_seat = game.state.turn
+    other = 1 - opener_seat
+    seq, round_now = game.seq, game.state.round
+    opening = next(m for m in view_for(game.state, opener_seat).legal_moves if isinstance(m, Place))
+    store.close()
+    token = game.setup.seats[other].token
+    writer = opener()
+    ahead = Game(_stored(writer, game.id), writer)
+    # What lands through the other worker just before each of this server's writes.
+    going_on = ahead.plan_go_on(opener_seat)
+    assert going_on is not None
+    meanwhile = [
+        lambda: ahead.commit(going_on),
+        lambda: ahead.commit(ahead.plan_move(opener_seat, str(opening), seq)),
+    ]
+    app = _app(opener())
+    server: Server = app.state.server
+    commit = server.flow.commit
+
+    async def racing(room: Any, change: Any) -> None:
+        if meanwhile:
+            meanwhile.pop(0)()
+        await commit(room, change)
+
+    server.flow.commit = racing  # type: ignore[method-assign]
+    try:
+        with TestClient(app) as client, client.websocket_connect(f"/ws/{game.id}") as ws:
+            ws.send_text(json.dumps({"type": "hello", "token": token}))
+            assert _state(ws)["view"]["seq"] == seq
+            ws.send_text(json.dumps({"type": "continue"}))
+            # Refused after the continue is carried out: any error of it comes first.
+            ws.send_text(json.dumps({"type": "speed", "speed": "marker"}))
+            states = []
+            while (message := ws.receive_json())["type"] != "error" or (
+                "speed" not in message["message"]
+            ):
+                assert message["type"] == "state", message  # no error: it went on
+                states.append(message)
+            assert states[-1]["view"]["seq"] == seq + 1
+            assert states[-1]["waiting_for"] == []
+    finally:
+        writer.close()
+    assert meanwhile == []  # refused twice
+    store = opener()
+    stored = store.load(game.id)
+    assert stored is not None
+    assert stored.log[-3:] == (
+        LogEntry("continue", f"{opener_seat} {round_now}"),
+        LogEntry("move", str(opening)),
+        LogEntry("continue", f"{other} {round_now}"),
+    )
+    store.close()
+
+
+def test_a_refused_message_is_planned_again_only_where_what_it_depends_on_is_unchanged(
+    tmp_path: Path,
+) -> None:
+    """``Flow._replan``: a move or an undo on its table, a going on in its round; else Stale."""
+    store = Store(tmp_path / "matches.sqlite3")
+    game = Game.create(store, new_setup(2, ["human", "greedy"], seed=3))
+    while not game.session.is_human(game.state.turn) or game.forced() is not None:
+        game.commit(game.plan_play(game.forced() or game.bot_move()))
+    seat, table = game.state.turn, game.state
+    move = next(m for m in view_for(table, seat).legal_moves if isinstance(m, Place))
+    planned = game.plan_move(seat, str(move), game.seq)
+    again = Flow._replan(game, planned, seat, "move", table)
+    assert again is not None
+    assert again.move == move
+    assert again.logged == game.logged
+    with pytest.raises(Stale, match="the table has changed since"):
+        Flow._replan(game, planned, seat, "move", game.states[-2])  # another table
+    game.commit(planned)  # a placement of the person's: it may be undone
+    undo = game.plan_undo(seat)
+    again = Flow._replan(game, undo, seat, "undo", game.state)
+    assert again is not None
+    assert again.undo_to == undo.undo_to
+    with pytest.raises(Stale):
+        Flow._replan(game, undo, seat, "undo", table)
+    # (The person's move marked them gone on in this round: the other seat goes on.)
+    other, round_now = 1 - seat, game.state.round
+    going_on = game.plan_go_on(other)
+    assert going_on is not None
+    again = Flow._replan(game, going_on, other, "continue", table)  # (on any table)
+    assert again is not None
+    assert again.continued == (other, round_now)
+    past = Change(LogEntry("continue", f"{other} 0"), game, continued=(other, round_now - 1))
+    with pytest.raises(Stale):
+        Flow._replan(game, past, other, "continue", game.state)  # its round is over
+    store.close()

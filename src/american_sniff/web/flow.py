@@ -27,6 +27,7 @@ from typing import Any
 from starlette.concurrency import run_in_threadpool
 
 from ..session import hint_reason
+from ..state import MatchState
 from ..views import view_for
 from .cache import Rooms
 from .connection import Connection
@@ -64,6 +65,12 @@ MAX_ROUNDS = 200
 #: What a browser is told when its change was planned on a stale copy of the
 #: match (another server wrote to it meanwhile); it is sent the fresh state.
 _STALE = "the table has changed since: look again and choose"
+
+#: How many times a message refused because the log grew is planned again
+#: at most. Never reached in play: only the other seats' going on (one each a
+#: round) leaves a move's table as it was, and a round ends; it only bounds
+#: the work of one message.
+_REPLANS = 64
 
 #: The messages that change a match (refused once it ended at the cap).
 _PLAY = frozenset({"move", "undo", "continue", "hint"})
@@ -286,27 +293,51 @@ class Flow:
     async def _commit_or_replan(
         self, room: Room, change: Change, viewer: int, message: dict[str, Any]
     ) -> None:
-        """Commit ``change``; if the log grew meanwhile, plan the message again if it still holds.
+        """Commit ``change``; while the log grew meanwhile, plan the message again if it holds.
 
         Planned again on the match read back, where nothing it depends on
-        changed: going on never depends on the others, and a move only on the
-        actions (another seat going on, on another worker, adds none).
+        changed: going on never depends on the others (only on its round), and
+        a move or an undo only on the table (another seat going on, on another
+        worker, adds no action). Each refusal means that another change
+        landed, so it is tried again as often as it is refused: a seat that
+        goes on may be refused twice or more, when the others go on and open
+        the round through other workers meanwhile (issue 41).
 
         :raises Stale: where the message no longer holds.
         """
         game, kind = room.game, message.get("type")
-        try:
-            await self.commit(room, change)
-        except Stale:
-            again: Change | None
-            if kind == "continue":
-                again = game.plan_go_on(viewer)
-            elif kind == "move" and game.seq == message.get("seq"):
-                again = game.plan_move(viewer, message.get("move"), game.seq)
+        table = game.state  # what a move or an undo was planned on
+        for _ in range(_REPLANS):
+            try:
+                await self.commit(room, change)
+            except Stale:
+                again = self._replan(game, change, viewer, kind, table)
+                if again is None:
+                    return  # (it went on already, read back from another worker)
+                change = again
             else:
-                raise
-            if again is not None:
-                await self.commit(room, again)
+                return
+        raise Stale(_STALE)
+
+    @staticmethod
+    def _replan(
+        game: Game, change: Change, viewer: int, kind: object, table: MatchState
+    ) -> Change | None:
+        """The message planned again after a refusal, if nothing it depends on changed.
+
+        :raises Stale: if something did.
+        """
+        if kind == "continue":
+            continued = change.continued
+            if continued is not None and game.state.round == continued[1]:
+                return game.plan_go_on(viewer)
+        elif game.state == table:  # the same table: another seat only went on
+            move = change.move
+            if kind == "move" and move is not None:
+                return game.plan_move(viewer, str(move), game.seq)
+            if kind == "undo":
+                return game.plan_undo(viewer)
+        raise Stale(_STALE)
 
     async def message(self, room: Room, connection: Connection, message: dict[str, Any]) -> bool:
         """Carry out one message of a browser and answer it; whether the bots may have to go on.
