@@ -23,8 +23,6 @@
  * no slot is refused.
  */
 
-#include <float.h>
-
 /* The slots whose match goes on with a seat other than seats[i] to move, of
  * n slots (state: n * 48 int32 words; facts: n * 14 int64 words; seats: n
  * int64). Their numbers go to rows[0..m-1] in increasing order (rows has
@@ -180,9 +178,6 @@ static size_t play_forced(int32_t *state, int64_t *facts, uint16_t *history, siz
  * scales them if scaled is not 0, the numbers of as_batch_scale with the
  * library's tables) and masks (may be NULL) are packed as
  * as_batch_observe_waiting packs them. */
-int as_batch_scale(float *out, size_t m, const float *divisors, const float *low,
-                   const float *high, int target); /* (below) */
-
 long long as_batch_play_waiting(int32_t *state, int64_t *facts, uint16_t *history, size_t n,
                                 const int64_t *seats, const int64_t *cand, size_t k,
                                 int64_t *rows, int32_t *gains, uint8_t *done, float *out_f32,
@@ -208,10 +203,7 @@ long long as_batch_play_waiting(int32_t *state, int64_t *facts, uint16_t *histor
         }
     }
     if (out_f32 != NULL) {
-        as_batch_observe(state, facts, n, rows, m, out_f32, NULL);
-        if (scaled) {
-            (void)as_batch_scale(out_f32, m, as_scale_divisors, scale_low, scale_high, OB_TARGET);
-        }
+        (void)observe_rows(state, facts, n, rows, m, out_f32, NULL, scaled);
     }
     if (masks != NULL) {
         for (j = 0; j < m; j++) {
@@ -245,39 +237,14 @@ size_t as_batch_play_forced_history(int32_t *state, int64_t *facts, uint16_t *hi
 int as_batch_scale(float *out, size_t m, const float *divisors, const float *low,
                    const float *high, int target)
 {
-    /* The entries that change, as runs of one divisor and one clip (most entries are
-     * flags, over 1 and unclipped): a run's loop is plain enough to be vectorised. */
-    int first[AS_OBSERVATION], last[AS_OBSERVATION];
+    scale_runs plan;
     size_t j;
-    int k, r, runs = 0;
     if (target < 0 || target >= AS_OBSERVATION) {
         return -1;
     }
-    for (k = 0; k < AS_OBSERVATION; k++) {
-        if (divisors[k] == 1.0f && low[k] < -FLT_MAX && high[k] > FLT_MAX) {
-            continue;
-        }
-        if (runs > 0 && last[runs - 1] == k && divisors[k] == divisors[k - 1] &&
-            low[k] == low[k - 1] && high[k] == high[k - 1]) {
-            last[runs - 1] = k + 1;
-        } else {
-            first[runs] = k;
-            last[runs] = k + 1;
-            runs++;
-        }
-    }
+    scale_runs_of(divisors, low, high, &plan);
     for (j = 0; j < m; j++) {
-        float *o = out + j * AS_OBSERVATION;
-        float own = o[target] != 0.0f ? o[target] : 1.0f;
-        for (r = 0; r < runs; r++) {
-            float d = divisors[first[r]] != 0.0f ? divisors[first[r]] : own;
-            float lo = low[first[r]], hi = high[first[r]];
-            for (k = first[r]; k < last[r]; k++) {
-                float x = o[k] / d;
-                x = x < lo ? lo : x;
-                o[k] = x > hi ? hi : x;
-            }
-        }
+        scale_row(out + j * AS_OBSERVATION, &plan, divisors, low, high, target);
     }
     return 0;
 }
