@@ -2,7 +2,7 @@
  * The slots that wait on a policy, in C: as_batch_play_forced,
  * as_batch_observe_waiting and as_batch_step_rows, and the library's scaling
  * of observations, as_batch_scale (included by _cbatch.c, after _cobserve.c
- * and _cvector.c, whose legal_ascending and take_observations it uses).
+ * and _cvector.c, whose observe_rows and take_observations it uses).
  *
  * A learner that plays one seat of every slot against a policy (the vector
  * environment's opponent) asks the policy, again and again, for the slots
@@ -125,20 +125,51 @@ size_t as_batch_step_rows_history(int32_t *state, int64_t *facts, uint16_t *hist
  * as_batch_play_forced), its facts f and history h (may be NULL) noted, *gain
  * gaining seat's rewards and *done set once the match is over if any was
  * applied. Returns the actions applied. */
+/* The one legal action of a state_ok slot whose match goes on, or -1 if it has none or
+ * several (legal_ascending's list when it has one action alone; the search stops at the
+ * second). */
+static int lone_action(const int32_t *s)
+{
+    uint32_t tiles = tiles_to_place(s), table = (uint32_t)s[AS_TABLE] & AS_HAND_BITS;
+    int found = -1, k;
+    if (table == 0) {
+        /* the openings: one a tile */
+        return tiles != 0 && (tiles & (tiles - 1u)) == 0 ? ctz32(tiles) : -1;
+    }
+    for (k = 0; k < 3; k++) {
+        uint32_t word = open_word(s, k);
+        while (word) {
+            int p = 32 * k + ctz32(word);
+            uint32_t fit = tiles & tiles_showing[point_value[p]];
+            word &= word - 1u;
+            while (fit) {
+                int t = ctz32(fit);
+                fit &= fit - 1u;
+                if (place_action[p][t] >= 0) {
+                    if (found >= 0) {
+                        return -1;
+                    }
+                    found = place_action[p][t];
+                }
+            }
+        }
+    }
+    return found >= 0 ? found : unplaced_action(s);
+}
+
 static size_t forced_one(int32_t *s, int64_t *f, uint16_t *h, int64_t seat, int32_t *gain,
                          uint8_t *done)
 {
     size_t applied = 0;
     int32_t reward[4];
-    int16_t legal[AS_ACTIONS_COUNT];
     int steps = 0;
     while (steps++ < AS_RANDOM_LIMIT && state_ok(s) && s[AS_WINNER] < 0 &&
            (int64_t)s[AS_TURN] != seat) {
-        int error;
-        if (legal_ascending(s, legal) != 1) {
+        int error, action = lone_action(s);
+        if (action < 0) {
             break;
         }
-        error = step_noted(s, f, h, legal[0], reward);
+        error = step_noted(s, f, h, action, reward);
         if (error != AS_OK) {
             break; /* (words no step made: the calls that step the slot refuse it) */
         }
