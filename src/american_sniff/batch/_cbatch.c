@@ -67,6 +67,9 @@ typedef struct {
     int first[AS_OBSERVATION], last[AS_OBSERVATION];
 } scale_runs;
 static scale_runs library_runs; /* the library's scaling's (as_batch_init makes them) */
+/* 1 if the library's scaling leaves every flag of an observation as it is and a zero a
+ * zero (+0.0): then a row is scaled as it is written (observe_seat_scaled). */
+static int scale_inline;
 static uint16_t point_row[AS_POINTS];  /* 128 times the other number of the point's own tile */
 static uint8_t point_shift[AS_POINTS]; /* 8 times the point's number */
 
@@ -222,6 +225,19 @@ void as_batch_init(void)
                                         : HUGE_VALF;
     }
     scale_runs_of(as_scale_divisors, scale_low, scale_high, &library_runs);
+    scale_inline = 1;
+    for (a = 0; a < AS_OBSERVATION; a++) {
+        /* the entries that hold counts and numbers, not flags */
+        int number = (a >= OB_COUNTS && a < OB_SNIFF) || (a >= OB_HAND_SIZES && a < OB_VOIDS) ||
+                     (a >= OB_SCORES && a < OB_PLAYERS) || a == OB_ROUND;
+        int plain = as_scale_divisors[a] == 1.0f && scale_low[a] < -FLT_MAX &&
+                    scale_high[a] > FLT_MAX;
+        /* (a divisor of 0 stands for the row's own target, which is positive) */
+        int zero_kept = as_scale_divisors[a] >= 0.0f && scale_low[a] <= 0.0f && scale_high[a] >= 0.0f;
+        if ((!number && !plain) || !zero_kept) {
+            scale_inline = 0;
+        }
+    }
     as_ready = 1;
 }
 

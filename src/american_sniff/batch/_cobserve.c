@@ -80,15 +80,16 @@ static int popcount32(uint32_t x)
 /* The observation of seat (0..players-1) of one slot that observe_ok has accepted, into
  * o[0..374]: encode(view_for(state, seat)). One body, written for an int32 row
  * (observe_seat) and for a float32 row (observe_seat_f32, the same numbers converted as
- * they are written, so that a float32 output needs no pass of its own): TYPE is the
- * row's type, SPREAD its spread_tiles. */
-#define AS_OBSERVE_SEAT(NAME, TYPE, SPREAD)                                                       \
+ * they are written, so that a float32 output needs no pass of its own), and for a scaled
+ * float32 row (observe_seat_scaled): TYPE is the row's type, SPREAD its spread_tiles, and
+ * VALUE(k, v) entry k's number for the count or number v (the flags are written 1). */
+#define AS_OBSERVE_SEAT(NAME, TYPE, SPREAD, VALUE)                                                    \
     static void NAME(const int32_t *s, const int64_t *f, int seat, TYPE *o)                      \
     {                                                                                            \
         int players = s[AS_PLAYERS], turn = s[AS_TURN], winner = s[AS_WINNER];                   \
         int sides = side_count(players), mine = side_of(players, seat);                          \
         int opener = (int)f[AS_F_OPENER];                                                        \
-        int r, t, k, count = 0, first = -1;                                                      \
+        int r, t, k, count = 0, first = -1, values[AS_PIP_VALUES] = {0};                        \
         uint32_t hand = hand_of(s, seat);                                                        \
         memset(o, 0, sizeof(TYPE) * AS_OBSERVATION);                                             \
         SPREAD(o + OB_HAND, hand);                                                               \
@@ -104,7 +105,7 @@ static int popcount32(uint32_t x)
             for (t = 0; t < AS_PIP_VALUES; t++) {                                                \
                 o[OB_VOIDS + AS_PIP_VALUES * r + t] = (TYPE)(voids >> t & 1u);                   \
             }                                                                                    \
-            o[OB_HAND_SIZES + r] = (TYPE)popcount32(hand_of(s, other));                          \
+            o[OB_HAND_SIZES + r] = VALUE(OB_HAND_SIZES + r, popcount32(hand_of(s, other)));        \
         }                                                                                        \
         for (k = 0; k < 3; k++) {                                                                \
             uint32_t word = open_word(s, k);                                                     \
@@ -112,8 +113,8 @@ static int popcount32(uint32_t x)
                 int p = 32 * k + ctz32(word);                                                    \
                 word &= word - 1u;                                                               \
                 o[OB_OPEN + p] = (TYPE)1;                                                        \
-                o[OB_COUNTS + p] = (TYPE)point_worth[p];                                         \
-                o[OB_VALUES + point_value[p]] += (TYPE)1;                                        \
+                o[OB_COUNTS + p] = VALUE(OB_COUNTS + p, point_worth[p]);                         \
+                values[point_value[p]] += 1;                                                     \
                 if (first < 0) {                                                                 \
                     first = p;                                                                   \
                 }                                                                                \
@@ -125,16 +126,19 @@ static int popcount32(uint32_t x)
             point_rank[first] == R_LINE_A && point_is_open(s, first + 1)) {                      \
             o[OB_COUNTS + first + 1] = (TYPE)0;                                                  \
         }                                                                                        \
-        o[OB_END_SUM] = (TYPE)s[AS_END_SUM];                                                     \
+        for (t = 0; t < AS_PIP_VALUES; t++) {                                                    \
+            o[OB_VALUES + t] = VALUE(OB_VALUES + t, values[t]);                                  \
+        }                                                                                        \
+        o[OB_END_SUM] = VALUE(OB_END_SUM, s[AS_END_SUM]);                                        \
         if (s[AS_SNIFF] >= 0) {                                                                  \
             o[OB_SNIFF + tile_low[s[AS_SNIFF]]] = (TYPE)1;                                       \
         }                                                                                        \
-        o[OB_STOCK] = (TYPE)(s[AS_STOCK_SIZE] - s[AS_DRAWN_COUNT]);                              \
+        o[OB_STOCK] = VALUE(OB_STOCK, s[AS_STOCK_SIZE] - s[AS_DRAWN_COUNT]);                     \
         /* Scores by relative side: r = 0 is the viewer's side. */                               \
         for (r = 0; r < sides; r++) {                                                            \
-            o[OB_SCORES + r] = (TYPE)s[AS_SCORES + (mine + r) % sides];                          \
+            o[OB_SCORES + r] = VALUE(OB_SCORES + r, s[AS_SCORES + (mine + r) % sides]);          \
         }                                                                                        \
-        o[OB_TARGET] = (TYPE)target_of(players);                                                 \
+        o[OB_TARGET] = VALUE(OB_TARGET, target_of(players));                                     \
         o[OB_PLAYERS + players - 2] = (TYPE)1;                                                   \
         if (winner < 0) {                                                                        \
             o[OB_TURN + (turn - seat + players) % players] = (TYPE)1;                            \
@@ -142,12 +146,33 @@ static int popcount32(uint32_t x)
             o[OB_WINNER + (winner - mine + sides) % sides] = (TYPE)1;                            \
         }                                                                                        \
         o[OB_OPENER + (opener - seat + players) % players] = (TYPE)1;                            \
-        o[OB_ROUND] = (TYPE)s[AS_ROUND];                                                         \
+        o[OB_ROUND] = VALUE(OB_ROUND, s[AS_ROUND]);                                              \
     }
 
-AS_OBSERVE_SEAT(observe_seat, int32_t, spread_tiles)
-AS_OBSERVE_SEAT(observe_seat_f32, float, spread_tiles_f32)
+/* A number of the row: as int32, as float32, and as float32 scaled (scale_entry). */
+#define AS_INT32(k, v) ((int32_t)(v))
+#define AS_FLOAT32(k, v) ((float)(v))
+#define AS_SCALED(k, v) scale_entry((k), (v), (float)target_of(players))
+
+/* Entry k, whose number is v, scaled as scale_row scales it with the library's tables, own
+ * being the row's own target entry (positive). */
+static float scale_entry(int k, int32_t v, float own)
+{
+    float d = as_scale_divisors[k] != 0.0f ? as_scale_divisors[k] : own;
+    float x = (float)v / d;
+    x = x < scale_low[k] ? scale_low[k] : x;
+    return x > scale_high[k] ? scale_high[k] : x;
+}
+
+AS_OBSERVE_SEAT(observe_seat, int32_t, spread_tiles, AS_INT32)
+AS_OBSERVE_SEAT(observe_seat_f32, float, spread_tiles_f32, AS_FLOAT32)
+/* Scaled as it is written: only where the scaling leaves every flag as it is, and a zero
+ * a zero (scale_inline, which as_batch_init works out); scale_row scales the others. */
+AS_OBSERVE_SEAT(observe_seat_scaled, float, spread_tiles_f32, AS_SCALED)
 #undef AS_OBSERVE_SEAT
+#undef AS_INT32
+#undef AS_FLOAT32
+#undef AS_SCALED
 
 /* The observation of the seat to move of m slots, AS_OBSERVATION (375) numbers each.
  *
@@ -189,12 +214,14 @@ static long long observe_rows(const int32_t *state, const int64_t *facts, size_t
             }
         } else {
             float *o = out_f32 + j * AS_OBSERVATION;
-            if (ok) {
+            if (ok && scaled && scale_inline) {
+                observe_seat_scaled(s, f, s[AS_TURN], o);
+            } else if (ok) {
                 observe_seat_f32(s, f, s[AS_TURN], o);
             } else {
-                memset(o, 0, sizeof(float) * AS_OBSERVATION);
+                memset(o, 0, sizeof(float) * AS_OBSERVATION); /* (zeros, scaled or not) */
             }
-            if (scaled) {
+            if (scaled && !(ok && scale_inline)) {
                 scale_row(o, &library_runs, as_scale_divisors, scale_low, scale_high, OB_TARGET);
             }
         }
