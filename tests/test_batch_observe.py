@@ -23,6 +23,7 @@ from american_sniff.batch.observe import (  # noqa: E402
     FACT_WORDS,
     advance_facts,
     observe,
+    scale_observations,
     start_facts,
 )
 from american_sniff.observation import OBSERVATION_SIZE, encode  # noqa: E402
@@ -115,6 +116,27 @@ def test_c_equals_numpy_in_lockstep(players: int, seed: int) -> None:
         assert (observe(state, facts, signed, backend="numpy") == expected[rows]).all()
         finished += int((state[:, 3] >= 0).sum())
     assert finished > 0  # the winner segment was compared too
+
+
+@needs_c
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_c_float32_rows_bit_for_bit(players: int) -> None:
+    """observe_into's float32 rows, scaled or not, are numpy's bit for bit (no -0.0, no NaN)."""
+    generator = np.random.default_rng(players + 20)
+    compared = 0
+    for state, facts in play(players, players + 4, slots=32, steps=200):
+        expected = observe(state, facts, backend="numpy").astype(np.float32)
+        rows = generator.integers(0, len(state), size=int(generator.integers(1, 40)))
+        for scaled in (False, True):
+            want = scale_observations(expected, backend="numpy") if scaled else expected
+            whole = np.full((len(state), OBSERVATION_SIZE), np.nan, np.float32)
+            assert C.observe_into(state, facts, whole, None, scaled) == 0
+            assert np.array_equal(whole.view(np.uint32), want.view(np.uint32))
+            chosen = np.full((len(rows), OBSERVATION_SIZE), np.nan, np.float32)
+            assert C.observe_into(state, facts, chosen, rows, scaled) == 0
+            assert np.array_equal(chosen.view(np.uint32), want[rows].view(np.uint32))
+        compared += len(state)
+    assert compared > 6000
 
 
 def valid(s: Any, f: Any) -> bool:

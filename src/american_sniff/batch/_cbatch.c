@@ -24,6 +24,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #endif
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -59,11 +60,64 @@ static uint64_t point_bytes[AS_PIP_VALUES * AS_VALUE_SETS];
 /* The library's scaling (observation.scaled): each entry's bounds, infinite where
  * it is not clipped (its divisors are as_scale_divisors, of _rules.h). */
 static float scale_low[AS_OBSERVATION], scale_high[AS_OBSERVATION];
+/* The entries a scaling changes, as runs of one divisor and one clip (most entries
+ * are flags, divided by 1 and not clipped): run r is entries first[r] to last[r] - 1. */
+typedef struct {
+    int runs;
+    int first[AS_OBSERVATION], last[AS_OBSERVATION];
+} scale_runs;
+static scale_runs library_runs; /* the library's scaling's (as_batch_init makes them) */
+/* 1 if the library's scaling leaves every flag of an observation as it is and a zero a
+ * zero (+0.0): then a row is scaled as it is written (observe_seat_scaled). */
+static int scale_inline;
 static uint16_t point_row[AS_POINTS];  /* 128 times the other number of the point's own tile */
 static uint8_t point_shift[AS_POINTS]; /* 8 times the point's number */
 
 /* Ranks of a point, as american_sniff.points orders the sides. */
 enum { R_LOW = 0, R_HIGH = 1, R_LINE_A = 2, R_LINE_B = 3, R_BRANCH_A = 4, R_BRANCH_B = 5 };
+
+/* The runs of the scaling by these tables (AS_OBSERVATION entries each), into *out. */
+static void scale_runs_of(const float *divisors, const float *low, const float *high,
+                          scale_runs *out)
+{
+    int k, runs = 0;
+    for (k = 0; k < AS_OBSERVATION; k++) {
+        if (divisors[k] == 1.0f && low[k] < -FLT_MAX && high[k] > FLT_MAX) {
+            continue;
+        }
+        if (runs > 0 && out->last[runs - 1] == k && divisors[k] == divisors[k - 1] &&
+            low[k] == low[k - 1] && high[k] == high[k - 1]) {
+            out->last[runs - 1] = k + 1;
+        } else {
+            out->first[runs] = k;
+            out->last[runs] = k + 1;
+            runs++;
+        }
+    }
+    out->runs = runs;
+}
+
+/* Scale one observation o (AS_OBSERVATION float32 numbers) in place by these tables and
+ * their runs: entry k is divided by divisors[k], or, where that is 0, by the row's own
+ * entry `target` (its value before scaling; 1 where it is 0; target is an entry), then
+ * kept within [low[k], high[k]]; every operation is one IEEE float32 division or
+ * comparison, so the numbers are numpy's, bit for bit. */
+static void scale_row(float *o, const scale_runs *plan, const float *divisors, const float *low,
+                      const float *high, int target)
+{
+    float own = o[target] != 0.0f ? o[target] : 1.0f;
+    int r, k;
+    for (r = 0; r < plan->runs; r++) {
+        float d = divisors[plan->first[r]] != 0.0f ? divisors[plan->first[r]] : own;
+        float lo = low[plan->first[r]], hi = high[plan->first[r]];
+        /* (a run's loop is plain enough to be vectorised) */
+        for (k = plan->first[r]; k < plan->last[r]; k++) {
+            float x = o[k] / d;
+            x = x < lo ? lo : x;
+            o[k] = x > hi ? hi : x;
+        }
+    }
+}
 
 void as_batch_init(void)
 {
@@ -169,6 +223,20 @@ void as_batch_init(void)
         scale_high[a] = scores ? AS_SCALE_SCORES_HIGH
                         : a == OB_ROUND ? AS_SCALE_ROUND_HIGH
                                         : HUGE_VALF;
+    }
+    scale_runs_of(as_scale_divisors, scale_low, scale_high, &library_runs);
+    scale_inline = 1;
+    for (a = 0; a < AS_OBSERVATION; a++) {
+        /* the entries that hold counts and numbers, not flags */
+        int number = (a >= OB_COUNTS && a < OB_SNIFF) || (a >= OB_HAND_SIZES && a < OB_VOIDS) ||
+                     (a >= OB_SCORES && a < OB_PLAYERS) || a == OB_ROUND;
+        int plain = as_scale_divisors[a] == 1.0f && scale_low[a] < -FLT_MAX &&
+                    scale_high[a] > FLT_MAX;
+        /* (a divisor of 0 stands for the row's own target, which is positive) */
+        int zero_kept = as_scale_divisors[a] >= 0.0f && scale_low[a] <= 0.0f && scale_high[a] >= 0.0f;
+        if ((!number && !plain) || !zero_kept) {
+            scale_inline = 0;
+        }
     }
     as_ready = 1;
 }

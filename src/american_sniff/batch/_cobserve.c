@@ -38,8 +38,13 @@ static int observe_ok(const int32_t *s, const int64_t *f)
     return 1;
 }
 
-/* The bits of each nibble as 0/1 words, lowest first, to spread a bit set four entries at a time. */
+/* The bits of each nibble as 0/1 numbers, lowest first, to spread a bit set four entries at
+ * a time: as int32 words, and as float32 numbers for the rows written as float32. */
 static const int32_t nibble_bits[16][4] = {
+    {0, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0}, {1, 1, 0, 0}, {0, 0, 1, 0}, {1, 0, 1, 0},
+    {0, 1, 1, 0}, {1, 1, 1, 0}, {0, 0, 0, 1}, {1, 0, 0, 1}, {0, 1, 0, 1}, {1, 1, 0, 1},
+    {0, 0, 1, 1}, {1, 0, 1, 1}, {0, 1, 1, 1}, {1, 1, 1, 1}};
+static const float nibble_floats[16][4] = {
     {0, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0}, {1, 1, 0, 0}, {0, 0, 1, 0}, {1, 0, 1, 0},
     {0, 1, 1, 0}, {1, 1, 1, 0}, {0, 0, 0, 1}, {1, 0, 0, 1}, {0, 1, 0, 1}, {1, 1, 0, 1},
     {0, 0, 1, 1}, {1, 0, 1, 1}, {0, 1, 1, 1}, {1, 1, 1, 1}};
@@ -54,85 +59,120 @@ static void spread_tiles(int32_t *o, uint32_t bits)
     }
 }
 
+/* spread_tiles for a float32 row. */
+static void spread_tiles_f32(float *o, uint32_t bits)
+{
+    int k;
+    for (k = 0; k < AS_TILES / 4; k++) {
+        memcpy(o + 4 * k, nibble_floats[bits >> (4 * k) & 0xFu], sizeof nibble_floats[0]);
+    }
+}
+
+/* The set bits of x (no branch on them). */
 static int popcount32(uint32_t x)
 {
-    int count = 0;
-    while (x) {
-        x &= x - 1u;
-        count++;
-    }
-    return count;
+    x = x - (x >> 1 & 0x55555555u);
+    x = (x & 0x33333333u) + (x >> 2 & 0x33333333u);
+    x = (x + (x >> 4)) & 0x0F0F0F0Fu;
+    return (int)((x * 0x01010101u) >> 24);
 }
 
 /* The observation of seat (0..players-1) of one slot that observe_ok has accepted, into
- * o[0..374]: encode(view_for(state, seat)). */
-static void observe_seat(const int32_t *s, const int64_t *f, int seat, int32_t *o)
+ * o[0..374]: encode(view_for(state, seat)). One body, written for an int32 row
+ * (observe_seat) and for a float32 row (observe_seat_f32, the same numbers converted as
+ * they are written, so that a float32 output needs no pass of its own), and for a scaled
+ * float32 row (observe_seat_scaled): TYPE is the row's type, SPREAD its spread_tiles, and
+ * VALUE(k, v) entry k's number for the count or number v (the flags are written 1). */
+#define AS_OBSERVE_SEAT(NAME, TYPE, SPREAD, VALUE)                                                    \
+    static void NAME(const int32_t *s, const int64_t *f, int seat, TYPE *o)                      \
+    {                                                                                            \
+        int players = s[AS_PLAYERS], turn = s[AS_TURN], winner = s[AS_WINNER];                   \
+        int sides = side_count(players), mine = side_of(players, seat);                          \
+        int opener = (int)f[AS_F_OPENER];                                                        \
+        int r, t, k, count = 0, first = -1, values[AS_PIP_VALUES] = {0};                        \
+        uint32_t hand = hand_of(s, seat);                                                        \
+        memset(o, 0, sizeof(TYPE) * AS_OBSERVATION);                                             \
+        SPREAD(o + OB_HAND, hand);                                                               \
+        if (winner < 0 && turn == seat && s[AS_DRAWN] >= 0) {                                    \
+            o[OB_DRAWN + s[AS_DRAWN]] = (TYPE)1;                                                 \
+        }                                                                                        \
+        /* By relative seat: r = 0 is the viewer. */                                             \
+        for (r = 0; r < players; r++) {                                                         \
+            int other = (seat + r) % players;                                                    \
+            uint32_t played = (uint32_t)f[AS_F_PLAYED + other];                                  \
+            uint32_t voids = (uint32_t)f[AS_F_VOIDS + other];                                    \
+            SPREAD(o + OB_PLAYED + AS_TILES * r, played);                                        \
+            for (t = 0; t < AS_PIP_VALUES; t++) {                                                \
+                o[OB_VOIDS + AS_PIP_VALUES * r + t] = (TYPE)(voids >> t & 1u);                   \
+            }                                                                                    \
+            o[OB_HAND_SIZES + r] = VALUE(OB_HAND_SIZES + r, popcount32(hand_of(s, other)));        \
+        }                                                                                        \
+        for (k = 0; k < 3; k++) {                                                                \
+            uint32_t word = open_word(s, k);                                                     \
+            while (word) {                                                                       \
+                int p = 32 * k + ctz32(word);                                                    \
+                word &= word - 1u;                                                               \
+                o[OB_OPEN + p] = (TYPE)1;                                                        \
+                o[OB_COUNTS + p] = VALUE(OB_COUNTS + p, point_worth[p]);                         \
+                values[point_value[p]] += 1;                                                     \
+                if (first < 0) {                                                                 \
+                    first = p;                                                                   \
+                }                                                                                \
+                count++;                                                                         \
+            }                                                                                    \
+        }                                                                                        \
+        /* A lone opening double, both line sides open, counts its halves once: at line_a. */   \
+        if (count == 2 && ((uint32_t)s[AS_TABLE] & AS_HAND_BITS) != 0 &&                         \
+            point_rank[first] == R_LINE_A && point_is_open(s, first + 1)) {                      \
+            o[OB_COUNTS + first + 1] = (TYPE)0;                                                  \
+        }                                                                                        \
+        for (t = 0; t < AS_PIP_VALUES; t++) {                                                    \
+            o[OB_VALUES + t] = VALUE(OB_VALUES + t, values[t]);                                  \
+        }                                                                                        \
+        o[OB_END_SUM] = VALUE(OB_END_SUM, s[AS_END_SUM]);                                        \
+        if (s[AS_SNIFF] >= 0) {                                                                  \
+            o[OB_SNIFF + tile_low[s[AS_SNIFF]]] = (TYPE)1;                                       \
+        }                                                                                        \
+        o[OB_STOCK] = VALUE(OB_STOCK, s[AS_STOCK_SIZE] - s[AS_DRAWN_COUNT]);                     \
+        /* Scores by relative side: r = 0 is the viewer's side. */                               \
+        for (r = 0; r < sides; r++) {                                                            \
+            o[OB_SCORES + r] = VALUE(OB_SCORES + r, s[AS_SCORES + (mine + r) % sides]);          \
+        }                                                                                        \
+        o[OB_TARGET] = VALUE(OB_TARGET, target_of(players));                                     \
+        o[OB_PLAYERS + players - 2] = (TYPE)1;                                                   \
+        if (winner < 0) {                                                                        \
+            o[OB_TURN + (turn - seat + players) % players] = (TYPE)1;                            \
+        } else {                                                                                 \
+            o[OB_WINNER + (winner - mine + sides) % sides] = (TYPE)1;                            \
+        }                                                                                        \
+        o[OB_OPENER + (opener - seat + players) % players] = (TYPE)1;                            \
+        o[OB_ROUND] = VALUE(OB_ROUND, s[AS_ROUND]);                                              \
+    }
+
+/* A number of the row: as int32, as float32, and as float32 scaled (scale_entry). */
+#define AS_INT32(k, v) ((int32_t)(v))
+#define AS_FLOAT32(k, v) ((float)(v))
+#define AS_SCALED(k, v) scale_entry((k), (v), (float)target_of(players))
+
+/* Entry k, whose number is v, scaled as scale_row scales it with the library's tables, own
+ * being the row's own target entry (positive). */
+static float scale_entry(int k, int32_t v, float own)
 {
-    int players = s[AS_PLAYERS], turn = s[AS_TURN], winner = s[AS_WINNER];
-    int sides = side_count(players), mine = side_of(players, seat);
-    int opener = (int)f[AS_F_OPENER];
-    int r, t, k, count = 0, first = -1;
-    uint32_t hand = hand_of(s, seat);
-    memset(o, 0, sizeof(int32_t) * AS_OBSERVATION);
-    spread_tiles(o + OB_HAND, hand);
-    if (winner < 0 && turn == seat && s[AS_DRAWN] >= 0) {
-        o[OB_DRAWN + s[AS_DRAWN]] = 1;
-    }
-    /* By relative seat: r = 0 is the viewer. */
-    for (r = 0; r < players; r++) {
-        int other = (seat + r) % players;
-        uint32_t played = (uint32_t)f[AS_F_PLAYED + other];
-        uint32_t voids = (uint32_t)f[AS_F_VOIDS + other];
-        spread_tiles(o + OB_PLAYED + AS_TILES * r, played);
-        for (t = 0; t < AS_PIP_VALUES; t++) {
-            o[OB_VOIDS + AS_PIP_VALUES * r + t] = (int32_t)(voids >> t & 1u);
-        }
-        o[OB_HAND_SIZES + r] = popcount32(hand_of(s, other));
-    }
-    for (k = 0; k < 3; k++) {
-        uint32_t word = open_word(s, k);
-        while (word) {
-            int p = 32 * k + ctz32(word);
-            word &= word - 1u;
-            o[OB_OPEN + p] = 1;
-            o[OB_COUNTS + p] = point_worth[p];
-            o[OB_VALUES + point_value[p]] += 1;
-            if (first < 0) {
-                first = p;
-            }
-            count++;
-        }
-    }
-    /* A lone opening double, both line sides open, counts its halves once: at line_a. */
-    if (count == 2 && ((uint32_t)s[AS_TABLE] & AS_HAND_BITS) != 0 &&
-        point_rank[first] == R_LINE_A && point_is_open(s, first + 1)) {
-        o[OB_COUNTS + first + 1] = 0;
-    }
-    o[OB_END_SUM] = s[AS_END_SUM];
-    if (s[AS_SNIFF] >= 0) {
-        o[OB_SNIFF + tile_low[s[AS_SNIFF]]] = 1;
-    }
-    o[OB_STOCK] = s[AS_STOCK_SIZE] - s[AS_DRAWN_COUNT];
-    /* Scores by relative side: r = 0 is the viewer's side. */
-    for (r = 0; r < sides; r++) {
-        o[OB_SCORES + r] = s[AS_SCORES + (mine + r) % sides];
-    }
-    o[OB_TARGET] = target_of(players);
-    o[OB_PLAYERS + players - 2] = 1;
-    if (winner < 0) {
-        o[OB_TURN + (turn - seat + players) % players] = 1;
-    } else {
-        o[OB_WINNER + (winner - mine + sides) % sides] = 1;
-    }
-    o[OB_OPENER + (opener - seat + players) % players] = 1;
-    o[OB_ROUND] = s[AS_ROUND];
+    float d = as_scale_divisors[k] != 0.0f ? as_scale_divisors[k] : own;
+    float x = (float)v / d;
+    x = x < scale_low[k] ? scale_low[k] : x;
+    return x > scale_high[k] ? scale_high[k] : x;
 }
 
-/* The observation of the seat to move of one slot that observe_ok has accepted. */
-static void observe_checked(const int32_t *s, const int64_t *f, int32_t *o)
-{
-    observe_seat(s, f, s[AS_TURN], o);
-}
+AS_OBSERVE_SEAT(observe_seat, int32_t, spread_tiles, AS_INT32)
+AS_OBSERVE_SEAT(observe_seat_f32, float, spread_tiles_f32, AS_FLOAT32)
+/* Scaled as it is written: only where the scaling leaves every flag as it is, and a zero
+ * a zero (scale_inline, which as_batch_init works out); scale_row scales the others. */
+AS_OBSERVE_SEAT(observe_seat_scaled, float, spread_tiles_f32, AS_SCALED)
+#undef AS_OBSERVE_SEAT
+#undef AS_INT32
+#undef AS_FLOAT32
+#undef AS_SCALED
 
 /* The observation of the seat to move of m slots, AS_OBSERVATION (375) numbers each.
  *
@@ -144,44 +184,48 @@ static void observe_checked(const int32_t *s, const int64_t *f, int32_t *o)
  * of range (no reset, step or advance_facts made them), is written as zeros.
  * Returns how many rows were written as zeros, or -1 (and writes nothing) if
  * not exactly one output is given or rows is NULL and m is not n. */
-int as_batch_scale(float *out, size_t m, const float *divisors, const float *low,
-                   const float *high, int target); /* (in _cwaiting.c) */
-
 /* as_batch_observe, each float32 row scaled as observation.scaled scales it
- * (as_batch_scale with the library's tables) if scaled is not 0. */
+ * (scale_row with the library's tables, as as_batch_scale scales it) if scaled
+ * is not 0. */
 static long long observe_rows(const int32_t *state, const int64_t *facts, size_t n,
                               const int64_t *rows, size_t m, float *out_f32, int32_t *out_i32,
                               int scaled)
 {
     size_t j;
     long long zeros = 0;
-    int32_t row[AS_OBSERVATION];
     as_batch_init();
     if ((out_f32 == NULL) == (out_i32 == NULL) || (rows == NULL && m != n)) {
         return -1;
     }
     for (j = 0; j < m; j++) {
         int64_t slot = rows ? rows[j] : (int64_t)j;
-        /* int32: straight into the output; float32: through row */
-        int32_t *o = out_i32 ? out_i32 + j * AS_OBSERVATION : row;
-        int k;
-        if (slot >= 0 && (uint64_t)slot < (uint64_t)n &&
-            observe_ok(state + (size_t)slot * AS_WORDS, facts + (size_t)slot * AS_FACT_WORDS)) {
-            observe_checked(state + (size_t)slot * AS_WORDS,
-                            facts + (size_t)slot * AS_FACT_WORDS, o);
+        int ok = slot >= 0 && (uint64_t)slot < (uint64_t)n;
+        /* (slot 0's words stand in for a row out of range, which is written as zeros) */
+        const int32_t *s = state + (ok ? (size_t)slot * AS_WORDS : 0);
+        const int64_t *f = facts + (ok ? (size_t)slot * AS_FACT_WORDS : 0);
+        /* straight into the output, each float32 row scaled while it is in the cache */
+        ok = ok && observe_ok(s, f);
+        if (out_i32) {
+            int32_t *o = out_i32 + j * AS_OBSERVATION;
+            if (ok) {
+                observe_seat(s, f, s[AS_TURN], o);
+            } else {
+                memset(o, 0, sizeof(int32_t) * AS_OBSERVATION);
+            }
         } else {
-            memset(o, 0, sizeof row);
-            zeros++;
-        }
-        if (out_f32) {
-            float *to = out_f32 + j * AS_OBSERVATION;
-            for (k = 0; k < AS_OBSERVATION; k++) {
-                to[k] = (float)row[k];
+            float *o = out_f32 + j * AS_OBSERVATION;
+            if (ok && scaled && scale_inline) {
+                observe_seat_scaled(s, f, s[AS_TURN], o);
+            } else if (ok) {
+                observe_seat_f32(s, f, s[AS_TURN], o);
+            } else {
+                memset(o, 0, sizeof(float) * AS_OBSERVATION); /* (zeros, scaled or not) */
+            }
+            if (scaled && !(ok && scale_inline)) {
+                scale_row(o, &library_runs, as_scale_divisors, scale_low, scale_high, OB_TARGET);
             }
         }
-    }
-    if (scaled && out_f32) {
-        (void)as_batch_scale(out_f32, m, as_scale_divisors, scale_low, scale_high, OB_TARGET);
+        zeros += !ok;
     }
     return zeros;
 }

@@ -2,7 +2,7 @@
  * The slots that wait on a policy, in C: as_batch_play_forced,
  * as_batch_observe_waiting and as_batch_step_rows, and the library's scaling
  * of observations, as_batch_scale (included by _cbatch.c, after _cobserve.c
- * and _cvector.c, whose legal_ascending and take_observations it uses).
+ * and _cvector.c, whose observe_rows and take_observations it uses).
  *
  * A learner that plays one seat of every slot against a policy (the vector
  * environment's opponent) asks the policy, again and again, for the slots
@@ -22,8 +22,6 @@
  * zeros, as as_batch_observe and as_batch_mask write them; a row that names
  * no slot is refused.
  */
-
-#include <float.h>
 
 /* The slots whose match goes on with a seat other than seats[i] to move, of
  * n slots (state: n * 48 int32 words; facts: n * 14 int64 words; seats: n
@@ -127,20 +125,51 @@ size_t as_batch_step_rows_history(int32_t *state, int64_t *facts, uint16_t *hist
  * as_batch_play_forced), its facts f and history h (may be NULL) noted, *gain
  * gaining seat's rewards and *done set once the match is over if any was
  * applied. Returns the actions applied. */
+/* The one legal action of a state_ok slot whose match goes on, or -1 if it has none or
+ * several (legal_ascending's list when it has one action alone; the search stops at the
+ * second). */
+static int lone_action(const int32_t *s)
+{
+    uint32_t tiles = tiles_to_place(s), table = (uint32_t)s[AS_TABLE] & AS_HAND_BITS;
+    int found = -1, k;
+    if (table == 0) {
+        /* the openings: one a tile */
+        return tiles != 0 && (tiles & (tiles - 1u)) == 0 ? ctz32(tiles) : -1;
+    }
+    for (k = 0; k < 3; k++) {
+        uint32_t word = open_word(s, k);
+        while (word) {
+            int p = 32 * k + ctz32(word);
+            uint32_t fit = tiles & tiles_showing[point_value[p]];
+            word &= word - 1u;
+            while (fit) {
+                int t = ctz32(fit);
+                fit &= fit - 1u;
+                if (place_action[p][t] >= 0) {
+                    if (found >= 0) {
+                        return -1;
+                    }
+                    found = place_action[p][t];
+                }
+            }
+        }
+    }
+    return found >= 0 ? found : unplaced_action(s);
+}
+
 static size_t forced_one(int32_t *s, int64_t *f, uint16_t *h, int64_t seat, int32_t *gain,
                          uint8_t *done)
 {
     size_t applied = 0;
     int32_t reward[4];
-    int16_t legal[AS_ACTIONS_COUNT];
     int steps = 0;
     while (steps++ < AS_RANDOM_LIMIT && state_ok(s) && s[AS_WINNER] < 0 &&
            (int64_t)s[AS_TURN] != seat) {
-        int error;
-        if (legal_ascending(s, legal) != 1) {
+        int error, action = lone_action(s);
+        if (action < 0) {
             break;
         }
-        error = step_noted(s, f, h, legal[0], reward);
+        error = step_noted(s, f, h, action, reward);
         if (error != AS_OK) {
             break; /* (words no step made: the calls that step the slot refuse it) */
         }
@@ -180,9 +209,6 @@ static size_t play_forced(int32_t *state, int64_t *facts, uint16_t *history, siz
  * scales them if scaled is not 0, the numbers of as_batch_scale with the
  * library's tables) and masks (may be NULL) are packed as
  * as_batch_observe_waiting packs them. */
-int as_batch_scale(float *out, size_t m, const float *divisors, const float *low,
-                   const float *high, int target); /* (below) */
-
 long long as_batch_play_waiting(int32_t *state, int64_t *facts, uint16_t *history, size_t n,
                                 const int64_t *seats, const int64_t *cand, size_t k,
                                 int64_t *rows, int32_t *gains, uint8_t *done, float *out_f32,
@@ -208,10 +234,7 @@ long long as_batch_play_waiting(int32_t *state, int64_t *facts, uint16_t *histor
         }
     }
     if (out_f32 != NULL) {
-        as_batch_observe(state, facts, n, rows, m, out_f32, NULL);
-        if (scaled) {
-            (void)as_batch_scale(out_f32, m, as_scale_divisors, scale_low, scale_high, OB_TARGET);
-        }
+        (void)observe_rows(state, facts, n, rows, m, out_f32, NULL, scaled);
     }
     if (masks != NULL) {
         for (j = 0; j < m; j++) {
@@ -245,39 +268,14 @@ size_t as_batch_play_forced_history(int32_t *state, int64_t *facts, uint16_t *hi
 int as_batch_scale(float *out, size_t m, const float *divisors, const float *low,
                    const float *high, int target)
 {
-    /* The entries that change, as runs of one divisor and one clip (most entries are
-     * flags, over 1 and unclipped): a run's loop is plain enough to be vectorised. */
-    int first[AS_OBSERVATION], last[AS_OBSERVATION];
+    scale_runs plan;
     size_t j;
-    int k, r, runs = 0;
     if (target < 0 || target >= AS_OBSERVATION) {
         return -1;
     }
-    for (k = 0; k < AS_OBSERVATION; k++) {
-        if (divisors[k] == 1.0f && low[k] < -FLT_MAX && high[k] > FLT_MAX) {
-            continue;
-        }
-        if (runs > 0 && last[runs - 1] == k && divisors[k] == divisors[k - 1] &&
-            low[k] == low[k - 1] && high[k] == high[k - 1]) {
-            last[runs - 1] = k + 1;
-        } else {
-            first[runs] = k;
-            last[runs] = k + 1;
-            runs++;
-        }
-    }
+    scale_runs_of(divisors, low, high, &plan);
     for (j = 0; j < m; j++) {
-        float *o = out + j * AS_OBSERVATION;
-        float own = o[target] != 0.0f ? o[target] : 1.0f;
-        for (r = 0; r < runs; r++) {
-            float d = divisors[first[r]] != 0.0f ? divisors[first[r]] : own;
-            float lo = low[first[r]], hi = high[first[r]];
-            for (k = first[r]; k < last[r]; k++) {
-                float x = o[k] / d;
-                x = x < lo ? lo : x;
-                o[k] = x > hi ? hi : x;
-            }
-        }
+        scale_row(out + j * AS_OBSERVATION, &plan, divisors, low, high, target);
     }
     return 0;
 }

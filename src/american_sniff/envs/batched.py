@@ -271,7 +271,9 @@ class BatchedMatches:
         index = index.astype(np.intp)
         if len(index) and (index.min() < 0 or index.max() >= self.num_matches):
             raise ValueError(f"a slot is an index from 0 to {self.num_matches - 1}")
-        if len(np.unique(index)) != len(index):
+        # (a few slots, as an environment restarts them, are checked faster in a set)
+        distinct = len(set(index.tolist())) if len(index) <= 64 else len(np.unique(index))
+        if distinct != len(index):
             raise ValueError("each slot may be named once")
         return index
 
@@ -282,7 +284,12 @@ class BatchedMatches:
             batch, or the seeds not one integer a slot.
         """
         index = self._slots(slots)
-        chosen = slot_seeds(list(np.asarray(seeds).reshape(-1)), len(index))
+        given = np.asarray(seeds).reshape(-1)
+        if given.dtype.kind in "iu" and len(given) == len(index):
+            # (an integer array: each seed modulo 2**64, as slot_seeds takes it, in one cast)
+            chosen = given.astype(np.uint64)
+        else:
+            chosen = slot_seeds(list(given), len(index))
         if len(index) == 0:
             return
         fresh = batch.reset(chosen, self.players, backend=self.backend)
@@ -529,7 +536,7 @@ class BatchedMatches:
         checked = self._check_seats(seats)
         out = self._step_whole_batch(chosen)
         self._stale = True
-        return out, self.play_policy(policy, checked, scaled=scaled)
+        return out, self._play_policy(policy, checked, scaled=scaled, ask_forced=False)
 
     def play_policy(
         self, policy: Policy, seats: Any, *, scaled: bool = False, ask_forced: bool = False
@@ -562,7 +569,14 @@ class BatchedMatches:
         """
         if not self._ready:
             raise RuntimeError("call reset() before play_policy()")
-        chosen = self._check_seats(seats)
+        return self._play_policy(
+            policy, self._check_seats(seats), scaled=scaled, ask_forced=ask_forced
+        )
+
+    def _play_policy(
+        self, policy: Policy, chosen: Any, *, scaled: bool, ask_forced: bool
+    ) -> PolicyPlay:
+        """:meth:`play_policy` once the batch is reset and the seats ``chosen`` checked."""
         looks = getattr(policy, "observes", True)
         kernel: Any = self._kernel
         if self._step_whole and hasattr(kernel, "play_forced_into"):

@@ -176,6 +176,8 @@ class AmericanSniffVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
         self._steps = np.zeros(num_envs, np.int64)
         self._restart = np.zeros(num_envs, np.bool_)  # NEXT_STEP: reset by the next step
         self._all = np.arange(num_envs)
+        # Where each slot's learner's reward is in an (N, 4) reward array, flattened.
+        self._learner_at = 4 * self._all + self.seats
         self._ready = False
 
     @property
@@ -230,16 +232,19 @@ class AmericanSniffVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
                 f"got {chosen.dtype} of shape {chosen.shape}"
             )
         n = self.num_envs
-        restart = self._restart.copy()
+        restart = self._restart  # (replaced below, never written in place)
         acting = ~restart
-        if (acting & ((chosen < 0) | (chosen >= NUM_ACTIONS))).any():
+        # (every action in range, the usual case, is seen from two reductions alone)
+        if (chosen.min() < 0 or chosen.max() >= NUM_ACTIONS) and (
+            acting & ((chosen < 0) | (chosen >= NUM_ACTIONS))
+        ).any():
             raise ValueError(f"an action is an integer from 0 to {NUM_ACTIONS - 1}")
         matches = self.matches
         points = np.zeros(n, np.float64)
         illegal = np.zeros(n, np.bool_)
-        slots = self._all[acting]
-        if len(slots):
+        if acting.any():
             if self.illegal_action == "raise":
+                slots = self._all[acting]
                 refused = ~matches.mask[slots, chosen[slots]]
                 if refused.any():
                     first = int(slots[refused][0])
@@ -255,10 +260,10 @@ class AmericanSniffVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
                     np.where(acting, chosen, -1), self.seats, self._streams
                 )
                 illegal = acting & (out.errors != batch.OK)
-                points = np.where(acting, out.rewards[self._all, self.seats] + gains, 0.0)
+                points = np.where(acting, self._learner_rewards(out.rewards) + gains, 0.0)
             else:
                 points, illegal, restart = self._step_against_policy(chosen, acting, restart)
-        self._steps[acting] += 1
+        self._steps += acting
         winner = matches.winner
         terminated = acting & (matches.done | illegal)
         if self.reward == "points":
@@ -307,7 +312,7 @@ class AmericanSniffVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
             except ValueError as error:
                 raise ValueError(str(error).replace("the policy", "the opponent")) from None
             illegal = acting & (out.errors != batch.OK)
-            points = np.where(acting, out.rewards[self._all, self.seats], 0.0) + played.gains
+            points = np.where(acting, self._learner_rewards(out.rewards), 0.0) + played.gains
         else:
             slots = self._all[acting]
             points = np.zeros(n, np.float64)
@@ -320,6 +325,10 @@ class AmericanSniffVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
             points[restart] = 0.0
             restart = np.zeros(n, np.bool_)  # (restarted above)
         return points, illegal, restart
+
+    def _learner_rewards(self, rewards: Any) -> Any:
+        """Each slot's learner's reward of an (N, 4) reward array, as an (N,) array."""
+        return rewards.reshape(-1).take(self._learner_at)
 
     def _restart_slots(self, slots: Any, *, play: bool = True) -> None:
         """Deal the slots ``slots`` a new match each and play the opponents up to the learner.
