@@ -19,11 +19,13 @@ opponent's time to take out; ``--opponent policy`` asks a ``RandomPolicy``
 as any policy is asked, and takes its time out; ``--opponent frozen`` does
 the same with a policy that looks (``observes`` True, as a frozen copy of a
 learner does), so the opponents' observations are made and handed to it,
-scaled with ``--scaled``.
+scaled with ``--scaled``; with ``--no-copy`` the environment returns its own
+observation array each step (``copy=False``), as a trainer that copies the
+observations into its rollout buffer would make it.
 
 Usage: ``python benchmarks/vecenv.py [--players 2] [--envs 1024] [--steps 100]
 [--runs 3] [--backend c|numpy|python] [--opponent kernel|policy|frozen]
-[--scaled] [--quick]``.
+[--scaled] [--no-copy] [--quick]``.
 """
 
 from __future__ import annotations
@@ -82,6 +84,7 @@ def run_once(run: argparse.Namespace, seed: int) -> dict[str, float]:
         backend=run.backend,
         reward="points",
         scaled=run.scaled,
+        copy=not run.no_copy,
     )
     counted = Counted(env.matches.play_random)
     env.matches.play_random = counted  # type: ignore[method-assign]
@@ -126,6 +129,9 @@ def main() -> None:
         '"frozen": the same, given the observations, as a frozen learner is',
     )
     parser.add_argument("--scaled", action="store_true", help="scaled observations")
+    parser.add_argument(
+        "--no-copy", action="store_true", help="copy=False: the environment's own observation array"
+    )
     parser.add_argument("--quick", action="store_true", help="a short run (CI)")
     run = parser.parse_args()
     if run.quick:
@@ -134,7 +140,8 @@ def main() -> None:
     best = max(results, key=lambda r: r["learner_steps_per_s"])
     print(
         f"vector env, {run.players} players, {run.envs} envs, {run.steps} steps, "
-        f"{run.backend} kernel, {run.opponent} opponent{', scaled' if run.scaled else ''} "
+        f"{run.backend} kernel, {run.opponent} opponent{', scaled' if run.scaled else ''}"
+        f"{', copy=False' if run.no_copy else ''} "
         f"(best of {run.runs}, CPU time, policies' time taken out):"
     )
     print(f"  learner steps/s:            {best['learner_steps_per_s']:,.0f}")

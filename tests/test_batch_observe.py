@@ -305,6 +305,32 @@ def test_observe_arguments(how: str) -> None:
         observe(state, facts, backend="python")
 
 
+@pytest.mark.parametrize("how", OBSERVERS)
+def test_observe_into_out(how: str) -> None:
+    """observe(out=...) writes every slot's row into out and returns it; a misfit is refused."""
+    state = reset(np.arange(4, dtype=np.uint64), 4).state
+    facts = start_facts(state)
+    for kind, scaled in ((np.int32, False), (np.float32, False), (np.float32, True)):
+        expected = observe(state, facts, dtype=kind, scaled=scaled, backend=how)
+        out = np.full((4, OBSERVATION_SIZE), 7, kind)
+        got = observe(state, facts, dtype=kind, scaled=scaled, backend=how, out=out)
+        assert got is out
+        assert np.array_equal(out, expected)
+    wrong = [
+        np.empty((3, OBSERVATION_SIZE), np.float32),  # a slot short
+        np.empty((4, OBSERVATION_SIZE), np.float64),  # another dtype
+        np.empty((OBSERVATION_SIZE, 4), np.float32).T,  # not C-contiguous
+        [[0.0] * OBSERVATION_SIZE] * 4,  # not an array
+    ]
+    readonly = np.empty((4, OBSERVATION_SIZE), np.float32)
+    readonly.flags.writeable = False
+    for out in [*wrong, readonly]:
+        with pytest.raises(ValueError, match="out must be"):
+            observe(state, facts, dtype=np.float32, backend=how, out=out)
+    with pytest.raises(ValueError, match="out must be"):
+        observe(state, facts, [0], dtype=np.float32, backend=how, out=readonly)
+
+
 @pytest.mark.skipif(HAS_C, reason="the C extension is built")
 def test_observe_without_c() -> None:
     """Where the C kernel is not built, asking for it is refused; numpy answers otherwise."""

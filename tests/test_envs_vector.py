@@ -308,3 +308,39 @@ def test_scaled_observations(backend: str) -> None:
         assert (scale_observations(a) == b).all()
     with pytest.raises(ValueError, match="scaled"):
         AmericanSniffVectorEnv(2, 2, scaled=1)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("backend", KERNELS)
+@pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP])
+def test_copy_false_returns_its_own_array_with_the_same_numbers(backend: str, mode: Any) -> None:
+    """copy=False: one array, written again each call, with copy=True's numbers; final_obs fresh."""
+    options: dict[str, Any] = {
+        "opponent": hashing_policy,
+        "max_steps": 3,
+        "autoreset_mode": mode,
+        "backend": backend,
+        "scaled": True,
+    }
+    fresh = AmericanSniffVectorEnv(6, 4, **options)
+    own = AmericanSniffVectorEnv(6, 4, copy=False, **options)
+    assert fresh.copy
+    assert not own.copy
+    expected, expected_infos = fresh.reset(seed=5)
+    got, infos = own.reset(seed=5)
+    array = got
+    assert np.array_equal(got, expected)
+    for step in range(12):
+        actions = hashing_policy(expected, expected_infos["action_mask"])
+        expected, _, _, _, expected_infos = fresh.step(actions)
+        got, _, _, _, infos = own.step(actions)
+        assert got is array, step  # the same memory each step
+        assert np.array_equal(got, expected), step
+        if "final_obs" in expected_infos:
+            assert infos["final_obs"] is not array
+            assert np.array_equal(infos["final_obs"], expected_infos["final_obs"])
+
+
+def test_copy_must_be_a_bool() -> None:
+    """copy=1 is refused with the option's name."""
+    with pytest.raises(ValueError, match="copy must be True or False"):
+        AmericanSniffVectorEnv(2, 2, copy=1)  # type: ignore[arg-type]

@@ -123,6 +123,7 @@ def observe(  # noqa: PLR0913 (the options are keyword-only, each with a default
     dtype: Any = np.int32,
     backend: str | None = None,
     scaled: bool = False,
+    out: Any = None,
 ) -> Any:
     """The observation of each slot's seat to move: an (N, 375) ``int32`` array.
 
@@ -136,8 +137,13 @@ def observe(  # noqa: PLR0913 (the options are keyword-only, each with a default
     :func:`advance_facts` made (a word out of its range); numpy reads them as
     they are.
 
-    :raises ValueError: for another ``dtype`` or ``backend``, or ``"c"``
-        where the C kernel is not built.
+    With ``out`` (a C-contiguous array of that shape and ``dtype``, every
+    slot's row: no ``rows``), the observations are written into it and it is
+    returned, so that a caller that steps in a loop writes into the same
+    memory each time instead of a fresh array.
+
+    :raises ValueError: for another ``dtype`` or ``backend``, ``"c"`` where
+        the C kernel is not built, or an ``out`` that does not fit.
     :raises IndexError: if a row is not a slot of ``state``.
     """
     kind = np.dtype(np.float32 if scaled else dtype)
@@ -151,15 +157,34 @@ def observe(  # noqa: PLR0913 (the options are keyword-only, each with a default
     s = np.asarray(state).reshape(-1, k.STATE_WORDS)
     f = np.asarray(facts)
     index = None if rows is None else np.asarray(rows, np.intp).reshape(-1)
+    if out is not None:
+        shape = (len(s), OBSERVATION_SIZE)
+        if (
+            index is not None
+            or not isinstance(out, np.ndarray)
+            or out.shape != shape
+            or out.dtype != kind
+            or not out.flags.c_contiguous
+            or not out.flags.writeable
+        ):
+            raise ValueError(
+                f"out must be a writeable C-contiguous {kind} array of shape {shape}, "
+                "for every slot (no rows)"
+            )
     if into is None or s.dtype != np.int32 or f.dtype != np.int64:
         if index is not None:
             s, f = s[index], f[index]
         seen = observe_numpy(s, f).astype(kind, copy=False)
-        return scale_observations(seen, out=seen, backend="numpy") if scaled else seen
+        seen = scale_observations(seen, out=seen, backend="numpy") if scaled else seen
+        if out is None:
+            return seen
+        out[...] = seen
+        return out
     s = np.ascontiguousarray(s)
     f = np.ascontiguousarray(f)
     if index is None:
-        out = np.empty((len(s), OBSERVATION_SIZE), kind)
+        if out is None:
+            out = np.empty((len(s), OBSERVATION_SIZE), kind)
         into(s, f, out, None, scaled)
         return out
     if len(index) and (index.min() < -len(s) or index.max() >= len(s)):

@@ -111,6 +111,12 @@ class AmericanSniffVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
     :ivar matches: The slots themselves (a :class:`~american_sniff.envs.batched.BatchedMatches`).
     :ivar scaled: Whether the observations (the learner's and a policy
         opponent's) are scaled (:func:`~american_sniff.observation.scaled`).
+    :ivar copy: Whether :meth:`reset` and :meth:`step` return fresh observation
+        arrays (True, the default) or, with False, the environment's own
+        (N, 375) array, written again by the next call, as Gymnasium's
+        vector environments do with ``copy=False``: for a trainer that copies
+        each step's observations into its own buffer anyway, it saves writing
+        them to fresh memory each step. ``infos["final_obs"]`` is always fresh.
     """
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012
@@ -128,11 +134,17 @@ class AmericanSniffVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
         autoreset_mode: AutoresetMode = AutoresetMode.NEXT_STEP,
         backend: str | None = None,
         scaled: bool = False,
+        copy: bool = True,
     ) -> None:
         self.matches = BatchedMatches(num_envs, players, backend=backend)
         if not isinstance(scaled, bool):
             raise ValueError(f"scaled must be True or False, got {scaled!r}")
+        if not isinstance(copy, bool):
+            raise ValueError(f"copy must be True or False, got {copy!r}")
         self.scaled = scaled
+        self.copy = copy
+        # With copy=False, the observations returned (written again by each call).
+        self._observations = None if copy else np.empty((num_envs, OBSERVATION_SIZE), np.float32)
         self.num_envs = num_envs
         self.players = players
         seats = [seat] * num_envs if isinstance(seat, int) else list(seat)
@@ -281,7 +293,7 @@ class AmericanSniffVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
             self._restart_slots(self._all[restart])
             self._restart = ended
             return self._observe(), rewards, terminated, truncated, self._infos(illegal)
-        final = self._observe()
+        final = self._observe(fresh=True)
         self._restart_slots(self._all[ended])
         infos = self._infos(illegal)
         infos["final_obs"] = final
@@ -365,9 +377,16 @@ class AmericanSniffVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
         except ValueError as error:
             raise ValueError(str(error).replace("the policy", "the opponent")) from None
 
-    def _observe(self) -> Any:
-        # float32 straight from the C kernel where it is built (numpy converts otherwise).
-        return observe(self.matches.state, self.matches.facts, dtype=np.float32, scaled=self.scaled)
+    def _observe(self, *, fresh: bool = False) -> Any:
+        # float32 straight from the C kernel where it is built (numpy converts otherwise),
+        # into the environment's own array with copy=False.
+        return observe(
+            self.matches.state,
+            self.matches.facts,
+            dtype=np.float32,
+            scaled=self.scaled,
+            out=None if fresh else self._observations,
+        )
 
     def _infos(self, illegal: Any) -> dict[str, Any]:
         return {"action_mask": self.matches.mask.copy(), "illegal_action": illegal}
