@@ -335,6 +335,8 @@ def test_copy_false_returns_its_own_array_with_the_same_numbers(backend: str, mo
         got, _, _, _, infos = own.step(actions)
         assert got is array, step  # the same memory each step
         assert np.array_equal(got, expected), step
+        assert infos["action_mask"] is own.matches.mask
+        assert np.array_equal(infos["action_mask"], expected_infos["action_mask"])
         if "final_obs" in expected_infos:
             assert infos["final_obs"] is not array
             assert np.array_equal(infos["final_obs"], expected_infos["final_obs"])

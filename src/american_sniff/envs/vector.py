@@ -114,9 +114,10 @@ class AmericanSniffVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
     :ivar copy: Whether :meth:`reset` and :meth:`step` return fresh observation
         arrays (True, the default) or, with False, the environment's own
         (N, 375) array, written again by the next call, as Gymnasium's
-        vector environments do with ``copy=False``: for a trainer that copies
-        each step's observations into its own buffer anyway, it saves writing
-        them to fresh memory each step. ``infos["final_obs"]`` is always fresh.
+        vector environments do with ``copy=False`` (and ``infos["action_mask"]``
+        the batch's own mask array, likewise): for a trainer that copies each
+        step's observations into its own buffer anyway, it saves writing them
+        to fresh memory each step. ``infos["final_obs"]`` is always fresh.
     """
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012
@@ -389,4 +390,5 @@ class AmericanSniffVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
         )
 
     def _infos(self, illegal: Any) -> dict[str, Any]:
-        return {"action_mask": self.matches.mask.copy(), "illegal_action": illegal}
+        mask = self.matches.mask
+        return {"action_mask": mask.copy() if self.copy else mask, "illegal_action": illegal}
