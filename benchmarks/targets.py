@@ -117,6 +117,7 @@ def vector_rate(vecenv: ModuleType, backend: str, players: int, plan: Plan) -> d
         backend=backend,
         opponent="kernel",
         scaled=False,
+        no_copy=False,
     )
     results = [vecenv.run_once(run, seed) for seed in range(plan.runs)]
     best: dict[str, float] = max(results, key=lambda r: r["learner_steps_per_s"])
