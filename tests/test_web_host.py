@@ -41,6 +41,7 @@ class FakeSocket:
 
     def __init__(self, match_id: str, *, reads: bool = True, origin: str | None = None) -> None:
         self.path_params = {"match_id": match_id}
+        self.scope: dict[str, Any] = {"type": "websocket", "extensions": {}}  # no wire: queued
         self.client = None  # no address: every fake socket counts as one client
         self.headers: dict[str, str] = {"host": "testserver"}
         if origin is not None:

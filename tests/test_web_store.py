@@ -7,6 +7,7 @@ main run covers them; the servers that use the store are tested in
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import threading
 from pathlib import Path
@@ -99,6 +100,50 @@ def test_the_writer_hands_a_stale_entry_its_error(tmp_path: Path) -> None:
             assert writer.submit("m", DRAW, expected=1).result(timeout=10) == 1
         finally:
             writer.close()
+
+
+def test_the_writer_settles_a_loops_futures_with_one_call_per_transaction(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Writer.written: each entry's number or error, handed to the loop once per transaction."""
+
+    async def scenario(store: Store, writer: Writer) -> list[int | BaseException]:
+        loop = asyncio.get_running_loop()
+        calls: list[object] = []
+        original = loop.call_soon_threadsafe
+
+        def counted(callback: object, *args: object) -> object:
+            calls.append(callback)
+            return original(callback, *args)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(loop, "call_soon_threadsafe", counted)
+        with store._lock:  # the thread takes the first entry, and waits for the file
+            futures = [writer.written("m", OPEN, expected=0)]
+            await asyncio.sleep(0.05)
+            futures += [
+                writer.written("m", DRAW, expected=1),
+                writer.written("m", DRAW, expected=1),  # stale once the one before is in
+                writer.written("m", DRAW, expected=2),
+                writer.written("nowhere", DRAW, expected=0),
+            ]
+        results = await asyncio.gather(*futures, return_exceptions=True)
+        assert len(calls) <= 2  # one per transaction, where a thread's future makes five
+        return results
+
+    with _store(tmp_path) as store:
+        writer = Writer(store)
+        try:
+            results = asyncio.run(scenario(store, writer))
+        finally:
+            writer.close()
+        assert results[:2] == [0, 1]
+        assert isinstance(results[2], StaleLog)
+        assert results[3] == 2
+        assert isinstance(results[4], ValueError)
+        assert str(results[4]) == "there is no match 'nowhere'"
+        loaded = store.load("m")
+        assert loaded is not None
+        assert loaded.log == (OPEN, DRAW, DRAW)
 
 
 def test_meta_of_a_key_never_stored_is_none(tmp_path: Path) -> None:

@@ -14,7 +14,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
@@ -26,11 +27,14 @@ __all__ = [
     "SEND_QUEUE",
     "TOO_MANY",
     "TOO_SLOW",
+    "WIRE",
     "Connection",
+    "Wire",
     "close",
     "parse",
     "receive",
     "refuse_socket",
+    "wire_of",
 ]
 
 #: Why a request from another site's page is refused (a ``POST``, or a WebSocket).
@@ -51,13 +55,37 @@ TOO_SLOW = 4408
 TOO_MANY = 4429
 
 
+#: The name under which a WebSocket's ASGI scope may offer the game a
+#: :class:`Wire` (in ``scope["extensions"]``, as ``{"wire": the_wire}``):
+#: ``american-sniff serve``'s server does (:class:`~american_sniff.web.serving.GameWire`).
+WIRE = "american_sniff.wire"
+
+
+class Wire(Protocol):
+    """A WebSocket the game may write to at once, without the ASGI layers."""
+
+    def send_text_now(self, text: str) -> bool:
+        """Send ``text`` as one message now; False if it cannot be (closed, or not read)."""
+
+
+def wire_of(scope: Mapping[str, Any]) -> Wire | None:
+    """The :class:`Wire` a WebSocket's ASGI ``scope`` offers under :data:`WIRE`, or None."""
+    extensions = scope.get("extensions")
+    offered = extensions.get(WIRE) if isinstance(extensions, dict) else None
+    wire = offered.get("wire") if isinstance(offered, dict) else None
+    return wire if callable(getattr(wire, "send_text_now", None)) else None
+
+
 class Connection:
     """One browser's open WebSocket: who it is and its bounded queue of messages to send.
 
     Messages are put in the queue without waiting (:meth:`offer`), and a task
     of its own (:meth:`pump`) sends them one by one, so a browser that does
     not read holds up only its own queue. When the queue is full the
-    connection is dropped.
+    connection is dropped. Where the socket offers a :class:`Wire`, each
+    message is written to it at once instead (the wire holds what the
+    browser has not read yet, within its own bound), and the connection is
+    dropped when the wire refuses one.
 
     :param socket: The WebSocket.
     :param viewer: The seat number, or :data:`~american_sniff.web.hosting.SPECTATOR`.
@@ -69,6 +97,7 @@ class Connection:
         :data:`~american_sniff.web.pictures.NARROW`): the one the page shows.
     :param limits: How fast it may send messages and ask for hints (its own
         token buckets, :attr:`messages` and :attr:`hints`).
+    :param wire: The socket's :class:`Wire`, if it offers one (:func:`wire_of`).
     """
 
     def __init__(  # noqa: PLR0913 (the options are keyword-only, each with a default)
@@ -80,9 +109,12 @@ class Connection:
         pictures: bool = True,
         table: str = "wide",  # web.pictures.WIDE (pictures comes after this module)
         limits: SocketLimits | None = None,
+        wire: Wire | None = None,
     ) -> None:
         #: The WebSocket.
         self.socket = socket
+        #: The socket's wire, written to at once, or None (its messages are queued).
+        self.wire = wire
         #: The seat number, or the spectator.
         self.viewer = viewer
         #: Whether its messages carry the pictures.
@@ -104,6 +136,10 @@ class Connection:
         """Queue ``text`` to be sent; False, and the connection dropped, if the queue is full."""
         if self.dropped:
             return False
+        if self.wire is not None:
+            if not self.wire.send_text_now(text):
+                self.dropped = True
+            return not self.dropped
         try:
             self._queue.put_nowait(text)
         except asyncio.QueueFull:
@@ -112,7 +148,9 @@ class Connection:
         return True
 
     async def pump(self) -> None:
-        """Send the queued messages until cancelled or the socket fails."""
+        """Send the queued messages until cancelled or the socket fails (with a wire: wait)."""
+        if self.wire is not None:
+            await asyncio.get_running_loop().create_future()  # until cancelled
         try:
             while True:
                 text = await self._queue.get()

@@ -186,9 +186,7 @@ class Flow:
         """
         game = room.game
         room.unwritten += 1
-        written = asyncio.wrap_future(
-            self.writer.submit(game.id, change.entry, expected=change.logged)
-        )
+        written = self.writer.written(game.id, change.entry, expected=change.logged)
 
         def made(future: asyncio.Future[int]) -> None:
             # Made when written, even if the task that waits is cancelled meanwhile:

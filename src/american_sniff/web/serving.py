@@ -24,7 +24,11 @@
   the address it comes from;
 * no per-message compression of WebSocket messages: compressing the same
   message once for every socket was the largest cost of a spectator, and
-  the messages (mostly SVG) are a few kilobytes.
+  the messages (mostly SVG) are a few kilobytes;
+* each WebSocket is a :class:`GameWire`: uvicorn's own, which also lets the
+  game write a message straight to the socket, and reads on while a few of
+  the browser's messages wait, instead of stopping and starting to read for
+  each one.
 
 :func:`tune_collector`, which ``american-sniff serve`` calls before it
 serves, makes the pauses of Python's cyclic garbage collector short and
@@ -47,7 +51,9 @@ from typing import Any
 import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
+from .connection import WIRE
 from .limits import MAX_HEADER_BYTES
 
 __all__ = [
@@ -55,6 +61,9 @@ __all__ = [
     "HEADER_TIMEOUT",
     "MAX_CONNECTIONS",
     "MAX_FRAME",
+    "READ_AHEAD",
+    "SEND_BUFFER",
+    "GameWire",
     "HeaderTimeout",
     "listen",
     "raise_file_limit",
@@ -71,6 +80,15 @@ MAX_FRAME = 16 << 10
 
 #: The most connections (and requests in progress) at once.
 MAX_CONNECTIONS = 1000
+
+#: How many of a browser's messages may wait for the game before the server
+#: stops reading its socket (until the game has taken them all).
+READ_AHEAD = 4
+
+#: The most bytes that may wait to be sent on one WebSocket. A browser that
+#: lets more pile up (it does not read) is dropped: nobody else waits on it.
+#: It is about 32 of the largest state messages (a 4-player table, drawn).
+SEND_BUFFER = 1 << 20
 
 #: The cyclic collector's thresholds while serving (:func:`gc.set_threshold`):
 #: a young collection after 50,000 new objects (instead of 700), a middle one
@@ -178,6 +196,74 @@ class HeaderTimeout(H11Protocol):
             self.transport.close()
 
 
+class GameWire(WebSocketsSansIOProtocol):
+    """uvicorn's WebSocket (the ``websockets`` library's sans-I/O protocol), cheaper per message.
+
+    Two changes, neither seen by a browser:
+
+    * **The game writes to it directly.** The scope of each WebSocket
+      carries the connection itself in its extensions, under
+      :data:`~american_sniff.web.connection.WIRE`; the game's
+      :class:`~american_sniff.web.connection.Connection` then sends each
+      message with :meth:`send_text_now`, which frames it and hands it to
+      the socket at once, without a task, a queue and the ASGI layers in
+      between. A socket whose unsent bytes would pass :data:`SEND_BUFFER`
+      is refused the message (its browser does not read) and is dropped by
+      the game.
+    * **It reads ahead.** uvicorn stops reading a socket as soon as one
+      message waits for the application, and starts again when it is taken:
+      two system calls for each message. This one reads on until
+      :data:`READ_AHEAD` messages wait, so a browser still cannot make it
+      hold more than a few frames of :data:`MAX_FRAME` bytes.
+
+    Everything else (the handshake, pings, the closing handshake, the limits
+    on frames, the ASGI messages) is uvicorn's.
+    """
+
+    def handle_connect(self, event: Any) -> None:
+        """Take the handshake's request, and offer this connection to the game in its scope."""
+        super().handle_connect(event)
+        scope = getattr(self, "scope", None)  # none when the handshake was refused
+        if scope is not None:
+            scope["extensions"][WIRE] = {"wire": self}
+
+    def send_receive_event_to_app(self) -> None:
+        """Hand a whole message to the application; stop reading only if many wait."""
+        paused = self.read_paused
+        self.read_paused = True  # so that uvicorn's own code does not stop reading
+        try:
+            super().send_receive_event_to_app()
+        finally:
+            self.read_paused = paused
+        if not paused and self.queue.qsize() >= READ_AHEAD:
+            self.read_paused = True
+            self.transport.pause_reading()
+
+    def send_text_now(self, text: str) -> bool:
+        """Send ``text`` as one text frame now; False if it cannot be (closed, or not read).
+
+        Call it only once the handshake is complete (the game does, after
+        accepting the socket).
+        """
+        transport = self.transport
+        if self.close_sent or self.disconnected or transport.is_closing():
+            return False
+        data = text.encode()
+        if transport.get_write_buffer_size() + len(data) > SEND_BUFFER:
+            return False
+        transport.write(_text_frame_head(len(data)) + data)
+        return True
+
+
+def _text_frame_head(length: int) -> bytes:
+    """The head of a server's unmasked, final text frame of ``length`` bytes (RFC 6455, 5.2)."""
+    if length < 126:
+        return bytes((0x81, length))
+    if length < 1 << 16:
+        return bytes((0x81, 126)) + length.to_bytes(2, "big")
+    return bytes((0x81, 127)) + length.to_bytes(8, "big")
+
+
 #: The answer to a WebSocket asked for when the WebSockets' share is taken.
 _SOCKETS_FULL = (
     b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\n"
@@ -206,7 +292,7 @@ def server_config(
         http=protocol,
         proxy_headers=bool(trusted_proxies),
         forwarded_allow_ips=list(trusted_proxies) or None,
-        ws="websockets-sansio",
+        ws=GameWire,
         ws_max_size=MAX_FRAME,
         # Compressing each message for each socket cost more CPU than anything
         # else a spectator costs (benchmarks/serve.py): messages go as they are.

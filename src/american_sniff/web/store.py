@@ -32,6 +32,8 @@ players the fresh state.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import queue
 import sqlite3
@@ -327,12 +329,17 @@ def append_each(
 def _append(db: sqlite3.Connection, match_id: str, entry: LogEntry, expected: int | None) -> int:
     if entry.kind not in LOG_KINDS:
         raise ValueError(f"a log entry is one of {', '.join(LOG_KINDS)}, got {entry.kind!r}")
-    if db.execute("SELECT 1 FROM matches WHERE id = ?", (match_id,)).fetchone() is None:
-        raise ValueError(f"there is no match {match_id!r}")
     row = db.execute(
         "SELECT COALESCE(MAX(n) + 1, 0) FROM log WHERE match_id = ?", (match_id,)
     ).fetchone()
     number = int(row[0])
+    # A log with entries is a stored match's (the foreign key holds it): only an
+    # empty one may be no match's at all.
+    if (
+        not number
+        and db.execute("SELECT 1 FROM matches WHERE id = ?", (match_id,)).fetchone() is None
+    ):
+        raise ValueError(f"there is no match {match_id!r}")
     if expected is not None and number != expected:
         raise StaleLog(match_id, expected, number)
     db.execute(
@@ -343,8 +350,8 @@ def _append(db: sqlite3.Connection, match_id: str, entry: LogEntry, expected: in
 
 
 #: What waits in a :class:`Writer`'s queue: the match, the entry, its expected
-#: log length and its future.
-_Item = tuple[str, LogEntry, int | None, Future[int]]
+#: log length and its future (a thread's, or an event loop's).
+_Item = tuple[str, LogEntry, int | None, "Future[int] | asyncio.Future[int]"]
 
 
 class Writer:
@@ -372,6 +379,20 @@ class Writer:
         the future's error is then :class:`StaleLog` if the log is not that long.
         """
         future: Future[int] = Future()
+        self._queue.put((match_id, entry, expected, future))
+        return future
+
+    def written(
+        self, match_id: str, entry: LogEntry, *, expected: int | None = None
+    ) -> asyncio.Future[int]:
+        """:meth:`submit` for a coroutine: the future is the running event loop's.
+
+        The thread hands back every result of one transaction in a single
+        call to the loop (:meth:`asyncio.loop.call_soon_threadsafe`), where a
+        thread's future wakes the loop once for each entry. Call it from the
+        loop's own thread.
+        """
+        future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         self._queue.put((match_id, entry, expected, future))
         return future
 
@@ -404,10 +425,28 @@ class Writer:
             )
         except Exception as error:
             results = [error] * len(batch)
+        looped: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[int], int | Exception]]]
+        looped = {}
         for (_, _, _, future), result in zip(batch, results, strict=True):
-            if future.cancelled():  # pragma: no cover - the server never cancels one
-                continue
-            if isinstance(result, Exception):
-                future.set_exception(result)
-            else:
-                future.set_result(result)
+            if isinstance(future, asyncio.Future):
+                looped.setdefault(future.get_loop(), []).append((future, result))
+            elif not future.cancelled():  # the server never cancels one
+                _settle(future, result)
+        for loop, settled in looped.items():
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
+                loop.call_soon_threadsafe(_settle_all, settled)
+
+
+def _settle(future: Future[int] | asyncio.Future[int], result: int | Exception) -> None:
+    """Give ``future`` the write's ``result``: the entry's number, or the error that refused it."""
+    if isinstance(result, Exception):
+        future.set_exception(result)
+    else:
+        future.set_result(result)
+
+
+def _settle_all(settled: list[tuple[asyncio.Future[int], int | Exception]]) -> None:
+    """:func:`_settle` each of an event loop's futures (in its thread), but those cancelled."""
+    for future, result in settled:
+        if not future.cancelled():
+            _settle(future, result)

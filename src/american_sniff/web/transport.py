@@ -21,7 +21,15 @@ from typing import TYPE_CHECKING, Any
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from .cache import Rooms
-from .connection import CROSS_SITE, TOO_SLOW, Connection, parse, receive, refuse_socket
+from .connection import (
+    CROSS_SITE,
+    TOO_SLOW,
+    Connection,
+    parse,
+    receive,
+    refuse_socket,
+    wire_of,
+)
 from .driver import Driver
 from .flow import BOT_SPEEDS, Flow
 from .game import GameError
@@ -148,7 +156,14 @@ class Sockets:
         seat = f"{viewer} {match_id}" if isinstance(viewer, int) else ""
         if not await self._admitted(socket, seat, room):
             return
-        connection = Connection(socket, viewer, pictures=pictures, table=table, limits=self.limits)
+        connection = Connection(
+            socket,
+            viewer,
+            pictures=pictures,
+            table=table,
+            limits=self.limits,
+            wire=wire_of(socket.scope),
+        )
         pump = asyncio.create_task(connection.pump())
         room.sockets[connection] = pump
         try:
