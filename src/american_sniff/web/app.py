@@ -56,9 +56,11 @@ Limits and refusals (the numbers are in :mod:`american_sniff.web.limits`
 and :mod:`american_sniff.web.serving`, and ``docs/playing-browser.md``):
 
 * every message to a browser goes through its own queue of at most
-  :data:`SEND_QUEUE` messages, sent by a task of its own; a browser that
-  lets the queue fill (it does not read) is dropped with close code 4408,
-  and the page reconnects. Nobody else waits on it;
+  :data:`SEND_QUEUE` messages, sent by a task of its own (under
+  ``american-sniff serve``, straight to the socket, which holds at most
+  :data:`~american_sniff.web.serving.SEND_BUFFER` bytes not yet read); a
+  browser that lets the queue fill (it does not read) is dropped with close
+  code 4408, and the page reconnects. Nobody else waits on it;
 * a browser's message is text of at most 4,096 characters, nested at most 4
   deep; anything else (binary, too long, too deep, not an object) gets an
   ``error`` message and the socket goes on;

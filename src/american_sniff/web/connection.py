@@ -2,7 +2,8 @@
 
 This module knows a socket and nothing of the matches: a
 :class:`Connection` is who the socket is (a seat or a spectator) with its
-own bounded queue and sender; :func:`receive` and :func:`parse` read a
+own bounded queue and sender, or the socket's :class:`Wire`, written to at
+once, where the server offers one; :func:`receive` and :func:`parse` read a
 browser's message within :data:`~american_sniff.web.limits.MAX_MESSAGE`
 characters and :data:`~american_sniff.web.limits.MAX_DEPTH` levels;
 :func:`refuse_socket` and :func:`close` end a socket without waiting on a
