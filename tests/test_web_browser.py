@@ -229,6 +229,34 @@ def test_a_whole_match_against_bots_by_clicking(server: _Server, browser: Browse
     page.close()
 
 
+def test_the_page_waits_longer_each_time_it_cannot_reconnect(
+    server: _Server, browser: Browser
+) -> None:
+    """1 s, doubled per failure up to 30 s; at least 10 s after a 4429; a state starts again."""
+    made = server.post("api/matches", {"players": 2, "seats": ["human", "greedy"], "seed": 5})
+    page = browser.page()
+    page.go(made["seats"][0]["url"])
+    page.wait("document.body.dataset.connected === 'yes'")
+    page.js("Math.random = () => 0.5")  # the random part at its middle: no change
+    waits = page.js("[0, 1, 2, 4, 5, 9].map((n) => reconnectWait(1006, n))")
+    assert waits == [1000, 2000, 4000, 16000, 30000, 30000]
+    assert page.js("[0, 3, 6].map((n) => reconnectWait(4429, n))") == [10000, 10000, 30000]
+    page.js("Math.random = () => 0")  # the shortest a page may wait
+    assert page.js("reconnectWait(1006, 0)") == 750
+    # A close for reconnecting too often: the page waits 10 s (3/4 of it at least).
+    page.js(
+        "window.waits = []; const later = window.setTimeout; "
+        "window.setTimeout = (f, ms, ...rest) => "
+        "{ if (f === connect) window.waits.push(ms); return later(f, ms, ...rest); }; "
+        "socket.close(4429, 'too many')"
+    )
+    assert page.wait("window.waits.length === 1 && window.waits[0]") == 7500
+    assert page.js("failures") == 1
+    page.js("connect()")  # it comes back (as it would after the wait), and a state resets it
+    page.wait("document.body.dataset.connected === 'yes' && failures === 0")
+    page.close()
+
+
 def test_the_server_restarts_in_mid_match_and_play_goes_on(
     server: _Server, browser: Browser
 ) -> None:

@@ -19,6 +19,7 @@ let askedRematch = false;    // this page asked for the rematch: it goes there w
 let parked = null;      // the control the page itself last moved the focus to
 let returnTo = null;    // where the focus was when a dialog opened: it goes back there
 let askedTable = null;  // the drawing of the table the server sends: "wide" or "narrow"
+let failures = 0;       // connections in a row that closed before a state came
 const SPEEDS = ["instant", "normal", "slow"];
 let speed = SPEEDS.includes(localStorage.getItem("sniff-speed")) ? localStorage.getItem("sniff-speed") : "normal";
 
@@ -84,6 +85,16 @@ function actionText(action) {
 
 // -- the connection -----------------------------------------------------------------
 
+// How long to wait before reconnecting, in ms, after a close with ``code`` and
+// ``failed`` connections in a row that brought no state: 1 s, doubled for each
+// failure up to 30 s; at least 10 s after a refusal for reconnecting too often
+// (4429). A random part of up to a quarter either way keeps the pages of a
+// server that restarted from all coming back at the same instant.
+function reconnectWait(code, failed) {
+  const base = Math.max(Math.min(1000 * 2 ** failed, 30000), code === 4429 ? 10000 : 0);
+  return Math.round(base * (0.75 + Math.random() / 2));
+}
+
 function connect() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
   socket = new WebSocket(`${scheme}://${location.host}/ws/${matchId}`);
@@ -97,7 +108,8 @@ function connect() {
     document.body.dataset.need = "wait";
     if (event.code === 4404 || event.code === 4403) return;  // no such link, or another site's page
     $("status").textContent = "The connection was lost: reconnecting…";
-    setTimeout(connect, 1000);
+    setTimeout(connect, reconnectWait(event.code, failures));
+    failures += 1;
   };
 }
 
@@ -139,6 +151,7 @@ function receive(message) {
     hintReason = "";
   }
   if (message.type === "state") {
+    failures = 0;
     const before = new Set(current ? placedTiles(current.view) : []);
     freshTiles = new Set(current ? placedTiles(message.view).filter((t) => !before.has(t)) : []);
     const sound = current ? soundFor(current.view, message.view) : null;
