@@ -5,10 +5,10 @@
 with one person and bots, whose moves the test makes), a digest of every
 message :meth:`Room.text <american_sniff.web.rooms.Room.text>` makes after
 it: for each seat and the spectator, with the wide table, with the narrow
-one and without the pictures. The seats play random legal moves, the person
-against bots takes moves back now and then, go on after each settlement, and the room is told
-of a rematch and of an end at the host's cap on the way, so that every
-member of the message changes. The file was written by the server as it
+one and without the pictures. The seats play random legal moves, the
+person against bots takes moves back now and then, the people go on after
+each settlement, and the room is told of a rematch and of an end at the
+host's cap on the way, so that every member of the message changes. The file was written by the server as it
 stood before its texts were made cheaper (``python
 tests/test_web_messages_golden.py --write``); the tests make the same
 messages with today's server, in a server's order (the matches in turn, one
