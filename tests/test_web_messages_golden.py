@@ -8,12 +8,12 @@ it: for each seat and the spectator, with the wide table, with the narrow
 one and without the pictures. The seats play random legal moves, the
 person against bots takes moves back now and then, the people go on after
 each settlement, and the room is told of a rematch and of an end at the
-host's cap on the way, so that every member of the message changes. The file was written by the server as it
-stood before its texts were made cheaper (``python
-tests/test_web_messages_golden.py --write``); the tests make the same
-messages with today's server, in a server's order (the matches in turn, one
-room each) and again from a new room for every action, and require the same
-bytes.
+host's cap on the way, so that every member of the message changes. The
+file was written by the server as it stood before its texts were made
+cheaper (``python tests/test_web_messages_golden.py --write``); the tests
+make the same messages with today's server, in a server's order (the
+matches in turn, one room each) and again from a new room for every action,
+and require the same bytes.
 """
 
 from __future__ import annotations
