@@ -96,8 +96,8 @@ def render_svg(
         f"<title>{escape(_title(geometry))}</title>",
         f'<rect class="background" width="{_num(width)}" height="{_num(height)}" fill="#ffffff"/>',
     ]
-    sniff = layout.sniff
-    out.extend(_tile_text(placed, placed.tile == sniff, ox, oy) for placed in geometry.tiles)
+    if geometry.tiles:
+        out.append(_tiles_text(geometry.tiles, layout.sniff, ox, oy))
     out.extend(_markers(geometry, ox, oy))
     if text:
         out.append(
@@ -154,6 +154,34 @@ def _tile_text(placed: TilePlacement, sniff: bool, ox: float, oy: float) -> str:
     if len(_TILE_TEXTS) >= _TILE_TEXTS_KEPT:
         _TILE_TEXTS.clear()
     _TILE_TEXTS[id(placed), sniff, ox, oy] = (placed, text)
+    return text
+
+
+#: The text of a table's tiles, by the id of its last placement, the Sniff and
+#: the drawing's origin (the entry holds the placements): a table usually
+#: grows from one drawn before with its placements unchanged (the geometry
+#: keeps them, see :func:`~american_sniff.render.geometry.table_geometry`), so
+#: its tiles' text is that one's with the new tile's added. At most this many
+#: are kept (a few KB each), then all are forgotten.
+_TILE_RUNS_KEPT = 1 << 10
+_TILE_RUNS: dict[tuple[int, Tile | None, float, float], tuple[tuple[TilePlacement, ...], str]] = {}
+
+
+def _tiles_text(tiles: tuple[TilePlacement, ...], sniff: Tile | None, ox: float, oy: float) -> str:
+    """The lines of every tile of ``tiles`` (one or more), joined (see :data:`_TILE_RUNS`).
+
+    A kept text is taken only for equal placements (the same, mostly): the
+    text depends only on their values.
+    """
+    last = tiles[-1]
+    before = _TILE_RUNS.get((id(tiles[-2]), sniff, ox, oy)) if len(tiles) > 1 else None
+    if before is not None and before[0] == tiles[:-1]:
+        text = f"{before[1]}\n{_tile_text(last, last.tile == sniff, ox, oy)}"
+    else:
+        text = "\n".join([_tile_text(placed, placed.tile == sniff, ox, oy) for placed in tiles])
+    if len(_TILE_RUNS) >= _TILE_RUNS_KEPT:
+        _TILE_RUNS.clear()
+    _TILE_RUNS[id(last), sniff, ox, oy] = (tiles, text)
     return text
 
 
