@@ -134,22 +134,21 @@ _TILE_TEXTS: dict[tuple[int, bool, float, float], tuple[TilePlacement, str]] = {
 
 
 def _tile_text(placed: TilePlacement, sniff: bool, ox: float, oy: float) -> str:
-    """The lines of :func:`_tile` for ``placed``, joined (see :data:`_TILE_TEXTS`)."""
+    """The group of :func:`_tile` for ``placed`` at the origin ``(ox, oy)``: :data:`_TILE_TEXTS`."""
     key = (id(placed), sniff, ox, oy)
     kept = _TILE_TEXTS.get(key)
     if kept is not None and kept[0] is placed:
         return kept[1]
-    text = "\n".join(
-        _tile(
-            placed.tile,
-            placed.rect,
-            placed.low_half,
-            placed.high_half,
-            placed.orientation is Orientation.HORIZONTAL,
-            sniff,
-            ox,
-            oy,
-        )
+    form, places, downwards = _tile(
+        placed.tile,
+        placed.rect,
+        placed.low_half,
+        placed.high_half,
+        placed.orientation is Orientation.HORIZONTAL,
+        sniff,
+    )
+    text = form.format(
+        *[_num(place + (oy if down else ox)) for place, down in zip(places, downwards, strict=True)]
     )
     if len(_TILE_TEXTS) >= _TILE_TEXTS_KEPT:
         _TILE_TEXTS.clear()
@@ -204,58 +203,62 @@ def _box(rect: Rect, ox: float, oy: float, inset: float = 0.0) -> tuple[float, f
 
 @functools.lru_cache(maxsize=1 << 12)
 def _tile(  # noqa: PLR0913, PLR0917 - what the drawing depends on, as the cache's key
-    tile: Tile,
-    rect: Rect,
-    low: Rect,
-    high: Rect,
-    across: bool,
-    sniff: bool,
-    ox: float,
-    oy: float,
-) -> tuple[str, ...]:
-    """The group drawing one tile: its face, the line between its halves, its pips.
+    tile: Tile, rect: Rect, low: Rect, high: Rect, across: bool, sniff: bool
+) -> tuple[str, tuple[float, ...], tuple[bool, ...]]:
+    """The group drawing one tile (its face, the line between its halves, its pips), as a form.
 
     ``rect``, ``low`` and ``high`` are the tile's rectangle and its halves
-    (:class:`TilePlacement`), ``across`` whether it lies horizontally. Kept:
-    the tables of one round draw most of their tiles at the same places.
+    (:class:`TilePlacement`), ``across`` whether it lies horizontally. The
+    form is ``(text, places, downwards)``: the group's lines with a field
+    (``{}``) for each coordinate, each coordinate's place measured from the
+    drawing's origin, and whether it is a ``y``. The group at the origin
+    ``(ox, oy)`` fills each field with ``_num(place + ox)`` (or ``+ oy``):
+    the places and the origin are multiples of a quarter, so the sums are
+    exact, whatever the order of their terms. Kept: a tile is drawn at the
+    same place of a table until it is settled, while the origin moves when
+    the table grows left or up.
     """
-    x, y, w, h = _box(rect, ox, oy, _INSET)
+    places: list[float] = []
+    downwards: list[bool] = []
+
+    def at(place: float, down: bool) -> str:
+        places.append(place)
+        downwards.append(down)
+        return "{}"
+
+    x, y, w, h = _box(rect, 0, 0, _INSET)
     stroke, stroke_width = (_SNIFF_STROKE, 3) if sniff else (_TILE_STROKE, 1.5)
     kind = "tile sniff" if sniff else "tile"
     lines = [
         f'<g class="{kind}" data-tile="{tile}">',
         f"<title>{tile}{' (the Sniff)' if sniff else ''}</title>",
-        f'<rect x="{_num(x)}" y="{_num(y)}" width="{_num(w)}" height="{_num(h)}" rx="4"'
+        f'<rect x="{at(x, False)}" y="{at(y, True)}" width="{_num(w)}" height="{_num(h)}" rx="4"'
         f' fill="{_TILE_FILL}" stroke="{stroke}" stroke-width="{stroke_width}"/>',
     ]
     # The halves share one side: the line between them.
     if low.x1 == high.x0 or high.x1 == low.x0:
-        lx = ox + max(low.x0, high.x0) * _SCALE
-        y0, y1 = y + 4, y + h - 4
-        lines.append(_line(lx, y0, lx, y1))
+        lx = max(low.x0, high.x0) * _SCALE
+        ends = (at(lx, False), at(y + 4, True), at(lx, False), at(y + h - 4, True))
     else:
-        ly = oy + max(low.y0, high.y0) * _SCALE
-        x0, x1 = x + 4, x + w - 4
-        lines.append(_line(x0, ly, x1, ly))
+        ly = max(low.y0, high.y0) * _SCALE
+        ends = (at(x + 4, False), at(ly, True), at(x + w - 4, False), at(ly, True))
+    lines.append(_line(*ends))
     for half, value in ((low, tile.low), (high, tile.high)):
-        hx, hy, hw, hh = _box(half, ox, oy)
+        hx, hy, hw, hh = _box(half, 0, 0)
         for column, row in PIP_SPOTS[value]:
             if across:
                 column, row = row, 2 - column  # noqa: PLW2901 -- the grid turned a quarter
-            cx = hx + hw * (0.25 + 0.25 * column)
-            cy = hy + hh * (0.25 + 0.25 * row)
-            lines.append(
-                f'<circle cx="{_num(cx)}" cy="{_num(cy)}" r="{_num(_PIP_RADIUS)}" fill="{_INK}"/>'
-            )
+            cx = at(hx + hw * (0.25 + 0.25 * column), False)
+            cy = at(hy + hh * (0.25 + 0.25 * row), True)
+            lines.append(f'<circle cx="{cx}" cy="{cy}" r="{_num(_PIP_RADIUS)}" fill="{_INK}"/>')
     lines.append("</g>")
-    return tuple(lines)
+    return "\n".join(lines), tuple(places), tuple(downwards)
 
 
-def _line(x0: float, y0: float, x1: float, y1: float) -> str:
-    """The thin line parting a tile's halves."""
+def _line(x0: str, y0: str, x1: str, y1: str) -> str:
+    """The thin line parting a tile's halves, from its ends' coordinates as text."""
     return (
-        f'<line x1="{_num(x0)}" y1="{_num(y0)}" x2="{_num(x1)}" y2="{_num(y1)}"'
-        f' stroke="{_TILE_STROKE}" stroke-width="1"/>'
+        f'<line x1="{x0}" y1="{y0}" x2="{x1}" y2="{y1}" stroke="{_TILE_STROKE}" stroke-width="1"/>'
     )
 
 
