@@ -63,6 +63,9 @@ class Room:
         # The texts made for the match's last change (the game and its version):
         # the members shared by all viewers, and per viewer what _seen gives.
         self._texts: tuple[Game, int, str, dict[int | str, tuple[str, str]]] | None = None
+        # The members' texts that never change for the game: the head of the
+        # payload before the value of ``you``, and the seats and names.
+        self._fixed: tuple[Game, str, str] | None = None
 
     @property
     def id(self) -> str:
@@ -82,16 +85,32 @@ class Room:
 
     # -- the messages --------------------------------------------------------------------
 
+    def _fixed_texts(self) -> tuple[str, str]:
+        """The JSON texts of the payload's members that never change for the game, written once.
+
+        They are the members before the value of ``you``, and ``seats`` and
+        ``names`` with the name of ``waiting_for``.
+        """
+        game = self.game
+        fixed = self._fixed
+        if fixed is None or fixed[0] is not game:
+            seats = json.dumps([s.kind for s in game.setup.seats])
+            names = json.dumps([s.name for s in game.setup.seats])
+            fixed = self._fixed = (
+                game,
+                f'{{"type": "state", "match": {json.dumps(game.id)}, "you": ',
+                f', "seats": {seats}, "names": {names}, "waiting_for": ',
+            )
+        return fixed[1], fixed[2]
+
     def _members(self) -> str:
         """The JSON text of the payload's members after ``you`` and before ``can_undo``.
 
         They are the same for every viewer: ``seats``, ``names`` and ``waiting_for``.
         """
-        game = self.game
-        seats = json.dumps([s.kind for s in game.setup.seats])
-        names = json.dumps([s.name for s in game.setup.seats])
-        waiting = json.dumps(game.waiting_for())
-        return f', "seats": {seats}, "names": {names}, "waiting_for": {waiting}'
+        # json.dumps of a list of seat numbers.
+        waiting = "[" + ", ".join([str(seat) for seat in self.game.waiting_for()]) + "]"
+        return f"{self._fixed_texts()[1]}{waiting}"
 
     def _seen(self, viewer: int | str) -> tuple[str, str]:
         """The JSON text of the payload's members before ``rematch``, and after it.
@@ -116,9 +135,10 @@ class Room:
             settled = "false" if view.last_round is None else "true"
             # json.dumps of the members in their order, without the closing brace.
             can_undo = isinstance(viewer, int) and game.undo_point(viewer) is not None
+            you = str(viewer) if isinstance(viewer, int) else json.dumps(viewer)
             head = (
-                f'{{"type": "state", "match": {json.dumps(game.id)}, "you": {json.dumps(viewer)}'
-                f'{shared}, "can_undo": {"true" if can_undo else "false"}'
+                f"{self._fixed_texts()[0]}{you}{shared}, "
+                f'"can_undo": {"true" if can_undo else "false"}'
             )
             made = seen[viewer] = (
                 head,
