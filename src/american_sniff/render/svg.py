@@ -131,6 +131,9 @@ _NAMES = tuple(str(tile) for tile in ALL_TILES)
 #: reading their rectangles. At most this many are kept, then all are forgotten.
 _TILE_TEXTS_KEPT = 1 << 12
 _TILE_TEXTS: dict[tuple[int, bool, float, float], tuple[TilePlacement, str]] = {}
+#: Each tile's form (:func:`_tile`), by the id of its placement (the entry
+#: holds the placement) and whether it is the Sniff, as many as of the texts.
+_TILE_FORMS: dict[tuple[int, bool], tuple[TilePlacement, str, tuple[tuple[float, int], ...]]] = {}
 
 
 def _tile_text(placed: TilePlacement, sniff: bool, ox: float, oy: float) -> str:
@@ -139,17 +142,23 @@ def _tile_text(placed: TilePlacement, sniff: bool, ox: float, oy: float) -> str:
     kept = _TILE_TEXTS.get(key)
     if kept is not None and kept[0] is placed:
         return kept[1]
-    form, places, downwards = _tile(
-        placed.tile,
-        placed.rect,
-        placed.low_half,
-        placed.high_half,
-        placed.orientation is Orientation.HORIZONTAL,
-        sniff,
-    )
-    text = form.format(
-        *[_num(place + (oy if down else ox)) for place, down in zip(places, downwards, strict=True)]
-    )
+    form = _TILE_FORMS.get((id(placed), sniff))
+    if form is None or form[0] is not placed:
+        if len(_TILE_FORMS) >= _TILE_TEXTS_KEPT:
+            _TILE_FORMS.clear()
+        form = _TILE_FORMS[id(placed), sniff] = (
+            placed,
+            *_tile(
+                placed.tile,
+                placed.rect,
+                placed.low_half,
+                placed.high_half,
+                placed.orientation is Orientation.HORIZONTAL,
+                sniff,
+            ),
+        )
+    origin = (ox, oy)
+    text = form[1].format(*[_num(place + origin[down]) for place, down in form[2]])
     if len(_TILE_TEXTS) >= _TILE_TEXTS_KEPT:
         _TILE_TEXTS.clear()
     _TILE_TEXTS[id(placed), sniff, ox, oy] = (placed, text)
@@ -204,26 +213,24 @@ def _box(rect: Rect, ox: float, oy: float, inset: float = 0.0) -> tuple[float, f
 @functools.lru_cache(maxsize=1 << 12)
 def _tile(  # noqa: PLR0913, PLR0917 - what the drawing depends on, as the cache's key
     tile: Tile, rect: Rect, low: Rect, high: Rect, across: bool, sniff: bool
-) -> tuple[str, tuple[float, ...], tuple[bool, ...]]:
+) -> tuple[str, tuple[tuple[float, int], ...]]:
     """The group drawing one tile (its face, the line between its halves, its pips), as a form.
 
     ``rect``, ``low`` and ``high`` are the tile's rectangle and its halves
     (:class:`TilePlacement`), ``across`` whether it lies horizontally. The
-    form is ``(text, places, downwards)``: the group's lines with a field
-    (``{}``) for each coordinate, each coordinate's place measured from the
-    drawing's origin, and whether it is a ``y``. The group at the origin
-    ``(ox, oy)`` fills each field with ``_num(place + ox)`` (or ``+ oy``):
+    form is ``(text, fields)``: the group's lines with a field (``{}``) for
+    each coordinate, and per field the coordinate's place measured from the
+    drawing's origin and its axis (0 for ``x``, 1 for ``y``). The group at the
+    origin ``(ox, oy)`` fills each field with ``_num(place + ox)`` (or ``+ oy``):
     the places and the origin are multiples of a quarter, so the sums are
     exact, whatever the order of their terms. Kept: a tile is drawn at the
     same place of a table until it is settled, while the origin moves when
     the table grows left or up.
     """
-    places: list[float] = []
-    downwards: list[bool] = []
+    fields: list[tuple[float, int]] = []
 
     def at(place: float, down: bool) -> str:
-        places.append(place)
-        downwards.append(down)
+        fields.append((place, 1 if down else 0))
         return "{}"
 
     x, y, w, h = _box(rect, 0, 0, _INSET)
@@ -252,7 +259,7 @@ def _tile(  # noqa: PLR0913, PLR0917 - what the drawing depends on, as the cache
             cy = at(hy + hh * (0.25 + 0.25 * row), True)
             lines.append(f'<circle cx="{cx}" cy="{cy}" r="{_num(_PIP_RADIUS)}" fill="{_INK}"/>')
     lines.append("</g>")
-    return "\n".join(lines), tuple(places), tuple(downwards)
+    return "\n".join(lines), tuple(fields)
 
 
 def _line(x0: str, y0: str, x1: str, y1: str) -> str:
