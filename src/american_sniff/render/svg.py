@@ -218,20 +218,21 @@ def _tile(  # noqa: PLR0913, PLR0917 - what the drawing depends on, as the cache
 
     ``rect``, ``low`` and ``high`` are the tile's rectangle and its halves
     (:class:`TilePlacement`), ``across`` whether it lies horizontally. The
-    form is ``(text, fields)``: the group's lines with a field (``{}``) for
-    each coordinate, and per field the coordinate's place measured from the
-    drawing's origin and its axis (0 for ``x``, 1 for ``y``). The group at the
-    origin ``(ox, oy)`` fills each field with ``_num(place + ox)`` (or ``+ oy``):
+    form is ``(text, fields)``: the group's lines with a numbered field
+    (``{0}``) for each coordinate, and per field the coordinate's place
+    measured from the drawing's origin and its axis (0 for ``x``, 1 for ``y``),
+    each once (pips share their rows and columns). The group at the origin
+    ``(ox, oy)`` fills each field with ``_num(place + ox)`` (or ``+ oy``):
     the places and the origin are multiples of a quarter, so the sums are
     exact, whatever the order of their terms. Kept: a tile is drawn at the
     same place of a table until it is settled, while the origin moves when
     the table grows left or up.
     """
-    fields: list[tuple[float, int]] = []
+    fields: dict[tuple[float, int], int] = {}  # each coordinate once, numbered
 
     def at(place: float, down: bool) -> str:
-        fields.append((place, 1 if down else 0))
-        return "{}"
+        number = fields.setdefault((place, 1 if down else 0), len(fields))
+        return f"{{{number}}}"
 
     x, y, w, h = _box(rect, 0, 0, _INSET)
     stroke, stroke_width = (_SNIFF_STROKE, 3) if sniff else (_TILE_STROKE, 1.5)
@@ -259,7 +260,7 @@ def _tile(  # noqa: PLR0913, PLR0917 - what the drawing depends on, as the cache
             cy = at(hy + hh * (0.25 + 0.25 * row), True)
             lines.append(f'<circle cx="{cx}" cy="{cy}" r="{_num(_PIP_RADIUS)}" fill="{_INK}"/>')
     lines.append("</g>")
-    return "\n".join(lines), tuple(fields)
+    return "\n".join(lines), tuple(fields)  # in their numbers' order
 
 
 def _line(x0: str, y0: str, x1: str, y1: str) -> str:
