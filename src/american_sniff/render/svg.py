@@ -19,7 +19,10 @@ end's value), and ``g.caption``.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
+import operator
+import re
 from xml.sax.saxutils import escape, quoteattr
 
 from ..layout import Layout
@@ -133,7 +136,9 @@ _TILE_TEXTS_KEPT = 1 << 12
 _TILE_TEXTS: dict[tuple[int, bool, float, float], tuple[TilePlacement, str]] = {}
 #: Each tile's form (:func:`_tile`), by the id of its placement (the entry
 #: holds the placement) and whether it is the Sniff, as many as of the texts.
-_TILE_FORMS: dict[tuple[int, bool], tuple[TilePlacement, str, tuple[tuple[float, int], ...]]] = {}
+_TILE_FORMS: dict[
+    tuple[int, bool], tuple[TilePlacement, str, tuple[float, ...], tuple[float, ...]]
+] = {}
 
 
 def _tile_text(placed: TilePlacement, sniff: bool, ox: float, oy: float) -> str:
@@ -157,8 +162,11 @@ def _tile_text(placed: TilePlacement, sniff: bool, ox: float, oy: float) -> str:
                 sniff,
             ),
         )
-    origin = (ox, oy)
-    text = form[1].format(*[_num(place + origin[down]) for place, down in form[2]])
+    # Each coordinate written at the origin, without a loop of Python's.
+    text = form[1].format(
+        *map(_num, map(operator.add, form[2], itertools.repeat(ox))),
+        *map(_num, map(operator.add, form[3], itertools.repeat(oy))),
+    )
     if len(_TILE_TEXTS) >= _TILE_TEXTS_KEPT:
         _TILE_TEXTS.clear()
     _TILE_TEXTS[id(placed), sniff, ox, oy] = (placed, text)
@@ -213,26 +221,28 @@ def _box(rect: Rect, ox: float, oy: float, inset: float = 0.0) -> tuple[float, f
 @functools.lru_cache(maxsize=1 << 12)
 def _tile(  # noqa: PLR0913, PLR0917 - what the drawing depends on, as the cache's key
     tile: Tile, rect: Rect, low: Rect, high: Rect, across: bool, sniff: bool
-) -> tuple[str, tuple[tuple[float, int], ...]]:
+) -> tuple[str, tuple[float, ...], tuple[float, ...]]:
     """The group drawing one tile (its face, the line between its halves, its pips), as a form.
 
     ``rect``, ``low`` and ``high`` are the tile's rectangle and its halves
     (:class:`TilePlacement`), ``across`` whether it lies horizontally. The
-    form is ``(text, fields)``: the group's lines with a numbered field
-    (``{0}``) for each coordinate, and per field the coordinate's place
-    measured from the drawing's origin and its axis (0 for ``x``, 1 for ``y``),
-    each once (pips share their rows and columns). The group at the origin
-    ``(ox, oy)`` fills each field with ``_num(place + ox)`` (or ``+ oy``):
+    form is ``(text, xs, ys)``: the group's lines with a numbered field
+    (``{0}``) for each coordinate, and the places of the ``x`` coordinates,
+    then of the ``y`` ones, measured from the drawing's origin, in the fields'
+    order, each once (pips share their rows and columns). The group at the
+    origin ``(ox, oy)`` fills the fields with ``_num(x + ox)`` for each ``x``,
+    then ``_num(y + oy)`` for each ``y``:
     the places and the origin are multiples of a quarter, so the sums are
     exact, whatever the order of their terms. Kept: a tile is drawn at the
     same place of a table until it is settled, while the origin moves when
     the table grows left or up.
     """
-    fields: dict[tuple[float, int], int] = {}  # each coordinate once, numbered
+    # Each coordinate once, numbered per axis; the fields are numbered in the end.
+    axes: tuple[dict[float, int], dict[float, int]] = ({}, {})
 
     def at(place: float, down: bool) -> str:
-        number = fields.setdefault((place, 1 if down else 0), len(fields))
-        return f"{{{number}}}"
+        axis = axes[down]
+        return f"\0{int(down)}{axis.setdefault(place, len(axis))}\0"
 
     x, y, w, h = _box(rect, 0, 0, _INSET)
     stroke, stroke_width = (_SNIFF_STROKE, 3) if sniff else (_TILE_STROKE, 1.5)
@@ -260,7 +270,13 @@ def _tile(  # noqa: PLR0913, PLR0917 - what the drawing depends on, as the cache
             cy = at(hy + hh * (0.25 + 0.25 * row), True)
             lines.append(f'<circle cx="{cx}" cy="{cy}" r="{_num(_PIP_RADIUS)}" fill="{_INK}"/>')
     lines.append("</g>")
-    return "\n".join(lines), tuple(fields)  # in their numbers' order
+    xs, ys = axes
+    text = re.sub(
+        "\0([01])([0-9]+)\0",
+        lambda field: f"{{{int(field[2]) + (len(xs) if field[1] == '1' else 0)}}}",
+        "\n".join(lines),
+    )
+    return text, tuple(xs), tuple(ys)  # the places in their numbers' order
 
 
 def _line(x0: str, y0: str, x1: str, y1: str) -> str:
