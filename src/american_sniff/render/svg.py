@@ -22,7 +22,6 @@ import functools
 import itertools
 import math
 import operator
-import re
 from xml.sax.saxutils import escape, quoteattr
 
 from ..layout import Layout
@@ -165,6 +164,7 @@ def _tile_text(placed: TilePlacement, sniff: bool, ox: float, oy: float) -> str:
     # Each coordinate written at the origin, without a loop of Python's.
     text = form[1].format(
         *map(_num, map(operator.add, form[2], itertools.repeat(ox))),
+        *_FORM_GAP[len(form[2]) :],
         *map(_num, map(operator.add, form[3], itertools.repeat(oy))),
     )
     if len(_TILE_TEXTS) >= _TILE_TEXTS_KEPT:
@@ -218,6 +218,14 @@ def _box(rect: Rect, ox: float, oy: float, inset: float = 0.0) -> tuple[float, f
     )
 
 
+#: The fields of a tile's form (:func:`_tile`) for its ``x`` coordinates are
+#: numbered below this, those for its ``y`` coordinates from it (a tile has at
+#: most nine different ``x``: its side, its line and three per half for its
+#: pips); the fields between are filled from :data:`_FORM_GAP`.
+_FORM_XS = 16
+_FORM_GAP = ("",) * _FORM_XS
+
+
 @functools.lru_cache(maxsize=1 << 12)
 def _tile(  # noqa: PLR0913, PLR0917 - what the drawing depends on, as the cache's key
     tile: Tile, rect: Rect, low: Rect, high: Rect, across: bool, sniff: bool
@@ -227,22 +235,26 @@ def _tile(  # noqa: PLR0913, PLR0917 - what the drawing depends on, as the cache
     ``rect``, ``low`` and ``high`` are the tile's rectangle and its halves
     (:class:`TilePlacement`), ``across`` whether it lies horizontally. The
     form is ``(text, xs, ys)``: the group's lines with a numbered field
-    (``{0}``) for each coordinate, and the places of the ``x`` coordinates,
-    then of the ``y`` ones, measured from the drawing's origin, in the fields'
-    order, each once (pips share their rows and columns). The group at the
-    origin ``(ox, oy)`` fills the fields with ``_num(x + ox)`` for each ``x``,
-    then ``_num(y + oy)`` for each ``y``:
+    (``{0}``) for each coordinate, and the places of the ``x`` coordinates
+    (fields from 0) and of the ``y`` ones (fields from :data:`_FORM_XS`),
+    measured from the drawing's origin, each once (pips share their rows and
+    columns). The group at the origin ``(ox, oy)`` fills the fields with
+    ``_num(x + ox)`` for each ``x``, then ``_num(y + oy)`` for each ``y``:
     the places and the origin are multiples of a quarter, so the sums are
     exact, whatever the order of their terms. Kept: a tile is drawn at the
     same place of a table until it is settled, while the origin moves when
     the table grows left or up.
     """
-    # Each coordinate once, numbered per axis; the fields are numbered in the end.
-    axes: tuple[dict[float, int], dict[float, int]] = ({}, {})
+    # Each coordinate once, numbered per axis: the y fields after _FORM_XS.
+    xs: dict[float, int] = {}
+    ys: dict[float, int] = {}
 
     def at(place: float, down: bool) -> str:
-        axis = axes[down]
-        return f"\0{int(down)}{axis.setdefault(place, len(axis))}\0"
+        if down:
+            return f"{{{_FORM_XS + ys.setdefault(place, len(ys))}}}"
+        number = xs.setdefault(place, len(xs))
+        assert number < _FORM_XS
+        return f"{{{number}}}"
 
     x, y, w, h = _box(rect, 0, 0, _INSET)
     stroke, stroke_width = (_SNIFF_STROKE, 3) if sniff else (_TILE_STROKE, 1.5)
@@ -270,13 +282,7 @@ def _tile(  # noqa: PLR0913, PLR0917 - what the drawing depends on, as the cache
             cy = at(hy + hh * (0.25 + 0.25 * row), True)
             lines.append(f'<circle cx="{cx}" cy="{cy}" r="{_num(_PIP_RADIUS)}" fill="{_INK}"/>')
     lines.append("</g>")
-    xs, ys = axes
-    text = re.sub(
-        "\0([01])([0-9]+)\0",
-        lambda field: f"{{{int(field[2]) + (len(xs) if field[1] == '1' else 0)}}}",
-        "\n".join(lines),
-    )
-    return text, tuple(xs), tuple(ys)  # the places in their numbers' order
+    return "\n".join(lines), tuple(xs), tuple(ys)  # the places in their numbers' order
 
 
 def _line(x0: str, y0: str, x1: str, y1: str) -> str:
