@@ -414,22 +414,30 @@ def _carried(layout: Layout, shape: _Shape, page: tuple[int, int] | None) -> Geo
 
     The table before had ``n`` steps; this one adds step ``n``, joined to side
     ``s`` of step ``p``. For the steps before ``n``, the two tables differ only
-    in the marker square ``M`` of ``p``'s side ``s``, which the table before
-    kept free and this one does not (checked: every other step keeps its open
-    sides, and the Sniff is the same). Removing ``M`` removes one box from
+    in the marker squares of ``p`` (checked: every other step keeps its open
+    sides, and the Sniff is the same): the square ``M`` of side ``s``, which
+    the table before kept free and this one does not, and the squares ``B`` of
+    the sides of ``p`` that open now (the Sniff's branches, when a tile covers
+    its second line side; none otherwise). Removing ``M`` removes one box from
     what a choice may not overlap and from the bounds that must fit the page,
     so a choice that fitted before still fits, with the same (empty) refusal.
+    Adding ``B`` changes no refusal of the placements the search before laid
+    from ``p`` on, when no square of ``B`` overlaps a box of another step
+    (checked), and no bounds they give are too large for the page: all of
+    them lie within the bounds of the whole table found at the end, with
+    ``B`` and the new tile, which is checked to fit.
 
     The search of this table (:meth:`_Problem.solve`, the same from the start
     or carried on from a memory) therefore does what the search before did, try
     by try, as long as the search before never refused a choice, nor found a
     table too large for the page on some axis (even where it blamed no step),
     after it first reached step ``p``: the tries before that read nothing of
-    ``M``, which was not laid out yet. That search's end says so
+    ``p``'s squares, which were not laid out yet. That search's end says so
     (:attr:`_End.calm` is at most ``p``), and it must have ended on the first
     page tried, which this table's search tries first too. So this table's
     search reaches step ``n`` with the same placements, the same boxes but
-    ``M``, and the same budget left, and tries step ``n``'s choices in order.
+    ``M`` and with ``B``, and the same budget left, and tries step ``n``'s
+    choices in order.
 
     Each choice of step ``n`` lays its joined half on ``M`` (checked: its
     rectangle holds ``M``), so the bounds with the choice are the same with
@@ -452,15 +460,28 @@ def _carried(layout: Layout, shape: _Shape, page: tuple[int, int] | None) -> Geo
         return None
     at = point_of_key(key)
     parent = old.index[at.tile]
-    if parent < end.calm or not _covers_one_side(old, shape, tile, at):
+    if parent < end.calm:
+        return None
+    opened = _opened_sides(old, shape, tile, at)
+    if opened is None:
         return None
     placements = end.placements
-    joined_side = placements[parent].edge(at.side)
-    covered = _marker_square(joined_side)
+    joins = placements[parent]
+    covered = _marker_square(joins.edge(at.side))
+    x0, y0, x1, y1 = end.box
+    if opened:
+        for edge in joins.edges:
+            if edge.side not in opened:
+                continue
+            square = _marker_square(edge)
+            sx0, sy0, sx1, sy1 = square.x0, square.y0, square.x1, square.y1
+            for (bx0, by0, bx1, by1), owner in zip(end.occupied, end.owners, strict=True):
+                if owner != parent and sx0 < bx1 and bx0 < sx1 and sy0 < by1 and by0 < sy1:
+                    return None
+            x0, y0, x1, y1 = min(x0, sx0), min(y0, sy0), max(x1, sx1), max(y1, sy1)
     problem = _Problem(shape)
     problem.carry_on(end, page, parent)
     level = len(placements)
-    x0, y0, x1, y1 = end.box
     tries = end.tries
     for choice in problem.candidates(level, placements):
         tries += 1
@@ -489,25 +510,25 @@ def _carried(layout: Layout, shape: _Shape, page: tuple[int, int] | None) -> Geo
     return None
 
 
-def _covers_one_side(old: _Shape, shape: _Shape, tile: Tile, at: Point) -> bool:
-    """Whether ``shape`` is ``old`` with ``tile`` on ``at``, and no other open side changed.
+def _opened_sides(old: _Shape, shape: _Shape, tile: Tile, at: Point) -> frozenset[Side] | None:
+    """The sides of ``at``'s tile that open with ``tile`` placed on ``at``, or None.
 
-    That is: the Sniff is the same (or is the new tile), the side of ``at`` is
-    no longer open, and every other tile of ``old`` keeps its open sides.
+    None unless ``shape`` is ``old`` with ``tile`` on ``at`` and no other open
+    side changed: the Sniff is the same (or is the new tile), the side of
+    ``at`` is no longer open, the other open sides of its tile stay open, and
+    every other tile of ``old`` keeps its open sides.
     """
     if shape.sniff not in {old.sniff, tile}:
-        return False
-    opened = dict(old.open)
-    sides = opened.pop(at.tile, frozenset())
-    if at.side not in sides:
-        return False
-    sides -= {at.side}
-    if sides:
-        opened[at.tile] = sides
-    new = shape.open.get(tile)
-    if new is not None:
-        opened[tile] = new
-    return opened == shape.open
+        return None
+    before = dict(old.open)
+    after = dict(shape.open)
+    sides = before.pop(at.tile, frozenset())
+    now = after.pop(at.tile, frozenset())
+    after.pop(tile, None)
+    kept = sides - {at.side}
+    if at.side not in sides or at.side in now or not kept <= now or before != after:
+        return None
+    return now - kept
 
 
 # -- building rectangles -----------------------------------------------------

@@ -19,9 +19,7 @@ end's value), and ``g.caption``.
 from __future__ import annotations
 
 import functools
-import itertools
 import math
-import operator
 from xml.sax.saxutils import escape, quoteattr
 
 from ..layout import Layout
@@ -135,9 +133,7 @@ _TILE_TEXTS_KEPT = 1 << 12
 _TILE_TEXTS: dict[tuple[int, bool, float, float], tuple[TilePlacement, str]] = {}
 #: Each tile's form (:func:`_tile`), by the id of its placement (the entry
 #: holds the placement) and whether it is the Sniff, as many as of the texts.
-_TILE_FORMS: dict[
-    tuple[int, bool], tuple[TilePlacement, str, tuple[float, ...], tuple[float, ...]]
-] = {}
+_TILE_FORMS: dict[tuple[int, bool], tuple[TilePlacement, str, tuple[tuple[float, int], ...]]] = {}
 
 
 def _tile_text(placed: TilePlacement, sniff: bool, ox: float, oy: float) -> str:
@@ -161,12 +157,8 @@ def _tile_text(placed: TilePlacement, sniff: bool, ox: float, oy: float) -> str:
                 sniff,
             ),
         )
-    # Each coordinate written at the origin, without a loop of Python's.
-    text = form[1].format(
-        *map(_num, map(operator.add, form[2], itertools.repeat(ox))),
-        *_FORM_GAP[len(form[2]) :],
-        *map(_num, map(operator.add, form[3], itertools.repeat(oy))),
-    )
+    origin = (ox, oy)
+    text = form[1].format(*[_num(place + origin[down]) for place, down in form[2]])
     if len(_TILE_TEXTS) >= _TILE_TEXTS_KEPT:
         _TILE_TEXTS.clear()
     _TILE_TEXTS[id(placed), sniff, ox, oy] = (placed, text)
@@ -218,42 +210,28 @@ def _box(rect: Rect, ox: float, oy: float, inset: float = 0.0) -> tuple[float, f
     )
 
 
-#: The fields of a tile's form (:func:`_tile`) for its ``x`` coordinates are
-#: numbered below this, those for its ``y`` coordinates from it (a tile has at
-#: most nine different ``x``: its side, its line and three per half for its
-#: pips); the fields between are filled from :data:`_FORM_GAP`.
-_FORM_XS = 16
-_FORM_GAP = ("",) * _FORM_XS
-
-
 @functools.lru_cache(maxsize=1 << 12)
 def _tile(  # noqa: PLR0913, PLR0917 - what the drawing depends on, as the cache's key
     tile: Tile, rect: Rect, low: Rect, high: Rect, across: bool, sniff: bool
-) -> tuple[str, tuple[float, ...], tuple[float, ...]]:
+) -> tuple[str, tuple[tuple[float, int], ...]]:
     """The group drawing one tile (its face, the line between its halves, its pips), as a form.
 
     ``rect``, ``low`` and ``high`` are the tile's rectangle and its halves
     (:class:`TilePlacement`), ``across`` whether it lies horizontally. The
-    form is ``(text, xs, ys)``: the group's lines with a numbered field
-    (``{0}``) for each coordinate, and the places of the ``x`` coordinates
-    (fields from 0) and of the ``y`` ones (fields from :data:`_FORM_XS`),
-    measured from the drawing's origin, each once (pips share their rows and
-    columns). The group at the origin ``(ox, oy)`` fills the fields with
-    ``_num(x + ox)`` for each ``x``, then ``_num(y + oy)`` for each ``y``:
+    form is ``(text, fields)``: the group's lines with a numbered field
+    (``{0}``) for each coordinate, and per field the coordinate's place
+    measured from the drawing's origin and its axis (0 for ``x``, 1 for ``y``),
+    each once (pips share their rows and columns). The group at the origin
+    ``(ox, oy)`` fills each field with ``_num(place + ox)`` (or ``+ oy``):
     the places and the origin are multiples of a quarter, so the sums are
     exact, whatever the order of their terms. Kept: a tile is drawn at the
     same place of a table until it is settled, while the origin moves when
     the table grows left or up.
     """
-    # Each coordinate once, numbered per axis: the y fields after _FORM_XS.
-    xs: dict[float, int] = {}
-    ys: dict[float, int] = {}
+    fields: dict[tuple[float, int], int] = {}  # each coordinate once, numbered
 
     def at(place: float, down: bool) -> str:
-        if down:
-            return f"{{{_FORM_XS + ys.setdefault(place, len(ys))}}}"
-        number = xs.setdefault(place, len(xs))
-        assert number < _FORM_XS
+        number = fields.setdefault((place, 1 if down else 0), len(fields))
         return f"{{{number}}}"
 
     x, y, w, h = _box(rect, 0, 0, _INSET)
@@ -282,7 +260,7 @@ def _tile(  # noqa: PLR0913, PLR0917 - what the drawing depends on, as the cache
             cy = at(hy + hh * (0.25 + 0.25 * row), True)
             lines.append(f'<circle cx="{cx}" cy="{cy}" r="{_num(_PIP_RADIUS)}" fill="{_INK}"/>')
     lines.append("</g>")
-    return "\n".join(lines), tuple(xs), tuple(ys)  # the places in their numbers' order
+    return "\n".join(lines), tuple(fields)  # in their numbers' order
 
 
 def _line(x0: str, y0: str, x1: str, y1: str) -> str:
