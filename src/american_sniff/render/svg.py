@@ -172,7 +172,10 @@ def _tile_text(placed: TilePlacement, sniff: bool, ox: float, oy: float) -> str:
 #: its tiles' text is that one's with the new tile's added. At most this many
 #: are kept (a few KB each), then all are forgotten.
 _TILE_RUNS_KEPT = 1 << 10
-_TILE_RUNS: dict[tuple[int, Tile | None, float, float], tuple[tuple[TilePlacement, ...], str]] = {}
+_TILE_RUNS: dict[
+    tuple[int, Tile | None, float, float],
+    tuple[TilePlacement, tuple[TilePlacement, ...], str],
+] = {}
 
 
 def _tiles_text(tiles: tuple[TilePlacement, ...], sniff: Tile | None, ox: float, oy: float) -> str:
@@ -183,13 +186,13 @@ def _tiles_text(tiles: tuple[TilePlacement, ...], sniff: Tile | None, ox: float,
     """
     last = tiles[-1]
     before = _TILE_RUNS.get((id(tiles[-2]), sniff, ox, oy)) if len(tiles) > 1 else None
-    if before is not None and before[0] == tiles[:-1]:
-        text = f"{before[1]}\n{_tile_text(last, last.tile == sniff, ox, oy)}"
+    if before is not None and before[1] == tiles[:-1]:
+        text = f"{before[2]}\n{_tile_text(last, last.tile == sniff, ox, oy)}"
     else:
         text = "\n".join([_tile_text(placed, placed.tile == sniff, ox, oy) for placed in tiles])
     if len(_TILE_RUNS) >= _TILE_RUNS_KEPT:
         _TILE_RUNS.clear()
-    _TILE_RUNS[id(last), sniff, ox, oy] = (tiles, text)
+    _TILE_RUNS[id(last), sniff, ox, oy] = (last, tiles, text)
     return text
 
 
