@@ -13,6 +13,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from american_sniff import Layout, apply, legal_moves, new_match
 from american_sniff.render import compact, geometry
@@ -77,3 +79,69 @@ def test_the_memory_keeps_at_most_its_size() -> None:
     assert len(memory) == 0
     with pytest.raises(ValueError, match="zero or more"):
         Memory(-1)
+
+
+def _match_tables(players: int, seed: int) -> list[Layout]:
+    """The tables of one random match as they grew, each placement's (none twice in a row)."""
+    rng = random.Random(seed)
+    state = new_match(players, seed=seed)
+    tables: list[Layout] = []
+    while not state.is_over:
+        state = apply(state, rng.choice(legal_moves(state)))
+        if state.layout.tiles and (not tables or state.layout is not tables[-1]):
+            tables.append(state.layout)
+    return tables
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.sampled_from([2, 3, 4]),
+    st.integers(0, 2**32),
+    st.sampled_from([(48, 40), (24, 36), (20, 16), (14, 10), None]),
+    st.sampled_from([4000, 40, 12]),
+)
+def test_a_table_carried_on_from_the_one_before_is_what_a_full_search_finds(
+    players: int, seed: int, page: tuple[int, int] | None, budget: int
+) -> None:
+    """Where the table before plus the new tile is taken without a search, a search agrees.
+
+    Every table of a random match, in order, on one page (small ones make the
+    search go back and the page grow), with the search's budget or a small
+    one (which the search runs out of, so that the page grows): the geometry
+    carried on from the table before (``geometry._carried``), where there is
+    one, is the one a search from the start finds; where there is none, the
+    search (with a memory) finds it too, and keeps its end for the next table.
+    """
+    memory = Memory(4096)
+    geometry._SHAPES.clear()  # the ends kept there were searched with the budget of their time
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(geometry, "_SEARCH_BUDGET", budget)
+        for layout in _match_tables(players, seed):
+            fresh = geometry._geometry(layout, page, None)
+            carried = geometry._carried(layout, geometry._shape(layout), page)
+            if carried is None:
+                assert geometry._geometry(layout, page, memory) == fresh
+            else:
+                assert carried == fresh
+
+
+def test_most_tables_of_a_server_are_carried_on_without_a_search() -> None:
+    """Drawn in turn as a server draws them, most tables are carried on, and the same as before.
+
+    (The tables of ``tests/test_render_golden.py`` on the browser's two pages.)
+    """
+    golden = pytest.importorskip("test_render_golden")
+    geometry._SHAPES.clear()
+    memory = Memory(4096)
+    carried = searched = 0
+    for layout in golden.tables_in_turn():
+        for page in ((48, 40), (24, 36)):
+            fresh = geometry._geometry(layout, page, None)
+            found = geometry._carried(layout, geometry._shape(layout), page)
+            if found is None:
+                searched += 1
+                found = geometry._geometry(layout, page, memory)
+            else:
+                carried += 1
+            assert found == fresh
+    assert carried > searched

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import importlib.util
+import random
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
-from american_sniff import Layout, placement_points
+from american_sniff import Layout, apply, legal_moves, new_match, placement_points
 from american_sniff.render import PIP_SPOTS, render_svg
+from american_sniff.render import svg as svg_module
 from random_tables import random_tables
 from scenarios import WORKED_EXAMPLE_STEPS, table
 
@@ -251,3 +254,32 @@ def test_the_figures_script_checks_and_writes(
     assert script.main([]) == 0
     assert script.main(["--check"]) == 0
     assert sorted(p.name for p in (tmp_path / "figures").iterdir()) == sorted(script.figures())
+
+
+def test_a_grown_table_draws_only_its_new_tile_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tiles' text of the table before is kept: mostly only the new tile's text is made.
+
+    (Unless the drawing's origin moved, when the table grew left or up.) The
+    drawings are those of a cold start.
+    """
+    rng = random.Random(5)
+    state = new_match(2, seed=5)
+    tables: list[Layout] = []
+    while not state.is_over and len(tables) < 40:
+        state = apply(state, rng.choice(legal_moves(state)))
+        if state.layout.count > 1 and (not tables or state.layout is not tables[-1]):
+            tables.append(state.layout)
+    svg_module._TILE_RUNS.clear()
+    drawn = [render_svg(layout, caption=False) for layout in tables]
+    made: list[object] = []
+    original = svg_module._tile_text
+
+    def counted(placed: Any, sniff: bool, ox: float, oy: float) -> str:
+        made.append(placed)
+        return original(placed, sniff, ox, oy)
+
+    monkeypatch.setattr(svg_module, "_tile_text", counted)
+    svg_module._TILE_RUNS.clear()
+    assert [render_svg(layout, caption=False) for layout in tables] == drawn
+    tiles = sum(layout.count for layout in tables)
+    assert len(made) < tiles * 2 / 3

@@ -647,3 +647,20 @@ def test_a_view_one_action_on_shares_the_history_of_the_view_before() -> None:
             assert later._log[6] is earlier._log
             shared += 1
     assert shared > 100
+
+
+@given(st.sampled_from([2, 3, 4]), st.integers(0, 2**32), st.integers(1, 120))
+def test_an_event_made_from_the_view_a_host_made_is_the_same(
+    players: int, seed: int, steps: int
+) -> None:
+    """``event_for(state, seat, view=view_for(state, seat))`` is ``event_for(state, seat)``.
+
+    Another viewer's view is refused.
+    """
+    state = _play(players, seed, steps)[-1]
+    for seat in (*range(players), None):
+        view = view_for(state, seat)
+        assert event_for(state, seat, view=view) == event_for(state, seat)
+        other = view_for(state, (0 if seat is None else None))
+        with pytest.raises(ValueError, match="not the viewer"):
+            event_for(state, seat, view=other)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from american_sniff import Place, new_match, view_for
+from american_sniff import Action, MatchState, Place, legal_moves, new_match, view_for
 from american_sniff.web.game import Game, GameError, Setup, bot_seed, new_setup
 from american_sniff.web.hosting import SPECTATOR, viewer_document
 from american_sniff.web.store import LogEntry, MatchBook, Store, Writer
@@ -410,3 +410,40 @@ def test_between_people_who_went_on_survives_a_restart(tmp_path: Path, stores: S
     assert restarted is not None
     assert restarted.waiting_for() == [1]
     assert restarted.states == game.states
+
+
+def test_who_is_waiting_is_told_without_building_the_rounds_history(stores: Stores) -> None:
+    """``waiting_for`` tells whether the round has begun without reading ``state.history``.
+
+    (Reading it builds the tuple of the round's actions, and a server asks for
+    every viewer of every change.) Its answers are those read from the history.
+    """
+    game = Game.create(stores(":memory:"), new_setup(3, ["human", "human", "greedy"], seed=9))
+    answers = []
+    went_on: set[tuple[int, int]] = set()  # every move is made as a bot's: none marks a seat
+    while game.state.winner is None and game.state.round < 4:
+        state = game.state
+        begun = bool(state.history)
+        expected = [
+            seat
+            for seat in (0, 1)
+            if not (state.round == 1 or begun or (seat, state.round) in went_on)
+        ]
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(MatchState, "history", property(_not_read))
+            waiting = game.waiting_for()
+        assert waiting == expected
+        answers.append(waiting)
+        if waiting:
+            _go_on(game, waiting[0])
+            went_on.add((waiting[0], state.round))
+            continue
+        forced = game.forced()
+        game.commit(game.plan_play(forced if forced is not None else legal_moves(state)[0]))
+    assert [0, 1] in answers
+    assert [1] in answers
+    assert [] in answers
+
+
+def _not_read(state: MatchState) -> tuple[Action, ...]:
+    raise AssertionError("the round's history was built")

@@ -221,7 +221,8 @@ def backjump(
     # refused its choices so far.
     pending: list[Iterator[Choice]] = []
     tried: list[int] = []
-    conflicts: list[set[int]] = []
+    # (Frozen, so that keeping the search's state copies no set.)
+    conflicts: list[frozenset[int]] = []
     left = budget
     chain: list[int] = []
     start = 0
@@ -243,7 +244,7 @@ def backjump(
             )
     pending.append(problem.candidates(start, placed))
     tried.append(0)
-    conflicts.append({problem.parent(start)} if start else set())
+    conflicts.append(frozenset({problem.parent(start)}) if start else frozenset())
     furthest = start
     while len(placed) < count:
         level = len(placed)
@@ -255,7 +256,7 @@ def backjump(
                     return None
             refused_by = problem.refusal(level, choice)
             if refused_by:
-                conflicts[level].update(refused_by)
+                conflicts[level] = conflicts[level].union(refused_by)
                 continue
             problem.lay(level, choice)
             placed.append(choice)
@@ -273,15 +274,15 @@ def backjump(
                 furthest = max(furthest, level + 1)
                 pending.append(problem.candidates(level + 1, placed))
                 tried.append(0)
-                conflicts.append({problem.parent(level + 1)})
+                conflicts.append(frozenset({problem.parent(level + 1)}))
             break
         else:
             # Nothing fits: jump back to the latest step that refused a choice.
-            refused_by = conflicts[level] - {-1}
-            if not refused_by:
+            blamed = conflicts[level] - {-1}
+            if not blamed:
                 return None
-            back = max(refused_by)
-            conflicts[back].update(refused_by - {back})
+            back = max(blamed)
+            conflicts[back] = conflicts[back].union(blamed - {back})
             del pending[back + 1 :]
             del tried[back + 1 :]
             del conflicts[back + 1 :]
@@ -297,7 +298,7 @@ def _carry_on(  # noqa: PLR0913 (the parts of a search's state)
     placed: list[Choice],
     pending: list[Iterator[Choice]],
     tried: list[int],
-    conflicts: list[set[int]],
+    conflicts: list[frozenset[int]],
 ) -> None:
     """Set the search's state (and the problem's) to ``reached``."""
     placed.extend(cast("tuple[Choice, ...]", reached.placed))
@@ -305,7 +306,7 @@ def _carry_on(  # noqa: PLR0913 (the parts of a search's state)
     for level, taken in enumerate(reached.tried):
         pending.append(_skipping(problem, level, placed, taken))
     tried.extend(reached.tried)
-    conflicts.extend(map(set, reached.conflicts))
+    conflicts.extend(reached.conflicts)
 
 
 def _keep(  # noqa: PLR0913 (the parts of a search's state)
@@ -315,7 +316,7 @@ def _keep(  # noqa: PLR0913 (the parts of a search's state)
     chain: Sequence[int],
     placed: Sequence[Choice],
     tried: Sequence[int],
-    conflicts: Sequence[set[int]],
+    conflicts: Sequence[frozenset[int]],
     left: int | None,
 ) -> None:
     """Remember the search's state on first reaching step ``len(placed)``."""
@@ -325,7 +326,7 @@ def _keep(  # noqa: PLR0913 (the parts of a search's state)
         placed=tuple(placed),
         saved=problem.save(),
         tried=tuple(tried),
-        conflicts=tuple(map(frozenset, conflicts)),
+        conflicts=tuple(conflicts),
         left=left,
     )
     recall.memory.keep(recall.context, level, chain, reached)

@@ -377,21 +377,158 @@ def _geometry(layout: Layout, page: tuple[int, int] | None, memory: Memory | Non
     """:func:`table_geometry` of a non-empty ``layout`` on a checked ``page``, with ``memory``.
 
     The page grows a few times when the table does not fit; then the arms run straight.
+    With a ``memory``, a table one tile larger than one laid out before on the
+    same page is first carried on from that one's end (:func:`_carried`), and
+    each search's end on the first page is kept for the table after it.
     """
     pages = []
     if page is not None:
         width, height = page
         pages = [(width + n * _PAGE_GROWTH, height + n * _PAGE_GROWTH) for n in range(_PAGE_TRIES)]
-    problem = _Problem(_shape(layout))
-    for tried in pages:
+    shape = _shape(layout)
+    if memory is not None:
+        carried = _carried(layout, shape, page)
+        if carried is not None:
+            return carried
+    problem = _Problem(shape)
+    for number, tried in enumerate(pages):
         placements = problem.solve(tried, memory)
         if placements is not None:
+            if memory is not None and number == 0:
+                shape.ends[tried] = problem.end(placements)
             return problem.geometry(placements, tried)
     # Straight arms never overlap: the line runs along one axis, the branches
     # leave the Sniff on either side of it.
     placements = problem.solve(None, memory)
     assert placements is not None
+    if memory is not None and not pages:
+        shape.ends[None] = problem.end(placements)
     return problem.geometry(placements, None)
+
+
+def _carried(layout: Layout, shape: _Shape, page: tuple[int, int] | None) -> Geometry | None:
+    """The geometry of ``layout`` carried on from the end of the table one tile smaller, or None.
+
+    None when that table's search on ``page`` is not known (see
+    :attr:`_Shape.ends`), or when what follows does not prove the answer.
+
+    The table before had ``n`` steps; this one adds step ``n``, joined to side
+    ``s`` of step ``p``. For the steps before ``n``, the two tables differ only
+    in the marker squares of ``p`` (checked: every other step keeps its open
+    sides, and the Sniff is the same): the square ``M`` of side ``s``, which
+    the table before kept free and this one does not, and the squares ``B`` of
+    the sides of ``p`` that open now (the Sniff's branches, when a tile covers
+    its second line side; none otherwise). Removing ``M`` removes one box from
+    what a choice may not overlap and from the bounds that must fit the page,
+    so a choice that fitted before still fits, with the same (empty) refusal.
+    Adding ``B`` changes no refusal of the placements the search before laid
+    from ``p`` on, when no square of ``B`` overlaps a box of another step
+    (checked), and no bounds they give are too large for the page: all of
+    them lie within the bounds of the whole table found at the end, with
+    ``B`` and the new tile, which is checked to fit.
+
+    The search of this table (:meth:`_Problem.solve`, the same from the start
+    or carried on from a memory) therefore does what the search before did, try
+    by try, as long as the search before never refused a choice, nor found a
+    table too large for the page on some axis (even where it blamed no step),
+    after it first reached step ``p``: the tries before that read nothing of
+    ``p``'s squares, which were not laid out yet. That search's end says so
+    (:attr:`_End.calm` is at most ``p``), and it must have ended on the first
+    page tried, which this table's search tries first too. So this table's
+    search reaches step ``n`` with the same placements, the same boxes but
+    ``M`` and with ``B``, and the same budget left, and tries step ``n``'s
+    choices in order.
+
+    Each choice of step ``n`` lays its joined half on ``M`` (checked: its
+    rectangle holds ``M``), so the bounds with the choice are the same with
+    ``M`` or without it. A choice is refused if it overlaps (or, as a tile,
+    touches) what is laid out, as :meth:`_Problem.refusal` does; the first that
+    does not and keeps the table on the page is the search's answer. If one
+    overflows the page, or the budget runs out first, this gives up (the search
+    then blames steps or grows the page), and the search is made.
+    """
+    node = placements_of(layout)
+    tile, key, before = node
+    if before is None or key is None:
+        return None
+    kept = _SHAPES.get(id(before))
+    if kept is None or kept[0] is not before:
+        return None
+    old = kept[1]
+    end = old.ends.get(page)
+    if end is None:
+        return None
+    at = point_of_key(key)
+    parent = old.index[at.tile]
+    if parent < end.calm:
+        return None
+    opened = _opened_sides(old, shape, tile, at)
+    if opened is None:
+        return None
+    placements = end.placements
+    joins = placements[parent]
+    covered = _marker_square(joins.edge(at.side))
+    x0, y0, x1, y1 = end.box
+    if opened:
+        for edge in joins.edges:
+            if edge.side not in opened:
+                continue
+            square = _marker_square(edge)
+            sx0, sy0, sx1, sy1 = square.x0, square.y0, square.x1, square.y1
+            for (bx0, by0, bx1, by1), owner in zip(end.occupied, end.owners, strict=True):
+                if owner != parent and sx0 < bx1 and bx0 < sx1 and sy0 < by1 and by0 < sy1:
+                    return None
+            x0, y0, x1, y1 = min(x0, sx0), min(y0, sy0), max(x1, sx1), max(y1, sy1)
+    problem = _Problem(shape)
+    problem.carry_on(end, page, parent)
+    level = len(placements)
+    tries = end.tries
+    for choice in problem.candidates(level, placements):
+        tries += 1
+        if page is not None and tries > _SEARCH_BUDGET:
+            return None
+        rect = choice.rect
+        if not (
+            rect.x0 <= covered.x0
+            and rect.y0 <= covered.y0
+            and covered.x1 <= rect.x1
+            and covered.y1 <= rect.y1
+        ):
+            return None
+        problem.tries = tries
+        if problem.hits(level, choice):
+            problem.calm = level + 1  # a refusal after step n was first reached
+            continue
+        span = problem._rects(choice)[1]
+        box = (min(x0, span[0]), min(y0, span[1]), max(x1, span[2]), max(y1, span[3]))
+        if page is not None and (box[2] - box[0] > page[0] or box[3] - box[1] > page[1]):
+            return None
+        problem.occupy(level, choice)
+        laid = (*placements, choice)
+        shape.ends[page] = problem.end(laid, box)
+        return problem.geometry(laid, page, box)
+    return None
+
+
+def _opened_sides(old: _Shape, shape: _Shape, tile: Tile, at: Point) -> frozenset[Side] | None:
+    """The sides of ``at``'s tile that open with ``tile`` placed on ``at``, or None.
+
+    None unless ``shape`` is ``old`` with ``tile`` on ``at`` and no other open
+    side changed: the Sniff is the same (or is the new tile), the side of
+    ``at`` is no longer open, the other open sides of its tile stay open, and
+    every other tile of ``old`` keeps its open sides.
+    """
+    if shape.sniff not in {old.sniff, tile}:
+        return None
+    before = dict(old.open)
+    after = dict(shape.open)
+    sides = before.pop(at.tile, frozenset())
+    now = after.pop(at.tile, frozenset())
+    after.pop(tile, None)
+    kept = sides - {at.side}
+    if at.side not in sides or at.side in now or not kept <= now or before != after:
+        return None
+    return now - kept
 
 
 # -- building rectangles -----------------------------------------------------
@@ -552,12 +689,18 @@ class _Shape:
 
     It depends only on the layout, so the drawings of one table on several
     pages (the wide and the narrow one of the browser) share it: see
-    :func:`_shape`. It is never changed once made. A table one tile larger
-    than one already read is read from that one (:meth:`grown`): only the new
-    step and the steps whose open sides changed are read again.
+    :func:`_shape`. It is never changed once made, but for :attr:`ends`. A
+    table one tile larger than one already read is read from that one
+    (:meth:`grown`): only the new step and the steps whose open sides changed
+    are read again.
     """
 
+    #: Per page (None: no page), how its search ended there, if it was made on
+    #: that page first and with a memory: what :func:`_carried` carries on from.
+    ends: dict[tuple[int, int] | None, _End]
+
     def __init__(self, layout: Layout) -> None:
+        self.ends = {}
         tiles = layout.tiles
         opening = tiles[0]
         steps = [_Step(opening, None, Side.LINE_A if opening.is_double else Side.LOW, -1)]
@@ -632,6 +775,7 @@ class _Shape:
     def grown(self, layout: Layout, tile: Tile, at: Point) -> _Shape:
         """The shape of ``layout``: this shape's table with ``tile`` placed on ``at``."""
         grown = object.__new__(_Shape)
+        grown.ends = {}
         parent = self.index[at.tile]
         joined = Side.LINE_A if tile.is_double else Side.LOW if tile.low == at.value else Side.HIGH
         step = _Step(tile, at, joined, parent)
@@ -703,8 +847,45 @@ _CHOICES: dict[tuple[int, tuple[object, ...]], tuple[TilePlacement, tuple[TilePl
 
 
 # What _Problem.save gives: the occupied boxes, their owners, whether each is
-# a tile, and the extents.
-_Saved = tuple[tuple[Box, ...], tuple[int, ...], tuple[bool, ...], tuple[Extent, ...]]
+# a tile, the extents, and the tries, the furthest step tried and the calm.
+_Saved = tuple[
+    tuple[Box, ...], tuple[int, ...], tuple[bool, ...], tuple[Extent, ...], int, int, int
+]
+
+
+class _End:
+    """How a search of a table ended on a page: what the search of the table after it needs.
+
+    :ivar placements: The answer: every step's placement.
+    :ivar occupied: Every tile and marker square laid out (see :class:`_Problem`) ...
+    :ivar owners: ... the step that laid out each ...
+    :ivar tiles: ... and whether it is a tile.
+    :ivar box: The bounds of all of them.
+    :ivar tries: How many choices the search tried on the page.
+    :ivar calm: The first step such that, once the search had first reached it,
+        it refused nothing and found nothing too large for the page (see
+        :attr:`_Problem.calm`).
+    """
+
+    __slots__ = ("box", "calm", "occupied", "owners", "placements", "tiles", "tries")
+
+    def __init__(
+        self,
+        placements: tuple[TilePlacement, ...],
+        occupied: tuple[Box, ...],
+        owners: tuple[int, ...],
+        tiles: tuple[bool, ...],
+        box: Box,
+        tries: int,
+        calm: int,
+    ) -> None:
+        self.placements = placements
+        self.occupied = occupied
+        self.owners = owners
+        self.tiles = tiles
+        self.box = box
+        self.tries = tries
+        self.calm = calm
 
 
 class _Problem:
@@ -736,6 +917,14 @@ class _Problem:
         self.extents: list[Extent] = []  # per step laid out: the extent with it
         # The choice last checked: its rectangles and their span.
         self.checked: tuple[TilePlacement | None, list[Rect], Box] = (None, [], (0, 0, 0, 0))
+        #: How many choices were tried (refusal was asked) on this page.
+        self.tries = 0
+        #: The furthest step a choice was tried for.
+        self.reached = -1
+        #: One more than the furthest step tried when a choice was last refused
+        #: or found the table too large for the page (0: never): from this
+        #: step on, once first reached, the search went straight to its end.
+        self.calm = 0
 
     def solve(
         self, page: tuple[int, int] | None, memory: Memory | None
@@ -820,14 +1009,23 @@ class _Problem:
         self.tiles.extend([True] + [False] * (len(new) - 1))
 
     def save(self) -> object:
-        """What is laid out, for :meth:`restore`."""
-        return (tuple(self.occupied), tuple(self.owners), tuple(self.tiles), tuple(self.extents))
+        """What is laid out, and the tries so far, for :meth:`restore`."""
+        return (
+            tuple(self.occupied),
+            tuple(self.owners),
+            tuple(self.tiles),
+            tuple(self.extents),
+            self.tries,
+            self.reached,
+            self.calm,
+        )
 
     def restore(self, saved: object) -> None:
-        """Lay out again what :meth:`save` saved."""
-        occupied, owners, tiles, extents = cast("_Saved", saved)
+        """Lay out again what :meth:`save` saved, and take its tries as this search's own."""
+        occupied, owners, tiles, extents, tries, reached, calm = cast("_Saved", saved)
         self.occupied, self.owners = list(occupied), list(owners)
         self.tiles, self.extents = list(tiles), list(extents)
+        self.tries, self.reached, self.calm = tries, reached, calm
 
     def undo(self, level: int) -> None:
         """Take back every step from ``level`` on."""
@@ -838,8 +1036,28 @@ class _Problem:
         del self.tiles[keep:]
 
     def refusal(self, level: int, choice: TilePlacement) -> set[int]:
-        """The earlier steps that keep step ``level``'s ``choice`` out (empty if none)."""
-        new, span = self._rects(choice)
+        """The earlier steps that keep step ``level``'s ``choice`` out (empty if none).
+
+        Counts the try in :attr:`tries`, and keeps :attr:`reached` and :attr:`calm`.
+        """
+        self.tries += 1
+        self.reached = max(self.reached, level)
+        hit = self.hits(level, choice)
+        if hit:
+            self.calm = self.reached + 1
+            return hit
+        page = self.page
+        if page is None or not self.extents:
+            return set()
+        # The table must fit on the page: the steps reaching its far sides refuse.
+        over, blamed = self.extents[-1].overflow(self._rects(choice)[1], page)
+        if over:
+            self.calm = self.reached + 1
+        return blamed
+
+    def hits(self, level: int, choice: TilePlacement) -> set[int]:
+        """The step whose tile or marker square step ``level``'s ``choice`` runs into, if any."""
+        new = self._rects(choice)[0]
         occupied, owners, tiles, page = self.occupied, self.owners, self.tiles, self.page
         # A tile or a marker square may not overlap anything laid out before it.
         # On a page, a tile also keeps clear of the tiles it is not joined to, so
@@ -866,17 +1084,60 @@ class _Problem:
             for (x0, y0, x1, y1), owner in zip(occupied, owners, strict=True):
                 if rx0 < x1 and x0 < rx1 and ry0 < y1 and y0 < ry1:
                     return {owner}
-        if page is None or not self.extents:
-            return set()
-        # The table must fit on the page: the steps reaching its far sides refuse.
-        return self.extents[-1].overflow(span, page)[1]
+        return set()
+
+    def carry_on(self, end: _End, page: tuple[int, int] | None, parent: int) -> None:
+        """Lay out what the search of the table one tile smaller ended with (see :func:`_carried`).
+
+        The boxes of step ``parent`` are made again, with this table's open
+        sides (one fewer marker square).
+        """
+        self._start(page)
+        occupied, owners, tiles = list(end.occupied), list(end.owners), list(end.tiles)
+        first = owners.index(parent)
+        last = first + 1
+        while last < len(owners) and owners[last] == parent:
+            last += 1
+        new = self._rects(end.placements[parent])[0]
+        occupied[first:last] = [(r.x0, r.y0, r.x1, r.y1) for r in new]
+        owners[first:last] = [parent] * len(new)
+        tiles[first:last] = [True] + [False] * (len(new) - 1)
+        self.occupied, self.owners, self.tiles = occupied, owners, tiles
+        self.tries = end.tries
+        self.reached = len(end.placements) - 1
+        self.calm = end.calm
+
+    def occupy(self, level: int, choice: TilePlacement) -> None:
+        """Add the boxes of ``choice``, step ``level``, to what is laid out (not the extents)."""
+        new = self._rects(choice)[0]
+        self.occupied.extend((r.x0, r.y0, r.x1, r.y1) for r in new)
+        self.owners.extend([level] * len(new))
+        self.tiles.extend([True] + [False] * (len(new) - 1))
+
+    def end(self, placements: Sequence[TilePlacement], box: Box | None = None) -> _End:
+        """How the search ended with ``placements``: bounds ``box``, else the extent's."""
+        return _End(
+            tuple(placements),
+            tuple(self.occupied),
+            tuple(self.owners),
+            tuple(self.tiles),
+            self.extents[-1].box if box is None else box,
+            self.tries,
+            self.calm,
+        )
 
     def geometry(
-        self, placements: Sequence[TilePlacement], page: tuple[int, int] | None
+        self,
+        placements: Sequence[TilePlacement],
+        page: tuple[int, int] | None,
+        box: Box | None = None,
     ) -> Geometry:
-        """The result for a solved table (whose steps are all laid out)."""
-        # Every tile and marker square is laid out: their bounds are the extent's.
-        bounds = Rect(*self.extents[-1].box)
+        """The result for a solved table (whose steps are all laid out), of bounds ``box``.
+
+        Every tile and marker square is laid out: their bounds are the
+        extent's, unless ``box`` is given.
+        """
+        bounds = Rect(*(self.extents[-1].box if box is None else box))
         anchors = []
         for point in self.points:
             edge = placements[self.index[point.tile]].edge(point.side)

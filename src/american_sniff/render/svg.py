@@ -96,8 +96,8 @@ def render_svg(
         f"<title>{escape(_title(geometry))}</title>",
         f'<rect class="background" width="{_num(width)}" height="{_num(height)}" fill="#ffffff"/>',
     ]
-    sniff = layout.sniff
-    out.extend(_tile_text(placed, placed.tile == sniff, ox, oy) for placed in geometry.tiles)
+    if geometry.tiles:
+        out.append(_tiles_text(geometry.tiles, layout.sniff, ox, oy))
     out.extend(_markers(geometry, ox, oy))
     if text:
         out.append(
@@ -131,29 +131,68 @@ _NAMES = tuple(str(tile) for tile in ALL_TILES)
 #: reading their rectangles. At most this many are kept, then all are forgotten.
 _TILE_TEXTS_KEPT = 1 << 12
 _TILE_TEXTS: dict[tuple[int, bool, float, float], tuple[TilePlacement, str]] = {}
+#: Each tile's form (:func:`_tile`), by the id of its placement (the entry
+#: holds the placement) and whether it is the Sniff, as many as of the texts.
+_TILE_FORMS: dict[tuple[int, bool], tuple[TilePlacement, str, tuple[tuple[float, int], ...]]] = {}
 
 
 def _tile_text(placed: TilePlacement, sniff: bool, ox: float, oy: float) -> str:
-    """The lines of :func:`_tile` for ``placed``, joined (see :data:`_TILE_TEXTS`)."""
+    """The group of :func:`_tile` for ``placed`` at the origin ``(ox, oy)``: :data:`_TILE_TEXTS`."""
     key = (id(placed), sniff, ox, oy)
     kept = _TILE_TEXTS.get(key)
     if kept is not None and kept[0] is placed:
         return kept[1]
-    text = "\n".join(
-        _tile(
-            placed.tile,
-            placed.rect,
-            placed.low_half,
-            placed.high_half,
-            placed.orientation is Orientation.HORIZONTAL,
-            sniff,
-            ox,
-            oy,
+    form = _TILE_FORMS.get((id(placed), sniff))
+    if form is None or form[0] is not placed:
+        if len(_TILE_FORMS) >= _TILE_TEXTS_KEPT:
+            _TILE_FORMS.clear()
+        form = _TILE_FORMS[id(placed), sniff] = (
+            placed,
+            *_tile(
+                placed.tile,
+                placed.rect,
+                placed.low_half,
+                placed.high_half,
+                placed.orientation is Orientation.HORIZONTAL,
+                sniff,
+            ),
         )
-    )
+    origin = (ox, oy)
+    text = form[1].format(*[_num(place + origin[down]) for place, down in form[2]])
     if len(_TILE_TEXTS) >= _TILE_TEXTS_KEPT:
         _TILE_TEXTS.clear()
     _TILE_TEXTS[id(placed), sniff, ox, oy] = (placed, text)
+    return text
+
+
+#: The text of a table's tiles, by the id of its last placement, the Sniff and
+#: the drawing's origin (the entry holds the placements): a table usually
+#: grows from one drawn before with its placements unchanged (the geometry
+#: keeps them, see :func:`~american_sniff.render.geometry.table_geometry`), so
+#: its tiles' text is that one's with the new tile's added. At most this many
+#: are kept (a few KB each), then all are forgotten.
+_TILE_RUNS_KEPT = 1 << 10
+_TILE_RUNS: dict[
+    tuple[int, Tile | None, float, float],
+    tuple[TilePlacement, tuple[TilePlacement, ...], str],
+] = {}
+
+
+def _tiles_text(tiles: tuple[TilePlacement, ...], sniff: Tile | None, ox: float, oy: float) -> str:
+    """The lines of every tile of ``tiles`` (one or more), joined (see :data:`_TILE_RUNS`).
+
+    A kept text is taken only for equal placements (the same, mostly): the
+    text depends only on their values.
+    """
+    last = tiles[-1]
+    before = _TILE_RUNS.get((id(tiles[-2]), sniff, ox, oy)) if len(tiles) > 1 else None
+    if before is not None and before[1] == tiles[:-1]:
+        text = f"{before[2]}\n{_tile_text(last, last.tile == sniff, ox, oy)}"
+    else:
+        text = "\n".join([_tile_text(placed, placed.tile == sniff, ox, oy) for placed in tiles])
+    if len(_TILE_RUNS) >= _TILE_RUNS_KEPT:
+        _TILE_RUNS.clear()
+    _TILE_RUNS[id(last), sniff, ox, oy] = (last, tiles, text)
     return text
 
 
@@ -176,58 +215,61 @@ def _box(rect: Rect, ox: float, oy: float, inset: float = 0.0) -> tuple[float, f
 
 @functools.lru_cache(maxsize=1 << 12)
 def _tile(  # noqa: PLR0913, PLR0917 - what the drawing depends on, as the cache's key
-    tile: Tile,
-    rect: Rect,
-    low: Rect,
-    high: Rect,
-    across: bool,
-    sniff: bool,
-    ox: float,
-    oy: float,
-) -> tuple[str, ...]:
-    """The group drawing one tile: its face, the line between its halves, its pips.
+    tile: Tile, rect: Rect, low: Rect, high: Rect, across: bool, sniff: bool
+) -> tuple[str, tuple[tuple[float, int], ...]]:
+    """The group drawing one tile (its face, the line between its halves, its pips), as a form.
 
     ``rect``, ``low`` and ``high`` are the tile's rectangle and its halves
-    (:class:`TilePlacement`), ``across`` whether it lies horizontally. Kept:
-    the tables of one round draw most of their tiles at the same places.
+    (:class:`TilePlacement`), ``across`` whether it lies horizontally. The
+    form is ``(text, fields)``: the group's lines with a numbered field
+    (``{0}``) for each coordinate, and per field the coordinate's place
+    measured from the drawing's origin and its axis (0 for ``x``, 1 for ``y``),
+    each once (pips share their rows and columns). The group at the origin
+    ``(ox, oy)`` fills each field with ``_num(place + ox)`` (or ``+ oy``):
+    the places and the origin are multiples of a quarter, so the sums are
+    exact, whatever the order of their terms. Kept: a tile is drawn at the
+    same place of a table until it is settled, while the origin moves when
+    the table grows left or up.
     """
-    x, y, w, h = _box(rect, ox, oy, _INSET)
+    fields: dict[tuple[float, int], int] = {}  # each coordinate once, numbered
+
+    def at(place: float, down: bool) -> str:
+        number = fields.setdefault((place, 1 if down else 0), len(fields))
+        return f"{{{number}}}"
+
+    x, y, w, h = _box(rect, 0, 0, _INSET)
     stroke, stroke_width = (_SNIFF_STROKE, 3) if sniff else (_TILE_STROKE, 1.5)
     kind = "tile sniff" if sniff else "tile"
     lines = [
         f'<g class="{kind}" data-tile="{tile}">',
         f"<title>{tile}{' (the Sniff)' if sniff else ''}</title>",
-        f'<rect x="{_num(x)}" y="{_num(y)}" width="{_num(w)}" height="{_num(h)}" rx="4"'
+        f'<rect x="{at(x, False)}" y="{at(y, True)}" width="{_num(w)}" height="{_num(h)}" rx="4"'
         f' fill="{_TILE_FILL}" stroke="{stroke}" stroke-width="{stroke_width}"/>',
     ]
     # The halves share one side: the line between them.
     if low.x1 == high.x0 or high.x1 == low.x0:
-        lx = ox + max(low.x0, high.x0) * _SCALE
-        y0, y1 = y + 4, y + h - 4
-        lines.append(_line(lx, y0, lx, y1))
+        lx = max(low.x0, high.x0) * _SCALE
+        ends = (at(lx, False), at(y + 4, True), at(lx, False), at(y + h - 4, True))
     else:
-        ly = oy + max(low.y0, high.y0) * _SCALE
-        x0, x1 = x + 4, x + w - 4
-        lines.append(_line(x0, ly, x1, ly))
+        ly = max(low.y0, high.y0) * _SCALE
+        ends = (at(x + 4, False), at(ly, True), at(x + w - 4, False), at(ly, True))
+    lines.append(_line(*ends))
     for half, value in ((low, tile.low), (high, tile.high)):
-        hx, hy, hw, hh = _box(half, ox, oy)
+        hx, hy, hw, hh = _box(half, 0, 0)
         for column, row in PIP_SPOTS[value]:
             if across:
                 column, row = row, 2 - column  # noqa: PLW2901 -- the grid turned a quarter
-            cx = hx + hw * (0.25 + 0.25 * column)
-            cy = hy + hh * (0.25 + 0.25 * row)
-            lines.append(
-                f'<circle cx="{_num(cx)}" cy="{_num(cy)}" r="{_num(_PIP_RADIUS)}" fill="{_INK}"/>'
-            )
+            cx = at(hx + hw * (0.25 + 0.25 * column), False)
+            cy = at(hy + hh * (0.25 + 0.25 * row), True)
+            lines.append(f'<circle cx="{cx}" cy="{cy}" r="{_num(_PIP_RADIUS)}" fill="{_INK}"/>')
     lines.append("</g>")
-    return tuple(lines)
+    return "\n".join(lines), tuple(fields)  # in their numbers' order
 
 
-def _line(x0: float, y0: float, x1: float, y1: float) -> str:
-    """The thin line parting a tile's halves."""
+def _line(x0: str, y0: str, x1: str, y1: str) -> str:
+    """The thin line parting a tile's halves, from its ends' coordinates as text."""
     return (
-        f'<line x1="{_num(x0)}" y1="{_num(y0)}" x2="{_num(x1)}" y2="{_num(y1)}"'
-        f' stroke="{_TILE_STROKE}" stroke-width="1"/>'
+        f'<line x1="{x0}" y1="{y0}" x2="{x1}" y2="{y1}" stroke="{_TILE_STROKE}" stroke-width="1"/>'
     )
 
 

@@ -34,11 +34,16 @@ __all__ = [
 # -- events ---------------------------------------------------------------------------
 
 
-def event_for(state: MatchState, seat: int | None) -> ViewEvent:
+def event_for(
+    state: MatchState, seat: int | None, *, view: SpectatorView | None = None
+) -> ViewEvent:
     """The event of the action that led to ``state``, as ``seat`` (None: a spectator) sees it.
 
     ``apply_event(view_for(before, seat), event_for(after, seat))`` equals
     ``view_for(after, seat)``. It costs the same at any point of a round.
+    A host that made ``view_for(state, seat)`` already (to send it too) may
+    pass it as ``view``: the event is made from it, and the view is not
+    made again. Another view gives another state's event.
 
     >>> from american_sniff import apply, legal_moves, new_match
     >>> state = new_match(2, seed=1)
@@ -50,10 +55,14 @@ def event_for(state: MatchState, seat: int | None) -> ViewEvent:
     True
 
     :raises ValueError: if no action led to ``state`` (it starts the match),
-        or ``seat`` is neither None nor a seat of the match.
+        ``seat`` is neither None nor a seat of the match, or ``view`` is
+        another viewer's.
     :raises TypeError: if ``state`` is not a :class:`MatchState`.
     """
-    view = view_for(state, seat)
+    if view is None:
+        view = view_for(state, seat)
+    elif view.viewer != seat:
+        raise ValueError(f"that view is not the viewer {seat!r}'s")
     action = view.last_action
     if action is None:
         raise ValueError("no action led to this state: it is the start of the match")

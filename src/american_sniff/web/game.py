@@ -33,7 +33,7 @@ from ..moves import Move, parse_move
 from ..records import MatchRecord, record_match
 from ..rng import check_seed
 from ..session import BotKind, GameError, Seeding, Session, SessionView, lone_move
-from ..state import MatchState
+from ..state import MatchState, log_of
 from .hosting import SPECTATOR
 from .store import LogEntry, MatchBook, StoredMatch
 
@@ -303,7 +303,9 @@ class Game(SessionView):
     def waiting_for(self) -> list[int]:
         """The human seats that have not yet gone on from the last settlement (bots wait)."""
         state = self.state
-        if state.round == 1 or state.winner is not None or state.history:
+        # Whether the round has begun, without building its history: its log is
+        # empty only in its first state.
+        if state.round == 1 or state.winner is not None or log_of(state) is not None:
             return []
         return [
             seat

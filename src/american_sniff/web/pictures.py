@@ -84,10 +84,10 @@ class Pictures:
             last_picture, last_text = None, "null"
         else:
             last_picture, last_text = self._table("last", last.layout)
-        tallies = [_tally(score) for score in state.scores]
-        pictures = {member: picture, "last_table": last_picture, "tallies": tallies}
-        # json.dumps(pictures)[1:-1], from the tables' texts written once.
-        text = f'"{member}": {text}, "last_table": {last_text}, "tallies": {json.dumps(tallies)}'
+        tallies, tallies_text = _tallies(tuple(state.scores))
+        pictures = {member: picture, "last_table": last_picture, "tallies": list(tallies)}
+        # json.dumps(pictures)[1:-1], from the texts written once.
+        text = f'"{member}": {text}, "last_table": {last_text}, "tallies": {tallies_text}'
         made = self._drawn[table] = (pictures, text)
         return made
 
@@ -121,3 +121,10 @@ def _svg(document: str) -> str:
 @functools.lru_cache(maxsize=4096)
 def _tally(score: int) -> str:
     return _svg(tally_svg(score))
+
+
+@functools.lru_cache(maxsize=4096)
+def _tallies(scores: tuple[int, ...]) -> tuple[tuple[str, ...], str]:
+    """Each side's tally of ``scores``, and their list as JSON text."""
+    tallies = tuple(_tally(score) for score in scores)
+    return tallies, json.dumps(list(tallies))

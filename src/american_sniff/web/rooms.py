@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
 
 from ..views import event_for, spectator_view, view_for
 from .connection import TOO_SLOW, Connection, close
@@ -61,7 +60,12 @@ class Room:
         #: The drawings of its state.
         self.pictures = Pictures()
         self._closing = closing
-        self._texts: tuple[Game, int, dict[int | str, tuple[str, str]]] | None = None
+        # The texts made for the match's last change (the game and its version):
+        # the members shared by all viewers, and per viewer what _seen gives.
+        self._texts: tuple[Game, int, str, dict[int | str, tuple[str, str]]] | None = None
+        # The members' texts that never change for the game: the head of the
+        # payload before the value of ``you``, and the seats and names.
+        self._fixed: tuple[Game, str, str] | None = None
 
     @property
     def id(self) -> str:
@@ -81,18 +85,32 @@ class Room:
 
     # -- the messages --------------------------------------------------------------------
 
-    def _members(self, viewer: int | str) -> dict[str, Any]:
-        """The payload's small members that change with the match (all but the rematch)."""
+    def _fixed_texts(self) -> tuple[str, str]:
+        """The JSON texts of the payload's members that never change for the game, written once.
+
+        They are the members before the value of ``you``, and ``seats`` and
+        ``names`` with the name of ``waiting_for``.
+        """
         game = self.game
-        return {
-            "type": "state",
-            "match": game.id,
-            "you": viewer,
-            "seats": [s.kind for s in game.setup.seats],
-            "names": [s.name for s in game.setup.seats],
-            "waiting_for": game.waiting_for(),
-            "can_undo": isinstance(viewer, int) and game.undo_point(viewer) is not None,
-        }
+        fixed = self._fixed
+        if fixed is None or fixed[0] is not game:
+            seats = json.dumps([s.kind for s in game.setup.seats])
+            names = json.dumps([s.name for s in game.setup.seats])
+            fixed = self._fixed = (
+                game,
+                f'{{"type": "state", "match": {json.dumps(game.id)}, "you": ',
+                f', "seats": {seats}, "names": {names}, "waiting_for": ',
+            )
+        return fixed[1], fixed[2]
+
+    def _members(self) -> str:
+        """The JSON text of the payload's members after ``you`` and before ``can_undo``.
+
+        They are the same for every viewer: ``seats``, ``names`` and ``waiting_for``.
+        """
+        # json.dumps of a list of seat numbers.
+        waiting = "[" + ", ".join([str(seat) for seat in self.game.waiting_for()]) + "]"
+        return f"{self._fixed_texts()[1]}{waiting}"
 
     def _seen(self, viewer: int | str) -> tuple[str, str]:
         """The JSON text of the payload's members before ``rematch``, and after it.
@@ -104,19 +122,24 @@ class Room:
         """
         game = self.game
         cached = self._texts
-        if cached is not None and cached[0] is game and cached[1] == game.version:
-            seen = cached[2]
-        else:
-            seen = {}
-            self._texts = (game, game.version, seen)
+        if cached is None or cached[0] is not game or cached[1] != game.version:
+            # The members that are the same for every viewer, made once per change.
+            cached = self._texts = (game, game.version, self._members(), {})
+        shared, seen = cached[2], cached[3]
         made = seen.get(viewer)
         if made is None:
             state = game.state
             seat = viewer if isinstance(viewer, int) else None
             view = spectator_view(state) if seat is None else view_for(state, seat)
-            event = "null" if game.seq == 0 else event_for(state, seat).to_json()
+            event = "null" if game.seq == 0 else event_for(state, seat, view=view).to_json()
             settled = "false" if view.last_round is None else "true"
-            head = json.dumps(self._members(viewer))[:-1]
+            # json.dumps of the members in their order, without the closing brace.
+            can_undo = isinstance(viewer, int) and game.undo_point(viewer) is not None
+            you = str(viewer) if isinstance(viewer, int) else json.dumps(viewer)
+            head = (
+                f"{self._fixed_texts()[0]}{you}{shared}, "
+                f'"can_undo": {"true" if can_undo else "false"}'
+            )
             made = seen[viewer] = (
                 head,
                 f'"view": {view.to_json()}, "event": {event}, "settled": {settled}',
