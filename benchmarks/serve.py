@@ -100,13 +100,18 @@ from typing import Any
 _APPLICATION = "american-sniff-bench"
 
 
-def _serve_postgres(url: str, schema: str, workers: int, default_gc: bool) -> None:
-    """The child on PostgreSQL: ``workers`` workers on one socket, as ``serve --workers`` runs."""
+def _serve_postgres(url: str, schema: str, workers: int, default_gc: bool, handoff: bool) -> None:
+    """The child on PostgreSQL: ``workers`` workers on one socket, as ``serve --workers`` runs.
+
+    With ``handoff`` (as ``serve`` does), each game WebSocket is handed to the
+    worker that owns its match (:mod:`american_sniff.web.handoff`).
+    """
     import uvicorn  # noqa: PLC0415 - the child's own imports
 
     from american_sniff.store import PostgresStore  # noqa: PLC0415
     from american_sniff.web.app import create_app  # noqa: PLC0415
     from american_sniff.web.buckets import SharedBuckets  # noqa: PLC0415
+    from american_sniff.web.handoff import Channels, HandingServer  # noqa: PLC0415
     from american_sniff.web.limits import RateLimit, SocketLimits  # noqa: PLC0415
     from american_sniff.web.serving import listen, server_config, tune_collector  # noqa: PLC0415
     from american_sniff.web.shared import LibraryStore  # noqa: PLC0415
@@ -115,6 +120,7 @@ def _serve_postgres(url: str, schema: str, workers: int, default_gc: bool) -> No
     PostgresStore(url, schema=schema).close()  # the tables, made once before the fork
     listener = listen("127.0.0.1", 0)
     print(f"PORT {listener.getsockname()[1]}", flush=True)
+    channels = Channels(workers) if workers > 1 and handoff else None
 
     def work(number: int) -> None:
         app = create_app(
@@ -124,12 +130,17 @@ def _serve_postgres(url: str, schema: str, workers: int, default_gc: bool) -> No
             limits=SocketLimits.lifted(),
             buckets=SharedBuckets(url, schema=schema),
         )
-        server = uvicorn.Server(server_config(app, max_connections=10_000))
+        config = server_config(app, max_connections=10_000)
+        server = (
+            uvicorn.Server(config)
+            if channels is None
+            else HandingServer(config, channels.worker(number))
+        )
         if not default_gc:
             tune_collector()
         server.run(sockets=[listener])
 
-    supervise(listener, workers, work, say=lambda line: None)
+    supervise(listener, workers, work, say=lambda line: None, channels=channels)
 
 
 def _serve(db: str, profile: str | None = None, default_gc: bool = False) -> None:
@@ -1012,6 +1023,12 @@ def main() -> int:
         help="with --db: N workers on one listening socket, as serve --workers N",
     )
     parser.add_argument(
+        "--no-handoff",
+        action="store_true",
+        help="with --workers: each worker serves the sockets it accepts (no hand-off to the"
+        " match's owner), to compare",
+    )
+    parser.add_argument(
         "--idle-sockets",
         type=int,
         default=0,
@@ -1021,7 +1038,7 @@ def main() -> int:
     parser.add_argument("--schema", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve and args.schema:
-        _serve_postgres(args.serve, args.schema, args.workers, args.default_gc)
+        _serve_postgres(args.serve, args.schema, args.workers, args.default_gc, not args.no_handoff)
         return 0
     if args.serve:
         _serve(args.serve, args.profile, args.default_gc)
@@ -1080,11 +1097,13 @@ def main() -> int:
                 *(["--schema", schema, "--workers", str(args.workers)] if schema else []),
                 *(["--profile", str(Path(args.profile).resolve())] if args.profile else []),
                 *(["--default-gc"] if args.default_gc else []),
+                *(["--no-handoff"] if args.no_handoff else []),
             ],
             stdout=subprocess.PIPE,
             text=True,
             env={**os.environ, "PYTHONHASHSEED": "0"},
         )
+        refused = None
         try:
             assert child.stdout is not None
             line = child.stdout.readline()
@@ -1100,7 +1119,10 @@ def main() -> int:
             child.terminate()
             child.wait(30)
             if schema is not None:
+                refused = _refused_appends(args.db, schema)
                 _drop(args.db, schema)
+    if schema is not None:
+        results["refused_appends"] = refused
     results["meta"] = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "python": platform.python_version(),
@@ -1116,6 +1138,29 @@ def main() -> int:
         if name in results and not results[name]["moves"]
     ]
     return 1 if broken else 0
+
+
+def _refused_appends(url: str, schema: str) -> int | None:
+    """How many appends to the log the database refused (another worker wrote that entry first).
+
+    A refused append's row was inserted, then the insert failed on the log's
+    key: the rows inserted (committed or not) less the rows kept. Read once
+    the server has stopped (its connections' statistics are then counted).
+    """
+    import psycopg  # noqa: PLC0415 - only with --db postgresql://...
+
+    with psycopg.connect(url, autocommit=True) as db:
+        for _ in range(20):  # the statistics of connections that just ended come soon after
+            row = db.execute(
+                "SELECT n_tup_ins FROM pg_stat_user_tables WHERE schemaname = %s"
+                " AND relname = 'sniff_log'",
+                (schema,),
+            ).fetchone()
+            kept = db.execute(f'SELECT count(*) FROM "{schema}".sniff_log').fetchone()
+            if row is not None and kept is not None and row[0] >= kept[0]:
+                return int(row[0]) - int(kept[0])
+            time.sleep(0.1)
+    return None
 
 
 def _drop(url: str, schema: str) -> None:

@@ -313,3 +313,18 @@ def test_only_game_sockets_of_another_workers_match_are_handed_on(channels: Chan
         channels.worker(3)
     with pytest.raises(ValueError, match="1 or more"):
         Channels(0)
+
+
+def test_the_owner_is_told_to_the_applications_rooms(channels: Channels, tmp_path: Any) -> None:
+    """A worker's rooms know which matches another worker's browsers are served by."""
+    from american_sniff.web.app import create_app
+    from american_sniff.web.store import Store
+
+    app = create_app(Store(tmp_path / "m.sqlite3"))
+    rooms = app.state.server.rooms
+    assert rooms.elsewhere is None  # one process: every match's browsers are here
+    HandingServer(server_config(app), channels.worker(1))
+    told = app.state.server.rooms.elsewhere
+    assert told is not None
+    assert told(_owned_by(2))
+    assert not told(_owned_by(1))

@@ -24,7 +24,11 @@ connection to the owner:
   Everything after that (the limits of sockets, the hello's time, the
   upgrade) is the owner's, and the client's address is the real peer's (or,
   under trusted proxies, the forwarded one, as the request's headers travel
-  with it).
+  with it);
+* a worker that holds a match another worker owns, with no browser of it
+  (it was created here, by ``POST /api/matches``), forgets it at the next
+  move announced instead of following it
+  (:attr:`Rooms.elsewhere <american_sniff.web.cache.Rooms.elsewhere>`).
 
 A connection that cannot be handed on is served by the worker that has it,
 as without a hand-off (correct, only dearer): its owner is not adopting
@@ -198,6 +202,10 @@ class Handoff:
         number = owner(match_id, self.workers)
         return None if number == self.number else number
 
+    def elsewhere(self, match_id: str) -> bool:
+        """Whether another worker owns ``match_id`` (and serves its browsers, if it is running)."""
+        return self.workers > 1 and owner(match_id, self.workers) != self.number
+
     def pass_on(self, fd: int, request: bytes, number: int) -> bool:
         """Send the connection ``fd`` and its ``request`` to worker ``number``; whether it was sent.
 
@@ -267,6 +275,13 @@ class HandingServer(uvicorn.Server):
             raise TypeError("the server's HTTP protocol is to be a HeaderTimeout")
         config.http = type("Handing", (protocol,), {"handoff": handoff})
         super().__init__(config)
+        # The matches another worker owns are followed there: here, a match
+        # held without a browser (one created here) is forgotten, not followed.
+        # (The application of create_app: its Server is app.state.server.)
+        server = getattr(getattr(config.app, "state", None), "server", None)
+        rooms = getattr(server, "rooms", None)
+        if rooms is not None and hasattr(rooms, "elsewhere"):
+            rooms.elsewhere = handoff.elsewhere
         #: This worker's hand-off.
         self.handoff = handoff
         self._adoptions: set[asyncio.Task[Any]] = set()
