@@ -42,9 +42,14 @@ the server is ``american-sniff serve --workers N`` as it runs (``--workers``,
 default 1: the supervisor of :mod:`american_sniff.web.workers`, the rate
 limits shared in the database, each still checked), and every client's
 socket goes through the one listening socket to whichever worker the system
-hands it. The server's CPU per action is then summed over the supervisor and
+hands it; as ``serve`` does, that worker hands each game WebSocket to the
+worker that owns its match (:mod:`american_sniff.web.handoff`), unless
+``--no-handoff``. The server's CPU per action is then summed over the supervisor and
 all its workers, and the CPU of the database's own processes that serve them
-(found by their ``application_name``) is given beside it.
+(found by their ``application_name``) is given beside it, with the appends
+the workers' store refused because the log had grown since they were planned
+(``refused_appends``: a client's move refused as stale, or a forced draw
+made by two workers at once, the second refused).
 
 **Idle sockets.** ``--idle-sockets N`` measures the ``--few`` matches and a
 stream of HTTP requests (the start page and ``/api/kinds``, each timed from
@@ -106,6 +111,8 @@ def _serve_postgres(url: str, schema: str, workers: int, default_gc: bool, hando
     With ``handoff`` (as ``serve`` does), each game WebSocket is handed to the
     worker that owns its match (:mod:`american_sniff.web.handoff`).
     """
+    import signal  # noqa: PLC0415
+
     import uvicorn  # noqa: PLC0415 - the child's own imports
 
     from american_sniff.store import PostgresStore  # noqa: PLC0415
@@ -115,6 +122,7 @@ def _serve_postgres(url: str, schema: str, workers: int, default_gc: bool, hando
     from american_sniff.web.limits import RateLimit, SocketLimits  # noqa: PLC0415
     from american_sniff.web.serving import listen, server_config, tune_collector  # noqa: PLC0415
     from american_sniff.web.shared import LibraryStore  # noqa: PLC0415
+    from american_sniff.web.store import StaleLog  # noqa: PLC0415
     from american_sniff.web.workers import supervise  # noqa: PLC0415
 
     PostgresStore(url, schema=schema).close()  # the tables, made once before the fork
@@ -122,9 +130,22 @@ def _serve_postgres(url: str, schema: str, workers: int, default_gc: bool, hando
     print(f"PORT {listener.getsockname()[1]}", flush=True)
     channels = Channels(workers) if workers > 1 and handoff else None
 
+    class Counted(LibraryStore):
+        """The library's store, counting the appends it refused (the log had grown)."""
+
+        refused = 0
+
+        def append(self, match_id: str, entry: Any, *, expected: int | None = None) -> int:
+            try:
+                return super().append(match_id, entry, expected=expected)
+            except StaleLog:
+                self.refused += 1
+                raise
+
     def work(number: int) -> None:
+        store = Counted(PostgresStore(url, schema=schema))
         app = create_app(
-            LibraryStore(PostgresStore(url, schema=schema)),
+            store,
             bot_delay=0,
             creations=RateLimit(burst=10**9, every=1e-9),
             limits=SocketLimits.lifted(),
@@ -138,7 +159,11 @@ def _serve_postgres(url: str, schema: str, workers: int, default_gc: bool, hando
         )
         if not default_gc:
             tune_collector()
+        # uvicorn raises SIGTERM again once it has stopped: here that returns,
+        # so that the count is printed.
+        signal.signal(signal.SIGTERM, lambda number, frame: None)
         server.run(sockets=[listener])
+        print(f"REFUSED {store.refused}", flush=True)
 
     supervise(listener, workers, work, say=lambda line: None, channels=channels)
 
@@ -1103,7 +1128,7 @@ def main() -> int:
             text=True,
             env={**os.environ, "PYTHONHASHSEED": "0"},
         )
-        refused = None
+        refused = 0
         try:
             assert child.stdout is not None
             line = child.stdout.readline()
@@ -1119,8 +1144,12 @@ def main() -> int:
             child.terminate()
             child.wait(30)
             if schema is not None:
-                refused = _refused_appends(args.db, schema)
                 _drop(args.db, schema)
+                # Each worker's count of appends refused, printed as it stopped.
+                rest = child.stdout.read() if child.stdout is not None else ""
+                for line in rest.splitlines():
+                    if line.startswith("REFUSED "):
+                        refused += int(line.split()[1])
     if schema is not None:
         results["refused_appends"] = refused
     results["meta"] = {
@@ -1138,29 +1167,6 @@ def main() -> int:
         if name in results and not results[name]["moves"]
     ]
     return 1 if broken else 0
-
-
-def _refused_appends(url: str, schema: str) -> int | None:
-    """How many appends to the log the database refused (another worker wrote that entry first).
-
-    A refused append's row was inserted, then the insert failed on the log's
-    key: the rows inserted (committed or not) less the rows kept. Read once
-    the server has stopped (its connections' statistics are then counted).
-    """
-    import psycopg  # noqa: PLC0415 - only with --db postgresql://...
-
-    with psycopg.connect(url, autocommit=True) as db:
-        for _ in range(20):  # the statistics of connections that just ended come soon after
-            row = db.execute(
-                "SELECT n_tup_ins FROM pg_stat_user_tables WHERE schemaname = %s"
-                " AND relname = 'sniff_log'",
-                (schema,),
-            ).fetchone()
-            kept = db.execute(f'SELECT count(*) FROM "{schema}".sniff_log').fetchone()
-            if row is not None and kept is not None and row[0] >= kept[0]:
-                return int(row[0]) - int(kept[0])
-            time.sleep(0.1)
-    return None
 
 
 def _drop(url: str, schema: str) -> None:
