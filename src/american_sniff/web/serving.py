@@ -198,8 +198,8 @@ class HeaderTimeout(H11Protocol):
         if number is None:
             return False
         socket_ = self.transport.get_extra_info("socket")
-        if socket_ is None:
-            return False
+        if socket_ is None or self.transport.get_extra_info("sslcontext") is not None:
+            return False  # (a TLS session's state lives in this process)
         # The request as uvicorn gives it to its WebSocket protocol, and
         # whatever came after it on the connection.
         request = [event.method, b" ", event.target, b" HTTP/1.1\r\n"]
