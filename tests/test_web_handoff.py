@@ -328,3 +328,105 @@ def test_the_owner_is_told_to_the_applications_rooms(channels: Channels, tmp_pat
     assert told is not None
     assert told(_owned_by(2))
     assert not told(_owned_by(1))
+
+
+class _Wire:
+    """A transport that records what a protocol does with it (no network)."""
+
+    def __init__(self, pending: int = 0, tls: bool = False) -> None:
+        self.pending, self.tls = pending, tls
+        self.written = b""
+        self.closed = self.paused = False
+        self.protocol: Any = None
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        if name == "socket":
+            return self
+        if name == "sslcontext":
+            return object() if self.tls else None
+        if name in {"peername", "sockname"}:
+            return ("127.0.0.1", 5000)
+        return default
+
+    def fileno(self) -> int:
+        return 99
+
+    def getsockname(self) -> tuple[str, int]:
+        return ("127.0.0.1", 8000)
+
+    def getpeername(self) -> tuple[str, int]:
+        return ("127.0.0.1", 5000)
+
+    def get_write_buffer_size(self) -> int:
+        return self.pending
+
+    def write(self, data: bytes) -> None:
+        self.written += data
+
+    def close(self) -> None:
+        self.closed = True
+
+    def is_closing(self) -> bool:
+        return self.closed
+
+    def pause_reading(self) -> None:
+        self.paused = True
+
+    def resume_reading(self) -> None:
+        self.paused = False
+
+    def get_protocol(self) -> Any:
+        return self.protocol
+
+    def set_protocol(self, protocol: Any) -> None:
+        self.protocol = protocol
+
+
+class _Passes:
+    """A hand-off that takes every game socket for worker 2."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[int, bytes, int]] = []
+
+    def owner_of(self, target: bytes) -> int | None:
+        return 2 if match_of(target) is not None else None
+
+    def pass_on(self, fd: int, request: bytes, number: int) -> bool:
+        self.sent.append((fd, request, number))
+        return True
+
+
+def test_a_connection_with_an_answer_still_going_out_or_tls_is_not_handed_on() -> None:
+    """Only a plain connection with nothing left to write is handed: else it is served here."""
+    import asyncio
+
+    import uvicorn
+    from uvicorn.server import ServerState
+
+    from american_sniff.web.serving import HeaderTimeout
+
+    async def main() -> None:
+        passes = _Passes()
+        kind = type("Sent", (HeaderTimeout,), {"handoff": passes, "socket_limit": 0})
+        config = uvicorn.Config(_app("here"), http=kind, log_level="warning")
+        config.load()
+        for wire, handed in (
+            (_Wire(), True),
+            (_Wire(pending=10), False),
+            (_Wire(tls=True), False),
+        ):
+            protocol = kind(config=config, server_state=ServerState(), app_state={})
+            wire.protocol = protocol
+            protocol.connection_made(wire)
+            protocol.data_received(_upgrade("m1") + b"extra")
+            if handed:
+                assert passes.sent[-1][0] == 99
+                assert passes.sent[-1][1].startswith(b"GET /ws/m1 HTTP/1.1\r\n")
+                assert passes.sent[-1][1].endswith(b"\r\n\r\nextra")  # what came after it too
+                assert (wire.closed, wire.paused, wire.written) == (True, True, b"")
+            else:  # served here: the share of sockets is taken (socket_limit 0), 503
+                assert wire.written.startswith(b"HTTP/1.1 503")
+            protocol.connection_lost(None)
+        assert len(passes.sent) == 1
+
+    asyncio.run(main())

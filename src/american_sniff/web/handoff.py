@@ -38,7 +38,10 @@ request is over :data:`MAX_REQUEST` bytes, or anything else fails.
 If the owner ends (``kill -9``) with connections still in its channel, the
 supervisor closes them when it notes the end (:meth:`Channels.ended`); its
 own sockets close too, and the page connects again, to a worker that
-serves it itself until the owner is running again.
+serves it itself; once the owner runs again, new connections go to it (a
+socket served elsewhere meanwhile stays there until it closes). A
+connection the owner cannot take up (it has no file descriptor left) is
+closed, and its page connects again.
 
 Between machines a balancer should still keep a match on one machine (for
 example by the path ``/ws/{id}``): a hand-off crosses processes, not

@@ -197,22 +197,27 @@ class HeaderTimeout(H11Protocol):
         number = self.handoff.owner_of(event.target)
         if number is None:
             return False
-        socket_ = self.transport.get_extra_info("socket")
-        if socket_ is None or self.transport.get_extra_info("sslcontext") is not None:
-            return False  # (a TLS session's state lives in this process)
+        transport = self.transport
+        socket_ = transport.get_extra_info("socket")
+        if (
+            socket_ is None
+            or transport.get_extra_info("sslcontext") is not None  # (its state is here)
+            or transport.get_write_buffer_size()  # an answer still going out: it goes first
+        ):
+            return False
         # The request as uvicorn gives it to its WebSocket protocol, and
         # whatever came after it on the connection.
         request = [event.method, b" ", event.target, b" HTTP/1.1\r\n"]
         for name, value in self.headers:
             request += [name, b": ", value, b"\r\n"]
         request += [b"\r\n", self.conn.trailing_data[0]]
-        self.transport.pause_reading()  # nothing more is read here
+        transport.pause_reading()  # nothing more is read here
         if not self.handoff.pass_on(socket_.fileno(), b"".join(request), number):
-            self.transport.resume_reading()
+            transport.resume_reading()
             return False
         # The other worker holds the connection now: closing this process's
-        # descriptor leaves it open (nothing was written, no shutdown is sent).
-        self.transport.close()
+        # descriptor leaves it open (nothing is left to write, no shutdown is sent).
+        transport.close()
         return True
 
     def _start_clock(self) -> None:
