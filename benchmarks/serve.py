@@ -42,9 +42,14 @@ the server is ``american-sniff serve --workers N`` as it runs (``--workers``,
 default 1: the supervisor of :mod:`american_sniff.web.workers`, the rate
 limits shared in the database, each still checked), and every client's
 socket goes through the one listening socket to whichever worker the system
-hands it. The server's CPU per action is then summed over the supervisor and
+hands it; as ``serve`` does, that worker hands each game WebSocket to the
+worker that owns its match (:mod:`american_sniff.web.handoff`), unless
+``--no-handoff``. The server's CPU per action is then summed over the supervisor and
 all its workers, and the CPU of the database's own processes that serve them
-(found by their ``application_name``) is given beside it.
+(found by their ``application_name``) is given beside it, with the appends
+the workers' store refused because the log had grown since they were planned
+(``refused_appends``: a client's move refused as stale, or a forced draw
+made by two workers at once, the second refused).
 
 **Idle sockets.** ``--idle-sockets N`` measures the ``--few`` matches and a
 stream of HTTP requests (the start page and ``/api/kinds``, each timed from
@@ -100,36 +105,67 @@ from typing import Any
 _APPLICATION = "american-sniff-bench"
 
 
-def _serve_postgres(url: str, schema: str, workers: int, default_gc: bool) -> None:
-    """The child on PostgreSQL: ``workers`` workers on one socket, as ``serve --workers`` runs."""
+def _serve_postgres(url: str, schema: str, workers: int, default_gc: bool, handoff: bool) -> None:
+    """The child on PostgreSQL: ``workers`` workers on one socket, as ``serve --workers`` runs.
+
+    With ``handoff`` (as ``serve`` does), each game WebSocket is handed to the
+    worker that owns its match (:mod:`american_sniff.web.handoff`).
+    """
+    import signal  # noqa: PLC0415
+
     import uvicorn  # noqa: PLC0415 - the child's own imports
 
     from american_sniff.store import PostgresStore  # noqa: PLC0415
     from american_sniff.web.app import create_app  # noqa: PLC0415
     from american_sniff.web.buckets import SharedBuckets  # noqa: PLC0415
+    from american_sniff.web.handoff import Channels, HandingServer  # noqa: PLC0415
     from american_sniff.web.limits import RateLimit, SocketLimits  # noqa: PLC0415
     from american_sniff.web.serving import listen, server_config, tune_collector  # noqa: PLC0415
     from american_sniff.web.shared import LibraryStore  # noqa: PLC0415
+    from american_sniff.web.store import StaleLog  # noqa: PLC0415
     from american_sniff.web.workers import supervise  # noqa: PLC0415
 
     PostgresStore(url, schema=schema).close()  # the tables, made once before the fork
     listener = listen("127.0.0.1", 0)
     print(f"PORT {listener.getsockname()[1]}", flush=True)
+    channels = Channels(workers) if workers > 1 and handoff else None
+
+    class Counted(LibraryStore):
+        """The library's store, counting the appends it refused (the log had grown)."""
+
+        refused = 0
+
+        def append(self, match_id: str, entry: Any, *, expected: int | None = None) -> int:
+            try:
+                return super().append(match_id, entry, expected=expected)
+            except StaleLog:
+                self.refused += 1
+                raise
 
     def work(number: int) -> None:
+        store = Counted(PostgresStore(url, schema=schema))
         app = create_app(
-            LibraryStore(PostgresStore(url, schema=schema)),
+            store,
             bot_delay=0,
             creations=RateLimit(burst=10**9, every=1e-9),
             limits=SocketLimits.lifted(),
             buckets=SharedBuckets(url, schema=schema),
         )
-        server = uvicorn.Server(server_config(app, max_connections=10_000))
+        config = server_config(app, max_connections=10_000)
+        server = (
+            uvicorn.Server(config)
+            if channels is None
+            else HandingServer(config, channels.worker(number))
+        )
         if not default_gc:
             tune_collector()
+        # uvicorn raises SIGTERM again once it has stopped: here that returns,
+        # so that the count is printed.
+        signal.signal(signal.SIGTERM, lambda number, frame: None)
         server.run(sockets=[listener])
+        print(f"REFUSED {store.refused}", flush=True)
 
-    supervise(listener, workers, work, say=lambda line: None)
+    supervise(listener, workers, work, say=lambda line: None, channels=channels)
 
 
 def _serve(db: str, profile: str | None = None, default_gc: bool = False) -> None:
@@ -1012,6 +1048,12 @@ def main() -> int:
         help="with --db: N workers on one listening socket, as serve --workers N",
     )
     parser.add_argument(
+        "--no-handoff",
+        action="store_true",
+        help="with --workers: each worker serves the sockets it accepts (no hand-off to the"
+        " match's owner), to compare",
+    )
+    parser.add_argument(
         "--idle-sockets",
         type=int,
         default=0,
@@ -1021,7 +1063,7 @@ def main() -> int:
     parser.add_argument("--schema", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve and args.schema:
-        _serve_postgres(args.serve, args.schema, args.workers, args.default_gc)
+        _serve_postgres(args.serve, args.schema, args.workers, args.default_gc, not args.no_handoff)
         return 0
     if args.serve:
         _serve(args.serve, args.profile, args.default_gc)
@@ -1080,11 +1122,13 @@ def main() -> int:
                 *(["--schema", schema, "--workers", str(args.workers)] if schema else []),
                 *(["--profile", str(Path(args.profile).resolve())] if args.profile else []),
                 *(["--default-gc"] if args.default_gc else []),
+                *(["--no-handoff"] if args.no_handoff else []),
             ],
             stdout=subprocess.PIPE,
             text=True,
             env={**os.environ, "PYTHONHASHSEED": "0"},
         )
+        refused = 0
         try:
             assert child.stdout is not None
             line = child.stdout.readline()
@@ -1101,6 +1145,13 @@ def main() -> int:
             child.wait(30)
             if schema is not None:
                 _drop(args.db, schema)
+                # Each worker's count of appends refused, printed as it stopped.
+                rest = child.stdout.read() if child.stdout is not None else ""
+                for line in rest.splitlines():
+                    if line.startswith("REFUSED "):
+                        refused += int(line.split()[1])
+    if schema is not None:
+        results["refused_appends"] = refused
     results["meta"] = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "python": platform.python_version(),

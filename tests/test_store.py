@@ -191,6 +191,34 @@ def test_an_append_planned_on_another_length_is_refused(store: MatchStore) -> No
     assert store.append(match.id, 3, entry) == 4
 
 
+def test_many_appends_at_once_are_each_checked_as_if_alone(store: MatchStore) -> None:
+    """A refused entry writes nothing; the ones before and after it are written."""
+    one, two = store.create(2, seed=1), store.create(2, seed=2)
+    first, second = _move(one), _move(two)
+    results = store.append_many(
+        [
+            (one.id, 0, first),
+            (two.id, 5, second),  # stale: the log is empty
+            ("nobody", 0, second),  # no such match
+            (two.id, 0, second),
+            (one.id, 1, _move(one.after(first))),
+        ]
+    )
+    assert results[0] == 1
+    assert isinstance(results[1], StaleAppend)
+    assert (results[1].expected, results[1].length) == (5, 0)
+    assert isinstance(results[2], NoSuchMatch)
+    assert results[3:] == [1, 2]
+    assert store.load(one.id) == one.after(first).after(_move(one.after(first)))
+    assert store.load(two.id) == two.after(second)
+    assert store.append_many([]) == []
+    with pytest.raises(ValueError, match="match id"):
+        store.append_many([("not an id!", 0, first)])
+    with pytest.raises(TypeError, match="LogEntry"):
+        store.append_many([(one.id, 2, "move 1")])  # type: ignore[list-item]
+    assert store.entries(one.id, 2) == ()  # nothing written by the refused calls
+
+
 def test_pages_list_every_match_once_newest_first(store: MatchStore) -> None:
     """Walking the cursors lists each match once; the last page has no cursor."""
     ids = [store.create(2, match_id=f"p{n}").id for n in range(7)]

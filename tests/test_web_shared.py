@@ -152,3 +152,44 @@ def test_a_game_catches_up_on_the_new_entries_alone(tmp_path: Path) -> None:
     assert game.states is before  # a bad entry changes nothing
     assert (game.seq, game.logged, game.version) == (3, 3, 1)
     store.close()
+
+
+def test_the_writers_batch_is_one_transaction_on_postgres() -> None:
+    """Entries written together commit once; each is still checked as if alone."""
+    from typing import Any
+
+    from american_sniff import legal_moves
+    from american_sniff.store import PostgresStore
+    from pg_testing import POSTGRES_URL, postgres_schema
+
+    class Counted(PostgresStore):
+        transactions = 0
+
+        def _transaction(self, *, write: bool = True) -> Any:
+            self.transactions += write
+            return super()._transaction(write=write)
+
+    for schema in postgres_schema("sniff_batch"):
+        library = Counted(POSTGRES_URL, schema=schema)
+        store = LibraryStore(library)
+        one = Game.create(store, new_setup(2, ["human", "human"], seed=0))
+        two = Game.create(store, new_setup(2, ["human", "human"], seed=1))
+        first, second = str(legal_moves(one.state)[0]), str(legal_moves(two.state)[0])
+        library.transactions = 0
+        results = store.append_many(
+            [
+                (one.id, LogEntry("move", first)),
+                (two.id, LogEntry("move", second)),
+                (two.id, LogEntry("move", second)),  # planned on the same length: refused
+                ("nobody", LogEntry("move", first)),
+            ],
+            [0, 0, 0, 0],
+        )
+        assert library.transactions == 1
+        assert results[:2] == [0, 0]
+        assert isinstance(results[2], StaleLog)
+        assert isinstance(results[3], ValueError)
+        assert "no match 'nobody'" in str(results[3])
+        assert store.entries_since(one.id, 0) == (LogEntry("move", first),)
+        assert store.entries_since(two.id, 0) == (LogEntry("move", second),)
+        store.close()

@@ -552,6 +552,48 @@ def test_two_seats_going_on_through_two_servers_both_go_on(opener: Opener) -> No
     store.close()
 
 
+def test_a_match_whose_browsers_another_worker_serves_is_forgotten_not_followed(
+    postgres: Opener,
+) -> None:
+    """Held here with no browser, owned by another worker: the next append lets it go."""
+    store = postgres()
+    game = Game.create(store, new_setup(2, ["human", "human"], seed=0))
+    other = Game.create(store, new_setup(2, ["human", "human"], seed=1))
+    store.close()
+
+    async def scenario() -> None:
+        mover = Server(postgres(), bot_delay=0, limits=SocketLimits.lifted())
+        holder = Server(postgres(), bot_delay=0, limits=SocketLimits.lifted())
+        holder.rooms.elsewhere = lambda match_id: match_id == game.id  # (the hand-off's answer)
+        try:
+            holder.start()
+            held = await holder.rooms.load(game.id)
+            kept = await holder.rooms.load(other.id)  # this worker's own: followed
+            assert held is not None
+            assert kept is not None
+            for made in (game, other):
+                room = await mover.rooms.load(made.id)
+                assert room is not None
+                async with room.lock:
+                    state = room.game.state
+                    move = str(legal_moves(state)[0])
+                    await mover.flow.commit(room, room.game.plan_move(state.turn, move, 0))
+            deadline = time.monotonic() + 10
+            while kept.game.seq < 1 or holder.rooms.get(game.id) is not None:
+                assert time.monotonic() < deadline, "the appends were never heard"
+                await asyncio.sleep(0.01)
+            assert held.game.seq == 0  # forgotten, not followed
+            assert holder.rooms.get(other.id) is kept
+            again = await holder.rooms.load(game.id)  # the next browser reads it again
+            assert again is not None
+            assert again.game.seq == 1
+        finally:
+            await mover.close()
+            await holder.close()
+
+    asyncio.run(scenario())
+
+
 def test_a_worker_catching_up_takes_the_announced_entry_without_a_read(
     postgres: Opener,
 ) -> None:

@@ -18,10 +18,12 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import functools
 import json
 import os
 import random
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -32,12 +34,15 @@ from typing import Any
 
 import pytest
 
+from american_sniff.engine import legal_moves
 from american_sniff.web.game import Game, new_setup
+from american_sniff.web.handoff import owner
 from pg_testing import POSTGRES_URL, library, postgres_schema
 
 pytest.importorskip("psycopg")
 pytest.importorskip("uvicorn")
 client = pytest.importorskip("websockets.asyncio.client")
+sync_client = pytest.importorskip("websockets.sync.client")
 exceptions = pytest.importorskip("websockets.exceptions")
 
 
@@ -468,5 +473,189 @@ def test_the_workers_stop_when_their_supervisor_is_killed(schema: str) -> None:
         while any(os.path.exists(f"/proc/{pid}") for pid in workers):
             assert time.monotonic() < deadline, "the workers outlived their supervisor"
             time.sleep(0.05)
+    finally:
+        served.close()
+
+
+# -- the hand-off of a match's sockets to the worker that owns it --------------------------
+#
+# Which worker serves a socket is seen from outside, in /proc: the process
+# that holds the server's end of the TCP connection (nothing is added to the
+# server for it). Which worker accepts a connection is made certain by
+# stopping (SIGSTOP) every other worker while it is accepted.
+
+
+def _numbered(served: Served, workers: int) -> dict[int, int]:
+    """Each worker's process id, by its number (from the supervisor's lines), once it serves."""
+    running = set(served.workers())
+    numbered: dict[int, int] = {}
+    for line in served.lines:
+        if line.startswith("worker ") and " is process " in line:
+            number, process = int(line.split()[1]), int(line.rsplit(" ", 1)[1])
+            if process in running:
+                numbered[number] = process
+    assert sorted(numbered) == list(range(1, workers + 1)), served.lines
+    # Each is serving (its server started, and so it takes the connections
+    # handed to it) once it has answered a request of its own.
+    for pid in numbered.values():
+        raw = _accepted_by(served, pid, [p for p in numbered.values() if p != pid])
+        with raw:
+            raw.sendall(b"GET /api/kinds HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            assert raw.recv(12) == b"HTTP/1.1 200"
+    return numbered
+
+
+def _port_hex(address: str) -> str:
+    return f"{int(address.rsplit(':', 1)[1]):04X}"
+
+
+def _accept_queue(address: str) -> int:
+    """How many connections wait to be accepted on the server's listening socket."""
+    port = _port_hex(address)
+    with open("/proc/net/tcp") as table:
+        for line in table.readlines()[1:]:
+            fields = line.split()
+            if fields[1] == f"0100007F:{port}" and fields[3] == "0A":  # listening
+                return int(fields[4].split(":")[1], 16)
+    raise AssertionError("the listening socket is not in /proc/net/tcp")
+
+
+def _holders(address: str, client: socket.socket, pids: list[int]) -> list[int]:
+    """The processes of ``pids`` that hold the server's end of ``client``'s connection."""
+    port, peer = _port_hex(address), f"{client.getsockname()[1]:04X}"
+    inode = None
+    with open("/proc/net/tcp") as table:
+        for line in table.readlines()[1:]:
+            fields = line.split()
+            if fields[1] == f"0100007F:{port}" and fields[2] == f"0100007F:{peer}":
+                inode = fields[9]
+    assert inode is not None, "the connection is not in /proc/net/tcp"
+    held = []
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            for fd in os.listdir(f"/proc/{pid}/fd"):
+                with contextlib.suppress(OSError):
+                    if os.readlink(f"/proc/{pid}/fd/{fd}") == f"socket:[{inode}]":
+                        held.append(pid)
+                        break
+    return held
+
+
+def _served_by(address: str, client: socket.socket, pids: list[int], pid: int) -> bool:
+    """Whether worker ``pid``, and no other of ``pids``, holds ``client``'s connection."""
+    return _holders(address, client, pids) == [pid]
+
+
+def _accepted_by(served: Served, pid: int, others: list[int]) -> socket.socket:
+    """A new connection to the server that worker ``pid`` accepted (the ``others`` stopped)."""
+    for other in others:
+        os.kill(other, signal.SIGSTOP)
+    try:
+        raw = socket.create_connection(tuple(served.address.rsplit(":", 1)), timeout=10)  # type: ignore[arg-type]
+        served.until(lambda: _accept_queue(served.address) == 0, "the connection was not taken")
+    finally:
+        for other in others:
+            os.kill(other, signal.SIGCONT)
+    return raw
+
+
+def _said_hello(
+    stack: contextlib.ExitStack, served: Served, raw: socket.socket, match_id: str, token: Any
+) -> Any:
+    """The WebSocket over ``raw`` to ``match_id`` (closed with ``stack``), its hello answered."""
+    ws = stack.enter_context(
+        sync_client.connect(f"ws://{served.address}/ws/{match_id}", sock=raw, open_timeout=10)
+    )
+    ws.send(json.dumps({"type": "hello", "token": token, "pictures": False}))
+    message = json.loads(ws.recv(timeout=10))
+    assert message["type"] == "state", message
+    return ws
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/net/tcp"), reason="needs Linux's /proc")
+def test_every_socket_of_a_match_is_served_by_the_worker_that_owns_it(schema: str) -> None:
+    """Sockets of one match accepted by each of three workers all end on its owner."""
+    store = library(schema)
+    game = Game.create(store, new_setup(2, ["human", "human"]))
+    store.close()
+    url = f"{POSTGRES_URL}?options=-csearch_path%3D{schema}"
+    served = Served(url, 3)
+    sockets = []
+    stack = contextlib.ExitStack()
+    try:
+        numbered = _numbered(served, 3)
+        pids = list(numbered.values())
+        owner_pid = numbered[owner(game.id, 3)]
+        tokens = [game.setup.seats[0].token, game.setup.seats[1].token, game.setup.spectator]
+        landed = [p for p in pids if p != owner_pid] + [owner_pid]  # two elsewhere, one there
+        for pid, token in zip(landed, tokens, strict=True):
+            raw = _accepted_by(served, pid, [p for p in pids if p != pid])
+            stack.callback(raw.close)
+            sockets.append((raw, _said_hello(stack, served, raw, game.id, token)))
+        for raw, _ in sockets:
+            served.until(
+                functools.partial(_served_by, served.address, raw, pids, owner_pid),
+                f"not served by the owner {owner_pid} alone",
+            )
+        # The connections stayed open across the hand-off: a move through the
+        # first seat's socket reaches all three.
+        state = game.state
+        seat = state.turn
+        ws = sockets[seat][1]
+        move = str(legal_moves(state)[0])
+        ws.send(json.dumps({"type": "move", "move": move, "seq": 0}))
+        for _, each in sockets:
+            assert json.loads(each.recv(timeout=10))["view"]["seq"] == 1
+    finally:
+        stack.close()
+        served.close()
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/net/tcp"), reason="needs Linux's /proc")
+def test_when_the_owner_is_killed_its_sockets_close_and_the_match_is_served_again(
+    schema: str,
+) -> None:
+    """``kill -9`` of the owner: the page connects again, and its match goes on."""
+    store = library(schema)
+    game = Game.create(store, new_setup(2, ["human", "human"]))
+    store.close()
+    url = f"{POSTGRES_URL}?options=-csearch_path%3D{schema}"
+    served = Served(url, 2)
+    try:
+        numbered = _numbered(served, 2)
+        owner_pid = numbered[owner(game.id, 2)]
+        other = next(p for p in numbered.values() if p != owner_pid)
+        seat = game.state.turn
+        token = game.setup.seats[seat].token
+        raw = _accepted_by(served, other, [owner_pid])  # handed to the owner
+        with contextlib.ExitStack() as stack:
+            stack.callback(raw.close)
+            ws = _said_hello(stack, served, raw, game.id, token)
+            served.until(
+                lambda: _holders(served.address, raw, [owner_pid, other]) == [owner_pid],
+                "not handed to the owner",
+            )
+            os.kill(owner_pid, signal.SIGKILL)
+            with pytest.raises(exceptions.ConnectionClosed):
+                ws.recv(timeout=10)  # closed with its worker
+        # The page connects again (as often as it must), to whichever worker:
+        # the other serves it itself, or the owner started again does.
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                with sync_client.connect(
+                    f"ws://{served.address}/ws/{game.id}", open_timeout=10
+                ) as again:
+                    again.send(json.dumps({"type": "hello", "token": token, "pictures": False}))
+                    view = json.loads(again.recv(timeout=10))["view"]
+                    move = str(legal_moves(game.state)[0])
+                    again.send(json.dumps({"type": "move", "move": move, "seq": view["seq"]}))
+                    assert json.loads(again.recv(timeout=10))["view"]["seq"] == view["seq"] + 1
+                    break
+            except (OSError, exceptions.ConnectionClosed, exceptions.InvalidHandshake):
+                assert time.monotonic() < deadline, f"not served again: {served.lines}"
+                time.sleep(0.2)
+        served.until(lambda: len(served.workers()) == 2, "the killed worker was not restarted")
+        assert served.stop() == 0
     finally:
         served.close()

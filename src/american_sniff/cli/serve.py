@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     import socket
 
     from ..web.buckets import SharedBuckets
+    from ..web.handoff import Handoff
     from ..web.store import MatchBook
 
 __all__ = ["COMMAND", "NAME", "is_loopback", "server_url"]
@@ -282,7 +283,9 @@ def _run(args: argparse.Namespace) -> int:
     # this machine's (a page of another site cannot rebind them); else any.
     hosts = None if args.public_url or not is_loopback(args.host) else LOOPBACK_NAMES
 
-    def serve(store: MatchBook, buckets: SharedBuckets | None) -> None:
+    def serve(
+        store: MatchBook, buckets: SharedBuckets | None, handoff: Handoff | None = None
+    ) -> None:
         app = create_app(
             store,
             bot_delay=args.bot_delay,
@@ -295,7 +298,12 @@ def _run(args: argparse.Namespace) -> int:
         config = server_config(
             app, max_connections=args.max_connections, trusted_proxies=args.trusted_proxy
         )
-        server = uvicorn.Server(config)
+        if handoff is None:
+            server = uvicorn.Server(config)
+        else:  # a game WebSocket goes to the worker that owns its match
+            from ..web.handoff import HandingServer  # noqa: PLC0415
+
+            server = HandingServer(config, handoff)
         tune_collector()
         server.run(sockets=[listener])
 
@@ -317,17 +325,24 @@ def _run(args: argparse.Namespace) -> int:
 def _supervised(
     listener: socket.socket,
     args: argparse.Namespace,
-    serve: Callable[[MatchBook, SharedBuckets | None], None],
+    serve: Callable[[MatchBook, SharedBuckets | None, Handoff | None], None],
 ) -> int:
-    """Serve on ``args.workers`` forked workers, each on its own connections to the database."""
+    """Serve on ``args.workers`` forked workers, each on its own connections to the database.
+
+    Each game WebSocket is handed to the worker that owns its match
+    (:mod:`american_sniff.web.handoff`).
+    """
+    from ..web.handoff import Channels  # noqa: PLC0415
     from ..web.workers import supervise  # noqa: PLC0415
 
+    channels = Channels(args.workers)
+
     def work(number: int) -> None:
-        serve(_postgres(args.db), _shared_buckets(args.db))
+        serve(_postgres(args.db), _shared_buckets(args.db), channels.worker(number))
 
     print(f"{args.workers} workers serve on one socket.", flush=True)
     try:
-        return supervise(listener, args.workers, work)
+        return supervise(listener, args.workers, work, channels=channels)
     finally:
         listener.close()
 

@@ -7,7 +7,7 @@ import json
 import re
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -459,6 +459,31 @@ class MatchStore(abc.ABC):
         self._append(match_id, expected, entry)
         return expected + 1
 
+    def append_many(
+        self, appends: Sequence[tuple[str, int, LogEntry]]
+    ) -> list[int | StaleAppend | NoSuchMatch]:
+        """Each ``(match_id, expected, entry)`` appended as :meth:`append` does, in order.
+
+        Each entry is checked and written as if alone: one that is refused
+        (its log is not ``expected`` entries long, or there is no such match)
+        writes nothing, and the others are still written. Returns, for each,
+        the log's new length or the :class:`StaleAppend` or
+        :class:`NoSuchMatch` that refused it. A backend may write them all in
+        one transaction (PostgreSQL does: one commit for all, where
+        :meth:`append` waits for one each); an error of the database itself
+        then refuses them all, raised as :meth:`append` raises it.
+
+        :raises ValueError: as :meth:`append` (before anything is written).
+        :raises TypeError: as :meth:`append` (before anything is written).
+        """
+        checked = []
+        for match_id, expected, entry in appends:
+            check_id(match_id)
+            if type(entry) is not LogEntry:
+                raise TypeError(f"append_many() needs LogEntry values, got {entry!r}")
+            checked.append((match_id, _check_length(expected), entry))
+        return self._append_many(checked)
+
     def entries(self, match_id: str, start: int = 0) -> tuple[LogEntry, ...]:
         """The entries of the match's log from number ``start`` on, as stored (not replayed).
 
@@ -562,6 +587,20 @@ class MatchStore(abc.ABC):
     @abc.abstractmethod
     def _append(self, match_id: str, expected: int, entry: LogEntry) -> None:
         """Check the log's length and insert the entry, in one transaction."""
+
+    def _append_many(
+        self, appends: list[tuple[str, int, LogEntry]]
+    ) -> list[int | StaleAppend | NoSuchMatch]:
+        """Each checked append, each in a transaction of its own (a backend may do better)."""
+        results: list[int | StaleAppend | NoSuchMatch] = []
+        for match_id, expected, entry in appends:
+            try:
+                self._append(match_id, expected, entry)
+            except (StaleAppend, NoSuchMatch) as refused:
+                results.append(refused)
+            else:
+                results.append(expected + 1)
+        return results
 
     @abc.abstractmethod
     def _page(

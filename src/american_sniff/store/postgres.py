@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from ._base import ID_PATTERN, LogEntry, StaleAppend
+from ._base import ID_PATTERN, LogEntry, NoSuchMatch, StaleAppend
 from ._sql import SQLStore
 
 if TYPE_CHECKING:
@@ -148,6 +148,34 @@ class PostgresStore(SQLStore):
             with self._transaction() as db:
                 length = self._length(db, match_id)
             raise StaleAppend(match_id, expected, length) from None
+
+    def _append_many(
+        self, appends: list[tuple[str, int, LogEntry]]
+    ) -> list[int | StaleAppend | NoSuchMatch]:
+        # One transaction, one commit for all; each entry in a savepoint of
+        # its own, so that a refused one undoes only itself (its announcement
+        # too). The announcements are sent at the commit, in order.
+        results: list[int | StaleAppend | NoSuchMatch] = []
+        with self._transaction() as db:
+            for match_id, expected, entry in appends:
+                try:
+                    with db.transaction():
+                        self._append_entry(db, match_id, expected, entry)
+                        db.execute(
+                            "SELECT pg_notify(%s, %s)",
+                            (
+                                self._channel,
+                                f"{match_id} {expected + 1} {entry.kind} {entry.value}",
+                            ),
+                        )
+                except (StaleAppend, NoSuchMatch) as refused:
+                    results.append(refused)
+                except self._errors.UniqueViolation:
+                    # Another transaction wrote this number after we read the length.
+                    results.append(StaleAppend(match_id, expected, self._length(db, match_id)))
+                else:
+                    results.append(expected + 1)
+        return results
 
     def listen(self) -> Announcements:
         """A new connection that receives this store's announcements: see :class:`Announcements`.

@@ -31,10 +31,15 @@
 
 * :mod:`~american_sniff.web.serving`: the HTTP server with the connection's
   limits (needs the extra);
+* :mod:`~american_sniff.web.handoff`: with several workers, each game
+  WebSocket handed to the worker that owns its match (needs the extra);
+* :mod:`~american_sniff.web.workers`: ``serve --workers N``, the forked
+  workers and their supervisor;
 * ``static/``: the pages, plain HTML, CSS and JavaScript with no build step.
 
 Only the server's modules import Starlette, and only
-:mod:`~american_sniff.web.serving` uvicorn.
+:mod:`~american_sniff.web.serving` and :mod:`~american_sniff.web.handoff`
+uvicorn.
 """
 
 __all__: list[str] = []

@@ -59,6 +59,10 @@ class Rooms:
         #: Called with a room loaded from the store whose log another worker
         #: announced longer while it was read (its copy is behind).
         self.behind: Callable[[Room], object] | None = None
+        #: Whether the browsers of a match are served by another worker (which
+        #: follows it): a match held here that nobody here uses is then
+        #: forgotten rather than followed (:meth:`let_go`). None: no match is.
+        self.elsewhere: Callable[[str], bool] | None = None
         self._rooms: dict[str, Room] = {}
         self._forgetting: dict[str, asyncio.TimerHandle] = {}  # when each is looked at again
         self._heard: dict[str, int] = {}  # appends announced while a match is read
@@ -156,6 +160,22 @@ class Rooms:
             self.idle(room)
             return
         self._rooms.pop(room.id, None)
+
+    def let_go(self, room: Room) -> bool:
+        """Forget ``room``'s match now if nothing here uses it; whether it was forgotten.
+
+        Nothing uses it when no browser is connected to it here, none is
+        arriving, and no change, bot or write is under way
+        (:meth:`Room.busy <american_sniff.web.rooms.Room.busy>`). The next
+        browser reads it again (:meth:`load`).
+        """
+        if room.busy() or self._rooms.get(room.id) is not room:
+            return False
+        handle = self._forgetting.pop(room.id, None)
+        if handle is not None:
+            handle.cancel()
+        del self._rooms[room.id]
+        return True
 
     def close(self) -> None:
         """Forget no more matches (the server stops)."""

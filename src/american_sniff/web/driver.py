@@ -151,6 +151,10 @@ class Driver:
             self._leases.add((match_id, seat))
         return held
 
+    def leases(self, match_id: str) -> bool:
+        """Whether this worker has driven a bot seat of ``match_id`` (its lease may still hold)."""
+        return any(held == match_id for held, _ in self._leases)
+
     async def stop(self) -> None:
         """Stop every bot's task (and wait until each has stopped)."""
         tasks = list(self._tasks)

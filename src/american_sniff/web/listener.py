@@ -4,7 +4,12 @@ Where the store announces each append (the library's store on PostgreSQL,
 ``LISTEN/NOTIFY``), a :class:`Listener` thread waits for the announcements
 and passes each to the event loop: a match held here whose log grew is read
 again (:meth:`Flow.reload <american_sniff.web.flow.Flow.reload>`), its
-browsers here are sent the fresh state, and its bots go on. A lost
+browsers here are sent the fresh state, and its bots go on. A match held
+here whose browsers another worker serves
+(:attr:`Rooms.elsewhere <american_sniff.web.cache.Rooms.elsewhere>`: the
+hand-off of :mod:`american_sniff.web.handoff`), and that nobody here uses
+(no browser, no bot seat driven here, nothing under way: one created here,
+say) is forgotten instead of followed; the next browser here reads it again. A lost
 connection is opened again, and then every match held here is read again.
 """
 
@@ -121,6 +126,16 @@ class Listener:
             self.rooms.heard(match_id, length)  # not held here (or being read)
             return
         if room.game.logged < length:  # (else this worker's own append)
+            elsewhere = self.rooms.elsewhere
+            if (
+                elsewhere is not None
+                and not room.sockets
+                and elsewhere(match_id)
+                and not self.driver.leases(match_id)
+                and self.rooms.let_go(room)
+            ):
+                return  # followed by the worker that serves its browsers, by nobody here
+            self._behind(room, length, entry)
             self._behind(room, length, entry)
 
     def _read_again(self, room: Room) -> None:

@@ -46,7 +46,7 @@ import asyncio
 import gc
 import socket
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar, Protocol
 
 import h11
 import uvicorn
@@ -65,6 +65,7 @@ __all__ = [
     "SEND_BUFFER",
     "GameWire",
     "HeaderTimeout",
+    "PassOn",
     "listen",
     "raise_file_limit",
     "server_config",
@@ -142,6 +143,16 @@ def tune_collector() -> None:
     gc.set_threshold(*COLLECTOR_THRESHOLDS)
 
 
+class PassOn(Protocol):
+    """What :class:`HeaderTimeout` asks of a hand-off: a :class:`~.handoff.Handoff`."""
+
+    def owner_of(self, target: bytes) -> int | None:
+        """The worker to hand a request for ``target`` to, or None to serve it here."""
+
+    def pass_on(self, fd: int, request: bytes, number: int) -> bool:
+        """Send the connection ``fd`` and its ``request`` to worker ``number``; whether it went."""
+
+
 class HeaderTimeout(H11Protocol):
     """uvicorn's HTTP/1.1 connection, closed if a request's headers take too long to arrive.
 
@@ -155,11 +166,20 @@ class HeaderTimeout(H11Protocol):
     #: The most connections there may be when a WebSocket is asked for (None: no limit).
     socket_limit: int | None = None
 
+    #: Where game WebSockets of matches another worker owns are handed on (None: nowhere).
+    handoff: ClassVar[PassOn | None] = None
+
+    #: The request another worker read on this connection before it handed it
+    #: here (:mod:`american_sniff.web.handoff`), or None for a connection accepted here.
+    adopted: bytes | None = None
+
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override, unused-ignore]
-        """Start the connection and its clock."""
+        """Start the connection and its clock (and read the request of an adopted connection)."""
         super().connection_made(transport)
         self._header_clock: asyncio.TimerHandle | None = None
         self._start_clock()
+        if self.adopted is not None:  # read here before anything the connection sends next
+            self.data_received(self.adopted)
 
     def on_response_complete(self) -> None:
         """An answer is sent: the next request's headers have their own time."""
@@ -173,7 +193,14 @@ class HeaderTimeout(H11Protocol):
         super().connection_lost(exc)
 
     def handle_websocket_upgrade(self, event: h11.Request) -> None:
-        """Become a WebSocket, unless the WebSockets' share of the connections is taken (503)."""
+        """Become a WebSocket, unless the WebSockets' share of the connections is taken (503).
+
+        A game WebSocket of a match that another worker owns is handed to
+        it, if it takes it (:attr:`handoff`): then this process forgets the
+        connection, and the limits are the other worker's.
+        """
+        if self.handoff is not None and self.adopted is None and self._pass_on(event):
+            return
         if self.socket_limit is not None and len(self.connections) > self.socket_limit:
             # This connection is one of them until it upgrades: more than the
             # limit means the limit is reached without it.
@@ -181,6 +208,35 @@ class HeaderTimeout(H11Protocol):
             self.transport.close()
             return
         super().handle_websocket_upgrade(event)
+
+    def _pass_on(self, event: h11.Request) -> bool:
+        """Hand the connection to the worker that owns its match; whether it was handed."""
+        assert self.handoff is not None
+        number = self.handoff.owner_of(event.target)
+        if number is None:
+            return False
+        transport = self.transport
+        socket_ = transport.get_extra_info("socket")
+        if (
+            socket_ is None
+            or transport.get_extra_info("sslcontext") is not None  # (its state is here)
+            or transport.get_write_buffer_size()  # an answer still going out: it goes first
+        ):
+            return False
+        # The request as uvicorn gives it to its WebSocket protocol, and
+        # whatever came after it on the connection.
+        request = [event.method, b" ", event.target, b" HTTP/1.1\r\n"]
+        for name, value in self.headers:
+            request += [name, b": ", value, b"\r\n"]
+        request += [b"\r\n", self.conn.trailing_data[0]]
+        transport.pause_reading()  # nothing more is read here
+        if not self.handoff.pass_on(socket_.fileno(), b"".join(request), number):
+            transport.resume_reading()
+            return False
+        # The other worker holds the connection now: closing this process's
+        # descriptor leaves it open (nothing is left to write, no shutdown is sent).
+        transport.close()
+        return True
 
     def _start_clock(self) -> None:
         if self._header_clock is not None:

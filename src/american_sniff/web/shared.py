@@ -196,13 +196,40 @@ class LibraryStore:
         entries: Sequence[tuple[str, LogEntry]],
         expected: Sequence[int | None] | None = None,
     ) -> list[int | Exception]:
-        """Add each ``(match_id, entry)`` in order, each in a transaction of its own.
+        """Add each ``(match_id, entry)`` in order, each checked as if alone.
 
-        Returns each entry's number, or the error that refused it (see :meth:`append`).
+        They are written together (:meth:`MatchStore.append_many
+        <american_sniff.store.MatchStore.append_many>`: on PostgreSQL, one
+        commit for all, so that one writer keeps up with many moves at once).
+        Returns each entry's number, or the error that refused it (see
+        :meth:`append`); an error of the database refuses them all.
 
         :raises ValueError: if ``expected`` is not one per entry.
         """
-        return append_each(self, entries, expected_lengths(entries, expected))
+        lengths = expected_lengths(entries, expected)
+        try:
+            appends = [
+                (match_id, length, LibraryEntry(entry.kind, entry.value))
+                for (match_id, entry), length in zip(entries, lengths, strict=True)
+                if length is not None
+            ]
+        except ValueError:  # an entry that is not one: each is told its own error
+            return append_each(self, entries, lengths)
+        if len(appends) != len(entries):  # a length to read first: each alone (not the server's)
+            return append_each(self, entries, lengths)
+        try:
+            written = self.library.append_many(appends)
+        except Exception as error:  # nothing written (or, if the commit was lost, all checked)
+            return [self._failure(error)] * len(entries)  # type: ignore[list-item]
+        results: list[int | Exception] = []
+        for (match_id, expected_length, _), result in zip(appends, written, strict=True):
+            if isinstance(result, StaleAppend):
+                results.append(StaleLog(match_id, result.expected, result.length))
+            elif isinstance(result, NoSuchMatch):
+                results.append(ValueError(f"there is no match {match_id!r}"))
+            else:
+                results.append(expected_length)
+        return results
 
     def load(self, match_id: str) -> StoredMatch | None:
         """The match with that id, or None.

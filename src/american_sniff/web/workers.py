@@ -20,6 +20,12 @@ The parent serves nothing; it supervises:
 * a worker whose parent is gone (killed with ``kill -9``) stops too, within
   about a second.
 
+With ``channels`` (:class:`~american_sniff.web.handoff.Channels`, made
+before the fork), each worker may hand a game WebSocket to the worker that
+owns its match (:mod:`american_sniff.web.handoff`); the parent keeps the
+channels, so that a worker started again has its own, and closes the
+connections left in the channel of a worker that ended.
+
 Workers are forked (``os.fork``), so this needs a system that has it (Linux,
 the BSDs, macOS). The parent must hold no thread and no database connection
 when it forks: each worker opens its own.
@@ -36,6 +42,10 @@ import threading
 import time
 import traceback
 from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .handoff import Channels
 
 __all__ = ["GRACE", "MAX_PAUSE", "SHORT_LIFE", "can_fork", "supervise"]
 
@@ -63,6 +73,7 @@ def supervise(
     work: Callable[[int], None],
     *,
     say: Callable[[str], None] | None = None,
+    channels: Channels | None = None,
 ) -> int:
     """Fork ``workers`` processes that each run ``work(number)``, and keep them running.
 
@@ -70,7 +81,10 @@ def supervise(
     (``SIGTERM``), in the forked child; ``number`` is the worker's number,
     1 to ``workers`` (a restarted worker keeps its number). ``say`` gets a
     line for each worker started and each that ended (by default printed
-    to the standard error).
+    to the standard error). ``channels``, if given, are the workers' channels
+    of hand-off, which ``work`` uses (:meth:`Channels.worker
+    <american_sniff.web.handoff.Channels.worker>`): this process keeps them,
+    tells them when a worker ends, and closes them at the end.
 
     Returns 0 once every worker has stopped after ``SIGTERM`` or ``SIGINT``
     to this process.
@@ -82,8 +96,12 @@ def supervise(
         raise ValueError(f"workers is 1 or more, got {workers}")
     if say is None:
         say = _to_stderr
-    supervisor = _Supervisor(listener, work, say)
-    return supervisor.run(workers)
+    supervisor = _Supervisor(listener, work, say, channels)
+    try:
+        return supervisor.run(workers)
+    finally:
+        if channels is not None:
+            channels.close()
 
 
 def _to_stderr(line: str) -> None:
@@ -94,9 +112,14 @@ class _Supervisor:
     """The parent's state: which worker runs in which process, and since when."""
 
     def __init__(
-        self, listener: socket.socket, work: Callable[[int], None], say: Callable[[str], None]
+        self,
+        listener: socket.socket,
+        work: Callable[[int], None],
+        say: Callable[[str], None],
+        channels: Channels | None,
     ) -> None:
         self.listener = listener
+        self.channels = channels
         self.work = work
         self.say = say
         self.stopping = False
@@ -157,6 +180,8 @@ class _Supervisor:
             if pid == 0:
                 return
             number, started = self.running.pop(pid, (0, 0.0))
+            if number and self.channels is not None:
+                self.channels.ended(number)
             if not number or self.stopping:
                 continue
             lived = time.monotonic() - started
@@ -183,7 +208,9 @@ class _Supervisor:
                 os.kill(pid, signal.SIGKILL)
             with contextlib.suppress(OSError):
                 os.waitpid(pid, 0)
-            del self.running[pid]
+            number, _ = self.running.pop(pid)
+            if self.channels is not None:
+                self.channels.ended(number)
 
 
 def _ended(status: int) -> str:
