@@ -10,7 +10,9 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import threading
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -144,6 +146,43 @@ def test_the_writer_settles_a_loops_futures_with_one_call_per_transaction(
         loaded = store.load("m")
         assert loaded is not None
         assert loaded.log == (OPEN, DRAW, DRAW)
+
+
+def test_an_idle_writer_writes_at_once_and_a_busy_one_gathers_a_commit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """GATHER: no wait for an entry that finds the writer idle; a busy writer waits for more."""
+    from american_sniff.web import store as module
+
+    monkeypatch.setattr(module, "GATHER", 3.0)  # long: a wait would show
+    monkeypatch.setattr(module, "BUSY", 30.0)
+    with _store(tmp_path) as store:
+        transactions: list[int] = []
+        append_many = store.append_many
+
+        def counted(entries: Any, expected: Any = None) -> list[int | Exception]:
+            transactions.append(len(entries))
+            return append_many(entries, expected)
+
+        monkeypatch.setattr(store, "append_many", counted)
+        writer = Writer(store)
+        try:
+            started = time.monotonic()
+            assert writer.submit("m", OPEN, expected=0).result(timeout=60) == 0
+            assert time.monotonic() - started < GATHER_SEEN  # idle: written at once
+            # Busy now (a transaction just ended): the next entry waits for the one after.
+            first = writer.submit("m", DRAW, expected=1)
+            time.sleep(0.2)
+            assert not first.done()
+            second = writer.submit("m", DRAW, expected=2)
+            assert (first.result(timeout=60), second.result(timeout=60)) == (1, 2)
+            assert transactions == [1, 2]
+        finally:
+            writer.close()
+
+
+#: Far less than the gathering time the test above sets (3 s), far more than a write.
+GATHER_SEEN = 2.0
 
 
 def test_meta_of_a_key_never_stored_is_none(tmp_path: Path) -> None:
