@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -229,7 +229,7 @@ def test_a_connection_on_a_wire_writes_at_once_and_is_dropped_when_refused() -> 
 
     async def scenario() -> None:
         wire = _Wire(10)
-        connection = Connection(object(), 0, wire=wire)  # type: ignore[arg-type]
+        connection = Connection(cast(Any, object()), 0, wire=wire)
         pump = asyncio.create_task(connection.pump())
         assert connection.offer("12345")
         assert connection.offer("67890")

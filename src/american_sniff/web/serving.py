@@ -276,6 +276,12 @@ class GameWire(WebSocketsSansIOProtocol):
     on frames, the ASGI messages) is uvicorn's.
     """
 
+    # uvicorn's own state, read and set here (declared for type checkers that
+    # see uvicorn as Any: the web extra is optional).
+    read_paused: bool
+    close_sent: bool
+    disconnected: bool
+
     def handle_connect(self, event: Any) -> None:
         """Take the handshake's request, and offer this connection to the game in its scope."""
         super().handle_connect(event)
