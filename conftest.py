@@ -48,6 +48,7 @@ _NEEDS = {
     "src/american_sniff/web/routes.py": ("starlette",),
     "src/american_sniff/web/transport.py": ("starlette",),
     "src/american_sniff/web/serving.py": ("uvicorn", "h11"),
+    "src/american_sniff/web/handoff.py": ("uvicorn",),
     # The batched engine's observations (docs/ai.md skips its example of them).
     "src/american_sniff/batch/observe.py": ("numpy",),
     "src/american_sniff/batch/_npbatch.py": ("numpy",),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any, cast
 
@@ -778,11 +779,63 @@ def test_the_collector_is_tuned_for_serving() -> None:
     from american_sniff.web.serving import COLLECTOR_THRESHOLDS, tune_collector
 
     before = gc.get_threshold()
+    freezer = None
     try:
-        tune_collector()
+        freezer = tune_collector()
+        assert freezer is not None
         assert gc.get_threshold() == COLLECTOR_THRESHOLDS
         assert COLLECTOR_THRESHOLDS[0] > before[0]
         assert gc.get_freeze_count() > 0
+        assert tune_collector(freezer=False) is None
     finally:
+        if freezer is not None:
+            freezer.stop()
         gc.unfreeze()
         gc.set_threshold(*before)
+
+
+class _Node:
+    """A thing a cycle is made of, that a weak reference can watch."""
+
+    def __init__(self) -> None:
+        self.other: object = None
+
+
+def test_the_freezer_freezes_what_is_made_and_looks_at_everything_seldom() -> None:
+    """Frozen often (no young collection walks it); a cycle frozen and dropped goes at the look."""
+    import gc
+    import weakref
+
+    from american_sniff.web.serving import Freezer
+
+    freezer = Freezer(every=0.01, whole=3600.0)
+    try:
+        made = [[n] for n in range(1000)]  # tracked, and kept
+        frozen = gc.get_freeze_count()
+        _wait_until(lambda: gc.get_freeze_count() >= frozen + len(made))
+        assert gc.get_count()[0] < len(made)  # the young generation did not keep them
+    finally:
+        freezer.stop()
+        gc.unfreeze()
+    # A cycle that becomes garbage once frozen is kept until the look at everything.
+    first, second = _Node(), _Node()
+    first.other, second.other = second, first
+    gone = weakref.ref(first)
+    gc.freeze()
+    del first, second
+    gc.collect()
+    assert gone() is not None  # frozen: no collection sees it
+    freezer = Freezer(every=0.01, whole=0.05)
+    try:
+        _wait_until(lambda: gone() is None)  # the look at everything freed it
+    finally:
+        freezer.stop()
+        gc.unfreeze()
+
+
+def _wait_until(condition: Callable[[], bool]) -> None:
+    """Wait (at most a minute, a generous bound) until ``condition`` holds."""
+    deadline = time.monotonic() + 60
+    while not condition():
+        assert time.monotonic() < deadline, "the condition never held"
+        time.sleep(0.005)

@@ -26,6 +26,8 @@ from pathlib import Path
 
 import pytest
 
+pytest.importorskip("starlette")  # the rooms' sockets are Starlette's
+
 from american_sniff.engine import legal_moves
 from american_sniff.web.game import Game, new_setup
 from american_sniff.web.hosting import SPECTATOR

@@ -36,7 +36,6 @@ import pytest
 
 from american_sniff.engine import legal_moves
 from american_sniff.web.game import Game, new_setup
-from american_sniff.web.handoff import owner
 from pg_testing import POSTGRES_URL, library, postgres_schema
 
 pytest.importorskip("psycopg")
@@ -44,6 +43,8 @@ pytest.importorskip("uvicorn")
 client = pytest.importorskip("websockets.asyncio.client")
 sync_client = pytest.importorskip("websockets.sync.client")
 exceptions = pytest.importorskip("websockets.exceptions")
+
+from american_sniff.web.handoff import owner  # noqa: E402
 
 
 @pytest.fixture

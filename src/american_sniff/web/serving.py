@@ -36,8 +36,13 @@ rare. A server holds every state of each match being played, and with the
 collector's usual thresholds a full collection of 200 matches' states
 paused everything for up to 200 ms (``benchmarks/serve.py``: a move's round
 trip p99 of 191 ms with 200 matches, 37 ms with the collector off, 28 to
-70 ms tuned). A host that embeds :func:`~american_sniff.web.app.create_app` in a
-server of its own may call it too; it changes the whole process.
+70 ms tuned). Its :class:`Freezer` then freezes what the server makes four
+times a second, so that the young collections, which paused the server 28
+to 100 ms about every second at a thousand actions a second and found
+nothing to free, do not come at all; it lets the collector look at
+everything once every ten minutes. A host that embeds
+:func:`~american_sniff.web.app.create_app` in a server of its own may call
+it too; it changes the whole process.
 """
 
 from __future__ import annotations
@@ -45,6 +50,8 @@ from __future__ import annotations
 import asyncio
 import gc
 import socket
+import threading
+import time
 from collections.abc import Sequence
 from typing import Any, ClassVar, Protocol
 
@@ -58,11 +65,14 @@ from .limits import MAX_HEADER_BYTES
 
 __all__ = [
     "COLLECTOR_THRESHOLDS",
+    "FREEZE_EVERY",
     "HEADER_TIMEOUT",
     "MAX_CONNECTIONS",
     "MAX_FRAME",
     "READ_AHEAD",
     "SEND_BUFFER",
+    "WHOLE_EVERY",
+    "Freezer",
     "GameWire",
     "HeaderTimeout",
     "PassOn",
@@ -131,16 +141,19 @@ def raise_file_limit(connections: int) -> int:
     return int(soft)
 
 
-def tune_collector() -> None:
+def tune_collector(*, freezer: bool = True) -> Freezer | None:
     """Set :data:`COLLECTOR_THRESHOLDS`, after moving what exists now out of the collector's way.
 
     What was made before serving (modules, classes, the application) is
     collected once, then frozen (:func:`gc.freeze`): no collection walks it
-    again.
+    again. Then, unless ``freezer`` is false, a :class:`Freezer` keeps on
+    freezing what the server makes, so that no young collection pauses it;
+    it is returned (its thread is a daemon: it ends with the process).
     """
     gc.collect()
     gc.freeze()
     gc.set_threshold(*COLLECTOR_THRESHOLDS)
+    return Freezer() if freezer else None
 
 
 class PassOn(Protocol):
@@ -151,6 +164,63 @@ class PassOn(Protocol):
 
     def pass_on(self, fd: int, request: bytes, number: int) -> bool:
         """Send the connection ``fd`` and its ``request`` to worker ``number``; whether it went."""
+
+
+#: How often a :class:`Freezer` moves what the process holds out of the
+#: cyclic collector's way (:func:`gc.freeze`), in seconds.
+FREEZE_EVERY = 0.25
+
+#: How often a :class:`Freezer` lets the collector look at everything once
+#: (:func:`gc.unfreeze`, then a full collection), in seconds.
+WHOLE_EVERY = 600.0
+
+
+class Freezer:
+    """A thread that keeps the cyclic collector's young collections from pausing the server.
+
+    A server holds its matches' states, their drawings' kept search and
+    their texts: objects made every action and kept, which have no cycles
+    (they are freed by their reference counts when the match is forgotten).
+    Python's collector walks each of them at least once, and a young
+    collection that walked a second's worth of them paused the whole server
+    for 28 to 100 ms, and found nothing to free (``benchmarks/serve.py``,
+    with :func:`tune_collector`'s thresholds, 1,000 actions a second).
+
+    So every ``every`` seconds this thread freezes what exists
+    (:func:`gc.freeze`, which takes no time whatever the count): the young
+    generation stays small, and is collected seldom if ever. A cycle that
+    became garbage only after it was frozen is kept until the next look at
+    everything, every ``whole`` seconds: the whole heap unfrozen, collected
+    once, and frozen again (one long pause, as the collector's own full
+    collections are).
+
+    :param every: Seconds between freezes (:data:`FREEZE_EVERY`).
+    :param whole: Seconds between looks at everything (:data:`WHOLE_EVERY`).
+    """
+
+    def __init__(self, every: float = FREEZE_EVERY, whole: float = WHOLE_EVERY) -> None:
+        #: Seconds between freezes.
+        self.every = every
+        #: Seconds between looks at everything.
+        self.whole = whole
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="american-sniff-freezer")
+        self._thread.daemon = True
+        self._thread.start()
+
+    def _run(self) -> None:
+        looked = time.monotonic()
+        while not self._stopped.wait(self.every):
+            if time.monotonic() - looked >= self.whole:
+                gc.unfreeze()
+                gc.collect()
+                looked = time.monotonic()
+            gc.freeze()
+
+    def stop(self) -> None:
+        """Stop the thread (what is frozen stays frozen)."""
+        self._stopped.set()
+        self._thread.join()
 
 
 class HeaderTimeout(H11Protocol):
