@@ -91,7 +91,7 @@ class Served:
         self.seen.update(workers)
         return workers
 
-    def until(self, condition: Any, what: str, seconds: float = 15) -> None:
+    def until(self, condition: Any, what: str, seconds: float = 60) -> None:
         """Wait until ``condition()``; fail with ``what`` after ``seconds``."""
         deadline = time.monotonic() + seconds
         while not condition():
@@ -488,14 +488,18 @@ def test_the_workers_stop_when_their_supervisor_is_killed(schema: str) -> None:
 
 def _numbered(served: Served, workers: int) -> dict[int, int]:
     """Each worker's process id, by its number (from the supervisor's lines), once it serves."""
-    running = set(served.workers())
     numbered: dict[int, int] = {}
-    for line in served.lines:
-        if line.startswith("worker ") and " is process " in line:
-            number, process = int(line.split()[1]), int(line.rsplit(" ", 1)[1])
-            if process in running:
-                numbered[number] = process
-    assert sorted(numbered) == list(range(1, workers + 1)), served.lines
+
+    def all_named() -> bool:  # the supervisor names each worker as it forks it
+        running = set(served.workers())
+        for line in list(served.lines):
+            if line.startswith("worker ") and " is process " in line:
+                number, process = int(line.split()[1]), int(line.rsplit(" ", 1)[1])
+                if process in running:
+                    numbered[number] = process
+        return sorted(numbered) == list(range(1, workers + 1))
+
+    served.until(all_named, "not every worker was named")
     # Each is serving (its server started, and so it takes the connections
     # handed to it) once it has answered a request of its own.
     for pid in numbered.values():
@@ -553,7 +557,14 @@ def _accepted_by(served: Served, pid: int, others: list[int]) -> socket.socket:
         os.kill(other, signal.SIGSTOP)
     try:
         raw = socket.create_connection(tuple(served.address.rsplit(":", 1)), timeout=10)  # type: ignore[arg-type]
-        served.until(lambda: _accept_queue(served.address) == 0, "the connection was not taken")
+        try:
+            # Generous: a worker just forked on a loaded machine may take a while to serve.
+            served.until(
+                lambda: _accept_queue(served.address) == 0, "the connection was not taken", 90
+            )
+        except BaseException:
+            raw.close()
+            raise
     finally:
         for other in others:
             os.kill(other, signal.SIGCONT)
