@@ -427,11 +427,23 @@ _DATABASE: str | None = None
 #: The drawing of the table a page shows (``--table``): ``wide`` on a desktop.
 _TABLE = "wide"
 
+#: What the hello's ``pictures`` says with ``--pictures``: the page's own
+#: ``"changed"`` (each drawing only where it changed), or True with
+#: ``--every-drawing`` (every drawing in every message, as the page asked
+#: before 2026-12-07).
+_DRAWINGS: bool | str = "changed"
+
 
 def _hello(token: str) -> dict[str, Any]:
     """A client's hello: the page's own (``play.js``) with ``--pictures``, else no pictures."""
     if _PICTURES:
-        return {"type": "hello", "token": token, "speed": "normal", "table": _TABLE}
+        return {
+            "type": "hello",
+            "token": token,
+            "speed": "normal",
+            "table": _TABLE,
+            "pictures": _DRAWINGS,
+        }
     return {"type": "hello", "token": token, "pictures": False}
 
 
@@ -493,6 +505,9 @@ class Client(asyncio.Protocol):
     None). :meth:`pause` stops reading, as a client that never reads.
     """
 
+    #: The bytes every client has read from the server so far.
+    read = 0
+
     def __init__(self, path: str, host: str) -> None:
         self.path, self.host = path, host
         loop = asyncio.get_running_loop()
@@ -517,6 +532,7 @@ class Client(asyncio.Protocol):
             self.closed.set_result(self._code)
 
     def data_received(self, data: bytes) -> None:  # noqa: D102
+        Client.read += len(data)
         buffer = self._buffer
         buffer += data
         if not self.opened.done():
@@ -868,9 +884,10 @@ async def _measure(  # noqa: PLR0913, PLR0917 - one measurement's settings
     if http:
         side.append(asyncio.create_task(_probe(base, stop, times, codes)))
     database = await asyncio.to_thread(_database_cpu)
-    started, cpu = time.perf_counter(), _server_cpu()
+    started, cpu, read = time.perf_counter(), _server_cpu(), Client.read
     await asyncio.sleep(seconds)
     elapsed, cpu = time.perf_counter() - started, _server_cpu() - cpu
+    read = Client.read - read
     after = await asyncio.to_thread(_database_cpu)
     report = stats.report(elapsed)
     if database is not None and after is not None and stats.actions:
@@ -887,6 +904,8 @@ async def _measure(  # noqa: PLR0913, PLR0917 - one measurement's settings
     report["server_cpu_share"] = round(cpu / elapsed, 2)
     if stats.actions:
         report["server_cpu_ms_per_action"] = round(cpu / stats.actions * 1000, 2)
+        # What the server sent, over every socket of the matches.
+        report["kb_sent_per_action"] = round(read / stats.actions / 1000, 1)
         report["actions_per_server_cpu_s"] = round(stats.actions / cpu, 1) if cpu else None
     stop.set_result(None)
     await asyncio.gather(*tasks, *side, return_exceptions=True)
@@ -999,6 +1018,12 @@ def main() -> int:
         "--pictures",
         action="store_true",
         help="the clients ask for the pictures (the tables drawn as SVG), as a browser does",
+    )
+    parser.add_argument(
+        "--every-drawing",
+        action="store_true",
+        help="with --pictures: the hello asks for every drawing in every message "
+        "(pictures: true, as the page did before 2026-12-07), not only where it changed",
     )
     parser.add_argument(
         "--table",
@@ -1136,9 +1161,10 @@ def main() -> int:
                 print("the server did not start", file=sys.stderr)
                 return 1
             base = f"http://127.0.0.1:{int(line.split()[1])}/"
-            global _SERVER, _PICTURES, _DATABASE, _TABLE  # noqa: PLW0603 - read by the measurements
+            global _SERVER, _PICTURES, _DATABASE, _TABLE, _DRAWINGS  # noqa: PLW0603 - read by the measurements
             _DATABASE = args.db
             _SERVER, _PICTURES, _TABLE = child.pid, args.pictures, args.table
+            _DRAWINGS = True if args.every_drawing else "changed"
             results = asyncio.run(_run(base, args))
         finally:
             child.terminate()

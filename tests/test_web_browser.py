@@ -29,6 +29,7 @@ import pytest
 from american_sniff import MatchRecord, MatchState, Tile, replay
 from american_sniff.layout import Layout, Point, Side
 from american_sniff.render import render_svg
+from american_sniff.web.pictures import Pictures
 
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
@@ -164,8 +165,27 @@ def _check_no_hidden_tile(
     return len(payloads)
 
 
+def _check_drawings(page: Page, server: _Server, match_id: str) -> None:
+    """The page holds every drawing of the state it shows, though each came only when it changed.
+
+    The page's hello asks for each drawing only where it changed
+    (``"pictures": "changed"``); the page keeps the others. What it holds
+    must be what a page that was sent every drawing would hold.
+    """
+    seq = page.js("current.view.seq")
+    drawn = Pictures().drawn(server.states(match_id)[seq])[0]
+    held = page.js(
+        "({table: current.table, last_table: current.last_table, tallies: current.tallies})"
+    )
+    assert held == drawn
+
+
 def test_a_whole_match_against_bots_by_clicking(server: _Server, browser: Browser) -> None:
-    """One person against a bot, by clicking, to the match's end; settlements shown and read."""
+    """One person against a bot, by clicking, to the match's end; settlements shown and read.
+
+    On the way, the drawings the page holds are those of the state it shows
+    (:func:`_check_drawings`).
+    """
     made = server.post("api/matches", {"players": 2, "seats": ["human", "greedy"], "seed": 21})
     page = browser.page()
     page.size(1200, 900)
@@ -173,6 +193,8 @@ def test_a_whole_match_against_bots_by_clicking(server: _Server, browser: Browse
     settlements = 0
     placements = 0
     while (need := _need(page)) != "end":
+        if need == "settlement" or placements % 4 == 0:
+            _check_drawings(page, server, made["id"])
         if need == "settlement":
             settlements += 1
             revealed = page.js("document.querySelectorAll('#settlement .revealed svg').length")

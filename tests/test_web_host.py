@@ -617,6 +617,53 @@ def test_a_client_that_does_not_draw_gets_no_pictures_and_none_are_drawn_for_it(
     _run(scenario)
 
 
+def test_a_hello_that_asks_for_the_changed_drawings_gets_each_only_when_it_changed() -> None:
+    """``"pictures": "changed"`` leaves out each drawing the socket was last sent; no other hello.
+
+    The seats ask for the changed drawings; spectators whose hellos say
+    something else (other case, a list, a number) get every drawing in every
+    message. Kept as the page keeps them, the seats' drawings are the
+    spectators' at every state.
+    """
+    drawings = ("table", "last_table", "tallies")
+
+    async def scenario(server: Server) -> None:
+        game = _people(server)
+        seats = {n: FakeSocket(game.id) for n in (0, 1)}
+        watchers = [FakeSocket(game.id) for _ in range(3)]
+        tasks = [_connect(server, s) for s in (*seats.values(), *watchers)]
+        for n, socket in seats.items():
+            socket.say(type="hello", token=game.setup.seats[n].token, pictures="changed")
+        for watcher, asked in zip(watchers, ["CHANGED", ["changed"], 1], strict=True):
+            watcher.say(type="hello", token=game.setup.spectator, pictures=asked)
+        await _placements(game, seats, 40)
+        await watchers[0].state(game.seq)
+        every: dict[int, dict[str, Any]] = {}
+        for text in watchers[0].seen:
+            message = json.loads(text)
+            assert set(drawings) <= set(message)
+            every[message["view"]["seq"]] = {member: message[member] for member in drawings}
+        for watcher in watchers[1:]:
+            assert [json.loads(t)["view"]["seq"] for t in watcher.seen] == [
+                json.loads(t)["view"]["seq"] for t in watchers[0].seen
+            ]
+            assert all(set(drawings) <= set(json.loads(text)) for text in watcher.seen)
+        for socket in seats.values():
+            states = [json.loads(t) for t in socket.seen if json.loads(t)["type"] == "state"]
+            assert set(drawings) <= set(states[0])
+            kept: dict[str, Any] = {}
+            left_out = set()
+            for message in states:
+                left_out |= set(drawings) - set(message)
+                kept.update({member: message[member] for member in drawings if member in message})
+                assert kept == every[message["view"]["seq"]]
+            assert left_out == set(drawings)  # each was left out at least once
+        for task in tasks:
+            task.cancel()
+
+    _run(scenario)
+
+
 def test_the_pictures_text_is_the_json_of_the_pictures_through_whole_matches() -> None:
     """Each state's pictures text, spliced from texts written once, is ``json.dumps`` of them.
 

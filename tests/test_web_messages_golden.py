@@ -23,12 +23,14 @@ import json
 import random
 import sys
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
 pytest.importorskip("starlette")  # the rooms' sockets are Starlette's
 
 from american_sniff.engine import legal_moves
+from american_sniff.web.connection import Connection
 from american_sniff.web.game import Game, new_setup
 from american_sniff.web.hosting import SPECTATOR
 from american_sniff.web.pictures import NARROW, WIDE
@@ -131,6 +133,78 @@ def test_every_message_is_the_same_as_before(fresh: bool) -> None:
         assert len(now) == len(before), n
         wrong = [a for a, (x, y) in enumerate(zip(now, before, strict=True)) if x != y]
         assert not wrong, (n, wrong[:10])
+
+
+class _Page:
+    """A page's socket that asked for the drawings only where they changed: it keeps them.
+
+    Its :meth:`send_text_now` takes each message as the page's ``play.js``
+    does (``keptPictures``): a drawing the message leaves out is the last
+    one's, and the table's drawing is kept only where the message carries
+    neither drawing of the table.
+    """
+
+    def __init__(self) -> None:
+        self.current: dict[str, Any] | None = None
+        self.sizes: list[int] = []
+
+    def send_text_now(self, text: str) -> bool:
+        message = json.loads(text)
+        self.sizes.append(len(text))
+        current = self.current
+        if current is not None:
+            tables = "table" in message or "table_narrow" in message
+            members = ["last_table", "tallies"]
+            if not tables:
+                members += ["table", "table_narrow"]
+            for member in members:
+                if member not in message and member in current:
+                    message[member] = current[member]
+        self.current = message
+        return True
+
+
+def test_a_page_that_keeps_the_drawings_sees_every_message_whole() -> None:
+    """Sent only the drawings that changed, a page that keeps the others holds each whole message.
+
+    Every message of the seeded matches, for each seat and the spectator,
+    the pages switching between the wide and the narrow table now and then
+    (and sent the state again each time, as the page is): what the page
+    holds is the message :meth:`Room.text` makes with every drawing, and the
+    messages are much shorter.
+    """
+    store = Store(":memory:")
+    rng = random.Random(11)
+    whole = sent = 0
+    for n in range(3):
+        players = 2 + n
+        game = Game.create(store, new_setup(players, ["human"] * players, seed=9100 + n))
+        room = Room(game, set())
+        viewers: list[int | str] = [*range(players), SPECTATOR]
+        pages = [_Page() for _ in viewers]
+        connections = [
+            Connection(cast(Any, object()), viewer, table=WIDE, changed=True, wire=page)
+            for viewer, page in zip(viewers, pages, strict=True)
+        ]
+        for connection in connections:
+            room.sockets[connection] = cast(Any, None)
+            room.send(connection, room.text_for(connection))
+        switched = 0
+        for _ in range(200):
+            if not _step(game, rng):
+                break
+            room.broadcast()
+            if rng.random() < 0.05:
+                connection = rng.choice(connections)
+                switched += 1
+                room.show(connection, NARROW if connection.table == WIDE else WIDE)
+            for connection, page in zip(connections, pages, strict=True):
+                full = room.text(connection.viewer, table=connection.table)
+                assert page.current == json.loads(full)
+                whole += len(full)
+        assert switched
+        sent += sum(sum(page.sizes) for page in pages)
+    assert sent < whole * 0.5
 
 
 if __name__ == "__main__" and sys.argv[1:] == ["--write"]:

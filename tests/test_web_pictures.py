@@ -111,3 +111,38 @@ def test_the_last_rounds_table_is_drawn_once_for_the_round_after_it() -> None:
     for state in settled[1:5]:
         if state.last_round is last:
             assert pictures.drawn(state)[0]["last_table"] is first
+
+
+@pytest.mark.parametrize("table", [WIDE, NARROW])
+def test_each_drawings_text_is_the_same_object_while_it_does_not_change(table: str) -> None:
+    """``members`` gives the text of ``drawn`` a member at a time, kept while unchanged.
+
+    The table's text changes with the table, the last round's with the
+    round, the tallies' with the scores; each is the same object otherwise
+    (a host that sends a drawing only where it changed compares with ``is``).
+    """
+    pictures = pictures_module.Pictures()
+    states = _states(3, 2000)
+    assert any(s.last_round is not None for s in states)  # a round was settled
+    seen = {"table": 0, "last": 0, "tallies": 0}
+    previous: tuple[tuple[str, str], ...] | None = None
+    before: MatchState | None = None
+    for state in states:
+        members = pictures.members(state, table)
+        names = [name for name, _ in members]
+        assert names == ["table" if table == WIDE else "table_narrow", "last_table", "tallies"]
+        text = ", ".join(f'"{name}": {drawn}' for name, drawn in members)
+        assert text == pictures.drawn(state, table)[1]
+        if previous is not None and before is not None:
+            same = [now is then for (_, now), (_, then) in zip(members, previous, strict=True)]
+            assert same[0] == (state.layout is before.layout)
+            last, was = state.last_round, before.last_round
+            rounds = last is not None and was is not None and last.layout is was.layout
+            assert same[1] == (last is was or rounds)
+            assert same[2] == (state.scores == before.scores)
+            for key, kept in zip(seen, same, strict=True):
+                seen[key] += kept
+        previous, before = members, state
+    assert min(seen.values()) > 0  # each was kept at least once
+    with pytest.raises(ValueError, match="a table is one of wide, narrow"):
+        pictures.members(states[0], "round")

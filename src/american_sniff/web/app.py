@@ -38,7 +38,10 @@ Routes:
   (:func:`~american_sniff.views.event_for`), and pictures made from the view
   (the table and the tallies), and nothing else. A hello with
   ``"pictures": false`` (a scripted client that does not draw) gets the
-  messages without the pictures, which are then not drawn for it. The table
+  messages without the pictures, which are then not drawn for it; one with
+  ``"pictures": "changed"`` (the page's own) gets each drawing only in the
+  first state message and where it changed since the last one sent on that
+  socket, and keeps the others. The table
   comes in the one drawing the page shows: the wide one as ``table``, or,
   when the hello says ``"table": "narrow"`` (a box under 560 pixels wide),
   the narrow one as ``table_narrow`` (see :mod:`american_sniff.web.pictures`);

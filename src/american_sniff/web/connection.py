@@ -96,6 +96,9 @@ class Connection:
     :param table: Which drawing of the table they carry
         (:data:`~american_sniff.web.pictures.WIDE` or
         :data:`~american_sniff.web.pictures.NARROW`): the one the page shows.
+    :param changed: Whether they carry each drawing only where it changed
+        since the last state message sent here (the hello said
+        :data:`~american_sniff.web.pictures.CHANGED`): see :attr:`shown`.
     :param limits: How fast it may send messages and ask for hints (its own
         token buckets, :attr:`messages` and :attr:`hints`).
     :param wire: The socket's :class:`Wire`, if it offers one (:func:`wire_of`).
@@ -109,6 +112,7 @@ class Connection:
         *,
         pictures: bool = True,
         table: str = "wide",  # web.pictures.WIDE (pictures comes after this module)
+        changed: bool = False,
         limits: SocketLimits | None = None,
         wire: Wire | None = None,
     ) -> None:
@@ -122,6 +126,11 @@ class Connection:
         self.pictures = pictures
         #: Which drawing of the table they carry (the page's, which may change).
         self.table = table
+        #: Whether they carry each drawing only where it changed.
+        self.changed = changed
+        #: With :attr:`changed`: the text of each drawing the page holds (the
+        #: last sent of each), by the message's member that carried it.
+        self.shown: dict[str, str] = {}
         #: Whether it was dropped (its queue filled, or its socket failed).
         self.dropped = False
         limits = SocketLimits() if limits is None else limits

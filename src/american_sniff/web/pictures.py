@@ -25,7 +25,7 @@ from ..render import render_svg, tally_svg
 from ..state import MatchState
 from .frames import NARROW_PAGE
 
-__all__ = ["NARROW", "TABLES", "WIDE", "Pictures"]
+__all__ = ["CHANGED", "NARROW", "TABLES", "WIDE", "Pictures"]
 
 #: The table drawn on the default page, sent as the message's ``table``.
 WIDE = "wide"
@@ -36,6 +36,13 @@ NARROW = "narrow"
 
 #: The drawings of the table a socket may ask for.
 TABLES = (WIDE, NARROW)
+
+#: What a hello's ``pictures`` says for the drawings only where they changed:
+#: each of a state message's drawings (``table`` or ``table_narrow``,
+#: ``last_table``, ``tallies``) is left out where it is the same as in the
+#: last state message the socket was sent, which the page keeps
+#: (:meth:`Pictures.members`). The page's own hello says so.
+CHANGED = "changed"
 
 
 class Pictures:
@@ -67,29 +74,56 @@ class Pictures:
 
         :raises ValueError: if ``table`` is not one of :data:`TABLES`.
         """
-        if table not in TABLES:
-            raise ValueError(f"a table is one of {', '.join(TABLES)}, not {table!r}")
         if self._state is not state:
             self._state = state
             self._drawn.clear()
         made = self._drawn.get(table)
         if made is not None:
             return made
-        last = state.last_round
-        if table == WIDE:
-            member, (picture, text) = "table", self._table(WIDE, state.layout)
-        else:
-            member, (picture, text) = "table_narrow", self._table(NARROW, state.layout, NARROW_PAGE)
-        if last is None:
-            last_picture, last_text = None, "null"
-        else:
-            last_picture, last_text = self._table("last", last.layout)
-        tallies, tallies_text = _tallies(tuple(state.scores))
-        pictures = {member: picture, "last_table": last_picture, "tallies": list(tallies)}
+        (member, text), (_, last_text), (_, tallies_text) = self.members(state, table)
+        last_picture = None if state.last_round is None else self._tables["last"][1]
+        tallies = _tallies(tuple(state.scores))[0]
+        pictures = {
+            member: self._tables[table][1],
+            "last_table": last_picture,
+            "tallies": list(tallies),
+        }
         # json.dumps(pictures)[1:-1], from the texts written once.
         text = f'"{member}": {text}, "last_table": {last_text}, "tallies": {tallies_text}'
         made = self._drawn[table] = (pictures, text)
         return made
+
+    def members(self, state: MatchState, table: str = WIDE) -> tuple[tuple[str, str], ...]:
+        """Each drawing of :meth:`drawn` for ``state``, as its member's name and its JSON text.
+
+        A drawing's text is the same object for as long as it does not
+        change: the table's while the table is the same, the last round's
+        for the whole round after it, the tallies' while the scores are. A
+        host that sends each drawing only where it changed
+        (:data:`CHANGED`) compares them with ``is``.
+
+        >>> from american_sniff import apply, legal_moves, new_match
+        >>> pictures = Pictures()
+        >>> state = new_match(2, seed=1)
+        >>> before = pictures.members(state, NARROW)
+        >>> [member for member, text in before]
+        ['table_narrow', 'last_table', 'tallies']
+        >>> after = pictures.members(apply(state, legal_moves(state)[0]), NARROW)
+        >>> [new is old for (_, new), (_, old) in zip(after, before)]
+        [False, True, True]
+
+        :raises ValueError: if ``table`` is not one of :data:`TABLES`.
+        """
+        if table not in TABLES:
+            raise ValueError(f"a table is one of {', '.join(TABLES)}, not {table!r}")
+        last = state.last_round
+        if table == WIDE:
+            member, text = "table", self._table(WIDE, state.layout)[1]
+        else:
+            member, text = "table_narrow", self._table(NARROW, state.layout, NARROW_PAGE)[1]
+        last_text = "null" if last is None else self._table("last", last.layout)[1]
+        tallies = _tallies(tuple(state.scores))[1]
+        return (member, text), ("last_table", last_text), ("tallies", tallies)
 
     def _table(
         self, name: str, layout: Layout, page: tuple[int, int] | None = None

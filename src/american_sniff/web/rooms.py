@@ -163,15 +163,41 @@ class Room:
         viewer) and only if some browser shows them; only the small members
         are made for each message.
         """
+        members = self._members_of(viewer)
+        if not pictures:
+            return f"{members}}}"
+        return f"{members}, {self.pictures.drawn(self.game.state, table)[1]}}}"
+
+    def text_for(self, connection: Connection) -> str:
+        """:meth:`text` as ``connection``'s hello asked for it.
+
+        Where the connection takes each drawing only where it changed
+        (:attr:`Connection.changed
+        <american_sniff.web.connection.Connection.changed>`), a drawing whose
+        text is the one the connection was last sent is left out, and the
+        connection's :attr:`~american_sniff.web.connection.Connection.shown`
+        now holds the ones this message carries.
+        """
+        if not (connection.changed and connection.pictures):
+            return self.text(
+                connection.viewer, pictures=connection.pictures, table=connection.table
+            )
+        shown = connection.shown
+        text = self._members_of(connection.viewer)
+        for member, drawn in self.pictures.members(self.game.state, connection.table):
+            if shown.get(member) is not drawn:
+                shown[member] = drawn
+                text = f'{text}, "{member}": {drawn}'
+        return f"{text}}}"
+
+    def _members_of(self, viewer: int | str) -> str:
+        """The JSON text of ``viewer``'s message without the pictures and the closing brace."""
         head, seen = self._seen(viewer)
         rematch = self.rematch
         link = "null" if rematch is None else json.dumps(rematch)
         ended = self.ended
         why = "null" if ended is None else json.dumps(ended)
-        if not pictures:
-            return f'{head}, "rematch": {link}, "ended": {why}, {seen}}}'
-        drawn = self.pictures.drawn(self.game.state, table)[1]
-        return f'{head}, "rematch": {link}, "ended": {why}, {seen}, {drawn}}}'
+        return f'{head}, "rematch": {link}, "ended": {why}, {seen}'
 
     # -- the fan-out ---------------------------------------------------------------------
 
@@ -181,11 +207,7 @@ class Room:
         Nothing here waits on a browser: each has its own queue and sender.
         """
         for connection in list(self.sockets):
-            self.send(connection, self._text_for(connection))
-
-    def _text_for(self, connection: Connection) -> str:
-        """:meth:`text` as ``connection`` asked for it."""
-        return self.text(connection.viewer, pictures=connection.pictures, table=connection.table)
+            self.send(connection, self.text_for(connection))
 
     def show(self, connection: Connection, table: object) -> None:
         """Send ``connection`` its message again, with the drawing ``table`` its page now shows.
@@ -196,8 +218,10 @@ class Room:
         if not isinstance(table, str) or table not in TABLES:
             raise GameError(f"a table is one of {', '.join(TABLES)}")
         connection.table = table
+        # (The page keeps only the drawing of the table it asked for last.)
+        connection.shown.clear()
         if connection.pictures:
-            self.send(connection, self._text_for(connection))
+            self.send(connection, self.text_for(connection))
 
     def send(self, connection: Connection, text: str) -> None:
         """Queue ``text`` for ``connection``, and drop it if its queue is full."""

@@ -149,6 +149,16 @@ def tune_collector(*, freezer: bool = True) -> Freezer | None:
     again. Then, unless ``freezer`` is false, a :class:`Freezer` keeps on
     freezing what the server makes, so that no young collection pauses it;
     it is returned (its thread is a daemon: it ends with the process).
+
+    >>> import gc
+    >>> thresholds = gc.get_threshold()
+    >>> freezer = tune_collector()
+    >>> gc.get_threshold() == COLLECTOR_THRESHOLDS, isinstance(freezer, Freezer)
+    (True, True)
+    >>> freezer.stop()
+    >>> tune_collector(freezer=False) is None
+    True
+    >>> gc.unfreeze(); gc.set_threshold(*thresholds)  # (this example's process is no server)
     """
     gc.collect()
     gc.freeze()
@@ -196,6 +206,21 @@ class Freezer:
 
     :param every: Seconds between freezes (:data:`FREEZE_EVERY`).
     :param whole: Seconds between looks at everything (:data:`WHOLE_EVERY`).
+
+    What the server makes once it runs is frozen within ``every`` seconds:
+
+    >>> import gc, time
+    >>> before = gc.get_freeze_count()
+    >>> freezer = Freezer(every=0.01)
+    >>> kept = [[n] for n in range(1000)]  # (lists: the collector tracks them)
+    >>> for _ in range(1000):  # at most 10 s
+    ...     if gc.get_freeze_count() >= before + 1000:
+    ...         break
+    ...     time.sleep(0.01)
+    >>> gc.get_freeze_count() >= before + 1000
+    True
+    >>> freezer.stop()
+    >>> gc.unfreeze()  # (this example's process is no server)
     """
 
     def __init__(self, every: float = FREEZE_EVERY, whole: float = WHOLE_EVERY) -> None:

@@ -404,6 +404,19 @@ class Writer:
         call to the loop (:meth:`asyncio.loop.call_soon_threadsafe`), where a
         thread's future wakes the loop once for each entry. Call it from the
         loop's own thread.
+
+        >>> import asyncio, pathlib, tempfile
+        >>> store = Store(pathlib.Path(tempfile.mkdtemp()) / "matches.db")
+        >>> store.create("m", 0.0, {"players": 2})
+        >>> writer = Writer(store)
+        >>> async def two_planned_on_one_log():
+        ...     first = writer.written("m", LogEntry("continue", "0 1"), expected=0)
+        ...     second = writer.written("m", LogEntry("continue", "1 1"), expected=0)
+        ...     return await asyncio.gather(first, second, return_exceptions=True)
+        >>> number, refused = asyncio.run(two_planned_on_one_log())
+        >>> number, type(refused).__name__
+        (0, 'StaleLog')
+        >>> writer.close()
         """
         future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         self._queue.put((match_id, entry, expected, future))

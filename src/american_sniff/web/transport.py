@@ -34,7 +34,7 @@ from .driver import Driver
 from .flow import BOT_SPEEDS, Flow
 from .game import GameError
 from .limits import Limit, Rate, SocketLimits, same_origin, taken
-from .pictures import TABLES, WIDE
+from .pictures import CHANGED, TABLES, WIDE
 from .rooms import Room, viewer_of
 
 if TYPE_CHECKING:
@@ -139,7 +139,8 @@ class Sockets:
         rooms = self.rooms
         room = await rooms.load(match_id)
         viewer = None
-        pictures, table = True, WIDE
+        pictures: bool | str = True
+        table = WIDE
         if room is not None:
             try:
                 viewer, pictures, table = await self._greeted(socket, room)
@@ -159,15 +160,16 @@ class Sockets:
         connection = Connection(
             socket,
             viewer,
-            pictures=pictures,
+            pictures=pictures is not False,
             table=table,
+            changed=pictures == CHANGED,
             limits=self.limits,
             wire=wire_of(socket.scope),
         )
         pump = asyncio.create_task(connection.pump())
         room.sockets[connection] = pump
         try:
-            room.send(connection, room.text(viewer, pictures=pictures, table=table))
+            room.send(connection, room.text_for(connection))
             if room.ended is not None:
                 room.error(connection, room.ended)
             self.driver.drive(room)
@@ -259,10 +261,15 @@ class Sockets:
             return _too_often("hints from this address", self.limits.address_hints, wait)
         return None
 
-    async def _greeted(self, socket: WebSocket, room: Room) -> tuple[int | str | None, bool, str]:
-        """The viewer whose token the hello gives (None: none), whether it draws, and what.
+    async def _greeted(
+        self, socket: WebSocket, room: Room
+    ) -> tuple[int | str | None, bool | str, str]:
+        """The viewer whose token the hello gives (None: none), which pictures, and which table.
 
-        What it draws is the hello's ``table`` (one of
+        The pictures are the hello's ``pictures``: False for none,
+        :data:`~american_sniff.web.pictures.CHANGED` for each drawing only
+        where it changed, True (anything else) for all of them in every
+        message. The table is the hello's ``table`` (one of
         :data:`~american_sniff.web.pictures.TABLES`; anything else is the wide one).
 
         The browser counts as connected while its hello is awaited, so that
@@ -283,9 +290,10 @@ class Sockets:
             if isinstance(viewer, int) and isinstance(speed, str) and speed in BOT_SPEEDS:
                 room.speed = speed
             table = hello.get("table")
+            pictures = hello.get("pictures", True)
             return (
                 viewer,
-                hello.get("pictures", True) is not False,
+                pictures if pictures is False or pictures == CHANGED else True,
                 table if isinstance(table, str) and table in TABLES else WIDE,
             )
         except GameError:

@@ -100,7 +100,9 @@ function connect() {
   socket = new WebSocket(`${scheme}://${location.host}/ws/${matchId}`);
   socket.onopen = () => {
     askedTable = tableWanted($("table"));
-    socket.send(JSON.stringify({ type: "hello", token, speed, table: askedTable }));
+    // "changed": each drawing comes only where it differs from the last one sent
+    // on this socket (keptPictures keeps the others).
+    socket.send(JSON.stringify({ type: "hello", token, speed, table: askedTable, pictures: "changed" }));
   };
   socket.onmessage = (event) => receive(JSON.parse(event.data));
   socket.onclose = (event) => {
@@ -152,6 +154,7 @@ function receive(message) {
   }
   if (message.type === "state") {
     failures = 0;
+    keptPictures(message);
     const before = new Set(current ? placedTiles(current.view) : []);
     freshTiles = new Set(current ? placedTiles(message.view).filter((t) => !before.has(t)) : []);
     const sound = current ? soundFor(current.view, message.view) : null;
@@ -164,6 +167,18 @@ function receive(message) {
   }
   document.body.dataset.connected = "yes";
   draw();
+}
+
+// A state message leaves out each drawing that is the same as in the last one
+// this socket was sent (the hello asked for "changed"): take it from the last
+// message. The drawing of the table is kept only where the message carries
+// neither: one that carries the other drawing replaces it.
+function keptPictures(message) {
+  if (!current) return;
+  const drawings = "table" in message || "table_narrow" in message ? [] : ["table", "table_narrow"];
+  for (const member of [...drawings, "last_table", "tallies"]) {
+    if (!(member in message) && member in current) message[member] = current[member];
+  }
 }
 
 // The sound for what changed between two views of the match: the round's end
