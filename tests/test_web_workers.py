@@ -419,6 +419,36 @@ def test_a_worker_that_stops_gives_its_bot_seats_up_at_once(postgres: Opener) ->
     asyncio.run(scenario())
 
 
+def test_a_worker_forgets_the_leases_it_took_once_they_have_lapsed(postgres: Opener) -> None:
+    """A worker remembers the bot seats it drove only while their leases may hold.
+
+    Past twice a lease's time it neither counts the match as its own to
+    follow (``leases``) nor keeps it: what it remembers is the matches it
+    drove lately, not every match it ever drove.
+    """
+    store = postgres()
+    made = [Game.create(store, new_setup(2, ["greedy", "human"], seed=n)) for n in range(3)]
+    store.close()
+
+    async def scenario() -> None:
+        server = Server(postgres(), bot_delay=0, limits=SocketLimits.lifted(), lease=0.05)
+        driver = server.driver
+        try:
+            assert await driver.holds(made[0].id, 0)
+            assert await driver.holds(made[1].id, 0)
+            assert driver.leases(made[0].id)
+            assert not driver.leases(made[2].id)
+            await asyncio.sleep(0.3)  # both lapsed (twice 0.05 s)
+            assert not driver.leases(made[0].id)
+            assert await driver.holds(made[2].id, 0)
+            assert set(driver._leases) == {made[2].id}
+            assert driver.leases(made[2].id)
+        finally:
+            await server.close()
+
+    asyncio.run(scenario())
+
+
 def test_a_killed_workers_bot_seat_moves_again_on_another_within_5_seconds(
     postgres: Opener, schema: str
 ) -> None:

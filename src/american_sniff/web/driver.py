@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import os
 import sqlite3
+import time
 
 from starlette.concurrency import run_in_threadpool
 
@@ -38,6 +39,10 @@ FOLLOW = 0.5
 #: the matches are in the library's store (PostgreSQL): a worker renews it at
 #: each move, and a worker that dies lets it pass to another after this long.
 LEASE = 3.0
+
+#: After how many times :data:`LEASE` a lease this worker took has surely
+#: lapsed, whatever the database's clock says: it forgets it then.
+_LAPSED = 2
 
 #: What the players are told when a bot's move could not be saved.
 _BOTS_WAIT = "The bots try again when someone acts or reconnects."
@@ -62,7 +67,10 @@ class Driver:
         self.lease = lease
         #: This worker's name in the bot seats' leases: its process id, a dash, a random part.
         self.worker = f"{os.getpid()}-{token()[:8]}"
-        self._leases: set[tuple[str, int]] = set()  # the bot seats this worker drove
+        # Per match, each bot seat whose lease this worker took, and when it last
+        # took it (time.monotonic); forgotten once that lease has surely lapsed.
+        self._leases: dict[str, dict[int, float]] = {}
+        self._pruned = time.monotonic()  # when the lapsed leases were last forgotten
         self._tasks: set[asyncio.Task[None]] = set()  # every task it started, done or not
         self._shared = isinstance(flow.store, LibraryStore)  # other workers may drive too
 
@@ -148,12 +156,27 @@ class Driver:
         except sqlite3.Error:
             return False
         if held:
-            self._leases.add((match_id, seat))
+            now = time.monotonic()
+            self._leases.setdefault(match_id, {})[seat] = now
+            if now - self._pruned > self.lease * _LAPSED:
+                self._prune(now)
         return held
 
     def leases(self, match_id: str) -> bool:
-        """Whether this worker has driven a bot seat of ``match_id`` (its lease may still hold)."""
-        return any(held == match_id for held, _ in self._leases)
+        """Whether this worker drove a bot seat of ``match_id`` lately: its lease may still hold.
+
+        A lease taken more than twice its time ago has lapsed (twice: the
+        database's clock may run a little apart from this one's).
+        """
+        seats = self._leases.get(match_id)
+        return bool(seats) and max(seats.values()) > time.monotonic() - self.lease * _LAPSED
+
+    def _prune(self, now: float) -> None:
+        """Forget the leases that have lapsed: only the matches driven lately are kept."""
+        lapsed = now - self.lease * _LAPSED
+        for match_id in [m for m, seats in self._leases.items() if max(seats.values()) <= lapsed]:
+            del self._leases[match_id]
+        self._pruned = now
 
     async def stop(self) -> None:
         """Stop every bot's task (and wait until each has stopped)."""
@@ -168,6 +191,7 @@ class Driver:
         """Give up the bot seats' leases this worker took, so that others drive them at once."""
         store = self.flow.store
         if isinstance(store, LibraryStore):
-            for match_id, seat in self._leases:
+            held = [(m, seat) for m, seats in self._leases.items() for seat in seats]
+            for match_id, seat in held:
                 with contextlib.suppress(Exception):
                     await asyncio.to_thread(store.library.release, match_id, seat, self.worker)
