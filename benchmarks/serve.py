@@ -222,10 +222,13 @@ def _messages(  # noqa: PLR0913 - the measurement's settings, keyword-only
     warm: int = 0,
     bracket: Any = None,
     table: str = "wide",
+    at_once: int = 20,
 ) -> dict[str, Any]:
     """The server's work per action without the network: the change and every message.
 
-    20 two-person matches are played in this process through the server's
+    ``at_once`` two-person matches (``--at-once``, 20 unless told; the load
+    has 200: the server's kept drawings and views then serve more matches)
+    are played in turn in this process through the server's
     own code (:meth:`Game.plan_move` or :meth:`Game.plan_play`, then
     :meth:`Game.take`) and each action's message is made for both seats
     (:meth:`Server.text`), with or without the pictures (with them, the
@@ -257,7 +260,7 @@ def _messages(  # noqa: PLR0913 - the measurement's settings, keyword-only
         return Game.create(server.store, setup)
 
     server = Server(Store(":memory:"), bot_delay=0)
-    games = [new_game() for _ in range(20)]
+    games = [new_game() for _ in range(at_once)]
     done = 0
     first: int | None = None  # the actions done when the measurement started
     started = 0.0
@@ -267,11 +270,12 @@ def _messages(  # noqa: PLR0913 - the measurement's settings, keyword-only
             if bracket is not None:
                 bracket.cg_start()
             started = time.process_time()
-        for game in games:
+        for index, game in enumerate(games):
             state = game.state
             if state.winner is not None:
-                game = new_game()  # noqa: PLW2901
-                games.append(game)
+                # The next match in its place (before 2026-12-07, each match
+                # that had ended started one more in every round of the loop).
+                games[index] = new_game()
                 continue
             waiting = game.waiting_for()
             for seat in waiting:
@@ -299,7 +303,9 @@ def _messages(  # noqa: PLR0913 - the measurement's settings, keyword-only
     return {"actions": measured, "cpu_ms_per_action": round(cpu / measured * 1000, 3)}
 
 
-def _callgrind(actions: int, seed: int, table: str, default_gc: bool) -> dict[str, Any]:
+def _callgrind(
+    actions: int, seed: int, table: str, default_gc: bool, at_once: int = 20
+) -> dict[str, Any]:
     """Instructions per action of :func:`_messages`, with and without the pictures, by callgrind.
 
     One child process runs under valgrind's callgrind with the counting off,
@@ -331,6 +337,8 @@ def _callgrind(actions: int, seed: int, table: str, default_gc: bool) -> dict[st
                 str(seed),
                 "--table",
                 table,
+                "--at-once",
+                str(at_once),
                 *(["--default-gc"] if default_gc else []),
                 "--bracketed",
                 library,
@@ -1039,6 +1047,13 @@ def main() -> int:
         help="only the server's own work for N actions, in this process (no network)",
     )
     parser.add_argument(
+        "--at-once",
+        type=int,
+        default=20,
+        metavar="N",
+        help="--messages: how many matches are played in turn (the load has 200)",
+    )
+    parser.add_argument(
         "--seed", type=int, default=1, help="--messages: the seed the matches are dealt from"
     )
     parser.add_argument(
@@ -1094,7 +1109,7 @@ def main() -> int:
         _serve(args.serve, args.profile, args.default_gc)
         return 0
     if args.messages and args.callgrind:
-        results = _callgrind(args.messages, args.seed, args.table, args.default_gc)
+        results = _callgrind(args.messages, args.seed, args.table, args.default_gc, args.at_once)
         print(json.dumps(results, indent=2))
         return 0
     if args.messages:
@@ -1111,7 +1126,12 @@ def main() -> int:
         warm = args.messages // 5
         results = {
             "without pictures": _messages(
-                args.messages, pictures=False, seed=args.seed, warm=warm, bracket=bracket
+                args.messages,
+                pictures=False,
+                seed=args.seed,
+                warm=warm,
+                bracket=bracket,
+                at_once=args.at_once,
             ),
             "with pictures": _messages(
                 args.messages,
@@ -1120,6 +1140,7 @@ def main() -> int:
                 warm=warm,
                 bracket=bracket,
                 table=args.table,
+                at_once=args.at_once,
             ),
         }
         print(json.dumps(results, indent=2))
