@@ -217,12 +217,14 @@ class Handoff:
         full or closed, the request is too long), the caller serves it.
         """
         if len(request) <= MAX_REQUEST and self._channels.adopting(number):
+            # Counted before it goes: the owner may answer the browser before
+            # this thread runs again.
+            self.handed += 1
             try:
                 self._channels._send(number, request, fd)
             except OSError:
-                pass
+                self.handed -= 1
             else:
-                self.handed += 1
                 return True
         self.kept += 1
         return False
