@@ -283,3 +283,54 @@ def test_a_grown_table_draws_only_its_new_tile_again(monkeypatch: pytest.MonkeyP
     assert [render_svg(layout, caption=False) for layout in tables] == drawn
     tiles = sum(layout.count for layout in tables)
     assert len(made) < tiles * 2 / 3
+
+
+def test_matches_drawn_in_turn_each_grow_from_their_last_table_however_full_the_caches(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A server's drawings: each match's next table is read from its last one, not read whole.
+
+    24 matches drawn in turn, each table as it grew, with the shapes' and the
+    tiles' caches made small (64 and 48 entries) so that they fill many times
+    over: they forget their older half (``render._kept``), so each match's
+    last entries, made within the last 24 tables drawn, are still there. A
+    cache emptied whole would lose them every 64 tables, for every match.
+    """
+    from american_sniff.render import geometry
+
+    monkeypatch.setattr(geometry, "_SHAPES_KEPT", 64)
+    monkeypatch.setattr(svg_module, "_TILE_RUNS_KEPT", 48)
+    matches = []
+    for seed in range(24):
+        rng, state, tables = random.Random(seed), new_match(2, seed=seed), []
+        while not state.is_over and len(tables) < 12:
+            state = apply(state, rng.choice(legal_moves(state)))
+            if state.layout.count > 1 and (not tables or state.layout is not tables[-1]):
+                tables.append(state.layout)
+        assert len(tables) == 12
+        matches.append(tables)
+    read_whole: list[object] = []
+    original = geometry._Shape.__init__
+
+    def counted(shape: Any, layout: Layout) -> None:
+        read_whole.append(layout)
+        original(shape, layout)
+
+    monkeypatch.setattr(geometry._Shape, "__init__", counted)
+    geometry._SHAPES.clear()
+    for turn in range(12):
+        for tables in matches:
+            render_svg(tables[turn], caption=False)
+    # Read whole: only a table not one tile larger than the match's last one
+    # drawn (its first table, and the second of a new round).
+    grown = geometry.placements_of
+    expected = [
+        tables[turn]
+        for turn in range(12)
+        for tables in matches
+        if turn == 0 or grown(tables[turn])[2] is not grown(tables[turn - 1])
+    ]
+    assert len(expected) < 40  # most tables are grown from the one before
+    assert read_whole == expected
+    assert len(geometry._SHAPES) <= 64
+    assert len(svg_module._TILE_RUNS) <= 48

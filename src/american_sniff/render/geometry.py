@@ -45,6 +45,7 @@ import attrs
 from ..layout import WORTH_OF_KEY, Layout, is_lone_double, placements_of
 from ..points import Point, Side, point_of_key
 from ..tiles import Tile
+from ._kept import forget_older_half
 from ._solver import Box, Extent, Memory, Recall, backjump
 
 __all__ = [
@@ -813,8 +814,8 @@ def _neighbours(
 #: The shapes read, by the id of the table's chain of placements (see
 #: :func:`~american_sniff.layout.placements_of`; the entry holds the chain): a
 #: table drawn on two pages is read once, and a table one tile larger than
-#: one read before is read from it. At most this many are kept, then all are
-#: forgotten (a few KB each: enough for a server drawing 200 matches).
+#: one read before is read from it. At most this many are kept, then the older
+#: half is forgotten (a few KB each: enough for a server drawing 200 matches).
 _SHAPES_KEPT = 1024
 _SHAPES: dict[int, tuple[object, _Shape]] = {}
 
@@ -832,7 +833,7 @@ def _shape(layout: Layout) -> _Shape:
     else:
         shape = _Shape(layout)
     if len(_SHAPES) >= _SHAPES_KEPT:
-        _SHAPES.clear()
+        forget_older_half(_SHAPES)
     _SHAPES[id(node)] = (node, shape)
     return shape
 
@@ -841,7 +842,7 @@ def _shape(layout: Layout) -> _Shape:
 #: entry holds that placement) and what else they depend on (see
 #: :meth:`_Shape._key`): a table's search lays most of its tiles from the same
 #: placements as the search of the table before. At most this many are kept,
-#: then all are forgotten.
+#: then the older half is forgotten.
 _CHOICES_KEPT = 1 << 14
 _CHOICES: dict[tuple[int, tuple[object, ...]], tuple[TilePlacement, tuple[TilePlacement, ...]]] = {}
 
@@ -957,7 +958,7 @@ class _Problem:
             return iter(kept[1])
         choices = self._choices(step, joins)
         if len(_CHOICES) >= _CHOICES_KEPT:
-            _CHOICES.clear()
+            forget_older_half(_CHOICES)
         _CHOICES[id(joins), key] = (joins, choices)
         return iter(choices)
 

@@ -26,6 +26,7 @@ from ..layout import Layout
 from ..points import Point
 from ..rules import placement_points
 from ..tiles import ALL_TILES, Tile
+from ._kept import forget_older_half
 from .geometry import DEFAULT_PAGE, Geometry, Orientation, Rect, TilePlacement, table_geometry
 
 __all__ = ["PIP_SPOTS", "render_svg"]
@@ -128,7 +129,8 @@ _NAMES = tuple(str(tile) for tile in ALL_TILES)
 #: entry holds the placement), whether it is the Sniff and the drawing's
 #: origin: the placements of a table drawn before are the same objects (the
 #: geometry keeps them), so most of a table's tiles are found here without
-#: reading their rectangles. At most this many are kept, then all are forgotten.
+#: reading their rectangles. At most this many are kept, then the older half is
+#: forgotten.
 _TILE_TEXTS_KEPT = 1 << 12
 _TILE_TEXTS: dict[tuple[int, bool, float, float], tuple[TilePlacement, str]] = {}
 #: Each tile's form (:func:`_tile`), by the id of its placement (the entry
@@ -145,7 +147,7 @@ def _tile_text(placed: TilePlacement, sniff: bool, ox: float, oy: float) -> str:
     form = _TILE_FORMS.get((id(placed), sniff))
     if form is None or form[0] is not placed:
         if len(_TILE_FORMS) >= _TILE_TEXTS_KEPT:
-            _TILE_FORMS.clear()
+            forget_older_half(_TILE_FORMS)
         form = _TILE_FORMS[id(placed), sniff] = (
             placed,
             *_tile(
@@ -160,7 +162,7 @@ def _tile_text(placed: TilePlacement, sniff: bool, ox: float, oy: float) -> str:
     origin = (ox, oy)
     text = form[1].format(*[_num(place + origin[down]) for place, down in form[2]])
     if len(_TILE_TEXTS) >= _TILE_TEXTS_KEPT:
-        _TILE_TEXTS.clear()
+        forget_older_half(_TILE_TEXTS)
     _TILE_TEXTS[id(placed), sniff, ox, oy] = (placed, text)
     return text
 
@@ -170,7 +172,7 @@ def _tile_text(placed: TilePlacement, sniff: bool, ox: float, oy: float) -> str:
 #: grows from one drawn before with its placements unchanged (the geometry
 #: keeps them, see :func:`~american_sniff.render.geometry.table_geometry`), so
 #: its tiles' text is that one's with the new tile's added. At most this many
-#: are kept (a few KB each), then all are forgotten.
+#: are kept (a few KB each), then the older half is forgotten.
 _TILE_RUNS_KEPT = 1 << 10
 _TILE_RUNS: dict[
     tuple[int, Tile | None, float, float],
@@ -191,7 +193,7 @@ def _tiles_text(tiles: tuple[TilePlacement, ...], sniff: Tile | None, ox: float,
     else:
         text = "\n".join([_tile_text(placed, placed.tile == sniff, ox, oy) for placed in tiles])
     if len(_TILE_RUNS) >= _TILE_RUNS_KEPT:
-        _TILE_RUNS.clear()
+        forget_older_half(_TILE_RUNS)
     _TILE_RUNS[id(last), sniff, ox, oy] = (last, tiles, text)
     return text
 
