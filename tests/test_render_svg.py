@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from american_sniff import Layout, apply, legal_moves, new_match, placement_points
+from american_sniff.layout import placements_of
 from american_sniff.render import PIP_SPOTS, render_svg
 from american_sniff.render import svg as svg_module
 from random_tables import random_tables
@@ -302,7 +303,8 @@ def test_matches_drawn_in_turn_each_grow_from_their_last_table_however_full_the_
     monkeypatch.setattr(svg_module, "_TILE_RUNS_KEPT", 48)
     matches = []
     for seed in range(24):
-        rng, state, tables = random.Random(seed), new_match(2, seed=seed), []
+        rng, state = random.Random(seed), new_match(2, seed=seed)
+        tables: list[Layout] = []
         while not state.is_over and len(tables) < 12:
             state = apply(state, rng.choice(legal_moves(state)))
             if state.layout.count > 1 and (not tables or state.layout is not tables[-1]):
@@ -323,7 +325,7 @@ def test_matches_drawn_in_turn_each_grow_from_their_last_table_however_full_the_
             render_svg(tables[turn], caption=False)
     # Read whole: only a table not one tile larger than the match's last one
     # drawn (its first table, and the second of a new round).
-    grown = geometry.placements_of
+    grown = placements_of
     expected = [
         tables[turn]
         for turn in range(12)

@@ -169,7 +169,9 @@ class Driver:
         database's clock may run a little apart from this one's).
         """
         seats = self._leases.get(match_id)
-        return bool(seats) and max(seats.values()) > time.monotonic() - self.lease * _LAPSED
+        if not seats:
+            return False
+        return max(seats.values()) > time.monotonic() - self.lease * _LAPSED
 
     def _prune(self, now: float) -> None:
         """Forget the leases that have lapsed: only the matches driven lately are kept."""
