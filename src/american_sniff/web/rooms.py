@@ -177,6 +177,17 @@ class Room:
         text is the one the connection was last sent is left out, and the
         connection's :attr:`~american_sniff.web.connection.Connection.shown`
         now holds the ones this message carries.
+
+        >>> from american_sniff.web.game import Game, new_setup
+        >>> from american_sniff.web.store import Store
+        >>> game = Game.create(Store(":memory:"), new_setup(2, ["human", "human"], seed=1))
+        >>> room = Room(game, set())
+        >>> page = Connection(None, 0, changed=True)  # (its text needs no socket)
+        >>> first, again = json.loads(room.text_for(page)), json.loads(room.text_for(page))
+        >>> [member in first for member in ("table", "last_table", "tallies")]
+        [True, True, True]
+        >>> [member in again for member in ("table", "last_table", "tallies")]
+        [False, False, False]
         """
         if not (connection.changed and connection.pictures):
             return self.text(
