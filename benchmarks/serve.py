@@ -1123,25 +1123,16 @@ def main() -> int:
 
             bracket = ctypes.CDLL(args.bracketed)
             bracket.cg_stop.argtypes = [ctypes.c_char_p]
-        warm = args.messages // 5
+        settings = {
+            "seed": args.seed,
+            "warm": args.messages // 5,
+            "bracket": bracket,
+            "table": args.table,
+            "at_once": args.at_once,
+        }
         results = {
-            "without pictures": _messages(
-                args.messages,
-                pictures=False,
-                seed=args.seed,
-                warm=warm,
-                bracket=bracket,
-                at_once=args.at_once,
-            ),
-            "with pictures": _messages(
-                args.messages,
-                pictures=True,
-                seed=args.seed,
-                warm=warm,
-                bracket=bracket,
-                table=args.table,
-                at_once=args.at_once,
-            ),
+            "without pictures": _messages(args.messages, pictures=False, **settings),
+            "with pictures": _messages(args.messages, pictures=True, **settings),
         }
         print(json.dumps(results, indent=2))
         return 0
