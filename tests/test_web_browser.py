@@ -29,7 +29,9 @@ import pytest
 from american_sniff import MatchRecord, MatchState, Tile, replay
 from american_sniff.layout import Layout, Point, Side
 from american_sniff.render import render_svg
+from american_sniff.web.game import Game, new_setup
 from american_sniff.web.pictures import Pictures
+from american_sniff.web.store import LogEntry, Store
 
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
@@ -982,4 +984,35 @@ def test_each_hint_has_its_reason_in_words_beside_it(server: _Server, browser: B
         page.wait(f"document.body.dataset.seq !== {json.dumps(seq)}")
         hints += 1
     assert hints == 4
+    page.close()
+
+
+def test_the_operators_list_pages_through_every_stored_match(
+    server: _Server, browser: Browser
+) -> None:
+    """The start page with the operator's key lists the stored matches a page at a time.
+
+    102 matches, one of them broken (its log no longer replays): the first 100
+    come first, newest first; "More matches" brings the other two, the broken
+    one with its reason, and then hides itself.
+    """
+    store = Store(server.db)
+    try:
+        broken = Game.create(store, new_setup(2, ["human", "greedy"], seed=1))
+        store.append(broken.id, LogEntry("move", "pass"), expected=0)  # no pass on an empty table
+        for seed in range(101):
+            Game.create(store, new_setup(2, ["human", "greedy"], seed=seed))
+    finally:
+        store.close()
+    page = browser.page()
+    page.go(f"{server.base}#key={server.key}")
+    page.wait("document.querySelectorAll('#matches .stored').length === 100")
+    assert page.js("document.getElementById('more-matches').hidden") is False
+    page.click("#more-matches")
+    page.wait("document.querySelectorAll('#matches .stored').length === 102")
+    assert page.js("document.getElementById('more-matches').hidden") is True
+    shown = page.js("document.querySelector('#matches .stored.broken').textContent")
+    assert shown.startswith(f"{broken.id}: broken (")
+    watched = "document.querySelectorAll('#matches .stored a[download]').length"
+    assert page.js(watched) == 101  # each good match's record link
     page.close()

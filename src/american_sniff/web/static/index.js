@@ -82,24 +82,40 @@ $("setup").addEventListener("submit", async (event) => {
   }
 });
 
-async function storedMatches() {
+// One stored match in the operator's list: its seats' links, or why its log no longer replays.
+function storedMatch(m, key) {
+  if (m.broken) return el("div", { class: "stored broken", text: `${m.id}: broken (${m.broken})` });
+  const state = m.winner === null ? `round ${m.round}, scores ${m.scores.join(" : ")}` : `over, ${sideName(m.players, m.winner)} won`;
+  const record = `/api/matches/${m.id}/record?key=${encodeURIComponent(key)}`;
+  return el("div", { class: "stored" },
+    el("div", { text: `${m.players} players (${m.kinds.map(kindName).join(", ")}): ${state}` }),
+    ...m.seats.map((s) => el("a", { href: s.url, text: `seat ${s.seat} ` })),
+    el("a", { href: m.spectator, text: "watch " }),
+    el("a", { href: record, download: "", text: "record " }),
+    el("a", { href: `/replay#match=${m.id}&key=${encodeURIComponent(key)}`, text: "replay" }));
+}
+
+// The operator's list of stored matches, newest first, a page at a time: the
+// server sends a page and the id to ask for the next one after ("next"), which
+// "More matches" asks for.
+async function storedMatches(after) {
   const key = new URLSearchParams(location.hash.slice(1)).get("key");
   if (!key) return;
   // The operator's key lets the replay viewer open any record file.
   for (const link of document.querySelectorAll('a[href="/replay"]')) link.href = `/replay#key=${encodeURIComponent(key)}`;
-  const listed = await fetchJson(`/api/matches?key=${encodeURIComponent(key)}`);
+  const from = after ? `&after=${encodeURIComponent(after)}` : "";
+  const listed = await fetchJson(`/api/matches?key=${encodeURIComponent(key)}${from}`);
   const box = $("matches");
-  box.replaceChildren(...listed.matches.map((m) => {
-    const state = m.winner === null ? `round ${m.round}, scores ${m.scores.join(" : ")}` : `over, ${sideName(m.players, m.winner)} won`;
-    const record = `/api/matches/${m.id}/record?key=${encodeURIComponent(key)}`;
-    return el("div", { class: "stored" },
-      el("div", { text: `${m.players} players (${m.kinds.map(kindName).join(", ")}): ${state}` }),
-      ...m.seats.map((s) => el("a", { href: s.url, text: `seat ${s.seat} ` })),
-      el("a", { href: m.spectator, text: "watch " }),
-      el("a", { href: record, download: "", text: "record " }),
-      el("a", { href: `/replay#match=${m.id}&key=${encodeURIComponent(key)}`, text: "replay" }));
-  }));
-  $("matches-panel").hidden = listed.matches.length === 0;
+  const entries = listed.matches.map((m) => storedMatch(m, key));
+  if (after) box.append(...entries);
+  else box.replaceChildren(...entries);
+  const more = $("more-matches");
+  more.hidden = listed.next === null;
+  more.onclick = () => {
+    more.hidden = true;
+    storedMatches(listed.next).catch((error) => { $("error").textContent = error.message; });
+  };
+  $("matches-panel").hidden = box.children.length === 0;
 }
 
 seatRows();
