@@ -38,6 +38,7 @@ def _tables(matches: int, seed: int) -> list[Layout]:
     return tables
 
 
+@pytest.mark.sweep
 def test_carrying_on_gives_every_geometry_a_fresh_search_gives() -> None:
     """On three pages, each table of a match is laid out as without memory, and the memory helps."""
     memory = Memory(4096)
@@ -51,6 +52,7 @@ def test_carrying_on_gives_every_geometry_a_fresh_search_gives() -> None:
     assert memory.hits > len(tables)  # most tables carried on from the one before
 
 
+@pytest.mark.sweep
 def test_carrying_on_gives_every_compact_drawing_a_fresh_search_gives() -> None:
     """At 80 and 40 columns, each table of a match is drawn in the same glyphs as without memory."""
     memory = Memory(2048)
