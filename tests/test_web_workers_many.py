@@ -552,23 +552,38 @@ def _served_by(address: str, client: socket.socket, pids: list[int], pid: int) -
 
 
 def _accepted_by(served: Served, pid: int, others: list[int]) -> socket.socket:
-    """A new connection to the server that worker ``pid`` accepted (the ``others`` stopped)."""
-    for other in others:
-        os.kill(other, signal.SIGSTOP)
-    try:
-        raw = socket.create_connection(tuple(served.address.rsplit(":", 1)), timeout=10)  # type: ignore[arg-type]
-        try:
-            # Generous: a worker just forked on a loaded machine may take a while to serve.
-            served.until(
-                lambda: _accept_queue(served.address) == 0, "the connection was not taken", 90
-            )
-        except BaseException:
-            raw.close()
-            raise
-    finally:
+    """A new connection to the server that worker ``pid`` accepted (the ``others`` stopped).
+
+    A worker still starting may wait on one of the others (a lock it holds in
+    the database while it makes its tables), which, stopped, never lets go:
+    so a connection not taken within a while is given up, the others run on
+    for a moment, and a new one is tried (six tries in all).
+    """
+    for attempt in range(6):
+        if attempt:
+            time.sleep(2)  # the others run on, and let go of what they hold
         for other in others:
-            os.kill(other, signal.SIGCONT)
-    return raw
+            os.kill(other, signal.SIGSTOP)
+        try:
+            raw = socket.create_connection(tuple(served.address.rsplit(":", 1)), timeout=10)  # type: ignore[arg-type]
+            try:
+                # Generous: a worker just forked on a loaded machine may take a while to serve.
+                served.until(
+                    lambda: _accept_queue(served.address) == 0, "the connection was not taken", 15
+                )
+            except AssertionError:
+                raw.close()
+                if attempt == 5:
+                    raise
+                continue
+            except BaseException:
+                raw.close()
+                raise
+        finally:
+            for other in others:
+                os.kill(other, signal.SIGCONT)
+        return raw
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def _said_hello(
