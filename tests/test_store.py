@@ -657,6 +657,77 @@ def test_every_append_is_announced_to_listeners_in_commit_order(postgres_target:
             admin.execute(f'DROP SCHEMA "{postgres_target[1]}_x" CASCADE')
 
 
+def test_a_batch_overtaken_between_its_read_and_its_write_is_written_entry_by_entry(
+    postgres_target: Target,
+) -> None:
+    """PostgreSQL reads a batch's lengths once; an insert that lands after that read refuses
+    only its own entry (the batch is tried again, each in turn), and only what was written
+    is announced, in the batch's order."""
+    with _open(postgres_target) as store, _open(postgres_target) as other:
+        assert isinstance(store, PostgresStore)
+        one, two = store.create(2, match_id="one"), store.create(2, match_id="two")
+        first, second = _move(one), _move(two)
+        together = store._append_together
+        tries: list[int] = []
+
+        def overtaken(db: Any, appends: list[Any]) -> Any:
+            class Late:  # the other worker's append lands between the read and the insert
+                def execute(self, sql: str, *args: Any) -> Any:
+                    if sql.startswith("INSERT") and not tries:
+                        other.append("one", 0, first)
+                    if sql.startswith("INSERT"):
+                        tries.append(1)
+                    return db.execute(sql, *args)
+
+            return together(Late(), appends)
+
+        store._append_together = overtaken  # type: ignore[method-assign]
+        with store.listen() as heard:
+            results = store.append_many(
+                [("two", 0, second), ("one", 0, first), ("two", 1, _move(two.after(second)))]
+            )
+            assert tries == [1]  # the insert of all three failed, and was not tried again so
+            assert results[0] == 1
+            assert isinstance(results[1], StaleAppend)
+            assert (results[1].expected, results[1].length) == (0, 1)
+            assert results[2] == 2
+            got: list[Appended] = []
+            while len(got) < 3:
+                batch = heard.wait(5)
+                assert batch
+                got += batch
+            assert heard.wait(0.1) == ()
+        # The other's append first (it committed first), then the batch's two, in its order.
+        assert [(a.match_id, a.length) for a in got] == [("one", 1), ("two", 1), ("two", 2)]
+        loaded = store.load("two")
+        assert isinstance(loaded, Match)
+        assert loaded == two.after(second).after(_move(two.after(second)))
+
+
+def test_a_batch_is_announced_in_its_order(postgres_target: Target) -> None:
+    """The entries of one batch, over several matches, are heard in the batch's order."""
+    with _open(postgres_target) as store:
+        assert isinstance(store, PostgresStore)
+        matches = [store.create(2, match_id=f"m{n}") for n in range(5)]
+        appends = []
+        for match in reversed(matches):
+            appends.append((match.id, 0, _move(match)))
+        for match in matches:
+            after = match.after(_move(match))
+            appends.append((match.id, 1, _move(after)))
+        with store.listen() as heard:
+            assert store.append_many(appends) == [1] * 5 + [2] * 5
+            got: list[Appended] = []
+            while len(got) < 10:
+                batch = heard.wait(5)
+                assert batch
+                got += batch
+        assert [(a.match_id, a.length) for a in got] == [
+            (match_id, expected + 1) for match_id, expected, _ in appends
+        ]
+        assert [a.entry for a in got] == [entry for _, _, entry in appends]
+
+
 def test_a_listener_drops_what_another_program_sent_on_its_channel(
     postgres_target: Target,
 ) -> None:

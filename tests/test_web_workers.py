@@ -659,6 +659,14 @@ def test_a_worker_catching_up_takes_the_announced_entry_without_a_read(
                 return tail(match_id, start)
 
             library.entries = entries
+            followed: list[int] = []
+            follow = follower.flow.follow
+
+            async def counted(room: Any, length: int, entry: Any) -> None:
+                followed.append(length)
+                await follow(room, length, entry)
+
+            follower.flow.follow = counted  # type: ignore[method-assign]
             states = list(held.states)
             for seq in range(2):
                 async with moves.lock:
@@ -669,6 +677,8 @@ def test_a_worker_catching_up_takes_the_announced_entry_without_a_read(
                 while held.seq < seq + 1:
                     assert time.monotonic() < deadline, "the move was never heard"
                     await asyncio.sleep(0.01)
+            await asyncio.gather(*list(follower.rooms.closing))  # every catching up done
+            assert followed == [1, 2]  # each announcement taken once
             assert loads == []  # not the whole match,
             assert tails == []  # nor its tail: the announcement carried the entry
             assert held.states[:1] == states  # the states held were kept, not replayed

@@ -136,7 +136,6 @@ class Listener:
             ):
                 return  # followed by the worker that serves its browsers, by nobody here
             self._behind(room, length, entry)
-            self._behind(room, length, entry)
 
     def _read_again(self, room: Room) -> None:
         """The log of ``room``'s match grew by an unknown number of entries: read it again."""
