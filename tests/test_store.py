@@ -657,51 +657,62 @@ def test_every_append_is_announced_to_listeners_in_commit_order(postgres_target:
             admin.execute(f'DROP SCHEMA "{postgres_target[1]}_x" CASCADE')
 
 
-def test_a_batch_overtaken_between_its_read_and_its_write_is_written_entry_by_entry(
+def test_a_batch_overtaken_by_another_writer_is_written_entry_by_entry(
     postgres_target: Target,
 ) -> None:
-    """PostgreSQL reads a batch's lengths once; an insert that lands after that read refuses
-    only its own entry (the batch is tried again, each in turn), and only what was written
-    is announced, in the batch's order."""
-    with _open(postgres_target) as store, _open(postgres_target) as other:
+    """Another transaction's insert of a number of the batch refuses only that entry.
+
+    PostgreSQL writes a batch in one statement. The other insert commits while the
+    batch waits on it: the batch is tried again, each entry in turn, and only what was
+    written is announced, in order.
+    """
+    import psycopg
+
+    with _open(postgres_target) as store:
         assert isinstance(store, PostgresStore)
         one, two = store.create(2, match_id="one"), store.create(2, match_id="two")
         first, second = _move(one), _move(two)
-        together = store._append_together
-        tries: list[int] = []
-
-        def overtaken(db: Any, appends: list[Any]) -> Any:
-            class Late:  # the other worker's append lands between the read and the insert
-                def execute(self, sql: str, *args: Any) -> Any:
-                    if sql.startswith("INSERT") and not tries:
-                        other.append("one", 0, first)
-                    if sql.startswith("INSERT"):
-                        tries.append(1)
-                    return db.execute(sql, *args)
-
-            return together(Late(), appends)
-
-        store._append_together = overtaken  # type: ignore[method-assign]
-        with store.listen() as heard:
-            results = store.append_many(
-                [("two", 0, second), ("one", 0, first), ("two", 1, _move(two.after(second)))]
+        with store.listen() as heard, psycopg.connect(POSTGRES_URL) as other:
+            other.execute(f'SET search_path TO "{postgres_target[1]}"')
+            other.execute(  # in a transaction not yet committed: the batch waits on its key
+                "INSERT INTO sniff_log (match_id, n, kind, value) VALUES (%s, 0, %s, %s)",
+                ("one", first.kind, first.value),
             )
-            assert tries == [1]  # the insert of all three failed, and was not tried again so
+            results: list[Any] = []
+            batch = threading.Thread(
+                target=lambda: results.extend(
+                    store.append_many(
+                        [
+                            ("two", 0, second),
+                            ("one", 0, first),
+                            ("two", 1, _move(two.after(second))),
+                        ]
+                    )
+                )
+            )
+            batch.start()
+            with psycopg.connect(POSTGRES_URL, autocommit=True) as watch:
+                deadline = time.monotonic() + 10
+                while not watch.execute("SELECT 1 FROM pg_locks WHERE NOT granted").fetchone():
+                    assert time.monotonic() < deadline, "the batch never waited on the insert"
+                    time.sleep(0.01)
+            other.commit()
+            batch.join(10)
             assert results[0] == 1
             assert isinstance(results[1], StaleAppend)
             assert (results[1].expected, results[1].length) == (0, 1)
             assert results[2] == 2
             got: list[Appended] = []
-            while len(got) < 3:
-                batch = heard.wait(5)
-                assert batch
-                got += batch
-            assert heard.wait(0.1) == ()
-        # The other's append first (it committed first), then the batch's two, in its order.
-        assert [(a.match_id, a.length) for a in got] == [("one", 1), ("two", 1), ("two", 2)]
+            while len(got) < 2:
+                news = heard.wait(5)
+                assert news
+                got += news
+            assert heard.wait(0.1) == ()  # (the other's insert did not announce itself)
+        assert [(a.match_id, a.length) for a in got] == [("two", 1), ("two", 2)]
         loaded = store.load("two")
         assert isinstance(loaded, Match)
         assert loaded == two.after(second).after(_move(two.after(second)))
+        assert store.load("one") == one.after(first)
 
 
 def test_a_batch_is_announced_in_its_order(postgres_target: Target) -> None:
@@ -709,9 +720,7 @@ def test_a_batch_is_announced_in_its_order(postgres_target: Target) -> None:
     with _open(postgres_target) as store:
         assert isinstance(store, PostgresStore)
         matches = [store.create(2, match_id=f"m{n}") for n in range(5)]
-        appends = []
-        for match in reversed(matches):
-            appends.append((match.id, 0, _move(match)))
+        appends = [(match.id, 0, _move(match)) for match in reversed(matches)]
         for match in matches:
             after = match.after(_move(match))
             appends.append((match.id, 1, _move(after)))

@@ -45,6 +45,37 @@ _TABLES = (
         expires DOUBLE PRECISION NOT NULL,
         PRIMARY KEY (match_id, seat)
     )""",
+    # The appends of a batch, each checked and written as if alone, in order, in the
+    # caller's one statement: one round trip and one commit for all (see _append_many).
+    # Each result is the log's new length (1 or more), -1 where there is no such
+    # match, or -2 - length where the log's length was not the one expected.
+    """CREATE OR REPLACE FUNCTION sniff_append_many(
+        ids TEXT[], expected INTEGER[], kinds TEXT[], texts TEXT[], channel TEXT
+    ) RETURNS INTEGER[] LANGUAGE plpgsql AS $$
+    DECLARE
+        results INTEGER[] := '{}';
+        have INTEGER;
+    BEGIN
+        FOR i IN 1 .. COALESCE(array_length(ids, 1), 0) LOOP
+            IF NOT EXISTS (SELECT 1 FROM sniff_matches WHERE id = ids[i]) THEN
+                results := results || -1;
+                CONTINUE;
+            END IF;
+            SELECT COALESCE(MAX(n) + 1, 0) INTO have FROM sniff_log WHERE match_id = ids[i];
+            IF have <> expected[i] THEN
+                results := results || (-2 - have);
+                CONTINUE;
+            END IF;
+            INSERT INTO sniff_log (match_id, n, kind, value)
+                VALUES (ids[i], expected[i], kinds[i], texts[i]);
+            -- Sent when the transaction commits, in this order; the entry goes with it.
+            PERFORM pg_notify(
+                channel, ids[i] || ' ' || (expected[i] + 1) || ' ' || kinds[i] || ' ' || texts[i]
+            );
+            results := results || (expected[i] + 1);
+        END LOOP;
+        RETURN results;
+    END $$""",
 )
 
 #: The database's clock, in seconds since the epoch.
@@ -134,82 +165,46 @@ class PostgresStore(SQLStore):
             yield self._db
 
     def _append(self, match_id: str, expected: int, entry: LogEntry) -> None:
-        try:
-            with self._transaction() as db:
-                self._append_entry(db, match_id, expected, entry)
-                # Sent when the transaction commits, in commit order.
-                # (The entry goes with it: a follower need not read it back.)
-                db.execute(
-                    "SELECT pg_notify(%s, %s)",
-                    (self._channel, f"{match_id} {expected + 1} {entry.kind} {entry.value}"),
-                )
-        except self._errors.UniqueViolation:
-            # Another transaction wrote this number after we read the length.
-            with self._transaction() as db:
-                length = self._length(db, match_id)
-            raise StaleAppend(match_id, expected, length) from None
+        result = self._append_many([(match_id, expected, entry)])[0]
+        if not isinstance(result, int):
+            raise result
 
     def _append_many(
         self, appends: list[tuple[str, int, LogEntry]]
     ) -> list[int | StaleAppend | NoSuchMatch]:
-        # One transaction, one commit for all, in a few round trips whatever
-        # their number: the logs' lengths read in one query, the entries
-        # inserted in one and announced in one (in order, sent at the commit).
-        # A writer's thread then waits on the database a few times a batch,
-        # not six times an entry: each wait gives up Python's lock, and
-        # taking it back from a busy event loop's thread can take a switch
-        # interval (5 ms). If another transaction inserted one of these
-        # numbers after the lengths were read, nothing is written, and each
-        # entry is tried in turn.
+        # One statement for all (sniff_append_many, made with the tables): one
+        # round trip and one commit, where an entry in a transaction of its own
+        # would wait on the database six times (each wait gives up Python's
+        # lock, which a busy event loop's thread may keep for a switch
+        # interval, 5 ms, before the writer's thread gets it back). If another
+        # transaction inserted one of these numbers meanwhile, nothing is
+        # written, and each entry is tried in turn.
+        if not appends:
+            return []
         try:
-            with self._transaction() as db:
-                return self._append_together(db, appends)
+            with self._lock:
+                row = self._db.execute(
+                    "SELECT sniff_append_many(%s::text[], %s::integer[], %s::text[], "
+                    "%s::text[], %s)",
+                    (
+                        [match_id for match_id, _, _ in appends],
+                        [expected for _, expected, _ in appends],
+                        [entry.kind for _, _, entry in appends],
+                        [entry.value for _, _, entry in appends],
+                        self._channel,
+                    ),
+                ).fetchone()
         except self._errors.UniqueViolation:
             return self._append_each(appends)
-
-    def _append_together(
-        self, db: Any, appends: list[tuple[str, int, LogEntry]]
-    ) -> list[int | StaleAppend | NoSuchMatch]:
-        """Check each append against the lengths read once, then write those that fit, together."""
-        lengths: dict[str, int] = dict(
-            db.execute(
-                "SELECT m.id, COALESCE((SELECT MAX(n) + 1 FROM sniff_log "
-                "WHERE match_id = m.id), 0) FROM sniff_matches m WHERE m.id = ANY(%s)",
-                (sorted({match_id for match_id, _, _ in appends}),),
-            ).fetchall()
-        )
         results: list[int | StaleAppend | NoSuchMatch] = []
-        ids: list[str] = []
-        numbers: list[int] = []
-        kinds: list[str] = []
-        values: list[str] = []
-        notes: list[str] = []
-        for match_id, expected, entry in appends:
-            length = lengths.get(match_id)
-            if length is None:
+        # (One result for each append: zip's strict check stands for the database's word.)
+        for (match_id, expected, _), result in zip(appends, row[0] if row else (), strict=True):
+            if result > 0:
+                results.append(result)
+            elif result == -1:
                 results.append(NoSuchMatch(f"there is no match {match_id!r}"))
-            elif length != expected:
-                results.append(StaleAppend(match_id, expected, length))
             else:
-                lengths[match_id] = expected + 1
-                ids.append(match_id)
-                numbers.append(expected)
-                kinds.append(entry.kind)
-                values.append(entry.value)
-                # (The entry goes with its announcement: a follower need not read it back.)
-                notes.append(f"{match_id} {expected + 1} {entry.kind} {entry.value}")
-                results.append(expected + 1)
-        if notes:
-            db.execute(
-                "INSERT INTO sniff_log (match_id, n, kind, value) "
-                "SELECT * FROM unnest(%s::text[], %s::integer[], %s::text[], %s::text[])",
-                (ids, numbers, kinds, values),
-            )
-            # Sent in the array's order (the appends'), when the transaction commits.
-            db.execute(
-                "SELECT pg_notify(%s, note) FROM unnest(%s::text[]) AS note",
-                (self._channel, notes),
-            )
+                results.append(StaleAppend(match_id, expected, -2 - result))
         return results
 
     def _append_each(
