@@ -28,7 +28,13 @@ from .rooms import Room
 from .shared import LibraryStore
 from .store import LogEntry
 
-__all__ = ["Listener"]
+__all__ = ["GATHER", "Listener"]
+
+#: How long the listening thread lets announcements gather after the first
+#: of a batch, in seconds, before it hands them to the event loop at once.
+#: Every worker hears every append of the database; woken for each, four
+#: workers spent about a third of their CPU on the announcements.
+GATHER = 0.01
 
 
 class Listener:
@@ -90,6 +96,9 @@ class Listener:
                     heard = self.flow.store.listen()  # type: ignore[attr-defined]
                     loop.call_soon_threadsafe(self._catch_up_all)
                 appended = heard.wait(0.25)
+                if appended:  # let the others on their way come too: one wake for them all
+                    self._stop_listening.wait(GATHER)
+                    appended += heard.wait(0)
             except RuntimeError:  # pragma: no cover - the event loop closed first
                 break
             except Exception:  # the connection was lost: listen again, then catch up
