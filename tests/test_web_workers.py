@@ -1002,3 +1002,43 @@ def test_a_refused_message_is_planned_again_only_where_what_it_depends_on_is_unc
     with pytest.raises(Stale):
         Flow._replan(game, past, other, "continue", game.state)  # its round is over
     store.close()
+
+
+def test_the_listener_hands_announcements_that_come_together_to_the_loop_at_once(
+    tmp_path: Path,
+) -> None:
+    """After the first announcement of a batch, the thread waits GATHER for more: one wake."""
+    from american_sniff.store import Appended
+    from american_sniff.web import listener
+
+    server = Server(Store(tmp_path / "m.sqlite3"), bot_delay=0, limits=SocketLimits.lifted())
+    first, second = Appended("one", 1), Appended("one", 2)
+    asked: list[float] = []
+
+    class Heard:  # the listening connection: one at first, the other right after
+        def wait(self, timeout: float) -> tuple[Appended, ...]:
+            asked.append(timeout)
+            if len(asked) == 1:
+                return (first,)
+            if len(asked) == 2:
+                return (second,)
+            server.listener._stop_listening.set()
+            return ()
+
+        def close(self) -> None:
+            pass
+
+    class Loop:
+        def __init__(self) -> None:
+            self.calls: list[tuple[Any, ...]] = []
+
+        def call_soon_threadsafe(self, *call: Any) -> None:
+            self.calls.append(call)
+
+    loop = Loop()
+    waited: list[float] = []
+    server.listener._stop_listening.wait = waited.append  # type: ignore[method-assign,assignment]
+    server.listener._listen(Heard(), cast(Any, loop))
+    assert waited == [listener.GATHER]  # it let the second come
+    assert asked[1] == 0  # and then took what had come, without waiting again
+    assert loop.calls == [(server.listener._announced_all, (first, second))]
