@@ -1042,3 +1042,4 @@ def test_the_listener_hands_announcements_that_come_together_to_the_loop_at_once
     assert waited == [listener.GATHER]  # it let the second come
     assert asked[1] == 0  # and then took what had come, without waiting again
     assert loop.calls == [(server.listener._announced_all, (first, second))]
+    asyncio.run(server.close())
