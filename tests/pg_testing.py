@@ -24,6 +24,20 @@ POSTGRES_URL = os.environ.get("AMERICAN_SNIFF_POSTGRES_URL", "postgresql://127.0
 REQUIRE_POSTGRES = os.environ.get("AMERICAN_SNIFF_REQUIRE_POSTGRES") == "1"
 
 
+def psycopg_or_skip() -> None:
+    """Skip the calling module without psycopg; fail it under ``AMERICAN_SNIFF_REQUIRE_POSTGRES=1``.
+
+    Called at a module's top, where ``pytest.importorskip("psycopg")`` would
+    skip even where PostgreSQL is required.
+    """
+    try:
+        import psycopg  # noqa: F401
+    except ImportError as error:
+        if REQUIRE_POSTGRES:
+            pytest.fail(f"psycopg is needed under AMERICAN_SNIFF_REQUIRE_POSTGRES=1 ({error})")
+        pytest.skip(f"could not import psycopg: {error}", allow_module_level=True)
+
+
 def postgres_schema(prefix: str) -> Iterator[str]:
     """A fresh schema on the test database, dropped afterwards; skip (or fail) without one."""
     try:

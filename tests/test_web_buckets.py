@@ -13,9 +13,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from pg_testing import POSTGRES_URL, library, postgres_schema
+from pg_testing import POSTGRES_URL, library, postgres_schema, psycopg_or_skip
 
-pytest.importorskip("psycopg")
 pytest.importorskip("starlette")
 pytest.importorskip("httpx2")  # TestClient's transport (Starlette 1 and later)
 
@@ -26,6 +25,8 @@ from american_sniff.web.app import create_app
 from american_sniff.web.buckets import SharedBuckets
 from american_sniff.web.game import Game, new_setup
 from american_sniff.web.limits import Rate, SocketLimits
+
+psycopg_or_skip()  # (not importorskip: under AMERICAN_SNIFF_REQUIRE_POSTGRES=1 it fails)
 
 
 @pytest.fixture

@@ -36,15 +36,16 @@ import pytest
 
 from american_sniff.engine import legal_moves
 from american_sniff.web.game import Game, new_setup
-from pg_testing import POSTGRES_URL, library, postgres_schema
+from pg_testing import POSTGRES_URL, library, postgres_schema, psycopg_or_skip
 
-pytest.importorskip("psycopg")
 pytest.importorskip("uvicorn")
 client = pytest.importorskip("websockets.asyncio.client")
 sync_client = pytest.importorskip("websockets.sync.client")
 exceptions = pytest.importorskip("websockets.exceptions")
 
 from american_sniff.web.handoff import owner  # noqa: E402
+
+psycopg_or_skip()  # (not importorskip: under AMERICAN_SNIFF_REQUIRE_POSTGRES=1 it fails)
 
 
 @pytest.fixture
