@@ -30,6 +30,8 @@ from american_sniff.store import (
     MAX_LOG,
     MAX_METADATA,
     MAX_PAGE,
+    MAX_SETTING,
+    MAX_SETTING_NAME,
     MAX_VALUE,
     Appended,
     BrokenMatch,
@@ -217,6 +219,56 @@ def test_many_appends_at_once_are_each_checked_as_if_alone(store: MatchStore) ->
     with pytest.raises(TypeError, match="LogEntry"):
         store.append_many([(one.id, 2, "move 1")])  # type: ignore[list-item]
     assert store.entries(one.id, 2) == ()  # nothing written by the refused calls
+
+
+def test_a_hosts_settings_keep_their_first_value_apart_from_the_matches(
+    opened: Callable[[], MatchStore],
+) -> None:
+    """The first value stored wins, for every connection; no list of matches shows a setting."""
+    store, other = opened(), opened()
+    match = store.create(2, seed=4)
+    assert store.setting_of("key") is None
+    assert store.setting("key", "first") == "first"
+    assert other.setting("key", "second") == "first"
+    assert other.setting_of("key") == "first"
+    assert store.setting("empty", "") == ""  # an empty value is a value
+    assert store.setting_of("empty") == ""
+    assert [m.id for m in store.matches().matches] == [match.id]
+    long_name, long_value = "n" * MAX_SETTING_NAME, "v" * MAX_SETTING
+    assert store.setting(long_name, long_value) == long_value
+    for name in ("", "n" * (MAX_SETTING_NAME + 1), None, 3, b"key"):
+        with pytest.raises(ValueError, match="setting's name") as caught:
+            store.setting(name, "x")  # type: ignore[arg-type]
+        assert len(str(caught.value)) < 120
+        with pytest.raises(ValueError, match="setting's name"):
+            store.setting_of(name)  # type: ignore[arg-type]
+    for value in ("v" * (MAX_SETTING + 1), None, 3, ["x"]):
+        with pytest.raises(ValueError, match="setting's value") as caught:
+            store.setting("other", value)  # type: ignore[arg-type]
+        assert len(str(caught.value)) < 120
+    assert store.setting_of("other") is None  # nothing written by the refused calls
+
+
+def test_a_setting_stored_by_many_threads_at_once_has_one_value(
+    opened: Callable[[], MatchStore],
+) -> None:
+    """Eight threads, each with its own connection, store one setting at once: all get one value."""
+    stores = [opened() for _ in range(8)]
+    got: list[str] = []
+    start = threading.Barrier(len(stores))
+
+    def store_it(store: MatchStore, value: str) -> None:
+        start.wait()
+        got.append(store.setting("shared", value))
+
+    threads = [threading.Thread(target=store_it, args=(s, f"v{n}")) for n, s in enumerate(stores)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert len(got) == len(stores)
+    assert len(set(got)) == 1
+    assert stores[0].setting_of("shared") == got[0]
 
 
 def test_pages_list_every_match_once_newest_first(store: MatchStore) -> None:

@@ -46,6 +46,10 @@ def test_the_library_store_keeps_settings_apart_from_matches(opener: Opener) -> 
         assert store.meta_of("key") == "first"
         game = Game.create(store, new_setup(2, ["human", "greedy"], seed=3))
         assert store.ids() == [game.id]
+        library = getattr(store, "library", None)
+        if library is not None:  # the library's own list has no settings either (no key)
+            assert [m.id for m in library.matches().matches] == [game.id]
+            assert library.setting_of("key") == "first"
         with pytest.raises(ValueError, match="exists"):
             store.create(game.id, 0.0, game.setup.to_dict())
         with pytest.raises(ValueError, match="no match"):

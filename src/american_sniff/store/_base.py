@@ -26,6 +26,8 @@ __all__ = [
     "MAX_LOG",
     "MAX_METADATA",
     "MAX_PAGE",
+    "MAX_SETTING",
+    "MAX_SETTING_NAME",
     "MAX_VALUE",
     "BrokenMatch",
     "LogEntry",
@@ -60,6 +62,12 @@ MAX_LEASE = 3600.0
 
 #: The most matches one page of :meth:`MatchStore.matches` holds.
 MAX_PAGE = 200
+
+#: The longest name of a host's setting (:meth:`MatchStore.setting`), in characters.
+MAX_SETTING_NAME = 200
+
+#: The longest value of a host's setting, in characters.
+MAX_SETTING = 10_000
 
 #: What a match id (and a lease's holder) matches.
 ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -368,6 +376,29 @@ def _check_lease(seat: object, holder: object, seconds: object) -> tuple[int, st
     return seat, holder, float(seconds)  # type: ignore[arg-type]
 
 
+def _check_setting_name(name: object) -> str:
+    if type(name) is not str or not 1 <= len(name) <= MAX_SETTING_NAME:
+        raise ValueError(
+            f"a setting's name is a text of 1 to {MAX_SETTING_NAME} characters, got {_brief(name)}"
+        )
+    return name
+
+
+def _check_setting(value: object) -> str:
+    if type(value) is not str or len(value) > MAX_SETTING:
+        raise ValueError(
+            f"a setting's value is a text of at most {MAX_SETTING} characters, got {_brief(value)}"
+        )
+    return value
+
+
+def _brief(value: object) -> str:
+    """A short description of ``value`` for an error message: its type, and its length if text."""
+    if type(value) is str:
+        return f"a text of {len(value)} characters"
+    return type(value).__name__
+
+
 def _check_cursor(cursor: object) -> int | None:
     if cursor is None:
         return None
@@ -558,6 +589,36 @@ class MatchStore(abc.ABC):
         seat, holder, _ = _check_lease(seat, holder, 1)
         self._release(match_id, seat, holder)
 
+    def setting(self, name: str, default: str) -> str:
+        """The host's setting ``name``: its stored value, else ``default``, stored now.
+
+        Settings are a host's own short texts kept beside its matches, in a
+        table of their own (``sniff_settings``), never listed among the
+        matches: the browser server keeps there its operator's key, the id of
+        each match's rematch, and why a match ended at the host's cap. A
+        setting is written once: the first value stored wins, so two
+        processes that store one at once both get the same value back.
+
+        >>> from american_sniff.store import SQLiteStore
+        >>> with SQLiteStore() as store:
+        ...     first = store.setting("greeting", "hello")
+        ...     second = store.setting("greeting", "goodbye")
+        ...     first, second, store.setting_of("greeting"), store.setting_of("other")
+        ('hello', 'hello', 'hello', None)
+
+        :raises ValueError: if ``name`` is not a text of 1 to
+            :data:`MAX_SETTING_NAME` characters, or ``default`` not one of at
+            most :data:`MAX_SETTING`.
+        """
+        return self._setting(_check_setting_name(name), _check_setting(default))
+
+    def setting_of(self, name: str) -> str | None:
+        """The stored value of the host's setting ``name`` (:meth:`setting`), or None.
+
+        :raises ValueError: if ``name`` is not a text of 1 to :data:`MAX_SETTING_NAME` characters.
+        """
+        return self._setting_of(_check_setting_name(name))
+
     def close(self) -> None:
         """Close the connection to the database."""
         self._close()
@@ -615,6 +676,14 @@ class MatchStore(abc.ABC):
     @abc.abstractmethod
     def _release(self, match_id: str, seat: int, holder: str) -> None:
         """Delete ``holder``'s lease, if it holds it."""
+
+    @abc.abstractmethod
+    def _setting(self, name: str, default: str) -> str:
+        """Store ``default`` as ``name`` unless one is; the value stored, in one transaction."""
+
+    @abc.abstractmethod
+    def _setting_of(self, name: str) -> str | None:
+        """The stored value of ``name``, or None."""
 
     @abc.abstractmethod
     def _close(self) -> None:

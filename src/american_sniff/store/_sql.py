@@ -1,7 +1,7 @@
-"""What the two SQL backends share: the statements on the same three tables, written once.
+"""What the two SQL backends share: the statements on the same four tables, written once.
 
-SQLite and PostgreSQL keep the same tables (``sniff_matches``, ``sniff_log``
-and ``sniff_leases``) and read and write them with the same statements; they
+SQLite and PostgreSQL keep the same tables (``sniff_matches``, ``sniff_log``,
+``sniff_leases`` and ``sniff_settings``) and read and write them with the same statements; they
 differ in how a parameter is marked (``?`` for sqlite3, ``%s`` for psycopg),
 in how a transaction is opened, in the error a duplicate id raises, and in
 how a lease is taken. :class:`SQLStore` holds the rest.
@@ -117,6 +117,27 @@ class SQLStore(MatchStore):
                 ),
                 (match_id, seat, holder),
             )
+
+    def _setting(self, name: str, default: str) -> str:
+        with self._transaction() as db:
+            db.execute(
+                self._sql(
+                    "INSERT INTO sniff_settings (name, value) VALUES (?, ?) "
+                    "ON CONFLICT (name) DO NOTHING"
+                ),
+                (name, default),
+            )
+            row = db.execute(
+                self._sql("SELECT value FROM sniff_settings WHERE name = ?"), (name,)
+            ).fetchone()
+        return str(row[0])
+
+    def _setting_of(self, name: str) -> str | None:
+        with self._transaction(write=False) as db:
+            row = db.execute(
+                self._sql("SELECT value FROM sniff_settings WHERE name = ?"), (name,)
+            ).fetchone()
+        return None if row is None else str(row[0])
 
     def _close(self) -> None:
         with self._lock:

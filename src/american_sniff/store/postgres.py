@@ -45,6 +45,10 @@ _TABLES = (
         expires DOUBLE PRECISION NOT NULL,
         PRIMARY KEY (match_id, seat)
     )""",
+    """CREATE TABLE IF NOT EXISTS sniff_settings (
+        name TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    )""",
     # The appends of a batch, each checked and written as if alone, in order, in the
     # caller's one statement: one round trip and one commit for all (see _append_many).
     # Each result is the log's new length (1 or more), -1 where there is no such
@@ -93,7 +97,8 @@ class PostgresStore(SQLStore):
     (``"postgresql://user@host:5432/dbname"``). With ``schema``, the tables
     live in that schema (created if missing; 1 to 48 lower-case letters,
     digits and ``_``); without it, in the connection's ``search_path``. The
-    tables (``sniff_matches``, ``sniff_log`` and ``sniff_leases``) and the
+    tables (``sniff_matches``, ``sniff_log``, ``sniff_leases`` and
+    ``sniff_settings``) and the
     function ``sniff_append_many`` (:meth:`append_many` in one statement: one
     round trip and one commit for a whole batch) are made if missing.
 

@@ -78,6 +78,10 @@ CREATE TABLE IF NOT EXISTS sniff_leases (
     expires REAL NOT NULL,
     PRIMARY KEY (match_id, seat)
 );
+CREATE TABLE IF NOT EXISTS sniff_settings (
+    name TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
 """
 
 
@@ -86,8 +90,8 @@ class SQLiteStore(SQLStore):
 
     ``path`` is the database file, created with its tables if missing, or
     ``":memory:"`` for a store that lasts as long as the object. The tables
-    are ``sniff_matches`` and ``sniff_log``, so the file may hold a host's
-    own tables too.
+    are ``sniff_matches``, ``sniff_log``, ``sniff_leases`` and
+    ``sniff_settings``, so the file may hold a host's own tables too.
 
     **Threads and processes.** One store object holds one connection and a
     lock: threads may share it, and take turns. Processes each open their

@@ -12,9 +12,10 @@ and machines may share (``american-sniff serve --db postgresql://...``).
   store checks in the transaction that writes (its safe append): a refusal
   is :class:`~american_sniff.web.store.StaleLog`, as from the SQLite store.
 * The server's few settings (its operator key, each match's rematch, why a
-  match ended at a cap) are kept as matches of their own, whose ids start
-  with :data:`META_PREFIX` and which no list shows: their creation is
-  atomic, so the first value stored is the one every process reads.
+  match ended at a cap) are the library store's settings
+  (:meth:`MatchStore.setting <american_sniff.store.MatchStore.setting>`), in
+  a table of their own that no list of matches shows: the first value
+  stored is the one every process reads.
 * A failure of the database is a :class:`StorageFailure`, which the server
   treats as it treats SQLite's errors (the change is not made, and the
   player is told).
@@ -22,7 +23,6 @@ and machines may share (``american-sniff serve --db postgresql://...``).
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 from collections.abc import Sequence
 from typing import Any
@@ -40,11 +40,7 @@ from ..store import (
 from ..store import LogEntry as LibraryEntry
 from .store import LogEntry, StaleLog, StoredMatch, append_each, expected_lengths
 
-__all__ = ["META_PREFIX", "LibraryStore", "StorageFailure"]
-
-#: How the ids of the matches that hold the server's settings start. A
-#: browser match's id is 12 characters, a setting's 45: they never meet.
-META_PREFIX = "meta_"
+__all__ = ["LibraryStore", "StorageFailure"]
 
 
 class StorageFailure(sqlite3.Error):
@@ -86,29 +82,16 @@ class LibraryStore:
     def meta_of(self, key: str) -> str | None:
         """The stored value of ``key``, or None if there is none (nothing is stored)."""
         try:
-            found = self.library.load(_meta_id(key))
-        except NoSuchMatch:
-            return None
+            return self.library.setting_of(key)
         except Exception as error:
             raise self._failure(error) from None
-        if isinstance(found, BrokenMatch):
-            return None
-        return str(found.setup.metadata["value"])
 
     def meta(self, key: str, default: str) -> str:
         """The stored value of ``key``; ``default`` is stored (and returned) if there is none."""
         try:
-            self.library.create(
-                2, seed=0, match_id=_meta_id(key), metadata={"meta": key, "value": default}
-            )
-        except MatchExists:
-            value = self.meta_of(key)
-            if value is None:  # pragma: no cover - a setting's match is never broken
-                raise StorageFailure(f"the setting {key!r} cannot be read") from None
-            return value
+            return self.library.setting(key, default)
         except Exception as error:
             raise self._failure(error) from None
-        return default
 
     def create(self, match_id: str, created: float, setup: dict[str, Any]) -> None:
         """Store a new match with an empty log (``created`` is the store's own clock).
@@ -237,8 +220,6 @@ class LibraryStore:
         :raises ValueError: if its log no longer replays (the reason says why).
         :raises StorageFailure: if the database cannot be read.
         """
-        if _is_meta(match_id):
-            return None  # a setting, not a match
         try:
             found = self.library.load(match_id)
         except (NoSuchMatch, ValueError):
@@ -255,27 +236,18 @@ class LibraryStore:
         )
 
     def ids(self) -> list[str]:
-        """Every stored match's id, the newest first (the settings are left out)."""
+        """Every stored match's id, the newest first."""
         ids: list[str] = []
         cursor = None
         try:
             while True:
                 page = self.library.matches(MAX_PAGE, cursor)
-                ids.extend(m.id for m in page.matches if not _is_meta(m.id))
+                ids.extend(m.id for m in page.matches)
                 cursor = page.cursor
                 if cursor is None:
                     return ids
         except Exception as error:
             raise self._failure(error) from None
-
-
-def _meta_id(key: str) -> str:
-    """The id of the match that holds the setting ``key``."""
-    return META_PREFIX + hashlib.sha256(key.encode()).hexdigest()[:40]
-
-
-def _is_meta(match_id: str) -> bool:
-    return match_id.startswith(META_PREFIX) and len(match_id) == len(META_PREFIX) + 40
 
 
 def _database_errors(store: MatchStore) -> tuple[type[BaseException], ...]:
