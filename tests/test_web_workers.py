@@ -177,6 +177,23 @@ def test_serve_on_an_unreachable_postgresql_is_one_line_without_the_password(
     error = capsys.readouterr().err
     assert "cannot open the database postgresql://ann:***@127.0.0.1:1/test" in error
     assert "secret" not in error
+    assert error.count("\n") == 1  # psycopg's hint on a second line is left out
+
+
+def test_serve_on_a_search_path_of_no_schema_says_to_create_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A URL whose search_path names a missing schema: one line saying to create it first."""
+    for schema in postgres_schema("sniff_nosuch"):  # made by nobody: it does not exist
+        url = f"{POSTGRES_URL}?options=-csearch_path%3D{schema}"
+        code, app = _serve(monkeypatch, ["--db", url])
+        assert (code, app) == (1, None)
+        error = capsys.readouterr().err
+        assert error.count("\n") == 1, error
+        assert f"cannot open the database {url}: " in error
+        assert "search_path names no schema that exists" in error
+        assert "CREATE SCHEMA" in error
+        assert "LINE 1" not in error
 
 
 def test_serve_keeps_its_matches_in_postgresql(

@@ -165,6 +165,29 @@ def _without_password(url: str) -> str:
     return f"{scheme}://{userinfo.split(':', 1)[0]}:***@{place}"
 
 
+#: PostgreSQL's error code (SQLSTATE) for a schema that does not exist: the
+#: one making the tables raises when no schema of the search_path exists.
+INVALID_SCHEMA_NAME = "3F000"
+
+
+def _why_not_opened(error: Exception) -> str:
+    r"""Why the database could not be opened, in one line (the first of ``error``'s).
+
+    A database error may run on over several lines (psycopg's hint, or the
+    statement and a caret under it), which the one-line message leaves out.
+
+    >>> _why_not_opened(OSError("refused\n\tIs the server running?"))
+    'refused'
+    """
+    if getattr(error, "sqlstate", None) == INVALID_SCHEMA_NAME:
+        return (
+            "the connection's search_path names no schema that exists: "
+            "create the schema first (CREATE SCHEMA name)"
+        )
+    lines = str(error).strip().splitlines()
+    return lines[0] if lines else type(error).__name__
+
+
 def _postgres(url: str) -> MatchBook:
     """The browser server's store on the PostgreSQL database at ``url``.
 
@@ -212,7 +235,8 @@ def _open_store(
             return sqlite(path), None, str(path.resolve())
         except Exception as error:  # sqlite3 errors, a directory, no permission
             print(
-                f"american-sniff serve: cannot open the database {path}: {error}", file=sys.stderr
+                f"american-sniff serve: cannot open the database {path}: {_why_not_opened(error)}",
+                file=sys.stderr,
             )
             return 1
     try:
@@ -231,7 +255,8 @@ def _open_store(
         return 2
     except Exception as error:  # psycopg's errors: no server, refused, bad URL
         print(
-            f"american-sniff serve: cannot open the database {_without_password(db)}: {error}",
+            f"american-sniff serve: cannot open the database {_without_password(db)}: "
+            f"{_why_not_opened(error)}",
             file=sys.stderr,
         )
         return 1
