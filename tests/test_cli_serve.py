@@ -22,6 +22,17 @@ def test_serve_is_listed_with_its_options(capsys: pytest.CaptureFixture[str]) ->
         assert words in shown
 
 
+def test_serve_help_says_the_matches_are_kept_in_sqlite_or_postgresql(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The description of ``serve --help`` names both stores ``--db`` takes, not SQLite alone."""
+    with pytest.raises(SystemExit):
+        main(["serve", "--help"])
+    description = " ".join(capsys.readouterr().out.split("\noptions:", 1)[0].split())
+    for words in ("SQLite file", "the default", "postgresql://", "survive a restart"):
+        assert words in description, description
+
+
 @pytest.mark.parametrize(
     ("argv", "words"),
     [

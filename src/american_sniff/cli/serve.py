@@ -495,9 +495,11 @@ COMMAND = Command(
         "'american-sniff[web]'). Open the address it prints; set up a match "
         "of 2, 3 or 4 players, each seat a person or a bot; play by clicking a "
         "tile and then one of its points on the table. Each person gets their "
-        "own link, and a spectator link is given too. Matches are kept in a "
-        "SQLite file, survive a restart, and download as records, which open "
-        "in the replay viewer."
+        "own link, and a spectator link is given too. The matches survive a "
+        "restart, and download as records, which open in the replay viewer. "
+        "--db says where they are kept: a SQLite file (the default, "
+        f"{DEFAULT_DB}), or a PostgreSQL database named by a postgresql:// URL "
+        "(needs the postgres extra), which several servers share."
     ),
     examples=(
         "american-sniff serve",
