@@ -28,6 +28,7 @@ from american_sniff.engine import legal_moves
 from american_sniff.moves import Place
 from american_sniff.views import view_for
 from american_sniff.web.game import Change, Game, new_setup
+from american_sniff.web.shared import LibraryStore
 from american_sniff.web.store import LogEntry, MatchBook, Store
 from pg_testing import POSTGRES_URL, Opener, library, postgres_schema
 
@@ -134,6 +135,30 @@ def test_a_bot_driver_on_a_stale_copy_reads_the_match_again_and_moves_not_twice(
     assert len(stored.log) == 1  # the bot moved once
     assert Game(stored, store).seq == 1
     store.close()
+
+
+def test_a_match_the_hosts_own_code_made_is_listed_as_not_the_browser_games(
+    opener: Opener,
+) -> None:
+    """A match made without the browser's setup: listed with that reason in words, no KeyError."""
+    store = opener()
+    if isinstance(store, LibraryStore):  # as with PostgresStore(url).create(2, seed=1)
+        foreign = store.library.create(2, seed=1, metadata={"names": ["Ann", "Bob"]}).id
+    else:
+        foreign = "hostsown0001"
+        store.create(foreign, time.time(), {"names": ["Ann", "Bob"]})
+    game = Game.create(store, new_setup(2, ["human", "greedy"], seed=0))
+    with TestClient(_app(store)) as client:
+        key = cast(Any, client.app).state.server.key
+        listed = client.get("/api/matches", params={"key": key})
+    assert listed.status_code == 200
+    by_id = {m["id"]: m for m in listed.json()["matches"]}
+    assert by_id[foreign] == {
+        "id": foreign,
+        "broken": "the match was not made by the browser game: its setup lacks 'players', "
+        "'seed', 'seats' and 'spectator'",
+    }
+    assert by_id[game.id]["round"] == 1
 
 
 def _serve(monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> tuple[int, Any]:
