@@ -22,6 +22,17 @@ def test_serve_is_listed_with_its_options(capsys: pytest.CaptureFixture[str]) ->
         assert words in shown
 
 
+def test_serve_help_says_the_matches_are_kept_in_sqlite_or_postgresql(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The description of ``serve --help`` names both stores ``--db`` takes, not SQLite alone."""
+    with pytest.raises(SystemExit):
+        main(["serve", "--help"])
+    description = " ".join(capsys.readouterr().out.split("\noptions:", 1)[0].split())
+    for words in ("SQLite file", "the default", "postgresql://", "survive a restart"):
+        assert words in description, description
+
+
 @pytest.mark.parametrize(
     ("argv", "words"),
     [
@@ -149,6 +160,50 @@ def test_serve_passes_the_hosting_options_on(
         assert client.get("/", headers={"host": "sniff.example.org"}).status_code == 200
         assert client.get("/", headers={"host": "localhost"}).status_code == 421
     capsys.readouterr()
+
+
+@pytest.mark.parametrize(
+    ("argv", "start"),
+    [
+        ([], "http://127.0.0.1:"),
+        (["--host", "0.0.0.0"], "http://127.0.0.1:"),
+        (["--public-url", "https://sniff.example.org"], "https://sniff.example.org/#key="),
+        (
+            ["--host", "0.0.0.0", "--public-url", "http://example.org/sniff/"],
+            "http://example.org/sniff/#key=",
+        ),
+    ],
+)
+def test_the_address_printed_is_one_to_open(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    argv: list[str],
+    start: str,
+) -> None:
+    """The public URL if there is one, else never a wildcard host: an address a browser opens."""
+    _served(monkeypatch, argv)
+    first, *rest = capsys.readouterr().out.splitlines()
+    assert first.startswith(f"American Sniff is served at {start}"), first
+    assert "#key=" in first
+    told = "other machines reach it by this machine's name or address" in "\n".join(rest)
+    assert told == (argv[:2] == ["--host", "0.0.0.0"] and "--public-url" not in argv)
+
+
+@pytest.mark.parametrize(
+    ("host", "url"),
+    [
+        ("0.0.0.0", "http://127.0.0.1:8000/#key=k"),
+        ("", "http://127.0.0.1:8000/#key=k"),
+        ("::", "http://[::1]:8000/#key=k"),
+        ("192.168.1.20", "http://192.168.1.20:8000/#key=k"),
+        ("localhost", "http://localhost:8000/#key=k"),
+    ],
+)
+def test_a_wildcard_host_is_printed_as_loopback(host: str, url: str) -> None:
+    """Listening on every address, the server is opened here by the loopback one."""
+    from american_sniff.cli.serve import server_url
+
+    assert server_url(host, 8000, "k") == url
 
 
 def test_several_workers_on_a_sqlite_file_are_refused(

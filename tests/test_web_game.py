@@ -11,7 +11,14 @@ from pathlib import Path
 import pytest
 
 from american_sniff import Action, MatchState, Place, legal_moves, new_match, view_for
-from american_sniff.web.game import Game, GameError, Setup, bot_seed, new_setup
+from american_sniff.web.game import (
+    Game,
+    GameError,
+    NotABrowserMatch,
+    Setup,
+    bot_seed,
+    new_setup,
+)
 from american_sniff.web.hosting import SPECTATOR, viewer_document
 from american_sniff.web.store import LogEntry, MatchBook, Store, Writer
 
@@ -158,6 +165,23 @@ def test_a_wrong_setup_says_what_is_wrong(
     """Each wrong setup is a GameError whose message names the problem."""
     with pytest.raises(GameError, match=re.escape(words)):
         new_setup(players, kinds, seed)
+
+
+@pytest.mark.parametrize(
+    ("stored", "words"),
+    [
+        ({}, "its setup lacks 'players', 'seed', 'seats' and 'spectator'"),
+        ({"names": ["Ann", "Bob"], "players": 2, "seed": "1"}, "lacks 'seats' and 'spectator'"),
+        ({"players": 2, "seed": "1", "seats": [3, 4], "spectator": "s"}, "does not read as"),
+    ],
+)
+def test_a_setup_the_browser_game_did_not_write_is_refused_in_words(
+    stored: dict[str, object], words: str
+) -> None:
+    """A stored setup the game did not write (a host's own match) says so, not a bare KeyError."""
+    with pytest.raises(NotABrowserMatch, match="not made by the browser game") as refused:
+        Setup.from_dict(stored)
+    assert words in str(refused.value)
 
 
 def test_a_match_of_one_person_and_a_bot_from_start_to_end(stores: Stores) -> None:

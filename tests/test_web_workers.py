@@ -28,6 +28,7 @@ from american_sniff.engine import legal_moves
 from american_sniff.moves import Place
 from american_sniff.views import view_for
 from american_sniff.web.game import Change, Game, new_setup
+from american_sniff.web.shared import LibraryStore
 from american_sniff.web.store import LogEntry, MatchBook, Store
 from pg_testing import POSTGRES_URL, Opener, library, postgres_schema
 
@@ -136,6 +137,30 @@ def test_a_bot_driver_on_a_stale_copy_reads_the_match_again_and_moves_not_twice(
     store.close()
 
 
+def test_a_match_the_hosts_own_code_made_is_listed_as_not_the_browser_games(
+    opener: Opener,
+) -> None:
+    """A match made without the browser's setup: listed with that reason in words, no KeyError."""
+    store = opener()
+    if isinstance(store, LibraryStore):  # as with PostgresStore(url).create(2, seed=1)
+        foreign = store.library.create(2, seed=1, metadata={"names": ["Ann", "Bob"]}).id
+    else:
+        foreign = "hostsown0001"
+        store.create(foreign, time.time(), {"names": ["Ann", "Bob"]})
+    game = Game.create(store, new_setup(2, ["human", "greedy"], seed=0))
+    with TestClient(_app(store)) as client:
+        key = cast(Any, client.app).state.server.key
+        listed = client.get("/api/matches", params={"key": key})
+    assert listed.status_code == 200
+    by_id = {m["id"]: m for m in listed.json()["matches"]}
+    assert by_id[foreign] == {
+        "id": foreign,
+        "broken": "the match was not made by the browser game: its setup lacks 'players', "
+        "'seed', 'seats' and 'spectator'",
+    }
+    assert by_id[game.id]["round"] == 1
+
+
 def _serve(monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> tuple[int, Any]:
     """What ``serve`` returns with ``argv``, and the app it would run (nothing is served)."""
     uvicorn = pytest.importorskip("uvicorn")
@@ -177,6 +202,23 @@ def test_serve_on_an_unreachable_postgresql_is_one_line_without_the_password(
     error = capsys.readouterr().err
     assert "cannot open the database postgresql://ann:***@127.0.0.1:1/test" in error
     assert "secret" not in error
+    assert error.count("\n") == 1  # psycopg's hint on a second line is left out
+
+
+def test_serve_on_a_search_path_of_no_schema_says_to_create_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A URL whose search_path names a missing schema: one line saying to create it first."""
+    for schema in postgres_schema("sniff_nosuch"):  # made by nobody: it does not exist
+        url = f"{POSTGRES_URL}?options=-csearch_path%3D{schema}"
+        code, app = _serve(monkeypatch, ["--db", url])
+        assert (code, app) == (1, None)
+        error = capsys.readouterr().err
+        assert error.count("\n") == 1, error
+        assert f"cannot open the database {url}: " in error
+        assert "search_path names no schema that exists" in error
+        assert "CREATE SCHEMA" in error
+        assert "LINE 1" not in error
 
 
 def test_serve_keeps_its_matches_in_postgresql(

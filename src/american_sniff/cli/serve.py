@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from ..web.handoff import Handoff
     from ..web.store import MatchBook
 
-__all__ = ["COMMAND", "NAME", "is_loopback", "server_url"]
+__all__ = ["COMMAND", "NAME", "is_loopback", "is_wildcard", "server_url"]
 
 NAME = "serve"
 
@@ -45,14 +45,26 @@ DEFAULT_MAX_ROUNDS = 200
 LOOPBACK_NAMES = ("localhost",)
 
 
-def server_url(host: str, port: int, key: str) -> str:
-    """The start page's address, with the operator's key after ``#`` (it lists the stored matches).
+def server_url(host: str, port: int, key: str, public_url: str | None = None) -> str:
+    """The start page's address to open, with the operator's key after ``#`` (it lists the matches).
+
+    It is the public URL if the server has one; else ``host``'s, where a
+    host that listens on every address (``0.0.0.0``, ``::``, empty) is opened
+    on this machine by the loopback address.
 
     >>> server_url("127.0.0.1", 8000, "k")
     'http://127.0.0.1:8000/#key=k'
     >>> server_url("::1", 8000, "k")
     'http://[::1]:8000/#key=k'
+    >>> server_url("0.0.0.0", 8000, "k"), server_url("::", 8000, "k")
+    ('http://127.0.0.1:8000/#key=k', 'http://[::1]:8000/#key=k')
+    >>> server_url("0.0.0.0", 8000, "k", "https://sniff.example.org")
+    'https://sniff.example.org/#key=k'
     """
+    if public_url is not None:
+        return f"{public_url.rstrip('/')}/#key={key}"
+    if is_wildcard(host):
+        host = "::1" if ":" in host else "127.0.0.1"
     shown = f"[{host}]" if ":" in host else host
     return f"http://{shown}:{port}/#key={key}"
 
@@ -143,6 +155,22 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def is_wildcard(host: str) -> bool:
+    """Whether listening on ``host`` listens on every address of this machine.
+
+    >>> is_wildcard("0.0.0.0"), is_wildcard("::"), is_wildcard("")
+    (True, True, True)
+    >>> is_wildcard("127.0.0.1"), is_wildcard("192.168.1.5"), is_wildcard("localhost")
+    (False, False, False)
+    """
+    if not host:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_unspecified
+    except ValueError:
+        return False
+
+
 def is_postgres_url(db: str) -> bool:
     """Whether ``--db`` names a PostgreSQL database (a ``postgresql://`` or ``postgres://`` URL).
 
@@ -163,6 +191,29 @@ def _without_password(url: str) -> str:
     if not at or ":" not in userinfo:
         return url
     return f"{scheme}://{userinfo.split(':', 1)[0]}:***@{place}"
+
+
+#: PostgreSQL's error code (SQLSTATE) for a schema that does not exist: the
+#: one making the tables raises when no schema of the search_path exists.
+INVALID_SCHEMA_NAME = "3F000"
+
+
+def _why_not_opened(error: Exception) -> str:
+    r"""Why the database could not be opened, in one line (the first of ``error``'s).
+
+    A database error may run on over several lines (psycopg's hint, or the
+    statement and a caret under it), which the one-line message leaves out.
+
+    >>> _why_not_opened(OSError("refused\n\tIs the server running?"))
+    'refused'
+    """
+    if getattr(error, "sqlstate", None) == INVALID_SCHEMA_NAME:
+        return (
+            "the connection's search_path names no schema that exists: "
+            "create the schema first (CREATE SCHEMA name)"
+        )
+    lines = str(error).strip().splitlines()
+    return lines[0] if lines else type(error).__name__
 
 
 def _postgres(url: str) -> MatchBook:
@@ -212,7 +263,8 @@ def _open_store(
             return sqlite(path), None, str(path.resolve())
         except Exception as error:  # sqlite3 errors, a directory, no permission
             print(
-                f"american-sniff serve: cannot open the database {path}: {error}", file=sys.stderr
+                f"american-sniff serve: cannot open the database {path}: {_why_not_opened(error)}",
+                file=sys.stderr,
             )
             return 1
     try:
@@ -231,7 +283,8 @@ def _open_store(
         return 2
     except Exception as error:  # psycopg's errors: no server, refused, bad URL
         print(
-            f"american-sniff serve: cannot open the database {_without_password(db)}: {error}",
+            f"american-sniff serve: cannot open the database {_without_password(db)}: "
+            f"{_why_not_opened(error)}",
             file=sys.stderr,
         )
         return 1
@@ -310,7 +363,14 @@ def _run(args: argparse.Namespace) -> int:
     from ..web.app import operator_key  # noqa: PLC0415
 
     key = operator_key(store)
-    print(f"American Sniff is served at {server_url(args.host, port, key)}", flush=True)
+    address = server_url(args.host, port, key, args.public_url)
+    print(f"American Sniff is served at {address}", flush=True)
+    if args.public_url is None and is_wildcard(args.host):
+        print(
+            f"It listens on every address: other machines reach it by this machine's "
+            f"name or address, port {port}.",
+            flush=True,
+        )
     print(f"Matches are kept in {where}. Ctrl-C stops the server.", flush=True)
     if args.workers == 1:
         serve(store, buckets)
@@ -393,9 +453,10 @@ def _options(parser: argparse.ArgumentParser) -> None:
         type=_public_url,
         metavar="URL",
         help="the address players reach the server at, such as https://sniff.example.org/ "
-        "(behind a proxy): the links start with it, and a request naming another host is "
-        "refused (421). Without it, links use the address each request names, and a "
-        "server on a loopback address answers only for localhost and IP addresses",
+        "(behind a proxy): the links and the address printed start with it, and a "
+        "request naming another host is refused (421). Without it, links use the address "
+        "each request names, and a server on a loopback address answers only for "
+        "localhost and IP addresses",
     )
     parser.add_argument(
         "--trusted-proxy",
@@ -434,9 +495,11 @@ COMMAND = Command(
         "'american-sniff[web]'). Open the address it prints; set up a match "
         "of 2, 3 or 4 players, each seat a person or a bot; play by clicking a "
         "tile and then one of its points on the table. Each person gets their "
-        "own link, and a spectator link is given too. Matches are kept in a "
-        "SQLite file, survive a restart, and download as records, which open "
-        "in the replay viewer."
+        "own link, and a spectator link is given too. The matches survive a "
+        "restart, and download as records, which open in the replay viewer. "
+        "--db says where they are kept: a SQLite file (the default, "
+        f"{DEFAULT_DB}), or a PostgreSQL database named by a postgresql:// URL "
+        "(needs the postgres extra), which several servers share."
     ),
     examples=(
         "american-sniff serve",

@@ -41,9 +41,11 @@ __all__ = [
     "BOT_KINDS",
     "HUMAN",
     "MAX_NAME",
+    "SETUP_KEYS",
     "Change",
     "Game",
     "GameError",
+    "NotABrowserMatch",
     "SeatSetup",
     "Setup",
     "bot_seed",
@@ -92,6 +94,19 @@ class SeatSetup:
         return self.kind == HUMAN
 
 
+#: The keys of the setup the browser game stores with each match (:meth:`Setup.to_dict`).
+SETUP_KEYS = ("players", "seed", "seats", "spectator")
+
+
+class NotABrowserMatch(ValueError):
+    """A stored match whose setup the browser game did not write: it cannot be served.
+
+    Such as a match a host's own code made with the library's store
+    (``PostgresStore(url).create(2, seed=1)``) without the browser game's
+    setup in its metadata. The message says what is wrong, for the operator.
+    """
+
+
 @attrs.frozen
 class Setup:
     """What a match was set up with.
@@ -126,15 +141,35 @@ class Setup:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Setup:
-        """The setup that :meth:`to_dict` wrote."""
-        return cls(
-            players=int(data["players"]),
-            seed=check_seed(int(data["seed"])),
-            seats=tuple(
+        """The setup that :meth:`to_dict` wrote.
+
+        :raises NotABrowserMatch: if ``data`` is not such a setup (a key is
+            missing, or a value is not what the game writes).
+        """
+        missing = [repr(key) for key in SETUP_KEYS if key not in data]
+        if missing:
+            lacks = ", ".join(missing[:-1]) + " and " if len(missing) > 1 else ""
+            raise NotABrowserMatch(
+                f"the match was not made by the browser game: its setup lacks {lacks}{missing[-1]}"
+            )
+        try:
+            seats = tuple(
                 SeatSetup(s["kind"], s["token"], str(s.get("name", ""))) for s in data["seats"]
-            ),
-            spectator=str(data["spectator"]),
-        )
+            )
+            for seat in seats:
+                if not seat.is_human and seat.kind not in BOT_KINDS:
+                    raise ValueError(f"no seat kind {seat.kind!r}")
+            return cls(
+                players=int(data["players"]),
+                seed=check_seed(int(data["seed"])),
+                seats=seats,
+                spectator=str(data["spectator"]),
+            )
+        except (AttributeError, KeyError, TypeError, ValueError) as error:
+            raise NotABrowserMatch(
+                "the match was not made by the browser game: its setup does not read as "
+                f"the game's ({type(error).__name__}: {error})"
+            ) from None
 
 
 def new_setup(players: object, kinds: object, seed: object = None, names: object = None) -> Setup:

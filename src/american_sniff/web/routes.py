@@ -32,7 +32,7 @@ from .cache import Rooms
 from .connection import CROSS_SITE
 from .flow import storage_failure
 from .frames import MAX_REPLAY_ACTIONS, PAGE, Stopped, record_actions, record_frames
-from .game import BOT_KINDS, HUMAN, Game, GameError, new_setup
+from .game import BOT_KINDS, HUMAN, Game, GameError, NotABrowserMatch, new_setup
 from .limits import Limit, RateLimit, same_origin, taken
 from .rooms import viewer_of
 from .store import MatchBook
@@ -152,7 +152,8 @@ class Routes:
         (from the start if none); ``next`` is the ``after`` of the next page,
         or null after the last. The matches are read and replayed in a
         thread, and those not in memory are not kept there. A match whose log
-        no longer replays is listed with its id and ``broken``, the reason.
+        no longer replays, or that the browser game did not make (a host's
+        own, without its setup), is listed with its id and ``broken``, the reason.
         """
         if not self.is_key(request.query_params.get("key")):
             return refuse("the list of matches needs the server's key", 403)
@@ -194,6 +195,9 @@ class Routes:
                     game = Game(stored, self.store)
                 else:
                     game = room.game
+            except NotABrowserMatch as error:  # a host's own match: its message says so
+                listed.append({"id": match_id, "broken": str(error)})
+                continue
             except Exception as error:  # a log that no longer replays: listed as broken
                 listed.append({"id": match_id, "broken": f"{type(error).__name__}: {error}"})
                 continue
