@@ -26,6 +26,7 @@ import pytest
 
 from american_sniff.engine import legal_moves
 from american_sniff.moves import Place
+from american_sniff.tiles import ALL_TILES
 from american_sniff.views import view_for
 from american_sniff.web.game import Change, Game, new_setup
 from american_sniff.web.shared import LibraryStore
@@ -37,6 +38,7 @@ pytest.importorskip("httpx2")  # TestClient's transport (Starlette 1 and later)
 
 from starlette.applications import Starlette
 from starlette.testclient import TestClient, WebSocketTestSession
+from starlette.websockets import WebSocketDisconnect
 
 from american_sniff.web.app import Server, create_app
 from american_sniff.web.flow import Flow, Stale
@@ -159,6 +161,42 @@ def test_a_match_the_hosts_own_code_made_is_listed_as_not_the_browser_games(
         "'seed', 'seats' and 'spectator'",
     }
     assert by_id[game.id]["round"] == 1
+
+
+def test_a_match_that_cannot_be_served_is_refused_in_words_not_with_a_500(
+    opener: Opener,
+) -> None:
+    """A match the browser game did not make: its record, frames and socket each say why.
+
+    They answered 500, or dropped the socket; a log that no longer replays is refused so too.
+    """
+    store = opener()
+    if isinstance(store, LibraryStore):  # as with PostgresStore(url).create(2, seed=1)
+        foreign = store.library.create(2, seed=1, metadata={"names": ["Ann", "Bob"]}).id
+    else:
+        foreign = "hostsown0001"
+        store.create(foreign, time.time(), {"names": ["Ann", "Bob"]})
+    broken = Game.create(store, new_setup(2, ["human", "human"], seed=0))
+    state = broken.state
+    held = set(state.hands[state.turn])
+    tile = next(t for t in sorted(ALL_TILES) if t not in held and t.is_double)
+    store.append(broken.id, LogEntry("move", f"{tile} opens"), expected=0)  # not the seat's tile
+    with TestClient(_app(store), raise_server_exceptions=False) as client:
+        key = cast(Any, client.app).state.server.key
+        for match_id, why in ((foreign, "not made by the browser game"), (broken.id, str(tile))):
+            for path in ("record", "frames"):
+                answer = client.get(f"/api/matches/{match_id}/{path}", params={"key": key})
+                assert answer.status_code == 409, (path, answer.status_code)
+                assert "cannot be served here" in answer.json()["error"]
+                assert why in answer.json()["error"]
+            with client.websocket_connect(f"/ws/{match_id}") as socket:
+                said = socket.receive_json()
+                assert said["type"] == "error"
+                assert "cannot be served here" in said["message"]
+                with pytest.raises(WebSocketDisconnect) as closed:
+                    socket.receive_json()
+                assert closed.value.code == 4409
+        assert client.get("/api/kinds").status_code == 200  # the server goes on
 
 
 def _serve(monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> tuple[int, Any]:

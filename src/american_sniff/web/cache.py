@@ -19,7 +19,7 @@ from .game import Game
 from .rooms import Room
 from .store import MatchBook, StoredMatch
 
-__all__ = ["FORGET_AFTER", "Rooms", "Stored"]
+__all__ = ["FORGET_AFTER", "Rooms", "Stored", "Unservable"]
 
 #: How long a match stays in memory once nobody is connected to it, in
 #: seconds. Then it is forgotten (the store holds it) and loaded again by the
@@ -30,6 +30,16 @@ FORGET_AFTER = 60.0
 #: A stored match as a room is made from it: the match, the id of its
 #: rematch and why it ended at a host's cap (each None for none).
 Stored = tuple[StoredMatch, str | None, str | None]
+
+
+class Unservable(ValueError):
+    """A stored match this server cannot serve, and why (the message, for its browsers).
+
+    Its log no longer replays, or its setup is not the browser game's (a match
+    a host's own code made with the library's store). The operator's list
+    shows it with that reason; its record, its frames and its sockets are
+    refused with it.
+    """
 
 
 class Rooms:
@@ -86,7 +96,12 @@ class Rooms:
         return room
 
     async def load(self, match_id: str) -> Room | None:
-        """The room of ``match_id``, its match read from the store in a thread if not held."""
+        """The room of ``match_id``, its match read from the store in a thread if not held.
+
+        None if there is no such match.
+
+        :raises Unservable: if the match cannot be served (the message says why).
+        """
         room = self._rooms.get(match_id)
         if room is not None:
             return room
@@ -95,11 +110,16 @@ class Rooms:
         self._heard.setdefault(match_id, 0)
         try:
             stored = await asyncio.to_thread(self.read, match_id)
+        except ValueError as error:  # its log no longer replays
+            raise Unservable(f"this match cannot be served here: {error}") from None
         finally:
             heard = self._heard.pop(match_id, 0)
         if stored is None:
             return None
-        room = self._rooms.get(match_id) or self.loaded(stored)
+        try:
+            room = self._rooms.get(match_id) or self.loaded(stored)
+        except ValueError as error:  # not the browser game's, or its log does not replay
+            raise Unservable(f"this match cannot be served here: {error}") from None
         if heard > room.game.logged and self.behind is not None:
             self.behind(room)
         return room

@@ -28,6 +28,7 @@ __all__ = [
     "SEND_QUEUE",
     "TOO_MANY",
     "TOO_SLOW",
+    "UNSERVABLE",
     "WIRE",
     "Connection",
     "Wire",
@@ -54,6 +55,11 @@ TOO_SLOW = 4408
 
 #: The close code of a WebSocket over one of its limits (:class:`SocketLimits`).
 TOO_MANY = 4429
+
+#: The close code of a WebSocket to a match the server cannot serve (its log
+#: no longer replays, or the browser game did not make it): the page does not
+#: reconnect.
+UNSERVABLE = 4409
 
 
 #: The name under which a WebSocket's ASGI scope may offer the game a

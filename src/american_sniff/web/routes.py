@@ -28,7 +28,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 
 from ..errors import InvalidRecord
 from ..records import MatchRecord
-from .cache import Rooms
+from .cache import Rooms, Unservable
 from .connection import CROSS_SITE
 from .flow import storage_failure
 from .frames import MAX_REPLAY_ACTIONS, PAGE, Stopped, record_actions, record_frames
@@ -217,7 +217,10 @@ class Routes:
         return listed
 
     async def _record_of(self, request: Request) -> tuple[Game | None, MatchRecord | Response]:
-        room = await self.rooms.load(request.path_params["match_id"])
+        try:
+            room = await self.rooms.load(request.path_params["match_id"])
+        except Unservable as error:
+            return None, refuse(str(error), 409)
         if room is None:
             return None, refuse("there is no such match", 404)
         game = room.game
@@ -275,7 +278,10 @@ class Routes:
         if self.is_key(request.query_params.get("key")):
             return True
         match_id = request.query_params.get("match", "")
-        room = await self.rooms.load(match_id) if match_id else None
+        try:
+            room = await self.rooms.load(match_id) if match_id else None
+        except Unservable:
+            return False
         token = request.query_params.get("token")
         return room is not None and viewer_of(room.game, token) is not None
 

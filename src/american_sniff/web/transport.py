@@ -20,10 +20,11 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from .cache import Rooms
+from .cache import Rooms, Unservable
 from .connection import (
     CROSS_SITE,
     TOO_SLOW,
+    UNSERVABLE,
     Connection,
     parse,
     receive,
@@ -133,11 +134,25 @@ class Sockets:
             )
         return None
 
+    async def _room_of(self, socket: WebSocket, match_id: str) -> tuple[Room | None, bool]:
+        """The room of ``match_id`` (None if there is no such match), and whether it refused.
+
+        A match the server cannot serve refuses the socket, saying why
+        (:data:`~american_sniff.web.connection.UNSERVABLE`).
+        """
+        try:
+            return await self.rooms.load(match_id), False
+        except Unservable as error:
+            await refuse_socket(socket, str(error), UNSERVABLE)
+            return None, True
+
     async def _serve_socket(self, socket: WebSocket, address: str) -> None:
         """The connection of ``socket``, from its hello until it closes."""
         match_id = socket.path_params["match_id"]
         rooms = self.rooms
-        room = await rooms.load(match_id)
+        room, refused = await self._room_of(socket, match_id)
+        if refused:
+            return
         viewer = None
         pictures: bool | str = True
         table = WIDE

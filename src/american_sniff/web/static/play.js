@@ -108,7 +108,8 @@ function connect() {
   socket.onclose = (event) => {
     document.body.dataset.connected = "no";
     document.body.dataset.need = "wait";
-    if (event.code === 4404 || event.code === 4403) return;  // no such link, or another site's page
+    // no such link, another site's page, or a match the server cannot serve
+    if (event.code === 4404 || event.code === 4403 || event.code === 4409) return;
     $("status").textContent = "The connection was lost: reconnecting…";
     setTimeout(connect, reconnectWait(event.code, failures));
     failures += 1;
