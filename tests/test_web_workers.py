@@ -139,16 +139,20 @@ def test_a_bot_driver_on_a_stale_copy_reads_the_match_again_and_moves_not_twice(
     store.close()
 
 
+def _hosts_own(store: MatchBook) -> str:
+    """The id of a match made in ``store`` without the browser game's setup (a host's own)."""
+    if isinstance(store, LibraryStore):  # as with PostgresStore(url).create(2, seed=1)
+        return store.library.create(2, seed=1, metadata={"names": ["Ann", "Bob"]}).id
+    store.create("hostsown0001", time.time(), {"names": ["Ann", "Bob"]})
+    return "hostsown0001"
+
+
 def test_a_match_the_hosts_own_code_made_is_listed_as_not_the_browser_games(
     opener: Opener,
 ) -> None:
     """A match made without the browser's setup: listed with that reason in words, no KeyError."""
     store = opener()
-    if isinstance(store, LibraryStore):  # as with PostgresStore(url).create(2, seed=1)
-        foreign = store.library.create(2, seed=1, metadata={"names": ["Ann", "Bob"]}).id
-    else:
-        foreign = "hostsown0001"
-        store.create(foreign, time.time(), {"names": ["Ann", "Bob"]})
+    foreign = _hosts_own(store)
     game = Game.create(store, new_setup(2, ["human", "greedy"], seed=0))
     with TestClient(_app(store)) as client:
         key = cast(Any, client.app).state.server.key
@@ -171,11 +175,7 @@ def test_a_match_that_cannot_be_served_is_refused_in_words_not_with_a_500(
     They answered 500, or dropped the socket; a log that no longer replays is refused so too.
     """
     store = opener()
-    if isinstance(store, LibraryStore):  # as with PostgresStore(url).create(2, seed=1)
-        foreign = store.library.create(2, seed=1, metadata={"names": ["Ann", "Bob"]}).id
-    else:
-        foreign = "hostsown0001"
-        store.create(foreign, time.time(), {"names": ["Ann", "Bob"]})
+    foreign = _hosts_own(store)
     broken = Game.create(store, new_setup(2, ["human", "human"], seed=0))
     state = broken.state
     held = set(state.hands[state.turn])
