@@ -767,6 +767,39 @@ def test_a_batch_overtaken_by_another_writer_is_written_entry_by_entry(
         assert store.load("one") == one.after(first)
 
 
+def test_the_append_function_is_made_once_not_again_by_each_store(
+    postgres_target: Target,
+) -> None:
+    """A second store leaves the append function as it is; one of another version is made anew.
+
+    (Replacing a function needs its owner; the tables, made if missing, need nobody.)
+    """
+    import psycopg
+
+    def version(admin: Any) -> tuple[Any, ...]:
+        return tuple(
+            admin.execute(
+                "SELECT xmin, prosrc FROM pg_proc WHERE proname = 'sniff_append_many' "
+                "AND pronamespace = to_regnamespace(%s)",
+                (postgres_target[1],),
+            ).fetchone()
+        )
+
+    with _open(postgres_target), psycopg.connect(POSTGRES_URL, autocommit=True) as admin:
+        made = version(admin)
+        with _open(postgres_target):
+            assert version(admin) == made
+        admin.execute(
+            f'CREATE OR REPLACE FUNCTION "{postgres_target[1]}".sniff_append_many(ids TEXT[], '
+            "expected INTEGER[], kinds TEXT[], texts TEXT[], channel TEXT) RETURNS INTEGER[] "
+            "LANGUAGE sql AS $$ SELECT '{}'::integer[] $$"
+        )
+        with _open(postgres_target) as again:
+            assert version(admin)[1] == made[1]
+            match = again.create(2, seed=1)
+            assert again.append(match.id, 0, _move(match)) == 1
+
+
 def test_a_batch_is_announced_in_its_order(postgres_target: Target) -> None:
     """The entries of one batch, over several matches, are heard in the batch's order."""
     with _open(postgres_target) as store:

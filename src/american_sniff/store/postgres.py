@@ -49,13 +49,13 @@ _TABLES = (
         name TEXT PRIMARY KEY,
         value TEXT NOT NULL
     )""",
-    # The appends of a batch, each checked and written as if alone, in order, in the
-    # caller's one statement: one round trip and one commit for all (see _append_many).
-    # Each result is the log's new length (1 or more), -1 where there is no such
-    # match, or -2 - length where the log's length was not the one expected.
-    """CREATE OR REPLACE FUNCTION sniff_append_many(
-        ids TEXT[], expected INTEGER[], kinds TEXT[], texts TEXT[], channel TEXT
-    ) RETURNS INTEGER[] LANGUAGE plpgsql AS $$
+)
+
+# The appends of a batch, each checked and written as if alone, in order, in the
+# caller's one statement: one round trip and one commit for all (see _append_many).
+# Each result is the log's new length (1 or more), -1 where there is no such
+# match, or -2 - length where the log's length was not the one expected.
+_APPEND_MANY_BODY = """
     DECLARE
         results INTEGER[] := '{}';
         have INTEGER;
@@ -79,8 +79,14 @@ _TABLES = (
             results := results || (expected[i] + 1);
         END LOOP;
         RETURN results;
-    END $$""",
+    END
+"""
+_APPEND_MANY = (
+    "CREATE OR REPLACE FUNCTION sniff_append_many(ids TEXT[], expected INTEGER[], "
+    "kinds TEXT[], texts TEXT[], channel TEXT) RETURNS INTEGER[] LANGUAGE plpgsql "
+    f"AS $${_APPEND_MANY_BODY}$$"
 )
+
 
 #: The database's clock, in seconds since the epoch.
 _NOW = "extract(epoch from clock_timestamp())"
@@ -158,6 +164,14 @@ class PostgresStore(SQLStore):
                     db.execute(f'SET search_path TO "{schema}"')
                 for statement in _TABLES:
                     db.execute(statement)
+                # Made (or made anew) only where it is missing or another version:
+                # replacing one needs its owner, where the tables need nobody.
+                found = db.execute(
+                    "SELECT prosrc FROM pg_proc WHERE proname = 'sniff_append_many' "
+                    "AND pronamespace = to_regnamespace(current_schema())"
+                ).fetchone()
+                if found is None or found[0] != _APPEND_MANY_BODY:
+                    db.execute(_APPEND_MANY)
             if schema is not None:
                 self._db.execute(f'SET search_path TO "{schema}"')
         except BaseException:
