@@ -780,7 +780,7 @@ def test_the_append_function_is_made_once_not_again_by_each_store(
         return tuple(
             admin.execute(
                 "SELECT xmin, prosrc FROM pg_proc WHERE proname = 'sniff_append_many' "
-                "AND pronamespace = to_regnamespace(%s)",
+                "AND pronamespace = to_regnamespace(%s)",  # (one: the older one is dropped)
                 (postgres_target[1],),
             ).fetchone()
         )
@@ -791,8 +791,8 @@ def test_the_append_function_is_made_once_not_again_by_each_store(
             assert version(admin) == made
         admin.execute(
             f'CREATE OR REPLACE FUNCTION "{postgres_target[1]}".sniff_append_many(ids TEXT[], '
-            "expected INTEGER[], kinds TEXT[], texts TEXT[], channel TEXT) RETURNS INTEGER[] "
-            "LANGUAGE sql AS $$ SELECT '{}'::integer[] $$"
+            "expected INTEGER[], kinds TEXT[], texts TEXT[], channel TEXT, channels TEXT[]) "
+            "RETURNS INTEGER[] LANGUAGE sql AS $$ SELECT '{}'::integer[] $$"
         )
         with _open(postgres_target) as again:
             assert version(admin)[1] == made[1]
@@ -820,6 +820,69 @@ def test_a_batch_is_announced_in_its_order(postgres_target: Target) -> None:
             (match_id, expected + 1) for match_id, expected, _ in appends
         ]
         assert [a.entry for a in got] == [entry for _, _, entry in appends]
+
+
+def test_a_listener_of_its_own_matches_hears_those_alone(postgres_target: Target) -> None:
+    """``listen(every=False)`` hears the matches it follows, from then on, and no other."""
+    with _open(postgres_target) as store, _open(postgres_target) as writer:
+        assert isinstance(store, PostgresStore)
+        one, two = store.create(2, match_id="one"), store.create(2, match_id="two")
+        with store.listen(every=False) as heard, store.listen() as every:
+            one = _play(writer, one, 1)  # before it follows: not heard
+            heard.follow("one")
+            heard.follow("one")  # (again: nothing more)
+            one = _play(writer, one, 1)
+            two = _play(writer, two, 2)
+            got: list[Appended] = []
+            deadline = time.monotonic() + 10
+            while not got and time.monotonic() < deadline:
+                got += heard.wait(1)
+            got += heard.wait(0.2)
+            assert got == [Appended("one", 2)]
+            heard.unfollow("one")
+            heard.unfollow("two")  # (not followed: nothing)
+            _play(writer, one, 1)
+            assert heard.wait(0.2) == ()
+            everything: list[Appended] = []
+            while len(everything) < 5:
+                news = every.wait(5)
+                assert news
+                everything += news
+            assert [(a.match_id, a.length) for a in everything] == [
+                ("one", 1),
+                ("one", 2),
+                ("two", 1),
+                ("two", 2),
+                ("one", 3),
+            ]
+            with pytest.raises(ValueError, match="every append"):
+                every.follow("one")
+            with pytest.raises(ValueError, match="match id"):
+                heard.follow("not an id!")
+
+
+def test_matches_that_share_a_channel_are_told_apart(postgres_target: Target) -> None:
+    """Two matches on one channel: the listener keeps the followed match's appends alone.
+
+    It still hears them once the other match is no longer followed.
+    """
+    with _open(postgres_target) as store:
+        assert isinstance(store, PostgresStore)
+        shared = f"sniff_{postgres_target[1]}_shared"
+        store._match_channel = lambda match_id: shared  # type: ignore[method-assign]
+        one, two = store.create(2, match_id="one"), store.create(2, match_id="two")
+        with store.listen(every=False) as heard:
+            heard.follow("one")
+            heard.follow("two")
+            heard.unfollow("two")  # the channel stays: "one" still needs it
+            _play(store, two, 1)
+            _play(store, one, 1)
+            got: list[Appended] = []
+            deadline = time.monotonic() + 10
+            while not got and time.monotonic() < deadline:
+                got += heard.wait(1)
+            got += heard.wait(0.2)
+            assert got == [Appended("one", 1)]
 
 
 def test_a_listener_drops_what_another_program_sent_on_its_channel(

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterator
+import zlib
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from ._base import ID_PATTERN, LogEntry, NoSuchMatch, StaleAppend
+from ._base import ID_PATTERN, LogEntry, NoSuchMatch, StaleAppend, check_id
 from ._sql import SQLStore
 
 if TYPE_CHECKING:
@@ -59,6 +60,7 @@ _APPEND_MANY_BODY = """
     DECLARE
         results INTEGER[] := '{}';
         have INTEGER;
+        note TEXT;
     BEGIN
         FOR i IN 1 .. COALESCE(array_length(ids, 1), 0) LOOP
             IF NOT EXISTS (SELECT 1 FROM sniff_matches WHERE id = ids[i]) THEN
@@ -72,10 +74,11 @@ _APPEND_MANY_BODY = """
             END IF;
             INSERT INTO sniff_log (match_id, n, kind, value)
                 VALUES (ids[i], expected[i], kinds[i], texts[i]);
-            -- Sent when the transaction commits, in this order; the entry goes with it.
-            PERFORM pg_notify(
-                channel, ids[i] || ' ' || (expected[i] + 1) || ' ' || kinds[i] || ' ' || texts[i]
-            );
+            -- Sent when the transaction commits, in this order, on the store's channel
+            -- and on the match's own; the entry goes with it.
+            note := ids[i] || ' ' || (expected[i] + 1) || ' ' || kinds[i] || ' ' || texts[i];
+            PERFORM pg_notify(channel, note);
+            PERFORM pg_notify(channels[i], note);
             results := results || (expected[i] + 1);
         END LOOP;
         RETURN results;
@@ -83,7 +86,8 @@ _APPEND_MANY_BODY = """
 """
 _APPEND_MANY = (
     "CREATE OR REPLACE FUNCTION sniff_append_many(ids TEXT[], expected INTEGER[], "
-    "kinds TEXT[], texts TEXT[], channel TEXT) RETURNS INTEGER[] LANGUAGE plpgsql "
+    "kinds TEXT[], texts TEXT[], channel TEXT, channels TEXT[]) RETURNS INTEGER[] "
+    "LANGUAGE plpgsql "
     f"AS $${_APPEND_MANY_BODY}$$"
 )
 
@@ -167,11 +171,15 @@ class PostgresStore(SQLStore):
                 # Made (or made anew) only where it is missing or another version:
                 # replacing one needs its owner, where the tables need nobody.
                 found = db.execute(
-                    "SELECT prosrc FROM pg_proc WHERE proname = 'sniff_append_many' "
-                    "AND pronamespace = to_regnamespace(current_schema())"
+                    "SELECT prosrc FROM pg_proc WHERE oid = to_regprocedure("
+                    "'sniff_append_many(text[], integer[], text[], text[], text, text[])')"
                 ).fetchone()
                 if found is None or found[0] != _APPEND_MANY_BODY:
                     db.execute(_APPEND_MANY)
+                    db.execute(  # (an earlier version took one argument fewer)
+                        "DROP FUNCTION IF EXISTS "
+                        "sniff_append_many(TEXT[], INTEGER[], TEXT[], TEXT[], TEXT)"
+                    )
             if schema is not None:
                 self._db.execute(f'SET search_path TO "{schema}"')
         except BaseException:
@@ -205,13 +213,14 @@ class PostgresStore(SQLStore):
             with self._lock:
                 row = self._db.execute(
                     "SELECT sniff_append_many(%s::text[], %s::integer[], %s::text[], "
-                    "%s::text[], %s)",
+                    "%s::text[], %s, %s::text[])",
                     (
                         [match_id for match_id, _, _ in appends],
                         [expected for _, expected, _ in appends],
                         [entry.kind for _, _, entry in appends],
                         [entry.value for _, _, entry in appends],
                         self._channel,
+                        [self._match_channel(match_id) for match_id, _, _ in appends],
                     ),
                 ).fetchone()
         except self._errors.UniqueViolation:
@@ -240,12 +249,10 @@ class PostgresStore(SQLStore):
                 try:
                     with db.transaction():
                         self._append_entry(db, match_id, expected, entry)
+                        note = f"{match_id} {expected + 1} {entry.kind} {entry.value}"
                         db.execute(
-                            "SELECT pg_notify(%s, %s)",
-                            (
-                                self._channel,
-                                f"{match_id} {expected + 1} {entry.kind} {entry.value}",
-                            ),
+                            "SELECT pg_notify(%s, %s), pg_notify(%s, %s)",
+                            (self._channel, note, self._match_channel(match_id), note),
                         )
                 except (StaleAppend, NoSuchMatch) as refused:
                     results.append(refused)
@@ -256,12 +263,30 @@ class PostgresStore(SQLStore):
                     results.append(expected + 1)
         return results
 
-    def listen(self) -> Announcements:
+    def listen(self, *, every: bool = True) -> Announcements:
         """A new connection that receives this store's announcements: see :class:`Announcements`.
+
+        With ``every`` (the default) it hears every append; without, only
+        the appends to the matches it follows (:meth:`Announcements.follow`),
+        each announced on a channel of its own: a worker that holds a few
+        matches of many is not woken for the others.
 
         It raises ``psycopg.Error`` if the database cannot be reached.
         """
-        return Announcements(self._conninfo, self._channel, self._connect_timeout)
+        return Announcements(
+            self._conninfo,
+            self._channel if every else None,
+            self._connect_timeout,
+            self._match_channel,
+        )
+
+    def _match_channel(self, match_id: str) -> str:
+        """The channel of ``match_id``'s own announcements (at most 63 bytes: a PostgreSQL name).
+
+        The store's channel and a CRC-32 of the id: two matches may share one,
+        and a listener keeps only those it follows.
+        """
+        return f"{self._channel}_{zlib.crc32(match_id.encode()):08x}"
 
     def _lease(self, match_id: str, seat: int, holder: str, seconds: float) -> bool:
         with self._transaction() as db:
@@ -313,26 +338,78 @@ class Announcements:
 
     Made by :meth:`PostgresStore.listen`. Each append that commits from any
     process or machine arrives once, in the order of the commits, for the
-    appends made after it began to listen. A worker that follows some
-    matches loads a match again (or replays the new entries) when its
+    appends made after it began to listen: every append, or, where it was
+    made with ``every=False``, those to the matches it follows
+    (:meth:`follow`), from the moment it follows each. A worker that holds
+    some matches loads a match again (or replays the new entries) when its
     length grows. If the connection is lost, the announcements of that time
-    are lost with it: listen again, then load the matches followed, since
-    they may have grown meanwhile.
+    are lost with it: listen again (and follow again), then load the matches
+    held, since they may have grown meanwhile.
 
     One object per thread (it is not locked); close it when done.
     """
 
-    def __init__(self, conninfo: str, channel: str, connect_timeout: int) -> None:
+    def __init__(
+        self,
+        conninfo: str,
+        channel: str | None,
+        connect_timeout: int,
+        channel_of: Callable[[str], str],
+    ) -> None:
         import psycopg  # noqa: PLC0415 - an optional extra, loaded when used
 
+        self._channel_of = channel_of
+        # The matches followed (None: every match is heard, on the store's channel).
+        self._followed: set[str] | None = None if channel is not None else set()
         self._db: psycopg.Connection[Any] = psycopg.connect(
             conninfo, autocommit=True, connect_timeout=connect_timeout
         )
-        try:
-            self._db.execute(f'LISTEN "{channel}"')
-        except BaseException:
-            self._db.close()
-            raise
+        if channel is not None:
+            try:
+                self._db.execute(f'LISTEN "{channel}"')
+            except BaseException:
+                self._db.close()
+                raise
+
+    def follow(self, match_id: str) -> None:
+        """Hear the appends to ``match_id`` from now on (a listener made with ``every=False``).
+
+        The appends committed before this returns are not announced to it: a
+        host reads the match's log after it follows (or again, if it read it
+        before), so that nothing falls between.
+
+        It raises ``psycopg.Error`` if the connection is lost.
+
+        :raises ValueError: if ``match_id`` is not a match id, or this
+            listener hears every append already.
+        """
+        followed = self._followed_set()
+        match_id = check_id(match_id)
+        if match_id not in followed:
+            channel = self._channel_of(match_id)
+            if not any(self._channel_of(other) == channel for other in followed):
+                self._db.execute(f'LISTEN "{channel}"')
+            followed.add(match_id)
+
+    def unfollow(self, match_id: str) -> None:
+        """Hear no more of the appends to ``match_id`` (nothing if it was not followed).
+
+        It raises ``psycopg.Error`` if the connection is lost.
+
+        :raises ValueError: as :meth:`follow`.
+        """
+        followed = self._followed_set()
+        match_id = check_id(match_id)
+        if match_id in followed:
+            followed.discard(match_id)
+            channel = self._channel_of(match_id)
+            if not any(self._channel_of(other) == channel for other in followed):
+                self._db.execute(f'UNLISTEN "{channel}"')
+
+    def _followed_set(self) -> set[str]:
+        if self._followed is None:
+            raise ValueError("this listener hears every append: it follows no match alone")
+        return self._followed
 
     def wait(self, timeout: float) -> tuple[Appended, ...]:
         """The appends announced since the last call, oldest first; waits up to ``timeout`` seconds.
@@ -350,11 +427,18 @@ class Announcements:
         if notes:
             notes += self._db.notifies(timeout=0)
         appended = []
+        followed = self._followed
         for note in notes:
             match_id, _, rest = note.payload.partition(" ")
             length, _, written = rest.partition(" ")
-            # Another program may notify the channel too: only the store's own are kept.
-            if ID_PATTERN.fullmatch(match_id) and length.isdigit() and len(length) < 10:
+            # Another program may notify the channel too: only the store's own are kept,
+            # and of a match's own channel, which another match may share, the followed.
+            if (
+                ID_PATTERN.fullmatch(match_id)
+                and length.isdigit()
+                and len(length) < 10
+                and (followed is None or match_id in followed)
+            ):
                 appended.append(Appended(match_id, int(length), _entry(written)))
         return tuple(appended)
 
