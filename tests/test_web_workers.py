@@ -16,7 +16,6 @@ import functools
 import json
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -468,9 +467,17 @@ def test_a_worker_whose_listening_connection_drops_listens_again_and_catches_up(
         move = _state(mover)["view"]["legal_moves"][0]
         assert _state(watcher)["view"]["seq"] == 0
         with psycopg.connect(POSTGRES_URL, autocommit=True) as admin:
+            listening = (  # (each worker follows the match: its last query listened to it)
+                "SELECT pid FROM pg_stat_activity WHERE query LIKE %s",
+                (f'LISTEN "sniff_{schema}_%',),
+            )
+            deadline = time.monotonic() + 10
+            while len(admin.execute(*listening).fetchall()) < 2:
+                assert time.monotonic() < deadline, "the workers never followed the match"
+                time.sleep(0.02)
             ended = admin.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = %s",
-                (f'LISTEN "sniff_{schema}"',),
+                f"SELECT pg_terminate_backend(pid) FROM ({listening[0]}) AS listeners",
+                listening[1],
             ).fetchall()
         assert len(ended) == 2  # each worker's listening connection
         mover.send_text(json.dumps({"type": "move", "move": move, "seq": 0}))
@@ -587,23 +594,17 @@ def test_a_move_announced_while_a_worker_reads_the_match_is_not_lost(postgres: O
     async def scenario() -> None:
         reader = Server(postgres(), bot_delay=0, limits=SocketLimits.lifted())
         writer = postgres()
-        heard = threading.Event()
         rooms = reader.rooms
-        noted = rooms.heard
         read = rooms.read
-
-        def hearing(match_id: str, length: int) -> None:
-            noted(match_id, length)
-            heard.set()
+        moved: list[int] = []
 
         def read_then_another_moves(match_id: str) -> Any:
             stored = read(match_id)  # the match as it was: no move yet
-            if not heard.is_set():  # the first read only
+            if not moved:  # the first read only: announced before the match is followed
                 writer.append(match_id, LogEntry("move", move), expected=0)
-                assert heard.wait(10)  # announced while this read is not yet held
+                moved.append(1)
             return stored
 
-        rooms.heard = hearing  # type: ignore[method-assign]
         rooms.read = read_then_another_moves  # type: ignore[method-assign]
         try:
             reader.start()
@@ -675,12 +676,25 @@ def test_a_match_whose_browsers_another_worker_serves_is_forgotten_not_followed(
         mover = Server(postgres(), bot_delay=0, limits=SocketLimits.lifted())
         holder = Server(postgres(), bot_delay=0, limits=SocketLimits.lifted())
         holder.rooms.elsewhere = lambda match_id: match_id == game.id  # (the hand-off's answer)
+        listener = holder.listener
+        followed: set[str] = set()
+        caught_up = listener._followed
+
+        def following(newly: list[str]) -> None:
+            caught_up(newly)
+            followed.update(newly)
+
+        listener._followed = following  # type: ignore[method-assign]
         try:
             holder.start()
             held = await holder.rooms.load(game.id)
             kept = await holder.rooms.load(other.id)  # this worker's own: followed
             assert held is not None
             assert kept is not None
+            deadline = time.monotonic() + 10
+            while followed != {game.id, other.id}:  # (the appends below are heard)
+                assert time.monotonic() < deadline, "the matches were never followed"
+                await asyncio.sleep(0.01)
             for made in (game, other):
                 room = await mover.rooms.load(made.id)
                 assert room is not None
@@ -715,12 +729,24 @@ def test_a_worker_catching_up_takes_the_announced_entry_without_a_read(
     async def scenario() -> None:
         mover = Server(postgres(), bot_delay=0, limits=SocketLimits.lifted())
         follower = Server(postgres(), bot_delay=0, limits=SocketLimits.lifted())
+        listener = follower.listener
+        followed_now = asyncio.Event()
+        caught_up = listener._followed
+
+        def noting(newly: list[str]) -> None:
+            caught_up(newly)
+            followed_now.set()
+
+        listener._followed = noting  # type: ignore[method-assign]
         try:
             follower.start()
             follows = await follower.rooms.load(game.id)
             moves = await mover.rooms.load(game.id)
             assert follows is not None
             assert moves is not None
+            # (Once followed, it is read again, for what was appended before: not counted.)
+            await asyncio.wait_for(followed_now.wait(), 10)
+            await asyncio.gather(*list(follower.rooms.closing))
             held, moving = follows.game, moves.game
             library = follower.store.library  # type: ignore[attr-defined]
             loads: list[str] = []
@@ -766,6 +792,60 @@ def test_a_worker_catching_up_takes_the_announced_entry_without_a_read(
         finally:
             await mover.close()
             await follower.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_worker_hears_the_appends_of_the_matches_it_holds_and_no_others(
+    postgres: Opener,
+) -> None:
+    """Each match is announced on a channel of its own: a worker follows those it holds."""
+    store = postgres()
+    held_here, elsewhere = (
+        Game.create(store, new_setup(2, ["human", "human"], seed=n)) for n in (0, 1)
+    )
+    store.close()
+
+    async def scenario() -> None:
+        mover = Server(postgres(), bot_delay=0, limits=SocketLimits.lifted())
+        holder = Server(postgres(), bot_delay=0, limits=SocketLimits.lifted())
+        listener = holder.listener
+        heard: list[str] = []
+        announced = listener._announced
+        followed_now = asyncio.Event()
+        caught_up = listener._followed
+
+        def noting(match_id: str, length: int, entry: Any = None) -> None:
+            heard.append(match_id)
+            announced(match_id, length, entry)
+
+        def following(newly: list[str]) -> None:
+            caught_up(newly)
+            followed_now.set()
+
+        listener._announced = noting  # type: ignore[method-assign]
+        listener._followed = following  # type: ignore[method-assign]
+        try:
+            holder.start()
+            room = await holder.rooms.load(held_here.id)
+            assert room is not None
+            await asyncio.wait_for(followed_now.wait(), 10)
+            heard.clear()
+            for game in (elsewhere, held_here):  # announced in this order, to followers
+                moving = await mover.rooms.load(game.id)
+                assert moving is not None
+                async with moving.lock:
+                    state = moving.game.state
+                    move = str(legal_moves(state)[0])
+                    await mover.flow.commit(moving, moving.game.plan_move(state.turn, move, 0))
+            deadline = time.monotonic() + 10
+            while room.game.seq < 1:
+                assert time.monotonic() < deadline, "the held match's move was never heard"
+                await asyncio.sleep(0.01)
+            assert heard == [held_here.id]  # (the other's, committed first, would be first)
+        finally:
+            await mover.close()
+            await holder.close()
 
     asyncio.run(scenario())
 
@@ -1123,3 +1203,31 @@ def test_the_listener_hands_announcements_that_come_together_to_the_loop_at_once
     assert asked[1] == 0  # and then took what had come, without waiting again
     assert loop.calls == [(server.listener._announced_all, (first, second))]
     asyncio.run(server.close())
+
+
+def test_a_socket_being_admitted_keeps_its_match_held(tmp_path: Path) -> None:
+    """While a seat's limit is asked (the database, with several workers), the match stays held.
+
+    Let go then, at an announced append, it would leave the socket on a copy nothing here follows.
+    """
+    server = Server(Store(tmp_path / "m.sqlite3"), bot_delay=0, limits=SocketLimits.lifted())
+    game = Game.create(server.store, new_setup(2, ["human", "human"], seed=0))
+    asked: list[bool] = []
+
+    async def scenario() -> None:
+        room = await server.rooms.load(game.id)
+        assert room is not None
+        sockets = server.sockets
+
+        async def seat_refusal(seat: str) -> str | None:
+            asked.append(server.rooms.let_go(room))  # as an announcement would, meanwhile
+            return None
+
+        sockets._seat_refusal = seat_refusal  # type: ignore[method-assign]
+        assert await sockets._admitted(cast(Any, None), f"0 {game.id}", room)
+        assert server.rooms.get(game.id) is room
+        assert room.arriving == 0
+        await server.close()
+
+    asyncio.run(scenario())
+    assert asked == [False]

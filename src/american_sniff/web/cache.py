@@ -73,6 +73,9 @@ class Rooms:
         #: follows it): a match held here that nobody here uses is then
         #: forgotten rather than followed (:meth:`let_go`). None: no match is.
         self.elsewhere: Callable[[str], bool] | None = None
+        #: Called with a match's id and True when it is held from now on, and
+        #: False when it no longer is (the listener follows the matches held).
+        self.watch: Callable[[str, bool], object] | None = None
         self._rooms: dict[str, Room] = {}
         self._forgetting: dict[str, asyncio.TimerHandle] = {}  # when each is looked at again
         self._heard: dict[str, int] = {}  # appends announced while a match is read
@@ -92,6 +95,7 @@ class Rooms:
     def hold(self, game: Game) -> Room:
         """Hold ``game`` (new, or read from the store) in a room of its own; forget it when idle."""
         room = self._rooms[game.id] = Room(game, self.closing)
+        self._watch(game.id, True)
         self.idle(room)
         return room
 
@@ -148,6 +152,7 @@ class Rooms:
         """The room of a match read from the store, now held (with its rematch, offered before)."""
         match, rematch, ended = stored
         room = self._rooms[match.id] = Room(Game(match, self.store), self.closing)
+        self._watch(match.id, True)
         room.rematch = rematch
         room.ended = ended
         if ended is None and self.arrived is not None:
@@ -179,7 +184,8 @@ class Rooms:
         if room.busy():
             self.idle(room)
             return
-        self._rooms.pop(room.id, None)
+        if self._rooms.pop(room.id, None) is not None:
+            self._watch(room.id, False)
 
     def let_go(self, room: Room) -> bool:
         """Forget ``room``'s match now if nothing here uses it; whether it was forgotten.
@@ -195,7 +201,12 @@ class Rooms:
         if handle is not None:
             handle.cancel()
         del self._rooms[room.id]
+        self._watch(room.id, False)
         return True
+
+    def _watch(self, match_id: str, held: bool) -> None:
+        if self.watch is not None:
+            self.watch(match_id, held)
 
     def close(self) -> None:
         """Forget no more matches (the server stops)."""

@@ -2,7 +2,10 @@
 
 Where the store announces each append (the library's store on PostgreSQL,
 ``LISTEN/NOTIFY``), a :class:`Listener` thread waits for the announcements
-and passes each to the event loop: a match held here whose log grew is read
+of the matches held here, and of no others (each match is also announced on
+a channel of its own, which the thread follows while the match is held, so a
+worker is not woken for the many matches other workers hold), and passes
+each to the event loop: a match held here whose log grew is read
 again (:meth:`Flow.reload <american_sniff.web.flow.Flow.reload>`), its
 browsers here are sent the fresh state, and its bots go on. A match held
 here whose browsers another worker serves
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import queue
 import threading
 from typing import Any
 
@@ -28,13 +32,17 @@ from .rooms import Room
 from .shared import LibraryStore
 from .store import LogEntry
 
-__all__ = ["GATHER", "Listener"]
+__all__ = ["GATHER", "WAIT", "Listener"]
 
 #: How long the listening thread lets announcements gather after the first
 #: of a batch, in seconds, before it hands them to the event loop at once.
 #: Every worker hears every append of the database; woken for each, four
 #: workers spent about a third of their CPU on the announcements.
 GATHER = 0.01
+
+#: How long the listening thread waits for an announcement at a time, in
+#: seconds, before it looks for matches to follow or let go again.
+WAIT = 0.05
 
 
 class Listener:
@@ -51,6 +59,9 @@ class Listener:
         self.driver = driver
         self._listening: threading.Thread | None = None
         self._stop_listening = threading.Event()
+        # The matches to follow (True) or no longer (False), in the order the
+        # rooms were held and forgotten: the listening thread's to do.
+        self._watched: queue.SimpleQueue[tuple[str, bool]] = queue.SimpleQueue()
         flow.rooms.behind = self._read_again
 
     @property
@@ -68,10 +79,14 @@ class Listener:
         store = self.flow.store
         if not isinstance(store, LibraryStore) or self._listening is not None:
             return
-        heard = store.listen()
+        heard = store.listen(every=False)
         if heard is None:
             return
         loop = asyncio.get_running_loop()
+        rooms = self.rooms
+        rooms.watch = self._watch
+        for room in rooms:  # (held before it listened)
+            self._watch(room.id, True)
         self._listening = threading.Thread(
             target=self._listen, args=(heard, loop), name="american-sniff-listener", daemon=True
         )
@@ -83,19 +98,31 @@ class Listener:
         if self._listening is not None:
             await asyncio.to_thread(self._listening.join)
 
+    def _watch(self, match_id: str, held: bool) -> None:
+        """Follow ``match_id``'s appends from now on (``held``), or no longer: the thread will."""
+        self._watched.put((match_id, held))
+
     def _listen(self, heard: Any, loop: asyncio.AbstractEventLoop) -> None:
         """Pass each announced append to the event loop, until :meth:`stop` (in a thread).
 
-        A lost connection is opened again (every second until it opens), and
-        then every match held here is read again: what was announced
-        meanwhile was lost with the connection.
+        It hears only the matches held here (:attr:`Rooms.watch
+        <american_sniff.web.cache.Rooms.watch>`): it follows each as it is
+        held, and then has it read again, since what was appended between
+        its reading and the following was announced to nobody here. A lost
+        connection is opened again (every second until it opens), follows
+        the same matches, and then every match held here is read again: what
+        was announced meanwhile was lost with the connection.
         """
+        followed: set[str] = set()
         while not self._stop_listening.is_set():
             try:
                 if heard is None:
-                    heard = self.flow.store.listen()  # type: ignore[attr-defined]
+                    heard = self.flow.store.listen(every=False)  # type: ignore[attr-defined]
+                    for match_id in followed:
+                        heard.follow(match_id)
                     loop.call_soon_threadsafe(self._catch_up_all)
-                appended = heard.wait(0.25)
+                self._follow(heard, followed, loop)
+                appended = heard.wait(WAIT)
                 if appended:  # let the others on their way come too: one wake for them all
                     self._stop_listening.wait(GATHER)
                     appended += heard.wait(0)
@@ -116,6 +143,35 @@ class Listener:
         if heard is not None:
             with contextlib.suppress(Exception):
                 heard.close()
+
+    def _follow(self, heard: Any, followed: set[str], loop: asyncio.AbstractEventLoop) -> None:
+        """Follow the matches held since the last look, and no longer those let go (a thread's)."""
+        newly = []
+        while True:
+            try:
+                match_id, held = self._watched.get_nowait()
+            except queue.Empty:
+                break
+            if held:
+                followed.add(match_id)  # (first: a lost connection follows it again)
+                heard.follow(match_id)
+                newly.append(match_id)
+            else:
+                followed.discard(match_id)
+                heard.unfollow(match_id)
+        if newly:
+            loop.call_soon_threadsafe(self._followed, newly)
+
+    def _followed(self, newly: list[str]) -> None:
+        """Read again each match just followed: what was appended meanwhile was heard by nobody.
+
+        (Between the match's reading and its following, the appends were
+        announced to nobody here.)
+        """
+        for match_id in newly:
+            room = self.rooms.get(match_id)
+            if room is not None:
+                self._read_again(room)
 
     def _catch_up_all(self) -> None:
         """Read again every match held here whose log grew (after a lost listening connection)."""

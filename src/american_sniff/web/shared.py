@@ -142,9 +142,10 @@ class LibraryStore:
         except Exception as error:
             raise self._failure(error) from None
 
-    def listen(self) -> Announcements | None:
-        """A connection that hears every append of every process, or None if the store has none.
+    def listen(self, *, every: bool = True) -> Announcements | None:
+        """A connection that hears the appends of every process, or None if the store has none.
 
+        Every append, or, without ``every``, those to the matches it follows.
         Only PostgreSQL announces appends (:meth:`~american_sniff.store.PostgresStore.listen`).
 
         :raises StorageFailure: if the database cannot be reached.
@@ -152,7 +153,7 @@ class LibraryStore:
         if not isinstance(self.library, PostgresStore):
             return None
         try:
-            return self.library.listen()
+            return self.library.listen(every=every)
         except Exception as error:
             raise self._failure(error) from None
 

@@ -209,8 +209,17 @@ class Sockets:
                 rooms.idle(room)
 
     async def _admitted(self, socket: WebSocket, seat: str, room: Room) -> bool:
-        """Count one more socket of ``seat`` (a spectator's is ""), or refuse it if over a limit."""
-        refusal = await self._seat_refusal(seat) if seat else None
+        """Count one more socket of ``seat`` (a spectator's is ""), or refuse it if over a limit.
+
+        The browser counts as arriving meanwhile (the seat's limit may ask the
+        database): the match is neither forgotten nor let go under it, which
+        would leave the socket on a copy that nothing here follows.
+        """
+        room.arriving += 1
+        try:
+            refusal = await self._seat_refusal(seat) if seat else None
+        finally:
+            room.arriving -= 1
         if refusal is None:
             self._per_seat[seat] += 1
             return True
