@@ -108,9 +108,9 @@ class PostgresStore(SQLStore):
     live in that schema (created if missing; 1 to 48 lower-case letters,
     digits and ``_``); without it, in the connection's ``search_path``. The
     tables (``sniff_matches``, ``sniff_log``, ``sniff_leases`` and
-    ``sniff_settings``) and the
-    function ``sniff_append_many`` (:meth:`append_many` in one statement: one
-    round trip and one commit for a whole batch) are made if missing.
+    ``sniff_settings``) and the function ``sniff_append_many``
+    (:meth:`~american_sniff.store.MatchStore.append_many` in one statement:
+    one round trip and one commit for a whole batch) are made if missing.
 
     **Announcements.** Every append is announced on the database's own
     channel (``NOTIFY``), with its entry, sent when it commits, in the order
