@@ -348,6 +348,7 @@ def test_the_same_seed_gives_the_same_choice(players: int) -> None:
         assert SearchBot(seed=11, playouts=6, infer=0.18).choose(view) == first
 
 
+@pytest.mark.sweep
 def test_the_choice_uses_the_weights() -> None:
     """Reading the choices changes some choices: the weights are used."""
     # Somewhere among many views, reading the choices must change a choice.

@@ -292,6 +292,7 @@ def test_an_equal_copy_of_a_legal_move_is_accepted(
 # -- determinism ---------------------------------------------------------------
 
 
+@pytest.mark.sweep
 @given(player_counts(), seeds(), choice_seeds)
 def test_the_same_seed_replays_the_same_match(players: int, seed: int, choices: int) -> None:
     """Two runs from one seed with the same choices are equal at every step."""

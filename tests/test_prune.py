@@ -254,6 +254,7 @@ def _reference_reading_choice(view: PlayerView, bot: SearchBot) -> Move:
     return moves[max(alive, key=lambda index: (totals[index], -index))]
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("playouts", [40, 21])
 def test_with_reading_the_pools_are_raced_eight_playouts_at_a_time(playouts: int) -> None:
     """With ``infer``, each pool of 8 resampled playouts is played, then the race is looked at."""
@@ -300,6 +301,7 @@ def _deals_played(bot: SearchBot, view: PlayerView, monkeypatch: pytest.MonkeyPa
     return played
 
 
+@pytest.mark.sweep
 def test_a_clear_choice_ends_early_and_no_choice_plays_more_than_the_budget(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

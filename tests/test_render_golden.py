@@ -108,6 +108,7 @@ def test_the_golden_file_covers_many_tables() -> None:
     assert len(set(golden["wide"])) > 500
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("forget", [False, True], ids=["carried-on", "cold"])
 def test_every_drawing_is_the_same_as_before(forget: bool) -> None:
     """Today's drawings of every table are byte for byte those of the renderer before."""

@@ -423,6 +423,7 @@ def test_a_playout_and_its_value_are_the_references(rollout: str, depth: int | N
             assert playout_value(world, end, view.seat) == outcome(world, end, view.seat, True)
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize(
     "bot",
     [
@@ -452,6 +453,7 @@ def test_the_totals_of_every_deal_are_the_references(bot: SearchBot) -> None:
         assert totals == expected
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("playouts", [1, 8])
 def test_the_search_bot_chooses_as_the_reference(playouts: int) -> None:
     """Whole choices (the stock not empty, so no exact endgame) are the reference's."""
