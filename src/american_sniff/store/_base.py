@@ -64,7 +64,7 @@ MAX_LEASE = 3600.0
 MAX_PAGE = 200
 
 #: The longest name of a host's setting (:meth:`MatchStore.setting`), in characters.
-MAX_SETTING_NAME = 200
+MAX_SETTING_NAME = 120
 
 #: The longest value of a host's setting, in characters.
 MAX_SETTING = 10_000
