@@ -500,15 +500,28 @@ def _numbered(served: Served, workers: int) -> dict[int, int]:
                     numbered[number] = process
         return sorted(numbered) == list(range(1, workers + 1))
 
-    served.until(all_named, "not every worker was named")
-    # Each is serving (its server started, and so it takes the connections
-    # handed to it) once it has answered a request of its own.
-    for pid in numbered.values():
-        raw = _accepted_by(served, pid, [p for p in numbered.values() if p != pid])
-        with raw:
-            raw.sendall(b"GET /api/kinds HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-            assert raw.recv(12) == b"HTTP/1.1 200"
-    return numbered
+    for _ in range(3):
+        served.until(all_named, "not every worker was named")
+        # Each is serving (its server started, and so it takes the connections
+        # handed to it) once it has answered a request of its own.
+        try:
+            for pid in numbered.values():
+                raw = _accepted_by(served, pid, [p for p in numbered.values() if p != pid])
+                with raw:
+                    raw.sendall(
+                        b"GET /api/kinds HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+                    )
+                    assert raw.recv(12) == b"HTTP/1.1 200"
+        except WorkerGone as gone:  # (seen once in CI, under load: its lines say why)
+            print(gone)  # (shown if the test fails later)
+            numbered.clear()  # it was started again: name them again
+            continue
+        return numbered
+    raise AssertionError("the workers kept ending as they started")
+
+
+class WorkerGone(AssertionError):
+    """A worker's process ended while the test was stopping it (the supervisor's last lines)."""
 
 
 def _port_hex(address: str) -> str:
@@ -564,7 +577,16 @@ def _accepted_by(served: Served, pid: int, others: list[int]) -> socket.socket:
         if attempt:
             time.sleep(2)  # the others run on, and let go of what they hold
         for other in others:
-            os.kill(other, signal.SIGSTOP)
+            try:
+                os.kill(other, signal.SIGSTOP)
+            except ProcessLookupError:
+                for stopped in others:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(stopped, signal.SIGCONT)
+                lines = "\n".join(served.lines[-20:])
+                raise WorkerGone(
+                    f"worker process {other} has ended; the server said:\n{lines}"
+                ) from None
         try:
             raw = socket.create_connection(tuple(served.address.rsplit(":", 1)), timeout=10)  # type: ignore[arg-type]
             try:
@@ -582,7 +604,8 @@ def _accepted_by(served: Served, pid: int, others: list[int]) -> socket.socket:
                 raise
         finally:
             for other in others:
-                os.kill(other, signal.SIGCONT)
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(other, signal.SIGCONT)
         return raw
     raise AssertionError("unreachable")  # pragma: no cover
 
