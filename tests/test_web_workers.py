@@ -663,6 +663,38 @@ def test_two_seats_going_on_through_two_servers_both_go_on(opener: Opener) -> No
     store.close()
 
 
+def _noting_follows(server: Server) -> set[str]:
+    """The ids of the matches ``server``'s listener has followed, and read again, so far."""
+    followed: set[str] = set()
+    listener = server.listener
+    caught_up = listener._followed
+
+    def following(newly: list[str]) -> None:
+        caught_up(newly)
+        followed.update(newly)
+
+    listener._followed = following  # type: ignore[method-assign]
+    return followed
+
+
+async def _first_move_through(server: Server, match_id: str) -> None:
+    """The first legal move of the seat to play in ``match_id``, committed through ``server``."""
+    room = await server.rooms.load(match_id)
+    assert room is not None
+    async with room.lock:
+        game = room.game
+        move = str(legal_moves(game.state)[0])
+        await server.flow.commit(room, game.plan_move(game.state.turn, move, game.seq))
+
+
+async def _until_followed(followed: set[str], ids: set[str]) -> None:
+    """Wait until the listener has followed the matches ``ids`` (see :func:`_noting_follows`)."""
+    deadline = time.monotonic() + 10
+    while not ids <= followed:
+        assert time.monotonic() < deadline, f"{ids - followed} were never followed"
+        await asyncio.sleep(0.01)
+
+
 def test_a_match_whose_browsers_another_worker_serves_is_forgotten_not_followed(
     postgres: Opener,
 ) -> None:
@@ -676,32 +708,16 @@ def test_a_match_whose_browsers_another_worker_serves_is_forgotten_not_followed(
         mover = Server(postgres(), bot_delay=0, limits=SocketLimits.lifted())
         holder = Server(postgres(), bot_delay=0, limits=SocketLimits.lifted())
         holder.rooms.elsewhere = lambda match_id: match_id == game.id  # (the hand-off's answer)
-        listener = holder.listener
-        followed: set[str] = set()
-        caught_up = listener._followed
-
-        def following(newly: list[str]) -> None:
-            caught_up(newly)
-            followed.update(newly)
-
-        listener._followed = following  # type: ignore[method-assign]
+        followed = _noting_follows(holder)
         try:
             holder.start()
             held = await holder.rooms.load(game.id)
             kept = await holder.rooms.load(other.id)  # this worker's own: followed
             assert held is not None
             assert kept is not None
-            deadline = time.monotonic() + 10
-            while followed != {game.id, other.id}:  # (the appends below are heard)
-                assert time.monotonic() < deadline, "the matches were never followed"
-                await asyncio.sleep(0.01)
+            await _until_followed(followed, {game.id, other.id})  # (the appends are heard)
             for made in (game, other):
-                room = await mover.rooms.load(made.id)
-                assert room is not None
-                async with room.lock:
-                    state = room.game.state
-                    move = str(legal_moves(state)[0])
-                    await mover.flow.commit(room, room.game.plan_move(state.turn, move, 0))
+                await _first_move_through(mover, made.id)
             deadline = time.monotonic() + 10
             while kept.game.seq < 1 or holder.rooms.get(game.id) is not None:
                 assert time.monotonic() < deadline, "the appends were never heard"
@@ -729,15 +745,7 @@ def test_a_worker_catching_up_takes_the_announced_entry_without_a_read(
     async def scenario() -> None:
         mover = Server(postgres(), bot_delay=0, limits=SocketLimits.lifted())
         follower = Server(postgres(), bot_delay=0, limits=SocketLimits.lifted())
-        listener = follower.listener
-        followed_now = asyncio.Event()
-        caught_up = listener._followed
-
-        def noting(newly: list[str]) -> None:
-            caught_up(newly)
-            followed_now.set()
-
-        listener._followed = noting  # type: ignore[method-assign]
+        watched = _noting_follows(follower)
         try:
             follower.start()
             follows = await follower.rooms.load(game.id)
@@ -745,7 +753,7 @@ def test_a_worker_catching_up_takes_the_announced_entry_without_a_read(
             assert follows is not None
             assert moves is not None
             # (Once followed, it is read again, for what was appended before: not counted.)
-            await asyncio.wait_for(followed_now.wait(), 10)
+            await _until_followed(watched, {game.id})
             await asyncio.gather(*list(follower.rooms.closing))
             held, moving = follows.game, moves.game
             library = follower.store.library  # type: ignore[attr-defined]
@@ -812,32 +820,21 @@ def test_a_worker_hears_the_appends_of_the_matches_it_holds_and_no_others(
         listener = holder.listener
         heard: list[str] = []
         announced = listener._announced
-        followed_now = asyncio.Event()
-        caught_up = listener._followed
 
         def noting(match_id: str, length: int, entry: Any = None) -> None:
             heard.append(match_id)
             announced(match_id, length, entry)
 
-        def following(newly: list[str]) -> None:
-            caught_up(newly)
-            followed_now.set()
-
         listener._announced = noting  # type: ignore[method-assign]
-        listener._followed = following  # type: ignore[method-assign]
+        followed = _noting_follows(holder)
         try:
             holder.start()
             room = await holder.rooms.load(held_here.id)
             assert room is not None
-            await asyncio.wait_for(followed_now.wait(), 10)
+            await _until_followed(followed, {held_here.id})
             heard.clear()
             for game in (elsewhere, held_here):  # announced in this order, to followers
-                moving = await mover.rooms.load(game.id)
-                assert moving is not None
-                async with moving.lock:
-                    state = moving.game.state
-                    move = str(legal_moves(state)[0])
-                    await mover.flow.commit(moving, moving.game.plan_move(state.turn, move, 0))
+                await _first_move_through(mover, game.id)
             deadline = time.monotonic() + 10
             while room.game.seq < 1:
                 assert time.monotonic() < deadline, "the held match's move was never heard"
