@@ -66,9 +66,6 @@ class Rooms:
         self.arrived = arrived
         #: The tasks that close dropped sockets or catch up, kept until they are done.
         self.closing: set[asyncio.Task[None]] = set()
-        #: Called with a room loaded from the store whose log another worker
-        #: announced longer while it was read (its copy is behind).
-        self.behind: Callable[[Room], object] | None = None
         #: Whether the browsers of a match are served by another worker (which
         #: follows it): a match held here that nobody here uses is then
         #: forgotten rather than followed (:meth:`let_go`). None: no match is.
@@ -78,7 +75,6 @@ class Rooms:
         self.watch: Callable[[str, bool], object] | None = None
         self._rooms: dict[str, Room] = {}
         self._forgetting: dict[str, asyncio.TimerHandle] = {}  # when each is looked at again
-        self._heard: dict[str, int] = {}  # appends announced while a match is read
 
     def __iter__(self) -> Iterator[Room]:
         """The rooms held now (a copy: the caller may load or forget meanwhile)."""
@@ -109,33 +105,19 @@ class Rooms:
         room = self._rooms.get(match_id)
         if room is not None:
             return room
-        # An append announced while the match is read is kept (:meth:`heard`),
-        # so as not to be lost: the copy read may be older.
-        self._heard.setdefault(match_id, 0)
+        # (An append made while it is read is caught up once the match is
+        # followed: see :attr:`watch`.)
         try:
             stored = await asyncio.to_thread(self.read, match_id)
         except ValueError as error:  # its log no longer replays
             raise Unservable(f"this match cannot be served here: {error}") from None
-        finally:
-            heard = self._heard.pop(match_id, 0)
         if stored is None:
             return None
         try:
             room = self._rooms.get(match_id) or self.loaded(stored)
         except ValueError as error:  # not the browser game's, or its log does not replay
             raise Unservable(f"this match cannot be served here: {error}") from None
-        if heard > room.game.logged and self.behind is not None:
-            self.behind(room)
         return room
-
-    def heard(self, match_id: str, length: int) -> None:
-        """Another worker made the log of ``match_id``, not held here, ``length`` entries long.
-
-        Kept only while the match is being read (:meth:`load`), which then
-        catches up if what it read is shorter.
-        """
-        if match_id in self._heard:
-            self._heard[match_id] = max(self._heard[match_id], length)
 
     def read(self, match_id: str) -> Stored | None:
         """The stored match, the id of its rematch and why it ended at a cap; None for none."""

@@ -62,7 +62,6 @@ class Listener:
         # The matches to follow (True) or no longer (False), in the order the
         # rooms were held and forgotten: the listening thread's to do.
         self._watched: queue.SimpleQueue[tuple[str, bool]] = queue.SimpleQueue()
-        flow.rooms.behind = self._read_again
 
     @property
     def rooms(self) -> Rooms:
@@ -188,8 +187,7 @@ class Listener:
         """A worker appended ``entry`` to ``match_id``'s log, which holds ``length`` entries now."""
         room = self.rooms.get(match_id)
         if room is None:
-            self.rooms.heard(match_id, length)  # not held here (or being read)
-            return
+            return  # let go here since (a match is read again once followed)
         if room.game.logged < length:  # (else this worker's own append)
             elsewhere = self.rooms.elsewhere
             if (
