@@ -16,6 +16,7 @@ import subprocess
 import sys
 import threading
 import time
+import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -827,6 +828,9 @@ def test_a_listener_of_its_own_matches_hears_those_alone(postgres_target: Target
     with _open(postgres_target) as store, _open(postgres_target) as writer:
         assert isinstance(store, PostgresStore)
         one, two = store.create(2, match_id="one"), store.create(2, match_id="two")
+        # The match's channel, as docs/embedding.md gives it to other languages.
+        crc = zlib.crc32(b"one")
+        assert store._match_channel("one") == f"sniff_{postgres_target[1]}_{crc:08x}"
         with store.listen(every=False) as heard, store.listen() as every:
             one = _play(writer, one, 1)  # before it follows: not heard
             heard.follow("one")

@@ -9,6 +9,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from american_sniff import Action, MatchState, Place, legal_moves, new_match, view_for
 from american_sniff.web.game import (
@@ -471,3 +473,48 @@ def test_who_is_waiting_is_told_without_building_the_rounds_history(stores: Stor
 
 def _not_read(state: MatchState) -> tuple[Action, ...]:
     raise AssertionError("the round's history was built")
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@given(
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "players": _JSON | st.integers(2, 4),
+            "seed": _JSON,
+            "seats": _JSON
+            | st.lists(
+                st.dictionaries(st.sampled_from(["kind", "token", "name"]), _JSON), max_size=4
+            ),
+            "spectator": _JSON,
+        },
+    )
+)
+def test_any_stored_setup_is_read_or_refused_in_words(data: dict[str, object]) -> None:
+    """Whatever JSON a stored match's setup holds: a Setup, or NotABrowserMatch, nothing else."""
+    refusal = ""
+    try:
+        setup = Setup.from_dict(data)
+    except NotABrowserMatch as error:
+        refusal = str(error)
+    if refusal:
+        assert refusal.startswith("the match was not made by the browser game")
+        assert len(refusal) < 400
+    else:
+        assert Setup.from_dict(setup.to_dict()) == setup
+
+
+def test_a_setup_of_a_mebibyte_is_refused_at_once() -> None:
+    """A 1 MiB stored setup (a long list of seats of an unknown kind) is refused, quickly read."""
+    seats = [{"kind": "x" * 16, "token": "t"}] * (2**20 // 32)
+    with pytest.raises(NotABrowserMatch, match="no seat kind") as refused:
+        Setup.from_dict({"players": 2, "seed": 1, "seats": seats, "spectator": "s"})
+    assert len(str(refused.value)) < 400
