@@ -45,6 +45,7 @@ from american_sniff.store import (
     SQLiteStore,
     StaleAppend,
 )
+from american_sniff.store import _base as store_base
 from pg_testing import POSTGRES_URL, postgres_schema
 
 #: How to open a store: the backend's name and what it opens (a file or a schema).
@@ -286,12 +287,54 @@ def test_pages_list_every_match_once_newest_first(store: MatchStore) -> None:
     assert store.matches(limit=7).cursor is None
 
 
+def test_match_ids_page_newest_first_and_read_no_log(
+    store: MatchStore, target: Target, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``match_ids`` lists what ``matches`` lists, in its order, a page after a given id.
+
+    It reads no log: a match whose log no longer replays is listed like any
+    other, and listing replays nothing.
+    """
+    ids = [store.create(2, seed=n, match_id=f"i{n}").id for n in range(7)]
+    _play(store, store.load("i3"), 2)  # type: ignore[arg-type]
+    _write_raw(target, "UPDATE sniff_log SET value = ? WHERE match_id = ? AND n = 1", "[6|6]", "i3")
+    assert isinstance(store.load("i3"), BrokenMatch)
+    listed = [m.id for m in store.matches(limit=MAX_PAGE).matches]
+    assert listed == ids[::-1]
+
+    def no_replay(*args: object) -> None:
+        raise AssertionError("match_ids replayed a match")
+
+    monkeypatch.setattr(store_base, "_replayed", no_replay)
+    seen: list[str] = []
+    after = None
+    while True:
+        page = store.match_ids(3, after)
+        seen += page
+        if len(page) < 3:
+            break
+        after = page[-1]
+    assert seen == listed
+    assert store.match_ids(MAX_PAGE) == tuple(listed)
+    assert store.match_ids(1, after="i0") == ()
+    with pytest.raises(NoSuchMatch, match="nosuchmatch"):
+        store.match_ids(3, after="nosuchmatch")
+    for limit in (0, MAX_PAGE + 1, "3", None):
+        with pytest.raises(ValueError, match="page"):
+            store.match_ids(limit)  # type: ignore[arg-type]
+    for after_text in ("' OR 1=1 --", "a" * 1_048_576, 7):
+        with pytest.raises(ValueError, match="match id"):
+            store.match_ids(3, after_text)  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize("backend", ["sqlite"])
 def test_an_empty_store_lists_nothing(backend: str) -> None:
     """A new store's first page is empty and final."""
     with SQLiteStore() as store:
         page = store.matches()
+        ids = store.match_ids()
     assert (page.matches, page.cursor) == ((), None)
+    assert ids == ()
 
 
 # -- broken matches --------------------------------------------------------------------

@@ -59,6 +59,40 @@ def test_the_library_store_keeps_settings_apart_from_matches(opener: Opener) -> 
         store.close()
 
 
+def test_a_page_of_ids_is_one_query_that_reads_no_match(
+    opener: Opener, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The operator's list pages through the ids after a given one, newest first.
+
+    Neither store reads a match for it; on the library's store, nothing is
+    replayed (it replayed every stored match for each page before).
+    """
+    store = opener()
+    try:
+        made = [Game.create(store, new_setup(2, ["human", "greedy"], seed=n)).id for n in range(5)]
+        every = store.ids()
+        assert sorted(every) == sorted(made)
+        library = getattr(store, "library", None)
+
+        def no_reading(*args: object, **kwargs: object) -> None:
+            raise AssertionError("a page of ids read a match")
+
+        monkeypatch.setattr(store, "load", no_reading)
+        if library is not None:
+            monkeypatch.setattr(library, "matches", no_reading)
+            monkeypatch.setattr(library, "load", no_reading)
+        assert store.ids() == every
+        assert store.page_of_ids(None, 2) == (every[:2], True)
+        assert store.page_of_ids(every[1], 2) == (every[2:4], True)
+        assert store.page_of_ids(every[3], 2) == (every[4:], False)
+        assert store.page_of_ids(every[4], 2) == ([], False)
+        assert store.page_of_ids(None, 5) == (every, False)
+        for after in ("nosuchmatch", "' OR 1=1 --", "a" * 1_048_576):
+            assert store.page_of_ids(after, 2) is None
+    finally:
+        store.close()
+
+
 def test_the_library_store_on_sqlite_and_its_failures(tmp_path: Path) -> None:
     """On the library's SQLite store: no announcements; a failed database is a StorageFailure."""
     from american_sniff import legal_moves

@@ -555,6 +555,37 @@ class MatchStore(abc.ABC):
         )
         return Page(matches, str(rows[-1][0]) if more else None)
 
+    def match_ids(self, limit: int = 50, after: str | None = None) -> tuple[str, ...]:
+        """The ids of up to ``limit`` matches, newest first, without reading their logs.
+
+        What a host's list of matches pages through: one query, whatever the
+        number of matches stored or the length of their logs, where
+        :meth:`matches` replays each match it lists. With ``after``, the
+        list goes on from the match after that one (the next older); fewer
+        than ``limit`` ids mean the list ends there.
+
+        >>> from american_sniff.store import SQLiteStore
+        >>> store = SQLiteStore()
+        >>> first, second, third = (store.create(2, seed=n).id for n in range(3))
+        >>> store.match_ids(2) == (third, second)
+        True
+        >>> store.match_ids(2, after=second) == (first,)
+        True
+        >>> store.close()
+
+        :param limit: How many at most, 1 to :data:`MAX_PAGE`.
+        :param after: None for the newest, else the id of a stored match.
+        :raises NoSuchMatch: if there is no match ``after``.
+        :raises ValueError: if ``limit`` is out of range or ``after`` is not a match id.
+        """
+        limit = _check_limit(limit)
+        if after is not None:
+            check_id(after)
+        ids = self._ids(limit, after)
+        if ids is None:
+            raise NoSuchMatch(f"there is no match {after!r}")
+        return tuple(ids)
+
     def lease(self, match_id: str, seat: int, holder: str, seconds: float) -> bool:
         """Take or renew the lease on driving ``seat``'s bot; whether ``holder`` holds it now.
 
@@ -668,6 +699,10 @@ class MatchStore(abc.ABC):
         self, count: int, before: int | None
     ) -> list[tuple[int, str, float, str, list[tuple[Any, Any, Any]]]]:
         """Up to ``count`` matches (number, id, created, setup text, log rows), newest first."""
+
+    @abc.abstractmethod
+    def _ids(self, count: int, after: str | None) -> list[str] | None:
+        """Up to ``count`` ids, newest first, older than ``after`` (None: no ``after``)."""
 
     @abc.abstractmethod
     def _lease(self, match_id: str, seat: int, holder: str, seconds: float) -> bool:

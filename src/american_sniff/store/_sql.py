@@ -109,6 +109,24 @@ class SQLStore(MatchStore):
                 for number, match_id, created, setup in rows
             ]
 
+    def _ids(self, count: int, after: str | None) -> list[str] | None:
+        with self._transaction(write=False) as db:
+            before = 2**63 - 1
+            if after is not None:
+                row = db.execute(
+                    self._sql("SELECT number FROM sniff_matches WHERE id = ?"), (after,)
+                ).fetchone()
+                if row is None:
+                    return None
+                before = int(row[0])
+            rows = db.execute(
+                self._sql(
+                    "SELECT id FROM sniff_matches WHERE number < ? ORDER BY number DESC LIMIT ?"
+                ),
+                (before, count),
+            ).fetchall()
+            return [str(match_id) for (match_id,) in rows]
+
     def _release(self, match_id: str, seat: int, holder: str) -> None:
         with self._transaction() as db:
             db.execute(

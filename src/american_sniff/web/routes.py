@@ -173,14 +173,10 @@ class Routes:
 
     def _page_of_ids(self, after: str | None, limit: int) -> tuple[list[str] | None, bool]:
         """The ids of one page of the list, and whether more follow (None: no such ``after``)."""
-        ids = self.store.ids()
-        start = 0
-        if after is not None:
-            try:
-                start = ids.index(after) + 1
-            except ValueError:
-                return None, False
-        return ids[start : start + limit], start + limit < len(ids)
+        page = self.store.page_of_ids(after, limit)
+        if page is None:
+            return None, False
+        return page
 
     def _listed(self, ids: list[str], base: str) -> list[dict[str, Any]]:
         """The operator's list entries of ``ids`` (run in a thread: it may replay matches)."""

@@ -237,18 +237,36 @@ class LibraryStore:
         )
 
     def ids(self) -> list[str]:
-        """Every stored match's id, the newest first."""
+        """Every stored match's id, the newest first (their logs are not read)."""
         ids: list[str] = []
-        cursor = None
         try:
             while True:
-                page = self.library.matches(MAX_PAGE, cursor)
-                ids.extend(m.id for m in page.matches)
-                cursor = page.cursor
-                if cursor is None:
+                page = self.library.match_ids(MAX_PAGE, ids[-1] if ids else None)
+                ids.extend(page)
+                if len(page) < MAX_PAGE:
                     return ids
         except Exception as error:
             raise self._failure(error) from None
+
+    def page_of_ids(self, after: str | None, limit: int) -> tuple[list[str], bool] | None:
+        """Up to ``limit`` ids, newest first, from the match after ``after`` (the newest if None).
+
+        Returns them with whether more follow, or None if there is no match
+        ``after`` (or ``after`` is no match id). One query
+        (:meth:`MatchStore.match_ids <american_sniff.store.MatchStore.match_ids>`),
+        whatever the number of matches and the length of their logs.
+
+        :raises ValueError: if ``limit`` is not from 1 to the library's ``MAX_PAGE - 1``.
+        """
+        if not 1 <= limit < MAX_PAGE:
+            raise ValueError(f"a page of ids holds 1 to {MAX_PAGE - 1}, got {limit!r}")
+        try:
+            ids = list(self.library.match_ids(limit + 1, after))
+        except (NoSuchMatch, ValueError):
+            return None
+        except Exception as error:
+            raise self._failure(error) from None
+        return ids[:limit], len(ids) > limit
 
 
 def _database_errors(store: MatchStore) -> tuple[type[BaseException], ...]:

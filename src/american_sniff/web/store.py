@@ -94,6 +94,7 @@ CREATE TABLE IF NOT EXISTS log (
     value TEXT NOT NULL,
     PRIMARY KEY (match_id, n)
 );
+CREATE INDEX IF NOT EXISTS matches_newest ON matches (created DESC, id);
 """
 
 
@@ -182,6 +183,9 @@ class MatchBook(Protocol):
 
     def ids(self) -> list[str]:
         """Every stored match's id, the newest first."""
+
+    def page_of_ids(self, after: str | None, limit: int) -> tuple[list[str], bool] | None:
+        """Up to ``limit`` ids after the match ``after``, and whether more follow (as Store)."""
 
     def close(self) -> None:
         """Close the database."""
@@ -310,6 +314,32 @@ class Store:
         with self._lock:
             rows = self._db.execute("SELECT id FROM matches ORDER BY created DESC, id").fetchall()
         return [str(row[0]) for row in rows]
+
+    def page_of_ids(self, after: str | None, limit: int) -> tuple[list[str], bool] | None:
+        """Up to ``limit`` ids, newest first, from the match after ``after`` (the newest if None).
+
+        Returns them with whether more follow, or None if there is no match
+        ``after``. One query on an index, whatever the number of matches: the
+        operator's list pages through it.
+        """
+        with self._lock:
+            if after is None:
+                rows = self._db.execute(
+                    "SELECT id FROM matches ORDER BY created DESC, id LIMIT ?", (limit + 1,)
+                ).fetchall()
+            else:
+                found = self._db.execute(
+                    "SELECT created FROM matches WHERE id = ?", (after,)
+                ).fetchone()
+                if found is None:
+                    return None
+                rows = self._db.execute(
+                    "SELECT id FROM matches WHERE created < ? OR (created = ? AND id > ?) "
+                    "ORDER BY created DESC, id LIMIT ?",
+                    (found[0], found[0], after, limit + 1),
+                ).fetchall()
+        ids = [str(row[0]) for row in rows]
+        return ids[:limit], len(ids) > limit
 
 
 def expected_lengths(
