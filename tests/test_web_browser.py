@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from american_sniff import MatchRecord, MatchState, Tile, replay
+from american_sniff import ALL_TILES, MatchRecord, MatchState, Tile, replay
 from american_sniff.layout import Layout, Point, Side
 from american_sniff.render import render_svg
 from american_sniff.web.game import Game, new_setup
@@ -278,6 +278,40 @@ def test_the_page_waits_longer_each_time_it_cannot_reconnect(
     assert page.js("failures") == 1
     page.js("connect()")  # it comes back (as it would after the wait), and a state resets it
     page.wait("document.body.dataset.connected === 'yes' && failures === 0")
+    page.close()
+
+
+def test_a_match_the_server_cannot_serve_is_said_so_and_not_asked_for_again(
+    server: _Server, browser: Browser
+) -> None:
+    """A log that no longer replays: the page shows the server's reason and does not reconnect.
+
+    The server closes such a socket with 4409; a page that reconnected would
+    ask again forever, as it does after a lost connection.
+    """
+    made = server.post("api/matches", {"players": 2, "seats": ["human", "greedy"], "seed": 5})
+    server.stop()
+    with Store(server.db) as store:
+        stored = store.load(made["id"])
+        assert stored is not None
+        state = Game(stored, store).state
+        held = set(state.hands[state.turn])
+        tile = next(t for t in sorted(ALL_TILES) if t not in held and t.is_double)
+        store.append(made["id"], LogEntry("move", f"{tile} opens"), expected=len(stored.log))
+    server.start()
+    page = browser.page()
+    page.go(made["seats"][0]["url"])
+    page.wait("document.getElementById('error').textContent.includes('cannot be served here')")
+    page.wait("document.body.dataset.connected === 'no'")
+    assert str(tile) in page.js("document.getElementById('error').textContent")
+    # Nothing is waiting to connect again, and no socket is opened in the next second.
+    page.js(
+        "window.opened = 0; const Real = window.WebSocket; "
+        "window.WebSocket = function (...args) { window.opened += 1; return new Real(...args); }"
+    )
+    time.sleep(1.5)  # longer than the shortest wait before a reconnection (750 ms)
+    assert page.js("window.opened") == 0
+    assert "reconnecting" not in page.js("document.getElementById('status').textContent")
     page.close()
 
 
