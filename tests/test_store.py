@@ -327,6 +327,35 @@ def test_match_ids_page_newest_first_and_read_no_log(
             store.match_ids(3, after_text)  # type: ignore[arg-type]
 
 
+_IDS = [f"h{n}" for n in range(6)]
+
+
+@given(
+    after=st.one_of(st.none(), st.sampled_from([*_IDS, "nosuch"]), st.text(max_size=80)),
+    limit=st.one_of(st.integers(-2, MAX_PAGE + 2), st.none(), st.text(max_size=3)),
+)
+def test_match_ids_on_any_argument_gives_its_page_or_a_stated_error(
+    after: str | None, limit: object
+) -> None:
+    """Any ``after`` and ``limit``: the page a plain slice of the ids gives, or a refusal."""
+    valid_limit = type(limit) is int and 1 <= limit <= MAX_PAGE
+    valid_after = after is None or store_base.ID_PATTERN.fullmatch(after) is not None
+    with SQLiteStore() as store:
+        for match_id in _IDS:
+            store.create(2, match_id=match_id)
+        newest = _IDS[::-1]
+        if not (valid_limit and valid_after):
+            with pytest.raises(ValueError, match=r"page|match id"):
+                store.match_ids(limit, after)  # type: ignore[arg-type]
+        elif after is not None and after not in _IDS:
+            with pytest.raises(NoSuchMatch, match="no match"):
+                store.match_ids(limit, after)  # type: ignore[arg-type]
+        else:
+            assert type(limit) is int
+            start = 0 if after is None else newest.index(after) + 1
+            assert store.match_ids(limit, after) == tuple(newest[start : start + limit])
+
+
 @pytest.mark.parametrize("backend", ["sqlite"])
 def test_an_empty_store_lists_nothing(backend: str) -> None:
     """A new store's first page is empty and final."""

@@ -164,19 +164,13 @@ class Routes:
         if not 1 <= limit <= LIST_PAGE:
             return refuse(f"limit is from 1 to {LIST_PAGE}")
         after = request.query_params.get("after")
-        ids, more = await asyncio.to_thread(self._page_of_ids, after, limit)
-        if ids is None:
+        page = await asyncio.to_thread(self.store.page_of_ids, after, limit)
+        if page is None:
             return refuse("after names no stored match", 400)
+        ids, more = page
         base = str(request.base_url)
         listed = await asyncio.to_thread(self._listed, ids, base)
         return JSONResponse({"matches": listed, "next": ids[-1] if more and ids else None})
-
-    def _page_of_ids(self, after: str | None, limit: int) -> tuple[list[str] | None, bool]:
-        """The ids of one page of the list, and whether more follow (None: no such ``after``)."""
-        page = self.store.page_of_ids(after, limit)
-        if page is None:
-            return None, False
-        return page
 
     def _listed(self, ids: list[str], base: str) -> list[dict[str, Any]]:
         """The operator's list entries of ``ids`` (run in a thread: it may replay matches)."""
