@@ -19,12 +19,12 @@ pytest.importorskip("starlette")
 pytest.importorskip("httpx2")  # TestClient's transport (Starlette 1 and later)
 
 from starlette.testclient import TestClient
-from starlette.websockets import WebSocketDisconnect
 
 from american_sniff.web.app import create_app
 from american_sniff.web.buckets import SharedBuckets
 from american_sniff.web.game import Game, new_setup
 from american_sniff.web.limits import Rate, SocketLimits
+from web_sockets import refused
 
 psycopg_or_skip()  # (not importorskip: under AMERICAN_SNIFF_REQUIRE_POSTGRES=1 it fails)
 
@@ -161,9 +161,4 @@ def test_new_sockets_of_an_address_are_limited_across_two_workers(schema: str) -
                 ws.send_text(json.dumps({"type": "hello", "token": token}))
                 assert ws.receive_json()["type"] == "state"
         with two.websocket_connect(f"/ws/{game.id}") as ws:
-            refusal = ws.receive_json()
-            assert refusal["type"] == "error"
-            assert "new connections from this address" in refusal["message"]
-            with pytest.raises(WebSocketDisconnect) as closed:
-                ws.receive_json()
-            assert closed.value.code == 4429
+            refused(ws, "new connections from this address", 4429)

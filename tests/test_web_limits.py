@@ -31,6 +31,7 @@ from starlette.websockets import WebSocketDisconnect
 import american_sniff.web.routes as routes_module
 from american_sniff.web.app import SECURITY_HEADERS, STATIC, create_app
 from american_sniff.web.limits import Rate, RateLimit, SocketLimits
+from web_sockets import refused
 
 #: How long a test waits for a real server (a safety net, never reached when it is right).
 _PATIENCE = 30
@@ -80,16 +81,6 @@ def _error(ws: WebSocketTestSession) -> str:
             return text
 
 
-def _refused(ws: WebSocketTestSession, words: str, code: int = 4429) -> None:
-    """The socket is told why (an error message naming ``words``), then closed with ``code``."""
-    message = ws.receive_json()
-    assert message["type"] == "error", message
-    assert words in message["message"], message
-    with pytest.raises(WebSocketDisconnect) as closed:
-        ws.receive_json()
-    assert closed.value.code == code
-
-
 # -- sockets: the hello, and how many at once -------------------------------------------
 
 
@@ -99,7 +90,7 @@ def test_a_socket_that_says_no_hello_in_time_is_closed(db: Path) -> None:
     with TestClient(_app(db, limits=limits)) as client:
         made = _create(client, ["human", "greedy"])
         with client.websocket_connect(f"/ws/{made['id']}") as ws:
-            _refused(ws, "no hello came within 1 s", 4408)
+            refused(ws, "no hello came within 1 s", 4408)
         # A socket that says hello in time is served as before.
         with client.websocket_connect(f"/ws/{made['id']}") as ws:
             assert _hello(ws, _token(made["seats"][0]["url"]))["type"] == "state"
@@ -117,7 +108,7 @@ def test_a_seat_holds_a_few_sockets_at_once_and_spectators_are_not_counted(db: P
             assert _hello(two, token)["type"] == "state"
             with client.websocket_connect(path) as three:
                 three.send_text(json.dumps({"type": "hello", "token": token}))
-                _refused(three, "this seat has 2 connections open")
+                refused(three, "this seat has 2 connections open")
             with client.websocket_connect(path) as other:  # the other seat has its own count
                 assert _hello(other, _token(made["seats"][1]["url"]))["type"] == "state"
             watchers = [client.websocket_connect(path) for _ in range(3)]
@@ -139,7 +130,7 @@ def test_an_address_holds_a_bounded_number_of_sockets_even_without_a_hello(db: P
         for ws in idle:
             ws.__enter__()
         with client.websocket_connect(path) as fourth:
-            _refused(fourth, "this address has 3 connections open")
+            refused(fourth, "this address has 3 connections open")
         for ws in idle:
             ws.send_text(json.dumps({"type": "hello", "token": "wrong"}))
             assert ws.receive_json()["message"] == "no match has this link"
@@ -148,7 +139,7 @@ def test_an_address_holds_a_bounded_number_of_sockets_even_without_a_hello(db: P
             assert _hello(ws, _token(made["seats"][0]["url"]))["type"] == "state"
 
 
-def test_reconnecting_over_and_over_is_refused(db: Path) -> None:
+def test_reconnecting_over_and_over_isrefused(db: Path) -> None:
     """New sockets of one address, and of one seat, come at most at their rates."""
     limits = SocketLimits(reconnects=Rate(burst=3, every=60))
     with TestClient(_app(db, limits=limits)) as client:
@@ -159,7 +150,7 @@ def test_reconnecting_over_and_over_is_refused(db: Path) -> None:
             with client.websocket_connect(path) as ws:
                 assert _hello(ws, token)["type"] == "state"
         with client.websocket_connect(path) as ws:
-            _refused(ws, "too many new connections from this address: at most 3 at once")
+            refused(ws, "too many new connections from this address: at most 3 at once")
     limits = SocketLimits(seat_reconnects=Rate(burst=2, every=60))
     with TestClient(_app(db, limits=limits)) as client:
         path = f"/ws/{made['id']}"
@@ -168,7 +159,7 @@ def test_reconnecting_over_and_over_is_refused(db: Path) -> None:
                 assert _hello(ws, token)["type"] == "state"
         with client.websocket_connect(path) as ws:
             ws.send_text(json.dumps({"type": "hello", "token": token}))
-            _refused(ws, "too many new connections of this seat")
+            refused(ws, "too many new connections of this seat")
         with client.websocket_connect(path) as ws:  # a spectator is no seat
             assert _hello(ws, _token(made["spectator"]))["type"] == "state"
 
@@ -462,7 +453,7 @@ def test_the_pages_need_no_inline_script_or_style() -> None:
         assert "style=" not in script.read_text(), script.name
 
 
-def test_links_come_from_the_public_url_and_other_hosts_are_refused(db: Path) -> None:
+def test_links_come_from_the_public_url_and_other_hosts_arerefused(db: Path) -> None:
     """With a public URL, the links start with it, and a rebinding ``Host`` is refused."""
     app = _app(db, public_url="https://sniff.example.org")
     with TestClient(app, base_url="https://sniff.example.org") as client:

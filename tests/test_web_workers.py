@@ -37,11 +37,11 @@ pytest.importorskip("httpx2")  # TestClient's transport (Starlette 1 and later)
 
 from starlette.applications import Starlette
 from starlette.testclient import TestClient, WebSocketTestSession
-from starlette.websockets import WebSocketDisconnect
 
 from american_sniff.web.app import Server, create_app
 from american_sniff.web.flow import Flow, Stale
 from american_sniff.web.limits import SocketLimits
+from web_sockets import refused
 
 
 def _app(store: MatchBook) -> Starlette:
@@ -189,12 +189,7 @@ def test_a_match_that_cannot_be_served_is_refused_in_words_not_with_a_500(
                 assert "cannot be served here" in answer.json()["error"]
                 assert why in answer.json()["error"]
             with client.websocket_connect(f"/ws/{match_id}") as socket:
-                said = socket.receive_json()
-                assert said["type"] == "error"
-                assert "cannot be served here" in said["message"]
-                with pytest.raises(WebSocketDisconnect) as closed:
-                    socket.receive_json()
-                assert closed.value.code == 4409
+                refused(socket, "cannot be served here", 4409)
         assert client.get("/api/kinds").status_code == 200  # the server goes on
 
 
